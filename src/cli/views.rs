@@ -1,0 +1,171 @@
+//! The JSON shapes of the headless commands (`"schema_version": 1`), built
+//! from the model and a fixed "now". Key order is the order of the fields.
+
+use std::path::Path;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::Serialize;
+
+use crate::model::{
+    Decision, Finding, Frontier, InboxItem, InboxKind, Problem, Project, Scenario, since_seconds,
+};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+pub fn rfc3339(t: Option<DateTime<Utc>>) -> Option<String> {
+    t.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true))
+}
+
+#[derive(Serialize)]
+pub struct Row<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub format: &'static str,
+    pub path: String,
+    pub updated_at: Option<String>,
+    pub age_seconds: Option<i64>,
+    pub status: &'a str,
+    pub stage: Option<&'a str>,
+    pub progress_percent: Option<u8>,
+    pub needs_human: usize,
+    pub findings: usize,
+    pub problems: &'a [Problem],
+}
+
+impl<'a> Row<'a> {
+    pub fn new(p: &'a Project, now: DateTime<Utc>) -> Self {
+        Row {
+            id: &p.id,
+            name: &p.name,
+            format: p.format.as_str(),
+            path: display_path(&p.path),
+            updated_at: rfc3339(p.updated_at),
+            age_seconds: since_seconds(p.updated_at, now),
+            status: &p.status,
+            stage: p.stage.as_deref(),
+            progress_percent: p.progress_percent,
+            needs_human: p.needs_human(),
+            findings: p.findings.len(),
+            problems: &p.problems,
+        }
+    }
+}
+
+pub fn display_path(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+#[derive(Serialize)]
+pub struct ListView<'a> {
+    pub schema_version: u32,
+    pub now: Option<String>,
+    pub roots: Vec<String>,
+    pub projects: Vec<Row<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct Resume<'a> {
+    pub scenario: Option<Scenario>,
+    pub since_seconds: Option<i64>,
+    pub stopped_at: Option<&'a str>,
+    pub reason: Option<&'a str>,
+    pub waiting_for: Option<&'a str>,
+    pub read_first: &'a [String],
+    /// What the seed's scenario says to do on return.
+    pub advice: &'static str,
+}
+
+impl<'a> Resume<'a> {
+    pub fn new(p: &'a Project, now: DateTime<Utc>) -> Self {
+        let since = since_seconds(p.updated_at, now);
+        let scenario = since.map(Scenario::for_age);
+        Resume {
+            scenario,
+            since_seconds: since,
+            stopped_at: p.resume.stopped_at.as_deref(),
+            reason: p.resume.reason.as_deref(),
+            waiting_for: p.resume.waiting_for.as_deref(),
+            read_first: &p.resume.read_first,
+            advice: match scenario {
+                Some(Scenario::A) => "back within the hour: act on the next action directly",
+                Some(Scenario::B) => {
+                    "back after a while: review the progress card, then decide whether to read the history"
+                }
+                Some(Scenario::C) => {
+                    "back after more than a week: reread the scene anchor, the proposal and the open questions, and ask what changed"
+                }
+                None => "last update unknown: read the files below first",
+            },
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct ShowView<'a> {
+    pub schema_version: u32,
+    pub now: Option<String>,
+    pub project: Row<'a>,
+    pub resume: Resume<'a>,
+    pub frontier: &'a Frontier,
+    pub inbox: &'a [InboxItem],
+    pub decisions: &'a [Decision],
+    pub blockers: &'a [String],
+    pub findings: &'a [Finding],
+    pub statusline: &'a str,
+}
+
+#[derive(Serialize)]
+pub struct InboxRow<'a> {
+    pub project: &'a str,
+    pub project_name: &'a str,
+    pub format: &'static str,
+    pub path: String,
+    pub kind: InboxKind,
+    #[serde(rename = "ref")]
+    pub reference: &'a str,
+    pub title: &'a str,
+    pub since: Option<String>,
+    pub age_seconds: Option<i64>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub options: &'a [String],
+}
+
+#[derive(Serialize)]
+pub struct InboxView<'a> {
+    pub schema_version: u32,
+    pub now: Option<String>,
+    pub roots: Vec<String>,
+    pub items: Vec<InboxRow<'a>>,
+}
+
+/// Every inbox item of `projects`, oldest first (unknown times last).
+pub fn inbox_rows(projects: &[Project], now: DateTime<Utc>) -> Vec<InboxRow<'_>> {
+    let mut rows: Vec<InboxRow<'_>> = projects
+        .iter()
+        .flat_map(|p| {
+            p.inbox.iter().map(move |i| InboxRow {
+                project: &p.id,
+                project_name: &p.name,
+                format: p.format.as_str(),
+                path: display_path(&p.path),
+                kind: i.kind,
+                reference: &i.reference,
+                title: &i.title,
+                since: rfc3339(i.since),
+                age_seconds: since_seconds(i.since, now),
+                options: &i.options,
+            })
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        match (a.age_seconds, b.age_seconds) {
+            (Some(x), Some(y)) => y.cmp(&x),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        }
+        .then_with(|| a.project.cmp(b.project))
+        .then_with(|| a.reference.cmp(b.reference))
+    });
+    rows
+}

@@ -1,0 +1,205 @@
+//! The Markdown body of `STATE.md`: Current Position, Decisions,
+//! Blockers/Concerns and Session Continuity, as GSD's template writes them
+//! and as people edit them (bold keys, bullets, varying headings).
+
+use crate::model::Decision;
+
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Body {
+    pub phase: Option<String>,
+    pub plan: Option<String>,
+    pub status: Option<String>,
+    pub last_activity: Option<String>,
+    pub progress_percent: Option<u8>,
+    pub decisions: Vec<Decision>,
+    pub blockers: Vec<String>,
+    pub last_session: Option<String>,
+    pub stopped_at: Option<String>,
+    pub resume_file: Option<String>,
+    pub lines: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Other,
+    Decisions,
+    Blockers,
+}
+
+/// `**Key:** value`, `- Key: value`, `Key: value` → `value` (case-insensitive key).
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let t = line.trim_start_matches(['-', '*', ' ', '\t']);
+    let head = t.get(..key.len())?;
+    if !head.eq_ignore_ascii_case(key) {
+        return None;
+    }
+    let rest = t[key.len()..].trim_start_matches('*');
+    let rest = rest.strip_prefix(':')?;
+    let value = rest.trim_start_matches('*').trim();
+    (!value.is_empty()).then_some(value)
+}
+
+fn is_none_marker(s: &str) -> bool {
+    let l = s.trim().trim_end_matches('.').to_ascii_lowercase();
+    matches!(
+        l.as_str(),
+        "none" | "none yet" | "n/a" | "-" | "—" | "(none)" | "none currently"
+    )
+}
+
+fn percent_in(s: &str) -> Option<u8> {
+    let pct = s.find('%')?;
+    let digits: String = s[..pct]
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    digits.parse::<u32>().ok().map(|p| p.min(100) as u8)
+}
+
+/// `[Phase 2]: summary — rationale` (GSD's `add-decision` format).
+fn decision(item: &str) -> Decision {
+    let (stage, rest) = match item.strip_prefix('[').and_then(|r| r.split_once(']')) {
+        Some((stage, rest)) => (
+            Some(stage.trim().to_owned()),
+            rest.trim_start_matches(':').trim(),
+        ),
+        None => (None, item),
+    };
+    let (summary, rationale) = match rest.split_once(" — ") {
+        Some((s, r)) => (s.trim().to_owned(), Some(r.trim().to_owned())),
+        None => (rest.trim().to_owned(), None),
+    };
+    Decision {
+        id: None,
+        summary,
+        rationale,
+        stage,
+    }
+}
+
+pub fn parse(body: &str) -> Body {
+    let mut b = Body::default();
+    let mut section = Section::Other;
+    for raw in body.lines() {
+        b.lines += 1;
+        let line = raw.trim_end_matches('\r');
+        let trimmed = line.trim();
+        let heading = trimmed.starts_with('#')
+            || (trimmed.starts_with("**") && trimmed.ends_with("**") && trimmed.len() > 4);
+        if heading {
+            let h = trimmed.trim_matches(['#', '*', ' ']).to_ascii_lowercase();
+            section = if h.contains("decision") {
+                Section::Decisions
+            } else if h.contains("blocker") {
+                Section::Blockers
+            } else {
+                Section::Other
+            };
+            continue;
+        }
+        let bullet = trimmed
+            .strip_prefix("- ")
+            .or_else(|| trimmed.strip_prefix("* "))
+            .map(str::trim);
+        match (section, bullet) {
+            (Section::Decisions, Some(item)) if !is_none_marker(item) => {
+                b.decisions.push(decision(item));
+                continue;
+            }
+            (Section::Blockers, Some(item)) if !is_none_marker(item) => {
+                b.blockers.push(item.to_owned());
+                continue;
+            }
+            _ => {}
+        }
+        let first = |slot: &mut Option<String>, key: &str| {
+            if slot.is_none()
+                && let Some(v) = field(line, key)
+            {
+                *slot = Some(v.to_owned());
+            }
+        };
+        first(&mut b.phase, "Phase");
+        first(&mut b.plan, "Plan");
+        first(&mut b.status, "Status");
+        first(&mut b.last_activity, "Last activity");
+        first(&mut b.last_session, "Last session");
+        first(&mut b.stopped_at, "Stopped at");
+        first(&mut b.resume_file, "Resume file");
+        if b.progress_percent.is_none()
+            && let Some(v) = field(line, "Progress")
+        {
+            b.progress_percent = percent_in(v);
+        }
+    }
+    b
+}
+
+/// Status normalisation for loopdeck's views (PRODUCT.md's order).
+pub fn normalize_status(raw: Option<&str>, paused_at: bool) -> String {
+    let raw = raw.unwrap_or("").trim();
+    let l = raw.to_lowercase();
+    let has = |s: &str| l.contains(s);
+    if has("paused") || has("stopped") || paused_at {
+        "paused"
+    } else if has("executing") || has("in progress") || has("in-progress") || has("in_progress") {
+        "executing"
+    } else if has("planning") || has("ready to plan") {
+        "planning"
+    } else if has("discussing") {
+        "discussing"
+    } else if has("verif") {
+        "verifying"
+    } else if has("complete") || has("done") {
+        "completed"
+    } else if has("ready to execute") {
+        "executing"
+    } else if raw.is_empty() {
+        "unknown"
+    } else {
+        return raw.to_owned();
+    }
+    .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_sections() {
+        let b = parse(
+            "## Current Position\n\nPhase: 2 of 5 (数据层)\n**Plan:** 1 of 3\nStatus: Ready to execute\nProgress: [██░░░░░░░░] 17%\n\n## Accumulated Context\n\n### Decisions\n\n- [Phase 1]: 用 SQLite — 单机足够\n- None yet\n\n### Blockers/Concerns\n\n- [Phase 2]: API key missing\n\n## Session Continuity\n\nLast session: 2026-05-30T10:00:00Z\nStopped at: Completed 02-01-PLAN.md\nResume file: None\n",
+        );
+        assert_eq!(b.phase.as_deref(), Some("2 of 5 (数据层)"));
+        assert_eq!(b.plan.as_deref(), Some("1 of 3"));
+        assert_eq!(b.progress_percent, Some(17));
+        assert_eq!(b.decisions.len(), 1);
+        assert_eq!(b.decisions[0].stage.as_deref(), Some("Phase 1"));
+        assert_eq!(b.decisions[0].summary, "用 SQLite");
+        assert_eq!(b.decisions[0].rationale.as_deref(), Some("单机足够"));
+        assert_eq!(b.blockers, vec!["[Phase 2]: API key missing"]);
+        assert_eq!(b.stopped_at.as_deref(), Some("Completed 02-01-PLAN.md"));
+        assert_eq!(b.resume_file.as_deref(), Some("None"));
+    }
+
+    #[test]
+    fn status_normalisation_order() {
+        let n = |s: &str| normalize_status(Some(s), false);
+        assert_eq!(n("Paused — waiting on credentials"), "paused");
+        assert_eq!(n("Executing Phase 4"), "executing");
+        assert_eq!(n("in progress"), "executing");
+        assert_eq!(n("Ready to plan"), "planning");
+        assert_eq!(n("discussing"), "discussing");
+        assert_eq!(n("Phase complete — ready for verification"), "verifying");
+        assert_eq!(n("Done"), "completed");
+        assert_eq!(n("Ready to execute"), "executing");
+        assert_eq!(n("setup"), "setup");
+        assert_eq!(normalize_status(None, false), "unknown");
+        assert_eq!(normalize_status(Some("executing"), true), "paused");
+    }
+}

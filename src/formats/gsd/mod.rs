@@ -1,0 +1,310 @@
+//! GSD Core: `.planning/STATE.md` (seed 001) and `.planning/WAITING.json`.
+//!
+//! The project is the directory holding `.planning`. Its last update is the
+//! frontmatter's `last_updated`, else the file's mtime. The statusline is
+//! GSD's own, byte for byte (see `statusline.rs`); everything else comes from
+//! the tolerant frontmatter reader and the body sections.
+
+pub mod body;
+pub mod frontmatter;
+pub mod statusline;
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::{file_name, parse_time, read_text};
+use crate::model::{Finding, Format, InboxItem, InboxKind, Level, Project};
+use crate::store::{self, WalkEntry};
+
+pub const PLANNING_DIR: &str = ".planning";
+const STATE_FILE: &str = ".planning/STATE.md";
+const WAITING_FILE: &str = ".planning/WAITING.json";
+/// GSD's own guidance: STATE.md is a summary, aimed at 100 lines or fewer.
+const LINE_TARGET: usize = 100;
+
+/// `.planning/WAITING.json`: an agent waiting for a human.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Waiting {
+    status: Option<String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    question: Option<String>,
+    options: Vec<serde_json::Value>,
+    since: Option<String>,
+    phase: Option<serde_json::Value>,
+}
+
+/// A GSD project lives where a directory holds `.planning/STATE.md`.
+pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
+    if !entry.dirs.iter().any(|d| d == PLANNING_DIR) {
+        return None;
+    }
+    let state = entry.path.join(STATE_FILE);
+    if std::fs::symlink_metadata(&state).is_err() {
+        return None;
+    }
+    Some(load(entry.path))
+}
+
+/// Read the GSD project at `dir`. Never fails: what cannot be read becomes a
+/// problem on the project.
+pub fn load(dir: &Path) -> Project {
+    let mut p = Project::new(Format::Gsd, dir.to_path_buf(), file_name(dir));
+    let state_path = dir.join(STATE_FILE);
+    let text = match store::contained(dir, STATE_FILE).and_then(|_| read_text(&state_path)) {
+        Ok((text, lossy)) => {
+            if lossy {
+                p.problem(STATE_FILE, "not valid UTF-8; invalid bytes shown as �");
+            }
+            text
+        }
+        Err(e) => {
+            p.problem(STATE_FILE, e.to_string());
+            p.updated_at = store::mtime(&state_path);
+            p.status = "unreadable".to_owned();
+            return p;
+        }
+    };
+    p.statusline = statusline::statusline(&text);
+    let (fm, rest) = frontmatter::split(&text);
+    let body = body::parse(rest);
+    lint(&mut p, &fm, &body);
+
+    p.updated_at = match fm.str("last_updated") {
+        Some(raw) => parse_time(raw).or_else(|| {
+            p.findings.push(
+                Finding::new(
+                    Level::Warning,
+                    "gsd.bad-timestamp",
+                    format!("last_updated `{raw}` is not a date; using the file's mtime"),
+                )
+                .at("last_updated"),
+            );
+            store::mtime(&state_path)
+        }),
+        None => store::mtime(&state_path),
+    };
+    let paused = fm.str("paused_at").is_some();
+    let raw_status = fm.str("status").or(body.status.as_deref());
+    p.status = body::normalize_status(raw_status, paused);
+    p.stage = fm
+        .str("active_phase")
+        .map(|a| format!("Phase {a}"))
+        .or_else(|| body.phase.as_ref().map(|ph| format!("Phase {ph}")))
+        .or_else(|| {
+            fm.str("current_phase")
+                .map(|c| match fm.str("current_phase_name") {
+                    Some(n) => format!("Phase {c} ({n})"),
+                    None => format!("Phase {c}"),
+                })
+        });
+    p.progress_percent = fm
+        .nested("progress", "percent")
+        .and_then(|v| {
+            let digits: String = v.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse::<u64>().ok().map(|n| n.min(100) as u8)
+        })
+        .or(body.progress_percent);
+    p.decisions = body.decisions.clone();
+    p.blockers = body.blockers.clone();
+
+    let stopped = fm.str("stopped_at").or(body.stopped_at.as_deref());
+    p.resume.stopped_at = p.stage.clone().or_else(|| stopped.map(str::to_owned));
+    p.resume.reason = fm
+        .str("paused_at")
+        .map(|v| format!("paused: {v}"))
+        .or_else(|| stopped.map(|s| format!("stopped at: {s}")));
+    p.resume.waiting_for = match (fm.str("next_action"), fm.list("next_phases")) {
+        (Some(action), phases) if !phases.is_empty() => {
+            Some(format!("/gsd-{action} {}", phases.join(" ")))
+        }
+        (Some(action), _) => Some(format!("/gsd-{action}")),
+        _ => raw_status.map(str::to_owned),
+    };
+    if let Some(resume) = body
+        .resume_file
+        .as_deref()
+        .filter(|r| !r.eq_ignore_ascii_case("none"))
+    {
+        let resume = resume.trim_matches('`');
+        if store::contained(dir, resume).is_ok_and(|p| store::is_file(&p)) {
+            p.resume.read_first.push(resume.to_owned());
+        }
+    }
+    p.resume.read_first.push(STATE_FILE.to_owned());
+    waiting(&mut p, dir);
+    p
+}
+
+fn waiting(p: &mut Project, dir: &Path) {
+    let path = dir.join(WAITING_FILE);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return;
+    }
+    let bytes = match store::contained(dir, WAITING_FILE)
+        .and_then(|_| store::read_bounded(&path, store::STATE_FILE_LIMIT))
+    {
+        Ok(b) => b,
+        Err(e) => return p.problem(WAITING_FILE, e.to_string()),
+    };
+    let w: Waiting = match serde_json::from_slice(&bytes) {
+        Ok(w) => w,
+        Err(e) => return p.problem(WAITING_FILE, super::json_reason(&e)),
+    };
+    let status = w
+        .status
+        .as_deref()
+        .unwrap_or("waiting")
+        .to_ascii_lowercase();
+    if matches!(status.as_str(), "answered" | "resolved" | "done" | "closed") {
+        return;
+    }
+    let phase = w.phase.as_ref().map(|v| match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    });
+    let mut title = w
+        .question
+        .clone()
+        .unwrap_or_else(|| "(no question text)".to_owned());
+    if let Some(ph) = &phase {
+        title = format!("[Phase {ph}] {title}");
+    }
+    let since = w.since.as_deref().and_then(parse_time);
+    p.inbox.push(InboxItem {
+        kind: InboxKind::Waiting,
+        reference: WAITING_FILE.to_owned(),
+        title,
+        since,
+        options: w
+            .options
+            .iter()
+            .map(|o| match o {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect(),
+    });
+    let kind = w.kind.unwrap_or_else(|| "decision".to_owned());
+    p.resume.waiting_for = Some(format!(
+        "{kind}: {}",
+        w.question
+            .unwrap_or_else(|| "(no question text)".to_owned())
+    ));
+}
+
+fn lint(p: &mut Project, fm: &frontmatter::Frontmatter, body: &body::Body) {
+    let mut add = |level, code: &str, msg: String| {
+        p.findings
+            .push(Finding::new(level, code, msg).at(STATE_FILE))
+    };
+    if fm.not_at_start {
+        add(Level::Warning, "gsd.frontmatter-not-first", "the frontmatter does not start at the first byte (a BOM or blank line precedes it), so GSD's statusline ignores it".to_owned());
+    }
+    if fm.blocks > 1 {
+        add(
+            Level::Warning,
+            "gsd.stacked-frontmatter",
+            format!(
+                "{} frontmatter blocks are stacked at the top; only the first is read",
+                fm.blocks
+            ),
+        );
+    }
+    if fm.comment_in_map {
+        add(Level::Warning, "gsd.comment-in-block", "a comment inside a nested frontmatter block hides it from GSD's statusline (the progress bar disappears)".to_owned());
+    }
+    if !fm.is_empty() && fm.str("status").is_none() {
+        add(
+            Level::Warning,
+            "gsd.status-missing",
+            "the frontmatter has no status".to_owned(),
+        );
+    }
+    if body.lines > LINE_TARGET * 3 {
+        add(
+            Level::Info,
+            "gsd.state-long",
+            format!(
+                "STATE.md body has {} lines; GSD aims for about {LINE_TARGET}",
+                body.lines
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("demo");
+        for (name, content) in files {
+            let path = dir.join(name);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, content).unwrap();
+        }
+        let p = load(&dir);
+        (tmp, p)
+    }
+
+    #[test]
+    fn reads_frontmatter_body_and_waiting() {
+        let (_t, p) = project(&[
+            (
+                STATE_FILE,
+                "---\nmilestone: v2.0\nstatus: executing\npaused_at: \"2026-05-31\"\nlast_updated: \"2026-06-01T10:00:00.000Z\"\nprogress:\n  percent: 40\n---\n## Current Position\nPhase: 2 of 5 (数据层)\n### Decisions\n- [Phase 1]: A — because\n",
+            ),
+            (
+                WAITING_FILE,
+                r#"{"status":"waiting","type":"decision","question":"选哪个?","options":["A","B"],"since":"2026-06-01T09:00:00Z","phase":3}"#,
+            ),
+        ]);
+        assert_eq!(p.status, "paused");
+        assert_eq!(p.stage.as_deref(), Some("Phase 2 of 5 (数据层)"));
+        assert_eq!(p.progress_percent, Some(40));
+        assert_eq!(
+            p.updated_at.unwrap().to_rfc3339(),
+            "2026-06-01T10:00:00+00:00"
+        );
+        assert_eq!(p.inbox.len(), 1);
+        assert_eq!(p.inbox[0].title, "[Phase 3] 选哪个?");
+        assert_eq!(p.inbox[0].options, vec!["A", "B"]);
+        assert_eq!(p.decisions.len(), 1);
+        assert_eq!(
+            p.statusline,
+            "v2.0 [████░░░░░░] 40% · executing · 数据层 (2/5)"
+        );
+        assert!(p.problems.is_empty());
+    }
+
+    #[test]
+    fn broken_waiting_json_is_a_problem_not_a_crash() {
+        let (_t, p) = project(&[
+            (STATE_FILE, "Status: setup\n"),
+            (WAITING_FILE, "{\"question\": "),
+        ]);
+        assert_eq!(p.problems.len(), 1);
+        assert_eq!(p.problems[0].file, WAITING_FILE);
+        assert!(p.inbox.is_empty());
+    }
+
+    #[test]
+    fn invalid_utf8_is_read_lossily_and_reported() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::create_dir_all(tmp.path().join(".planning")).unwrap();
+        fs::write(
+            tmp.path().join(STATE_FILE),
+            b"---\nstatus: exec\xffuting\n---\n",
+        )
+        .unwrap();
+        let p = load(tmp.path());
+        assert_eq!(p.problems.len(), 1);
+        assert!(p.problems[0].reason.contains("UTF-8"));
+        assert_eq!(p.status, "exec\u{fffd}uting");
+    }
+}

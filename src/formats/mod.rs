@@ -1,0 +1,156 @@
+//! One module per on-disk format. Each knows how to recognise its projects in
+//! a directory, read them into the shared model, and (later) apply the
+//! decisions it allows. Nothing outside a format's module knows its file
+//! names.
+
+pub mod gsd;
+pub mod prd_master;
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+
+use crate::model::{Project, sort_newest_first};
+use crate::store::{self, StoreError, WalkEntry};
+
+/// Every project directly in the directory `entry` describes.
+fn detect(entry: &WalkEntry<'_>) -> Vec<Project> {
+    let mut found = Vec::new();
+    found.extend(prd_master::discover(entry));
+    found.extend(gsd::discover(entry));
+    found
+}
+
+/// Directories that belong to a format's own state and never hold another
+/// project: the walk does not enter them.
+const OWN_DIRS: &[&str] = &[gsd::PLANNING_DIR];
+
+/// Find and read every project under `roots`, newest update first. A root
+/// that is itself a project is listed with the id `.`.
+pub fn discover(roots: &[PathBuf]) -> Vec<Project> {
+    let mut projects = Vec::new();
+    for root in roots {
+        store::walk(root, &mut |entry| {
+            for mut p in detect(entry) {
+                let rel = entry.relative.to_string_lossy();
+                p.id = if rel.is_empty() {
+                    ".".to_owned()
+                } else {
+                    rel.into_owned()
+                };
+                projects.push(p);
+            }
+            OWN_DIRS.iter().map(|d| (*d).to_owned()).collect()
+        });
+    }
+    sort_newest_first(&mut projects);
+    projects
+}
+
+/// Read the project(s) in exactly `dir` (no walk below it).
+pub fn load_dir(dir: &Path) -> Vec<Project> {
+    let names = store::list_names(dir);
+    let (dirs, files): (Vec<String>, Vec<String>) = names
+        .into_iter()
+        .partition(|n| store::is_dir(&dir.join(n)) && !is_symlink(&dir.join(n)));
+    let entry = WalkEntry {
+        path: dir,
+        relative: Path::new(""),
+        files: &files,
+        dirs: &dirs,
+    };
+    let mut found = detect(&entry);
+    for p in &mut found {
+        p.id = ".".to_owned();
+    }
+    found
+}
+
+fn is_symlink(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The last component of `dir`, for a project without a name of its own.
+pub(crate) fn file_name(dir: &Path) -> String {
+    dir.canonicalize()
+        .ok()
+        .as_deref()
+        .unwrap_or(dir)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
+}
+
+/// Read a text file (bounded). Invalid UTF-8 is replaced, and reported by
+/// the returned flag.
+pub(crate) fn read_text(path: &Path) -> Result<(String, bool), StoreError> {
+    let bytes = store::read_bounded(path, store::STATE_FILE_LIMIT)?;
+    match String::from_utf8(bytes) {
+        Ok(s) => Ok((s, false)),
+        Err(e) => Ok((String::from_utf8_lossy(e.as_bytes()).into_owned(), true)),
+    }
+}
+
+/// A user-facing reason for a JSON parse failure.
+pub(crate) fn json_reason(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let what = match e.classify() {
+        Category::Eof => "truncated JSON",
+        Category::Syntax => "not valid JSON",
+        Category::Data => "unexpected JSON shape",
+        Category::Io => "read error",
+    };
+    format!("{what} (line {}, column {}): {e}", e.line(), e.column())
+}
+
+/// Timestamps as agents write them: RFC 3339, without a zone (taken as UTC),
+/// or a bare date (midnight UTC).
+pub fn parse_time(raw: &str) -> Option<DateTime<Utc>> {
+    let s = raw.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Some(t.with_timezone(&Utc));
+    }
+    for fmt in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M",
+    ] {
+        if let Ok(t) = NaiveDateTime::parse_from_str(s, fmt) {
+            return Some(t.and_utc());
+        }
+    }
+    if let Ok(t) = DateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S %z") {
+        return Some(t.with_timezone(&Utc));
+    }
+    NaiveDate::parse_from_str(s.get(..10)?, "%Y-%m-%d")
+        .ok()
+        .filter(|_| s.len() == 10)
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|t| t.and_utc())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_in_the_forms_agents_write() {
+        let want = "2026-06-01T12:00:00+00:00";
+        for s in [
+            "2026-06-01T12:00:00Z",
+            "2026-06-01T14:00:00+02:00",
+            "2026-06-01T12:00:00",
+            "2026-06-01 12:00:00",
+            "2026-06-01T12:00:00.000Z",
+        ] {
+            assert_eq!(parse_time(s).unwrap().to_rfc3339(), want, "{s}");
+        }
+        assert_eq!(
+            parse_time("2026-06-01").unwrap().to_rfc3339(),
+            "2026-06-01T00:00:00+00:00"
+        );
+        assert_eq!(parse_time("yesterday"), None);
+        assert_eq!(parse_time("2026-06-01 — notes"), None);
+    }
+}

@@ -1,0 +1,376 @@
+//! PRD-master: one project per directory holding a v0.6 `state.json`
+//! (seed 000), or, without a readable one, a directory holding the
+//! deliverables the state can be rebuilt from.
+
+pub mod frontier;
+pub mod legacy;
+pub mod rebuild;
+pub mod schema;
+
+use std::path::Path;
+
+use super::{file_name, json_reason, parse_time};
+use crate::model::{Decision, Finding, Format, InboxItem, InboxKind, Level, Project};
+use crate::store::{self, StoreError, WalkEntry};
+use rebuild::SCENE_ANCHOR;
+use schema::{ParseFailure, Scalar, State};
+
+const STATE_FILE: &str = "state.json";
+const CONVERSATION: &str = "conversation.md";
+const PROPOSAL_V1: &str = "proposal-v1.md";
+/// Keys that make a `state.json` a PRD-master state.
+const MARKERS: [&str; 3] = ["workflow_version", "state_schema_version", "current_stage"];
+/// How much of an oversized `state.json` is inspected for the markers.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+fn is_prd_state(s: &State) -> bool {
+    s.workflow_version.is_some() || s.state_schema_version.is_some() || s.current_stage.is_some()
+}
+
+fn mentions_markers(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
+    let text = String::from_utf8_lossy(head);
+    MARKERS.iter().any(|m| text.contains(&format!("\"{m}\"")))
+}
+
+fn sniff(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(SNIFF_BYTES as u64).read_to_end(&mut head))
+        .is_ok()
+        && mentions_markers(&head)
+}
+
+/// Recognise a PRD-master project in the directory `entry` describes.
+pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
+    let has = |name: &str| entry.files.iter().any(|f| f == name);
+    let deliverables = has(SCENE_ANCHOR) || has(CONVERSATION);
+    if !has(STATE_FILE) {
+        return deliverables.then(|| rebuilt(entry.path, None));
+    }
+    let dir = entry.path;
+    let bytes = match store::contained(dir, STATE_FILE)
+        .and_then(|p| store::read_bounded(&p, store::STATE_FILE_LIMIT))
+    {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let ours = deliverables
+                || match e {
+                    StoreError::TooLarge { .. } => sniff(&dir.join(STATE_FILE)),
+                    StoreError::Vanished => false,
+                    _ => true,
+                };
+            return ours.then(|| rebuilt(dir, Some(e.to_string())));
+        }
+    };
+    match schema::parse(&bytes) {
+        Ok((state, problems)) if is_prd_state(&state) => Some(from_state(dir, state, problems)),
+        Ok(_) | Err(ParseFailure::NotAnObject) => deliverables.then(|| {
+            let mut p = rebuilt(dir, None);
+            p.findings.push(
+                Finding::new(Level::Warning, "prd.not-prd-state", "state.json is JSON but not a PRD-master state (no workflow_version, state_schema_version or current_stage); ignored")
+                    .at(STATE_FILE),
+            );
+            p
+        }),
+        Err(ParseFailure::Syntax(e)) => {
+            (deliverables || mentions_markers(&bytes)).then(|| rebuilt(dir, Some(json_reason(&e))))
+        }
+    }
+}
+
+/// Read the PRD-master project at `dir` directly (for `show`).
+pub fn load(dir: &Path) -> Option<Project> {
+    let names = store::list_names(dir);
+    let entry = WalkEntry {
+        path: dir,
+        relative: Path::new(""),
+        files: &names,
+        dirs: &[],
+    };
+    discover(&entry)
+}
+
+/// A project whose state comes from its deliverables. `corrupt` is the reason
+/// `state.json` could not be used, when it exists; the file is left as it is.
+fn rebuilt(dir: &Path, corrupt: Option<String>) -> Project {
+    let mut p = Project::new(Format::PrdMaster, dir.to_path_buf(), file_name(dir));
+    let r = rebuild::rebuild(dir);
+    p.status = "rebuilt".to_owned();
+    p.stage = Some(r.stage.clone());
+    if let Some(reason) = &corrupt {
+        p.problem(STATE_FILE, reason.clone());
+        p.findings.push(
+            Finding::new(Level::Error, "prd.state-corrupt", format!("state.json cannot be used ({reason}); it is left untouched and the stage is rebuilt from deliverables"))
+                .at(STATE_FILE),
+        );
+    }
+    let basis = r
+        .evidence
+        .clone()
+        .unwrap_or_else(|| "no deliverable found".to_owned());
+    p.findings.push(
+        Finding::new(
+            Level::Warning,
+            "prd.rebuilt",
+            format!("stage {} rebuilt from deliverables ({basis})", r.stage),
+        )
+        .at(r.evidence.clone().unwrap_or_else(|| STATE_FILE.to_owned())),
+    );
+    p.updated_at = [
+        Some(STATE_FILE),
+        r.evidence.as_deref(),
+        Some(SCENE_ANCHOR),
+        Some(CONVERSATION),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(|f| {
+        store::contained(dir, f)
+            .ok()
+            .and_then(|path| store::mtime(&path))
+    })
+    .max();
+    p.resume.stopped_at = Some(format!("stage {} (rebuilt)", r.stage));
+    p.resume.reason = Some(match corrupt {
+        Some(_) => "state.json is corrupt".to_owned(),
+        None => "state.json is missing".to_owned(),
+    });
+    if let Some(w) = r.work_type {
+        p.resume.waiting_for = Some(format!("confirm the rebuilt state ({w})"));
+    }
+    p.resume.read_first = read_first(dir, None);
+    p.statusline = format!("{} · stage {} · rebuilt", p.name, r.stage);
+    p
+}
+
+fn read_first(dir: &Path, state: Option<&State>) -> Vec<String> {
+    let named = |key: &str, default: &str| -> String {
+        state
+            .and_then(|s| s.deliverables.as_ref())
+            .and_then(|d| d.get(key))
+            .and_then(|v| v.as_str())
+            .unwrap_or(default)
+            .to_owned()
+    };
+    [
+        named("scene_anchor", SCENE_ANCHOR),
+        named("proposal_v1", PROPOSAL_V1),
+        named("conversation", CONVERSATION),
+    ]
+    .into_iter()
+    .filter(|rel| store::contained(dir, rel).is_ok_and(|p| store::is_file(&p)))
+    .collect()
+}
+
+fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Project {
+    let mut p = Project::new(Format::PrdMaster, dir.to_path_buf(), file_name(dir));
+    for problem in type_problems {
+        p.problem(STATE_FILE, problem);
+    }
+    if let Some(name) = state.project_name.clone().filter(|n| !n.trim().is_empty()) {
+        p.name = name;
+    }
+    let legacy = legacy::migrate(&mut state, rebuild::scene_anchor_has_value(dir));
+    if let Some(m) = &legacy {
+        let from = m.from_version.as_deref().unwrap_or("none");
+        let mut msg = format!(
+            "legacy state (workflow_version {from}); shown migrated to v0.6, written migrated only when you act"
+        );
+        for n in &m.notes {
+            msg.push_str("; ");
+            msg.push_str(n);
+        }
+        p.findings
+            .push(Finding::new(Level::Info, "prd.legacy-state", msg).at("workflow_version"));
+    }
+
+    p.updated_at = match state.last_updated_at_utc.as_deref() {
+        Some(raw) => parse_time(raw).or_else(|| {
+            p.findings.push(
+                Finding::new(
+                    Level::Warning,
+                    "prd.bad-timestamp",
+                    format!(
+                        "last_updated_at_utc `{raw}` is not a timestamp; using the file's mtime"
+                    ),
+                )
+                .at("last_updated_at_utc"),
+            );
+            store::mtime(&dir.join(STATE_FILE))
+        }),
+        None => {
+            p.findings.push(
+                Finding::new(
+                    Level::Warning,
+                    "prd.bad-timestamp",
+                    "last_updated_at_utc is missing; using the file's mtime",
+                )
+                .at("last_updated_at_utc"),
+            );
+            store::mtime(&dir.join(STATE_FILE))
+        }
+    };
+    let stage = state.current_stage.as_ref().map(Scalar::text);
+    p.stage = stage.clone();
+
+    let na = state.next_action.as_ref();
+    p.frontier = frontier::compute(&state.open_questions, na, &mut p.findings);
+    lint_stage(&mut p, &state);
+    check_deliverables(&mut p, dir, &state);
+
+    let since = p.updated_at;
+    for q in &p.frontier.questions {
+        p.inbox.push(InboxItem {
+            kind: InboxKind::Question,
+            reference: q.id.clone(),
+            title: q.title.clone(),
+            since,
+            options: Vec::new(),
+        });
+    }
+    for q in &p.frontier.research {
+        if !frontier::is_agent_owner(q.owner.as_deref()) {
+            let owner = q.owner.as_deref().unwrap_or("user");
+            let what = q
+                .evidence_needed
+                .as_deref()
+                .map(|e| format!(" — evidence: {e}"))
+                .unwrap_or_default();
+            p.inbox.push(InboxItem {
+                kind: InboxKind::Evidence,
+                reference: q.id.clone(),
+                title: format!("{} [{owner}]{what}", q.title),
+                since,
+                options: Vec::new(),
+            });
+        }
+    }
+    if let Some(na) = na.filter(|na| {
+        na.kind.as_deref() == Some("user_decision") || !na.askuserquestion_options.is_empty()
+    }) {
+        p.inbox.push(InboxItem {
+            kind: InboxKind::Choice,
+            reference: "next_action".to_owned(),
+            title: na
+                .description
+                .clone()
+                .unwrap_or_else(|| "decision".to_owned()),
+            since,
+            options: na.askuserquestion_options.clone(),
+        });
+    }
+
+    p.status = if !p.inbox.is_empty() {
+        "waiting"
+    } else if !p.frontier.research.is_empty() {
+        "researching"
+    } else {
+        "active"
+    }
+    .to_owned();
+    p.decisions = state
+        .key_decisions_made
+        .iter()
+        .map(|d| Decision {
+            id: d.id.clone(),
+            summary: d.decision.clone().unwrap_or_default(),
+            rationale: d.rationale.clone(),
+            stage: d.stage.as_ref().map(Scalar::text),
+        })
+        .collect();
+
+    p.resume.stopped_at = stage.as_ref().map(|s| match &state.current_substep {
+        Some(sub) => format!("stage {s} ({sub})"),
+        None => format!("stage {s}"),
+    });
+    p.resume.reason = state
+        .user_inputs_log
+        .iter()
+        .rev()
+        .find_map(|u| u.summary.clone())
+        .map(|s| format!("last input: {s}"));
+    p.resume.waiting_for = match (na, legacy.as_ref()) {
+        (_, Some(m)) if m.notes.iter().any(|n| n.contains(rebuild::VALUE_SECTION)) => {
+            Some("完成价值论证（阶段 2）, then return to the mapped stage".to_owned())
+        }
+        (Some(na), _) => na.description.clone().map(|d| {
+            if na.askuserquestion_options.is_empty() {
+                d
+            } else {
+                format!("{d} [{}]", na.askuserquestion_options.join(" / "))
+            }
+        }),
+        (None, _) => None,
+    };
+    p.resume.read_first = read_first(dir, Some(&state));
+    let waiting = p.inbox.len();
+    p.statusline = match &p.stage {
+        Some(s) if waiting > 0 => format!("{} · stage {s} · {waiting} waiting", p.name),
+        Some(s) => format!("{} · stage {s} · {}", p.name, p.status),
+        None => format!("{} · {}", p.name, p.status),
+    };
+    p
+}
+
+fn lint_stage(p: &mut Project, state: &State) {
+    let Some(stage) = state.current_stage.as_ref().map(Scalar::text) else {
+        return;
+    };
+    let in_stage1 = stage == "1" || stage.starts_with("1.");
+    let kind = state.next_action.as_ref().and_then(|n| n.kind.as_deref());
+    if in_stage1 && !state.open_questions.is_empty() && kind != Some("stage1_frontier") {
+        p.findings.push(
+            Finding::new(Level::Warning, "prd.next-action-not-frontier", format!("stage {stage} saves next_action of type {}; the seed requires stage1_frontier (recompute it from open_questions)", kind.unwrap_or("none")))
+                .at("next_action"),
+        );
+    }
+    let stage1_done = state.completed_stages.iter().any(|s| s.text() == "1");
+    let blocking: Vec<String> = state
+        .open_questions
+        .iter()
+        .filter(|q| matches!(q.priority.as_deref(), Some("P0" | "P1")))
+        .filter_map(|q| q.id.as_ref().map(Scalar::text))
+        .collect();
+    if stage1_done && !blocking.is_empty() {
+        p.findings.push(
+            Finding::new(
+                Level::Error,
+                "prd.stage1-closed-with-blockers",
+                format!(
+                    "stage 1 is marked complete while P0/P1 questions are open: {}",
+                    blocking.join(", ")
+                ),
+            )
+            .at("completed_stages"),
+        );
+    }
+}
+
+/// Deliverable paths come from the file: never open one outside the project.
+fn check_deliverables(p: &mut Project, dir: &Path, state: &State) {
+    let Some(map) = &state.deliverables else {
+        return;
+    };
+    for (key, value) in map {
+        let paths: Vec<&str> = match value {
+            serde_json::Value::String(s) => vec![s.as_str()],
+            serde_json::Value::Array(items) => items.iter().filter_map(|v| v.as_str()).collect(),
+            _ => Vec::new(),
+        };
+        for rel in paths {
+            match store::contained(dir, rel) {
+                Err(_) => p.findings.push(
+                    Finding::new(Level::Error, "prd.deliverable-outside", format!("deliverables.{key} points outside the project ({rel}); it is never opened"))
+                        .at(format!("deliverables.{key}")),
+                ),
+                Ok(path) if std::fs::symlink_metadata(&path).is_err() => p.findings.push(
+                    Finding::new(Level::Info, "prd.deliverable-missing", format!("deliverables.{key} names {rel}, which does not exist"))
+                        .at(format!("deliverables.{key}")),
+                ),
+                Ok(_) => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! The typed shape of a PRD-master `state.json` (seed 000, v0.6), as far as
+//! loopdeck reads it. Unknown fields are ignored here; writers work on the
+//! raw document so they keep everything.
+//!
+//! Parsing has a fast path (one typed pass over the bytes) and, only when a
+//! field has the wrong type, a tolerant path that parses each field on its
+//! own and reports the ones it had to drop, so one bad field never hides the
+//! rest of the project.
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::{Map, Value};
+
+/// A string or a number (`"4.5"` and `4.5` both occur in the wild).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    Str(String),
+    Num(serde_json::Number),
+}
+
+impl Scalar {
+    pub fn text(&self) -> String {
+        match self {
+            Scalar::Str(s) => s.clone(),
+            Scalar::Num(n) => n.to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct State {
+    pub state_schema_version: Option<Scalar>,
+    pub workflow_version: Option<Scalar>,
+    pub project_name: Option<String>,
+    pub last_updated_at_utc: Option<String>,
+    pub work_type: Option<String>,
+    pub workflow_mode: Option<String>,
+    pub current_stage: Option<Scalar>,
+    pub current_substep: Option<String>,
+    pub completed_stages: Vec<Scalar>,
+    pub next_action: Option<NextAction>,
+    pub open_questions: Vec<OpenQuestion>,
+    pub key_decisions_made: Vec<KeyDecision>,
+    pub deliverables: Option<Map<String, Value>>,
+    pub user_inputs_log: Vec<UserInput>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct NextAction {
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub description: Option<String>,
+    pub askuserquestion_options: Vec<String>,
+    pub question_ids: Vec<String>,
+    pub research_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct OpenQuestion {
+    pub id: Option<Scalar>,
+    pub title: Option<String>,
+    pub kind: Option<String>,
+    pub category: Option<String>,
+    pub priority: Option<String>,
+    pub depends_on: Vec<String>,
+    pub owner: Option<String>,
+    pub status: Option<String>,
+    pub evidence_needed: Option<String>,
+    pub acceptance_threshold: Option<String>,
+    pub due_by: Option<String>,
+    // Synonyms the seed forbids; read only to report them.
+    /// Kept as a value: a node that says `type` instead of `kind` still
+    /// tells its kind.
+    #[serde(rename = "type")]
+    pub synonym_type: Option<Value>,
+    pub evidence_required: Option<IgnoredAny>,
+    pub deadline: Option<IgnoredAny>,
+    pub awaiting_evidence: Option<IgnoredAny>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct KeyDecision {
+    pub id: Option<String>,
+    pub decision: Option<String>,
+    pub stage: Option<Scalar>,
+    pub rationale: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct UserInput {
+    pub stage: Option<Scalar>,
+    pub timestamp: Option<String>,
+    pub summary: Option<String>,
+}
+
+/// Why a `state.json` could not be used at all.
+#[derive(Debug)]
+pub enum ParseFailure {
+    /// Not JSON (truncated, binary, invalid UTF-8...).
+    Syntax(serde_json::Error),
+    /// JSON, but not an object.
+    NotAnObject,
+}
+
+/// Parse `state.json` bytes. Returns the state and the problems met on the
+/// way (fields of the wrong type, which were dropped).
+pub fn parse(bytes: &[u8]) -> Result<(State, Vec<String>), ParseFailure> {
+    // serde would also accept a struct written as an array; a state is an object.
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first.is_some_and(|b| *b != b'{') {
+        return match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+            Ok(_) => Err(ParseFailure::NotAnObject),
+            Err(e) => Err(ParseFailure::Syntax(e)),
+        };
+    }
+    match serde_json::from_slice::<State>(bytes) {
+        Ok(state) => Ok((state, Vec::new())),
+        Err(e) if e.is_data() => tolerant(bytes),
+        Err(e) => Err(ParseFailure::Syntax(e)),
+    }
+}
+
+/// The slow path: parse each known field on its own.
+fn tolerant(bytes: &[u8]) -> Result<(State, Vec<String>), ParseFailure> {
+    let value: Value = serde_json::from_slice(bytes).map_err(ParseFailure::Syntax)?;
+    let Value::Object(mut map) = value else {
+        return Err(ParseFailure::NotAnObject);
+    };
+    let mut problems = Vec::new();
+    let mut s = State {
+        state_schema_version: field(&mut map, "state_schema_version", &mut problems),
+        workflow_version: field(&mut map, "workflow_version", &mut problems),
+        project_name: field(&mut map, "project_name", &mut problems),
+        last_updated_at_utc: field(&mut map, "last_updated_at_utc", &mut problems),
+        work_type: field(&mut map, "work_type", &mut problems),
+        workflow_mode: field(&mut map, "workflow_mode", &mut problems),
+        current_stage: field(&mut map, "current_stage", &mut problems),
+        current_substep: field(&mut map, "current_substep", &mut problems),
+        completed_stages: each(&mut map, "completed_stages", &mut problems),
+        next_action: field(&mut map, "next_action", &mut problems),
+        open_questions: Vec::new(),
+        key_decisions_made: each(&mut map, "key_decisions_made", &mut problems),
+        deliverables: field(&mut map, "deliverables", &mut problems),
+        user_inputs_log: each(&mut map, "user_inputs_log", &mut problems),
+    };
+    s.open_questions = each(&mut map, "open_questions", &mut problems);
+    Ok((s, problems))
+}
+
+fn field<T: serde::de::DeserializeOwned>(
+    map: &mut Map<String, Value>,
+    key: &str,
+    problems: &mut Vec<String>,
+) -> Option<T> {
+    let v = map.remove(key)?;
+    if v.is_null() {
+        return None;
+    }
+    match serde_json::from_value(v) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            problems.push(format!("field `{key}` ignored: {e}"));
+            None
+        }
+    }
+}
+
+/// An array field whose elements are parsed one by one, so one bad element
+/// drops only itself.
+fn each<T: serde::de::DeserializeOwned>(
+    map: &mut Map<String, Value>,
+    key: &str,
+    problems: &mut Vec<String>,
+) -> Vec<T> {
+    match map.remove(key) {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, v)| match serde_json::from_value(v) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    problems.push(format!("`{key}[{i}]` ignored: {e}"));
+                    None
+                }
+            })
+            .collect(),
+        Some(other) => {
+            problems.push(format!(
+                "field `{key}` ignored: expected an array, found {}",
+                kind_of(&other)
+            ));
+            Vec::new()
+        }
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrong_types_drop_only_their_field() {
+        let bytes = br#"{"current_stage": "1", "project_name": 7,
+            "open_questions": [{"id": "OQ-1", "depends_on": "OQ-2"}, {"id": "OQ-3"}]}"#;
+        let (s, problems) = parse(bytes).unwrap();
+        assert_eq!(s.current_stage, Some(Scalar::Str("1".into())));
+        assert_eq!(s.project_name, None);
+        assert_eq!(s.open_questions.len(), 1);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].contains("project_name"));
+        assert!(problems[1].contains("open_questions[0]"));
+    }
+
+    #[test]
+    fn truncated_json_is_a_syntax_failure() {
+        assert!(matches!(
+            parse(br#"{"current_stage": "1", "open_"#),
+            Err(ParseFailure::Syntax(_))
+        ));
+        assert!(matches!(parse(b"[1,2]"), Err(ParseFailure::NotAnObject)));
+    }
+}

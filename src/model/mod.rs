@@ -1,0 +1,231 @@
+//! Format-neutral domain types. No I/O lives here: every value is built by a
+//! reader in `formats/` and consumed by `cli/`, `app/` and `ui/`.
+
+mod resume;
+pub mod text;
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+pub use resume::{ResumeCard, Scenario, relative_age, since_seconds};
+
+/// The four on-disk formats loopdeck understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    PrdMaster,
+    Gsd,
+    Dwp,
+    Devloop,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::PrdMaster => "prd-master",
+            Format::Gsd => "gsd",
+            Format::Dwp => "dwp",
+            Format::Devloop => "devloop",
+        }
+    }
+}
+
+/// How serious a finding is. `check` exits 1 when any finding is an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Info,
+    Warning,
+    Error,
+}
+
+/// A conformance observation about a project's files (a lint result).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub level: Level,
+    /// Stable machine-readable code, e.g. `prd.fact-field-synonym`.
+    pub code: String,
+    pub message: String,
+    /// What the finding points at: a question id, a file, a field.
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+}
+
+impl Finding {
+    pub fn new(level: Level, code: &str, message: impl Into<String>) -> Self {
+        Finding {
+            level,
+            code: code.to_owned(),
+            message: message.into(),
+            reference: None,
+        }
+    }
+
+    pub fn at(mut self, reference: impl Into<String>) -> Self {
+        self.reference = Some(reference.into());
+        self
+    }
+}
+
+/// A file that could not be read or parsed. The project is still listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// Path relative to the project directory.
+    pub file: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file, self.reason)
+    }
+}
+
+/// What kind of human attention an inbox item asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InboxKind {
+    /// A decision question for the human.
+    Question,
+    /// A fact the human (or a named human role) must bring evidence for.
+    Evidence,
+    /// A choice among offered options.
+    Choice,
+    /// An agent is blocked until a human answers (GSD WAITING.json).
+    Waiting,
+}
+
+/// One thing waiting for a human, in one project.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InboxItem {
+    pub kind: InboxKind,
+    /// The id the format uses for it (question id, file name...).
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub title: String,
+    pub since: Option<DateTime<Utc>>,
+    /// Choices offered, when the item has a fixed set.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
+}
+
+/// A question or research node on a frontier.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Question {
+    pub id: String,
+    pub title: String,
+    pub kind: String,
+    pub priority: Option<String>,
+    pub owner: Option<String>,
+    pub status: Option<String>,
+    /// Open nodes this one still waits on (non-empty only for blocked nodes).
+    pub waiting_on: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence_needed: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acceptance_threshold: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub due_by: Option<String>,
+}
+
+/// The questions a project can act on now, and the ones it cannot yet.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Frontier {
+    /// Eligible decision questions waiting for the human.
+    pub questions: Vec<Question>,
+    /// Eligible fact nodes: research by an agent or evidence from a human role.
+    pub research: Vec<Question>,
+    /// Nodes whose dependencies are still open.
+    pub blocked: Vec<Question>,
+    /// True when the saved `next_action` snapshot names a node that is not an
+    /// eligible question any more.
+    pub snapshot_stale: bool,
+    /// The ids that made the snapshot stale.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale_ids: Vec<String>,
+}
+
+/// A decision recorded in the project's own files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub summary: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rationale: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage: Option<String>,
+}
+
+/// One project, as every view sees it, whatever its format.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Project {
+    /// Path relative to the root it was found under (`.` for the root itself).
+    pub id: String,
+    pub name: String,
+    pub format: Format,
+    pub path: PathBuf,
+    pub updated_at: Option<DateTime<Utc>>,
+    /// Format-neutral status word (see each format's docs).
+    pub status: String,
+    pub stage: Option<String>,
+    pub progress_percent: Option<u8>,
+    /// Everything in this project that waits for a human.
+    pub inbox: Vec<InboxItem>,
+    pub problems: Vec<Problem>,
+    pub findings: Vec<Finding>,
+    pub frontier: Frontier,
+    pub decisions: Vec<Decision>,
+    pub blockers: Vec<String>,
+    /// Facts for the resume card, independent of "now".
+    pub resume: ResumeCard,
+    /// One line for a shell prompt or tmux status bar.
+    pub statusline: String,
+}
+
+impl Project {
+    /// An empty project of `format` at `path`; readers fill it in.
+    pub fn new(format: Format, path: PathBuf, name: String) -> Self {
+        Project {
+            id: String::new(),
+            name,
+            format,
+            path,
+            updated_at: None,
+            status: "unknown".to_owned(),
+            stage: None,
+            progress_percent: None,
+            inbox: Vec::new(),
+            problems: Vec::new(),
+            findings: Vec::new(),
+            frontier: Frontier::default(),
+            decisions: Vec::new(),
+            blockers: Vec::new(),
+            resume: ResumeCard::default(),
+            statusline: String::new(),
+        }
+    }
+
+    pub fn needs_human(&self) -> usize {
+        self.inbox.len()
+    }
+
+    pub fn problem(&mut self, file: &str, reason: impl Into<String>) {
+        self.problems.push(Problem {
+            file: file.to_owned(),
+            reason: reason.into(),
+        });
+    }
+}
+
+/// Newest update first; projects without a known update time last; ties by id.
+pub fn sort_newest_first(projects: &mut [Project]) {
+    projects.sort_by(|a, b| {
+        b.updated_at
+            .cmp(&a.updated_at)
+            .then_with(|| a.id.cmp(&b.id))
+            .then_with(|| a.format.cmp(&b.format))
+    });
+}

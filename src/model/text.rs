@@ -1,0 +1,159 @@
+//! Making untrusted strings safe to show on a terminal.
+//!
+//! Every string that comes from a project file may hold escape sequences
+//! (ESC/CSI/OSC), C1 controls, or bidirectional overrides that reorder what
+//! the user sees. These functions make such characters visible instead of
+//! letting the terminal obey them:
+//! - C0 controls become caret notation (`ESC` → `^[`, `BEL` → `^G`), DEL → `^?`;
+//! - C1 controls (U+0080..U+009F) become `<U+009B>`;
+//! - bidirectional controls (U+202A..U+202E, U+2066..U+2069, U+200E, U+200F,
+//!   U+061C) become `<U+202E>`;
+//! - tabs expand to spaces (tab stops every 4 columns);
+//! - in single-line text, line breaks become `↵`.
+
+use std::borrow::Cow;
+
+const TAB_STOP: usize = 4;
+
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control() || is_bidi_control(c) || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// Sanitize text meant for one line of a table or list.
+pub fn sanitize_line(s: &str) -> Cow<'_, str> {
+    sanitize(s, false)
+}
+
+/// Sanitize multi-line text; `\n` survives (a `\r` before it is dropped) so
+/// the view can split lines itself.
+pub fn sanitize_text(s: &str) -> Cow<'_, str> {
+    sanitize(s, true)
+}
+
+fn sanitize(s: &str, keep_newlines: bool) -> Cow<'_, str> {
+    if !s.chars().any(needs_escape) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut column = 0usize;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\t' => {
+                let pad = TAB_STOP - column % TAB_STOP;
+                out.extend(std::iter::repeat_n(' ', pad));
+                column += pad;
+            }
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\n' | '\u{2028}' | '\u{2029}' => {
+                if keep_newlines {
+                    out.push('\n');
+                    column = 0;
+                } else {
+                    out.push('↵');
+                    column += 1;
+                }
+            }
+            '\u{7f}' => {
+                out.push_str("^?");
+                column += 2;
+            }
+            c if (c as u32) < 0x20 => {
+                out.push('^');
+                out.push(char::from(b'@' + c as u8));
+                column += 2;
+            }
+            c if needs_escape(c) => {
+                let shown = format!("<U+{:04X}>", c as u32);
+                column += shown.len();
+                out.push_str(&shown);
+            }
+            c => {
+                out.push(c);
+                column += 1;
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Display width of `s` in terminal columns (CJK counts double).
+pub fn width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+/// Cut `s` to at most `max` columns, marking the cut with `…`.
+pub fn truncate(s: &str, max: usize) -> Cow<'_, str> {
+    if width(s) <= max {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > max {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if max > 0 {
+        out.push('…');
+    }
+    Cow::Owned(out)
+}
+
+/// Pad `s` with spaces to exactly `columns` display columns (after truncating).
+pub fn pad(s: &str, columns: usize) -> String {
+    let cut = truncate(s, columns);
+    let w = width(&cut);
+    let mut out = cut.into_owned();
+    out.extend(std::iter::repeat_n(' ', columns.saturating_sub(w)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clean_text_is_borrowed() {
+        assert!(matches!(sanitize_line("中文 plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn escapes_become_visible() {
+        let hostile = "a\u{1b}]0;pwned\u{7}b\u{9b}31mc\u{7f}";
+        assert_eq!(sanitize_line(hostile), "a^[]0;pwned^Gb<U+009B>31mc^?");
+    }
+
+    #[test]
+    fn bidi_controls_are_shown_not_obeyed() {
+        assert_eq!(sanitize_line("x\u{202E}y\u{2066}"), "x<U+202E>y<U+2066>");
+    }
+
+    #[test]
+    fn tabs_expand_and_lines_fold() {
+        assert_eq!(sanitize_line("ab\tc\r\nd"), "ab  c↵d");
+        assert_eq!(sanitize_text("a\r\nb\n"), "a\nb\n");
+    }
+
+    #[test]
+    fn no_control_survives() {
+        let all: String = (0u32..0x2100).filter_map(char::from_u32).collect();
+        for c in sanitize_line(&all).chars() {
+            assert!(!c.is_control() && !is_bidi_control(c), "{:?} survived", c);
+        }
+    }
+
+    #[test]
+    fn cjk_pads_by_display_width() {
+        assert_eq!(width("数据层"), 6);
+        assert_eq!(pad("数据层", 8), "数据层  ");
+        assert_eq!(pad("数据层数据层", 7), "数据层…");
+    }
+}

@@ -1,0 +1,252 @@
+//! The one way loopdeck touches the disk: bounded reads of project files,
+//! path containment, directory walking, hashing and atomic replacement.
+//! Nothing here knows any format's file names.
+
+mod walk;
+
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::time::SystemTime;
+
+use chrono::{DateTime, Utc};
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+
+pub use walk::{WalkEntry, walk};
+
+/// The largest state file loopdeck reads whole. Larger files are reported,
+/// never loaded: a 50 MB single-line `state.json` must not stall the list.
+pub const STATE_FILE_LIMIT: u64 = 16 * 1024 * 1024;
+
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error("file is too large ({size} bytes; loopdeck reads at most {limit})")]
+    TooLarge { size: u64, limit: u64 },
+    #[error("not a regular file")]
+    NotRegular,
+    #[error("disappeared while being read")]
+    Vanished,
+    #[error("permission denied")]
+    PermissionDenied,
+    #[error("path leaves the project directory")]
+    OutsideProject,
+    #[error("{0}")]
+    Io(io::Error),
+}
+
+impl From<io::Error> for StoreError {
+    fn from(e: io::Error) -> Self {
+        match e.kind() {
+            io::ErrorKind::NotFound => StoreError::Vanished,
+            io::ErrorKind::PermissionDenied => StoreError::PermissionDenied,
+            _ => StoreError::Io(e),
+        }
+    }
+}
+
+/// Read a whole regular file of at most `limit` bytes. Symlinks are followed
+/// (containment is the caller's job: see [`contained`]); FIFOs, sockets and
+/// devices are refused before they are opened, so a read never blocks.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, StoreError> {
+    let meta = fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(StoreError::NotRegular);
+    }
+    if meta.len() > limit {
+        return Err(StoreError::TooLarge {
+            size: meta.len(),
+            limit,
+        });
+    }
+    let file = File::open(path)?;
+    let mut buf = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > limit {
+        // The file grew between stat and read.
+        return Err(StoreError::TooLarge {
+            size: buf.len() as u64,
+            limit,
+        });
+    }
+    Ok(buf)
+}
+
+/// Is `path` a regular file (after following links)?
+pub fn is_file(path: &Path) -> bool {
+    fs::metadata(path).map(|m| m.is_file()).unwrap_or(false)
+}
+
+/// Is `path` a directory (after following links)?
+pub fn is_dir(path: &Path) -> bool {
+    fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false)
+}
+
+/// The modification time of `path`, if it can be read.
+pub fn mtime(path: &Path) -> Option<DateTime<Utc>> {
+    let t: SystemTime = fs::metadata(path).ok()?.modified().ok()?;
+    Some(DateTime::<Utc>::from(t))
+}
+
+/// Names of the entries of a directory (empty when it cannot be read).
+pub fn list_names(dir: &Path) -> Vec<String> {
+    let Ok(rd) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = rd
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Resolve `relative` (a path taken from a project file) inside `project`.
+///
+/// Absolute paths, `..` that climbs out, and symlinks whose target lies
+/// outside the project are refused. A path that does not exist yet is
+/// accepted when its lexical form stays inside.
+pub fn contained(project: &Path, relative: &str) -> Result<PathBuf, StoreError> {
+    let rel = Path::new(relative);
+    let mut depth: i64 = 0;
+    for comp in rel.components() {
+        match comp {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => {
+                depth -= 1;
+                if depth < 0 {
+                    return Err(StoreError::OutsideProject);
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return Err(StoreError::OutsideProject),
+        }
+    }
+    let joined = project.join(rel);
+    match (fs::canonicalize(&joined), fs::canonicalize(project)) {
+        (Ok(real), Ok(base)) if !real.starts_with(&base) => Err(StoreError::OutsideProject),
+        _ => Ok(joined),
+    }
+}
+
+/// Lowercase hex sha256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(64);
+    for b in digest.iter() {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// Replace `path` with `bytes` atomically: a temp file in the same directory
+/// with the original permissions, fsync, rename over, fsync the directory.
+/// A reader sees either the old bytes or the new ones, never a mix.
+pub fn atomic_replace(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".loopdeck-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    if let Ok(meta) = fs::metadata(path) {
+        fs::set_permissions(tmp.path(), meta.permissions())?;
+    }
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| StoreError::from(e.error))?;
+    if let Ok(d) = File::open(dir) {
+        // Some file systems refuse fsync on a directory; the rename has
+        // already happened, so this is best effort.
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounded_read_refuses_large_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("big");
+        fs::write(&p, vec![b'x'; 100]).unwrap();
+        assert!(matches!(
+            read_bounded(&p, 10),
+            Err(StoreError::TooLarge {
+                size: 100,
+                limit: 10
+            })
+        ));
+        assert_eq!(read_bounded(&p, 100).unwrap().len(), 100);
+    }
+
+    #[test]
+    fn directories_and_missing_files_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(
+            read_bounded(dir.path(), 10),
+            Err(StoreError::NotRegular)
+        ));
+        assert!(matches!(
+            read_bounded(&dir.path().join("gone"), 10),
+            Err(StoreError::Vanished)
+        ));
+    }
+
+    #[test]
+    fn containment_refuses_escapes() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs::create_dir_all(project.join("sub")).unwrap();
+        fs::write(dir.path().join("secret"), "x").unwrap();
+        assert!(contained(&project, "sub/../a.md").is_ok());
+        assert!(matches!(
+            contained(&project, "../secret"),
+            Err(StoreError::OutsideProject)
+        ));
+        assert!(matches!(
+            contained(&project, "/etc/passwd"),
+            Err(StoreError::OutsideProject)
+        ));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(dir.path().join("secret"), project.join("link")).unwrap();
+            assert!(matches!(
+                contained(&project, "link"),
+                Err(StoreError::OutsideProject)
+            ));
+        }
+    }
+
+    #[test]
+    fn atomic_replace_keeps_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("state.json");
+        fs::write(&p, "old").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&p, fs::Permissions::from_mode(0o640)).unwrap();
+        }
+        atomic_replace(&p, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "new");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(
+                fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+                0o640
+            );
+        }
+        assert_eq!(list_names(dir.path()), vec!["state.json".to_owned()]);
+    }
+
+    #[test]
+    fn sha256_matches_known_vector() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}
