@@ -7,6 +7,7 @@ pub mod gsd;
 pub mod prd_master;
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
@@ -27,22 +28,34 @@ const OWN_DIRS: &[&str] = &[gsd::PLANNING_DIR];
 
 /// Find and read every project under `roots`, newest update first. A root
 /// that is itself a project is listed with the id `.`.
+///
+/// The walk and the reads run on every core: listing is bound by system
+/// calls, and those run in parallel.
 pub fn discover(roots: &[PathBuf]) -> Vec<Project> {
-    let mut projects = Vec::new();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    let projects = Mutex::new(Vec::new());
     for root in roots {
-        store::walk(root, &mut |entry| {
-            for mut p in detect(entry) {
+        store::walk(root, threads, &|entry| {
+            let found = detect(entry);
+            if !found.is_empty() {
                 let rel = entry.relative.to_string_lossy();
-                p.id = if rel.is_empty() {
+                let id = if rel.is_empty() {
                     ".".to_owned()
                 } else {
                     rel.into_owned()
                 };
-                projects.push(p);
+                let mut all = projects.lock().unwrap_or_else(|e| e.into_inner());
+                for mut p in found {
+                    p.id.clone_from(&id);
+                    all.push(p);
+                }
             }
             OWN_DIRS.iter().map(|d| (*d).to_owned()).collect()
         });
     }
+    let mut projects = projects.into_inner().unwrap_or_else(|e| e.into_inner());
     sort_newest_first(&mut projects);
     projects
 }
@@ -72,19 +85,18 @@ fn is_symlink(p: &Path) -> bool {
 
 /// The last component of `dir`, for a project without a name of its own.
 pub(crate) fn file_name(dir: &Path) -> String {
-    dir.canonicalize()
-        .ok()
-        .as_deref()
-        .unwrap_or(dir)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    // Only a path like `.` or `..` needs resolving to have a name.
+    name(dir)
+        .filter(|n| n != "." && n != "..")
+        .or_else(|| dir.canonicalize().ok().as_deref().and_then(name))
         .unwrap_or_else(|| dir.display().to_string())
 }
 
-/// Read a text file (bounded). Invalid UTF-8 is replaced, and reported by
-/// the returned flag.
-pub(crate) fn read_text(path: &Path) -> Result<(String, bool), StoreError> {
-    let bytes = store::read_bounded(path, store::STATE_FILE_LIMIT)?;
+/// Read a text file inside a project (bounded). Invalid UTF-8 is replaced,
+/// and reported by the returned flag.
+pub(crate) fn read_text(dir: &Path, relative: &str) -> Result<(String, bool), StoreError> {
+    let bytes = store::read_in(dir, relative, store::STATE_FILE_LIMIT)?;
     match String::from_utf8(bytes) {
         Ok(s) => Ok((s, false)),
         Err(e) => Ok((String::from_utf8_lossy(e.as_bytes()).into_owned(), true)),
@@ -101,6 +113,22 @@ pub(crate) fn json_reason(e: &serde_json::Error) -> String {
         Category::Io => "read error",
     };
     format!("{what} (line {}, column {}): {e}", e.line(), e.column())
+}
+
+/// Parse bytes that must hold a JSON object into `T`. serde would accept a
+/// struct written as an array; project files are objects, so anything else
+/// is refused with a reason a human can act on.
+pub(crate) fn json_object<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first.is_some_and(|b| *b != b'{') {
+        return Err(
+            match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+                Ok(_) => "expected a JSON object".to_owned(),
+                Err(e) => json_reason(&e),
+            },
+        );
+    }
+    serde_json::from_slice(bytes).map_err(|e| json_reason(&e))
 }
 
 /// Timestamps as agents write them: RFC 3339, without a zone (taken as UTC),

@@ -53,17 +53,72 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, StoreError> {
     if !meta.is_file() {
         return Err(StoreError::NotRegular);
     }
+    read_open(File::open(path)?, limit)
+}
+
+/// Read the file at `relative` inside `project` (at most `limit` bytes),
+/// refusing a path that leaves the project, the way [`contained`] does, in
+/// as few system calls as a plain read: the final component is opened
+/// without following a link (a link, the rare case, is then checked in
+/// full) and without blocking (a FIFO is refused, never waited on).
+pub fn read_in(project: &Path, relative: &str, limit: u64) -> Result<Vec<u8>, StoreError> {
+    let rel = Path::new(relative);
+    if rel.components().count() != 1
+        || !matches!(rel.components().next(), Some(Component::Normal(_)))
+    {
+        // Several components: let `contained` check each of them.
+        let path = contained(project, relative)?;
+        return read_bounded(&path, limit);
+    }
+    let path = project.join(rel);
+    match open_nofollow(&path) {
+        Ok(file) => read_open(file, limit),
+        Err(e) if is_symlink_refusal(&e) => read_bounded(&contained(project, relative)?, limit),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(unix)]
+fn open_nofollow(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nofollow(path: &Path) -> io::Result<File> {
+    if fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(io::Error::other("symlink"));
+    }
+    File::open(path)
+}
+
+#[cfg(unix)]
+fn is_symlink_refusal(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(libc::ELOOP)
+}
+
+#[cfg(not(unix))]
+fn is_symlink_refusal(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::Other
+}
+
+fn read_open(file: File, limit: u64) -> Result<Vec<u8>, StoreError> {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(StoreError::NotRegular);
+    }
     if meta.len() > limit {
         return Err(StoreError::TooLarge {
             size: meta.len(),
             limit,
         });
     }
-    let file = File::open(path)?;
-    let mut buf = Vec::with_capacity(meta.len() as usize);
+    let mut buf = Vec::with_capacity(meta.len() as usize + 1);
     file.take(limit + 1).read_to_end(&mut buf)?;
     if buf.len() as u64 > limit {
-        // The file grew between stat and read.
         return Err(StoreError::TooLarge {
             size: buf.len() as u64,
             limit,
@@ -107,6 +162,29 @@ pub fn list_names(dir: &Path) -> Vec<String> {
 /// outside the project are refused. A path that does not exist yet is
 /// accepted when its lexical form stays inside.
 pub fn contained(project: &Path, relative: &str) -> Result<PathBuf, StoreError> {
+    resolve(project, relative).map(|(path, _)| path)
+}
+
+/// Like [`contained`], but only a path to an existing regular file (links
+/// followed, inside the project) is returned.
+pub fn contained_file(project: &Path, relative: &str) -> Option<PathBuf> {
+    match resolve(project, relative) {
+        Ok((path, Some(meta))) if meta.is_file() => Some(path),
+        _ => None,
+    }
+}
+
+/// Like [`contained`], telling also whether the path exists: `Ok(None)` for
+/// a path inside the project that does not exist.
+pub fn locate(project: &Path, relative: &str) -> Result<Option<PathBuf>, StoreError> {
+    resolve(project, relative).map(|(path, meta)| meta.map(|_| path))
+}
+
+/// The checks behind [`contained`]. Only the components of `relative` are
+/// examined (one `lstat` each); the full resolution runs only when one of
+/// them is a symlink. Also returns the metadata of the target, when it
+/// exists (links followed).
+fn resolve(project: &Path, relative: &str) -> Result<(PathBuf, Option<fs::Metadata>), StoreError> {
     let rel = Path::new(relative);
     let mut depth: i64 = 0;
     for comp in rel.components() {
@@ -123,10 +201,35 @@ pub fn contained(project: &Path, relative: &str) -> Result<PathBuf, StoreError> 
         }
     }
     let joined = project.join(rel);
-    match (fs::canonicalize(&joined), fs::canonicalize(project)) {
-        (Ok(real), Ok(base)) if !real.starts_with(&base) => Err(StoreError::OutsideProject),
-        _ => Ok(joined),
+    let mut cur = project.to_path_buf();
+    let mut last = None;
+    for comp in rel.components() {
+        match comp {
+            Component::Normal(c) => cur.push(c),
+            Component::ParentDir => {
+                cur.pop();
+                last = None;
+                continue;
+            }
+            _ => continue,
+        }
+        match fs::symlink_metadata(&cur) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return match (fs::canonicalize(&joined), fs::canonicalize(project)) {
+                    (Ok(real), Ok(base)) if !real.starts_with(&base) => {
+                        Err(StoreError::OutsideProject)
+                    }
+                    _ => Ok((joined.clone(), fs::metadata(&joined).ok())),
+                };
+            }
+            Ok(m) => last = Some(m),
+            Err(_) => return Ok((joined, None)),
+        }
     }
+    if last.is_none() {
+        last = fs::metadata(&joined).ok();
+    }
+    Ok((joined, last))
 }
 
 /// Lowercase hex sha256 of `bytes`.
@@ -179,6 +282,42 @@ mod tests {
             })
         ));
         assert_eq!(read_bounded(&p, 100).unwrap().len(), 100);
+    }
+
+    #[test]
+    fn read_in_follows_links_only_inside_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs::create_dir_all(project.join("sub")).unwrap();
+        fs::write(project.join("state.json"), "in").unwrap();
+        fs::write(project.join("sub/x.md"), "x").unwrap();
+        fs::write(dir.path().join("outside.json"), "out").unwrap();
+        assert_eq!(read_in(&project, "state.json", 10).unwrap(), b"in");
+        assert_eq!(read_in(&project, "sub/x.md", 10).unwrap(), b"x");
+        assert!(matches!(
+            read_in(&project, "../outside.json", 10),
+            Err(StoreError::OutsideProject)
+        ));
+        assert!(matches!(
+            read_in(&project, "missing", 10),
+            Err(StoreError::Vanished)
+        ));
+        assert!(matches!(
+            read_in(&project, "sub", 10),
+            Err(StoreError::NotRegular)
+        ));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(project.join("state.json"), project.join("link.json"))
+                .unwrap();
+            assert_eq!(read_in(&project, "link.json", 10).unwrap(), b"in");
+            std::os::unix::fs::symlink(dir.path().join("outside.json"), project.join("out.json"))
+                .unwrap();
+            assert!(matches!(
+                read_in(&project, "out.json", 10),
+                Err(StoreError::OutsideProject)
+            ));
+        }
     }
 
     #[test]

@@ -36,7 +36,7 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     let rest = t[key.len()..].trim_start_matches('*');
     let rest = rest.strip_prefix(':')?;
     let value = rest.trim_start_matches('*').trim();
-    (!value.is_empty()).then_some(value)
+    (!value.is_empty() && !is_none_marker(value)).then_some(value)
 }
 
 fn is_none_marker(s: &str) -> bool {
@@ -124,6 +124,8 @@ pub fn parse(body: &str) -> Body {
             }
         };
         first(&mut b.phase, "Phase");
+        first(&mut b.phase, "Current Phase");
+        first(&mut b.phase, "Active Phase");
         first(&mut b.plan, "Plan");
         first(&mut b.status, "Status");
         first(&mut b.last_activity, "Last activity");
@@ -184,7 +186,7 @@ mod tests {
         assert_eq!(b.decisions[0].rationale.as_deref(), Some("单机足够"));
         assert_eq!(b.blockers, vec!["[Phase 2]: API key missing"]);
         assert_eq!(b.stopped_at.as_deref(), Some("Completed 02-01-PLAN.md"));
-        assert_eq!(b.resume_file.as_deref(), Some("None"));
+        assert_eq!(b.resume_file, None, "`None` is a placeholder, not a file");
     }
 
     #[test]

@@ -15,7 +15,7 @@ use serde::Deserialize;
 
 use super::{file_name, parse_time, read_text};
 use crate::model::{Finding, Format, InboxItem, InboxKind, Level, Project};
-use crate::store::{self, WalkEntry};
+use crate::store::{self, StoreError, WalkEntry};
 
 pub const PLANNING_DIR: &str = ".planning";
 const STATE_FILE: &str = ".planning/STATE.md";
@@ -41,19 +41,16 @@ pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
     if !entry.dirs.iter().any(|d| d == PLANNING_DIR) {
         return None;
     }
-    let state = entry.path.join(STATE_FILE);
-    if std::fs::symlink_metadata(&state).is_err() {
-        return None;
-    }
-    Some(load(entry.path))
+    load(entry.path)
 }
 
-/// Read the GSD project at `dir`. Never fails: what cannot be read becomes a
-/// problem on the project.
-pub fn load(dir: &Path) -> Project {
+/// Read the GSD project at `dir`; `None` when it has no `STATE.md`. What
+/// cannot be read becomes a problem on the project.
+pub fn load(dir: &Path) -> Option<Project> {
     let mut p = Project::new(Format::Gsd, dir.to_path_buf(), file_name(dir));
     let state_path = dir.join(STATE_FILE);
-    let text = match store::contained(dir, STATE_FILE).and_then(|_| read_text(&state_path)) {
+    let text = match read_text(dir, STATE_FILE) {
+        Err(StoreError::Vanished) => return None,
         Ok((text, lossy)) => {
             if lossy {
                 p.problem(STATE_FILE, "not valid UTF-8; invalid bytes shown as �");
@@ -64,7 +61,7 @@ pub fn load(dir: &Path) -> Project {
             p.problem(STATE_FILE, e.to_string());
             p.updated_at = store::mtime(&state_path);
             p.status = "unreadable".to_owned();
-            return p;
+            return Some(p);
         }
     };
     p.statusline = statusline::statusline(&text);
@@ -129,29 +126,24 @@ pub fn load(dir: &Path) -> Project {
         .filter(|r| !r.eq_ignore_ascii_case("none"))
     {
         let resume = resume.trim_matches('`');
-        if store::contained(dir, resume).is_ok_and(|p| store::is_file(&p)) {
+        if store::contained_file(dir, resume).is_some() {
             p.resume.read_first.push(resume.to_owned());
         }
     }
     p.resume.read_first.push(STATE_FILE.to_owned());
     waiting(&mut p, dir);
-    p
+    Some(p)
 }
 
 fn waiting(p: &mut Project, dir: &Path) {
-    let path = dir.join(WAITING_FILE);
-    if std::fs::symlink_metadata(&path).is_err() {
-        return;
-    }
-    let bytes = match store::contained(dir, WAITING_FILE)
-        .and_then(|_| store::read_bounded(&path, store::STATE_FILE_LIMIT))
-    {
+    let bytes = match store::read_in(dir, WAITING_FILE, store::STATE_FILE_LIMIT) {
         Ok(b) => b,
+        Err(StoreError::Vanished) => return,
         Err(e) => return p.problem(WAITING_FILE, e.to_string()),
     };
-    let w: Waiting = match serde_json::from_slice(&bytes) {
+    let w: Waiting = match super::json_object(&bytes) {
         Ok(w) => w,
-        Err(e) => return p.problem(WAITING_FILE, super::json_reason(&e)),
+        Err(reason) => return p.problem(WAITING_FILE, reason),
     };
     let status = w
         .status
@@ -248,7 +240,7 @@ mod tests {
             fs::create_dir_all(path.parent().unwrap()).unwrap();
             fs::write(path, content).unwrap();
         }
-        let p = load(&dir);
+        let p = load(&dir).unwrap();
         (tmp, p)
     }
 
@@ -302,7 +294,7 @@ mod tests {
             b"---\nstatus: exec\xffuting\n---\n",
         )
         .unwrap();
-        let p = load(tmp.path());
+        let p = load(tmp.path()).unwrap();
         assert_eq!(p.problems.len(), 1);
         assert!(p.problems[0].reason.contains("UTF-8"));
         assert_eq!(p.status, "exec\u{fffd}uting");

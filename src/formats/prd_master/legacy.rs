@@ -49,8 +49,9 @@ pub fn map_stage(old: &str) -> Option<String> {
 }
 
 /// Migrate `state` in place for viewing. `has_value_section` tells whether
-/// the scene anchor already holds the value-argument section.
-pub fn migrate(state: &mut State, has_value_section: bool) -> Option<Migration> {
+/// the scene anchor already holds the value-argument section; it is asked
+/// only for a pre-0.5 state (it reads a file).
+pub fn migrate(state: &mut State, has_value_section: impl FnOnce() -> bool) -> Option<Migration> {
     let v = version(state);
     let pre_05 = v.is_none_or(|v| v < 0.5);
     let pre_06 = v.is_none_or(|v| v < 0.6);
@@ -81,7 +82,7 @@ pub fn migrate(state: &mut State, has_value_section: bool) -> Option<Migration> 
                 }
             }
         }
-        if !has_value_section {
+        if !has_value_section() {
             m.notes.push("the scene anchor lacks the value argument (价值论证（阶段 2 已确认）); do it next, then return to the mapped stage".to_owned());
         }
     }
@@ -124,7 +125,7 @@ mod tests {
     fn v05_fills_status_but_keeps_stage() {
         let mut s: State = serde_json::from_str(r#"{"workflow_version":"0.5","current_stage":"3.2",
             "open_questions":[{"id":"A","owner":"user"},{"id":"B","owner":"agent"},{"id":"C","owner":"user","status":"pending_user"}]}"#).unwrap();
-        let m = migrate(&mut s, true).unwrap();
+        let m = migrate(&mut s, || true).unwrap();
         assert_eq!(m.stage_to, None);
         assert_eq!(s.current_stage, Some(Scalar::Str("3.2".into())));
         let st: Vec<_> = s
@@ -135,13 +136,13 @@ mod tests {
         assert_eq!(st, vec!["pending_user", "pending_research", "pending_user"]);
         let mut current: State =
             serde_json::from_str(r#"{"workflow_version":"0.6","current_stage":"3"}"#).unwrap();
-        assert_eq!(migrate(&mut current, false), None);
+        assert_eq!(migrate(&mut current, || false), None);
     }
 
     #[test]
     fn pre_05_maps_stage_and_asks_for_value_argument() {
         let mut s: State = serde_json::from_str(r#"{"current_stage":"3.2"}"#).unwrap();
-        let m = migrate(&mut s, false).unwrap();
+        let m = migrate(&mut s, || false).unwrap();
         assert_eq!(m.stage_to.as_deref(), Some("4.2"));
         assert!(m.notes.iter().any(|n| n.contains("价值论证")));
     }

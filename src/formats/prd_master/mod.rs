@@ -50,9 +50,7 @@ pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
         return deliverables.then(|| rebuilt(entry.path, None));
     }
     let dir = entry.path;
-    let bytes = match store::contained(dir, STATE_FILE)
-        .and_then(|p| store::read_bounded(&p, store::STATE_FILE_LIMIT))
-    {
+    let bytes = match store::read_in(dir, STATE_FILE, store::STATE_FILE_LIMIT) {
         Ok(bytes) => bytes,
         Err(e) => {
             let ours = deliverables
@@ -160,7 +158,7 @@ fn read_first(dir: &Path, state: Option<&State>) -> Vec<String> {
         named("conversation", CONVERSATION),
     ]
     .into_iter()
-    .filter(|rel| store::contained(dir, rel).is_ok_and(|p| store::is_file(&p)))
+    .filter(|rel| store::contained_file(dir, rel).is_some())
     .collect()
 }
 
@@ -172,7 +170,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
     if let Some(name) = state.project_name.clone().filter(|n| !n.trim().is_empty()) {
         p.name = name;
     }
-    let legacy = legacy::migrate(&mut state, rebuild::scene_anchor_has_value(dir));
+    let legacy = legacy::migrate(&mut state, || rebuild::scene_anchor_has_value(dir));
     if let Some(m) = &legacy {
         let from = m.from_version.as_deref().unwrap_or("none");
         let mut msg = format!(
@@ -360,17 +358,55 @@ fn check_deliverables(p: &mut Project, dir: &Path, state: &State) {
             _ => Vec::new(),
         };
         for rel in paths {
-            match store::contained(dir, rel) {
+            match store::locate(dir, rel) {
                 Err(_) => p.findings.push(
                     Finding::new(Level::Error, "prd.deliverable-outside", format!("deliverables.{key} points outside the project ({rel}); it is never opened"))
                         .at(format!("deliverables.{key}")),
                 ),
-                Ok(path) if std::fs::symlink_metadata(&path).is_err() => p.findings.push(
+                Ok(None) => p.findings.push(
                     Finding::new(Level::Info, "prd.deliverable-missing", format!("deliverables.{key} names {rel}, which does not exist"))
                         .at(format!("deliverables.{key}")),
                 ),
-                Ok(_) => {}
+                Ok(Some(_)) => {}
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn a_state_deleted_between_listing_and_reading_is_reported() {
+        let tmp = tempfile::tempdir().unwrap();
+        let files = vec![STATE_FILE.to_owned(), CONVERSATION.to_owned()];
+        fs::write(tmp.path().join(CONVERSATION), "对话").unwrap();
+        let entry = WalkEntry {
+            path: tmp.path(),
+            relative: Path::new(""),
+            files: &files,
+            dirs: &[],
+        };
+        let p = discover(&entry).expect("deliverables make it a project");
+        assert_eq!(p.problems.len(), 1);
+        assert!(
+            p.problems[0].reason.contains("disappeared"),
+            "{:?}",
+            p.problems
+        );
+        let only_state = vec![STATE_FILE.to_owned()];
+        let entry = WalkEntry {
+            path: tmp.path(),
+            relative: Path::new(""),
+            files: &only_state,
+            dirs: &[],
+        };
+        fs::remove_file(tmp.path().join(CONVERSATION)).unwrap();
+        assert!(
+            discover(&entry).is_none(),
+            "a vanished file alone is no evidence of a project"
+        );
     }
 }

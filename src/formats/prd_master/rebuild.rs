@@ -18,7 +18,7 @@ pub struct Rebuilt {
 }
 
 fn exists(dir: &Path, rel: &str) -> bool {
-    store::contained(dir, rel).is_ok_and(|p| store::is_file(&p))
+    store::contained_file(dir, rel).is_some()
 }
 
 /// Does the scene anchor hold the confirmed value-argument section?

@@ -1,0 +1,365 @@
+//! The headless commands, run as a user runs them, on the example workspace.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure
+
+mod common;
+
+use common::{NOW, json, loopdeck, workspace};
+use serde_json::Value;
+
+fn ids(v: &Value, key: &str) -> Vec<String> {
+    v[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn project<'a>(list: &'a Value, id: &str) -> &'a Value {
+    list["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == id)
+        .unwrap_or_else(|| panic!("{id} not listed"))
+}
+
+#[test]
+fn list_finds_every_prd_and_gsd_project_newest_first() {
+    let (_t, ws) = workspace();
+    let v = json(&["list", ws.to_str().unwrap()]);
+    assert_eq!(v["schema_version"], 1);
+    let listed: Vec<&str> = v["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    let mut expected: Vec<String> = Vec::new();
+    for (dir, marker) in [("prd-master", None), ("gsd", Some(".planning/STATE.md"))] {
+        for e in std::fs::read_dir(ws.join(dir)).unwrap() {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            let is_project = match marker {
+                Some(m) => ws.join(dir).join(&name).join(m).is_file(),
+                None => name != "not-a-project",
+            };
+            if is_project {
+                expected.push(format!("{dir}/{name}"));
+            }
+        }
+    }
+    let mut sorted_listed: Vec<String> = listed.iter().map(|s| (*s).to_owned()).collect();
+    sorted_listed.sort();
+    expected.sort();
+    assert_eq!(
+        sorted_listed, expected,
+        "an unrelated state.json is never a project"
+    );
+
+    let times: Vec<&str> = v["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["updated_at"].as_str().unwrap())
+        .collect();
+    let mut desc = times.clone();
+    desc.sort_by(|a, b| b.cmp(a));
+    assert_eq!(times, desc, "newest update first");
+    assert_eq!(times[0], "2026-06-01T11:49:39Z");
+
+    let fba = project(&v, "prd-master/fba-smart-restock");
+    assert_eq!(fba["format"], "prd-master");
+    assert_eq!(fba["updated_at"], "2026-06-01T11:30:00Z");
+    assert_eq!(fba["age_seconds"], 1800);
+    assert_eq!(fba["status"], "waiting");
+    assert_eq!(fba["stage"], "1");
+    assert_eq!(fba["needs_human"], 2);
+    assert_eq!(fba["problems"], Value::Array(vec![]));
+    let gsd = project(&v, "gsd/paused-waiting");
+    assert_eq!(
+        (
+            gsd["format"].as_str(),
+            gsd["status"].as_str(),
+            gsd["progress_percent"].as_u64()
+        ),
+        (Some("gsd"), Some("paused"), Some(45))
+    );
+    assert_eq!(
+        project(&v, "gsd/no-frontmatter")["updated_at"],
+        "2026-05-30T08:20:00Z",
+        "mtime fallback"
+    );
+    assert_eq!(
+        project(&v, "prd-master/rebuilt-from-deliverables")["status"],
+        "rebuilt"
+    );
+}
+
+#[test]
+fn show_gives_frontier_and_resume_card_per_scenario() {
+    let (_t, ws) = workspace();
+    let dir = |p: &str| ws.join("prd-master").join(p).to_string_lossy().into_owned();
+
+    let v = json(&["show", &dir("fba-smart-restock")]);
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(ids(&v["frontier"], "questions"), vec!["OQ-7"]);
+    assert_eq!(ids(&v["frontier"], "research"), vec!["OQ-8", "OQ-10"]);
+    assert_eq!(ids(&v["frontier"], "blocked"), vec!["OQ-9", "OQ-11"]);
+    assert_eq!(
+        v["frontier"]["blocked"][0]["waiting_on"],
+        serde_json::json!(["OQ-8"])
+    );
+    assert_eq!(v["frontier"]["snapshot_stale"], false);
+    assert_eq!(v["resume"]["scenario"], "A");
+    assert_eq!(v["resume"]["since_seconds"], 1800);
+    assert_eq!(
+        v["resume"]["read_first"],
+        serde_json::json!(["scene-anchor.md", "conversation.md"])
+    );
+    assert!(
+        v["findings"].as_array().unwrap().is_empty(),
+        "{}",
+        v["findings"]
+    );
+    assert_eq!(v["statusline"], "fba-smart-restock · stage 1 · 2 waiting");
+
+    let v = json(&["show", &dir("restock-v1-review")]);
+    assert_eq!(v["resume"]["scenario"], "B");
+    let choice = v["inbox"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["kind"] == "choice")
+        .unwrap();
+    assert_eq!(
+        choice["options"],
+        serde_json::json!(["接受 V1 走终稿", "继续吵一轮", "大方向调整"])
+    );
+    assert!(
+        v["resume"]["read_first"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("proposal-v1.md"))
+    );
+
+    let v = json(&["show", &dir("stale-snapshot")]);
+    assert_eq!(v["frontier"]["snapshot_stale"], true);
+    assert_eq!(v["frontier"]["stale_ids"], serde_json::json!(["OQ-4"]));
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "prd.snapshot-stale")
+    );
+
+    let v = json(&["show", &dir("approval-flow-legacy")]);
+    assert_eq!(v["resume"]["scenario"], "C");
+    assert_eq!(v["project"]["stage"], "4.2", "old 3.2 maps to 4.2");
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "prd.legacy-state")
+    );
+    assert!(
+        v["resume"]["waiting_for"]
+            .as_str()
+            .unwrap()
+            .contains("价值论证")
+    );
+    let statuses: Vec<&str> = ["questions", "research", "blocked"]
+        .iter()
+        .flat_map(|k| {
+            v["frontier"][k]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|q| q["status"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(statuses.len(), 3);
+    assert!(
+        statuses
+            .iter()
+            .all(|s| *s == "pending_user" || *s == "pending_research")
+    );
+
+    let v = json(&["show", &dir("lint-synonyms")]);
+    let synonyms: Vec<&Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "prd.fact-field-synonym")
+        .collect();
+    assert_eq!(synonyms.len(), 4);
+    assert!(
+        synonyms.iter().all(|f| f["ref"] == "OQ-4"),
+        "OQ-5 is correct and never flagged"
+    );
+
+    let v = json(&["show", &dir("rebuilt-from-deliverables")]);
+    assert_eq!(
+        (
+            v["project"]["status"].as_str(),
+            v["project"]["stage"].as_str()
+        ),
+        (Some("rebuilt"), Some("5.3"))
+    );
+    let v = json(&["show", &dir("bugfix-rebuilt")]);
+    assert_eq!(v["project"]["stage"], "1.5");
+}
+
+#[test]
+fn show_of_a_directory_without_a_project_is_a_usage_error() {
+    let (_t, ws) = workspace();
+    loopdeck()
+        .args([
+            "show",
+            ws.join("prd-master/not-a-project").to_str().unwrap(),
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("holds no project"));
+    loopdeck()
+        .args(["list", ws.join("nope").to_str().unwrap()])
+        .assert()
+        .code(2);
+    loopdeck()
+        .args(["list", "--now", "yesterday"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn inbox_lists_every_waiting_item_oldest_first() {
+    let (_t, ws) = workspace();
+    let v = json(&["inbox", ws.to_str().unwrap()]);
+    let items = v["items"].as_array().unwrap();
+    let ages: Vec<i64> = items
+        .iter()
+        .map(|i| i["age_seconds"].as_i64().unwrap())
+        .collect();
+    let mut desc = ages.clone();
+    desc.sort_by(|a, b| b.cmp(a));
+    assert_eq!(ages, desc, "oldest first");
+    let has = |project: &str, kind: &str, r: &str| {
+        items
+            .iter()
+            .any(|i| i["project"] == project && i["kind"] == kind && i["ref"] == r)
+    };
+    assert!(has("prd-master/fba-smart-restock", "question", "OQ-7"));
+    assert!(
+        has("prd-master/fba-smart-restock", "evidence", "OQ-8"),
+        "a fact a human role must bring"
+    );
+    assert!(
+        !has("prd-master/fba-smart-restock", "evidence", "OQ-10"),
+        "agent research is not for a human"
+    );
+    assert!(has("prd-master/restock-v1-review", "choice", "next_action"));
+    assert!(has(
+        "gsd/paused-waiting",
+        "waiting",
+        ".planning/WAITING.json"
+    ));
+    let waiting = items.iter().find(|i| i["kind"] == "waiting").unwrap();
+    let file: Value = serde_json::from_slice(
+        &std::fs::read(ws.join("gsd/paused-waiting/.planning/WAITING.json")).unwrap(),
+    )
+    .unwrap();
+    let since = chrono::DateTime::parse_from_rfc3339(file["since"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        waiting["since"],
+        since
+            .to_utc()
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    );
+    let total: u64 = json(&["list", ws.to_str().unwrap()])["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["needs_human"].as_u64().unwrap())
+        .sum();
+    assert_eq!(items.len() as u64, total, "inbox and list agree");
+}
+
+#[test]
+fn status_prints_gsd_statusline_for_every_scene() {
+    let (_t, ws) = workspace();
+    for (project, line) in [
+        (
+            "scene1-active-phase",
+            "v2.0 Code Quality [██░░░░░░░░] 20% · Phase 4.5 executing",
+        ),
+        (
+            "scene2-next-action",
+            "v2.1 Observability [████░░░░░░] 40% · next execute-phase 4.5",
+        ),
+        (
+            "scene3-milestone-complete",
+            "v1.0 [██████████] 100% · milestone complete",
+        ),
+        ("scene4-fallback", "v1.0 首发版 · planning · 数据层 (2/5)"),
+        ("no-frontmatter", "executing · API 集成 (3/7)"),
+        (
+            "paused-waiting",
+            "v0.3 审批流 [████░░░░░░] 45% · executing · 审批规则引擎 (3/6)",
+        ),
+        (
+            "block-list-phases",
+            "v3.0 Payments [███░░░░░░░] 30% · next plan-phase 7/7.1/8",
+        ),
+    ] {
+        loopdeck()
+            .args([
+                "status",
+                ws.join("gsd").join(project).to_str().unwrap(),
+                "--now",
+                NOW,
+            ])
+            .assert()
+            .success()
+            .stdout(format!("{line}\n"));
+    }
+}
+
+#[test]
+fn plain_tables_align_cjk_and_carry_the_same_rows() {
+    let (_t, ws) = workspace();
+    let out = loopdeck()
+        .args(["list", ws.to_str().unwrap(), "--now", NOW])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines[0];
+    let name_col = unicode_width::UnicodeWidthStr::width(&header[..header.find("NAME").unwrap()]);
+    for l in &lines[1..lines.len() - 1] {
+        let id_start = l.find("gsd/").or_else(|| l.find("prd-master/")).unwrap();
+        let before_id = unicode_width::UnicodeWidthStr::width(&l[..id_start]);
+        assert_eq!(
+            before_id,
+            unicode_width::UnicodeWidthStr::width(&header[..header.find("ID").unwrap()]),
+            "{l}"
+        );
+        assert!(unicode_width::UnicodeWidthStr::width(*l) >= name_col);
+    }
+    assert_eq!(
+        lines.last().unwrap(),
+        &format!("{} projects", lines.len() - 2)
+    );
+    let show = loopdeck()
+        .args([
+            "show",
+            ws.join("gsd/paused-waiting").to_str().unwrap(),
+            "--now",
+            NOW,
+        ])
+        .output()
+        .unwrap();
+    let show = String::from_utf8(show.stdout).unwrap();
+    assert!(show.contains("Resume (scenario B)"));
+    assert!(show.contains("超过 3 级的审批是否允许加签"));
+}

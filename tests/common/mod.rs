@@ -1,0 +1,115 @@
+//! Shared helpers for the integration tests: real files in temp dirs, and the
+//! real binary run as a user runs it.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use assert_cmd::Command;
+
+/// The reference "now" every timestamp of the example workspace is chosen against.
+pub const NOW: &str = "2026-06-01T12:00:00Z";
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn loopdeck() -> Command {
+    let mut c = Command::cargo_bin("loopdeck").expect("binary");
+    c.env("NO_COLOR", "1");
+    c
+}
+
+/// Run `loopdeck ARGS --now NOW --json` and parse stdout.
+pub fn json(args: &[&str]) -> serde_json::Value {
+    let out = loopdeck()
+        .args(args)
+        .args(["--now", NOW, "--json"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("mkdir");
+    for e in fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let target = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            fs::copy(e.path(), &target).expect("copy");
+        }
+    }
+}
+
+pub fn set_mtime(path: &Path, rfc3339: &str) {
+    let t: SystemTime = chrono::DateTime::parse_from_rfc3339(rfc3339)
+        .expect("time")
+        .into();
+    let f = fs::File::options().append(true).open(path).expect("open");
+    f.set_modified(t).expect("set mtime");
+}
+
+/// Set the mtime of every file under `dir`.
+pub fn set_mtimes(dir: &Path, rfc3339: &str) {
+    for e in fs::read_dir(dir).expect("read_dir") {
+        let e = e.expect("entry");
+        if e.file_type().expect("type").is_dir() {
+            set_mtimes(&e.path(), rfc3339);
+        } else {
+            set_mtime(&e.path(), rfc3339);
+        }
+    }
+}
+
+/// The example workspace in a temp dir, with the mtimes its README fixes
+/// (git does not keep mtimes).
+pub fn workspace() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let ws = tmp.path().join("workspace");
+    copy_dir(&repo().join("examples/workspace"), &ws);
+    set_mtimes(
+        &ws.join("prd-master/rebuilt-from-deliverables"),
+        "2026-05-20T06:30:00Z",
+    );
+    set_mtimes(
+        &ws.join("prd-master/bugfix-rebuilt"),
+        "2026-05-27T03:00:00Z",
+    );
+    set_mtimes(&ws.join("gsd/no-frontmatter"), "2026-05-30T08:20:00Z");
+    (tmp, ws)
+}
+
+pub fn write(path: &Path, bytes: impl AsRef<[u8]>) {
+    fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    fs::write(path, bytes).expect("write");
+}
+
+/// Every file under `dir` with its bytes and mtime, to prove nothing was written.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>, SystemTime)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).expect("read_dir") {
+            let e = e.expect("entry");
+            let ft = e.file_type().expect("type");
+            if ft.is_dir() {
+                stack.push(e.path());
+            } else if ft.is_file() {
+                let m = e.metadata().expect("meta").modified().expect("mtime");
+                out.push((e.path(), fs::read(e.path()).expect("read"), m));
+            } else {
+                out.push((e.path(), Vec::new(), SystemTime::UNIX_EPOCH));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}

@@ -1,0 +1,155 @@
+//! Every real `STATE.md` in tests/fixtures/gsd-real-world (copied from
+//! shared/real-world/gsd, 60 public repositories) reads without a problem,
+//! and `loopdeck status` prints exactly what GSD's own statusline hook
+//! prints for it, with LF and with CRLF line endings.
+//!
+//! `expected-statuslines.json` was produced by running the hook's
+//! `parseStateMd` + `formatGsdState` (gsd-core, newest version) under node on
+//! the same files; it is the reference implementation's output, not ours.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use common::{NOW, json, loopdeck, repo};
+
+fn fixtures() -> BTreeMap<String, String> {
+    let dir = repo().join("tests/fixtures/gsd-real-world");
+    let expected: BTreeMap<String, String> =
+        serde_json::from_slice(&fs::read(dir.join("expected-statuslines.json")).unwrap()).unwrap();
+    assert_eq!(expected.len(), 60);
+    expected
+}
+
+fn install(root: &Path, name: &str, crlf: bool) {
+    let src = fs::read_to_string(
+        repo()
+            .join("tests/fixtures/gsd-real-world")
+            .join(name)
+            .join("STATE.md"),
+    )
+    .unwrap();
+    let text = if crlf { src.replace('\n', "\r\n") } else { src };
+    common::write(&root.join(name).join(".planning/STATE.md"), text);
+}
+
+#[test]
+fn every_real_file_reads_without_a_problem() {
+    let expected = fixtures();
+    for crlf in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        for name in expected.keys() {
+            install(tmp.path(), name, crlf);
+        }
+        let v = json(&["list", tmp.path().to_str().unwrap()]);
+        let projects = v["projects"].as_array().unwrap();
+        assert_eq!(projects.len(), expected.len(), "crlf={crlf}");
+        for p in projects {
+            assert_eq!(p["format"], "gsd");
+            assert_eq!(
+                p["problems"].as_array().unwrap().len(),
+                0,
+                "{} crlf={crlf}: {}",
+                p["id"],
+                p["problems"]
+            );
+            assert!(p["updated_at"].is_string(), "{}", p["id"]);
+            assert!(!p["status"].as_str().unwrap().is_empty());
+        }
+    }
+}
+
+#[test]
+fn status_is_byte_identical_to_gsd_statusline() {
+    let expected = fixtures();
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, line) in &expected {
+        for crlf in [false, true] {
+            let root = tmp.path().join(if crlf { "crlf" } else { "lf" });
+            install(&root, name, crlf);
+            let out = loopdeck()
+                .args(["status", root.join(name).to_str().unwrap(), "--now", NOW])
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            assert_eq!(
+                String::from_utf8(out.stdout).unwrap(),
+                format!("{line}\n"),
+                "{name} crlf={crlf}"
+            );
+        }
+    }
+}
+
+/// An independent, deliberately simple reading: does the file state a
+/// current phase, and does it list at least one decision?
+fn has_phase_and_decisions(text: &str) -> (bool, bool) {
+    let mut phase = false;
+    let mut decisions = false;
+    let mut in_decisions = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with('#') {
+            in_decisions = t.to_lowercase().contains("decision");
+            continue;
+        }
+        let bare = t.trim_start_matches(['-', '*', ' ']).replace("**", "");
+        let lower = bare.to_lowercase();
+        for key in [
+            "phase:",
+            "current phase:",
+            "active phase:",
+            "active_phase:",
+            "current_phase:",
+        ] {
+            if let Some(v) = lower.strip_prefix(key) {
+                let v = v.trim().trim_matches('"');
+                if !v.is_empty() && !["—", "-", "none", "null"].contains(&v) {
+                    phase = true;
+                }
+            }
+        }
+        if in_decisions
+            && (t.starts_with("- ") || t.starts_with("* "))
+            && !lower.starts_with("none")
+        {
+            decisions = true;
+        }
+    }
+    (phase, decisions)
+}
+
+#[test]
+fn show_reads_body_sections_of_real_files() {
+    let expected = fixtures();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut checked = (0, 0);
+    for name in expected.keys() {
+        install(tmp.path(), name, false);
+        let text = fs::read_to_string(tmp.path().join(name).join(".planning/STATE.md")).unwrap();
+        let (phase, decisions) = has_phase_and_decisions(&text);
+        let v = json(&["show", tmp.path().join(name).to_str().unwrap()]);
+        if phase {
+            assert!(
+                v["project"]["stage"].is_string(),
+                "{name}: the file states a phase"
+            );
+            checked.0 += 1;
+        }
+        if decisions {
+            assert!(
+                !v["decisions"].as_array().unwrap().is_empty(),
+                "{name}: the file lists decisions"
+            );
+            checked.1 += 1;
+        }
+        assert!(!v["resume"]["read_first"].as_array().unwrap().is_empty());
+    }
+    assert!(
+        checked.0 > 40 && checked.1 > 20,
+        "the fixtures exercise both: {checked:?}"
+    );
+}
