@@ -116,6 +116,53 @@ pub fn pad(s: &str, columns: usize) -> String {
     out
 }
 
+/// Break `s` (one line, already sanitized) into lines of at most `max`
+/// display columns: at a space when there is one on the line, else between
+/// any two characters (CJK text has no spaces). A character wider than
+/// `max` gets a line of its own.
+pub fn wrap(s: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut used = 0;
+    // Byte offset in `line` just after the last space, and the width before it.
+    let mut last_space: Option<(usize, usize)> = None;
+    for c in s.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > max && !line.is_empty() {
+            if c == ' ' {
+                // The line is full exactly at a space: break here.
+                lines.push(std::mem::take(&mut line).trim_end().to_owned());
+                used = 0;
+                last_space = None;
+                continue;
+            }
+            match last_space.filter(|(at, _)| *at < line.len()) {
+                Some((at, before)) => {
+                    let rest = line.split_off(at);
+                    lines.push(line.trim_end().to_owned());
+                    line = rest;
+                    used -= before;
+                }
+                None => {
+                    lines.push(std::mem::take(&mut line));
+                    used = 0;
+                }
+            }
+            last_space = None;
+        }
+        line.push(c);
+        used += w;
+        if c == ' ' {
+            last_space = Some((line.len(), used));
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +195,23 @@ mod tests {
         for c in sanitize_line(&all).chars() {
             assert!(!c.is_control() && !is_bidi_control(c), "{:?} survived", c);
         }
+    }
+
+    #[test]
+    fn wrap_respects_display_width() {
+        let text = ".planning/WAITING.json [Phase 3] 超过 3 级的审批是否允许加签？";
+        for max in 1..50 {
+            let lines = wrap(text, max);
+            for l in &lines {
+                assert!(width(l) <= max.max(2), "{max}: {l:?}");
+            }
+            let joined: String = lines.concat().chars().filter(|c| *c != ' ').collect();
+            let original: String = text.chars().filter(|c| *c != ' ').collect();
+            assert_eq!(joined, original, "{max}: nothing lost");
+        }
+        assert_eq!(wrap("ab cd ef", 5), vec!["ab cd", "ef"]);
+        assert_eq!(wrap("审批规则", 5), vec!["审批", "规则"]);
+        assert_eq!(wrap("", 5), vec![""]);
     }
 
     #[test]

@@ -5,20 +5,29 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::Model;
-use crate::model::text::sanitize_line;
+use crate::model::text::{sanitize_line, wrap};
 use crate::model::{Scenario, since_seconds};
 
-fn field(label: &'static str, value: &str) -> Line<'static> {
-    Line::from(vec![
-        Span::styled(
-            format!("{label:<12}"),
-            Style::new().add_modifier(Modifier::BOLD),
-        ),
-        Span::raw(sanitize_line(value).into_owned()),
-    ])
+const LABEL: usize = 12;
+
+/// A labelled value, wrapped by display width under its label (the view
+/// wraps, not ratatui: its wrapper lets a wide character cross the border).
+fn field(lines: &mut Vec<Line<'static>>, width: u16, label: &'static str, value: &str) {
+    let room = (width as usize).saturating_sub(LABEL).max(1);
+    for (i, part) in wrap(&sanitize_line(value), room).into_iter().enumerate() {
+        let head = if i == 0 {
+            format!("{label:<LABEL$}")
+        } else {
+            " ".repeat(LABEL)
+        };
+        lines.push(Line::from(vec![
+            Span::styled(head, Style::new().add_modifier(Modifier::BOLD)),
+            Span::raw(part),
+        ]));
+    }
 }
 
 pub fn render(m: &Model, f: &mut Frame, area: Rect) {
@@ -37,35 +46,35 @@ pub fn render(m: &Model, f: &mut Frame, area: Rect) {
         p.format.as_str(),
         scenario.map_or("?".into(), |s| format!("{s:?}"))
     );
-    let mut lines = vec![
-        field("stage", p.stage.as_deref().unwrap_or("-")),
-        field("status", &p.status),
-    ];
+    let w = area.width.saturating_sub(2);
+    let mut lines = Vec::new();
+    field(&mut lines, w, "stage", p.stage.as_deref().unwrap_or("-"));
+    field(&mut lines, w, "status", &p.status);
     for (label, v) in [
         ("stopped at", &p.resume.stopped_at),
         ("why", &p.resume.reason),
         ("waiting for", &p.resume.waiting_for),
     ] {
         if let Some(v) = v {
-            lines.push(field(label, v));
+            field(&mut lines, w, label, v);
         }
     }
     if !p.resume.read_first.is_empty() {
-        lines.push(field("read first", &p.resume.read_first.join(", ")));
+        field(&mut lines, w, "read first", &p.resume.read_first.join(", "));
     }
     for item in &p.inbox {
-        lines.push(field("ask", &format!("{} {}", item.reference, item.title)));
+        field(
+            &mut lines,
+            w,
+            "ask",
+            &format!("{} {}", item.reference, item.title),
+        );
     }
     for pr in &p.problems {
-        lines.push(field("problem", &pr.to_string()));
+        field(&mut lines, w, "problem", &pr.to_string());
     }
     if !p.findings.is_empty() {
-        lines.push(field("findings", &p.findings.len().to_string()));
+        field(&mut lines, w, "findings", &p.findings.len().to_string());
     }
-    f.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(block.title(title)),
-        area,
-    );
+    f.render_widget(Paragraph::new(lines).block(block.title(title)), area);
 }

@@ -55,3 +55,30 @@ fn no_cell_holds_a_control_or_bidi_character() {
         assert!(s.contains("READ-ONLY"));
     }
 }
+
+#[test]
+fn wrapped_cjk_stays_inside_the_border() {
+    let now = Utc.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap();
+    let mut m = Model::new(vec!["ws".into()], false, now);
+    let mut p = Project::new(
+        Format::Gsd,
+        PathBuf::from("x"),
+        "审批规则引擎的层级上限审批规则引擎的层级上限审批规则引擎".into(),
+    );
+    p.status = "规则引擎执行中状态".into();
+    p.inbox.push(crate::model::InboxItem {
+        kind: crate::model::InboxKind::Waiting,
+        reference: ".planning/WAITING.json".into(),
+        title: "[Phase 3] 超过 3 级的审批是否允许加签？这决定规则引擎的层级上限。".into(),
+        since: None,
+        options: vec![],
+    });
+    update(&mut m, Event::Loaded(vec![p]));
+    let s = screen(&m, 100, 30);
+    for line in s.lines().skip(1).take(28) {
+        assert!(
+            line.ends_with('│') || line.ends_with('┐') || line.ends_with('┘'),
+            "{line}"
+        );
+    }
+}
