@@ -1,19 +1,43 @@
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
 use loopdeck::cli::{self, Cli};
 
+/// Exit code for an unexpected failure (an I/O error writing the output).
+const EXIT_FAILURE: u8 = 1;
+
 fn main() -> color_eyre::Result<ExitCode> {
-    color_eyre::install()?;
-    let args = Cli::parse();
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    let mut err = io::stderr();
-    let code = match &args.command {
-        Some(command) => cli::run(&args.global, command, &mut out, &mut err)?,
-        None => loopdeck::runtime::run(&args.global, &args.roots)?,
+    // Colour in reports only for a terminal that wants it.
+    let plain = std::env::var_os("NO_COLOR").is_some() || !io::stderr().is_terminal();
+    let hook = color_eyre::config::HookBuilder::default();
+    let hook = if plain {
+        hook.theme(color_eyre::config::Theme::new())
+    } else {
+        hook
     };
-    out.flush()?;
-    Ok(ExitCode::from(code as u8))
+    hook.install()?;
+
+    let args = Cli::parse();
+    let result = match &args.command {
+        Some(command) => {
+            let mut out = io::BufWriter::new(io::stdout().lock());
+            cli::run(&args.global, command, &mut out, &mut io::stderr())
+                .and_then(|code| out.flush().map(|()| code))
+        }
+        None => {
+            return Ok(ExitCode::from(
+                loopdeck::runtime::run(&args.global, &args.roots)? as u8,
+            ));
+        }
+    };
+    match result {
+        Ok(code) => Ok(ExitCode::from(code as u8)),
+        // `loopdeck list | head`: the reader left; that is not a failure.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "loopdeck: cannot write the output: {e}");
+            Ok(ExitCode::from(EXIT_FAILURE))
+        }
+    }
 }

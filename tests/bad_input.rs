@@ -48,17 +48,27 @@ fn build(root: &Path) {
     write(&root.join("dangling/conversation.md"), "对话");
     write(&root.join("outside/state.json"), GOOD);
     write(
+        &root.join("null-deps/state.json"),
+        r#"{"workflow_version":"0.6","current_stage":"1","last_updated_at_utc":"2026-05-01T00:00:00Z",
+            "next_action":{"type":"stage1_frontier","question_ids":[1],"research_ids":null},
+            "open_questions":[
+              {"id":1,"kind":"decision","owner":"user","status":"pending_user","depends_on":null},
+              {"id":"OQ-2","kind":"decision","owner":"user","status":"pending_user","title":["not","text"],"depends_on":["OQ-3"]},
+              {"id":"OQ-3","kind":"decision","owner":"user","status":"pending_user","depends_on":["OQ-2"],"priority":7}
+            ]}"#,
+    );
+    write(
+        &root.join("future-version/state.json"),
+        r#"{"workflow_version":"0.10","current_stage":"3.2","last_updated_at_utc":"2026-05-01T00:00:00Z"}"#,
+    );
+    write(
         &root.join("deliverable-escape/state.json"),
         r#"{"workflow_version":"0.6","current_stage":"1","last_updated_at_utc":"2026-05-01T00:00:00Z","deliverables":{"scene_anchor":"../../../../etc/passwd","evidence":["/etc/shadow"]}}"#,
     );
     #[cfg(unix)]
     {
         use std::os::unix::fs::symlink;
-        symlink(
-            root.join("nowhere/state.json"),
-            root.join("dangling/state.json"),
-        )
-        .unwrap();
+        symlink("gone.json", root.join("dangling/state.json")).unwrap();
         fs::create_dir_all(root.join("escape")).unwrap();
         symlink(
             root.join("outside/state.json"),
@@ -67,12 +77,27 @@ fn build(root: &Path) {
         .unwrap();
         write(&root.join("escape/scene-anchor.md"), "x");
         symlink(root, root.join("good/loop")).unwrap();
+        // A `state.json` nobody can tell is ours, with no deliverables beside
+        // it: never a project.
+        fs::create_dir_all(root.join("unrelated-link")).unwrap();
+        symlink("/etc/hostname", root.join("unrelated-link/state.json")).unwrap();
+        fs::create_dir_all(root.join("unrelated-dir-link")).unwrap();
+        symlink(
+            root.join("good"),
+            root.join("unrelated-dir-link/state.json"),
+        )
+        .unwrap();
         fs::create_dir_all(root.join("fifo")).unwrap();
         let fifo = root.join("fifo/state.json");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         // SAFETY: mkfifo with a valid NUL-terminated path.
         assert_eq!(unsafe { libc_mkfifo(c.as_ptr(), 0o644) }, 0);
         write(&root.join("fifo/conversation.md"), "x");
+        fs::create_dir_all(root.join("unrelated-fifo")).unwrap();
+        let c = std::ffi::CString::new(root.join("unrelated-fifo/state.json").to_str().unwrap())
+            .unwrap();
+        // SAFETY: mkfifo with a valid NUL-terminated path.
+        assert_eq!(unsafe { libc_mkfifo(c.as_ptr(), 0o644) }, 0);
     }
 }
 
@@ -164,6 +189,45 @@ fn every_bad_file_is_a_problem_and_nothing_is_written() {
     has("escape", "state.json", "leaves the project");
     #[cfg(unix)]
     has("fifo", "state.json", "not a regular file");
+    let v = common::json(&["show", root.join("null-deps").to_str().unwrap()]);
+    let ids_of = |k: &str| {
+        v["frontier"][k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["id"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ids_of("questions"),
+        vec!["1"],
+        "null depends_on is none; a numeric id is an id"
+    );
+    assert_eq!(
+        ids_of("blocked"),
+        vec!["OQ-2", "OQ-3"],
+        "nodes with a bad field keep their place and their dependencies"
+    );
+    assert_eq!(v["frontier"]["snapshot_stale"], false);
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "prd.dependency-cycle")
+    );
+    let v = common::json(&["show", root.join("future-version").to_str().unwrap()]);
+    assert_eq!(
+        v["project"]["stage"], "3.2",
+        "0.10 is newer than 0.6: no legacy mapping"
+    );
+    assert!(
+        !v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "prd.legacy-state")
+    );
     let escape = loopdeck()
         .args([
             "show",

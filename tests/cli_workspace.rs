@@ -326,6 +326,41 @@ fn status_prints_gsd_statusline_for_every_scene() {
 }
 
 #[test]
+fn status_climbs_to_the_enclosing_project_and_roots_may_overlap() {
+    let (_t, ws) = workspace();
+    let sub = ws.join("gsd/scene1-active-phase/.planning");
+    loopdeck()
+        .args(["status", sub.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout("v2.0 Code Quality [██░░░░░░░░] 20% · Phase 4.5 executing\n");
+    let gsd = ws.join("gsd");
+    let v = json(&[
+        "list",
+        gsd.to_str().unwrap(),
+        ws.join("gsd/scene1-active-phase").to_str().unwrap(),
+        gsd.to_str().unwrap(),
+    ]);
+    let paths: Vec<&str> = v["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap())
+        .collect();
+    let mut unique = paths.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(paths.len(), unique.len(), "one row per project: {paths:?}");
+    assert_eq!(
+        paths.len(),
+        json(&["list", gsd.to_str().unwrap()])["projects"]
+            .as_array()
+            .unwrap()
+            .len()
+    );
+}
+
+#[test]
 fn plain_tables_align_cjk_and_carry_the_same_rows() {
     let (_t, ws) = workspace();
     let out = loopdeck()
@@ -344,7 +379,15 @@ fn plain_tables_align_cjk_and_carry_the_same_rows() {
             unicode_width::UnicodeWidthStr::width(&header[..header.find("ID").unwrap()]),
             "{l}"
         );
-        assert!(unicode_width::UnicodeWidthStr::width(*l) >= name_col);
+        // The NAME column starts at the same display column on every row,
+        // although the STAGE column before it holds CJK text.
+        let id_end = id_start + l[id_start..].find(' ').unwrap();
+        let name_start = id_end + l[id_end..].find(|c: char| c != ' ').unwrap();
+        assert_eq!(
+            unicode_width::UnicodeWidthStr::width(&l[..name_start]),
+            name_col,
+            "{l}"
+        );
     }
     assert_eq!(
         lines.last().unwrap(),

@@ -184,13 +184,40 @@ pub fn run(
         }
         Command::Status { dir } => {
             let dir = dir.clone().unwrap_or_else(|| PathBuf::from("."));
-            let Some(p) = load_one(&dir, err) else {
-                return Ok(EXIT_USAGE);
+            let Some(p) = enclosing_project(&dir) else {
+                return Ok(usage(
+                    err,
+                    &format!(
+                        "{} is not inside a project loopdeck can read",
+                        dir.display()
+                    ),
+                ));
             };
             writeln!(out, "{}", sanitize_line(&p.statusline))?;
         }
     }
     Ok(EXIT_OK)
+}
+
+/// How far `status` climbs from its directory, as GSD's hook does.
+const STATUS_CLIMB: usize = 10;
+
+/// The project in `dir` or the nearest directory above it (a prompt runs in
+/// any subdirectory), stopping at the home directory.
+fn enclosing_project(dir: &Path) -> Option<crate::model::Project> {
+    let start = dir.canonicalize().ok()?;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    for d in start.ancestors().take(STATUS_CLIMB + 1) {
+        let mut found = formats::load_dir(d);
+        if !found.is_empty() {
+            found.sort_by_key(|p| p.format);
+            return Some(found.swap_remove(0));
+        }
+        if home.as_deref() == Some(d) {
+            break;
+        }
+    }
+    None
 }
 
 /// The project in exactly `dir`; when a directory holds projects of several

@@ -207,6 +207,12 @@ pub fn show(p: &Project, row: &Row<'_>, resume: &Resume<'_>) -> String {
         let _ = writeln!(out, "  {:<12} {}", "read first", files.join(", "));
     }
     let _ = writeln!(out, "  {}", resume.advice);
+    for e in &resume.excerpts {
+        let _ = writeln!(out, "  ── {}", s(&e.file));
+        for l in &e.lines {
+            let _ = writeln!(out, "     {}", s(l));
+        }
+    }
     frontier(&mut out, &p.frontier);
     if !p.inbox.is_empty() {
         let _ = writeln!(out, "\nWaiting for you");

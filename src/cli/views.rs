@@ -6,8 +6,10 @@ use std::path::Path;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
+use crate::formats;
 use crate::model::{
-    Decision, Finding, Frontier, InboxItem, InboxKind, Problem, Project, Scenario, since_seconds,
+    Decision, Excerpt, Finding, Frontier, InboxItem, InboxKind, Problem, Project, Scenario,
+    since_seconds,
 };
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -72,13 +74,29 @@ pub struct Resume<'a> {
     pub waiting_for: Option<&'a str>,
     pub read_first: &'a [String],
     /// What the seed's scenario says to do on return.
-    pub advice: &'static str,
+    pub advice: String,
+    /// Scenario C: the opening lines of the files to reread.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub excerpts: Vec<Excerpt>,
 }
 
 impl<'a> Resume<'a> {
     pub fn new(p: &'a Project, now: DateTime<Utc>) -> Self {
         let since = since_seconds(p.updated_at, now);
         let scenario = since.map(Scenario::for_age);
+        let advice = match (scenario, since) {
+            (Some(Scenario::A), _) => "back within the hour: act on the next action directly".to_owned(),
+            (Some(Scenario::B), _) => {
+                "back after a while: review this card, then decide whether to read the history first".to_owned()
+            }
+            (Some(Scenario::C), Some(s)) => {
+                let days = s / 86_400;
+                format!(
+                    "back after {days} days: reread what you meant then (below) and the open questions; what has changed in these {days} days?"
+                )
+            }
+            _ => "last update unknown: read the files below first".to_owned(),
+        };
         Resume {
             scenario,
             since_seconds: since,
@@ -86,15 +104,11 @@ impl<'a> Resume<'a> {
             reason: p.resume.reason.as_deref(),
             waiting_for: p.resume.waiting_for.as_deref(),
             read_first: &p.resume.read_first,
-            advice: match scenario {
-                Some(Scenario::A) => "back within the hour: act on the next action directly",
-                Some(Scenario::B) => {
-                    "back after a while: review the progress card, then decide whether to read the history"
-                }
-                Some(Scenario::C) => {
-                    "back after more than a week: reread the scene anchor, the proposal and the open questions, and ask what changed"
-                }
-                None => "last update unknown: read the files below first",
+            advice,
+            excerpts: if scenario == Some(Scenario::C) {
+                formats::excerpts(p, 2, 6)
+            } else {
+                Vec::new()
             },
         }
     }

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
-use crate::model::{Project, sort_newest_first};
+use crate::model::{Excerpt, Project, sort_newest_first};
 use crate::store::{self, StoreError, WalkEntry};
 
 /// Every project directly in the directory `entry` describes.
@@ -56,6 +56,17 @@ pub fn discover(roots: &[PathBuf]) -> Vec<Project> {
         });
     }
     let mut projects = projects.into_inner().unwrap_or_else(|e| e.into_inner());
+    if roots.len() > 1 {
+        // Overlapping or repeated roots: one row per project, the first
+        // root's. Only then is each path resolved (it costs system calls).
+        let mut seen = std::collections::HashSet::new();
+        projects.retain(|p| {
+            seen.insert((
+                p.path.canonicalize().unwrap_or_else(|_| p.path.clone()),
+                p.format,
+            ))
+        });
+    }
     sort_newest_first(&mut projects);
     projects
 }
@@ -81,6 +92,35 @@ pub fn load_dir(dir: &Path) -> Vec<Project> {
 
 fn is_symlink(p: &Path) -> bool {
     std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// How much of a file an excerpt looks at.
+const EXCERPT_BYTES: usize = 16 * 1024;
+
+/// The first `lines` meaningful lines (not blank, not a fence or a rule) of
+/// up to `files` of the project's read-first files, for a resume card. Only
+/// files inside the project are read.
+pub fn excerpts(p: &Project, files: usize, lines: usize) -> Vec<Excerpt> {
+    p.resume
+        .read_first
+        .iter()
+        .take(files)
+        .filter_map(|rel| {
+            let head = store::read_prefix_in(&p.path, rel, EXCERPT_BYTES).ok()?;
+            let text = String::from_utf8_lossy(&head);
+            let picked: Vec<String> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with("---") && !l.starts_with("```"))
+                .take(lines)
+                .map(str::to_owned)
+                .collect();
+            (!picked.is_empty()).then(|| Excerpt {
+                file: rel.clone(),
+                lines: picked,
+            })
+        })
+        .collect()
 }
 
 /// The last component of `dir`, for a project without a name of its own.

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-pub use resume::{ResumeCard, Scenario, relative_age, since_seconds};
+pub use resume::{Excerpt, ResumeCard, Scenario, relative_age, since_seconds};
 
 /// The four on-disk formats loopdeck understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

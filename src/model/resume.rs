@@ -48,6 +48,13 @@ pub struct ResumeCard {
     pub read_first: Vec<String>,
 }
 
+/// The opening lines of a file worth rereading (scenario C's card).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Excerpt {
+    pub file: String,
+    pub lines: Vec<String>,
+}
+
 /// Seconds from `updated_at` to `now` (negative when the update is ahead).
 pub fn since_seconds(updated_at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Option<i64> {
     updated_at.map(|t| (now - t).num_seconds())

@@ -46,50 +46,66 @@ impl From<io::Error> for StoreError {
 }
 
 /// Read a whole regular file of at most `limit` bytes. Symlinks are followed
-/// (containment is the caller's job: see [`contained`]); FIFOs, sockets and
-/// devices are refused before they are opened, so a read never blocks.
+/// (containment is the caller's job: see [`read_in`]); FIFOs, sockets and
+/// devices are opened without blocking and refused, so a read never hangs.
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, StoreError> {
-    let meta = fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(StoreError::NotRegular);
-    }
-    read_open(File::open(path)?, limit)
+    read_open(open_nonblocking(path, false)?, limit)
 }
 
 /// Read the file at `relative` inside `project` (at most `limit` bytes),
 /// refusing a path that leaves the project, the way [`contained`] does, in
-/// as few system calls as a plain read: the final component is opened
+/// as few system calls as a plain read: a one-component name is opened
 /// without following a link (a link, the rare case, is then checked in
 /// full) and without blocking (a FIFO is refused, never waited on).
 pub fn read_in(project: &Path, relative: &str, limit: u64) -> Result<Vec<u8>, StoreError> {
-    let rel = Path::new(relative);
-    if rel.components().count() != 1
-        || !matches!(rel.components().next(), Some(Component::Normal(_)))
-    {
-        // Several components: let `contained` check each of them.
-        let path = contained(project, relative)?;
-        return read_bounded(&path, limit);
+    read_open(open_in(project, relative)?, limit)
+}
+
+/// The first `n` bytes of the regular file at `relative` inside `project`,
+/// whatever its size.
+pub fn read_prefix_in(project: &Path, relative: &str, n: usize) -> Result<Vec<u8>, StoreError> {
+    let file = open_in(project, relative)?;
+    if !file.metadata()?.is_file() {
+        return Err(StoreError::NotRegular);
     }
-    let path = project.join(rel);
-    match open_nofollow(&path) {
-        Ok(file) => read_open(file, limit),
-        Err(e) if is_symlink_refusal(&e) => read_bounded(&contained(project, relative)?, limit),
+    let mut buf = Vec::with_capacity(n);
+    file.take(n as u64).read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+fn open_in(project: &Path, relative: &str) -> Result<File, StoreError> {
+    let rel = Path::new(relative);
+    let mut comps = rel.components();
+    let single = matches!(
+        (comps.next(), comps.next()),
+        (Some(Component::Normal(_)), None)
+    );
+    if !single {
+        // Several components: let `contained` check each of them.
+        return Ok(open_nonblocking(&contained(project, relative)?, false)?);
+    }
+    match open_nonblocking(&project.join(rel), true) {
+        Ok(file) => Ok(file),
+        Err(e) if is_symlink_refusal(&e) => {
+            Ok(open_nonblocking(&contained(project, relative)?, false)?)
+        }
         Err(e) => Err(e.into()),
     }
 }
 
 #[cfg(unix)]
-fn open_nofollow(path: &Path) -> io::Result<File> {
+fn open_nonblocking(path: &Path, nofollow: bool) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
+    let flags = libc::O_NONBLOCK | if nofollow { libc::O_NOFOLLOW } else { 0 };
     fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .custom_flags(flags)
         .open(path)
 }
 
 #[cfg(not(unix))]
-fn open_nofollow(path: &Path) -> io::Result<File> {
-    if fs::symlink_metadata(path)?.file_type().is_symlink() {
+fn open_nonblocking(path: &Path, nofollow: bool) -> io::Result<File> {
+    if nofollow && fs::symlink_metadata(path)?.file_type().is_symlink() {
         return Err(io::Error::other("symlink"));
     }
     File::open(path)
@@ -119,6 +135,7 @@ fn read_open(file: File, limit: u64) -> Result<Vec<u8>, StoreError> {
     let mut buf = Vec::with_capacity(meta.len() as usize + 1);
     file.take(limit + 1).read_to_end(&mut buf)?;
     if buf.len() as u64 > limit {
+        // The file grew while being read.
         return Err(StoreError::TooLarge {
             size: buf.len() as u64,
             limit,
@@ -215,11 +232,16 @@ fn resolve(project: &Path, relative: &str) -> Result<(PathBuf, Option<fs::Metada
         }
         match fs::symlink_metadata(&cur) {
             Ok(m) if m.file_type().is_symlink() => {
-                return match (fs::canonicalize(&joined), fs::canonicalize(project)) {
-                    (Ok(real), Ok(base)) if !real.starts_with(&base) => {
-                        Err(StoreError::OutsideProject)
-                    }
-                    _ => Ok((joined.clone(), fs::metadata(&joined).ok())),
+                let base = fs::canonicalize(project)?;
+                let real = match fs::canonicalize(&joined) {
+                    Ok(real) => real,
+                    // A dangling link: judge where it points, lexically.
+                    Err(_) => dangling_target(&cur).ok_or(StoreError::OutsideProject)?,
+                };
+                return if real.starts_with(&base) {
+                    Ok((joined.clone(), fs::metadata(&joined).ok()))
+                } else {
+                    Err(StoreError::OutsideProject)
                 };
             }
             Ok(m) => last = Some(m),
@@ -230,6 +252,24 @@ fn resolve(project: &Path, relative: &str) -> Result<(PathBuf, Option<fs::Metada
         last = fs::metadata(&joined).ok();
     }
     Ok((joined, last))
+}
+
+/// Where the dangling link `link` points, resolved against its (existing)
+/// parent directory, with `.` and `..` folded lexically.
+fn dangling_target(link: &Path) -> Option<PathBuf> {
+    let target = fs::read_link(link).ok()?;
+    let parent = fs::canonicalize(link.parent()?).ok()?;
+    let mut out = PathBuf::new();
+    for comp in parent.join(target).components() {
+        match comp {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
 }
 
 /// Lowercase hex sha256 of `bytes`.

@@ -5,6 +5,7 @@
 //! one loop a link-free walk can meet (a bind mount of an ancestor). Heavy
 //! directories that never hold project state are not entered.
 
+use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
@@ -55,8 +56,14 @@ pub fn walk(root: &Path, threads: usize, visit: &(dyn Fn(&WalkEntry<'_>) -> Vec<
         for _ in 0..threads.max(1) {
             scope.spawn(|| {
                 while let Some((dir, depth)) = queue.take() {
-                    let children = visit_one(root, &dir, depth, visit);
-                    queue.finish(children);
+                    // Marks the job done even if `visit` panics, so the other
+                    // workers stop waiting and the panic reaches the caller
+                    // instead of hanging the walk.
+                    let mut done = Done {
+                        queue: &queue,
+                        children: Vec::new(),
+                    };
+                    done.children = visit_one(root, &dir, depth, visit);
                 }
             });
         }
@@ -93,6 +100,17 @@ impl Queue {
     }
 }
 
+struct Done<'a> {
+    queue: &'a Queue,
+    children: Vec<(PathBuf, usize)>,
+}
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.queue.finish(std::mem::take(&mut self.children));
+    }
+}
+
 fn visit_one(
     root: &Path,
     dir: &Path,
@@ -104,13 +122,16 @@ fn visit_one(
     };
     let mut files = Vec::new();
     let mut dirs = Vec::new();
+    let mut subdirs: Vec<OsString> = Vec::new();
     for entry in rd.flatten() {
-        let Ok(name) = entry.file_name().into_string() else {
-            continue;
-        };
         let Ok(ft) = entry.file_type() else { continue };
+        let os_name = entry.file_name();
+        // Names are compared as text (format file names are ASCII); a name
+        // that is not UTF-8 is still walked into, by its exact bytes.
+        let name = os_name.to_string_lossy().into_owned();
         if ft.is_dir() {
             dirs.push(name);
+            subdirs.push(os_name);
         } else {
             // Files, links, and also FIFOs or sockets: a reader must see a
             // `state.json` that is not a regular file to report it.
@@ -129,8 +150,12 @@ fn visit_one(
     if depth >= MAX_DEPTH {
         return Vec::new();
     }
-    dirs.into_iter()
-        .filter(|name| !SKIPPED.contains(&name.as_str()) && !skip.iter().any(|s| s == name))
+    subdirs
+        .into_iter()
+        .filter(|name| {
+            let text = name.to_string_lossy();
+            !SKIPPED.contains(&text.as_ref()) && !skip.iter().any(|s| *s == text)
+        })
         .map(|name| (dir.join(name), depth + 1))
         .collect()
 }
@@ -160,5 +185,35 @@ mod tests {
             seen.sort();
             assert_eq!(seen, vec!["", "a", "a/b"]);
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_are_walked_into() {
+        use std::os::unix::ffi::OsStrExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let odd = tmp.path().join(std::ffi::OsStr::from_bytes(b"bad\xff"));
+        fs::create_dir_all(odd.join("inner")).unwrap();
+        let seen = Mutex::new(Vec::new());
+        walk(tmp.path(), 2, &|e| {
+            seen.lock().unwrap().push(e.path.to_path_buf());
+            Vec::new()
+        });
+        assert!(seen.into_inner().unwrap().contains(&odd.join("inner")));
+    }
+
+    #[test]
+    fn a_panicking_visitor_fails_the_walk_instead_of_hanging_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        for d in ["a", "b", "c"] {
+            fs::create_dir_all(tmp.path().join(d)).unwrap();
+        }
+        let result = std::panic::catch_unwind(|| {
+            walk(tmp.path(), 2, &|e| {
+                assert!(!e.relative.ends_with("b"), "boom");
+                Vec::new()
+            });
+        });
+        assert!(result.is_err());
     }
 }

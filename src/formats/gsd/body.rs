@@ -39,12 +39,23 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     (!value.is_empty() && !is_none_marker(value)).then_some(value)
 }
 
+/// Placeholders people write for "nothing": `None`, `None yet`, `none
+/// active (between milestones)`, `N/A`, `—`, `(none)`.
 fn is_none_marker(s: &str) -> bool {
-    let l = s.trim().trim_end_matches('.').to_ascii_lowercase();
-    matches!(
+    let l = s.trim().trim_end_matches('.').to_lowercase();
+    if matches!(
         l.as_str(),
-        "none" | "none yet" | "n/a" | "-" | "—" | "(none)" | "none currently"
-    )
+        "none" | "n/a" | "-" | "—" | "(none)" | "tbd" | ""
+    ) {
+        return true;
+    }
+    // "None yet", "None active (between milestones)", "None — all clear";
+    // but not "none of the tests pass", which is a real blocker.
+    l.strip_prefix("none ").is_some_and(|rest| {
+        ["yet", "active", "currently", "(", "—", "-", "at this"]
+            .iter()
+            .any(|w| rest.starts_with(w))
+    })
 }
 
 fn percent_in(s: &str) -> Option<u8> {
@@ -187,6 +198,22 @@ mod tests {
         assert_eq!(b.blockers, vec!["[Phase 2]: API key missing"]);
         assert_eq!(b.stopped_at.as_deref(), Some("Completed 02-01-PLAN.md"));
         assert_eq!(b.resume_file, None, "`None` is a placeholder, not a file");
+    }
+
+    #[test]
+    fn placeholders_are_not_values() {
+        let b = parse("Phase: none active (between milestones)\nPlan: —\nStatus: Ready to plan\n");
+        assert_eq!(b.phase, None);
+        assert_eq!(b.plan, None);
+        assert_eq!(b.status.as_deref(), Some("Ready to plan"));
+        assert_eq!(
+            parse("Phase: Not started (defining requirements)\n")
+                .phase
+                .as_deref(),
+            Some("Not started (defining requirements)")
+        );
+        let b = parse("### Blockers/Concerns\n- None yet\n- none of the tests pass on CI\n");
+        assert_eq!(b.blockers, vec!["none of the tests pass on CI"]);
     }
 
     #[test]

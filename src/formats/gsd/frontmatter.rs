@@ -20,9 +20,6 @@ pub struct Frontmatter {
     entries: Vec<(String, Value)>,
     /// How many `---` blocks are stacked at the top of the file.
     pub blocks: usize,
-    /// The block does not start at the first byte (BOM or leading blank
-    /// lines), so GSD's own statusline does not see it.
-    pub not_at_start: bool,
     /// A comment line sits inside a nested map, which hides it from GSD's
     /// statusline parser.
     pub comment_in_map: bool,
@@ -126,12 +123,10 @@ pub fn split(content: &str) -> (Frontmatter, &str) {
     let trimmed = content.trim_start_matches('\u{feff}');
     let leading = trimmed.len() - trimmed.trim_start_matches(['\r', '\n']).len();
     let start = &trimmed[leading..];
-    fm.not_at_start = trimmed.len() != content.len() || leading > 0;
     let mut lines = start.split_inclusive('\n');
     match lines.next() {
         Some(first) if first.trim_end() == "---" => {}
         _ => {
-            fm.not_at_start = false;
             return (fm, content);
         }
     }
@@ -167,6 +162,12 @@ pub fn split(content: &str) -> (Frontmatter, &str) {
         else {
             break;
         };
+        // A block of `key: value` lines; a Markdown rule (`---`) followed by
+        // prose is body, not frontmatter.
+        let first = after.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        if key_of(first.trim_end_matches('\r')).is_none() {
+            break;
+        }
         let close = after.find("\n---").map(|i| i + 4);
         let Some(close) = close else { break };
         let tail = &after[close..];
@@ -188,9 +189,21 @@ fn parse_block(lines: &[&str], fm: &mut Frontmatter) {
         {
             continue;
         }
-        let Some((key, rest)) = key_of(line) else {
+        let Some((key, mut rest)) = key_of(line) else {
             continue;
         };
+        // A flow list may span lines: `key: [` ... `]`.
+        let joined;
+        if rest.trim_start().starts_with('[') && !strip_comment(rest).trim_end().ends_with(']') {
+            let mut acc = strip_comment(rest).trim().to_owned();
+            while i < lines.len() && !acc.ends_with(']') {
+                acc.push(' ');
+                acc.push_str(strip_comment(lines[i]).trim());
+                i += 1;
+            }
+            joined = acc;
+            rest = &joined;
+        }
         let value = scalar(rest);
         if value != Value::Null || !strip_comment(rest).trim().is_empty() {
             fm.entries.push((key.to_owned(), value));
@@ -251,7 +264,13 @@ mod tests {
         assert_eq!(fm.list("block"), vec!["a", "b"]);
         assert_eq!(fm.nested("progress", "percent"), Some("59"));
         assert_eq!(body, "# Body\r\n");
-        assert!(!fm.not_at_start);
+    }
+
+    #[test]
+    fn flow_lists_may_span_lines() {
+        let (fm, _) = split("---\nnext_phases: [\n  \"4.5\",\n  4.6\n]\nstatus: x\n---\n");
+        assert_eq!(fm.list("next_phases"), vec!["4.5", "4.6"]);
+        assert_eq!(fm.str("status"), Some("x"));
     }
 
     #[test]
@@ -264,12 +283,19 @@ mod tests {
     }
 
     #[test]
+    fn a_markdown_rule_after_the_frontmatter_is_body() {
+        let text = "---\nstatus: executing\n---\n\n---\n## Current Position\nPhase: 2 of 5 (Data)\n\n---\nmore\n";
+        let (fm, body) = split(text);
+        assert_eq!(fm.blocks, 1);
+        assert!(body.contains("Phase: 2 of 5"));
+    }
+
+    #[test]
     fn no_frontmatter_is_all_body() {
         let (fm, body) = split("# Project State\nStatus: setup\n");
         assert!(fm.is_empty());
         assert_eq!(body, "# Project State\nStatus: setup\n");
         let (fm, _) = split("\u{feff}---\nstatus: x\n---\n");
-        assert!(fm.not_at_start);
         assert_eq!(fm.str("status"), Some("x"));
     }
 }

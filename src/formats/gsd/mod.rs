@@ -67,7 +67,7 @@ pub fn load(dir: &Path) -> Option<Project> {
     p.statusline = statusline::statusline(&text);
     let (fm, rest) = frontmatter::split(&text);
     let body = body::parse(rest);
-    lint(&mut p, &fm, &body);
+    lint(&mut p, &text, &fm, &body);
 
     p.updated_at = match fm.str("last_updated") {
         Some(raw) => parse_time(raw).or_else(|| {
@@ -187,13 +187,13 @@ fn waiting(p: &mut Project, dir: &Path) {
     ));
 }
 
-fn lint(p: &mut Project, fm: &frontmatter::Frontmatter, body: &body::Body) {
+fn lint(p: &mut Project, text: &str, fm: &frontmatter::Frontmatter, body: &body::Body) {
     let mut add = |level, code: &str, msg: String| {
         p.findings
             .push(Finding::new(level, code, msg).at(STATE_FILE))
     };
-    if fm.not_at_start {
-        add(Level::Warning, "gsd.frontmatter-not-first", "the frontmatter does not start at the first byte (a BOM or blank line precedes it), so GSD's statusline ignores it".to_owned());
+    if !fm.is_empty() && !statusline::sees_frontmatter(text) {
+        add(Level::Warning, "gsd.frontmatter-unseen", "GSD's statusline does not see this frontmatter (a BOM or blank line before it, or spaces after the opening ---); loopdeck reads it, GSD's hook shows nothing from it".to_owned());
     }
     if fm.blocks > 1 {
         add(

@@ -91,6 +91,11 @@ fn frontmatter(content: &str) -> Option<&str> {
     None
 }
 
+/// Does GSD's hook find a frontmatter block in `content`?
+pub fn sees_frontmatter(content: &str) -> bool {
+    frontmatter(content).is_some()
+}
+
 /// `/^(\w+):\s*(.+)/` on one line: the key and the raw captured value.
 fn key_value(line: &str) -> Option<(&str, &str)> {
     let key_len = line

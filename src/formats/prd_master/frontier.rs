@@ -80,7 +80,7 @@ pub fn compute(
     let open: HashSet<&str> = ids.iter().map(String::as_str).collect();
     let mut f = Frontier::default();
     for (q, id) in questions.iter().zip(&ids) {
-        if q.depends_on.iter().any(|d| d == id) {
+        if q.depends_on.iter().any(|d| &d.0 == id) {
             findings.push(
                 Finding::new(
                     Level::Error,
@@ -93,8 +93,8 @@ pub fn compute(
         let waiting_on: Vec<String> = q
             .depends_on
             .iter()
-            .filter(|d| open.contains(d.as_str()))
-            .cloned()
+            .filter(|d| open.contains(d.0.as_str()))
+            .map(|d| d.0.clone())
             .collect();
         let question = to_question(q, id.clone(), waiting_on);
         let eligible = question.waiting_on.is_empty();
@@ -110,13 +110,13 @@ pub fn compute(
         let eligible_q: HashSet<&str> = f.questions.iter().map(|q| q.id.as_str()).collect();
         let eligible_r: HashSet<&str> = f.research.iter().map(|q| q.id.as_str()).collect();
         for id in &na.question_ids {
-            if !eligible_q.contains(id.as_str()) {
-                f.stale_ids.push(id.clone());
+            if !eligible_q.contains(id.0.as_str()) {
+                f.stale_ids.push(id.0.clone());
             }
         }
         for id in &na.research_ids {
-            if !eligible_r.contains(id.as_str()) {
-                f.stale_ids.push(id.clone());
+            if !eligible_r.contains(id.0.as_str()) {
+                f.stale_ids.push(id.0.clone());
             }
         }
         f.snapshot_stale = !f.stale_ids.is_empty();
@@ -171,6 +171,29 @@ fn lint_node(q: &OpenQuestion, id: &str, findings: &mut Vec<Finding>) {
             .at(id.to_owned()),
         );
     }
+    let kind = kind_of(q);
+    let status = q.status.as_deref();
+    let known = match kind.as_str() {
+        "decision" => matches!(status, Some("pending_user")),
+        "fact" => matches!(
+            status,
+            Some("pending_user" | "pending_research" | "researching" | "awaiting_evidence")
+        ),
+        _ => false,
+    };
+    if !known {
+        findings.push(
+            Finding::new(
+                Level::Warning,
+                "prd.status-unexpected",
+                format!(
+                    "{id} is a {kind} node with status {}; the seed uses pending_user for decisions and pending_user, pending_research or researching for facts (resolved nodes leave open_questions)",
+                    status.unwrap_or("(none)")
+                ),
+            )
+            .at(id.to_owned()),
+        );
+    }
     if q.owner.as_deref().is_none_or(|o| o.trim().is_empty()) {
         findings.push(
             Finding::new(
@@ -182,7 +205,7 @@ fn lint_node(q: &OpenQuestion, id: &str, findings: &mut Vec<Finding>) {
         );
     }
     let blocking = matches!(q.priority.as_deref(), Some("P0" | "P1"));
-    if kind_of(q) == "fact" && blocking {
+    if kind == "fact" && blocking {
         let missing: Vec<&str> = [
             ("evidence_needed", q.evidence_needed.is_none()),
             ("acceptance_threshold", q.acceptance_threshold.is_none()),
@@ -231,7 +254,7 @@ fn cycles(questions: &[OpenQuestion], ids: &[String], findings: &mut Vec<Finding
             }
             let dep = &deps[*next];
             *next += 1;
-            let Some(&d) = index.get(dep.as_str()) else {
+            let Some(&d) = index.get(dep.0.as_str()) else {
                 continue;
             };
             if d == *node {

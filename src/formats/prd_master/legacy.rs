@@ -18,12 +18,35 @@ pub struct Migration {
     pub stage_from: Option<String>,
     pub stage_to: Option<String>,
     pub notes: Vec<String>,
+    /// The value argument must be done next (an unfinished pre-0.5 project
+    /// whose scene anchor lacks it).
+    pub value_argument_next: bool,
+    /// The seed's `legacy_completed_without_value_stage`: a finished old
+    /// project, marked, never reopened.
+    pub completed_without_value_stage: bool,
 }
 
-/// `workflow_version` as a number; `None` when absent or unreadable.
-fn version(state: &State) -> Option<f64> {
-    let v = state.workflow_version.as_ref()?.text();
-    v.trim().trim_start_matches('v').parse::<f64>().ok()
+/// `workflow_version` as read from the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Version {
+    Missing,
+    /// (major, minor), from `0.6`, `"0.6"`, `"v0.10"`, `"0.6.1"`.
+    Known(u32, u32),
+    Unreadable(String),
+}
+
+pub fn version(state: &State) -> Version {
+    let Some(raw) = state.workflow_version.as_ref().map(Scalar::text) else {
+        return Version::Missing;
+    };
+    let t = raw.trim().trim_start_matches(['v', 'V']);
+    let mut parts = t.split('.');
+    let major = parts.next().and_then(|p| p.parse::<u32>().ok());
+    let minor = parts.next().map_or(Some(0), |p| p.parse::<u32>().ok());
+    match (major, minor) {
+        (Some(ma), Some(mi)) if parts.all(|p| p.parse::<u32>().is_ok()) => Version::Known(ma, mi),
+        _ => Version::Unreadable(raw),
+    }
 }
 
 /// Old (pre-0.5) stage → new stage. `None` for the demo stage, which has no
@@ -48,13 +71,39 @@ pub fn map_stage(old: &str) -> Option<String> {
     }
 }
 
+/// The leading number of a stage ("4.5" → 4), when it has one.
+pub fn stage_major(stage: &str) -> Option<u32> {
+    stage.trim().split('.').next()?.parse().ok()
+}
+
+/// Is an old project finished? A final PRD is recorded, or it reached the
+/// delivery stages (6.x). The seed does not define "completed" for old
+/// states; this is the reading that never reopens finished work.
+fn is_completed(state: &State) -> bool {
+    let final_prd = state
+        .deliverables
+        .as_ref()
+        .and_then(|d| d.get("final_prd"))
+        .and_then(|v| v.as_str())
+        .is_some_and(|s| !s.trim().is_empty());
+    let late = state
+        .current_stage
+        .as_ref()
+        .and_then(|s| stage_major(&s.text()))
+        .is_some_and(|m| m >= 6);
+    final_prd || late
+}
+
 /// Migrate `state` in place for viewing. `has_value_section` tells whether
 /// the scene anchor already holds the value-argument section; it is asked
-/// only for a pre-0.5 state (it reads a file).
+/// only for a pre-0.5 state (it reads a file). `None` for a current state
+/// (0.6 or later, or a version that cannot be read: reported separately).
 pub fn migrate(state: &mut State, has_value_section: impl FnOnce() -> bool) -> Option<Migration> {
-    let v = version(state);
-    let pre_05 = v.is_none_or(|v| v < 0.5);
-    let pre_06 = v.is_none_or(|v| v < 0.6);
+    let (pre_05, pre_06) = match version(state) {
+        Version::Missing => (true, true),
+        Version::Known(ma, mi) => ((ma, mi) < (0, 5), (ma, mi) < (0, 6)),
+        Version::Unreadable(_) => return None,
+    };
     if !pre_06 {
         return None;
     }
@@ -63,27 +112,31 @@ pub fn migrate(state: &mut State, has_value_section: impl FnOnce() -> bool) -> O
         ..Migration::default()
     };
     if pre_05 {
+        let completed = is_completed(state);
         if let Some(old) = state.current_stage.as_ref().map(Scalar::text) {
             m.stage_from = Some(old.clone());
-            match map_stage(&old) {
-                Some(new) => {
-                    if new != old {
-                        m.notes
-                            .push(format!("old stage {old} is stage {new} in v0.6"));
-                    }
-                    state.current_stage = Some(Scalar::Str(new.clone()));
-                    m.stage_to = Some(new);
-                }
-                None => {
-                    m.notes
-                        .push(format!("old stage {old} (demo) is kept as history only"));
-                    m.stage_to = Some(format!("{old} (legacy demo)"));
-                    state.current_stage = Some(Scalar::Str(format!("{old} (legacy demo)")));
-                }
-            }
+            let new = map_stage(&old).unwrap_or_else(|| format!("{old} (legacy demo)"));
+            m.notes.push(match map_stage(&old) {
+                Some(n) if n == old => format!("stage {old} keeps its number in v0.6"),
+                Some(n) => format!("old stage {old} is stage {n} in v0.6"),
+                None => format!("old stage {old} (demo) is kept as history only"),
+            });
+            state.current_stage = Some(Scalar::Str(new.clone()));
+            m.stage_to = Some(new);
         }
+        state.completed_stages = state
+            .completed_stages
+            .iter()
+            .filter_map(|s| map_stage(&s.text()).map(Scalar::Str))
+            .collect();
         if !has_value_section() {
-            m.notes.push("the scene anchor lacks the value argument (价值论证（阶段 2 已确认）); do it next, then return to the mapped stage".to_owned());
+            if completed {
+                m.completed_without_value_stage = true;
+                m.notes.push("finished before the value-argument stage existed: marked legacy_completed_without_value_stage, not reopened".to_owned());
+            } else {
+                m.value_argument_next = true;
+                m.notes.push("the scene anchor lacks the value argument (价值论证（阶段 2 已确认）); do it next, then return to the mapped stage".to_owned());
+            }
         }
     }
     let mut filled = 0;
@@ -126,7 +179,7 @@ mod tests {
         let mut s: State = serde_json::from_str(r#"{"workflow_version":"0.5","current_stage":"3.2",
             "open_questions":[{"id":"A","owner":"user"},{"id":"B","owner":"agent"},{"id":"C","owner":"user","status":"pending_user"}]}"#).unwrap();
         let m = migrate(&mut s, || true).unwrap();
-        assert_eq!(m.stage_to, None);
+        assert_eq!(m.stage_to, None, "0.5 keeps its stage numbers");
         assert_eq!(s.current_stage, Some(Scalar::Str("3.2".into())));
         let st: Vec<_> = s
             .open_questions
@@ -140,10 +193,39 @@ mod tests {
     }
 
     #[test]
+    fn versions_compare_as_numbers_not_decimals() {
+        let v = |raw: &str| {
+            let s: State =
+                serde_json::from_str(&format!(r#"{{"workflow_version":{raw}}}"#)).unwrap();
+            version(&s)
+        };
+        assert_eq!(v(r#""0.10""#), Version::Known(0, 10));
+        assert_eq!(v(r#""0.6.1""#), Version::Known(0, 6));
+        assert_eq!(v("0.6"), Version::Known(0, 6));
+        assert_eq!(v(r#""v1""#), Version::Known(1, 0));
+        assert!(matches!(v(r#""six""#), Version::Unreadable(_)));
+        let mut s: State =
+            serde_json::from_str(r#"{"workflow_version":"0.10","current_stage":"3.2"}"#).unwrap();
+        assert_eq!(migrate(&mut s, || false), None, "0.10 is newer than 0.6");
+    }
+
+    #[test]
+    fn finished_legacy_projects_are_marked_not_reopened() {
+        let mut s: State = serde_json::from_str(r#"{"workflow_version":"0.4","current_stage":"5.2","completed_stages":["1","2","3.1","4"],
+            "deliverables":{"final_prd":"output/PRD.md"}}"#).unwrap();
+        let m = migrate(&mut s, || false).unwrap();
+        assert!(m.completed_without_value_stage);
+        assert!(!m.value_argument_next);
+        let done: Vec<String> = s.completed_stages.iter().map(Scalar::text).collect();
+        assert_eq!(done, vec!["1", "3", "4.1"], "old 4 (demo) is history only");
+    }
+
+    #[test]
     fn pre_05_maps_stage_and_asks_for_value_argument() {
         let mut s: State = serde_json::from_str(r#"{"current_stage":"3.2"}"#).unwrap();
         let m = migrate(&mut s, || false).unwrap();
         assert_eq!(m.stage_to.as_deref(), Some("4.2"));
+        assert!(m.value_argument_next);
         assert!(m.notes.iter().any(|n| n.contains("价值论证")));
     }
 }

@@ -33,13 +33,18 @@ fn mentions_markers(bytes: &[u8]) -> bool {
     MARKERS.iter().any(|m| text.contains(&format!("\"{m}\"")))
 }
 
-fn sniff(path: &Path) -> bool {
-    use std::io::Read;
-    let mut head = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(SNIFF_BYTES as u64).read_to_end(&mut head))
-        .is_ok()
-        && mentions_markers(&head)
+/// Does an oversized `state.json` start like a PRD-master state?
+fn sniff(dir: &Path) -> bool {
+    store::read_prefix_in(dir, STATE_FILE, SNIFF_BYTES).is_ok_and(|head| mentions_markers(&head))
+}
+
+/// Why a project is rebuilt from its deliverables.
+enum Why {
+    Missing,
+    /// `state.json` exists but cannot be used; the reason is shown.
+    Corrupt(String),
+    /// `state.json` is JSON, but some other tool's.
+    NotPrd,
 }
 
 /// Recognise a PRD-master project in the directory `entry` describes.
@@ -47,34 +52,24 @@ pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
     let has = |name: &str| entry.files.iter().any(|f| f == name);
     let deliverables = has(SCENE_ANCHOR) || has(CONVERSATION);
     if !has(STATE_FILE) {
-        return deliverables.then(|| rebuilt(entry.path, None));
+        return deliverables.then(|| rebuilt(entry.path, Why::Missing));
     }
     let dir = entry.path;
     let bytes = match store::read_in(dir, STATE_FILE, store::STATE_FILE_LIMIT) {
         Ok(bytes) => bytes,
         Err(e) => {
-            let ours = deliverables
-                || match e {
-                    StoreError::TooLarge { .. } => sniff(&dir.join(STATE_FILE)),
-                    StoreError::Vanished => false,
-                    _ => true,
-                };
-            return ours.then(|| rebuilt(dir, Some(e.to_string())));
+            // Without deliverables, only bytes that look like a PRD-master
+            // state make the directory a project: a FIFO, a link out of the
+            // project or an unreadable `state.json` may be anyone's.
+            let ours = deliverables || (matches!(e, StoreError::TooLarge { .. }) && sniff(dir));
+            return ours.then(|| rebuilt(dir, Why::Corrupt(e.to_string())));
         }
     };
     match schema::parse(&bytes) {
         Ok((state, problems)) if is_prd_state(&state) => Some(from_state(dir, state, problems)),
-        Ok(_) | Err(ParseFailure::NotAnObject) => deliverables.then(|| {
-            let mut p = rebuilt(dir, None);
-            p.findings.push(
-                Finding::new(Level::Warning, "prd.not-prd-state", "state.json is JSON but not a PRD-master state (no workflow_version, state_schema_version or current_stage); ignored")
-                    .at(STATE_FILE),
-            );
-            p
-        }),
-        Err(ParseFailure::Syntax(e)) => {
-            (deliverables || mentions_markers(&bytes)).then(|| rebuilt(dir, Some(json_reason(&e))))
-        }
+        Ok(_) | Err(ParseFailure::NotAnObject) => deliverables.then(|| rebuilt(dir, Why::NotPrd)),
+        Err(ParseFailure::Syntax(e)) => (deliverables || mentions_markers(&bytes))
+            .then(|| rebuilt(dir, Why::Corrupt(json_reason(&e)))),
     }
 }
 
@@ -90,19 +85,26 @@ pub fn load(dir: &Path) -> Option<Project> {
     discover(&entry)
 }
 
-/// A project whose state comes from its deliverables. `corrupt` is the reason
-/// `state.json` could not be used, when it exists; the file is left as it is.
-fn rebuilt(dir: &Path, corrupt: Option<String>) -> Project {
+/// A project whose state comes from its deliverables. A `state.json` that
+/// exists is left exactly as it is.
+fn rebuilt(dir: &Path, why: Why) -> Project {
     let mut p = Project::new(Format::PrdMaster, dir.to_path_buf(), file_name(dir));
     let r = rebuild::rebuild(dir);
     p.status = "rebuilt".to_owned();
     p.stage = Some(r.stage.clone());
-    if let Some(reason) = &corrupt {
-        p.problem(STATE_FILE, reason.clone());
-        p.findings.push(
-            Finding::new(Level::Error, "prd.state-corrupt", format!("state.json cannot be used ({reason}); it is left untouched and the stage is rebuilt from deliverables"))
+    match &why {
+        Why::Corrupt(reason) => {
+            p.problem(STATE_FILE, reason.clone());
+            p.findings.push(
+                Finding::new(Level::Error, "prd.state-corrupt", format!("state.json cannot be used ({reason}); it is left untouched and the stage is rebuilt from deliverables"))
+                    .at(STATE_FILE),
+            );
+        }
+        Why::NotPrd => p.findings.push(
+            Finding::new(Level::Warning, "prd.not-prd-state", "state.json is JSON but not a PRD-master state (no workflow_version, state_schema_version or current_stage); ignored")
                 .at(STATE_FILE),
-        );
+        ),
+        Why::Missing => {}
     }
     let basis = r
         .evidence
@@ -131,10 +133,14 @@ fn rebuilt(dir: &Path, corrupt: Option<String>) -> Project {
     })
     .max();
     p.resume.stopped_at = Some(format!("stage {} (rebuilt)", r.stage));
-    p.resume.reason = Some(match corrupt {
-        Some(_) => "state.json is corrupt".to_owned(),
-        None => "state.json is missing".to_owned(),
-    });
+    p.resume.reason = Some(
+        match why {
+            Why::Corrupt(_) => "state.json is corrupt",
+            Why::NotPrd => "state.json belongs to another tool",
+            Why::Missing => "state.json is missing",
+        }
+        .to_owned(),
+    );
     if let Some(w) = r.work_type {
         p.resume.waiting_for = Some(format!("confirm the rebuilt state ({w})"));
     }
@@ -143,15 +149,19 @@ fn rebuilt(dir: &Path, corrupt: Option<String>) -> Project {
     p
 }
 
+/// The path a deliverable has in `state` (its `deliverables.KEY`), else
+/// the seed's default name.
+fn deliverable_name(state: Option<&State>, key: &str, default: &str) -> String {
+    state
+        .and_then(|s| s.deliverables.as_ref())
+        .and_then(|d| d.get(key))
+        .and_then(|v| v.as_str())
+        .unwrap_or(default)
+        .to_owned()
+}
+
 fn read_first(dir: &Path, state: Option<&State>) -> Vec<String> {
-    let named = |key: &str, default: &str| -> String {
-        state
-            .and_then(|s| s.deliverables.as_ref())
-            .and_then(|d| d.get(key))
-            .and_then(|v| v.as_str())
-            .unwrap_or(default)
-            .to_owned()
-    };
+    let named = |key: &str, default: &str| deliverable_name(state, key, default);
     [
         named("scene_anchor", SCENE_ANCHOR),
         named("proposal_v1", PROPOSAL_V1),
@@ -170,7 +180,18 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
     if let Some(name) = state.project_name.clone().filter(|n| !n.trim().is_empty()) {
         p.name = name;
     }
-    let legacy = legacy::migrate(&mut state, || rebuild::scene_anchor_has_value(dir));
+    let anchor = deliverable_name(Some(&state), "scene_anchor", SCENE_ANCHOR);
+    let legacy = legacy::migrate(&mut state, || rebuild::scene_anchor_has_value(dir, &anchor));
+    if let legacy::Version::Unreadable(raw) = legacy::version(&state) {
+        p.findings.push(
+            Finding::new(
+                Level::Warning,
+                "prd.version-unreadable",
+                format!("workflow_version `{raw}` is not a version; read as current (v0.6)"),
+            )
+            .at("workflow_version"),
+        );
+    }
     if let Some(m) = &legacy {
         let from = m.from_version.as_deref().unwrap_or("none");
         let mut msg = format!(
@@ -260,7 +281,12 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
         });
     }
 
-    p.status = if !p.inbox.is_empty() {
+    p.status = if legacy
+        .as_ref()
+        .is_some_and(|m| m.completed_without_value_stage)
+    {
+        "completed"
+    } else if !p.inbox.is_empty() {
         "waiting"
     } else if !p.frontier.research.is_empty() {
         "researching"
@@ -290,7 +316,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
         .find_map(|u| u.summary.clone())
         .map(|s| format!("last input: {s}"));
     p.resume.waiting_for = match (na, legacy.as_ref()) {
-        (_, Some(m)) if m.notes.iter().any(|n| n.contains(rebuild::VALUE_SECTION)) => {
+        (_, Some(m)) if m.value_argument_next => {
             Some("完成价值论证（阶段 2）, then return to the mapped stage".to_owned())
         }
         (Some(na), _) => na.description.clone().map(|d| {
@@ -324,6 +350,10 @@ fn lint_stage(p: &mut Project, state: &State) {
                 .at("next_action"),
         );
     }
+    // The seed: while a P0/P1 question that blocks stage 2 is open, stage 1
+    // must not be marked complete. Once stage 3 or later is reached, open
+    // P0/P1 questions are legal (the seed's own example is at 4.5).
+    let early = legacy::stage_major(&stage).is_some_and(|m| m <= 2);
     let stage1_done = state.completed_stages.iter().any(|s| s.text() == "1");
     let blocking: Vec<String> = state
         .open_questions
@@ -331,10 +361,10 @@ fn lint_stage(p: &mut Project, state: &State) {
         .filter(|q| matches!(q.priority.as_deref(), Some("P0" | "P1")))
         .filter_map(|q| q.id.as_ref().map(Scalar::text))
         .collect();
-    if stage1_done && !blocking.is_empty() {
+    if early && stage1_done && !blocking.is_empty() {
         p.findings.push(
             Finding::new(
-                Level::Error,
+                Level::Warning,
                 "prd.stage1-closed-with-blockers",
                 format!(
                     "stage 1 is marked complete while P0/P1 questions are open: {}",

@@ -21,10 +21,10 @@ fn exists(dir: &Path, rel: &str) -> bool {
     store::contained_file(dir, rel).is_some()
 }
 
-/// Does the scene anchor hold the confirmed value-argument section?
-pub fn scene_anchor_has_value(dir: &Path) -> bool {
-    store::contained(dir, SCENE_ANCHOR)
-        .and_then(|p| store::read_bounded(&p, store::STATE_FILE_LIMIT))
+/// Does the scene anchor (at `anchor`, relative to the project) hold the
+/// confirmed value-argument section?
+pub fn scene_anchor_has_value(dir: &Path, anchor: &str) -> bool {
+    store::read_in(dir, anchor, store::STATE_FILE_LIMIT)
         .is_ok_and(|b| String::from_utf8_lossy(&b).contains(VALUE_SECTION))
 }
 
@@ -54,17 +54,22 @@ fn declared_pages(text: &str) -> Vec<String> {
 /// `output/pages/` (the seed does not fix the page file name).
 fn page_exists(dir: &Path, id: &str) -> bool {
     ["output", "output/ppt", "output/pages"].iter().any(|sub| {
-        store::list_names(&dir.join(sub))
-            .iter()
-            .any(|n| n.starts_with(id) && n != "ppt.md" && store::is_file(&dir.join(sub).join(n)))
+        store::list_names(&dir.join(sub)).iter().any(|n| {
+            n.starts_with(id)
+                && n != "ppt.md"
+                && store::contained_file(dir, &format!("{sub}/{n}")).is_some()
+        })
     })
 }
 
+/// A `drafts/r3-*.md` inside the project (a `drafts` link out of it counts
+/// for nothing).
 fn drafts_r3(dir: &Path) -> Option<String> {
     store::list_names(&dir.join("drafts"))
         .into_iter()
-        .find(|n| n.starts_with("r3-") && n.ends_with(".md"))
+        .filter(|n| n.starts_with("r3-") && n.ends_with(".md"))
         .map(|n| format!("drafts/{n}"))
+        .find(|rel| store::contained_file(dir, rel).is_some())
 }
 
 pub fn rebuild(dir: &Path) -> Rebuilt {
@@ -112,7 +117,7 @@ fn stage(dir: &Path) -> (&'static str, Option<String>) {
         return ("4.5", Some("proposal-v1.md".to_owned()));
     }
     if exists(dir, SCENE_ANCHOR) {
-        let stage = if scene_anchor_has_value(dir) {
+        let stage = if scene_anchor_has_value(dir, SCENE_ANCHOR) {
             "3"
         } else {
             "1.5"
@@ -193,5 +198,13 @@ mod tests {
             assert_eq!(r.stage, stage, "{files:?}");
             assert_eq!(r.work_type, work_type, "{files:?}");
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn drafts_outside_the_project_count_for_nothing() {
+        let t = tree(&[("outside/r3-x.md", "r3"), ("p/proposal-v1.md", "v1")]);
+        std::os::unix::fs::symlink(t.path().join("outside"), t.path().join("p/drafts")).unwrap();
+        assert_eq!(rebuild(&t.path().join("p")).stage, "4.5");
     }
 }

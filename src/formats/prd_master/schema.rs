@@ -28,6 +28,25 @@ impl Scalar {
     }
 }
 
+/// A node id as written: a string, or a number (`7` and `"7"` are the same id).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Id(pub String);
+
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Scalar::deserialize(d).map(|s| Id(s.text()))
+    }
+}
+
+/// `null` reads as the empty value: agents write `"depends_on": null` for "none".
+fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Option::<T>::deserialize(d).map(Option::unwrap_or_default)
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct State {
@@ -39,11 +58,15 @@ pub struct State {
     pub workflow_mode: Option<String>,
     pub current_stage: Option<Scalar>,
     pub current_substep: Option<String>,
+    #[serde(deserialize_with = "nullable")]
     pub completed_stages: Vec<Scalar>,
     pub next_action: Option<NextAction>,
+    #[serde(deserialize_with = "nullable")]
     pub open_questions: Vec<OpenQuestion>,
+    #[serde(deserialize_with = "nullable")]
     pub key_decisions_made: Vec<KeyDecision>,
     pub deliverables: Option<Map<String, Value>>,
+    #[serde(deserialize_with = "nullable")]
     pub user_inputs_log: Vec<UserInput>,
 }
 
@@ -53,9 +76,12 @@ pub struct NextAction {
     #[serde(rename = "type")]
     pub kind: Option<String>,
     pub description: Option<String>,
+    #[serde(deserialize_with = "nullable")]
     pub askuserquestion_options: Vec<String>,
-    pub question_ids: Vec<String>,
-    pub research_ids: Vec<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub question_ids: Vec<Id>,
+    #[serde(deserialize_with = "nullable")]
+    pub research_ids: Vec<Id>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -66,7 +92,8 @@ pub struct OpenQuestion {
     pub kind: Option<String>,
     pub category: Option<String>,
     pub priority: Option<String>,
-    pub depends_on: Vec<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub depends_on: Vec<Id>,
     pub owner: Option<String>,
     pub status: Option<String>,
     pub evidence_needed: Option<String>,
@@ -149,7 +176,7 @@ fn tolerant(bytes: &[u8]) -> Result<(State, Vec<String>), ParseFailure> {
         deliverables: field(&mut map, "deliverables", &mut problems),
         user_inputs_log: each(&mut map, "user_inputs_log", &mut problems),
     };
-    s.open_questions = each(&mut map, "open_questions", &mut problems);
+    s.open_questions = questions(&mut map, &mut problems);
     Ok((s, problems))
 }
 
@@ -201,6 +228,62 @@ fn each<T: serde::de::DeserializeOwned>(
     }
 }
 
+/// `open_questions`, where a node that fails as a whole is read field by
+/// field: it keeps its id (so nodes depending on it stay blocked) and loses
+/// only the fields it cannot give.
+fn questions(map: &mut Map<String, Value>, problems: &mut Vec<String>) -> Vec<OpenQuestion> {
+    let items = match map.remove("open_questions") {
+        None | Some(Value::Null) => return Vec::new(),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            problems.push(format!(
+                "field `open_questions` ignored: expected an array, found {}",
+                kind_of(&other)
+            ));
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, v) in items.into_iter().enumerate() {
+        match serde_json::from_value::<OpenQuestion>(v.clone()) {
+            Ok(q) => out.push(q),
+            Err(e) => {
+                let Value::Object(mut node) = v else {
+                    problems.push(format!("`open_questions[{i}]` ignored: {e}"));
+                    continue;
+                };
+                let mut node_problems = Vec::new();
+                let q = OpenQuestion {
+                    id: field(&mut node, "id", &mut node_problems),
+                    title: field(&mut node, "title", &mut node_problems),
+                    kind: field(&mut node, "kind", &mut node_problems),
+                    category: field(&mut node, "category", &mut node_problems),
+                    priority: field(&mut node, "priority", &mut node_problems),
+                    depends_on: each(&mut node, "depends_on", &mut node_problems),
+                    owner: field(&mut node, "owner", &mut node_problems),
+                    status: field(&mut node, "status", &mut node_problems),
+                    evidence_needed: field(&mut node, "evidence_needed", &mut node_problems),
+                    acceptance_threshold: field(
+                        &mut node,
+                        "acceptance_threshold",
+                        &mut node_problems,
+                    ),
+                    due_by: field(&mut node, "due_by", &mut node_problems),
+                    synonym_type: node.remove("type"),
+                    evidence_required: node.remove("evidence_required").map(|_| IgnoredAny),
+                    deadline: node.remove("deadline").map(|_| IgnoredAny),
+                    awaiting_evidence: node.remove("awaiting_evidence").map(|_| IgnoredAny),
+                };
+                for p in node_problems {
+                    problems.push(format!("`open_questions[{i}]`: {p}"));
+                }
+                out.push(q);
+            }
+        }
+    }
+    out
+}
+
 fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -223,10 +306,31 @@ mod tests {
         let (s, problems) = parse(bytes).unwrap();
         assert_eq!(s.current_stage, Some(Scalar::Str("1".into())));
         assert_eq!(s.project_name, None);
-        assert_eq!(s.open_questions.len(), 1);
+        assert_eq!(s.open_questions.len(), 2, "the bad node keeps its id");
+        assert_eq!(s.open_questions[0].id, Some(Scalar::Str("OQ-1".into())));
+        assert!(s.open_questions[0].depends_on.is_empty());
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert!(problems[0].contains("project_name"));
         assert!(problems[1].contains("open_questions[0]"));
+    }
+
+    #[test]
+    fn nulls_and_numeric_ids_are_read_and_bad_nodes_keep_their_id() {
+        let bytes = br#"{"current_stage": "1",
+            "next_action": {"type": "stage1_frontier", "question_ids": [7], "research_ids": null},
+            "open_questions": [
+                {"id": 7, "depends_on": null, "status": "pending_user"},
+                {"id": "OQ-2", "title": 5, "depends_on": ["7"]}
+            ]}"#;
+        let (s, problems) = parse(bytes).unwrap();
+        let na = s.next_action.unwrap();
+        assert_eq!(na.question_ids, vec![Id("7".into())]);
+        assert!(na.research_ids.is_empty());
+        assert_eq!(s.open_questions.len(), 2);
+        assert_eq!(s.open_questions[1].id, Some(Scalar::Str("OQ-2".into())));
+        assert_eq!(s.open_questions[1].depends_on, vec![Id("7".into())]);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("title"));
     }
 
     #[test]
