@@ -162,23 +162,11 @@ pub fn run(
             let Some(p) = load_one(project_dir, err) else {
                 return Ok(EXIT_USAGE);
             };
-            let row = Row::new(&p, now);
-            let resume = Resume::new(&p, now);
             if *json {
-                let view = ShowView {
-                    schema_version: SCHEMA_VERSION,
-                    now: stamp,
-                    project: row,
-                    resume,
-                    frontier: &p.frontier,
-                    inbox: &p.inbox,
-                    decisions: &p.decisions,
-                    blockers: &p.blockers,
-                    findings: &p.findings,
-                    statusline: &p.statusline,
-                };
-                json::write(out, &view)?;
+                json::write(out, &ShowView::new(&p, now, stamp))?;
             } else {
+                let row = Row::new(&p, now);
+                let resume = Resume::new(&p, now);
                 out.write_all(table::show(&p, &row, &resume).as_bytes())?;
             }
         }

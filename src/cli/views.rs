@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use crate::formats;
 use crate::model::{
-    Decision, Excerpt, Finding, Frontier, InboxItem, InboxKind, Problem, Project, Scenario,
-    since_seconds,
+    Agent, Bug, BugStats, Checkpoint, Dag, Decision, Event, Excerpt, Finding, Frontier, InboxItem,
+    InboxKind, Problem, Progress, Project, Scenario, Task, Unit, since_seconds,
 };
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -126,6 +126,42 @@ pub struct ShowView<'a> {
     pub blockers: &'a [String],
     pub findings: &'a [Finding],
     pub statusline: &'a str,
+    pub tasks: &'a [Task],
+    pub checkpoint: Option<&'a Checkpoint>,
+    pub units: &'a [Unit],
+    pub dag: Option<&'a Dag>,
+    pub agents: &'a [Agent],
+    pub bugs: &'a [Bug],
+    pub bug_stats: Option<&'a BugStats>,
+    pub timeline: &'a [Event],
+    pub progress: Option<&'a Progress>,
+}
+
+impl<'a> ShowView<'a> {
+    pub fn new(p: &'a Project, now: DateTime<Utc>, stamp: Option<String>) -> Self {
+        let d = &p.detail;
+        ShowView {
+            schema_version: SCHEMA_VERSION,
+            now: stamp,
+            project: Row::new(p, now),
+            resume: Resume::new(p, now),
+            frontier: &p.frontier,
+            inbox: &p.inbox,
+            decisions: &p.decisions,
+            blockers: &p.blockers,
+            findings: &p.findings,
+            statusline: &p.statusline,
+            tasks: &d.tasks,
+            checkpoint: d.checkpoint.as_ref(),
+            units: &d.units,
+            dag: d.dag.as_ref(),
+            agents: &d.agents,
+            bugs: &d.bugs,
+            bug_stats: d.bug_stats.as_ref(),
+            timeline: &d.timeline,
+            progress: d.progress.as_ref(),
+        }
+    }
 }
 
 #[derive(Serialize)]

@@ -3,6 +3,8 @@
 //! decisions it allows. Nothing outside a format's module knows its file
 //! names.
 
+pub mod devloop;
+pub mod dwp;
 pub mod gsd;
 pub mod prd_master;
 
@@ -14,17 +16,24 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use crate::model::{Excerpt, Project, sort_newest_first};
 use crate::store::{self, StoreError, WalkEntry};
 
-/// Every project directly in the directory `entry` describes.
-fn detect(entry: &WalkEntry<'_>) -> Vec<Project> {
+/// Every project in the directory `entry` describes, and the names of its
+/// sub-directories the walk need not enter (a format's own state).
+fn detect(entry: &WalkEntry<'_>) -> (Vec<Project>, Vec<String>) {
     let mut found = Vec::new();
+    let mut skip: Vec<String> = OWN_DIRS.iter().map(|d| (*d).to_owned()).collect();
     found.extend(prd_master::discover(entry));
     found.extend(gsd::discover(entry));
-    found
+    found.extend(dwp::discover(entry));
+    if let Some(p) = devloop::discover(entry) {
+        found.push(p);
+        skip.extend(devloop::OWN_DIRS.iter().map(|d| (*d).to_owned()));
+    }
+    (found, skip)
 }
 
 /// Directories that belong to a format's own state and never hold another
 /// project: the walk does not enter them.
-const OWN_DIRS: &[&str] = &[gsd::PLANNING_DIR];
+const OWN_DIRS: &[&str] = &[gsd::PLANNING_DIR, dwp::DWP_DIR];
 
 /// Find and read every project under `roots`, newest update first. A root
 /// that is itself a project is listed with the id `.`.
@@ -38,21 +47,15 @@ pub fn discover(roots: &[PathBuf]) -> Vec<Project> {
     let projects = Mutex::new(Vec::new());
     for root in roots {
         store::walk(root, threads, &|entry| {
-            let found = detect(entry);
+            let (found, skip) = detect(entry);
             if !found.is_empty() {
-                let rel = entry.relative.to_string_lossy();
-                let id = if rel.is_empty() {
-                    ".".to_owned()
-                } else {
-                    rel.into_owned()
-                };
                 let mut all = projects.lock().unwrap_or_else(|e| e.into_inner());
                 for mut p in found {
-                    p.id.clone_from(&id);
+                    p.id = id_under(root, &p.path);
                     all.push(p);
                 }
             }
-            OWN_DIRS.iter().map(|d| (*d).to_owned()).collect()
+            skip
         });
     }
     let mut projects = projects.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -71,6 +74,16 @@ pub fn discover(roots: &[PathBuf]) -> Vec<Project> {
     projects
 }
 
+/// A project's id: its path relative to the root it was found under (`.`
+/// for the root itself).
+fn id_under(root: &Path, path: &Path) -> String {
+    match path.strip_prefix(root) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".to_owned(),
+        Ok(rel) => rel.to_string_lossy().into_owned(),
+        Err(_) => path.to_string_lossy().into_owned(),
+    }
+}
+
 /// Read the project(s) in exactly `dir` (no walk below it).
 pub fn load_dir(dir: &Path) -> Vec<Project> {
     let names = store::list_names(dir);
@@ -83,9 +96,9 @@ pub fn load_dir(dir: &Path) -> Vec<Project> {
         files: &files,
         dirs: &dirs,
     };
-    let mut found = detect(&entry);
+    let (mut found, _) = detect(&entry);
     for p in &mut found {
-        p.id = ".".to_owned();
+        p.id = id_under(dir, &p.path);
     }
     found
 }

@@ -1,6 +1,7 @@
 //! Format-neutral domain types. No I/O lives here: every value is built by a
 //! reader in `formats/` and consumed by `cli/`, `app/` and `ui/`.
 
+mod detail;
 mod resume;
 pub mod text;
 
@@ -9,6 +10,10 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+pub use detail::{
+    Agent, Bug, BugStats, BugTransition, Checkpoint, Dag, Detail, Event, Failure, Gate, Outcome,
+    Progress, ProgressPart, Run, Task, Unit, UnknownRef,
+};
 pub use resume::{Excerpt, ResumeCard, Scenario, relative_age, since_seconds};
 
 /// The four on-disk formats loopdeck understands.
@@ -95,6 +100,22 @@ pub enum InboxKind {
     Choice,
     /// An agent is blocked until a human answers (GSD WAITING.json).
     Waiting,
+    /// A blocked task or project, with its reason and needs.
+    Blocked,
+    /// A plan waits for approval.
+    Approval,
+    /// Files disagree (README against state): a human reconciles.
+    Desync,
+    /// A finalization was interrupted and must be inspected.
+    Finalization,
+    /// A paused agent: resume or restart.
+    Resume,
+    /// New input conflicts with an earlier revision.
+    Conflict,
+    /// Over its token budget.
+    Budget,
+    /// Shipped, waiting for sign-off.
+    SignOff,
 }
 
 /// One thing waiting for a human, in one project.
@@ -181,6 +202,8 @@ pub struct Project {
     pub blockers: Vec<String>,
     /// Facts for the resume card, independent of "now".
     pub resume: ResumeCard,
+    /// Tasks, units, agents, bugs, timeline, progress (where the format has them).
+    pub detail: Detail,
     /// One line for a shell prompt or tmux status bar.
     pub statusline: String,
 }
@@ -204,6 +227,7 @@ impl Project {
             decisions: Vec::new(),
             blockers: Vec::new(),
             resume: ResumeCard::default(),
+            detail: Detail::default(),
             statusline: String::new(),
         }
     }

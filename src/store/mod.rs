@@ -2,6 +2,7 @@
 //! path containment, directory walking, hashing and atomic replacement.
 //! Nothing here knows any format's file names.
 
+pub mod ndjson;
 mod walk;
 
 use std::fs::{self, File};

@@ -1,0 +1,207 @@
+//! What a project holds beyond its summary: tasks (DWP), units, DAG, runs,
+//! agents, bugs, timeline and progress (devloop). Format-neutral: each
+//! reader fills what its format has and leaves the rest empty.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+/// One verification run recorded for a task (a DWP gate record).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Gate {
+    pub command: String,
+    pub passes: bool,
+    pub exit_code: Option<i64>,
+    pub last_run: Option<String>,
+    pub evidence: Option<String>,
+}
+
+/// Episodic memory of a completed task: tried, failed, worked, notes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    pub tried: Vec<String>,
+    pub failed: Vec<String>,
+    pub worked: Option<String>,
+    pub notes: Option<String>,
+}
+
+/// A plan task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Task {
+    pub id: String,
+    pub title: String,
+    pub status: String,
+    /// The README checkbox for this task: `Some(true)` ticked, `Some(false)`
+    /// unticked, `None` when the Markdown has no checkbox for it.
+    pub md_checked: Option<bool>,
+    /// Task file or anchor (`locator.value`, or v1 `file`).
+    pub locator: Option<String>,
+    pub started_at: Option<String>,
+    pub completed_at: Option<String>,
+    pub commit: Option<String>,
+    pub gates: Vec<Gate>,
+    pub outcome: Option<Outcome>,
+}
+
+/// The finest resume point inside the current task.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Checkpoint {
+    pub task: Option<String>,
+    pub step: Option<String>,
+    pub at: Option<String>,
+    pub note: Option<String>,
+}
+
+/// One failed expectation of a test run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Failure {
+    pub test: String,
+    pub expected: String,
+    pub got: String,
+    pub hint: Option<String>,
+}
+
+/// A unit or integration test run (`result.json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Run {
+    pub run_id: String,
+    pub unit_id: Option<String>,
+    pub loop_name: Option<String>,
+    pub ok: bool,
+    pub total: u64,
+    pub passed: u64,
+    pub failed: u64,
+    pub failures: Vec<Failure>,
+    pub next_action: Option<String>,
+}
+
+/// A unit of the build DAG.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unit {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub status: String,
+    pub depends_on: Vec<String>,
+    /// 0 for units with no dependency, then one more than the deepest
+    /// dependency; `None` for units on or behind a cycle.
+    pub layer: Option<usize>,
+    pub retries: Option<u64>,
+    pub retry_budget: Option<u64>,
+    pub contract_hash: Option<String>,
+    /// Does `contract_hash` match the SDD's contract text? `None` when it
+    /// cannot be checked.
+    pub contract_ok: Option<bool>,
+    pub last_run: Option<String>,
+    /// The last runs of this unit, newest first (at most 3).
+    pub runs: Vec<Run>,
+    /// Contract text and acceptance items from the SDD, for the unit drawer.
+    pub contract: Option<String>,
+    pub acceptance: Vec<String>,
+}
+
+/// The shape of the unit graph.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Dag {
+    /// Each cycle's members, in order.
+    pub cycles: Vec<Vec<String>>,
+    /// `{unit, depends_on}` pairs naming a unit that does not exist.
+    pub unknown_refs: Vec<UnknownRef>,
+    /// The L2 (integration) gate: every unit passed with a matching contract.
+    pub l2_gate_open: bool,
+    pub layers: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnknownRef {
+    pub unit: String,
+    pub depends_on: String,
+}
+
+/// An agent's runtime state with its todo list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Agent {
+    pub agent: String,
+    pub status: String,
+    /// `"3/5"`: the 1-based step of the total (`current_step` is 0-based).
+    pub step: Option<String>,
+    pub step_index: Option<u64>,
+    pub total_steps: Option<u64>,
+    /// The current todo item.
+    pub doing: Option<String>,
+    pub unit: Option<String>,
+    pub progress_pct: Option<u8>,
+    /// When a paused agent paused (its resume token's age counts from here).
+    pub paused_at: Option<DateTime<Utc>>,
+    pub has_resume_token: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BugTransition {
+    pub from: Option<String>,
+    pub to: String,
+    pub at: Option<String>,
+    pub by: Option<String>,
+}
+
+/// A bug, in the state of its latest line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Bug {
+    pub id: String,
+    pub status: String,
+    pub severity: String,
+    pub title: String,
+    pub unit: Option<String>,
+    pub history: Vec<BugTransition>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct BugStats {
+    pub total: usize,
+    pub by_status: BTreeMap<String, usize>,
+    pub by_severity: BTreeMap<String, usize>,
+}
+
+/// A timeline event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Event {
+    pub at: Option<DateTime<Utc>>,
+    pub source: String,
+    pub kind: String,
+    pub summary: String,
+    pub unit: Option<String>,
+}
+
+/// Progress by the format's own weights.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Progress {
+    pub percent: f64,
+    pub phase: String,
+    /// Each weighted part and the points it contributes.
+    pub breakdown: Vec<ProgressPart>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProgressPart {
+    pub part: String,
+    pub weight: f64,
+    pub points: f64,
+}
+
+/// Everything beyond the summary, grouped so `Project` stays small.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Detail {
+    pub tasks: Vec<Task>,
+    pub checkpoint: Option<Checkpoint>,
+    pub units: Vec<Unit>,
+    pub dag: Option<Dag>,
+    pub agents: Vec<Agent>,
+    pub bugs: Vec<Bug>,
+    pub bug_stats: Option<BugStats>,
+    /// The last events, oldest first.
+    pub timeline: Vec<Event>,
+    /// NDJSON lines skipped as unreadable, per file.
+    pub skipped_lines: BTreeMap<String, usize>,
+    pub progress: Option<Progress>,
+}
