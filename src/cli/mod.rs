@@ -19,6 +19,7 @@ use crate::model::text::sanitize_line;
 use views::{InboxView, ListView, Resume, Row, SCHEMA_VERSION, ShowView, rfc3339};
 
 pub const EXIT_OK: i32 = 0;
+pub const EXIT_FINDINGS: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 
 #[derive(Debug, Parser)]
@@ -71,6 +72,12 @@ pub enum Command {
     },
     /// One line for a shell prompt or tmux (GSD: byte-identical to GSD's statusline).
     Status { dir: Option<PathBuf> },
+    /// Every finding of every project; exit 1 when any is an error.
+    Check {
+        roots: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
@@ -169,6 +176,21 @@ pub fn run(
                 let resume = Resume::new(&p, now);
                 out.write_all(table::show(&p, &row, &resume).as_bytes())?;
             }
+        }
+        Command::Check { roots, json } => {
+            let roots = match check_roots(roots, err) {
+                Ok(r) => r,
+                Err(code) => return Ok(code),
+            };
+            let projects = formats::discover(&roots);
+            let view = views::CheckView::new(&projects, stamp, roots_text(&roots));
+            let failed = view.summary.errors > 0;
+            if *json {
+                json::write(out, &view)?;
+            } else {
+                out.write_all(table::check(&view).as_bytes())?;
+            }
+            return Ok(if failed { EXIT_FINDINGS } else { EXIT_OK });
         }
         Command::Status { dir } => {
             let dir = dir.clone().unwrap_or_else(|| PathBuf::from("."));

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::views::{InboxRow, Resume, Row};
+use super::views::{CheckView, InboxRow, Resume, Row};
 use crate::model::text::{pad, sanitize_line, width};
 use crate::model::{Finding, Frontier, Project, Question, relative_age};
 
@@ -243,5 +243,43 @@ pub fn show(p: &Project, row: &Row<'_>, resume: &Resume<'_>) -> String {
     if !p.statusline.is_empty() {
         let _ = writeln!(out, "\nstatusline: {}", s(&p.statusline));
     }
+    out
+}
+
+pub fn check(v: &CheckView<'_>) -> String {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for p in &v.projects {
+        for pr in p.problems {
+            rows.push(vec![
+                "error".to_owned(),
+                s(p.id),
+                "unreadable".to_owned(),
+                s(&pr.file),
+                s(&pr.reason),
+            ]);
+        }
+        for f in p.findings {
+            rows.push(vec![
+                format!("{:?}", f.level).to_lowercase(),
+                s(p.id),
+                f.code.clone(),
+                s(f.reference.as_deref().unwrap_or("-")),
+                s(&f.message),
+            ]);
+        }
+    }
+    let mut out = grid(&["LEVEL", "PROJECT", "CODE", "REF", "MESSAGE"], &rows);
+    let m = &v.summary;
+    let _ = writeln!(
+        out,
+        "{} project{}: {} error{}, {} warning{}, {} info",
+        m.projects,
+        if m.projects == 1 { "" } else { "s" },
+        m.errors,
+        if m.errors == 1 { "" } else { "s" },
+        m.warnings,
+        if m.warnings == 1 { "" } else { "s" },
+        m.info
+    );
     out
 }

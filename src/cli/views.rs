@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::formats;
 use crate::model::{
     Agent, Bug, BugStats, Checkpoint, Dag, Decision, Event, Excerpt, Finding, Frontier, InboxItem,
-    InboxKind, Problem, Progress, Project, Scenario, Task, Unit, since_seconds,
+    InboxKind, Level, Problem, Progress, Project, Scenario, Task, Unit, since_seconds,
 };
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -218,4 +218,71 @@ pub fn inbox_rows(projects: &[Project], now: DateTime<Utc>) -> Vec<InboxRow<'_>>
         .then_with(|| a.reference.cmp(b.reference))
     });
     rows
+}
+
+#[derive(Serialize, Default)]
+pub struct CheckSummary {
+    pub projects: usize,
+    /// Error findings plus files that could not be read.
+    pub errors: usize,
+    pub warnings: usize,
+    pub info: usize,
+}
+
+#[derive(Serialize)]
+pub struct CheckRow<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub format: &'static str,
+    pub path: String,
+    pub findings: &'a [Finding],
+    pub problems: &'a [Problem],
+}
+
+/// `check`: every finding of every project, for CI.
+#[derive(Serialize)]
+pub struct CheckView<'a> {
+    pub schema_version: u32,
+    pub now: Option<String>,
+    pub roots: Vec<String>,
+    pub summary: CheckSummary,
+    /// Projects with at least one finding or problem, newest first.
+    pub projects: Vec<CheckRow<'a>>,
+}
+
+impl<'a> CheckView<'a> {
+    pub fn new(projects: &'a [Project], now: Option<String>, roots: Vec<String>) -> Self {
+        let mut summary = CheckSummary {
+            projects: projects.len(),
+            ..CheckSummary::default()
+        };
+        for p in projects {
+            summary.errors += p.problems.len();
+            for f in &p.findings {
+                match f.level {
+                    Level::Error => summary.errors += 1,
+                    Level::Warning => summary.warnings += 1,
+                    Level::Info => summary.info += 1,
+                }
+            }
+        }
+        CheckView {
+            schema_version: SCHEMA_VERSION,
+            now,
+            roots,
+            summary,
+            projects: projects
+                .iter()
+                .filter(|p| !p.findings.is_empty() || !p.problems.is_empty())
+                .map(|p| CheckRow {
+                    id: &p.id,
+                    name: &p.name,
+                    format: p.format.as_str(),
+                    path: display_path(&p.path),
+                    findings: &p.findings,
+                    problems: &p.problems,
+                })
+                .collect(),
+        }
+    }
 }
