@@ -25,7 +25,7 @@ fn project<'a>(list: &'a Value, id: &str) -> &'a Value {
 }
 
 #[test]
-fn list_finds_every_prd_and_gsd_project_newest_first() {
+fn list_finds_every_project_of_every_format_newest_first() {
     let (_t, ws) = workspace();
     let v = json(&["list", ws.to_str().unwrap()]);
     assert_eq!(v["schema_version"], 1);
@@ -48,6 +48,30 @@ fn list_finds_every_prd_and_gsd_project_newest_first() {
             }
         }
     }
+    // DWP: every PLAN_* under a repository's .dwp/plans.
+    for repo in std::fs::read_dir(ws.join("dwp")).unwrap() {
+        let repo = repo.unwrap().file_name().into_string().unwrap();
+        for plan in std::fs::read_dir(ws.join("dwp").join(&repo).join(".dwp/plans")).unwrap() {
+            let plan = plan.unwrap().file_name().into_string().unwrap();
+            expected.push(format!("dwp/{repo}/.dwp/plans/{plan}"));
+        }
+    }
+    // devloop: every project directory of every company.
+    for company in std::fs::read_dir(ws.join("devloop/data/companies")).unwrap() {
+        let company = company.unwrap().file_name().into_string().unwrap();
+        for project in std::fs::read_dir(
+            ws.join("devloop/data/companies")
+                .join(&company)
+                .join("projects"),
+        )
+        .unwrap()
+        {
+            let project = project.unwrap().file_name().into_string().unwrap();
+            expected.push(format!(
+                "devloop/data/companies/{company}/projects/{project}"
+            ));
+        }
+    }
     let mut sorted_listed: Vec<String> = listed.iter().map(|s| (*s).to_owned()).collect();
     sorted_listed.sort();
     expected.sort();
@@ -65,7 +89,9 @@ fn list_finds_every_prd_and_gsd_project_newest_first() {
     let mut desc = times.clone();
     desc.sort_by(|a, b| b.cmp(a));
     assert_eq!(times, desc, "newest update first");
-    assert_eq!(times[0], "2026-06-01T11:49:39Z");
+    // The newest: devloop p-restock, whose last timeline event (11:58:25)
+    // is later than its project.json (see the example README).
+    assert_eq!(times[0], "2026-06-01T11:58:25Z");
 
     let fba = project(&v, "prd-master/fba-smart-restock");
     assert_eq!(fba["format"], "prd-master");
@@ -372,7 +398,11 @@ fn plain_tables_align_cjk_and_carry_the_same_rows() {
     let header = lines[0];
     let name_col = unicode_width::UnicodeWidthStr::width(&header[..header.find("NAME").unwrap()]);
     for l in &lines[1..lines.len() - 1] {
-        let id_start = l.find("gsd/").or_else(|| l.find("prd-master/")).unwrap();
+        let id_start = ["gsd/", "prd-master/", "dwp/", "devloop/"]
+            .iter()
+            .filter_map(|p| l.find(p))
+            .min()
+            .unwrap();
         let before_id = unicode_width::UnicodeWidthStr::width(&l[..id_start]);
         assert_eq!(
             before_id,

@@ -24,7 +24,7 @@ fn grid(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| width(h)).collect();
     for r in rows {
         for (i, cell) in r.iter().enumerate().take(cols) {
-            widths[i] = widths[i].max(width(cell)).min(48);
+            widths[i] = widths[i].max(width(cell)).min(56);
         }
     }
     let mut out = String::new();

@@ -1,6 +1,7 @@
 //! The JSON shapes of the headless commands (`"schema_version": 1`), built
 //! from the model and a fixed "now". Key order is the order of the fields.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -9,7 +10,7 @@ use serde::Serialize;
 use crate::formats;
 use crate::model::{
     Agent, Bug, BugStats, Checkpoint, Dag, Decision, Event, Excerpt, Finding, Frontier, InboxItem,
-    InboxKind, Level, Problem, Progress, Project, Scenario, Task, Unit, since_seconds,
+    InboxKind, Level, Problem, Progress, Project, Run, Scenario, Task, Unit, since_seconds,
 };
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -135,6 +136,9 @@ pub struct ShowView<'a> {
     pub bug_stats: Option<&'a BugStats>,
     pub timeline: &'a [Event],
     pub progress: Option<&'a Progress>,
+    pub integration_runs: &'a [Run],
+    pub revisions: &'a [Event],
+    pub skipped_lines: &'a BTreeMap<String, usize>,
 }
 
 impl<'a> ShowView<'a> {
@@ -160,6 +164,9 @@ impl<'a> ShowView<'a> {
             bug_stats: d.bug_stats.as_ref(),
             timeline: &d.timeline,
             progress: d.progress.as_ref(),
+            integration_runs: &d.integration_runs,
+            revisions: &d.revisions,
+            skipped_lines: &d.skipped_lines,
         }
     }
 }

@@ -135,6 +135,10 @@ pub struct Agent {
     /// When a paused agent paused (its resume token's age counts from here).
     pub paused_at: Option<DateTime<Utc>>,
     pub has_resume_token: bool,
+    /// When the current call started.
+    pub started_at: Option<DateTime<Utc>>,
+    /// The error of an agent whose call failed (`code: message`).
+    pub error: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -143,6 +147,7 @@ pub struct BugTransition {
     pub to: String,
     pub at: Option<String>,
     pub by: Option<String>,
+    pub note: Option<String>,
 }
 
 /// A bug, in the state of its latest line.
@@ -204,4 +209,10 @@ pub struct Detail {
     /// NDJSON lines skipped as unreadable, per file.
     pub skipped_lines: BTreeMap<String, usize>,
     pub progress: Option<Progress>,
+    /// Integration (L2) runs, newest first (at most 3); each failure's
+    /// `test` names the case, the step and the units involved.
+    pub integration_runs: Vec<Run>,
+    /// Document revisions (devloop's changelog: PRD, SDD, units, spec),
+    /// oldest first: `kind` is e.g. `prd_rev`, `source` who wrote it.
+    pub revisions: Vec<Event>,
 }

@@ -1,14 +1,707 @@
 //! Deep Work Plan: each `.dwp/plans/PLAN_*` directory is a project (seed 002).
-//! (Being written: see issue 3.)
+//!
+//! A plan is Markdown first (`README.md`, `PROGRESS.md`, task files) with an
+//! optional JSON projection beside it: `manifest.json` (static identity) and
+//! `state.json` (live per-task state with gate records). loopdeck reads both
+//! and never writes either here. Markdown wins every disagreement: the
+//! README's task checkboxes are reconciled against `state.json` and every
+//! difference is a finding with its direction.
+//!
+//! Schemas v1 (task `file`), v2 (`locator {kind, value}`) and v5 (the v2
+//! shape under a new URL) are read alike; unknown fields are ignored; a
+//! field of the wrong type is dropped and reported, never the whole plan.
+//!
+//! Status words: `pending`, `executing` (the plan's `in_progress`),
+//! `blocked` (an active blocker or a blocked task), `completed`; an unknown
+//! value is shown as written. Progress counts tasks done by the Markdown
+//! (a task's README checkbox, else its state) over tasks not skipped.
 
-use crate::model::Project;
-use crate::store::WalkEntry;
+pub mod checks;
+pub mod evidence;
+pub mod markdown;
+pub mod schema;
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+
+use super::{file_name, parse_time, read_text};
+use crate::model::{
+    Checkpoint, Finding, Format, Gate, InboxItem, InboxKind, Level, Outcome, Project, Task,
+};
+use crate::store::{self, StoreError, WalkEntry};
+use markdown::Readme;
+use schema::{Manifest, Scalar, State, TaskEntry};
 
 /// The directory that holds plans; the walk does not enter it.
 pub const DWP_DIR: &str = ".dwp";
 
+const PLANS_DIR: &str = "plans";
+const PLAN_PREFIX: &str = "PLAN_";
+const MANIFEST: &str = "manifest.json";
+const STATE: &str = "state.json";
+const README: &str = "README.md";
+const PROGRESS: &str = "PROGRESS.md";
+/// Left by an interrupted publication of the plan's final state.
+const FINALIZING: &str = ".finalizing.json";
+/// The receipt a finished publication writes.
+const RECEIPT: &str = "analysis_results/FINALIZATION.json";
+/// The protected updater's lock directory (`<state.json>.lock`, made with mkdir).
+const LOCK: &str = "state.json.lock";
+
 /// Every plan of the repository `entry` describes (it holds `.dwp/`), or the
 /// plan `entry` itself is (a `PLAN_*` directory under `.dwp/plans/`).
-pub fn discover(_entry: &WalkEntry<'_>) -> Vec<Project> {
-    Vec::new()
+pub fn discover(entry: &WalkEntry<'_>) -> Vec<Project> {
+    let mut found = Vec::new();
+    if entry.dirs.iter().any(|d| d == DWP_DIR) {
+        found.extend(plans_under(entry.path));
+    }
+    if is_plan_dir(entry.path) {
+        found.extend(load(entry.path));
+    }
+    found
 }
+
+/// The plans in `repo/.dwp/plans/`. Links are followed only inside `repo`.
+fn plans_under(repo: &Path) -> Vec<Project> {
+    let plans_rel = format!("{DWP_DIR}/{PLANS_DIR}");
+    let Ok(Some(plans)) = store::locate(repo, &plans_rel) else {
+        return Vec::new();
+    };
+    store::list_names(&plans)
+        .into_iter()
+        .filter(|n| n.starts_with(PLAN_PREFIX))
+        .filter_map(|n| match store::locate(repo, &format!("{plans_rel}/{n}")) {
+            Ok(Some(dir)) if store::is_dir(&dir) => load(&dir),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Is `dir` itself a plan directory (`…/.dwp/plans/PLAN_*`)?
+fn is_plan_dir(dir: &Path) -> bool {
+    if !file_name(dir).starts_with(PLAN_PREFIX) {
+        return false;
+    }
+    let Ok(abs) = dir.canonicalize() else {
+        return false;
+    };
+    let name = |p: Option<&Path>| {
+        p.and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    let parent = abs.parent();
+    name(parent).as_deref() == Some(PLANS_DIR)
+        && name(parent.and_then(Path::parent)).as_deref() == Some(DWP_DIR)
+}
+
+/// Read the plan at `dir`; `None` when it holds none of `manifest.json`,
+/// `state.json` or `README.md`.
+pub fn load(dir: &Path) -> Option<Project> {
+    let names = store::list_names(dir);
+    let has = |n: &str| names.iter().any(|x| x == n);
+    if !(has(MANIFEST) || has(STATE) || has(README)) {
+        return None;
+    }
+    let mut p = Project::new(Format::Dwp, dir.to_path_buf(), file_name(dir));
+    let manifest: Option<Manifest> = if has(MANIFEST) {
+        read_json(&mut p, dir, MANIFEST)
+    } else {
+        None
+    };
+    let state: Option<State> = if has(STATE) {
+        read_json(&mut p, dir, STATE)
+    } else {
+        None
+    };
+    let readme = if has(README) {
+        read_readme(&mut p, dir)
+    } else {
+        None
+    };
+    let plan = Plan {
+        dir,
+        names: &names,
+        manifest: manifest.as_ref(),
+        state: state.as_ref(),
+        readme: readme.as_ref(),
+    };
+    fill(&mut p, &plan);
+    Some(p)
+}
+
+/// What one plan directory holds, once read.
+pub struct Plan<'a> {
+    pub dir: &'a Path,
+    /// Names of the entries of the plan directory.
+    pub names: &'a [String],
+    pub manifest: Option<&'a Manifest>,
+    pub state: Option<&'a State>,
+    pub readme: Option<&'a Readme>,
+}
+
+impl Plan<'_> {
+    pub fn has(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+    }
+
+    /// The `state.json` schema version (1, 2, 5...), when it declares one.
+    pub fn state_era(&self) -> Option<u32> {
+        self.state
+            .and_then(|s| s.schema.as_deref())
+            .and_then(|u| schema::schema_version(u, "state"))
+    }
+}
+
+fn read_json<T: schema::Tolerant>(p: &mut Project, dir: &Path, file: &str) -> Option<T> {
+    let bytes = match store::read_in(dir, file, store::STATE_FILE_LIMIT) {
+        Ok(b) => b,
+        Err(StoreError::Vanished) => return None,
+        Err(e) => {
+            p.problem(file, e.to_string());
+            return None;
+        }
+    };
+    match schema::parse::<T>(&bytes) {
+        Ok((v, problems)) => {
+            for problem in problems {
+                p.problem(file, problem);
+            }
+            Some(v)
+        }
+        Err(reason) => {
+            p.problem(file, reason);
+            None
+        }
+    }
+}
+
+fn read_readme(p: &mut Project, dir: &Path) -> Option<Readme> {
+    match read_text(dir, README) {
+        Ok((text, lossy)) => {
+            if lossy {
+                p.problem(README, "not valid UTF-8; invalid bytes shown as �");
+            }
+            Some(Readme::parse(&text))
+        }
+        Err(StoreError::Vanished) => None,
+        Err(e) => {
+            p.problem(README, e.to_string());
+            None
+        }
+    }
+}
+
+/// `in_progress`, `In Progress`, `in-progress` → `in_progress`.
+pub(crate) fn norm(raw: &str) -> String {
+    raw.trim().to_lowercase().replace([' ', '-'], "_")
+}
+
+/// A task id as a number (`1`, `"1"`), for matching README `Task N`.
+pub(crate) fn task_num(id: &str) -> Option<u64> {
+    id.trim().parse().ok()
+}
+
+fn task_of(e: &TaskEntry) -> Task {
+    Task {
+        id: e.id.as_ref().map(Scalar::text).unwrap_or_default(),
+        title: e.title.clone().unwrap_or_default(),
+        status: e
+            .status
+            .as_deref()
+            .map(norm)
+            .unwrap_or_else(|| "unknown".to_owned()),
+        md_checked: None,
+        locator: e
+            .locator
+            .as_ref()
+            .and_then(|l| l.value.clone())
+            .or_else(|| e.file.clone()),
+        started_at: e.started_at.clone(),
+        completed_at: e.completed_at.clone(),
+        commit: e.commit.as_ref().map(Scalar::text),
+        gates: e
+            .gates
+            .iter()
+            .map(|g| Gate {
+                command: g.command.clone().unwrap_or_default(),
+                passes: g.passes == Some(true),
+                exit_code: g.exit_code,
+                last_run: g.last_run.clone(),
+                evidence: g.evidence.clone(),
+            })
+            .collect(),
+        outcome: e.outcome.as_ref().map(|o| Outcome {
+            tried: o.tried.clone(),
+            failed: o.failed.clone(),
+            worked: o.worked.clone(),
+            notes: o.notes.clone(),
+        }),
+    }
+}
+
+/// Tasks of a plan without `state.json`: its README checkboxes.
+fn tasks_from_readme(readme: &Readme) -> Vec<Task> {
+    let mut seen = std::collections::BTreeSet::new();
+    readme
+        .checkboxes
+        .iter()
+        .filter(|b| seen.insert(b.task))
+        .map(|b| Task {
+            id: b.task.to_string(),
+            title: b.title.clone(),
+            status: if b.checked { "completed" } else { "pending" }.to_owned(),
+            md_checked: Some(b.checked),
+            locator: b.file.clone(),
+            started_at: None,
+            completed_at: None,
+            commit: None,
+            gates: Vec::new(),
+            outcome: None,
+        })
+        .collect()
+}
+
+/// Fill `p` from what the plan holds.
+fn fill(p: &mut Project, plan: &Plan<'_>) {
+    let state = plan.state;
+    if let Some(title) = plan
+        .manifest
+        .and_then(|m| m.title.clone())
+        .filter(|t| !t.trim().is_empty())
+    {
+        p.name = title;
+    } else if let Some(name) = plan
+        .manifest
+        .and_then(|m| m.name.clone())
+        .or_else(|| state.and_then(|s| s.plan.clone()))
+        .filter(|t| !t.trim().is_empty())
+    {
+        p.name = name;
+    }
+    p.updated_at = updated_at(p, plan);
+
+    let mut tasks: Vec<Task> = match (state, plan.readme) {
+        (Some(s), _) => s.tasks.iter().map(task_of).collect(),
+        (None, Some(r)) => tasks_from_readme(r),
+        (None, None) => Vec::new(),
+    };
+    let desync = match (state, plan.readme) {
+        (Some(_), Some(r)) => checks::reconcile(&mut p.findings, &mut tasks, r),
+        _ => Vec::new(),
+    };
+    checks::run(&mut p.findings, plan, &tasks);
+    let finalizing = plan.has(FINALIZING);
+    if finalizing {
+        finalization(p, plan);
+    }
+
+    // Status: the plan's own word, except that a blocker always shows.
+    let blocker = state.and_then(|s| s.blocked.as_ref());
+    let any_blocked = tasks.iter().any(|t| t.status == "blocked");
+    let raw_status = match state.and_then(|s| s.status.as_deref()) {
+        Some(s) => norm(s),
+        None => checks::derive_status(&tasks, blocker.is_some()).to_owned(),
+    };
+    p.status = if blocker.is_some() || any_blocked {
+        "blocked".to_owned()
+    } else {
+        match raw_status.as_str() {
+            "in_progress" => "executing".to_owned(),
+            "" => "unknown".to_owned(),
+            _ => raw_status,
+        }
+    };
+
+    let counted: Vec<&Task> = tasks.iter().filter(|t| t.status != "skipped").collect();
+    let total = counted.len();
+    let done = counted
+        .iter()
+        .filter(|t| t.md_checked.unwrap_or(t.status == "completed"))
+        .count();
+    p.progress_percent = (done * 100).checked_div(total).map(|x| x.min(100) as u8);
+
+    let current = current_task(&tasks, state);
+    p.stage = match current {
+        Some(t) => Some(format!("task {}/{}", t.id, tasks.len())),
+        None if !tasks.is_empty() => Some(format!("{done}/{total} tasks done")),
+        None => None,
+    };
+
+    let flags = waiting(p, plan, &tasks, &desync, finalizing);
+    stale_lock(p, plan.dir);
+    p.detail.checkpoint = state
+        .and_then(|s| s.checkpoint.as_ref())
+        .map(|c| Checkpoint {
+            task: c.task.as_ref().map(Scalar::text),
+            step: c.step.as_ref().map(Scalar::text),
+            at: c.at.clone(),
+            note: c.note.clone(),
+        });
+    resume(p, plan, &tasks, current, &flags);
+    p.statusline = statusline(p, plan, &tasks, current, (done, total), &flags);
+    p.detail.tasks = tasks;
+}
+
+/// Fill the inbox (and the blockers) with what waits for a human: the
+/// active blocker and blocked tasks, a pending approval, a desync, an
+/// interrupted finalization.
+fn waiting(
+    p: &mut Project,
+    plan: &Plan<'_>,
+    tasks: &[Task],
+    desync: &[String],
+    finalizing: bool,
+) -> Flags {
+    let since = p.updated_at;
+    let blocker = plan.state.and_then(|s| s.blocked.as_ref());
+    if let Some(b) = blocker {
+        let task = b.task.as_ref().map(Scalar::text);
+        let reason = b
+            .reason
+            .clone()
+            .unwrap_or_else(|| "no reason recorded".to_owned());
+        let needs = b.needs.as_deref().filter(|n| !n.trim().is_empty());
+        p.blockers.push(match (&task, needs) {
+            (Some(t), Some(n)) => format!("task {t}: {reason} (needs: {n})"),
+            (Some(t), None) => format!("task {t}: {reason}"),
+            (None, Some(n)) => format!("{reason} (needs: {n})"),
+            (None, None) => reason.clone(),
+        });
+        p.inbox.push(InboxItem {
+            kind: InboxKind::Blocked,
+            reference: task
+                .as_ref()
+                .map_or_else(|| "blocked".to_owned(), |t| format!("task {t}")),
+            title: match needs {
+                Some(n) => format!("{reason} — needs: {n}"),
+                None => reason,
+            },
+            since: b.since.as_deref().and_then(parse_time).or(since),
+            options: Vec::new(),
+        });
+    }
+    let blocker_task = blocker.and_then(|b| b.task.as_ref()).map(Scalar::text);
+    for t in tasks.iter().filter(|t| t.status == "blocked") {
+        if blocker_task.as_deref().map(str::trim) == Some(t.id.trim()) {
+            continue;
+        }
+        p.inbox.push(InboxItem {
+            kind: InboxKind::Blocked,
+            reference: format!("task {}", t.id),
+            title: format!(
+                "task {} ({}) is blocked; state.json records no blocker for it",
+                t.id, t.title
+            ),
+            since,
+            options: Vec::new(),
+        });
+    }
+    let approval = checks::approval(plan);
+    let completed = p.status == "completed";
+    if approval.value == "pending" && !completed {
+        p.findings.push(
+            Finding::new(
+                Level::Warning,
+                "dwp.approval-pending",
+                format!(
+                    "the plan awaits approval ({}); an explicit execute request approves its current scope",
+                    approval.source
+                ),
+            )
+            .at(approval.reference),
+        );
+        let created = plan
+            .manifest
+            .and_then(|m| m.created_at.as_deref())
+            .and_then(parse_time);
+        p.inbox.push(InboxItem {
+            kind: InboxKind::Approval,
+            reference: "approval".to_owned(),
+            title: format!("approve the plan “{}” ({} tasks)", p.name, tasks.len()),
+            since: created.or(since),
+            options: Vec::new(),
+        });
+    }
+    if !desync.is_empty() {
+        p.inbox.push(InboxItem {
+            kind: InboxKind::Desync,
+            reference: README.to_owned(),
+            title: format!(
+                "README and state.json disagree ({}); Markdown wins: reconcile state.json from it",
+                desync.join("; ")
+            ),
+            since,
+            options: Vec::new(),
+        });
+    }
+    if finalizing {
+        let marker_since = finalizing_since(plan.dir);
+        p.inbox.push(InboxItem {
+            kind: InboxKind::Finalization,
+            reference: FINALIZING.to_owned(),
+            title: "finalization was interrupted: inspect the evidence, then recover it for the same candidate".to_owned(),
+            since: marker_since.or(since),
+            options: Vec::new(),
+        });
+    }
+    Flags {
+        finalizing,
+        desync: !desync.is_empty(),
+        approval_pending: approval.value == "pending" && !completed,
+    }
+}
+
+/// `state.updated_at`, else `manifest.created_at`, else the mtime of
+/// `state.json` or `README.md`.
+fn updated_at(p: &mut Project, plan: &Plan<'_>) -> Option<DateTime<Utc>> {
+    let bad = |field: &str, raw: &str, p: &mut Project| {
+        p.findings.push(
+            Finding::new(
+                Level::Warning,
+                "dwp.bad-timestamp",
+                format!("{field} `{raw}` is not a timestamp"),
+            )
+            .at(field.to_owned()),
+        );
+    };
+    if let Some(raw) = plan.state.and_then(|s| s.updated_at.as_deref()) {
+        match parse_time(raw) {
+            Some(t) => return Some(t),
+            None => bad("updated_at", raw, p),
+        }
+    }
+    if let Some(raw) = plan.manifest.and_then(|m| m.created_at.as_deref()) {
+        match parse_time(raw) {
+            Some(t) => return Some(t),
+            None => bad("created_at", raw, p),
+        }
+    }
+    [STATE, README, MANIFEST]
+        .into_iter()
+        .filter(|f| plan.has(f))
+        .find_map(|f| store::mtime(&plan.dir.join(f)))
+}
+
+/// The task being worked on: the checkpoint's, the blocker's, else the first
+/// in progress, blocked or pending (in that order).
+fn current_task<'t>(tasks: &'t [Task], state: Option<&State>) -> Option<&'t Task> {
+    let by_id = |id: Option<&Scalar>| {
+        let id = id?.text();
+        tasks.iter().find(|t| t.id.trim() == id.trim())
+    };
+    state
+        .and_then(|s| by_id(s.checkpoint.as_ref().and_then(|c| c.task.as_ref())))
+        .or_else(|| state.and_then(|s| by_id(s.blocked.as_ref().and_then(|b| b.task.as_ref()))))
+        .or_else(|| {
+            ["in_progress", "blocked", "pending"]
+                .into_iter()
+                .find_map(|st| tasks.iter().find(|t| t.status == st))
+        })
+}
+
+/// The file of a task, when it is one (not a Lite anchor) inside the plan.
+fn task_file(dir: &Path, t: &Task) -> Option<String> {
+    let loc = t.locator.as_deref()?;
+    if loc.starts_with('#') {
+        return None;
+    }
+    store::contained_file(dir, loc).map(|_| loc.to_owned())
+}
+
+/// Plan-wide conditions that wait for a human (besides a blocker).
+struct Flags {
+    finalizing: bool,
+    desync: bool,
+    approval_pending: bool,
+}
+
+fn resume(p: &mut Project, plan: &Plan<'_>, tasks: &[Task], current: Option<&Task>, f: &Flags) {
+    let state = plan.state;
+    let checkpoint = state.and_then(|s| s.checkpoint.as_ref());
+    let blocker = state.and_then(|s| s.blocked.as_ref());
+    let describe = |t: &Task| {
+        if t.title.is_empty() {
+            format!("task {}", t.id)
+        } else {
+            format!("task {} ({})", t.id, t.title)
+        }
+    };
+    p.resume.stopped_at = match (checkpoint, current) {
+        (Some(c), _) => {
+            let task = c.task.as_ref().map(Scalar::text);
+            let named = task
+                .as_deref()
+                .and_then(|id| tasks.iter().find(|t| t.id.trim() == id.trim()))
+                .map(describe)
+                .or_else(|| task.map(|id| format!("task {id}")));
+            match (named, c.step.as_ref().map(Scalar::text)) {
+                (Some(n), Some(s)) => Some(format!("{n}, step {s}")),
+                (Some(n), None) => Some(n),
+                (None, Some(s)) => Some(format!("step {s}")),
+                (None, None) => None,
+            }
+        }
+        (None, Some(t)) => Some(format!("{}, {}", describe(t), t.status)),
+        (None, None) if !tasks.is_empty() => Some("every task is done".to_owned()),
+        (None, None) => None,
+    };
+    p.resume.reason = blocker
+        .and_then(|b| b.reason.clone())
+        .or_else(|| checkpoint.and_then(|c| c.note.clone()))
+        .or_else(|| {
+            f.finalizing
+                .then(|| "the finalizer was interrupted".to_owned())
+        });
+    p.resume.waiting_for = if let Some(b) = blocker {
+        Some(match b.needs.as_deref().filter(|n| !n.trim().is_empty()) {
+            Some(n) => n.to_owned(),
+            None => match &b.task {
+                Some(t) => format!("resolve the blocker on task {}", t.text()),
+                None => "resolve the blocker".to_owned(),
+            },
+        })
+    } else if f.approval_pending {
+        Some("approval of the plan (Approval: pending)".to_owned())
+    } else if f.finalizing {
+        Some("inspect the interrupted finalization (.finalizing.json) and recover it".to_owned())
+    } else if f.desync {
+        Some("reconcile state.json with the README (Markdown wins)".to_owned())
+    } else {
+        None
+    };
+    let mut read_first: Vec<String> = [README, PROGRESS]
+        .into_iter()
+        .filter(|f| store::contained_file(plan.dir, f).is_some())
+        .map(str::to_owned)
+        .collect();
+    if let Some(f) = current.and_then(|t| task_file(plan.dir, t)) {
+        read_first.push(f);
+    }
+    p.resume.read_first = read_first;
+}
+
+fn statusline(
+    p: &Project,
+    plan: &Plan<'_>,
+    tasks: &[Task],
+    current: Option<&Task>,
+    (done, total): (usize, usize),
+    f: &Flags,
+) -> String {
+    let name = file_name(plan.dir);
+    let blocked_on = plan
+        .state
+        .and_then(|s| s.blocked.as_ref())
+        .and_then(|b| b.task.as_ref())
+        .map(Scalar::text)
+        .or_else(|| {
+            tasks
+                .iter()
+                .find(|t| t.status == "blocked")
+                .map(|t| t.id.clone())
+        });
+    let tail = if let Some(t) = blocked_on {
+        format!("blocked on task {t}")
+    } else if p.status == "blocked" {
+        "blocked".to_owned()
+    } else if f.finalizing {
+        "finalization interrupted".to_owned()
+    } else if f.desync {
+        "README/state desync".to_owned()
+    } else if f.approval_pending {
+        "awaiting approval".to_owned()
+    } else if let Some(t) = current.filter(|_| p.status != "completed") {
+        format!("task {} {}", t.id, t.status)
+    } else {
+        p.status.clone()
+    };
+    if tasks.is_empty() {
+        format!("{name} · {tail}")
+    } else {
+        format!("{name} · {done}/{total} tasks · {tail}")
+    }
+}
+
+/// The interrupted finalization: a finding that says what the marker and
+/// the state show.
+fn finalization(p: &mut Project, plan: &Plan<'_>) {
+    let mut msg = "interrupted finalization: .finalizing.json is present; inspect the plan's artifacts and recover for the same candidate before claiming completion".to_owned();
+    let marker: Option<serde_json::Value> =
+        store::read_in(plan.dir, FINALIZING, store::STATE_FILE_LIMIT)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok());
+    let state_sha = store::read_in(plan.dir, STATE, store::STATE_FILE_LIMIT)
+        .ok()
+        .map(|b| store::sha256_hex(&b));
+    if let (Some(m), Some(sha)) = (&marker, &state_sha) {
+        let field = |k: &str| m.get(k).and_then(|v| v.as_str()).map(str::to_lowercase);
+        if let Some(candidate) = field("candidate_sha256") {
+            msg.push_str(if &candidate == sha {
+                "; state.json already holds the candidate, but no receipt confirms it"
+            } else {
+                "; state.json is not the candidate: the publication did not land"
+            });
+        } else if let Some(before) = field("state_sha256") {
+            msg.push_str(if &before == sha {
+                "; state.json is unchanged since the finalizer started"
+            } else {
+                "; state.json changed after the finalizer started"
+            });
+        }
+    }
+    if store::contained_file(plan.dir, RECEIPT).is_none() {
+        msg.push_str("; no analysis_results/FINALIZATION.json receipt");
+    }
+    p.findings
+        .push(Finding::new(Level::Error, "dwp.finalization-interrupted", msg).at(FINALIZING));
+}
+
+/// When the interrupted finalization started: the marker's `started_at`,
+/// else its mtime.
+fn finalizing_since(dir: &Path) -> Option<DateTime<Utc>> {
+    store::read_in(dir, FINALIZING, store::STATE_FILE_LIMIT)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|m| m.get("started_at")?.as_str().and_then(parse_time))
+        .or_else(|| {
+            store::contained(dir, FINALIZING)
+                .ok()
+                .and_then(|p| store::mtime(&p))
+        })
+}
+
+/// A writer holds the lock only for the moment of a write; one older than
+/// this was left by a writer that crashed (or one that hangs).
+const LOCK_STALE_SECONDS: i64 = 60;
+
+/// Report a stale `state.json.lock` with its age. Never removed here: only
+/// a human who has checked that no writer is active may remove it. The age
+/// is real time (the wall clock), since a lock is live or not now.
+fn stale_lock(p: &mut Project, dir: &Path) {
+    let Ok(Some(path)) = store::locate(dir, LOCK) else {
+        return;
+    };
+    let Some(since) = store::mtime(&path) else {
+        return;
+    };
+    let age = (Utc::now() - since).num_seconds();
+    if age < LOCK_STALE_SECONDS {
+        return;
+    }
+    p.findings.push(
+        Finding::new(
+            Level::Warning,
+            "dwp.stale-lock",
+            format!(
+                "state.json.lock has been held for {} (since {}); a writer holds it only while it writes, so one probably crashed. Check that no writer is active before removing it",
+                crate::model::relative_age(age),
+                since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            ),
+        )
+        .at(LOCK),
+    );
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,453 @@
+//! The typed shapes of devloop's files (seed 003), as far as loopdeck reads
+//! them. Unknown fields are ignored; writers work on the raw documents.
+//!
+//! Whole files have a fast path (one typed pass) and a tolerant path: when a
+//! field has the wrong type, each field is tried on its own and only the bad
+//! ones are dropped and reported, so one bad field never hides the rest.
+//! NDJSON lines are strict instead: a line with a field of the wrong type is
+//! skipped and counted, like a line that is not JSON.
+
+use chrono::{DateTime, Utc};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+use crate::formats::parse_time;
+
+/// Text written as a string, a number or a boolean (`"3"` and `3`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Text(pub String);
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Str(String),
+            Num(serde_json::Number),
+            Bool(bool),
+        }
+        Ok(Text(match Raw::deserialize(d)? {
+            Raw::Str(s) => s,
+            Raw::Num(n) => n.to_string(),
+            Raw::Bool(b) => b.to_string(),
+        }))
+    }
+}
+
+impl Text {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A time as devloop writes it: unix seconds (timeline) or RFC 3339 text.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Stamp {
+    Num(f64),
+    Text(String),
+}
+
+impl Stamp {
+    /// The instant, if the value is one. Numbers above 1e11 are taken as
+    /// milliseconds (1e11 seconds is in the year 5138).
+    pub fn at(&self) -> Option<DateTime<Utc>> {
+        match self {
+            Stamp::Num(n) => unix(*n),
+            Stamp::Text(s) => parse_time(s).or_else(|| s.trim().parse::<f64>().ok().and_then(unix)),
+        }
+    }
+
+    pub fn text(&self) -> String {
+        match self {
+            Stamp::Num(n) => n.to_string(),
+            Stamp::Text(s) => s.clone(),
+        }
+    }
+}
+
+fn unix(n: f64) -> Option<DateTime<Utc>> {
+    if !n.is_finite() || n < 0.0 {
+        return None;
+    }
+    let secs = if n > 1e11 { n / 1000.0 } else { n };
+    let whole = secs.trunc();
+    DateTime::from_timestamp(whole as i64, ((secs - whole) * 1e9) as u32)
+}
+
+/// `null` reads as the empty value.
+fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Option::<T>::deserialize(d).map(Option::unwrap_or_default)
+}
+
+/// A field that is present, even as `null` (`expected: null` is a value).
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// `project.json` (ProjectMeta), with the budgets that sit beside it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ProjectMeta {
+    pub id: Option<Text>,
+    pub company_id: Option<Text>,
+    pub name: Option<String>,
+    pub title: Option<String>,
+    pub status: Option<String>,
+    pub created_at: Option<Stamp>,
+    pub updated_at: Option<Stamp>,
+    pub owner: Option<String>,
+    pub token_budget: Option<f64>,
+    pub token_used: Option<f64>,
+}
+
+/// `units.json`. Units are parsed one by one, so one bad unit drops only
+/// its own bad fields.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct UnitsFile {
+    pub project_id: Option<Text>,
+    pub prd_rev: Option<Text>,
+    pub sdd_rev: Option<Text>,
+    #[serde(deserialize_with = "nullable")]
+    pub units: Vec<Value>,
+    pub l2_rounds: Option<f64>,
+    pub l2_budget: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct UnitEntry {
+    pub id: Option<Text>,
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub status: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub depends_on: Vec<Text>,
+    pub retries: Option<f64>,
+    pub retry_budget: Option<f64>,
+    pub contract_hash: Option<String>,
+    pub last_run: Option<Text>,
+}
+
+/// `units/{unitId}/runs/{runId}/result.json` (RunResult).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct RunFile {
+    pub run_id: Option<Text>,
+    #[serde(rename = "loop")]
+    pub loop_name: Option<Text>,
+    pub unit_id: Option<Text>,
+    pub ok: Option<bool>,
+    pub summary: Option<Summary>,
+    #[serde(deserialize_with = "nullable")]
+    pub failures: Vec<Value>,
+    pub next_action: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Summary {
+    pub total: Option<f64>,
+    pub passed: Option<f64>,
+    pub failed: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct FailureEntry {
+    pub test: Option<Text>,
+    #[serde(deserialize_with = "present")]
+    pub expected: Option<Value>,
+    #[serde(deserialize_with = "present")]
+    pub got: Option<Value>,
+    pub hint: Option<String>,
+}
+
+/// `integration/runs/{runId}/result.json` (IntResult).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct IntRunFile {
+    pub run_id: Option<Text>,
+    pub ok: Option<bool>,
+    #[serde(deserialize_with = "nullable")]
+    pub failures: Vec<Value>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct IntFailure {
+    pub case: Option<Text>,
+    pub failed_step: Option<f64>,
+    #[serde(deserialize_with = "present")]
+    pub got: Option<Value>,
+    #[serde(deserialize_with = "nullable")]
+    pub involves: Vec<Text>,
+    pub stderr_excerpt: Option<String>,
+}
+
+/// `integration/runs/{runId}/triage.json`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TriageFile {
+    pub root_cause: Option<String>,
+    pub category: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub affected_units: Vec<Text>,
+    pub proposed_sdd_patch: Option<Value>,
+    pub confidence: Option<f64>,
+}
+
+/// `integration/spec.json`, for what a failed step expected.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SpecFile {
+    #[serde(deserialize_with = "nullable")]
+    pub cases: Vec<SpecCase>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SpecCase {
+    pub id: Option<Text>,
+    #[serde(deserialize_with = "nullable")]
+    pub steps: Vec<SpecStep>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SpecStep {
+    pub call: Option<String>,
+    #[serde(deserialize_with = "present")]
+    pub expect: Option<Value>,
+}
+
+/// `agent-state/{agent}.json` (AgentRuntimeState).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AgentFile {
+    pub agent: Option<String>,
+    pub unit_id: Option<Text>,
+    pub status: Option<String>,
+    pub call_id: Option<Text>,
+    pub current_step: Option<f64>,
+    pub total_steps: Option<f64>,
+    pub resume_token: Option<String>,
+    pub started_at: Option<Stamp>,
+    pub updated_at: Option<Stamp>,
+    pub error: Option<AgentError>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AgentError {
+    pub code: Option<Text>,
+    pub message: Option<String>,
+}
+
+/// `agent-state/{agent}-todo.json` (AgentTodolist).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TodoFile {
+    pub call_id: Option<Text>,
+    #[serde(deserialize_with = "nullable")]
+    pub items: Vec<Value>,
+    pub current: Option<Text>,
+    pub progress_pct: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TodoItem {
+    pub id: Option<Text>,
+    pub description: Option<String>,
+    pub status: Option<String>,
+}
+
+/// One `timeline.ndjson` line. `ts`, `source` and `kind` are required.
+#[derive(Debug, Clone, Deserialize)]
+pub struct EventLine {
+    pub ts: Stamp,
+    pub source: String,
+    pub kind: String,
+    #[serde(default, rename = "ref")]
+    pub reference: Option<Text>,
+    #[serde(default)]
+    pub summary: Option<String>,
+}
+
+/// One `bugs.ndjson` line. `id` and `status` are required.
+#[derive(Debug, Clone, Deserialize)]
+pub struct BugLine {
+    pub id: String,
+    pub status: String,
+    #[serde(default)]
+    pub severity: Option<String>,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub unit_id: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub affected_units: Vec<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub status_history: Vec<HistoryEntry>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct HistoryEntry {
+    pub ts: Option<Stamp>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub by: Option<String>,
+    pub note: Option<String>,
+}
+
+/// One `changelog.ndjson` line. `kind` is required.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChangelogLine {
+    pub kind: String,
+    #[serde(default)]
+    pub ts: Option<Stamp>,
+    #[serde(default)]
+    pub rev: Option<Text>,
+    #[serde(default)]
+    pub by: Option<String>,
+    #[serde(default)]
+    pub trigger: Option<String>,
+    #[serde(default)]
+    pub summary: Option<String>,
+    #[serde(default)]
+    pub diff: Option<Diff>,
+    #[serde(default)]
+    pub archive_ref: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Diff {
+    #[serde(deserialize_with = "nullable")]
+    pub units_added: Vec<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub units_changed: Vec<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub units_removed: Vec<String>,
+}
+
+/// Parse a whole file that must be a JSON object into `T`: the typed fast
+/// path, else field by field. Returns the value and the fields dropped.
+pub fn parse_file<T: DeserializeOwned + Default>(bytes: &[u8]) -> Result<(T, Vec<String>), String> {
+    match crate::formats::json_object::<T>(bytes) {
+        Ok(t) => Ok((t, Vec::new())),
+        Err(reason) => {
+            // Only a shape problem has a tolerant reading; bad syntax has none.
+            let value: Value = serde_json::from_slice(bytes).map_err(|_| reason.clone())?;
+            if !value.is_object() {
+                return Err(reason);
+            }
+            let mut problems = Vec::new();
+            let t = tolerant(value, "", &mut problems).unwrap_or_default();
+            Ok((t, problems))
+        }
+    }
+}
+
+/// Read `value` (an object) as `T`, dropping the fields that do not fit.
+/// `what` prefixes the problems (`units[2]: `). `None` when `value` is not
+/// an object.
+pub fn tolerant<T: DeserializeOwned + Default>(
+    value: Value,
+    what: &str,
+    problems: &mut Vec<String>,
+) -> Option<T> {
+    if let Ok(t) = T::deserialize(&value) {
+        return Some(t);
+    }
+    let Value::Object(map) = value else {
+        problems.push(format!("{what}ignored: expected an object"));
+        return None;
+    };
+    let mut kept = Map::new();
+    for (key, v) in map {
+        let mut single = Map::new();
+        single.insert(key.clone(), v);
+        let single = Value::Object(single);
+        match T::deserialize(&single) {
+            Ok(_) => {
+                if let Value::Object(mut m) = single {
+                    kept.append(&mut m);
+                }
+            }
+            Err(e) => problems.push(format!("{what}field `{key}` ignored: {e}")),
+        }
+    }
+    T::deserialize(&Value::Object(kept)).ok()
+}
+
+/// Parse each element of `items` as `T`; a bad element keeps what it can.
+pub fn each<T: DeserializeOwned + Default>(
+    items: Vec<Value>,
+    what: &str,
+    problems: &mut Vec<String>,
+) -> Vec<T> {
+    items
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, v)| tolerant(v, &format!("{what}[{i}]: "), problems))
+        .collect()
+}
+
+/// A JSON value as compact text (`401`, `{"qty":48}`, `"x"`).
+pub fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// A count written as a JSON number (never negative, never NaN).
+pub fn count(n: Option<f64>) -> Option<u64> {
+    n.filter(|n| n.is_finite() && *n >= 0.0).map(|n| n as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_fields_are_dropped_one_by_one() {
+        let (u, problems): (UnitEntry, _) = parse_file(
+            br#"{"id":"sku-db","type":7,"status":"passed","depends_on":null,"retries":"x"}"#,
+        )
+        .unwrap();
+        assert_eq!(u.id, Some(Text("sku-db".into())));
+        assert_eq!(u.kind, None);
+        assert_eq!(u.status.as_deref(), Some("passed"));
+        assert!(u.depends_on.is_empty());
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(parse_file::<UnitEntry>(b"[1]").is_err());
+        assert!(parse_file::<UnitEntry>(b"{\"id\":").is_err());
+    }
+
+    #[test]
+    fn stamps_in_seconds_milliseconds_and_text() {
+        let t = |v: &str| serde_json::from_str::<Stamp>(v).unwrap().at();
+        let want = parse_time("2026-06-01T12:00:00Z");
+        assert_eq!(t("1780315200"), want);
+        assert_eq!(t("1780315200000"), want);
+        assert_eq!(t("\"2026-06-01T12:00:00Z\""), want);
+        assert_eq!(t("\"1780315200\""), want);
+        assert_eq!(t("-5"), None);
+        assert_eq!(t("\"soon\""), None);
+    }
+
+    #[test]
+    fn expected_null_is_a_value_and_missing_is_none() {
+        let f: FailureEntry = serde_json::from_str(r#"{"test":"t","expected":null}"#).unwrap();
+        assert_eq!(f.expected, Some(Value::Null));
+        assert_eq!(f.got, None);
+        assert_eq!(compact(&serde_json::json!({"qty": 48})), r#"{"qty":48}"#);
+    }
+}
