@@ -2,28 +2,118 @@
 //! change it, and a pure [`update`] that returns [`Effect`]s as data. No I/O
 //! happens here, so every behaviour is tested without a terminal or disk.
 
+mod commands;
+pub mod panes;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
 use chrono::{DateTime, Utc};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::model::Project;
+use crate::model::{Format, InboxKind, Project};
+pub use commands::{COMMANDS, Command, applies as command_applies, matching as commands_matching};
 
-/// What the user asked for, already decoded from keys.
+/// The two top-level screens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    Up,
-    Down,
-    Top,
-    Bottom,
-    PageUp,
-    PageDown,
-    Redraw,
-    Quit,
+pub enum Screen {
+    Projects,
+    Inbox,
+}
+
+/// Which side of the projects screen has the keys. Below the split width
+/// only the focused side is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    List,
+    Detail,
+}
+
+/// The detail tabs; a project shows those its format has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tab {
+    Overview,
+    Frontier,
+    Phases,
+    Tasks,
+    Units,
+    Bugs,
+    Timeline,
+    Agents,
+    Findings,
+}
+
+impl Tab {
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Overview => "Overview",
+            Tab::Frontier => "Frontier",
+            Tab::Phases => "Phases & Decisions",
+            Tab::Tasks => "Tasks",
+            Tab::Units => "Units",
+            Tab::Bugs => "Bugs",
+            Tab::Timeline => "Timeline",
+            Tab::Agents => "Agents",
+            Tab::Findings => "Findings",
+        }
+    }
+}
+
+/// What the keyboard is typing into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Normal,
+    /// `/`: typing a filter for the focused list.
+    Filter,
+    /// `:`: the command palette.
+    Palette,
+    /// `?`: the key help.
+    Help,
+}
+
+/// Is the console told about file changes, or does it look for them?
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Liveness {
+    Live,
+    Polling,
+}
+
+/// A drawer over the detail pane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Drawer {
+    Unit(String),
+    Bug(String),
+}
+
+/// Selection and filter of one list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pane {
+    pub selected: usize,
+    pub filter: String,
+}
+
+/// The Bugs tab's status and severity filters (cycled with `s` and `v`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BugFilter {
+    pub status: Option<String>,
+    pub severity: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Palette {
+    pub input: String,
+    pub selected: usize,
 }
 
 #[derive(Debug)]
 pub enum Event {
-    Action(Action),
-    /// A fresh read of every project (from the loader).
+    Key(KeyEvent),
+    /// A fresh read of every project (already sanitized by the loader).
     Loaded(Vec<Project>),
+    /// The watcher could not start; changes are looked for by polling.
+    Polling,
     Resize,
 }
 
@@ -33,6 +123,8 @@ pub enum Effect {
     Render,
     /// Clear the terminal and redraw everything (Ctrl-L).
     FullRedraw,
+    /// Read every project again now.
+    Reload,
     Quit,
 }
 
@@ -40,12 +132,29 @@ pub enum Effect {
 pub struct Model {
     pub roots: Vec<String>,
     pub projects: Vec<Project>,
-    pub selected: usize,
     pub loading: bool,
+    pub live: Liveness,
     pub readonly: bool,
     pub now: DateTime<Utc>,
-    /// Rows a page moves (set from the last rendered height).
+    pub screen: Screen,
+    pub focus: Focus,
+    pub tab: Tab,
+    pub mode: Mode,
+    /// The project list.
+    pub list: Pane,
+    pub inbox: Pane,
+    /// One pane per detail tab, reset when another project is selected.
+    pub panes: HashMap<Tab, Pane>,
+    /// The selected project, by path and format, so a reload keeps it.
+    pub selected: Option<(PathBuf, Format)>,
+    pub drawer: Option<Drawer>,
+    /// The timeline follows its end unless the user scrolled up.
+    pub follow_timeline: bool,
+    pub bug_filter: BugFilter,
+    pub palette: Palette,
+    /// Rows a page moves (set by the runtime from the terminal height).
     pub page: usize,
+    pub theme: crate::ui::Theme,
 }
 
 impl Model {
@@ -53,107 +162,447 @@ impl Model {
         Model {
             roots,
             projects: Vec::new(),
-            selected: 0,
             loading: true,
+            live: Liveness::Live,
             readonly,
             now,
+            screen: Screen::Projects,
+            focus: Focus::List,
+            tab: Tab::Overview,
+            mode: Mode::Normal,
+            list: Pane::default(),
+            inbox: Pane::default(),
+            panes: HashMap::new(),
+            selected: None,
+            drawer: None,
+            follow_timeline: true,
+            bug_filter: BugFilter::default(),
+            palette: Palette::default(),
             page: 10,
+            theme: crate::ui::Theme::fallback(false),
         }
     }
 
     pub fn selected_project(&self) -> Option<&Project> {
-        self.projects.get(self.selected)
+        let (path, format) = self.selected.as_ref()?;
+        self.projects
+            .iter()
+            .find(|p| &p.path == path && p.format == *format)
     }
 
     pub fn waiting_total(&self) -> usize {
         self.projects.iter().map(Project::needs_human).sum()
     }
-}
 
-pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
-    let last = m.projects.len().saturating_sub(1);
-    let before = m.selected;
-    match event {
-        Event::Action(Action::Quit) => return vec![Effect::Quit],
-        Event::Action(Action::Redraw) => return vec![Effect::FullRedraw],
-        Event::Action(Action::Up) => m.selected = m.selected.saturating_sub(1),
-        Event::Action(Action::Down) => m.selected = (m.selected + 1).min(last),
-        Event::Action(Action::Top) => m.selected = 0,
-        Event::Action(Action::Bottom) => m.selected = last,
-        Event::Action(Action::PageUp) => m.selected = m.selected.saturating_sub(m.page.max(1)),
-        Event::Action(Action::PageDown) => m.selected = (m.selected + m.page.max(1)).min(last),
-        Event::Resize => return vec![Effect::Render],
-        Event::Loaded(projects) => {
-            // Keep the selection on the same project (by path and format).
-            let keep = m.selected_project().map(|p| (p.path.clone(), p.format));
-            m.projects = projects;
-            m.loading = false;
-            m.selected = keep
-                .and_then(|(path, format)| {
-                    m.projects
-                        .iter()
-                        .position(|p| p.path == path && p.format == format)
-                })
-                .unwrap_or(0);
-            return vec![Effect::Render];
+    /// The pane state of `tab` (a default one when never touched).
+    pub fn pane(&self, tab: Tab) -> &Pane {
+        static EMPTY: Pane = Pane {
+            selected: 0,
+            filter: String::new(),
+        };
+        self.panes.get(&tab).unwrap_or(&EMPTY)
+    }
+
+    fn pane_mut(&mut self, tab: Tab) -> &mut Pane {
+        self.panes.entry(tab).or_default()
+    }
+
+    /// The tabs of the selected project (Overview alone without one).
+    pub fn tabs(&self) -> &'static [Tab] {
+        self.selected_project()
+            .map_or(&[Tab::Overview], |p| panes::tabs_for(p.format))
+    }
+
+    /// The list the keys move in right now, and its length.
+    fn focused_len(&self) -> usize {
+        match (self.screen, self.focus) {
+            (Screen::Inbox, _) => panes::inbox(self).len(),
+            (Screen::Projects, Focus::List) => panes::projects(self).len(),
+            (Screen::Projects, Focus::Detail) => self
+                .selected_project()
+                .map_or(0, |p| panes::detail_len(self, p)),
         }
     }
-    if m.selected != before {
-        vec![Effect::Render]
-    } else {
-        Vec::new()
+
+    fn focused_pane(&mut self) -> &mut Pane {
+        match (self.screen, self.focus) {
+            (Screen::Inbox, _) => &mut self.inbox,
+            (Screen::Projects, Focus::List) => &mut self.list,
+            (Screen::Projects, Focus::Detail) => {
+                let tab = self.tab;
+                self.pane_mut(tab)
+            }
+        }
+    }
+
+    /// Make the selection point at the project at list row `row`.
+    fn select_row(&mut self, row: usize) {
+        let rows = panes::projects(self);
+        let key = rows
+            .get(row.min(rows.len().saturating_sub(1)))
+            .map(|&i| (self.projects[i].path.clone(), self.projects[i].format));
+        if key != self.selected {
+            self.selected = key;
+            self.panes.clear();
+            self.drawer = None;
+            self.follow_timeline = true;
+            self.bug_filter = BugFilter::default();
+            if !self.tabs().contains(&self.tab) {
+                self.tab = Tab::Overview;
+            }
+        }
+        self.list.selected = row.min(rows.len().saturating_sub(1));
+    }
+
+    /// Recompute the list row of the selected project (after a reload or a
+    /// filter change); select the first row when it is gone.
+    fn resync_list(&mut self) {
+        let rows = panes::projects(self);
+        let at = self.selected.as_ref().and_then(|(path, format)| {
+            rows.iter()
+                .position(|&i| &self.projects[i].path == path && self.projects[i].format == *format)
+        });
+        match at {
+            Some(row) => self.list.selected = row,
+            None => self.select_row(0),
+        }
+    }
+
+    fn clamp_panes(&mut self) {
+        let len = self.focused_len();
+        let pane = self.focused_pane();
+        pane.selected = pane.selected.min(len.saturating_sub(1));
+        self.inbox.selected = self
+            .inbox
+            .selected
+            .min(panes::inbox(self).len().saturating_sub(1));
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::Format;
-    use std::path::PathBuf;
-
-    fn project(path: &str) -> Project {
-        let mut p = Project::new(Format::Gsd, PathBuf::from(path), path.to_owned());
-        p.id = path.to_owned();
-        p
-    }
-
-    fn model(paths: &[&str]) -> Model {
-        let mut m = Model::new(vec![".".into()], false, Utc::now());
-        update(
-            &mut m,
-            Event::Loaded(paths.iter().map(|p| project(p)).collect()),
-        );
-        m
-    }
-
-    #[test]
-    fn moving_renders_only_when_the_selection_changes() {
-        let mut m = model(&["a", "b"]);
-        assert_eq!(update(&mut m, Event::Action(Action::Up)), vec![]);
-        assert_eq!(
-            update(&mut m, Event::Action(Action::Down)),
+/// Apply `event` to the model; return what the runtime must do.
+pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
+    match event {
+        Event::Resize => vec![Effect::Render],
+        Event::Polling => {
+            m.live = Liveness::Polling;
             vec![Effect::Render]
-        );
-        assert_eq!(m.selected, 1);
-        assert_eq!(update(&mut m, Event::Action(Action::Down)), vec![]);
-        update(&mut m, Event::Action(Action::Top));
-        assert_eq!(m.selected, 0);
-        assert_eq!(
-            update(&mut m, Event::Action(Action::Quit)),
-            vec![Effect::Quit]
-        );
+        }
+        Event::Loaded(projects) => {
+            m.projects = projects;
+            m.loading = false;
+            m.resync_list();
+            if m.follow_timeline && m.tab == Tab::Timeline {
+                let len = m.focused_len();
+                m.pane_mut(Tab::Timeline).selected = len.saturating_sub(1);
+            }
+            m.clamp_panes();
+            vec![Effect::Render]
+        }
+        Event::Key(key) if key.kind == KeyEventKind::Release => Vec::new(),
+        Event::Key(key) => match m.mode {
+            Mode::Normal => normal_key(m, key),
+            Mode::Filter => filter_key(m, key),
+            Mode::Palette => palette_key(m, key),
+            Mode::Help => {
+                if matches!(key.code, KeyCode::Esc | KeyCode::Char('?' | 'q')) {
+                    m.mode = Mode::Normal;
+                    vec![Effect::Render]
+                } else {
+                    Vec::new()
+                }
+            }
+        },
     }
+}
 
-    #[test]
-    fn reload_keeps_the_selected_project() {
-        let mut m = model(&["a", "b", "c"]);
-        update(&mut m, Event::Action(Action::Bottom));
-        assert_eq!(m.selected_project().unwrap().id, "c");
-        update(
-            &mut m,
-            Event::Loaded(vec![project("c"), project("a"), project("b")]),
-        );
-        assert_eq!(m.selected_project().unwrap().id, "c");
-        assert_eq!(m.selected, 0);
+fn normal_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let cmd = match key.code {
+        KeyCode::Char('c') if ctrl => Command::Quit,
+        KeyCode::Char('l') if ctrl => Command::Redraw,
+        KeyCode::Char('q') => Command::Quit,
+        KeyCode::Char('j') | KeyCode::Down => Command::Down,
+        KeyCode::Char('k') | KeyCode::Up => Command::Up,
+        KeyCode::Char('g') | KeyCode::Home => Command::Top,
+        KeyCode::Char('G') | KeyCode::End => Command::Bottom,
+        KeyCode::PageUp => Command::PageUp,
+        KeyCode::PageDown => Command::PageDown,
+        KeyCode::Tab => Command::NextTab,
+        KeyCode::BackTab => Command::PrevTab,
+        KeyCode::Char(c @ '1'..='9') => Command::TabNumber(c as usize - '1' as usize),
+        KeyCode::Enter => Command::Open,
+        KeyCode::Esc => Command::Back,
+        KeyCode::Char('/') => Command::Filter,
+        KeyCode::Char(':') => Command::Palette,
+        KeyCode::Char('?') => Command::Help,
+        KeyCode::Char('i') => Command::Inbox,
+        KeyCode::Char('p') => Command::Projects,
+        KeyCode::Char('r') => Command::Reload,
+        KeyCode::Char('s') if m.tab == Tab::Bugs && m.focus == Focus::Detail => {
+            Command::CycleBugStatus
+        }
+        KeyCode::Char('v') if m.tab == Tab::Bugs && m.focus == Focus::Detail => {
+            Command::CycleBugSeverity
+        }
+        KeyCode::Char('f') if m.tab == Tab::Timeline => Command::FollowTimeline,
+        _ => return Vec::new(),
+    };
+    run(m, cmd)
+}
+
+/// Carry out a command (from a key or the palette).
+pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
+    let render = vec![Effect::Render];
+    match cmd {
+        Command::Quit => return vec![Effect::Quit],
+        Command::Redraw => return vec![Effect::FullRedraw],
+        Command::Reload => return vec![Effect::Reload],
+        Command::Up
+        | Command::Down
+        | Command::Top
+        | Command::Bottom
+        | Command::PageUp
+        | Command::PageDown => {
+            return move_selection(m, cmd);
+        }
+        Command::NextTab | Command::PrevTab | Command::TabNumber(_) => {
+            let tabs = m.tabs();
+            let at = tabs.iter().position(|t| *t == m.tab).unwrap_or(0);
+            let next = match cmd {
+                Command::NextTab => (at + 1) % tabs.len(),
+                Command::PrevTab => (at + tabs.len() - 1) % tabs.len(),
+                Command::TabNumber(n) if n < tabs.len() => n,
+                _ => return Vec::new(),
+            };
+            m.tab = tabs[next];
+            m.drawer = None;
+            if m.screen == Screen::Projects && m.focus == Focus::List && m.selected.is_some() {
+                m.focus = Focus::Detail;
+            }
+            if m.tab == Tab::Timeline && m.follow_timeline {
+                let len = m.focused_len();
+                m.pane_mut(Tab::Timeline).selected = len.saturating_sub(1);
+            }
+        }
+        Command::GoTab(tab) => {
+            if !m.tabs().contains(&tab) {
+                return Vec::new();
+            }
+            m.tab = tab;
+            m.drawer = None;
+            m.screen = Screen::Projects;
+            m.focus = Focus::Detail;
+        }
+        Command::Open => open(m),
+        Command::Back => back(m),
+        Command::Filter => m.mode = Mode::Filter,
+        Command::Palette => {
+            m.mode = Mode::Palette;
+            m.palette = Palette::default();
+        }
+        Command::Help => m.mode = Mode::Help,
+        Command::Inbox => {
+            m.screen = Screen::Inbox;
+            m.drawer = None;
+        }
+        Command::Projects => {
+            m.screen = Screen::Projects;
+            m.focus = Focus::List;
+            m.drawer = None;
+        }
+        Command::CycleBugStatus | Command::CycleBugSeverity => {
+            let Some(p) = m.selected_project() else {
+                return Vec::new();
+            };
+            let mut values: Vec<String> = p
+                .detail
+                .bugs
+                .iter()
+                .map(|b| {
+                    if cmd == Command::CycleBugStatus {
+                        b.status.clone()
+                    } else {
+                        b.severity.clone()
+                    }
+                })
+                .collect();
+            values.sort();
+            values.dedup();
+            let slot = if cmd == Command::CycleBugStatus {
+                &mut m.bug_filter.status
+            } else {
+                &mut m.bug_filter.severity
+            };
+            *slot = match slot
+                .as_ref()
+                .and_then(|cur| values.iter().position(|v| v == cur))
+            {
+                None if slot.is_none() => values.first().cloned(),
+                Some(i) => values.get(i + 1).cloned(),
+                None => None,
+            };
+            m.pane_mut(Tab::Bugs).selected = 0;
+        }
+        Command::FollowTimeline => {
+            m.follow_timeline = true;
+            let len = m.focused_len();
+            m.pane_mut(Tab::Timeline).selected = len.saturating_sub(1);
+        }
     }
+    render
+}
+
+fn move_selection(m: &mut Model, cmd: Command) -> Vec<Effect> {
+    let len = m.focused_len();
+    if len == 0 {
+        return Vec::new();
+    }
+    let last = len - 1;
+    let page = m.page.max(1);
+    let on_list = m.screen == Screen::Projects && m.focus == Focus::List;
+    let current = if on_list {
+        m.list.selected
+    } else {
+        m.focused_pane().selected
+    };
+    let next = match cmd {
+        Command::Up => current.saturating_sub(1),
+        Command::Down => (current + 1).min(last),
+        Command::Top => 0,
+        Command::Bottom => last,
+        Command::PageUp => current.saturating_sub(page),
+        Command::PageDown => (current + page).min(last),
+        _ => current,
+    };
+    if m.screen == Screen::Projects && m.focus == Focus::Detail && m.tab == Tab::Timeline {
+        m.follow_timeline = next == last;
+    }
+    if next == current {
+        return Vec::new();
+    }
+    if on_list {
+        m.select_row(next);
+    } else {
+        m.focused_pane().selected = next;
+    }
+    vec![Effect::Render]
+}
+
+/// Enter: open what is selected.
+fn open(m: &mut Model) {
+    match (m.screen, m.focus) {
+        (Screen::Inbox, _) => {
+            let rows = panes::inbox(m);
+            let Some(&(pi, ii)) = rows.get(m.inbox.selected) else {
+                return;
+            };
+            let (path, format, kind) = {
+                let p = &m.projects[pi];
+                (p.path.clone(), p.format, p.inbox[ii].kind)
+            };
+            m.screen = Screen::Projects;
+            m.list.filter.clear();
+            if let Some(row) = panes::projects(m).iter().position(|&i| i == pi) {
+                m.select_row(row);
+            }
+            m.selected = Some((path, format));
+            m.focus = Focus::Detail;
+            let tab = match (format, kind) {
+                (Format::PrdMaster, InboxKind::Question | InboxKind::Evidence) => Tab::Frontier,
+                (Format::Gsd, _) => Tab::Phases,
+                (Format::Dwp, InboxKind::Blocked | InboxKind::Desync) => Tab::Tasks,
+                (Format::Devloop, InboxKind::Resume) => Tab::Agents,
+                _ => Tab::Overview,
+            };
+            m.tab = if m.tabs().contains(&tab) {
+                tab
+            } else {
+                Tab::Overview
+            };
+        }
+        (Screen::Projects, Focus::List) => {
+            if m.selected.is_some() {
+                m.focus = Focus::Detail;
+            }
+        }
+        (Screen::Projects, Focus::Detail) => {
+            let Some(p) = m.selected_project() else {
+                return;
+            };
+            let filter = m.pane(m.tab).filter.clone();
+            let sel = m.pane(m.tab).selected;
+            m.drawer = match m.tab {
+                Tab::Units => panes::units(p, &filter)
+                    .get(sel)
+                    .map(|&i| Drawer::Unit(p.detail.units[i].id.clone())),
+                Tab::Bugs => panes::bugs(m, p)
+                    .get(sel)
+                    .map(|&i| Drawer::Bug(p.detail.bugs[i].id.clone())),
+                _ => None,
+            };
+        }
+    }
+}
+
+/// Esc: close the innermost thing open.
+fn back(m: &mut Model) {
+    if m.drawer.is_some() {
+        m.drawer = None;
+    } else if m.screen == Screen::Inbox {
+        m.screen = Screen::Projects;
+    } else if m.focus == Focus::Detail {
+        m.focus = Focus::List;
+    } else if !m.list.filter.is_empty() {
+        m.list.filter.clear();
+        m.resync_list();
+    }
+}
+
+fn filter_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    match key.code {
+        KeyCode::Enter => m.mode = Mode::Normal,
+        KeyCode::Esc => {
+            m.mode = Mode::Normal;
+            m.focused_pane().filter.clear();
+        }
+        KeyCode::Backspace => {
+            m.focused_pane().filter.pop();
+        }
+        KeyCode::Char('u') if ctrl => m.focused_pane().filter.clear(),
+        KeyCode::Char(c) if !ctrl => m.focused_pane().filter.push(c),
+        _ => return Vec::new(),
+    }
+    m.focused_pane().selected = 0;
+    if m.screen == Screen::Projects && m.focus == Focus::List {
+        m.resync_list();
+    }
+    vec![Effect::Render]
+}
+
+fn palette_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
+    let matches = commands::matching(m, &m.palette.input);
+    match key.code {
+        KeyCode::Esc => m.mode = Mode::Normal,
+        KeyCode::Enter => {
+            m.mode = Mode::Normal;
+            if let Some(&(cmd, _)) = matches.get(m.palette.selected) {
+                return run(m, cmd);
+            }
+        }
+        KeyCode::Up => m.palette.selected = m.palette.selected.saturating_sub(1),
+        KeyCode::Down => {
+            m.palette.selected = (m.palette.selected + 1).min(matches.len().saturating_sub(1))
+        }
+        KeyCode::Backspace => {
+            m.palette.input.pop();
+            m.palette.selected = 0;
+        }
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            m.palette.input.push(c);
+            m.palette.selected = 0;
+        }
+        _ => return Vec::new(),
+    }
+    vec![Effect::Render]
 }

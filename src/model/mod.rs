@@ -3,6 +3,7 @@
 
 mod detail;
 mod resume;
+mod sanitize;
 pub mod text;
 
 use std::path::PathBuf;
@@ -15,6 +16,7 @@ pub use detail::{
     Progress, ProgressPart, Run, Task, Unit, UnknownRef,
 };
 pub use resume::{Excerpt, ResumeCard, Scenario, relative_age, since_seconds};
+pub use sanitize::sanitize_project;
 
 /// The four on-disk formats loopdeck understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

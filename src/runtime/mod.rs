@@ -1,45 +1,77 @@
-//! The interactive loop: input and the loader feed one channel; the loop
-//! blocks on it, drains whatever else is pending, updates the model, and
-//! renders only when something changed. There is no fixed tick.
+//! The interactive loop. Input, the watcher and the loader all feed one
+//! channel; the loop blocks on it, drains whatever else is pending, updates
+//! the model, and draws only when something changed (input, a reload, a
+//! resize; ages are refreshed once a minute). Each frame is wrapped in
+//! synchronized-update escapes, so a terminal (or tmux, or SSH) gets it in
+//! one piece. Reading projects happens on a loader thread, never in the way
+//! of a key.
 
+pub mod config;
+mod watch;
+
+use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use crossterm::event::{self, Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::{self, Event as TermEvent, KeyCode, KeyEvent, KeyModifiers, MouseEventKind};
+use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+use crossterm::{execute, queue};
 
-use crate::app::{self, Action, Effect, Event, Model};
+use crate::app::{self, Effect, Event, Model};
 use crate::cli::{EXIT_OK, EXIT_USAGE, Global};
+use crate::model::sanitize_project;
 use crate::model::text::sanitize_line;
 use crate::{formats, ui};
 
-/// Keys → actions. Unknown keys do nothing.
-pub fn action_for(key: KeyEvent) -> Option<Action> {
-    if key.kind == KeyEventKind::Release {
-        return None;
-    }
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    Some(match key.code {
-        KeyCode::Char('c') if ctrl => Action::Quit,
-        KeyCode::Char('l') if ctrl => Action::Redraw,
-        KeyCode::Char('q') => Action::Quit,
-        KeyCode::Char('j') | KeyCode::Down => Action::Down,
-        KeyCode::Char('k') | KeyCode::Up => Action::Up,
-        KeyCode::Char('g') | KeyCode::Home => Action::Top,
-        KeyCode::Char('G') | KeyCode::End => Action::Bottom,
-        KeyCode::PageUp => Action::PageUp,
-        KeyCode::PageDown => Action::PageDown,
-        _ => return None,
-    })
+/// What reaches the loop.
+pub enum Msg {
+    App(Event),
+    /// Files under a root changed: read again.
+    Changed,
 }
 
-/// Open the console on `roots` (default: the current directory).
+/// How often ages are refreshed while nothing else happens.
+const CLOCK: Duration = Duration::from_secs(60);
+/// After a file changes, wait this long for the rest of a burst (a writer's
+/// temp file, then its rename) before reading again.
+const SETTLE: Duration = Duration::from_millis(30);
+
+fn load(roots: Vec<PathBuf>, tx: Sender<Msg>) {
+    thread::spawn(move || {
+        let mut projects = formats::discover(&roots);
+        projects.iter_mut().for_each(sanitize_project);
+        let _ = tx.send(Msg::App(Event::Loaded(projects)));
+    });
+}
+
+/// Open the console on `roots` (none: the configured roots, else `.`).
 pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
-    let roots: Vec<PathBuf> = if roots.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        roots.to_vec()
+    let cfg = match config::load(global.config.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("loopdeck: {}", sanitize_line(&e.to_string()));
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let cfg_name = global
+        .config
+        .as_ref()
+        .map_or_else(|| "config".to_owned(), |p| p.display().to_string());
+    let theme = match cfg.theme(&cfg_name, no_color) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("loopdeck: {}", sanitize_line(&e.to_string()));
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let roots: Vec<PathBuf> = match (roots.is_empty(), cfg.roots.is_empty()) {
+        (false, _) => roots.to_vec(),
+        (true, false) => cfg.roots.clone(),
+        (true, true) => vec![PathBuf::from(".")],
     };
     if let Some(bad) = roots.iter().find(|r| !r.is_dir()) {
         eprintln!(
@@ -48,23 +80,46 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         );
         return Ok(EXIT_USAGE);
     }
-    let (tx, rx) = mpsc::channel::<Event>();
-    let loader_tx = tx.clone();
-    let load_roots = roots.clone();
-    thread::spawn(move || {
-        let _ = loader_tx.send(Event::Loaded(formats::discover(&load_roots)));
-    });
+    if !io::stdout().is_terminal() {
+        eprintln!(
+            "loopdeck: the console needs a terminal; for scripts use `loopdeck list` or `loopdeck inbox`"
+        );
+        return Ok(EXIT_USAGE);
+    }
+
+    let (tx, rx) = mpsc::channel::<Msg>();
+    load(roots.clone(), tx.clone());
+    let _watcher = match watch::start(&roots, tx.clone()) {
+        Some(w) => Some(w),
+        None => {
+            let _ = tx.send(Msg::App(Event::Polling));
+            let poll_tx = tx.clone();
+            thread::spawn(move || {
+                while poll_tx.send(Msg::Changed).is_ok() {
+                    thread::sleep(watch::POLL_EVERY);
+                }
+            });
+            None
+        }
+    };
+    let input_tx = tx.clone();
     thread::spawn(move || {
         while let Ok(ev) = event::read() {
-            let sent = match ev {
-                TermEvent::Key(k) => match action_for(k) {
-                    Some(a) => tx.send(Event::Action(a)),
-                    None => Ok(()),
+            let msg = match ev {
+                TermEvent::Key(k) => Event::Key(k),
+                TermEvent::Resize(..) => Event::Resize,
+                TermEvent::Mouse(me) => match me.kind {
+                    MouseEventKind::ScrollDown => {
+                        Event::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE))
+                    }
+                    MouseEventKind::ScrollUp => {
+                        Event::Key(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE))
+                    }
+                    _ => continue,
                 },
-                TermEvent::Resize(..) => tx.send(Event::Resize),
-                _ => Ok(()),
+                _ => continue,
             };
-            if sent.is_err() {
+            if input_tx.send(Msg::App(msg)).is_err() {
                 break;
             }
         }
@@ -78,34 +133,97 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         global.readonly,
         global.now.unwrap_or_else(Utc::now),
     );
-    // ratatui::init installs a panic hook that restores the terminal first.
+    model.theme = theme;
+    // ratatui::init enters the alternate screen and raw mode, and installs a
+    // panic hook that restores the terminal before the report is printed.
     let mut terminal = ratatui::init();
+    if cfg.mouse {
+        let _ = execute!(io::stdout(), crossterm::event::EnableMouseCapture);
+    }
     let result = (|| -> color_eyre::Result<()> {
-        terminal.draw(|f| ui::render(&model, f))?;
-        while let Ok(first) = rx.recv() {
-            let mut effects = app::update(&mut model, first);
-            while let Ok(more) = rx.try_recv() {
-                effects.extend(app::update(&mut model, more));
-            }
-            if effects.contains(&Effect::Quit) {
-                return Ok(());
-            }
-            if effects.contains(&Effect::FullRedraw) {
-                terminal.clear()?;
-            }
-            if !effects.is_empty() {
+        let mut loading = true;
+        let mut pending = false;
+        // When a change was seen and no read is running: read at this time.
+        let mut reload_at: Option<Instant> = None;
+        let mut dirty = true;
+        let mut last_clock = Instant::now();
+        loop {
+            if dirty {
                 if global.now.is_none() {
                     model.now = Utc::now();
                 }
-                terminal.draw(|f| {
-                    model.page = f.area().height.saturating_sub(6).max(1) as usize;
-                    ui::render(&model, f);
-                })?;
+                draw(&mut terminal, &mut model)?;
+                dirty = false;
             }
+            let wait = match reload_at {
+                Some(at) => at.saturating_duration_since(Instant::now()),
+                None => CLOCK.saturating_sub(last_clock.elapsed()),
+            };
+            let first = match rx.recv_timeout(wait) {
+                Ok(msg) => msg,
+                Err(RecvTimeoutError::Timeout) => {
+                    if reload_at.take().is_some() {
+                        loading = true;
+                        load(roots.clone(), tx.clone());
+                    } else {
+                        last_clock = Instant::now();
+                        dirty = global.now.is_none();
+                    }
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => return Ok(()),
+            };
+            let mut effects = Vec::new();
+            for msg in std::iter::once(first).chain(rx.try_iter()) {
+                match msg {
+                    Msg::Changed if loading => pending = true,
+                    Msg::Changed => {
+                        reload_at.get_or_insert_with(|| Instant::now() + SETTLE);
+                    }
+                    Msg::App(ev) => {
+                        if matches!(ev, Event::Loaded(_)) {
+                            loading = false;
+                        }
+                        effects.extend(app::update(&mut model, ev));
+                    }
+                }
+            }
+            if !loading && pending {
+                pending = false;
+                loading = true;
+                load(roots.clone(), tx.clone());
+            }
+            for e in &effects {
+                match e {
+                    Effect::Quit => return Ok(()),
+                    Effect::FullRedraw => terminal.clear()?,
+                    Effect::Reload if !loading => {
+                        loading = true;
+                        load(roots.clone(), tx.clone());
+                    }
+                    Effect::Reload => pending = true,
+                    Effect::Render => {}
+                }
+            }
+            dirty |= !effects.is_empty();
         }
-        Ok(())
     })();
+    if cfg.mouse {
+        let _ = execute!(io::stdout(), crossterm::event::DisableMouseCapture);
+    }
     ratatui::restore();
     result?;
     Ok(EXIT_OK)
+}
+
+/// One frame, sent as one synchronized update.
+fn draw(terminal: &mut ratatui::DefaultTerminal, model: &mut Model) -> io::Result<()> {
+    let mut out = io::stdout();
+    queue!(out, BeginSynchronizedUpdate)?;
+    terminal.draw(|f| {
+        model.page = f.area().height.saturating_sub(6).max(1) as usize;
+        ui::render(model, f);
+    })?;
+    queue!(out, EndSynchronizedUpdate)?;
+    out.flush()
 }

@@ -1,80 +1,64 @@
-//! The selected project's resume card: where it stopped, why, what it waits
-//! for, what to read first.
+//! The selected project: a tab bar, the devloop status strip, the current
+//! tab, and a drawer (unit or bug) over it.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 
-use crate::app::Model;
-use crate::model::text::{sanitize_line, wrap};
-use crate::model::{Scenario, since_seconds};
-
-const LABEL: usize = 12;
-
-/// A labelled value, wrapped by display width under its label (the view
-/// wraps, not ratatui: its wrapper lets a wide character cross the border).
-fn field(lines: &mut Vec<Line<'static>>, width: u16, label: &'static str, value: &str) {
-    let room = (width as usize).saturating_sub(LABEL).max(1);
-    for (i, part) in wrap(&sanitize_line(value), room).into_iter().enumerate() {
-        let head = if i == 0 {
-            format!("{label:<LABEL$}")
-        } else {
-            " ".repeat(LABEL)
-        };
-        lines.push(Line::from(vec![
-            Span::styled(head, Style::new().add_modifier(Modifier::BOLD)),
-            Span::raw(part),
-        ]));
-    }
-}
+use super::widgets::block;
+use super::{SPLIT_WIDTH, devloop, tabs};
+use crate::app::{Focus, Model};
+use crate::model::Format;
 
 pub fn render(m: &Model, f: &mut Frame, area: Rect) {
-    let block = Block::new().borders(Borders::ALL);
+    let t = &m.theme;
+    let focused = m.focus == Focus::Detail;
     let Some(p) = m.selected_project() else {
+        let msg = if m.loading {
+            "reading projects…"
+        } else {
+            "no project selected"
+        };
         f.render_widget(
-            Paragraph::new("no project selected").block(block.title(" Resume ")),
+            Paragraph::new(msg).block(block(m, " Detail ", focused)),
             area,
         );
         return;
     };
-    let scenario = since_seconds(p.updated_at, m.now).map(Scenario::for_age);
-    let title = format!(
-        " {} · {} · scenario {} ",
-        sanitize_line(&p.name),
-        p.format.as_str(),
-        scenario.map_or("?".into(), |s| format!("{s:?}"))
-    );
-    let w = area.width.saturating_sub(2);
-    let mut lines = Vec::new();
-    field(&mut lines, w, "stage", p.stage.as_deref().unwrap_or("-"));
-    field(&mut lines, w, "status", &p.status);
-    for (label, v) in [
-        ("stopped at", &p.resume.stopped_at),
-        ("why", &p.resume.reason),
-        ("waiting for", &p.resume.waiting_for),
-    ] {
-        if let Some(v) = v {
-            field(&mut lines, w, label, v);
-        }
+    // Below the split width the detail has the screen: say where we are.
+    let title = if area.width < SPLIT_WIDTH {
+        format!(" projects › {} › {} ", p.name, m.tab.title())
+    } else {
+        format!(" {} · {} ", p.name, p.format.as_str())
+    };
+    let outer = block(m, title, focused);
+    let inside = outer.inner(area);
+    f.render_widget(outer, area);
+
+    let strip = if p.format == Format::Devloop {
+        devloop::STRIP_HEIGHT
+    } else {
+        0
+    };
+    let [tab_bar, strip_area, body] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(strip),
+        Constraint::Min(1),
+    ])
+    .areas(inside);
+    let mut spans = Vec::new();
+    for (i, tab) in m.tabs().iter().enumerate() {
+        let style = if *tab == m.tab {
+            t.selection.patch(t.bold)
+        } else {
+            t.muted
+        };
+        spans.push(Span::styled(format!(" {} {} ", i + 1, tab.title()), style));
     }
-    if !p.resume.read_first.is_empty() {
-        field(&mut lines, w, "read first", &p.resume.read_first.join(", "));
+    f.render_widget(Line::from(spans), tab_bar);
+    if strip > 0 {
+        devloop::strip(m, p, f, strip_area);
     }
-    for item in &p.inbox {
-        field(
-            &mut lines,
-            w,
-            "ask",
-            &format!("{} {}", item.reference, item.title),
-        );
-    }
-    for pr in &p.problems {
-        field(&mut lines, w, "problem", &pr.to_string());
-    }
-    if !p.findings.is_empty() {
-        field(&mut lines, w, "findings", &p.findings.len().to_string());
-    }
-    f.render_widget(Paragraph::new(lines).block(block.title(title)), area);
+    tabs::render(m, p, f, body);
 }

@@ -1,13 +1,13 @@
-//! The project list: newest update first, format, status, waiting count, age.
+//! The project list: newest update first; status symbol and colour, age,
+//! format badge, waiting-for-human count, name.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::style::{Modifier, Style};
-use ratatui::widgets::{Block, Borders, Row, Table, TableState};
+use ratatui::widgets::{Cell, Row, Table, TableState};
 
-use crate::app::Model;
-use crate::model::text::sanitize_line;
-use crate::model::{Format, relative_age, since_seconds};
+use super::widgets::{age, block, offset};
+use crate::app::{Focus, Model, panes};
+use crate::model::Format;
 
 fn badge(f: Format) -> &'static str {
     match f {
@@ -19,48 +19,53 @@ fn badge(f: Format) -> &'static str {
 }
 
 pub fn render(m: &Model, f: &mut Frame, area: Rect) {
-    let visible = area.height.saturating_sub(3) as usize;
-    // Only the visible rows are built.
-    let offset = m.selected.saturating_sub(visible.saturating_sub(1));
-    let rows = m
-        .projects
-        .iter()
-        .skip(offset)
-        .take(visible.max(1))
-        .map(|p| {
-            let age = since_seconds(p.updated_at, m.now)
-                .map(relative_age)
-                .unwrap_or_else(|| "?".into());
-            let waiting = if p.needs_human() > 0 {
-                format!("●{}", p.needs_human())
-            } else {
-                String::new()
-            };
-            Row::new(vec![
-                age,
-                badge(p.format).to_owned(),
-                sanitize_line(&p.status).into_owned(),
-                waiting,
-                sanitize_line(&p.name).into_owned(),
-            ])
-        });
+    let t = &m.theme;
+    let rows = panes::projects(m);
+    let height = area.height.saturating_sub(3) as usize;
+    let first = offset(m.list.selected, height);
+    let visible = rows.iter().skip(first).take(height.max(1)).map(|&i| {
+        let p = &m.projects[i];
+        let (sym, style) = t.status(&p.status);
+        let waiting = if p.needs_human() > 0 {
+            format!("◆{}", p.needs_human())
+        } else {
+            String::new()
+        };
+        let mut name = p.name.clone();
+        if !p.problems.is_empty() {
+            name.push_str(" !");
+        }
+        Row::new::<Vec<Cell>>(vec![
+            ratatui::text::Span::styled(sym, style).into(),
+            age(m, p.updated_at).into(),
+            badge(p.format).into(),
+            ratatui::text::Span::styled(waiting, t.warn).into(),
+            ratatui::text::Span::raw(name).into(),
+        ])
+    });
+    let mut title = format!(" Projects {}/{} ", rows.len(), m.projects.len());
+    if !m.list.filter.is_empty() {
+        title = format!(
+            " Projects /{} {}/{} ",
+            m.list.filter,
+            rows.len(),
+            m.projects.len()
+        );
+    }
     let table = Table::new(
-        rows,
+        visible,
         [
+            Constraint::Length(1),
             Constraint::Length(4),
             Constraint::Length(3),
-            Constraint::Length(10),
-            Constraint::Length(3),
-            Constraint::Min(10),
+            Constraint::Length(4),
+            Constraint::Min(8),
         ],
     )
-    .header(
-        Row::new(vec!["AGE", "FMT", "STATUS", "ASK", "PROJECT"])
-            .style(Style::new().add_modifier(Modifier::BOLD)),
-    )
-    .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
-    .block(Block::new().borders(Borders::ALL).title(" Projects "));
-    let mut state =
-        TableState::default().with_selected((!m.projects.is_empty()).then(|| m.selected - offset));
+    .header(Row::new(vec!["", "AGE", "FMT", "ASK", "PROJECT"]).style(t.bold))
+    .row_highlight_style(t.selection)
+    .block(block(m, title, m.focus == Focus::List));
+    let selected = (!rows.is_empty()).then(|| m.list.selected.saturating_sub(first));
+    let mut state = TableState::default().with_selected(selected);
     f.render_stateful_widget(table, area, &mut state);
 }

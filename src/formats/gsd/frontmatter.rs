@@ -231,10 +231,10 @@ fn parse_block(lines: &[&str], fm: &mut Frontmatter) {
                 if let Value::Str(s) = scalar(item) {
                     list.push(s);
                 }
-            } else if let Some((k, v)) = key_of(t) {
-                if let Value::Str(s) = scalar(v) {
-                    map.push((k.to_owned(), s));
-                }
+            } else if let Some((k, v)) = key_of(t)
+                && let Value::Str(s) = scalar(v)
+            {
+                map.push((k.to_owned(), s));
             }
         }
         let v = if !map.is_empty() {

@@ -1,0 +1,86 @@
+//! Frame render time at 200x60 over 1,000 generated projects, with
+//! ratatui's TestBackend (no terminal I/O): the cost of `ui::render`.
+//! Run: `cargo bench --bench render`. Prints the median of many frames and,
+//! as a baseline measured in the same run, the cost of an empty frame.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use loopdeck::app::{Event, Model, update};
+use loopdeck::model::{Format, InboxItem, InboxKind, Project};
+use ratatui::{Terminal, backend::TestBackend};
+
+fn projects(n: usize) -> Vec<Project> {
+    (0..n)
+        .map(|i| {
+            let format = if i % 2 == 0 {
+                Format::PrdMaster
+            } else {
+                Format::Gsd
+            };
+            let mut p = Project::new(
+                format,
+                PathBuf::from(format!("/w/p{i}")),
+                format!("项目-{i}-restock"),
+            );
+            p.id = format!("p{i}");
+            p.status = if i % 3 == 0 {
+                "waiting".into()
+            } else {
+                "executing".into()
+            };
+            p.stage = Some(format!("Phase {} of 9", i % 9));
+            p.updated_at = chrono::DateTime::from_timestamp(1_780_000_000 - i as i64 * 60, 0);
+            if i % 3 == 0 {
+                p.inbox.push(InboxItem {
+                    kind: InboxKind::Question,
+                    reference: "OQ-1".into(),
+                    title: "批量导出是否进入 MVP".into(),
+                    since: p.updated_at,
+                    options: vec![],
+                });
+            }
+            p
+        })
+        .collect()
+}
+
+fn median_us(mut model: Model, frames: usize) -> f64 {
+    let mut term = Terminal::new(TestBackend::new(200, 60)).expect("backend");
+    let mut times: Vec<f64> = (0..frames)
+        .map(|i| {
+            // Alternate the selection so each frame differs, as when a user moves.
+            update(
+                &mut model,
+                Event::Key(crossterm::event::KeyEvent::new(
+                    if i % 2 == 0 {
+                        crossterm::event::KeyCode::Down
+                    } else {
+                        crossterm::event::KeyCode::Up
+                    },
+                    crossterm::event::KeyModifiers::NONE,
+                )),
+            );
+            let t = Instant::now();
+            term.draw(|f| loopdeck::ui::render(&model, f))
+                .expect("draw");
+            t.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn main() {
+    let now = chrono::Utc::now();
+    let mut full = Model::new(vec!["/w".into()], false, now);
+    update(&mut full, Event::Loaded(projects(1000)));
+    let mut empty = Model::new(vec!["/w".into()], false, now);
+    update(&mut empty, Event::Loaded(Vec::new()));
+    let base = median_us(empty, 500);
+    let frame = median_us(full, 500);
+    println!(
+        "frame 200x60, 1,000 projects: {frame:.0} µs median (empty frame baseline {base:.0} µs, ratio {:.1})",
+        frame / base
+    );
+}

@@ -1,0 +1,234 @@
+//! The rows of every list the console shows, filtered, as indices into the
+//! model. Shared by `update` (to bound selections) and `ui` (to draw), so
+//! the two never disagree about what row N is.
+
+use crate::model::{Format, InboxItem, Project};
+
+use super::{Model, Tab};
+
+/// Which detail tabs a project of `format` has, in order (1-9 pick them).
+pub fn tabs_for(format: Format) -> &'static [Tab] {
+    match format {
+        Format::PrdMaster => &[Tab::Overview, Tab::Frontier, Tab::Findings],
+        Format::Gsd => &[Tab::Overview, Tab::Phases, Tab::Findings],
+        Format::Dwp => &[Tab::Overview, Tab::Tasks, Tab::Findings],
+        Format::Devloop => &[
+            Tab::Overview,
+            Tab::Units,
+            Tab::Bugs,
+            Tab::Timeline,
+            Tab::Agents,
+            Tab::Findings,
+        ],
+    }
+}
+
+fn matches(filter: &str, haystack: &[&str]) -> bool {
+    if filter.is_empty() {
+        return true;
+    }
+    let needle = filter.to_lowercase();
+    haystack.iter().any(|h| h.to_lowercase().contains(&needle))
+}
+
+/// Indices of the projects that pass the list filter, in list order.
+pub fn projects(m: &Model) -> Vec<usize> {
+    m.projects
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| {
+            matches(
+                &m.list.filter,
+                &[&p.name, &p.id, &p.status, p.format.as_str()],
+            )
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Every inbox item across projects, oldest first (unknown times last), as
+/// (project index, item index), filtered.
+pub fn inbox(m: &Model) -> Vec<(usize, usize)> {
+    let mut rows: Vec<(usize, usize, &InboxItem)> = m
+        .projects
+        .iter()
+        .enumerate()
+        .flat_map(|(pi, p)| {
+            p.inbox
+                .iter()
+                .enumerate()
+                .map(move |(ii, item)| (pi, ii, item))
+        })
+        .filter(|(pi, _, item)| {
+            matches(
+                &m.inbox.filter,
+                &[&item.title, &item.reference, &m.projects[*pi].name],
+            )
+        })
+        .collect();
+    rows.sort_by(|a, b| match (a.2.since, b.2.since) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    rows.into_iter().map(|(pi, ii, _)| (pi, ii)).collect()
+}
+
+/// A row of the Frontier tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrontierRow {
+    Question(usize),
+    Research(usize),
+    Blocked(usize),
+}
+
+pub fn frontier(p: &Project, filter: &str) -> Vec<FrontierRow> {
+    let f = &p.frontier;
+    let hay = |q: &crate::model::Question| {
+        matches(filter, &[&q.id, &q.title, q.owner.as_deref().unwrap_or("")])
+    };
+    let mut rows = Vec::new();
+    rows.extend(
+        f.questions
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| hay(q))
+            .map(|(i, _)| FrontierRow::Question(i)),
+    );
+    rows.extend(
+        f.research
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| hay(q))
+            .map(|(i, _)| FrontierRow::Research(i)),
+    );
+    rows.extend(
+        f.blocked
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| hay(q))
+            .map(|(i, _)| FrontierRow::Blocked(i)),
+    );
+    rows
+}
+
+/// A row of the Phases & Decisions tab (GSD).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PhaseRow {
+    Decision(usize),
+    Blocker(usize),
+}
+
+pub fn phases(p: &Project, filter: &str) -> Vec<PhaseRow> {
+    let mut rows: Vec<PhaseRow> = p
+        .decisions
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| {
+            matches(
+                filter,
+                &[
+                    &d.summary,
+                    d.stage.as_deref().unwrap_or(""),
+                    d.rationale.as_deref().unwrap_or(""),
+                ],
+            )
+        })
+        .map(|(i, _)| PhaseRow::Decision(i))
+        .collect();
+    rows.extend(
+        p.blockers
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| matches(filter, &[b]))
+            .map(|(i, _)| PhaseRow::Blocker(i)),
+    );
+    rows
+}
+
+pub fn tasks(p: &Project, filter: &str) -> Vec<usize> {
+    let t = &p.detail.tasks;
+    (0..t.len())
+        .filter(|&i| matches(filter, &[&t[i].id, &t[i].title, &t[i].status]))
+        .collect()
+}
+
+/// Units in DAG order: by layer (upstream first; units on a cycle last),
+/// then by id.
+pub fn units(p: &Project, filter: &str) -> Vec<usize> {
+    let u = &p.detail.units;
+    let mut rows: Vec<usize> = (0..u.len())
+        .filter(|&i| matches(filter, &[&u[i].id, &u[i].kind, &u[i].status]))
+        .collect();
+    rows.sort_by(|&a, &b| {
+        let key = |i: usize| (u[i].layer.unwrap_or(usize::MAX), u[i].id.clone());
+        key(a).cmp(&key(b))
+    });
+    rows
+}
+
+pub fn bugs(m: &Model, p: &Project) -> Vec<usize> {
+    let b = &p.detail.bugs;
+    let f = &m.bug_filter;
+    (0..b.len())
+        .filter(|&i| f.status.as_deref().is_none_or(|s| b[i].status == s))
+        .filter(|&i| f.severity.as_deref().is_none_or(|s| b[i].severity == s))
+        .filter(|&i| {
+            matches(
+                m.pane(Tab::Bugs).filter.as_str(),
+                &[&b[i].id, &b[i].title, &b[i].status, &b[i].severity],
+            )
+        })
+        .collect()
+}
+
+/// Timeline events, oldest first (newest at the bottom).
+pub fn timeline(p: &Project, filter: &str) -> Vec<usize> {
+    let t = &p.detail.timeline;
+    (0..t.len())
+        .filter(|&i| matches(filter, &[&t[i].source, &t[i].kind, &t[i].summary]))
+        .collect()
+}
+
+pub fn agents(p: &Project, filter: &str) -> Vec<usize> {
+    let a = &p.detail.agents;
+    (0..a.len())
+        .filter(|&i| matches(filter, &[&a[i].agent, &a[i].status]))
+        .collect()
+}
+
+/// Findings, errors first, then problems as rows after them.
+pub fn findings(p: &Project, filter: &str) -> Vec<usize> {
+    let f = &p.findings;
+    let mut rows: Vec<usize> = (0..f.len())
+        .filter(|&i| {
+            matches(
+                filter,
+                &[
+                    &f[i].code,
+                    &f[i].message,
+                    f[i].reference.as_deref().unwrap_or(""),
+                ],
+            )
+        })
+        .collect();
+    rows.sort_by_key(|&i| std::cmp::Reverse(f[i].level));
+    rows
+}
+
+/// How many rows the current detail tab of `p` has.
+pub fn detail_len(m: &Model, p: &Project) -> usize {
+    let filter = m.pane(m.tab).filter.as_str();
+    match m.tab {
+        Tab::Overview => 0,
+        Tab::Frontier => frontier(p, filter).len(),
+        Tab::Phases => phases(p, filter).len(),
+        Tab::Tasks => tasks(p, filter).len(),
+        Tab::Units => units(p, filter).len(),
+        Tab::Bugs => bugs(m, p).len(),
+        Tab::Timeline => timeline(p, filter).len(),
+        Tab::Agents => agents(p, filter).len(),
+        Tab::Findings => findings(p, filter).len() + p.problems.len(),
+    }
+}

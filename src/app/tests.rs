@@ -1,0 +1,303 @@
+//! Key handling, tested on the pure update function: no terminal, no disk.
+
+use super::*;
+use crate::model::{Bug, Event as TimelineEvent, InboxItem};
+use chrono::TimeZone;
+use crossterm::event::KeyEvent;
+
+fn key(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+}
+
+fn code(k: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(k, KeyModifiers::NONE))
+}
+
+fn project(name: &str, format: Format, waiting: usize) -> Project {
+    let mut p = Project::new(format, PathBuf::from(format!("/w/{name}")), name.to_owned());
+    p.id = name.to_owned();
+    for i in 0..waiting {
+        p.inbox.push(InboxItem {
+            kind: InboxKind::Question,
+            reference: format!("OQ-{i}"),
+            title: format!("question {i} of {name}"),
+            since: Some(
+                Utc.with_ymd_and_hms(2026, 5, 1 + i as u32, 0, 0, 0)
+                    .unwrap(),
+            ),
+            options: vec![],
+        });
+    }
+    p
+}
+
+fn model(projects: Vec<Project>) -> Model {
+    let mut m = Model::new(
+        vec!["/w".into()],
+        false,
+        Utc.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap(),
+    );
+    update(&mut m, Event::Loaded(projects));
+    m
+}
+
+fn three() -> Model {
+    model(vec![
+        project("alpha", Format::Gsd, 0),
+        project("beta", Format::PrdMaster, 2),
+        project("gamma", Format::Devloop, 1),
+    ])
+}
+
+fn selected(m: &Model) -> String {
+    m.selected_project()
+        .map(|p| p.name.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn moving_renders_only_when_the_selection_changes() {
+    let mut m = three();
+    assert_eq!(selected(&m), "alpha");
+    assert_eq!(update(&mut m, key('k')), vec![], "already at the top");
+    assert_eq!(update(&mut m, key('j')), vec![Effect::Render]);
+    assert_eq!(selected(&m), "beta");
+    update(&mut m, key('G'));
+    assert_eq!(selected(&m), "gamma");
+    assert_eq!(update(&mut m, code(KeyCode::Down)), vec![]);
+    update(&mut m, code(KeyCode::Home));
+    assert_eq!(selected(&m), "alpha");
+    m.page = 2;
+    update(&mut m, code(KeyCode::PageDown));
+    assert_eq!(selected(&m), "gamma");
+    update(&mut m, code(KeyCode::PageUp));
+    assert_eq!(selected(&m), "alpha");
+}
+
+#[test]
+fn reload_keeps_the_selected_project_by_id() {
+    let mut m = three();
+    update(&mut m, key('j'));
+    update(
+        &mut m,
+        Event::Loaded(vec![
+            project("new", Format::Gsd, 0),
+            project("gamma", Format::Devloop, 0),
+            project("beta", Format::PrdMaster, 0),
+        ]),
+    );
+    assert_eq!(selected(&m), "beta");
+    assert_eq!(m.list.selected, 2);
+    update(&mut m, Event::Loaded(vec![project("new", Format::Gsd, 0)]));
+    assert_eq!(
+        selected(&m),
+        "new",
+        "a vanished selection falls back to the first row"
+    );
+}
+
+#[test]
+fn filter_narrows_the_list_and_esc_clears_it() {
+    let mut m = three();
+    update(&mut m, key('/'));
+    assert_eq!(m.mode, Mode::Filter);
+    update(&mut m, key('g'));
+    update(&mut m, key('a'));
+    update(&mut m, key('m'));
+    assert_eq!(panes::projects(&m).len(), 1);
+    assert_eq!(selected(&m), "gamma");
+    update(&mut m, code(KeyCode::Enter));
+    assert_eq!((m.mode, m.list.filter.as_str()), (Mode::Normal, "gam"));
+    assert_eq!(
+        update(&mut m, key('q')),
+        vec![Effect::Quit],
+        "keys act again after Enter"
+    );
+    let mut m = three();
+    update(&mut m, key('/'));
+    update(&mut m, key('z'));
+    assert!(panes::projects(&m).is_empty());
+    update(&mut m, code(KeyCode::Esc));
+    assert_eq!((m.mode, panes::projects(&m).len()), (Mode::Normal, 3));
+}
+
+#[test]
+fn tabs_follow_the_format_and_number_keys_pick_them() {
+    let mut m = three();
+    update(&mut m, key('G'));
+    assert_eq!(m.tabs(), panes::tabs_for(Format::Devloop));
+    update(&mut m, key('3'));
+    assert_eq!((m.tab, m.focus), (Tab::Bugs, Focus::Detail));
+    update(&mut m, code(KeyCode::Tab));
+    assert_eq!(m.tab, Tab::Timeline);
+    update(&mut m, code(KeyCode::BackTab));
+    update(&mut m, code(KeyCode::BackTab));
+    assert_eq!(m.tab, Tab::Units);
+    assert_eq!(update(&mut m, key('9')), vec![], "no ninth tab");
+    update(&mut m, code(KeyCode::Esc));
+    assert_eq!(m.focus, Focus::List);
+    update(&mut m, key('g'));
+    assert_eq!(m.tab, Tab::Overview, "a GSD project has no Units tab");
+    assert_eq!(m.tabs(), panes::tabs_for(Format::Gsd));
+}
+
+#[test]
+fn inbox_is_oldest_first_and_enter_jumps_to_the_item() {
+    let mut m = three();
+    update(&mut m, key('i'));
+    assert_eq!(m.screen, Screen::Inbox);
+    let rows = panes::inbox(&m);
+    let titles: Vec<&str> = rows
+        .iter()
+        .map(|&(p, i)| m.projects[p].inbox[i].title.as_str())
+        .collect();
+    assert_eq!(
+        titles,
+        vec![
+            "question 0 of beta",
+            "question 0 of gamma",
+            "question 1 of beta"
+        ]
+    );
+    update(&mut m, key('j'));
+    update(&mut m, code(KeyCode::Enter));
+    assert_eq!((m.screen, m.focus), (Screen::Projects, Focus::Detail));
+    assert_eq!(selected(&m), "gamma");
+    update(&mut m, key('i'));
+    update(&mut m, key('g'));
+    update(&mut m, code(KeyCode::Enter));
+    assert_eq!(
+        (selected(&m).as_str(), m.tab),
+        ("beta", Tab::Frontier),
+        "a question opens the Frontier"
+    );
+}
+
+#[test]
+fn help_and_palette_take_the_keys_until_closed() {
+    let mut m = three();
+    update(&mut m, key('?'));
+    assert_eq!(m.mode, Mode::Help);
+    assert_eq!(update(&mut m, key('j')), vec![], "help swallows movement");
+    update(&mut m, code(KeyCode::Esc));
+    assert_eq!(m.mode, Mode::Normal);
+    update(&mut m, key(':'));
+    for c in "inbox".chars() {
+        update(&mut m, key(c));
+    }
+    let found = commands::matching(&m, &m.palette.input);
+    assert_eq!(found.first().map(|f| f.0), Some(Command::Inbox));
+    update(&mut m, code(KeyCode::Enter));
+    assert_eq!((m.mode, m.screen), (Mode::Normal, Screen::Inbox));
+    update(&mut m, key(':'));
+    for c in "quit".chars() {
+        update(&mut m, key(c));
+    }
+    assert_eq!(update(&mut m, code(KeyCode::Enter)), vec![Effect::Quit]);
+}
+
+#[test]
+fn ctrl_l_redraws_and_release_events_are_ignored() {
+    let mut m = three();
+    assert_eq!(
+        update(
+            &mut m,
+            Event::Key(KeyEvent::new(KeyCode::Char('l'), KeyModifiers::CONTROL))
+        ),
+        vec![Effect::FullRedraw]
+    );
+    let mut release = KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE);
+    release.kind = KeyEventKind::Release;
+    assert_eq!(update(&mut m, Event::Key(release)), vec![]);
+    assert_eq!(update(&mut m, key('r')), vec![Effect::Reload]);
+}
+
+fn devloop() -> Model {
+    let mut p = project("dev", Format::Devloop, 0);
+    for (i, (status, sev)) in [("open", "high"), ("fixed", "low"), ("open", "low")]
+        .iter()
+        .enumerate()
+    {
+        p.detail.bugs.push(Bug {
+            id: format!("bug-{i}"),
+            status: (*status).into(),
+            severity: (*sev).into(),
+            title: format!("bug {i}"),
+            unit: None,
+            history: vec![],
+        });
+    }
+    for i in 0..5 {
+        p.detail.timeline.push(TimelineEvent {
+            at: None,
+            source: "coder".into(),
+            kind: "run".into(),
+            summary: format!("event {i}"),
+            unit: None,
+        });
+    }
+    model(vec![p])
+}
+
+#[test]
+fn timeline_follows_its_end_until_the_user_scrolls_up() {
+    let mut m = devloop();
+    update(&mut m, key('4'));
+    assert_eq!(m.tab, Tab::Timeline);
+    assert_eq!(
+        m.pane(Tab::Timeline).selected,
+        4,
+        "starts at the newest event"
+    );
+    update(&mut m, key('k'));
+    assert!(!m.follow_timeline);
+    let mut p = m.projects[0].clone();
+    p.detail.timeline.push(TimelineEvent {
+        at: None,
+        source: "tester".into(),
+        kind: "run".into(),
+        summary: "event 5".into(),
+        unit: None,
+    });
+    update(&mut m, Event::Loaded(vec![p.clone()]));
+    assert_eq!(m.pane(Tab::Timeline).selected, 3, "scrolled up: stays put");
+    update(&mut m, key('G'));
+    assert!(m.follow_timeline);
+    p.detail.timeline.push(TimelineEvent {
+        at: None,
+        source: "tester".into(),
+        kind: "run".into(),
+        summary: "event 6".into(),
+        unit: None,
+    });
+    update(&mut m, Event::Loaded(vec![p]));
+    assert_eq!(
+        m.pane(Tab::Timeline).selected,
+        6,
+        "following: jumps to the new end"
+    );
+}
+
+#[test]
+fn bug_filters_cycle_through_the_values_present() {
+    let mut m = devloop();
+    update(&mut m, key('3'));
+    assert_eq!(panes::bugs(&m, &m.projects[0]).len(), 3);
+    update(&mut m, key('s'));
+    assert_eq!(m.bug_filter.status.as_deref(), Some("fixed"));
+    assert_eq!(panes::bugs(&m, &m.projects[0]).len(), 1);
+    update(&mut m, key('s'));
+    assert_eq!(m.bug_filter.status.as_deref(), Some("open"));
+    update(&mut m, key('v'));
+    assert_eq!(panes::bugs(&m, &m.projects[0]).len(), 1, "open and high");
+    update(&mut m, key('s'));
+    assert_eq!(m.bug_filter.status, None, "cycles back to all");
+    update(&mut m, code(KeyCode::Enter));
+    assert_eq!(m.drawer, Some(Drawer::Bug("bug-0".into())));
+    update(&mut m, code(KeyCode::Esc));
+    assert_eq!(
+        (m.drawer.clone(), m.focus),
+        (None, Focus::Detail),
+        "Esc closes the drawer first"
+    );
+}

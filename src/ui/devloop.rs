@@ -1,0 +1,388 @@
+//! devloop panes: the L1/L2/L3 status strip (the seed dashboard's
+//! LoopStatusBar), Units (the DAG by layers, with a unit drawer), Bugs (with
+//! filters and a history drawer), Timeline (following its end) and Agents.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Clear, Paragraph, Row};
+
+use super::widgets::{Spec, bar, block, empty, field, inner, table, wrapped};
+use crate::app::{Drawer, Focus, Model, Tab, panes};
+use crate::model::Project;
+
+pub const STRIP_HEIGHT: u16 = 1;
+
+fn focused(m: &Model) -> bool {
+    m.focus == Focus::Detail
+}
+
+/// L1 units · L2 integration gate · L3 ship, on one line.
+pub fn strip(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+    let t = &m.theme;
+    let d = &p.detail;
+    let passed = d.units.iter().filter(|u| u.status == "passed").count();
+    let running = d.agents.iter().filter(|a| a.status == "running").count();
+    let l1_style = if passed == d.units.len() && !d.units.is_empty() {
+        t.ok
+    } else {
+        t.info
+    };
+    let (l2_text, l2_style) = match &d.dag {
+        Some(dag) if dag.l2_gate_open => ("gate open".to_owned(), t.ok),
+        Some(dag) if !dag.cycles.is_empty() => ("blocked: cycle".to_owned(), t.error),
+        Some(_) => ("gate closed".to_owned(), t.muted),
+        None => ("no units".to_owned(), t.muted),
+    };
+    let (l3_sym, l3_style) = t.status(&p.status);
+    let pct = d
+        .progress
+        .as_ref()
+        .map_or(String::new(), |pr| format!("  {}", bar(pr.percent, 10)));
+    let line = Line::from(vec![
+        Span::styled(" L1 ", t.bold),
+        Span::styled(format!("{passed}/{} units", d.units.len()), l1_style),
+        Span::styled(format!(" · {running} running"), t.muted),
+        Span::styled("  L2 ", t.bold),
+        Span::styled(l2_text, l2_style),
+        Span::styled("  L3 ", t.bold),
+        Span::styled(format!("{l3_sym} {}", p.status), l3_style),
+        Span::styled(pct, t.muted),
+    ]);
+    f.render_widget(line, area);
+}
+
+/// Units in DAG order, upstream first; each row names the units it
+/// depends on (upstream → this unit).
+pub fn units(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+    let t = &m.theme;
+    let pane = m.pane(Tab::Units);
+    let rows = panes::units(p, &pane.filter);
+    if rows.is_empty() {
+        return empty(m, f, area, "no units");
+    }
+    let u = &p.detail.units;
+    table(
+        m,
+        f,
+        area,
+        Spec {
+            header: vec!["LAYER", "", "UNIT", "TYPE", "STATUS", "UPSTREAM →"],
+            widths: &[
+                Constraint::Length(6),
+                Constraint::Length(1),
+                Constraint::Min(12),
+                Constraint::Length(5),
+                Constraint::Length(10),
+                Constraint::Percentage(35),
+            ],
+            len: rows.len(),
+            selected: pane.selected,
+            focused: focused(m),
+        },
+        |i| {
+            let unit = &u[rows[i]];
+            let (sym, style) = t.status(&unit.status);
+            let layer = unit
+                .layer
+                .map_or_else(|| "∞".to_owned(), |l| format!("L{l}"));
+            let mut id = unit.id.clone();
+            if unit.contract_ok == Some(false) {
+                id.push_str(" ≠");
+            }
+            let up = if unit.depends_on.is_empty() {
+                String::new()
+            } else {
+                format!("{} →", unit.depends_on.join(", "))
+            };
+            Row::new::<Vec<Cell>>(vec![
+                Span::styled(
+                    layer,
+                    if unit.layer.is_none() {
+                        t.error
+                    } else {
+                        t.muted
+                    },
+                )
+                .into(),
+                Span::styled(sym, style).into(),
+                id.into(),
+                unit.kind.clone().into(),
+                Span::styled(unit.status.clone(), style).into(),
+                Span::styled(up, t.muted).into(),
+            ])
+        },
+    );
+    if let Some(Drawer::Unit(id)) = &m.drawer
+        && let Some(unit) = u.iter().find(|x| &x.id == id)
+    {
+        let area = drawer_area(area);
+        let w = inner(area).width;
+        let mut lines = Vec::new();
+        field(&mut lines, w, "status", &unit.status, t.bold);
+        if let Some(h) = &unit.contract_hash {
+            let mark = match unit.contract_ok {
+                Some(true) => " (matches the SDD)",
+                Some(false) => " (does NOT match the SDD)",
+                None => "",
+            };
+            field(&mut lines, w, "hash", &format!("{h}{mark}"), t.bold);
+        }
+        if let (Some(r), Some(b)) = (unit.retries, unit.retry_budget) {
+            field(&mut lines, w, "retries", &format!("{r}/{b}"), t.bold);
+        }
+        if let Some(c) = &unit.contract {
+            lines.push(Line::from(Span::styled("contract", t.bold)));
+            wrapped(&mut lines, w, c, Style::new());
+        }
+        if !unit.acceptance.is_empty() {
+            lines.push(Line::from(Span::styled("acceptance", t.bold)));
+            for a in &unit.acceptance {
+                wrapped(&mut lines, w, &format!("• {a}"), Style::new());
+            }
+        }
+        for r in unit.runs.iter().take(3) {
+            let (sym, style) = if r.ok {
+                ("✓ PASS", t.ok)
+            } else {
+                ("✗ FAIL", t.error)
+            };
+            lines.push(Line::from(vec![
+                Span::styled(sym, style),
+                Span::raw(format!(" {} {}/{}", r.run_id, r.passed, r.total)),
+            ]));
+            for fl in &r.failures {
+                let mut text = format!("{}: expected {} got {}", fl.test, fl.expected, fl.got);
+                if let Some(h) = &fl.hint {
+                    text.push_str(&format!(" — hint: {h}"));
+                }
+                wrapped(&mut lines, w, &format!("  {text}"), t.error);
+            }
+        }
+        f.render_widget(Clear, area);
+        f.render_widget(
+            Paragraph::new(lines).block(block(m, format!(" Unit {} · Esc close ", unit.id), true)),
+            area,
+        );
+    }
+}
+
+fn drawer_area(area: Rect) -> Rect {
+    let [_, right] =
+        Layout::horizontal([Constraint::Percentage(30), Constraint::Percentage(70)]).areas(area);
+    right
+}
+
+pub fn bugs(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+    let t = &m.theme;
+    let [top, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
+    let stats = p.detail.bug_stats.as_ref();
+    let by_status = stats.map_or(String::new(), |s| {
+        s.by_status
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    });
+    f.render_widget(
+        Line::from(vec![
+            Span::styled(
+                format!(
+                    " status {} · severity {}",
+                    m.bug_filter.status.as_deref().unwrap_or("all"),
+                    m.bug_filter.severity.as_deref().unwrap_or("all")
+                ),
+                t.bold,
+            ),
+            Span::styled(format!("   s/v cycle   {by_status}"), t.muted),
+        ]),
+        top,
+    );
+    let rows = panes::bugs(m, p);
+    if rows.is_empty() {
+        return empty(m, f, rest, "no bugs match");
+    }
+    let b = &p.detail.bugs;
+    table(
+        m,
+        f,
+        rest,
+        Spec {
+            header: vec!["SEV", "", "STATUS", "BUG", "TITLE"],
+            widths: &[
+                Constraint::Length(8),
+                Constraint::Length(1),
+                Constraint::Length(10),
+                Constraint::Length(24),
+                Constraint::Min(10),
+            ],
+            len: rows.len(),
+            selected: m.pane(Tab::Bugs).selected,
+            focused: focused(m),
+        },
+        |i| {
+            let bug = &b[rows[i]];
+            let (sym, style) = t.status(&bug.status);
+            let sev = match bug.severity.as_str() {
+                "critical" | "high" => t.error,
+                "medium" => t.warn,
+                _ => t.muted,
+            };
+            Row::new::<Vec<Cell>>(vec![
+                Span::styled(bug.severity.clone(), sev).into(),
+                Span::styled(sym, style).into(),
+                Span::styled(bug.status.clone(), style).into(),
+                bug.id.clone().into(),
+                bug.title.clone().into(),
+            ])
+        },
+    );
+    if let Some(Drawer::Bug(id)) = &m.drawer
+        && let Some(bug) = b.iter().find(|x| &x.id == id)
+    {
+        let area = drawer_area(rest);
+        let w = inner(area).width;
+        let mut lines = Vec::new();
+        wrapped(&mut lines, w, &bug.title, t.bold);
+        field(&mut lines, w, "severity", &bug.severity, t.bold);
+        if let Some(u) = &bug.unit {
+            field(&mut lines, w, "unit", u, t.bold);
+        }
+        lines.push(Line::from(Span::styled("history", t.bold)));
+        for h in &bug.history {
+            let text = format!(
+                "{} → {}  {} {}",
+                h.from.as_deref().unwrap_or("·"),
+                h.to,
+                h.at.as_deref().unwrap_or(""),
+                h.by.as_deref().unwrap_or("")
+            );
+            wrapped(&mut lines, w, &text, Style::new());
+        }
+        f.render_widget(Clear, area);
+        f.render_widget(
+            Paragraph::new(lines).block(block(m, format!(" {} · Esc close ", bug.id), true)),
+            area,
+        );
+    }
+}
+
+/// A stable colour per event source.
+fn source_style(m: &Model, source: &str) -> Style {
+    let t = &m.theme;
+    let palette = [t.info, t.ok, t.accent, t.warn, t.muted];
+    if source == "human" {
+        return t.warn.patch(t.bold);
+    }
+    let h = source
+        .bytes()
+        .fold(0usize, |a, b| a.wrapping_mul(31).wrapping_add(b as usize));
+    palette[h % palette.len()]
+}
+
+/// Newest at the bottom; the selection follows the end unless the user
+/// moved up (`f` or `G` follows again).
+pub fn timeline(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+    let t = &m.theme;
+    let pane = m.pane(Tab::Timeline);
+    let rows = panes::timeline(p, &pane.filter);
+    if rows.is_empty() {
+        return empty(m, f, area, "no events");
+    }
+    let ev = &p.detail.timeline;
+    let title = if m.follow_timeline {
+        "EVENT (following)"
+    } else {
+        "EVENT (f: follow)"
+    };
+    table(
+        m,
+        f,
+        area,
+        Spec {
+            header: vec!["TIME", "SOURCE", title],
+            widths: &[
+                Constraint::Length(11),
+                Constraint::Length(12),
+                Constraint::Min(10),
+            ],
+            len: rows.len(),
+            selected: pane.selected.min(rows.len() - 1),
+            focused: focused(m),
+        },
+        |i| {
+            let e = &ev[rows[i]];
+            let at =
+                e.at.map_or_else(|| "?".to_owned(), |a| a.format("%m-%d %H:%M").to_string());
+            let summary = format!("{} {}", e.kind, e.summary);
+            let style = if summary.contains("FAIL") {
+                t.error.patch(t.bold)
+            } else if summary.contains("PASS") {
+                t.ok.patch(t.bold)
+            } else {
+                Style::new()
+            };
+            Row::new::<Vec<Cell>>(vec![
+                Span::styled(at, t.muted).into(),
+                Span::styled(e.source.clone(), source_style(m, &e.source)).into(),
+                Span::styled(summary, style).into(),
+            ])
+        },
+    );
+}
+
+pub fn agents(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+    let t = &m.theme;
+    let pane = m.pane(Tab::Agents);
+    let rows = panes::agents(p, &pane.filter);
+    if rows.is_empty() {
+        return empty(m, f, area, "no agent state");
+    }
+    let a = &p.detail.agents;
+    table(
+        m,
+        f,
+        area,
+        Spec {
+            header: vec!["AGENT", "STATUS", "STEP", "PROGRESS", "DOING"],
+            widths: &[
+                Constraint::Length(12),
+                Constraint::Length(9),
+                Constraint::Length(5),
+                Constraint::Length(17),
+                Constraint::Min(10),
+            ],
+            len: rows.len(),
+            selected: pane.selected,
+            focused: focused(m),
+        },
+        |i| {
+            let ag = &a[rows[i]];
+            let (sym, style) = t.status(&ag.status);
+            let pct =
+                ag.progress_pct
+                    .map(f64::from)
+                    .or_else(|| match (ag.step_index, ag.total_steps) {
+                        (Some(s), Some(n)) if n > 0 => Some((s as f64) / (n as f64) * 100.0),
+                        _ => None,
+                    });
+            let mut doing = ag.doing.clone().unwrap_or_default();
+            if let Some(at) = ag.paused_at {
+                let hours = (m.now - at).num_hours();
+                doing = if hours >= 24 {
+                    format!("paused {hours}h: token expired, restart only")
+                } else {
+                    format!("paused {hours}h: resume or restart")
+                };
+            }
+            Row::new::<Vec<Cell>>(vec![
+                ag.agent.clone().into(),
+                Span::styled(format!("{sym} {}", ag.status), style).into(),
+                ag.step.clone().unwrap_or_default().into(),
+                pct.map(|p| bar(p, 10)).unwrap_or_default().into(),
+                doing.into(),
+            ])
+        },
+    );
+}

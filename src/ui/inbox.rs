@@ -1,0 +1,57 @@
+//! The inbox: everything waiting for a human across all projects, oldest
+//! first. Enter jumps to the item in its project.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::Span;
+use ratatui::widgets::{Cell, Row};
+
+use super::tabs::kind;
+use super::widgets::{Spec, age, block, empty, inner, table};
+use crate::app::{Model, panes};
+
+pub fn render(m: &Model, f: &mut Frame, area: Rect) {
+    let t = &m.theme;
+    let rows = panes::inbox(m);
+    let mut title = format!(" Inbox · {} waiting ", rows.len());
+    if !m.inbox.filter.is_empty() {
+        title = format!(" Inbox /{} · {} ", m.inbox.filter, rows.len());
+    }
+    f.render_widget(block(m, title, true), area);
+    let body = inner(area);
+    if rows.is_empty() {
+        return empty(m, f, body, "nothing is waiting for you");
+    }
+    table(
+        m,
+        f,
+        body,
+        Spec {
+            header: vec!["AGE", "PROJECT", "KIND", "WAITING FOR"],
+            widths: &[
+                Constraint::Length(4),
+                Constraint::Percentage(25),
+                Constraint::Length(9),
+                Constraint::Min(10),
+            ],
+            len: rows.len(),
+            selected: m.inbox.selected,
+            focused: true,
+        },
+        |i| {
+            let (pi, ii) = rows[i];
+            let p = &m.projects[pi];
+            let item = &p.inbox[ii];
+            let mut text = format!("{} {}", item.reference, item.title);
+            if !item.options.is_empty() {
+                text.push_str(&format!("  [{}]", item.options.join(" / ")));
+            }
+            Row::new::<Vec<Cell>>(vec![
+                age(m, item.since).into(),
+                p.name.clone().into(),
+                Span::styled(kind(item.kind), t.warn).into(),
+                text.into(),
+            ])
+        },
+    );
+}

@@ -1,0 +1,69 @@
+//! Help (`?`) and the command palette (`:`), drawn over the body.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use super::widgets::{block, offset};
+use crate::app::{COMMANDS, Model, commands_matching};
+
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let [row] = Layout::vertical([Constraint::Length(height.min(area.height))])
+        .flex(Flex::Center)
+        .areas(area);
+    let [cell] = Layout::horizontal([Constraint::Length(width.min(area.width))])
+        .flex(Flex::Center)
+        .areas(row);
+    cell
+}
+
+/// Every key of the current view.
+pub fn help(m: &Model, f: &mut Frame, area: Rect) {
+    let t = &m.theme;
+    let lines: Vec<Line> = COMMANDS
+        .iter()
+        .filter(|(cmd, key, _)| !key.is_empty() && crate::app::command_applies(m, *cmd))
+        .map(|(_, key, desc)| {
+            Line::from(vec![
+                Span::styled(format!(" {key:<8}"), t.accent),
+                Span::raw((*desc).to_owned()),
+            ])
+        })
+        .collect();
+    let area = centered(area, 56, lines.len() as u16 + 2);
+    f.render_widget(Clear, area);
+    f.render_widget(
+        Paragraph::new(lines).block(block(m, " Keys · Esc close ", true)),
+        area,
+    );
+}
+
+pub fn palette(m: &Model, f: &mut Frame, area: Rect) {
+    let t = &m.theme;
+    let matches = commands_matching(m, &m.palette.input);
+    let height = 12u16.min(area.height);
+    let area = centered(area, 56, height);
+    let list_h = height.saturating_sub(3) as usize;
+    let first = offset(m.palette.selected, list_h);
+    let mut lines = vec![Line::from(vec![
+        Span::styled(": ", t.accent),
+        Span::raw(format!("{}█", m.palette.input)),
+    ])];
+    for (i, (_, desc)) in matches.iter().enumerate().skip(first).take(list_h) {
+        let style = if i == m.palette.selected {
+            t.selection
+        } else {
+            ratatui::style::Style::new()
+        };
+        lines.push(Line::from(Span::styled(format!(" {desc}"), style)));
+    }
+    if matches.is_empty() {
+        lines.push(Line::from(Span::styled(" no command matches", t.muted)));
+    }
+    f.render_widget(Clear, area);
+    f.render_widget(
+        Paragraph::new(lines).block(block(m, " Commands ", true)),
+        area,
+    );
+}

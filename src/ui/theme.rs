@@ -1,0 +1,242 @@
+//! Colours from `themes/*.toml`, status symbols, and `NO_COLOR`.
+//!
+//! Every status has a symbol as well as a colour, so the console stays
+//! readable without colour: `NO_COLOR` strips the colours and keeps the
+//! symbols, bold and reverse video.
+
+use std::str::FromStr;
+
+use ratatui::style::{Color, Modifier, Style};
+use serde::Deserialize;
+use thiserror::Error;
+
+/// The built-in themes, embedded so the binary needs no files.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("default", include_str!("../../themes/default.toml")),
+    (
+        "solarized-dark",
+        include_str!("../../themes/solarized-dark.toml"),
+    ),
+];
+
+#[derive(Debug, Error)]
+pub enum ThemeError {
+    #[error("theme {name}: {message}")]
+    Toml { name: String, message: String },
+    #[error(
+        "theme {name}: `{key}` is not a colour: {value} (use an ANSI name such as dark-gray, or #rrggbb)"
+    )]
+    Color {
+        name: String,
+        key: &'static str,
+        value: String,
+    },
+    #[error("no theme named {0} (built in: default, solarized-dark)")]
+    Unknown(String),
+}
+
+#[derive(Deserialize)]
+struct ThemeFile {
+    name: String,
+    colors: ColorsFile,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ColorsFile {
+    accent: String,
+    muted: String,
+    ok: String,
+    warn: String,
+    error: String,
+    info: String,
+    selection_fg: String,
+    selection_bg: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Theme {
+    pub name: String,
+    pub accent: Style,
+    pub muted: Style,
+    pub ok: Style,
+    pub warn: Style,
+    pub error: Style,
+    pub info: Style,
+    pub selection: Style,
+    pub bold: Style,
+}
+
+fn color(name: &str, key: &'static str, value: &str) -> Result<Color, ThemeError> {
+    Color::from_str(value).map_err(|_| ThemeError::Color {
+        name: name.to_owned(),
+        key,
+        value: value.to_owned(),
+    })
+}
+
+impl Theme {
+    /// Parse a theme file; `no_color` keeps only modifiers.
+    pub fn parse(text: &str, no_color: bool) -> Result<Theme, ThemeError> {
+        let file: ThemeFile = toml::from_str(text).map_err(|e| ThemeError::Toml {
+            name: "(file)".to_owned(),
+            message: e.message().to_owned(),
+        })?;
+        let n = file.name.clone();
+        let c = &file.colors;
+        let fg = |key, value: &str| -> Result<Style, ThemeError> {
+            Ok(if no_color {
+                Style::new()
+            } else {
+                Style::new().fg(color(&n, key, value)?)
+            })
+        };
+        let selection = if no_color {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            let (sf, sb) = (
+                color(&n, "selection_fg", &c.selection_fg)?,
+                color(&n, "selection_bg", &c.selection_bg)?,
+            );
+            if sf == Color::Reset && sb == Color::Reset {
+                Style::new().add_modifier(Modifier::REVERSED)
+            } else {
+                Style::new().fg(sf).bg(sb)
+            }
+        };
+        Ok(Theme {
+            name: file.name.clone(),
+            accent: fg("accent", &c.accent)?.add_modifier(Modifier::BOLD),
+            muted: if no_color {
+                Style::new().add_modifier(Modifier::DIM)
+            } else {
+                fg("muted", &c.muted)?
+            },
+            ok: fg("ok", &c.ok)?,
+            warn: fg("warn", &c.warn)?,
+            error: fg("error", &c.error)?,
+            info: fg("info", &c.info)?,
+            selection,
+            bold: Style::new().add_modifier(Modifier::BOLD),
+        })
+    }
+
+    /// A built-in theme by name.
+    pub fn builtin(name: &str, no_color: bool) -> Result<Theme, ThemeError> {
+        let (_, text) = BUILTIN
+            .iter()
+            .find(|(n, _)| *n == name)
+            .ok_or_else(|| ThemeError::Unknown(name.to_owned()))?;
+        Theme::parse(text, no_color)
+    }
+
+    /// The default theme, which is embedded and tested, so it always parses.
+    pub fn fallback(no_color: bool) -> Theme {
+        Theme::builtin("default", no_color).unwrap_or_else(|_| Theme {
+            name: "plain".to_owned(),
+            accent: Style::new().add_modifier(Modifier::BOLD),
+            muted: Style::new().add_modifier(Modifier::DIM),
+            ok: Style::new(),
+            warn: Style::new(),
+            error: Style::new(),
+            info: Style::new(),
+            selection: Style::new().add_modifier(Modifier::REVERSED),
+            bold: Style::new().add_modifier(Modifier::BOLD),
+        })
+    }
+
+    /// The symbol and style of a status word (any format's).
+    pub fn status(&self, status: &str) -> (&'static str, Style) {
+        let s = status.to_lowercase();
+        let has = |w: &str| s.contains(w);
+        if has("fail")
+            || has("block")
+            || has("error")
+            || has("unreadable")
+            || has("abandon")
+            || has("over")
+        {
+            ("✗", self.error)
+        } else if has("wait")
+            || has("pause")
+            || has("pending_user")
+            || has("stale")
+            || has("conflict")
+        {
+            ("◆", self.warn)
+        } else if has("pass")
+            || has("complete")
+            || has("done")
+            || has("ship")
+            || has("verified")
+            || has("fixed")
+        {
+            ("✓", self.ok)
+        } else if has("exec")
+            || has("running")
+            || has("progress")
+            || has("active")
+            || has("coding")
+            || has("testing")
+            || has("fixing")
+        {
+            ("▶", self.ok)
+        } else if has("research") || has("plan") || has("discuss") || has("verif") || has("open") {
+            ("…", self.info)
+        } else if has("rebuilt") {
+            ("↻", self.warn)
+        } else {
+            ("·", self.muted)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_themes_parse() {
+        for (name, _) in BUILTIN {
+            let t = Theme::builtin(name, false).unwrap();
+            assert_eq!(&t.name, name);
+            assert_ne!(t.ok, Style::new(), "{name} has colours");
+        }
+    }
+
+    #[test]
+    fn no_color_keeps_only_modifiers() {
+        let t = Theme::builtin("default", true).unwrap();
+        for s in [
+            t.accent,
+            t.muted,
+            t.ok,
+            t.warn,
+            t.error,
+            t.info,
+            t.selection,
+        ] {
+            assert_eq!((s.fg, s.bg), (None, None));
+        }
+        assert_eq!(t.status("blocked").0, "✗");
+        assert_eq!(t.status("executing").0, "▶");
+    }
+
+    #[test]
+    fn bad_themes_say_what_is_wrong() {
+        let bad = "name = \"x\"\n[colors]\naccent = \"ultraviolet\"\nmuted = \"gray\"\nok = \"green\"\nwarn = \"yellow\"\nerror = \"red\"\ninfo = \"blue\"\nselection_fg = \"reset\"\nselection_bg = \"reset\"\n";
+        let e = Theme::parse(bad, false).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "theme x: `accent` is not a colour: ultraviolet (use an ANSI name such as dark-gray, or #rrggbb)"
+        );
+        let missing = Theme::parse("name = \"y\"\n[colors]\naccent = \"red\"\n", false)
+            .unwrap_err()
+            .to_string();
+        assert!(missing.contains("missing field `muted`"), "{missing}");
+        assert_eq!(
+            Theme::builtin("neon", false).unwrap_err().to_string(),
+            "no theme named neon (built in: default, solarized-dark)"
+        );
+    }
+}
