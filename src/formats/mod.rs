@@ -149,10 +149,14 @@ pub(crate) fn file_name(dir: &Path) -> String {
 /// Read a text file inside a project (bounded). Invalid UTF-8 is replaced,
 /// and reported by the returned flag.
 pub(crate) fn read_text(dir: &Path, relative: &str) -> Result<(String, bool), StoreError> {
-    let bytes = store::read_in(dir, relative, store::STATE_FILE_LIMIT)?;
+    store::read_in(dir, relative, store::STATE_FILE_LIMIT).map(text_of)
+}
+
+/// Bytes as text; invalid UTF-8 is replaced, and reported by the flag.
+pub(crate) fn text_of(bytes: Vec<u8>) -> (String, bool) {
     match String::from_utf8(bytes) {
-        Ok(s) => Ok((s, false)),
-        Err(e) => Ok((String::from_utf8_lossy(e.as_bytes()).into_owned(), true)),
+        Ok(s) => (s, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
     }
 }
 

@@ -62,6 +62,28 @@ pub fn read_in(project: &Path, relative: &str, limit: u64) -> Result<Vec<u8>, St
     read_open(open_in(project, relative)?, limit)
 }
 
+/// Read `name` in the directory `subdir` of `project` when the caller knows
+/// `subdir` is a real directory there (it saw it, not a link, with
+/// `lstat`): the file is then opened relative to it, without re-checking
+/// `subdir` on every read. A link in `name` is still checked, against the
+/// whole project.
+pub fn read_in_real_subdir(
+    project: &Path,
+    subdir: &str,
+    name: &str,
+    limit: u64,
+) -> Result<Vec<u8>, StoreError> {
+    match read_in(&project.join(subdir), name, limit) {
+        Err(StoreError::OutsideProject) => read_in(project, &format!("{subdir}/{name}"), limit),
+        other => other,
+    }
+}
+
+/// Is `relative` inside `project` a real directory (not a link)?
+pub fn is_real_dir(project: &Path, relative: &str) -> bool {
+    fs::symlink_metadata(project.join(relative)).is_ok_and(|m| m.is_dir())
+}
+
 /// The first `n` bytes of the regular file at `relative` inside `project`,
 /// whatever its size.
 pub fn read_prefix_in(project: &Path, relative: &str, n: usize) -> Result<Vec<u8>, StoreError> {

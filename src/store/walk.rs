@@ -93,10 +93,20 @@ impl Queue {
     }
 
     fn finish(&self, children: Vec<(PathBuf, usize)>) {
+        let more = children.len();
         let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
         g.0.extend(children);
         g.1 -= 1;
-        self.ready.notify_all();
+        let done = g.0.is_empty() && g.1 == 0;
+        drop(g);
+        // Wake a waiter only for new work (this worker takes one job
+        // itself) or for the end of the walk: waking on every directory
+        // costs a futex round trip per directory.
+        if done {
+            self.ready.notify_all();
+        } else if more > 1 {
+            self.ready.notify_one();
+        }
     }
 }
 

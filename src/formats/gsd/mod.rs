@@ -13,7 +13,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{file_name, parse_time, read_text};
+use super::{file_name, parse_time};
 use crate::model::{Finding, Format, InboxItem, InboxKind, Level, Project};
 use crate::store::{self, StoreError, WalkEntry};
 
@@ -49,7 +49,16 @@ pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
 pub fn load(dir: &Path) -> Option<Project> {
     let mut p = Project::new(Format::Gsd, dir.to_path_buf(), file_name(dir));
     let state_path = dir.join(STATE_FILE);
-    let text = match read_text(dir, STATE_FILE) {
+    // `.planning` checked once; then both files are opened relative to it.
+    let real = store::is_real_dir(dir, PLANNING_DIR);
+    let read = |name: &str, full: &str| {
+        if real {
+            store::read_in_real_subdir(dir, PLANNING_DIR, name, store::STATE_FILE_LIMIT)
+        } else {
+            store::read_in(dir, full, store::STATE_FILE_LIMIT)
+        }
+    };
+    let text = match read("STATE.md", STATE_FILE).map(super::text_of) {
         Err(StoreError::Vanished) => return None,
         Ok((text, lossy)) => {
             if lossy {
@@ -131,12 +140,12 @@ pub fn load(dir: &Path) -> Option<Project> {
         }
     }
     p.resume.read_first.push(STATE_FILE.to_owned());
-    waiting(&mut p, dir);
+    waiting(&mut p, read("WAITING.json", WAITING_FILE));
     Some(p)
 }
 
-fn waiting(p: &mut Project, dir: &Path) {
-    let bytes = match store::read_in(dir, WAITING_FILE, store::STATE_FILE_LIMIT) {
+fn waiting(p: &mut Project, file: Result<Vec<u8>, StoreError>) {
+    let bytes = match file {
         Ok(b) => b,
         Err(StoreError::Vanished) => return,
         Err(e) => return p.problem(WAITING_FILE, e.to_string()),
