@@ -100,7 +100,10 @@ pub fn inbox(rows: &[InboxRow<'_>]) -> String {
             vec![
                 age(r.age_seconds),
                 s(r.project),
-                format!("{:?}", r.kind).to_lowercase(),
+                serde_json::to_value(r.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
                 s(r.reference),
                 title,
             ]

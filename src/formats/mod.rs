@@ -6,6 +6,7 @@
 pub mod devloop;
 pub mod dwp;
 pub mod gsd;
+pub mod json;
 pub mod prd_master;
 
 use std::path::{Path, PathBuf};
@@ -160,32 +161,10 @@ pub(crate) fn text_of(bytes: Vec<u8>) -> (String, bool) {
     }
 }
 
-/// A user-facing reason for a JSON parse failure.
-pub(crate) fn json_reason(e: &serde_json::Error) -> String {
-    use serde_json::error::Category;
-    let what = match e.classify() {
-        Category::Eof => "truncated JSON",
-        Category::Syntax => "not valid JSON",
-        Category::Data => "unexpected JSON shape",
-        Category::Io => "read error",
-    };
-    format!("{what} (line {}, column {}): {e}", e.line(), e.column())
-}
-
-/// Parse bytes that must hold a JSON object into `T`. serde would accept a
-/// struct written as an array; project files are objects, so anything else
-/// is refused with a reason a human can act on.
-pub(crate) fn json_object<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    if first.is_some_and(|b| *b != b'{') {
-        return Err(
-            match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
-                Ok(_) => "expected a JSON object".to_owned(),
-                Err(e) => json_reason(&e),
-            },
-        );
-    }
-    serde_json::from_slice(bytes).map_err(|e| json_reason(&e))
+/// The ASCII digits at the end of `s` (`"rev3"` → `"3"`, `"40"` → `"40"`).
+pub(crate) fn trailing_digits(s: &str) -> &str {
+    let start = s.len() - s.bytes().rev().take_while(u8::is_ascii_digit).count();
+    &s[start..]
 }
 
 /// Timestamps as agents write them: RFC 3339, without a zone (taken as UTC),

@@ -329,16 +329,7 @@ pub fn prd(html: &str) -> Prd {
 
 /// `3`, `"3"`, `rev3`, `v3`, `prd@rev3` → 3.
 pub fn rev_number(s: &str) -> Option<u64> {
-    let digits: String = s
-        .trim()
-        .chars()
-        .rev()
-        .take_while(char::is_ascii_digit)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    digits.parse().ok()
+    crate::formats::trailing_digits(s.trim()).parse().ok()
 }
 
 /// One `<section data-unit-id>` of the SDD.

@@ -37,7 +37,8 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::{file_name, json_reason, read_text};
+use super::json::reason as json_reason;
+use super::{file_name, read_text};
 use crate::model::{Agent, Dag, Finding, Format, InboxItem, InboxKind, Level, Project, Run, Unit};
 use crate::store::{self, StoreError, WalkEntry};
 use schema::{ProjectMeta, UnitEntry, UnitsFile};

@@ -8,38 +8,13 @@
 //! skipped and counted, like a line that is not JSON.
 
 use chrono::{DateTime, Utc};
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::formats::parse_time;
 
-/// Text written as a string, a number or a boolean (`"3"` and `3`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Text(pub String);
-
-impl<'de> Deserialize<'de> for Text {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Str(String),
-            Num(serde_json::Number),
-            Bool(bool),
-        }
-        Ok(Text(match Raw::deserialize(d)? {
-            Raw::Str(s) => s,
-            Raw::Num(n) => n.to_string(),
-            Raw::Bool(b) => b.to_string(),
-        }))
-    }
-}
-
-impl Text {
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
+use crate::formats::json::nullable;
+pub use crate::formats::json::{Text, each, parse_file, tolerant};
 
 /// A time as devloop writes it: unix seconds (timeline) or RFC 3339 text.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -74,15 +49,6 @@ fn unix(n: f64) -> Option<DateTime<Utc>> {
     let secs = if n > 1e11 { n / 1000.0 } else { n };
     let whole = secs.trunc();
     DateTime::from_timestamp(whole as i64, ((secs - whole) * 1e9) as u32)
-}
-
-/// `null` reads as the empty value.
-fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de> + Default,
-{
-    Option::<T>::deserialize(d).map(Option::unwrap_or_default)
 }
 
 /// A field that is present, even as `null` (`expected: null` is a value).
@@ -337,69 +303,6 @@ pub struct Diff {
     pub units_changed: Vec<String>,
     #[serde(deserialize_with = "nullable")]
     pub units_removed: Vec<String>,
-}
-
-/// Parse a whole file that must be a JSON object into `T`: the typed fast
-/// path, else field by field. Returns the value and the fields dropped.
-pub fn parse_file<T: DeserializeOwned + Default>(bytes: &[u8]) -> Result<(T, Vec<String>), String> {
-    match crate::formats::json_object::<T>(bytes) {
-        Ok(t) => Ok((t, Vec::new())),
-        Err(reason) => {
-            // Only a shape problem has a tolerant reading; bad syntax has none.
-            let value: Value = serde_json::from_slice(bytes).map_err(|_| reason.clone())?;
-            if !value.is_object() {
-                return Err(reason);
-            }
-            let mut problems = Vec::new();
-            let t = tolerant(value, "", &mut problems).unwrap_or_default();
-            Ok((t, problems))
-        }
-    }
-}
-
-/// Read `value` (an object) as `T`, dropping the fields that do not fit.
-/// `what` prefixes the problems (`units[2]: `). `None` when `value` is not
-/// an object.
-pub fn tolerant<T: DeserializeOwned + Default>(
-    value: Value,
-    what: &str,
-    problems: &mut Vec<String>,
-) -> Option<T> {
-    if let Ok(t) = T::deserialize(&value) {
-        return Some(t);
-    }
-    let Value::Object(map) = value else {
-        problems.push(format!("{what}ignored: expected an object"));
-        return None;
-    };
-    let mut kept = Map::new();
-    for (key, v) in map {
-        let mut single = Map::new();
-        single.insert(key.clone(), v);
-        let single = Value::Object(single);
-        match T::deserialize(&single) {
-            Ok(_) => {
-                if let Value::Object(mut m) = single {
-                    kept.append(&mut m);
-                }
-            }
-            Err(e) => problems.push(format!("{what}field `{key}` ignored: {e}")),
-        }
-    }
-    T::deserialize(&Value::Object(kept)).ok()
-}
-
-/// Parse each element of `items` as `T`; a bad element keeps what it can.
-pub fn each<T: DeserializeOwned + Default>(
-    items: Vec<Value>,
-    what: &str,
-    problems: &mut Vec<String>,
-) -> Vec<T> {
-    items
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, v)| tolerant(v, &format!("{what}[{i}]: "), problems))
-        .collect()
 }
 
 /// A JSON value as compact text (`401`, `{"qty":48}`, `"x"`).

@@ -14,33 +14,8 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::formats::json_reason;
-
-/// A string or a number (`"5.0.0"`, `5`, `"instructions:4"`, `4`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(untagged)]
-pub enum Scalar {
-    Str(String),
-    Num(serde_json::Number),
-}
-
-impl Scalar {
-    pub fn text(&self) -> String {
-        match self {
-            Scalar::Str(s) => s.clone(),
-            Scalar::Num(n) => n.to_string(),
-        }
-    }
-}
-
-/// `null` reads as the empty value.
-fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de> + Default,
-{
-    Option::<T>::deserialize(d).map(Option::unwrap_or_default)
-}
+pub use crate::formats::json::Scalar;
+use crate::formats::json::{self, kind_of, nullable, reason as json_reason};
 
 /// One line or a list of lines (outcome `tried`/`failed`): a lone string is
 /// a list of one, not an error.
@@ -159,16 +134,7 @@ pub struct Blocker {
 /// Parse a JSON object file into `T`. Returns the value and the fields it
 /// had to drop (wrong types), or why the file cannot be used at all.
 pub fn parse<T: Tolerant>(bytes: &[u8]) -> Result<(T, Vec<String>), String> {
-    // serde would accept a struct written as an array; these files are objects.
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    if first.is_some_and(|b| *b != b'{') {
-        return Err(
-            match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
-                Ok(_) => "expected a JSON object".to_owned(),
-                Err(e) => json_reason(&e),
-            },
-        );
-    }
+    json::must_be_object(bytes)?;
     match serde_json::from_slice::<T>(bytes) {
         Ok(v) => Ok((v, Vec::new())),
         Err(e) if e.is_data() => {
@@ -310,17 +276,6 @@ fn lenient<T: Tolerant>(value: Value, path: &str, problems: &mut Vec<String>) ->
         problems,
     };
     Some(T::by_field(&mut f))
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 impl Tolerant for Manifest {

@@ -60,14 +60,7 @@ fn is_none_marker(s: &str) -> bool {
 
 fn percent_in(s: &str) -> Option<u8> {
     let pct = s.find('%')?;
-    let digits: String = s[..pct]
-        .chars()
-        .rev()
-        .take_while(char::is_ascii_digit)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
+    let digits = crate::formats::trailing_digits(&s[..pct]);
     digits.parse::<u32>().ok().map(|p| p.min(100) as u8)
 }
 

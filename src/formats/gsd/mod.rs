@@ -150,7 +150,7 @@ fn waiting(p: &mut Project, file: Result<Vec<u8>, StoreError>) {
         Err(StoreError::Vanished) => return,
         Err(e) => return p.problem(WAITING_FILE, e.to_string()),
     };
-    let w: Waiting = match super::json_object(&bytes) {
+    let w: Waiting = match super::json::object(&bytes) {
         Ok(w) => w,
         Err(reason) => return p.problem(WAITING_FILE, reason),
     };

@@ -9,7 +9,8 @@ pub mod schema;
 
 use std::path::Path;
 
-use super::{file_name, json_reason, parse_time};
+use super::json::reason as json_reason;
+use super::{file_name, parse_time};
 use crate::model::{Decision, Finding, Format, InboxItem, InboxKind, Level, Project};
 use crate::store::{self, StoreError, WalkEntry};
 use rebuild::SCENE_ANCHOR;

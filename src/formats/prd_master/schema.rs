@@ -11,41 +11,8 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::{Map, Value};
 
-/// A string or a number (`"4.5"` and `4.5` both occur in the wild).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
-pub enum Scalar {
-    Str(String),
-    Num(serde_json::Number),
-}
-
-impl Scalar {
-    pub fn text(&self) -> String {
-        match self {
-            Scalar::Str(s) => s.clone(),
-            Scalar::Num(n) => n.to_string(),
-        }
-    }
-}
-
-/// A node id as written: a string, or a number (`7` and `"7"` are the same id).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Id(pub String);
-
-impl<'de> Deserialize<'de> for Id {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Scalar::deserialize(d).map(|s| Id(s.text()))
-    }
-}
-
-/// `null` reads as the empty value: agents write `"depends_on": null` for "none".
-fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de> + Default,
-{
-    Option::<T>::deserialize(d).map(Option::unwrap_or_default)
-}
+use crate::formats::json::{self, kind_of, nullable};
+pub use crate::formats::json::{Scalar, Text as Id};
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
@@ -153,71 +120,31 @@ pub fn parse(bytes: &[u8]) -> Result<(State, Vec<String>), ParseFailure> {
     }
 }
 
-/// The slow path: parse each known field on its own.
+/// The slow path: the fields of the wrong type are dropped (and reported);
+/// the lists of objects are read element by element, so one bad node loses
+/// only its own bad fields and keeps its id (nodes waiting on it stay
+/// blocked).
 fn tolerant(bytes: &[u8]) -> Result<(State, Vec<String>), ParseFailure> {
     let value: Value = serde_json::from_slice(bytes).map_err(ParseFailure::Syntax)?;
     let Value::Object(mut map) = value else {
         return Err(ParseFailure::NotAnObject);
     };
     let mut problems = Vec::new();
-    let mut s = State {
-        state_schema_version: field(&mut map, "state_schema_version", &mut problems),
-        workflow_version: field(&mut map, "workflow_version", &mut problems),
-        project_name: field(&mut map, "project_name", &mut problems),
-        last_updated_at_utc: field(&mut map, "last_updated_at_utc", &mut problems),
-        work_type: field(&mut map, "work_type", &mut problems),
-        workflow_mode: field(&mut map, "workflow_mode", &mut problems),
-        current_stage: field(&mut map, "current_stage", &mut problems),
-        current_substep: field(&mut map, "current_substep", &mut problems),
-        completed_stages: each(&mut map, "completed_stages", &mut problems),
-        next_action: field(&mut map, "next_action", &mut problems),
-        open_questions: Vec::new(),
-        key_decisions_made: each(&mut map, "key_decisions_made", &mut problems),
-        deliverables: field(&mut map, "deliverables", &mut problems),
-        user_inputs_log: each(&mut map, "user_inputs_log", &mut problems),
-    };
-    s.open_questions = questions(&mut map, &mut problems);
+    let questions = take_list(&mut map, "open_questions", &mut problems);
+    let decisions = take_list(&mut map, "key_decisions_made", &mut problems);
+    let inputs = take_list(&mut map, "user_inputs_log", &mut problems);
+    let mut s: State = json::tolerant(Value::Object(map), "", &mut problems).unwrap_or_default();
+    s.open_questions = json::each(questions, "open_questions", &mut problems);
+    s.key_decisions_made = json::each(decisions, "key_decisions_made", &mut problems);
+    s.user_inputs_log = json::each(inputs, "user_inputs_log", &mut problems);
     Ok((s, problems))
 }
 
-fn field<T: serde::de::DeserializeOwned>(
-    map: &mut Map<String, Value>,
-    key: &str,
-    problems: &mut Vec<String>,
-) -> Option<T> {
-    let v = map.remove(key)?;
-    if v.is_null() {
-        return None;
-    }
-    match serde_json::from_value(v) {
-        Ok(t) => Some(t),
-        Err(e) => {
-            problems.push(format!("field `{key}` ignored: {e}"));
-            None
-        }
-    }
-}
-
-/// An array field whose elements are parsed one by one, so one bad element
-/// drops only itself.
-fn each<T: serde::de::DeserializeOwned>(
-    map: &mut Map<String, Value>,
-    key: &str,
-    problems: &mut Vec<String>,
-) -> Vec<T> {
+/// Remove the array `key` from `map` (null or absent: empty).
+fn take_list(map: &mut Map<String, Value>, key: &str, problems: &mut Vec<String>) -> Vec<Value> {
     match map.remove(key) {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => items
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, v)| match serde_json::from_value(v) {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    problems.push(format!("`{key}[{i}]` ignored: {e}"));
-                    None
-                }
-            })
-            .collect(),
+        Some(Value::Array(items)) => items,
         Some(other) => {
             problems.push(format!(
                 "field `{key}` ignored: expected an array, found {}",
@@ -225,73 +152,6 @@ fn each<T: serde::de::DeserializeOwned>(
             ));
             Vec::new()
         }
-    }
-}
-
-/// `open_questions`, where a node that fails as a whole is read field by
-/// field: it keeps its id (so nodes depending on it stay blocked) and loses
-/// only the fields it cannot give.
-fn questions(map: &mut Map<String, Value>, problems: &mut Vec<String>) -> Vec<OpenQuestion> {
-    let items = match map.remove("open_questions") {
-        None | Some(Value::Null) => return Vec::new(),
-        Some(Value::Array(items)) => items,
-        Some(other) => {
-            problems.push(format!(
-                "field `open_questions` ignored: expected an array, found {}",
-                kind_of(&other)
-            ));
-            return Vec::new();
-        }
-    };
-    let mut out = Vec::with_capacity(items.len());
-    for (i, v) in items.into_iter().enumerate() {
-        match serde_json::from_value::<OpenQuestion>(v.clone()) {
-            Ok(q) => out.push(q),
-            Err(e) => {
-                let Value::Object(mut node) = v else {
-                    problems.push(format!("`open_questions[{i}]` ignored: {e}"));
-                    continue;
-                };
-                let mut node_problems = Vec::new();
-                let q = OpenQuestion {
-                    id: field(&mut node, "id", &mut node_problems),
-                    title: field(&mut node, "title", &mut node_problems),
-                    kind: field(&mut node, "kind", &mut node_problems),
-                    category: field(&mut node, "category", &mut node_problems),
-                    priority: field(&mut node, "priority", &mut node_problems),
-                    depends_on: each(&mut node, "depends_on", &mut node_problems),
-                    owner: field(&mut node, "owner", &mut node_problems),
-                    status: field(&mut node, "status", &mut node_problems),
-                    evidence_needed: field(&mut node, "evidence_needed", &mut node_problems),
-                    acceptance_threshold: field(
-                        &mut node,
-                        "acceptance_threshold",
-                        &mut node_problems,
-                    ),
-                    due_by: field(&mut node, "due_by", &mut node_problems),
-                    synonym_type: node.remove("type"),
-                    evidence_required: node.remove("evidence_required").map(|_| IgnoredAny),
-                    deadline: node.remove("deadline").map(|_| IgnoredAny),
-                    awaiting_evidence: node.remove("awaiting_evidence").map(|_| IgnoredAny),
-                };
-                for p in node_problems {
-                    problems.push(format!("`open_questions[{i}]`: {p}"));
-                }
-                out.push(q);
-            }
-        }
-    }
-    out
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
