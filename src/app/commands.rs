@@ -1,7 +1,7 @@
 //! Everything the console can do, by name: the keys map to these, the
 //! command palette lists them, and the help screen documents them.
 
-use super::{Model, Tab};
+use super::{Focus, Model, Screen, Tab};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
@@ -76,11 +76,15 @@ pub const COMMANDS: &[(Command, &str, &str)] = &[
 
 /// Does `cmd` mean anything in the current view?
 pub fn applies(m: &Model, cmd: Command) -> bool {
+    let inbox = m.screen == Screen::Inbox;
+    let detail = !inbox && m.focus == Focus::Detail;
     match cmd {
         Command::GoTab(tab) => m.tabs().contains(&tab),
-        Command::CycleBugStatus | Command::CycleBugSeverity => m.tab == Tab::Bugs,
-        Command::FollowTimeline => m.tab == Tab::Timeline,
-        Command::NextTab | Command::PrevTab | Command::TabNumber(_) => m.tabs().len() > 1,
+        Command::CycleBugStatus | Command::CycleBugSeverity => detail && m.tab == Tab::Bugs,
+        Command::FollowTimeline => !inbox && m.tab == Tab::Timeline,
+        Command::NextTab | Command::PrevTab | Command::TabNumber(_) => !inbox && m.tabs().len() > 1,
+        Command::Projects => inbox,
+        Command::Inbox => !inbox,
         _ => true,
     }
 }

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::model::{Format, InboxKind, Project};
+use crate::model::{Excerpt, Format, InboxKind, Project, Scenario, since_seconds};
 pub use commands::{COMMANDS, Command, applies as command_applies, matching as commands_matching};
 
 /// The two top-level screens.
@@ -46,6 +46,21 @@ pub enum Tab {
 }
 
 impl Tab {
+    /// A label for a narrow tab bar.
+    pub fn short(self) -> &'static str {
+        match self {
+            Tab::Overview => "Over",
+            Tab::Frontier => "Front",
+            Tab::Phases => "Phases",
+            Tab::Tasks => "Tasks",
+            Tab::Units => "Units",
+            Tab::Bugs => "Bugs",
+            Tab::Timeline => "Time",
+            Tab::Agents => "Agents",
+            Tab::Findings => "Find",
+        }
+    }
+
     pub fn title(self) -> &'static str {
         match self {
             Tab::Overview => "Overview",
@@ -114,12 +129,17 @@ pub enum Event {
     Loaded(Vec<Project>),
     /// The watcher could not start; changes are looked for by polling.
     Polling,
+    /// The excerpts asked for with `Effect::ReadExcerpts`.
+    Excerpts(PathBuf, Vec<Excerpt>),
     Resize,
 }
 
 /// What the runtime must do after an update.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
+    /// Read the opening lines of the selected project's read-first files
+    /// (its resume card is scenario C); answered by `Event::Excerpts`.
+    ReadExcerpts(PathBuf),
     Render,
     /// Clear the terminal and redraw everything (Ctrl-L).
     FullRedraw,
@@ -148,6 +168,10 @@ pub struct Model {
     /// The selected project, by path and format, so a reload keeps it.
     pub selected: Option<(PathBuf, Format)>,
     pub drawer: Option<Drawer>,
+    /// How far the open drawer is scrolled (j/k scroll a drawer).
+    pub drawer_scroll: u16,
+    /// Scenario C's excerpts for the project at this path.
+    pub excerpts: Option<(PathBuf, Vec<Excerpt>)>,
     /// The timeline follows its end unless the user scrolled up.
     pub follow_timeline: bool,
     pub bug_filter: BugFilter,
@@ -175,6 +199,8 @@ impl Model {
             panes: HashMap::new(),
             selected: None,
             drawer: None,
+            drawer_scroll: 0,
+            excerpts: None,
             follow_timeline: true,
             bug_filter: BugFilter::default(),
             palette: Palette::default(),
@@ -264,41 +290,161 @@ impl Model {
         });
         match at {
             Some(row) => self.list.selected = row,
+            // A filter that matches nothing hides the selection; it does not
+            // lose it (a Backspace brings it back).
+            None if rows.is_empty() => self.list.selected = 0,
             None => self.select_row(0),
         }
     }
 
+    /// Keep every pane's selection inside its rows.
     fn clamp_panes(&mut self) {
-        let len = self.focused_len();
-        let pane = self.focused_pane();
-        pane.selected = pane.selected.min(len.saturating_sub(1));
+        if let Some(p) = self.selected_project() {
+            let lens: Vec<(Tab, usize)> = self
+                .panes
+                .keys()
+                .filter(|t| **t != Tab::Overview)
+                .map(|&t| (t, panes::keys(self, p, t).len()))
+                .collect();
+            for (t, len) in lens {
+                let pane = self.pane_mut(t);
+                pane.selected = pane.selected.min(len.saturating_sub(1));
+            }
+        }
         self.inbox.selected = self
             .inbox
             .selected
             .min(panes::inbox(self).len().saturating_sub(1));
     }
+
+    /// How many events the selected project's Timeline shows (filtered).
+    fn timeline_len(&self) -> usize {
+        self.selected_project().map_or(0, |p| {
+            panes::timeline(p, &self.pane(Tab::Timeline).filter).len()
+        })
+    }
+
+    /// Put the Timeline's selection on its newest event.
+    fn follow(&mut self) {
+        self.follow_timeline = true;
+        let last = self.timeline_len().saturating_sub(1);
+        self.pane_mut(Tab::Timeline).selected = last;
+    }
+
+    /// Show `tab` of the selected project.
+    fn enter_tab(&mut self, tab: Tab) {
+        self.tab = tab;
+        self.drawer = None;
+        self.drawer_scroll = 0;
+        if tab == Tab::Timeline && self.follow_timeline {
+            self.follow();
+        }
+    }
+
+    /// What every pane of the selected project has selected, by identity.
+    fn remember(&self) -> Remembered {
+        let mut saved = Vec::new();
+        if let Some(p) = self.selected_project() {
+            for (&tab, pane) in &self.panes {
+                if let Some(key) = panes::keys(self, p, tab).get(pane.selected) {
+                    saved.push((tab, key.clone()));
+                }
+            }
+        }
+        let inbox = panes::inbox(self)
+            .get(self.inbox.selected)
+            .map(|&row| panes::inbox_key(self, row));
+        (saved, inbox)
+    }
+
+    /// Find the remembered items again after a reload.
+    fn restore(&mut self, saved: Vec<(Tab, String)>, inbox: Option<(PathBuf, String)>) {
+        if let Some(p) = self.selected_project() {
+            let found: Vec<(Tab, usize)> = saved
+                .iter()
+                .filter_map(|(tab, key)| {
+                    panes::keys(self, p, *tab)
+                        .iter()
+                        .position(|k| k == key)
+                        .map(|i| (*tab, i))
+                })
+                .collect();
+            for (tab, i) in found {
+                self.pane_mut(tab).selected = i;
+            }
+        }
+        if let Some(key) = inbox
+            && let Some(i) = panes::inbox(self)
+                .iter()
+                .position(|&row| panes::inbox_key(self, row) == key)
+        {
+            self.inbox.selected = i;
+        }
+        // A drawer on an item that is gone closes.
+        let still_there = match (&self.drawer, self.selected_project()) {
+            (Some(Drawer::Unit(id)), Some(p)) => p.detail.units.iter().any(|u| &u.id == id),
+            (Some(Drawer::Bug(id)), Some(p)) => p.detail.bugs.iter().any(|b| &b.id == id),
+            (None, _) => true,
+            _ => false,
+        };
+        if !still_there {
+            self.drawer = None;
+        }
+    }
 }
+
+/// What the panes had selected (tab, row identity) and the inbox row.
+type Remembered = (Vec<(Tab, String)>, Option<(PathBuf, String)>);
 
 /// Apply `event` to the model; return what the runtime must do.
 pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
+    let mut effects = step(m, event);
+    // A project away more than a week shows what to reread: ask for it once.
+    if let Some(p) = m.selected_project()
+        && since_seconds(p.updated_at, m.now).map(Scenario::for_age) == Some(Scenario::C)
+        && !p.resume.read_first.is_empty()
+        && m.excerpts.as_ref().is_none_or(|(path, _)| path != &p.path)
+    {
+        let path = p.path.clone();
+        m.excerpts = Some((path.clone(), Vec::new()));
+        effects.push(Effect::ReadExcerpts(path));
+    }
+    effects
+}
+
+fn step(m: &mut Model, event: Event) -> Vec<Effect> {
     match event {
+        Event::Excerpts(path, excerpts) => {
+            m.excerpts = Some((path, excerpts));
+            vec![Effect::Render]
+        }
         Event::Resize => vec![Effect::Render],
         Event::Polling => {
             m.live = Liveness::Polling;
             vec![Effect::Render]
         }
         Event::Loaded(projects) => {
+            let (saved, inbox) = m.remember();
+            let before = m.selected.clone();
             m.projects = projects;
             m.loading = false;
             m.resync_list();
-            if m.follow_timeline && m.tab == Tab::Timeline {
-                let len = m.focused_len();
-                m.pane_mut(Tab::Timeline).selected = len.saturating_sub(1);
+            if m.selected == before {
+                m.restore(saved, inbox);
+            }
+            if m.follow_timeline {
+                m.follow();
             }
             m.clamp_panes();
             vec![Effect::Render]
         }
         Event::Key(key) if key.kind == KeyEventKind::Release => Vec::new(),
+        // Raw mode turns off SIGINT: Ctrl-C quits from any mode.
+        Event::Key(key)
+            if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) =>
+        {
+            vec![Effect::Quit]
+        }
         Event::Key(key) => match m.mode {
             Mode::Normal => normal_key(m, key),
             Mode::Filter => filter_key(m, key),
@@ -366,6 +512,9 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
             return move_selection(m, cmd);
         }
         Command::NextTab | Command::PrevTab | Command::TabNumber(_) => {
+            if m.screen == Screen::Inbox {
+                return Vec::new();
+            }
             let tabs = m.tabs();
             let at = tabs.iter().position(|t| *t == m.tab).unwrap_or(0);
             let next = match cmd {
@@ -374,22 +523,16 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
                 Command::TabNumber(n) if n < tabs.len() => n,
                 _ => return Vec::new(),
             };
-            m.tab = tabs[next];
-            m.drawer = None;
-            if m.screen == Screen::Projects && m.focus == Focus::List && m.selected.is_some() {
+            m.enter_tab(tabs[next]);
+            if m.focus == Focus::List && m.selected.is_some() {
                 m.focus = Focus::Detail;
-            }
-            if m.tab == Tab::Timeline && m.follow_timeline {
-                let len = m.focused_len();
-                m.pane_mut(Tab::Timeline).selected = len.saturating_sub(1);
             }
         }
         Command::GoTab(tab) => {
             if !m.tabs().contains(&tab) {
                 return Vec::new();
             }
-            m.tab = tab;
-            m.drawer = None;
+            m.enter_tab(tab);
             m.screen = Screen::Projects;
             m.focus = Focus::Detail;
         }
@@ -426,7 +569,19 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
                     }
                 })
                 .collect();
-            values.sort();
+            // Severities from the worst down; statuses alphabetically.
+            let rank = |v: &String| match v.as_str() {
+                "critical" => 0,
+                "high" => 1,
+                "medium" => 2,
+                "low" => 3,
+                _ => 4,
+            };
+            if cmd == Command::CycleBugSeverity {
+                values.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.cmp(b)));
+            } else {
+                values.sort();
+            }
             values.dedup();
             let slot = if cmd == Command::CycleBugStatus {
                 &mut m.bug_filter.status
@@ -442,17 +597,33 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
                 None => None,
             };
             m.pane_mut(Tab::Bugs).selected = 0;
+            m.drawer = None;
         }
-        Command::FollowTimeline => {
-            m.follow_timeline = true;
-            let len = m.focused_len();
-            m.pane_mut(Tab::Timeline).selected = len.saturating_sub(1);
-        }
+        Command::FollowTimeline => m.follow(),
     }
     render
 }
 
 fn move_selection(m: &mut Model, cmd: Command) -> Vec<Effect> {
+    // An open drawer takes the movement keys: it scrolls (the UI clamps).
+    if m.drawer.is_some() && m.screen == Screen::Projects {
+        let page = m.page.max(1) as u16;
+        let before = m.drawer_scroll;
+        m.drawer_scroll = match cmd {
+            Command::Up => before.saturating_sub(1),
+            Command::Down => before.saturating_add(1),
+            Command::Top => 0,
+            Command::Bottom => u16::MAX / 2,
+            Command::PageUp => before.saturating_sub(page),
+            Command::PageDown => before.saturating_add(page),
+            _ => before,
+        };
+        return if m.drawer_scroll == before {
+            Vec::new()
+        } else {
+            vec![Effect::Render]
+        };
+    }
     let len = m.focused_len();
     if len == 0 {
         return Vec::new();
@@ -496,16 +667,15 @@ fn open(m: &mut Model) {
             let Some(&(pi, ii)) = rows.get(m.inbox.selected) else {
                 return;
             };
-            let (path, format, kind) = {
+            let (format, kind, reference) = {
                 let p = &m.projects[pi];
-                (p.path.clone(), p.format, p.inbox[ii].kind)
+                (p.format, p.inbox[ii].kind, p.inbox[ii].reference.clone())
             };
             m.screen = Screen::Projects;
             m.list.filter.clear();
             if let Some(row) = panes::projects(m).iter().position(|&i| i == pi) {
                 m.select_row(row);
             }
-            m.selected = Some((path, format));
             m.focus = Focus::Detail;
             let tab = match (format, kind) {
                 (Format::PrdMaster, InboxKind::Question | InboxKind::Evidence) => Tab::Frontier,
@@ -514,11 +684,24 @@ fn open(m: &mut Model) {
                 (Format::Devloop, InboxKind::Resume) => Tab::Agents,
                 _ => Tab::Overview,
             };
-            m.tab = if m.tabs().contains(&tab) {
+            let tab = if m.tabs().contains(&tab) {
                 tab
             } else {
                 Tab::Overview
             };
+            // Open the tab afresh, on the item itself.
+            m.panes.remove(&tab);
+            m.enter_tab(tab);
+            if let Some(p) = m.selected_project() {
+                let row = panes::keys(m, p, tab).iter().position(|k| {
+                    *k == reference
+                        || reference == format!("task {k}")
+                        || reference.ends_with(&format!("/{k}.json"))
+                });
+                if let Some(row) = row {
+                    m.pane_mut(tab).selected = row;
+                }
+            }
         }
         (Screen::Projects, Focus::List) => {
             if m.selected.is_some() {
@@ -531,7 +714,7 @@ fn open(m: &mut Model) {
             };
             let filter = m.pane(m.tab).filter.clone();
             let sel = m.pane(m.tab).selected;
-            m.drawer = match m.tab {
+            let drawer = match m.tab {
                 Tab::Units => panes::units(p, &filter)
                     .get(sel)
                     .map(|&i| Drawer::Unit(p.detail.units[i].id.clone())),
@@ -540,6 +723,8 @@ fn open(m: &mut Model) {
                     .map(|&i| Drawer::Bug(p.detail.bugs[i].id.clone())),
                 _ => None,
             };
+            m.drawer = drawer;
+            m.drawer_scroll = 0;
         }
     }
 }
@@ -560,6 +745,8 @@ fn back(m: &mut Model) {
 
 fn filter_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let detail = m.screen == Screen::Projects && m.focus == Focus::Detail;
+    let (saved, _) = m.remember();
     match key.code {
         KeyCode::Enter => m.mode = Mode::Normal,
         KeyCode::Esc => {
@@ -576,6 +763,14 @@ fn filter_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
     m.focused_pane().selected = 0;
     if m.screen == Screen::Projects && m.focus == Focus::List {
         m.resync_list();
+    } else if detail {
+        // Stay on the same item when it still passes the filter; a
+        // following timeline stays at its end.
+        let tab = m.tab;
+        m.restore(saved.into_iter().filter(|(t, _)| *t == tab).collect(), None);
+        if tab == Tab::Timeline && m.follow_timeline {
+            m.follow();
+        }
     }
     vec![Effect::Render]
 }

@@ -221,7 +221,7 @@ pub fn findings(p: &Project, filter: &str) -> Vec<usize> {
 pub fn detail_len(m: &Model, p: &Project) -> usize {
     let filter = m.pane(m.tab).filter.as_str();
     match m.tab {
-        Tab::Overview => 0,
+        Tab::Overview => overview_len(p),
         Tab::Frontier => frontier(p, filter).len(),
         Tab::Phases => phases(p, filter).len(),
         Tab::Tasks => tasks(p, filter).len(),
@@ -231,4 +231,96 @@ pub fn detail_len(m: &Model, p: &Project) -> usize {
         Tab::Agents => agents(p, filter).len(),
         Tab::Findings => findings(p, filter).len() + p.problems.len(),
     }
+}
+
+/// A stable identity for every row of `tab` (after filtering), in row
+/// order, so a reload can find the selected item again by what it is, not
+/// where it was.
+pub fn keys(m: &Model, p: &Project, tab: Tab) -> Vec<String> {
+    let filter = m.pane(tab).filter.as_str();
+    match tab {
+        Tab::Overview => Vec::new(),
+        Tab::Frontier => frontier(p, filter)
+            .into_iter()
+            .map(|r| match r {
+                FrontierRow::Question(i) => p.frontier.questions[i].id.clone(),
+                FrontierRow::Research(i) => p.frontier.research[i].id.clone(),
+                FrontierRow::Blocked(i) => p.frontier.blocked[i].id.clone(),
+            })
+            .collect(),
+        Tab::Phases => phases(p, filter)
+            .into_iter()
+            .map(|r| match r {
+                PhaseRow::Decision(i) => format!("d|{}", p.decisions[i].summary),
+                PhaseRow::Blocker(i) => format!("b|{}", p.blockers[i]),
+            })
+            .collect(),
+        Tab::Tasks => tasks(p, filter)
+            .into_iter()
+            .map(|i| p.detail.tasks[i].id.clone())
+            .collect(),
+        Tab::Units => units(p, filter)
+            .into_iter()
+            .map(|i| p.detail.units[i].id.clone())
+            .collect(),
+        Tab::Bugs => bugs(m, p)
+            .into_iter()
+            .map(|i| p.detail.bugs[i].id.clone())
+            .collect(),
+        Tab::Timeline => timeline(p, filter)
+            .into_iter()
+            .map(|i| {
+                let e = &p.detail.timeline[i];
+                format!("{:?}|{}|{}|{}", e.at, e.source, e.kind, e.summary)
+            })
+            .collect(),
+        Tab::Agents => agents(p, filter)
+            .into_iter()
+            .map(|i| p.detail.agents[i].agent.clone())
+            .collect(),
+        Tab::Findings => findings(p, filter)
+            .into_iter()
+            .map(|i| {
+                let f = &p.findings[i];
+                format!(
+                    "{}|{}|{}",
+                    f.code,
+                    f.reference.as_deref().unwrap_or(""),
+                    f.message
+                )
+            })
+            .chain(
+                p.problems
+                    .iter()
+                    .map(|pr| format!("problem|{}|{}", pr.file, pr.reason)),
+            )
+            .collect(),
+    }
+}
+
+/// The identity of an inbox row: its project and the item's reference.
+pub fn inbox_key(m: &Model, row: (usize, usize)) -> (std::path::PathBuf, String) {
+    let p = &m.projects[row.0];
+    (
+        p.path.clone(),
+        format!("{:?}|{}", p.inbox[row.1].kind, p.inbox[row.1].reference),
+    )
+}
+
+/// About how many lines the Overview needs (its scroll range); the view
+/// wraps to the real width and clamps.
+pub fn overview_len(p: &Project) -> usize {
+    let text = |s: &str| 1 + s.chars().count() / 50;
+    let r = &p.resume;
+    let fields: usize = [&r.stopped_at, &r.reason, &r.waiting_for, &p.stage]
+        .iter()
+        .filter_map(|v| v.as_deref())
+        .map(text)
+        .sum();
+    let inbox: usize = p
+        .inbox
+        .iter()
+        .map(|i| text(&i.title) + i.options.len())
+        .sum();
+    8 + fields + inbox + r.read_first.len() + text(&p.statusline) + 12
 }

@@ -301,3 +301,137 @@ fn bug_filters_cycle_through_the_values_present() {
         "Esc closes the drawer first"
     );
 }
+
+fn ctrl(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+fn unit(id: &str) -> crate::model::Unit {
+    crate::model::Unit {
+        id: id.into(),
+        kind: "be".into(),
+        status: "pending".into(),
+        depends_on: vec![],
+        layer: Some(0),
+        retries: None,
+        retry_budget: None,
+        contract_hash: None,
+        contract_ok: None,
+        last_run: None,
+        runs: vec![],
+        contract: None,
+        acceptance: vec![],
+    }
+}
+
+#[test]
+fn the_timeline_follows_new_events_even_when_the_list_has_the_keys() {
+    let mut m = devloop();
+    update(&mut m, key('4'));
+    update(&mut m, code(KeyCode::Esc));
+    assert_eq!(m.focus, Focus::List);
+    let mut p = m.projects[0].clone();
+    p.detail.timeline.push(TimelineEvent {
+        at: None,
+        source: "tester".into(),
+        kind: "run".into(),
+        summary: "event 5".into(),
+        unit: None,
+    });
+    update(&mut m, Event::Loaded(vec![p]));
+    assert_eq!(m.pane(Tab::Timeline).selected, 5);
+}
+
+#[test]
+fn detail_selections_survive_a_reload_by_identity() {
+    let mut p = project("dev", Format::Devloop, 0);
+    p.detail.units = vec![unit("a"), unit("b"), unit("c")];
+    let mut m = model(vec![p.clone()]);
+    update(&mut m, key('2'));
+    update(&mut m, key('G'));
+    update(&mut m, code(KeyCode::Enter));
+    assert_eq!(m.drawer, Some(Drawer::Unit("c".into())));
+    p.detail.units.insert(0, unit("0-new"));
+    update(&mut m, Event::Loaded(vec![p.clone()]));
+    assert_eq!(
+        m.pane(Tab::Units).selected,
+        3,
+        "still on c, now the fourth row"
+    );
+    assert_eq!(m.drawer, Some(Drawer::Unit("c".into())));
+    p.detail.units.retain(|u| u.id != "c");
+    update(&mut m, Event::Loaded(vec![p]));
+    assert_eq!(m.drawer, None, "a drawer on a vanished unit closes");
+    assert_eq!(m.pane(Tab::Units).selected, 2, "clamped to the rows left");
+}
+
+#[test]
+fn a_filter_that_matches_nothing_keeps_the_selection() {
+    let mut m = three();
+    update(&mut m, key('j'));
+    update(&mut m, key('/'));
+    update(&mut m, key('z'));
+    assert!(panes::projects(&m).is_empty());
+    update(&mut m, code(KeyCode::Backspace));
+    assert_eq!(selected(&m), "beta");
+}
+
+#[test]
+fn filtering_a_following_timeline_stays_at_its_end() {
+    let mut m = devloop();
+    update(&mut m, key('4'));
+    update(&mut m, key('/'));
+    update(&mut m, key('e'));
+    assert!(m.follow_timeline);
+    assert_eq!(m.pane(Tab::Timeline).selected, 4);
+}
+
+#[test]
+fn a_drawer_takes_the_movement_keys() {
+    let mut m = devloop();
+    update(&mut m, key('3'));
+    update(&mut m, code(KeyCode::Enter));
+    assert!(m.drawer.is_some());
+    update(&mut m, key('j'));
+    update(&mut m, key('j'));
+    assert_eq!((m.drawer_scroll, m.pane(Tab::Bugs).selected), (2, 0));
+    update(&mut m, key('g'));
+    assert_eq!(m.drawer_scroll, 0);
+}
+
+#[test]
+fn ctrl_c_quits_from_every_mode() {
+    for opener in ['/', ':', '?'] {
+        let mut m = three();
+        update(&mut m, key(opener));
+        assert_ne!(m.mode, Mode::Normal);
+        assert_eq!(update(&mut m, ctrl('c')), vec![Effect::Quit], "{opener}");
+    }
+}
+
+#[test]
+fn inbox_enter_lands_on_the_item_itself() {
+    let mut m = three();
+    let mut p = m.projects[1].clone();
+    p.frontier.questions = (0..2)
+        .map(|i| crate::model::Question {
+            id: format!("OQ-{i}"),
+            title: String::new(),
+            kind: "decision".into(),
+            priority: None,
+            owner: None,
+            status: None,
+            waiting_on: vec![],
+            evidence_needed: None,
+            acceptance_threshold: None,
+            due_by: None,
+        })
+        .collect();
+    let others = (m.projects[0].clone(), m.projects[2].clone());
+    update(&mut m, Event::Loaded(vec![others.0, p, others.1]));
+    update(&mut m, key('i'));
+    update(&mut m, key('G'));
+    update(&mut m, code(KeyCode::Enter));
+    assert_eq!((selected(&m).as_str(), m.tab), ("beta", Tab::Frontier));
+    assert_eq!(m.pane(Tab::Frontier).selected, 1, "OQ-1, the item chosen");
+}

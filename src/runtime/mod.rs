@@ -139,6 +139,13 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
     let mut terminal = ratatui::init();
     if cfg.mouse {
         let _ = execute!(io::stdout(), crossterm::event::EnableMouseCapture);
+        // ratatui's hook restores raw mode and the screen; a panic must also
+        // give the mouse back to the terminal.
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let _ = execute!(io::stdout(), crossterm::event::DisableMouseCapture);
+            previous(info);
+        }));
     }
     let result = (|| -> color_eyre::Result<()> {
         let mut loading = true;
@@ -203,6 +210,21 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     }
                     Effect::Reload => pending = true,
                     Effect::Render => {}
+                    Effect::ReadExcerpts(path) => {
+                        if let Some(p) = model.projects.iter().find(|p| &p.path == path).cloned() {
+                            let tx = tx.clone();
+                            thread::spawn(move || {
+                                let mut ex = formats::excerpts(&p, 2, 8);
+                                for e in &mut ex {
+                                    e.file = sanitize_line(&e.file).into_owned();
+                                    for l in &mut e.lines {
+                                        *l = sanitize_line(l).into_owned();
+                                    }
+                                }
+                                let _ = tx.send(Msg::App(Event::Excerpts(p.path.clone(), ex)));
+                            });
+                        }
+                    }
                 }
             }
             dirty |= !effects.is_empty();

@@ -7,11 +7,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::widgets::block;
-use super::{SPLIT_WIDTH, devloop, tabs};
+use super::{devloop, tabs};
 use crate::app::{Focus, Model};
 use crate::model::Format;
 
-pub fn render(m: &Model, f: &mut Frame, area: Rect) {
+/// `split`: the list is on screen beside the detail (else a breadcrumb
+/// says where the detail is).
+pub fn render(m: &Model, f: &mut Frame, area: Rect, split: bool) {
     let t = &m.theme;
     let focused = m.focus == Focus::Detail;
     let Some(p) = m.selected_project() else {
@@ -27,7 +29,7 @@ pub fn render(m: &Model, f: &mut Frame, area: Rect) {
         return;
     };
     // Below the split width the detail has the screen: say where we are.
-    let title = if area.width < SPLIT_WIDTH {
+    let title = if !split {
         format!(" projects › {} › {} ", p.name, m.tab.title())
     } else {
         format!(" {} · {} ", p.name, p.format.as_str())

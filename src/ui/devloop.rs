@@ -8,7 +8,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Clear, Paragraph, Row};
 
-use super::widgets::{Spec, bar, block, empty, field, inner, table, wrapped};
+use super::widgets::{
+    Spec, bar, block, detail_box, empty, field, inner, table, with_detail, wrapped,
+};
 use crate::app::{Drawer, Focus, Model, Tab, panes};
 use crate::model::Project;
 
@@ -63,6 +65,19 @@ pub fn units(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
         return empty(m, f, area, "no units");
     }
     let u = &p.detail.units;
+    let (area, legend) = match area.height {
+        h if h > 6 => {
+            let [a, l] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
+            (a, Some(l))
+        }
+        _ => (area, None),
+    };
+    if let Some(l) = legend {
+        f.render_widget(
+            Line::from(Span::styled(" upstream → unit → downstream · ≠ contract hash differs from the SDD · ∞ on a cycle", t.muted)),
+            l,
+        );
+    }
     table(
         m,
         f,
@@ -96,6 +111,16 @@ pub fn units(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
             } else {
                 format!("{} →", unit.depends_on.join(", "))
             };
+            let down: Vec<&str> = u
+                .iter()
+                .filter(|d| d.depends_on.contains(&unit.id))
+                .map(|d| d.id.as_str())
+                .collect();
+            let down = if down.is_empty() {
+                String::new()
+            } else {
+                format!("→ {}", down.join(", "))
+            };
             Row::new::<Vec<Cell>>(vec![
                 Span::styled(
                     layer,
@@ -111,6 +136,7 @@ pub fn units(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
                 unit.kind.clone().into(),
                 Span::styled(unit.status.clone(), style).into(),
                 Span::styled(up, t.muted).into(),
+                Span::styled(down, t.muted).into(),
             ])
         },
     );
@@ -161,11 +187,24 @@ pub fn units(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
             }
         }
         f.render_widget(Clear, area);
+        let n = lines.len();
         f.render_widget(
-            Paragraph::new(lines).block(block(m, format!(" Unit {} · Esc close ", unit.id), true)),
+            Paragraph::new(lines)
+                .scroll((scroll_of(m, n, area), 0))
+                .block(block(
+                    m,
+                    format!(" Unit {} · j/k scroll · Esc close ", unit.id),
+                    true,
+                )),
             area,
         );
     }
+}
+
+/// The drawer's scroll, clamped so the last line stays at the bottom.
+fn scroll_of(m: &Model, lines: usize, area: Rect) -> u16 {
+    let room = area.height.saturating_sub(2) as usize;
+    m.drawer_scroll.min(lines.saturating_sub(room) as u16)
 }
 
 fn drawer_area(area: Rect) -> Rect {
@@ -204,6 +243,19 @@ pub fn bugs(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
         return empty(m, f, rest, "no bugs match");
     }
     let b = &p.detail.bugs;
+    let (rest, below) = with_detail(rest, 4);
+    if let Some(&i) = rows.get(m.pane(Tab::Bugs).selected) {
+        let bug = &b[i];
+        detail_box(
+            m,
+            f,
+            below,
+            &[
+                (&bug.id, &bug.title),
+                ("unit", bug.unit.as_deref().unwrap_or("")),
+            ],
+        );
+    }
     table(
         m,
         f,
@@ -251,18 +303,28 @@ pub fn bugs(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
         }
         lines.push(Line::from(Span::styled("history", t.bold)));
         for h in &bug.history {
-            let text = format!(
+            let mut text = format!(
                 "{} → {}  {} {}",
                 h.from.as_deref().unwrap_or("·"),
                 h.to,
                 h.at.as_deref().unwrap_or(""),
                 h.by.as_deref().unwrap_or("")
             );
+            if let Some(note) = &h.note {
+                text.push_str(&format!(" — {note}"));
+            }
             wrapped(&mut lines, w, &text, Style::new());
         }
         f.render_widget(Clear, area);
+        let n = lines.len();
         f.render_widget(
-            Paragraph::new(lines).block(block(m, format!(" {} · Esc close ", bug.id), true)),
+            Paragraph::new(lines)
+                .scroll((scroll_of(m, n, area), 0))
+                .block(block(
+                    m,
+                    format!(" {} · j/k scroll · Esc close ", bug.id),
+                    true,
+                )),
             area,
         );
     }
@@ -370,11 +432,12 @@ pub fn agents(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
             let mut doing = ag.doing.clone().unwrap_or_default();
             if let Some(at) = ag.paused_at {
                 let hours = (m.now - at).num_hours();
-                doing = if hours >= 24 {
-                    format!("paused {hours}h: token expired, restart only")
+                let choice = if hours >= 24 {
+                    "token expired: restart only"
                 } else {
-                    format!("paused {hours}h: resume or restart")
+                    "resume or restart"
                 };
+                doing = format!("⏸ {hours}h, {choice} · {doing}");
             }
             Row::new::<Vec<Cell>>(vec![
                 ag.agent.clone().into(),

@@ -7,7 +7,7 @@ use ratatui::text::Span;
 use ratatui::widgets::{Cell, Row};
 
 use super::tabs::kind;
-use super::widgets::{Spec, age, block, empty, inner, table};
+use super::widgets::{Spec, age, block, detail_box, empty, inner, table, with_detail};
 use crate::app::{Model, panes};
 
 pub fn render(m: &Model, f: &mut Frame, area: Rect) {
@@ -21,6 +21,21 @@ pub fn render(m: &Model, f: &mut Frame, area: Rect) {
     let body = inner(area);
     if rows.is_empty() {
         return empty(m, f, body, "nothing is waiting for you");
+    }
+    let (body, below) = with_detail(body, 5);
+    if let Some(&(pi, ii)) = rows.get(m.inbox.selected) {
+        let p = &m.projects[pi];
+        let item = &p.inbox[ii];
+        detail_box(
+            m,
+            f,
+            below,
+            &[
+                (&p.name, &item.title),
+                ("options", &item.options.join(" / ")),
+                ("ref", &item.reference),
+            ],
+        );
     }
     table(
         m,

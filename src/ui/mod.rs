@@ -23,25 +23,41 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
 use crate::app::{Focus, Liveness, Mode, Model, Screen};
-use crate::model::text::sanitize_line;
+use crate::model::text::{sanitize_line, truncate};
 pub use theme::Theme;
 
 /// Below this width the projects screen shows one side at a time.
 pub const SPLIT_WIDTH: u16 = 100;
 
+/// Below this the console asks for a larger terminal instead of drawing.
+const MIN_WIDTH: u16 = 40;
+const MIN_HEIGHT: u16 = 8;
+
 pub fn render(m: &Model, f: &mut Frame) {
+    let area = f.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let msg = format!(
+            "terminal too small ({}x{}); loopdeck needs {MIN_WIDTH}x{MIN_HEIGHT} · q quits",
+            area.width, area.height
+        );
+        f.render_widget(
+            ratatui::widgets::Paragraph::new(msg).wrap(ratatui::widgets::Wrap { trim: true }),
+            area,
+        );
+        return;
+    }
     let [header, body, hints] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),
         Constraint::Length(1),
     ])
     .areas(f.area());
-    f.render_widget(header_line(m), header);
+    f.render_widget(header_line(m, header.width), header);
     match m.screen {
         Screen::Projects => projects_screen(m, f, body),
         Screen::Inbox => inbox::render(m, f, body),
     }
-    f.render_widget(hint_line(m), hints);
+    f.render_widget(hint_line(m, hints.width), hints);
     match m.mode {
         Mode::Help => overlay::help(m, f, body),
         Mode::Palette => overlay::palette(m, f, body),
@@ -51,31 +67,27 @@ pub fn render(m: &Model, f: &mut Frame) {
 
 fn projects_screen(m: &Model, f: &mut Frame, area: Rect) {
     if area.width >= SPLIT_WIDTH {
+        // The list needs little room; the detail gets the rest.
+        let list_w = (area.width * 3 / 10).clamp(34, 60);
         let [left, right] =
-            Layout::horizontal([Constraint::Percentage(38), Constraint::Percentage(62)])
-                .areas(area);
+            Layout::horizontal([Constraint::Length(list_w), Constraint::Min(1)]).areas(area);
         list::render(m, f, left);
-        detail::render(m, f, right);
+        detail::render(m, f, right, true);
     } else {
         match m.focus {
             Focus::List => list::render(m, f, area),
-            Focus::Detail => detail::render(m, f, area),
+            Focus::Detail => detail::render(m, f, area, false),
         }
     }
 }
 
-fn header_line(m: &Model) -> Line<'static> {
+/// The header: counts and badges first, so a long root never pushes the
+/// waiting count or READ-ONLY off the line; the roots get what is left.
+fn header_line(m: &Model, width: u16) -> Line<'static> {
     let t = &m.theme;
-    let roots: Vec<String> = m
-        .roots
-        .iter()
-        .map(|r| sanitize_line(r).into_owned())
-        .collect();
-    let mut spans = vec![
+    let mut right = vec![
         Span::styled(" loopdeck ", t.selection.patch(t.bold)),
         Span::raw(" "),
-        Span::styled(roots.join(" "), t.muted),
-        Span::raw("  "),
         Span::raw(if m.loading {
             "reading…".to_owned()
         } else {
@@ -84,22 +96,33 @@ fn header_line(m: &Model) -> Line<'static> {
     ];
     let waiting = m.waiting_total();
     if waiting > 0 {
-        spans.push(Span::raw("  "));
-        spans.push(Span::styled(format!("◆ {waiting} waiting"), t.warn));
+        right.push(Span::styled(format!("  ◆ {waiting} waiting"), t.warn));
     }
-    spans.push(Span::raw("  "));
-    spans.push(match m.live {
-        Liveness::Live => Span::styled("● live", t.ok),
-        Liveness::Polling => Span::styled("○ polling", t.warn),
+    right.push(match m.live {
+        Liveness::Live => Span::styled("  ● live", t.ok),
+        Liveness::Polling => Span::styled("  ○ polling", t.warn),
     });
     if m.readonly {
-        spans.push(Span::raw("  "));
-        spans.push(Span::styled("READ-ONLY", t.error.patch(t.bold)));
+        right.push(Span::styled("  READ-ONLY", t.error.patch(t.bold)));
     }
-    Line::from(spans)
+    let used: usize = right.iter().map(|s| s.width()).sum();
+    let room = (width as usize).saturating_sub(used + 2);
+    if room > 4 {
+        let roots: Vec<String> = m
+            .roots
+            .iter()
+            .map(|r| sanitize_line(r).into_owned())
+            .collect();
+        right.push(Span::styled(
+            format!("  {}", truncate(&roots.join(" "), room)),
+            t.muted,
+        ));
+    }
+    Line::from(right)
 }
 
-fn hint_line(m: &Model) -> Line<'static> {
+/// The keys that matter here, as many as fit, most important first.
+fn hint_line(m: &Model, width: u16) -> Line<'static> {
     let t = &m.theme;
     if m.mode == Mode::Filter {
         let filter = match (m.screen, m.focus) {
@@ -113,18 +136,79 @@ fn hint_line(m: &Model) -> Line<'static> {
             Span::styled("   Enter keep · Esc clear", t.muted),
         ]);
     }
-    let hint = match (m.mode, m.screen, m.focus) {
-        (Mode::Help, ..) => "Esc close help",
-        (Mode::Palette, ..) => "type to search · ↑/↓ choose · Enter run · Esc close",
-        (_, Screen::Inbox, _) => {
-            "j/k move · Enter jump to it · / filter · Esc back · ? help · q quit"
+    let hints: &[&str] = match (m.mode, m.screen, m.focus) {
+        (Mode::Help, ..) => &["Esc close help"],
+        (Mode::Palette, ..) => &["type to search", "↑/↓ choose", "Enter run", "Esc close"],
+        (_, Screen::Inbox, _) => &[
+            "Enter jump to it",
+            "j/k move",
+            "Esc back",
+            "/ filter",
+            "? help",
+            "q quit",
+        ],
+        (_, Screen::Projects, Focus::List) => &[
+            "Enter open",
+            "j/k move",
+            "i inbox",
+            "q quit",
+            "Tab/1-9 tabs",
+            "/ filter",
+            ": commands",
+            "? help",
+        ],
+        (_, Screen::Projects, Focus::Detail) if m.drawer.is_some() => {
+            &["j/k scroll", "Esc close", "? help", "q quit"]
         }
-        (_, Screen::Projects, Focus::List) => {
-            "j/k move · Enter open · Tab/1-9 tabs · / filter · i inbox · : commands · ? help · q quit"
-        }
-        (_, Screen::Projects, Focus::Detail) => {
-            "Tab/1-9 tabs · j/k move · Enter open · / filter · Esc back · ? help · q quit"
-        }
+        (_, Screen::Projects, Focus::Detail) => match m.tab {
+            crate::app::Tab::Bugs => &[
+                "s status",
+                "v severity",
+                "Enter history",
+                "Esc back",
+                "/ filter",
+                "? help",
+                "q quit",
+            ],
+            crate::app::Tab::Units => &[
+                "Enter unit",
+                "j/k move",
+                "Esc back",
+                "Tab/1-9 tabs",
+                "/ filter",
+                "? help",
+                "q quit",
+            ],
+            crate::app::Tab::Timeline => &[
+                "f follow",
+                "j/k move",
+                "Esc back",
+                "Tab/1-9 tabs",
+                "/ filter",
+                "? help",
+                "q quit",
+            ],
+            _ => &[
+                "Tab/1-9 tabs",
+                "j/k move",
+                "Esc back",
+                "/ filter",
+                "? help",
+                "q quit",
+            ],
+        },
     };
-    Line::from(Span::styled(format!(" {hint}"), t.muted))
+    let mut text = String::new();
+    for h in hints {
+        let add = if text.is_empty() {
+            format!(" {h}")
+        } else {
+            format!(" · {h}")
+        };
+        if text.chars().count() + add.chars().count() > width as usize {
+            break;
+        }
+        text.push_str(&add);
+    }
+    Line::from(Span::styled(text, t.muted))
 }

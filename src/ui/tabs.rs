@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row};
 
 use super::devloop;
-use super::widgets::{Spec, age, empty, field, table, wrapped};
+use super::widgets::{Spec, age, detail_box, empty, field, table, with_detail, wrapped};
 use crate::app::panes::{self, FrontierRow, PhaseRow};
 use crate::app::{Focus, Model, Tab};
 use crate::model::{Level, Project, Scenario, since_seconds};
@@ -128,11 +128,33 @@ fn overview(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
         };
         wrapped(&mut lines, w, &text, style);
     }
+    if scenario == Some(Scenario::C)
+        && let Some((path, excerpts)) = &m.excerpts
+        && path == &p.path
+        && !excerpts.is_empty()
+    {
+        lines.push(Line::default());
+        lines.push(Line::from(Span::styled("What you meant then", t.bold)));
+        for e in excerpts {
+            lines.push(Line::from(Span::styled(format!("── {}", e.file), t.muted)));
+            for l in &e.lines {
+                wrapped(
+                    &mut lines,
+                    w,
+                    &format!("   {l}"),
+                    ratatui::style::Style::new(),
+                );
+            }
+        }
+    }
     if !p.statusline.is_empty() {
         lines.push(Line::default());
         wrapped(&mut lines, w, &p.statusline, t.muted);
     }
-    f.render_widget(Paragraph::new(lines), area);
+    // j/k scroll the card; the last screenful is as far as it goes.
+    let max = lines.len().saturating_sub(area.height as usize);
+    let scroll = m.pane(Tab::Overview).selected.min(max) as u16;
+    f.render_widget(Paragraph::new(lines).scroll((scroll, 0)), area);
 }
 
 pub fn kind(k: crate::model::InboxKind) -> &'static str {
@@ -182,6 +204,27 @@ fn frontier(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
         return empty(m, f, rest, "no open questions");
     }
     let fr = &p.frontier;
+    let (rest, below) = with_detail(rest, 6);
+    let chosen = rows.get(pane.selected).map(|r| match *r {
+        FrontierRow::Question(j) => &fr.questions[j],
+        FrontierRow::Research(j) => &fr.research[j],
+        FrontierRow::Blocked(j) => &fr.blocked[j],
+    });
+    if let Some(q) = chosen {
+        detail_box(
+            m,
+            f,
+            below,
+            &[
+                (&q.id, &q.title),
+                ("owner", q.owner.as_deref().unwrap_or("")),
+                ("evidence", q.evidence_needed.as_deref().unwrap_or("")),
+                ("accept if", q.acceptance_threshold.as_deref().unwrap_or("")),
+                ("due", q.due_by.as_deref().unwrap_or("")),
+                ("waits on", &q.waiting_on.join(", ")),
+            ],
+        );
+    }
     table(
         m,
         f,
@@ -241,6 +284,24 @@ fn phases(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
     if rows.is_empty() {
         return empty(m, f, rest, "no decisions or blockers recorded");
     }
+    let (rest, below) = with_detail(rest, 4);
+    match rows.get(pane.selected) {
+        Some(PhaseRow::Decision(j)) => {
+            let d = &p.decisions[*j];
+            let head = d.stage.clone().unwrap_or_else(|| "decision".to_owned());
+            detail_box(
+                m,
+                f,
+                below,
+                &[
+                    (&head, &d.summary),
+                    ("why", d.rationale.as_deref().unwrap_or("")),
+                ],
+            );
+        }
+        Some(PhaseRow::Blocker(j)) => detail_box(m, f, below, &[("blocker", &p.blockers[*j])]),
+        None => {}
+    }
     table(
         m,
         f,
@@ -298,7 +359,7 @@ fn tasks(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
             widths: &[
                 Constraint::Length(1),
                 Constraint::Length(4),
-                Constraint::Length(3),
+                Constraint::Length(4),
                 Constraint::Min(10),
                 Constraint::Length(12),
                 Constraint::Length(7),
@@ -310,9 +371,13 @@ fn tasks(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
         |i| {
             let task = &tasks[rows[i]];
             let (sym, style) = t.status(&task.status);
+            // ≠: the README's checkbox and the state disagree (Markdown wins).
+            let done = task.status == "completed";
             let md = match task.md_checked {
-                Some(true) => "[x]",
-                Some(false) => "[ ]",
+                Some(true) if done => "[x]",
+                Some(false) if !done => "[ ]",
+                Some(true) => "[x]≠",
+                Some(false) => "[ ]≠",
                 None => " - ",
             };
             let passing = task.gates.iter().filter(|g| g.passes).count();
@@ -377,6 +442,31 @@ fn findings(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
     let total = rows.len() + p.problems.len();
     if total == 0 {
         return empty(m, f, area, "no findings");
+    }
+    let (area, below) = with_detail(area, 5);
+    match rows.get(pane.selected) {
+        Some(&j) => {
+            let fd = &p.findings[j];
+            detail_box(
+                m,
+                f,
+                below,
+                &[
+                    (&fd.code, &fd.message),
+                    ("at", fd.reference.as_deref().unwrap_or("")),
+                ],
+            );
+        }
+        None => {
+            if let Some(pr) = p.problems.get(pane.selected.saturating_sub(rows.len())) {
+                detail_box(
+                    m,
+                    f,
+                    below,
+                    &[("unreadable", &pr.file), ("why", &pr.reason)],
+                );
+            }
+        }
     }
     table(
         m,

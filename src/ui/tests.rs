@@ -93,8 +93,16 @@ fn workspace_model() -> (tempfile::TempDir, Model) {
     (tmp, m)
 }
 
+/// Press a key and carry out what the runtime would (reading excerpts).
 fn press(m: &mut Model, code: KeyCode) {
-    update(m, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    let effects = update(m, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    for e in effects {
+        if let crate::app::Effect::ReadExcerpts(path) = e
+            && let Some(p) = m.projects.iter().find(|p| p.path == path).cloned()
+        {
+            update(m, Event::Excerpts(path, crate::formats::excerpts(&p, 2, 8)));
+        }
+    }
 }
 
 fn select(m: &mut Model, id: &str) {
@@ -125,6 +133,7 @@ fn snapshots_of_every_view() {
             &[Tab::Overview, Tab::Frontier, Tab::Findings],
         ),
         ("prd-master/lint-synonyms", &[Tab::Findings]),
+        ("prd-master/approval-flow-legacy", &[Tab::Overview]),
         ("gsd/paused-waiting", &[Tab::Overview, Tab::Phases]),
         (
             "dwp/shop-api/.dwp/plans/PLAN_search_index",

@@ -144,3 +144,30 @@ pub fn empty(m: &Model, f: &mut ratatui::Frame, area: Rect, what: &str) {
         area,
     );
 }
+
+/// Split `area` into a table and, under it, `rows` lines for the selected
+/// row in full (a table cuts long text; this is where it can be read).
+/// Without room for both, the table keeps the whole area.
+pub fn with_detail(area: Rect, rows: u16) -> (Rect, Option<Rect>) {
+    use ratatui::layout::{Constraint, Layout};
+    if area.height < rows + 5 {
+        return (area, None);
+    }
+    let [table, detail] =
+        Layout::vertical([Constraint::Min(3), Constraint::Length(rows)]).areas(area);
+    (table, Some(detail))
+}
+
+/// The selected row in full, under a rule.
+pub fn detail_box(m: &Model, f: &mut ratatui::Frame, area: Option<Rect>, fields: &[(&str, &str)]) {
+    let Some(area) = area else { return };
+    let w = area.width;
+    let mut lines = vec![Line::from(Span::styled(
+        "─".repeat(w as usize),
+        m.theme.muted,
+    ))];
+    for (label, value) in fields.iter().filter(|(_, v)| !v.is_empty()) {
+        field(&mut lines, w, label, value, m.theme.bold);
+    }
+    f.render_widget(ratatui::widgets::Paragraph::new(lines), area);
+}

@@ -127,7 +127,9 @@ pub fn load(dir: &Path) -> Option<Project> {
             Some(format!("/gsd-{action} {}", phases.join(" ")))
         }
         (Some(action), _) => Some(format!("/gsd-{action}")),
-        _ => raw_status.map(str::to_owned),
+        // No recommendation recorded: nothing to say (the status is shown
+        // on its own line).
+        _ => None,
     };
     if let Some(resume) = body
         .resume_file
