@@ -220,6 +220,12 @@ pub fn locate(project: &Path, relative: &str) -> Result<Option<PathBuf>, StoreEr
     resolve(project, relative).map(|(path, meta)| meta.map(|_| path))
 }
 
+/// Like [`locate`], answering whether the path is a file: `Ok(None)`
+/// missing, `Ok(Some(true))` a file, `Ok(Some(false))` something else.
+pub fn locate_file(project: &Path, relative: &str) -> Result<Option<bool>, StoreError> {
+    resolve(project, relative).map(|(_, meta)| meta.map(|m| m.is_file()))
+}
+
 /// The checks behind [`contained`]. Only the components of `relative` are
 /// examined (one `lstat` each); the full resolution runs only when one of
 /// them is a symlink. Also returns the metadata of the target, when it

@@ -7,6 +7,7 @@ pub mod legacy;
 pub mod rebuild;
 pub mod schema;
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use super::json::reason as json_reason;
@@ -145,7 +146,7 @@ fn rebuilt(dir: &Path, why: Why) -> Project {
     if let Some(w) = r.work_type {
         p.resume.waiting_for = Some(format!("confirm the rebuilt state ({w})"));
     }
-    p.resume.read_first = read_first(dir, None);
+    p.resume.read_first = read_first(dir, None, &HashMap::new());
     p.statusline = format!("{} · stage {} · rebuilt", p.name, r.stage);
     p
 }
@@ -161,7 +162,10 @@ fn deliverable_name(state: Option<&State>, key: &str, default: &str) -> String {
         .to_owned()
 }
 
-fn read_first(dir: &Path, state: Option<&State>) -> Vec<String> {
+/// The files worth reading first that exist. `seen` holds what the
+/// deliverables check already found out about a path (exists or not), so
+/// no path is looked up twice.
+fn read_first(dir: &Path, state: Option<&State>, seen: &HashMap<String, bool>) -> Vec<String> {
     let named = |key: &str, default: &str| deliverable_name(state, key, default);
     [
         named("scene_anchor", SCENE_ANCHOR),
@@ -169,7 +173,10 @@ fn read_first(dir: &Path, state: Option<&State>) -> Vec<String> {
         named("conversation", CONVERSATION),
     ]
     .into_iter()
-    .filter(|rel| store::contained_file(dir, rel).is_some())
+    .filter(|rel| match seen.get(rel) {
+        Some(exists) => *exists,
+        None => store::contained_file(dir, rel).is_some(),
+    })
     .collect()
 }
 
@@ -238,7 +245,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
     let na = state.next_action.as_ref();
     p.frontier = frontier::compute(&state.open_questions, na, &mut p.findings);
     lint_stage(&mut p, &state);
-    check_deliverables(&mut p, dir, &state);
+    let seen = check_deliverables(&mut p, dir, &state);
 
     let since = p.updated_at;
     for q in &p.frontier.questions {
@@ -329,7 +336,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
         }),
         (None, _) => None,
     };
-    p.resume.read_first = read_first(dir, Some(&state));
+    p.resume.read_first = read_first(dir, Some(&state), &seen);
     let waiting = p.inbox.len();
     p.statusline = match &p.stage {
         Some(s) if waiting > 0 => format!("{} · stage {s} · {waiting} waiting", p.name),
@@ -378,9 +385,11 @@ fn lint_stage(p: &mut Project, state: &State) {
 }
 
 /// Deliverable paths come from the file: never open one outside the project.
-fn check_deliverables(p: &mut Project, dir: &Path, state: &State) {
+/// Returns, for each path checked, whether it exists as a file.
+fn check_deliverables(p: &mut Project, dir: &Path, state: &State) -> HashMap<String, bool> {
+    let mut seen = HashMap::new();
     let Some(map) = &state.deliverables else {
-        return;
+        return seen;
     };
     for (key, value) in map {
         let paths: Vec<&str> = match value {
@@ -389,7 +398,9 @@ fn check_deliverables(p: &mut Project, dir: &Path, state: &State) {
             _ => Vec::new(),
         };
         for rel in paths {
-            match store::locate(dir, rel) {
+            let found = store::locate_file(dir, rel);
+            seen.insert(rel.to_owned(), matches!(found, Ok(Some(true))));
+            match found {
                 Err(_) => p.findings.push(
                     Finding::new(Level::Error, "prd.deliverable-outside", format!("deliverables.{key} points outside the project ({rel}); it is never opened"))
                         .at(format!("deliverables.{key}")),
@@ -402,6 +413,7 @@ fn check_deliverables(p: &mut Project, dir: &Path, state: &State) {
             }
         }
     }
+    seen
 }
 
 #[cfg(test)]
