@@ -73,6 +73,7 @@ pub struct Resume<'a> {
     pub stopped_at: Option<&'a str>,
     pub reason: Option<&'a str>,
     pub waiting_for: Option<&'a str>,
+    pub last_session: Option<&'a str>,
     pub read_first: &'a [String],
     /// What the seed's scenario says to do on return.
     pub advice: String,
@@ -104,6 +105,7 @@ impl<'a> Resume<'a> {
             stopped_at: p.resume.stopped_at.as_deref(),
             reason: p.resume.reason.as_deref(),
             waiting_for: p.resume.waiting_for.as_deref(),
+            last_session: p.resume.last_session.as_deref(),
             read_first: &p.resume.read_first,
             advice,
             excerpts: if scenario == Some(Scenario::C) {

@@ -43,6 +43,8 @@ pub struct ResumeCard {
     pub reason: Option<String>,
     /// What it waits for now.
     pub waiting_for: Option<String>,
+    /// When the last working session ended, as the files say.
+    pub last_session: Option<String>,
     /// Files worth reading before acting, relative to the project directory.
     /// Only files that exist inside the project are listed.
     pub read_first: Vec<String>,

@@ -70,6 +70,7 @@ pub fn sanitize_project(p: &mut Project) {
     opt(&mut r.stopped_at);
     opt(&mut r.reason);
     opt(&mut r.waiting_for);
+    opt(&mut r.last_session);
     all(&mut r.read_first);
     detail(&mut p.detail);
 }

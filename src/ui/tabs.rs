@@ -269,8 +269,20 @@ fn phases(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
     if let Some(stage) = &p.stage {
         field(&mut head, w, "position", stage, t.bold);
     }
-    if let Some(s) = &p.resume.reason {
+    if let Some(s) = &p.resume.last_session {
         field(&mut head, w, "session", s, t.bold);
+    }
+    if let Some(s) = &p.resume.reason {
+        field(&mut head, w, "stopped", s, t.bold);
+    }
+    if !p.resume.read_first.is_empty() {
+        field(
+            &mut head,
+            w,
+            "resume with",
+            &p.resume.read_first.join(", "),
+            t.bold,
+        );
     }
     if let Some(s) = &p.resume.waiting_for {
         field(&mut head, w, "next", s, t.bold);

@@ -142,6 +142,7 @@ pub fn load(dir: &Path) -> Option<Project> {
         }
     }
     p.resume.read_first.push(STATE_FILE.to_owned());
+    p.resume.last_session = body.last_session.clone();
     waiting(&mut p, read("WAITING.json", WAITING_FILE));
     Some(p)
 }
