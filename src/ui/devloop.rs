@@ -83,14 +83,15 @@ pub fn units(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
         f,
         area,
         Spec {
-            header: vec!["LAYER", "", "UNIT", "TYPE", "STATUS", "UPSTREAM →"],
+            header: vec!["LAYER", "", "UNIT", "TYPE", "STATUS", "UPSTREAM →", "→ DOWNSTREAM"],
             widths: &[
                 Constraint::Length(6),
                 Constraint::Length(1),
                 Constraint::Min(12),
                 Constraint::Length(5),
                 Constraint::Length(10),
-                Constraint::Percentage(35),
+                Constraint::Percentage(25),
+                Constraint::Percentage(25),
             ],
             len: rows.len(),
             selected: pane.selected,
