@@ -83,7 +83,15 @@ pub fn units(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
         f,
         area,
         Spec {
-            header: vec!["LAYER", "", "UNIT", "TYPE", "STATUS", "UPSTREAM →", "→ DOWNSTREAM"],
+            header: vec![
+                "LAYER",
+                "",
+                "UNIT",
+                "TYPE",
+                "STATUS",
+                "UPSTREAM →",
+                "→ DOWNSTREAM",
+            ],
             widths: &[
                 Constraint::Length(6),
                 Constraint::Length(1),
