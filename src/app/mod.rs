@@ -107,7 +107,56 @@ pub enum Drawer {
 pub struct Pane {
     pub selected: usize,
     pub filter: String,
+    /// The first row drawn last time. Only the view knows its height, so
+    /// the view keeps this (as ratatui's own `TableState` does): the list
+    /// scrolls only when the selection leaves the window, instead of
+    /// pinning the cursor to the bottom row.
+    pub first: Scroll,
 }
+
+/// Where a list's window starts; written by the view while drawing.
+/// Equal whatever it holds: it is presentation, not state to compare.
+#[derive(Debug, Default)]
+pub struct Scroll(std::sync::atomic::AtomicUsize);
+
+impl Scroll {
+    pub const fn new() -> Self {
+        Scroll(std::sync::atomic::AtomicUsize::new(0))
+    }
+
+    /// The first row to draw so that `selected` is visible in `height`
+    /// rows of `len`, moving the window only when the selection leaves it.
+    pub fn window(&self, selected: usize, height: usize, len: usize) -> usize {
+        use std::sync::atomic::Ordering::Relaxed;
+        let height = height.max(1);
+        let prev = self.0.load(Relaxed).min(len.saturating_sub(height));
+        let first = if selected < prev {
+            selected
+        } else if selected >= prev + height {
+            selected + 1 - height
+        } else {
+            prev
+        };
+        self.0.store(first, Relaxed);
+        first
+    }
+}
+
+impl Clone for Scroll {
+    fn clone(&self) -> Self {
+        Scroll(std::sync::atomic::AtomicUsize::new(
+            self.0.load(std::sync::atomic::Ordering::Relaxed),
+        ))
+    }
+}
+
+impl PartialEq for Scroll {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Scroll {}
 
 /// The Bugs tab's status and severity filters (cycled with `s` and `v`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -225,6 +274,7 @@ impl Model {
         static EMPTY: Pane = Pane {
             selected: 0,
             filter: String::new(),
+            first: Scroll::new(),
         };
         self.panes.get(&tab).unwrap_or(&EMPTY)
     }

@@ -435,3 +435,22 @@ fn inbox_enter_lands_on_the_item_itself() {
     assert_eq!((selected(&m).as_str(), m.tab), ("beta", Tab::Frontier));
     assert_eq!(m.pane(Tab::Frontier).selected, 1, "OQ-1, the item chosen");
 }
+
+#[test]
+fn a_window_scrolls_only_when_the_selection_leaves_it() {
+    let s = Scroll::new();
+    assert_eq!(s.window(0, 10, 100), 0);
+    assert_eq!(
+        s.window(15, 10, 100),
+        6,
+        "down past the bottom: the window follows"
+    );
+    assert_eq!(s.window(14, 10, 100), 6, "up inside the window: it stays");
+    assert_eq!(s.window(6, 10, 100), 6);
+    assert_eq!(s.window(3, 10, 100), 3, "up past the top: it follows");
+    assert_eq!(
+        s.window(3, 10, 5),
+        0,
+        "a shorter list pulls the window back"
+    );
+}

@@ -50,6 +50,7 @@ pub fn render(m: &Model, f: &mut Frame, area: Rect) {
                 Constraint::Min(10),
             ],
             len: rows.len(),
+            scroll: &m.inbox.first,
             selected: m.inbox.selected,
             focused: true,
         },

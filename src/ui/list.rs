@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::widgets::{Cell, Row, Table, TableState};
 
-use super::widgets::{age, block, offset};
+use super::widgets::{age, block};
 use crate::app::{Focus, Model, panes};
 use crate::model::Format;
 
@@ -22,7 +22,10 @@ pub fn render(m: &Model, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let rows = panes::projects(m);
     let height = area.height.saturating_sub(3) as usize;
-    let first = offset(m.list.selected, height);
+    let first = m
+        .list
+        .first
+        .window(m.list.selected, height.max(1), rows.len());
     let visible = rows.iter().skip(first).take(height.max(1)).map(|&i| {
         let p = &m.projects[i];
         let (sym, style) = t.status(&p.status);

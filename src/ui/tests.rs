@@ -277,3 +277,28 @@ fn wrapped_cjk_stays_inside_the_border() {
         assert!(s.contains("超过"), "the question is shown");
     }
 }
+
+#[test]
+fn moving_up_inside_the_window_does_not_scroll_the_list() {
+    let mut m = Model::new(vec!["ws".into()], false, now());
+    let projects = (0..100)
+        .map(|i| {
+            let mut p = Project::new(
+                Format::Gsd,
+                PathBuf::from(format!("/w/{i}")),
+                format!("project-{i:03}"),
+            );
+            p.id = format!("{i}");
+            p
+        })
+        .collect();
+    update(&mut m, Event::Loaded(projects));
+    press(&mut m, KeyCode::End);
+    let first_row = |s: &str| s.lines().nth(3).unwrap_or("").to_owned();
+    let before = first_row(&screen(&m, 80, 24));
+    press(&mut m, KeyCode::Up);
+    press(&mut m, KeyCode::Up);
+    let after = screen(&m, 80, 24);
+    assert_eq!(first_row(&after), before, "the window stayed put");
+    assert!(after.contains("project-097"));
+}

@@ -100,6 +100,8 @@ pub fn inner(area: Rect) -> Rect {
 /// (`row(i)` makes row `i`), keeping `selected` in view. `selected` is
 /// highlighted only when the pane has the keys.
 pub struct Spec<'a> {
+    /// The pane's scroll window (kept between frames).
+    pub scroll: &'a crate::app::Scroll,
     pub header: Vec<&'a str>,
     pub widths: &'a [ratatui::layout::Constraint],
     pub len: usize,
@@ -116,6 +118,7 @@ pub fn table<'a>(
 ) {
     use ratatui::widgets::{Row, Table, TableState};
     let Spec {
+        scroll,
         header,
         widths,
         len,
@@ -123,7 +126,7 @@ pub fn table<'a>(
         focused,
     } = spec;
     let height = area.height.saturating_sub(1) as usize;
-    let first = offset(selected, height);
+    let first = scroll.window(selected, height, len);
     let rows: Vec<Row> = (first..len.min(first + height.max(1))).map(row).collect();
     let table = Table::new(rows, widths.to_vec())
         .header(Row::new(header).style(m.theme.bold))
