@@ -160,6 +160,26 @@ fn navigate_filter_help_inbox_quit_in_tmux() {
     assert!(s.contains("waiting"), "{s}");
     tmux.keys(&["Escape"]);
 
+    // Into a project's detail and across its tabs, then a resize below
+    // the split width and back: one pane with a breadcrumb, then both.
+    tmux.keys(&["g", "Enter"]);
+    tmux.wait_for("Overview");
+    tmux.keys(&["Tab"]);
+    tmux.run(&["resize-window", "-t", "e2e", "-x", "70", "-y", "20"]);
+    let s = tmux.wait_for("projects ›");
+    assert!(
+        s.lines()
+            .all(|l| unicode_width::UnicodeWidthStr::width(l) <= 70),
+        "{s}"
+    );
+    tmux.run(&["resize-window", "-t", "e2e", "-x", "120", "-y", "30"]);
+    let s = tmux.wait_for("Projects ");
+    assert!(
+        !s.contains("projects ›"),
+        "wide again: list and detail side by side:\n{s}"
+    );
+    tmux.keys(&["Escape"]);
+
     tmux.keys(&["q"]);
     let s = tmux.wait_for("EXITED:0");
     assert!(
