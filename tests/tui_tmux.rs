@@ -121,12 +121,11 @@ fn navigate_filter_help_inbox_quit_in_tmux() {
     ]);
     tmux.run(&["select-pane", "-t", "e2e", "-T", "e2e-title"]);
 
-    let s = tmux.wait_for("projects");
+    // The hostile name appears once the projects are read: the escape is
+    // shown, not obeyed.
+    let s = tmux.wait_for("osc^[]2;PWNED-TITLE^Gname");
     assert!(s.contains("loopdeck"), "{s}");
-    assert!(
-        s.contains("osc^[]2;PWNED-TITLE^Gname"),
-        "the escape is shown, not obeyed:\n{s}"
-    );
+    assert!(!s.contains("reading"), "loaded:\n{s}");
     assert_eq!(
         tmux.run(&["display", "-p", "-t", "e2e", "#{alternate_on}"])
             .trim(),

@@ -175,11 +175,24 @@ fn agent(p: &mut Project, s: AgentFile, todo: Option<TodoFile>, stem: &str, rel:
 pub fn token_expiry(a: &Agent) -> Option<DateTime<Utc>> {
     a.paused_at
         .filter(|_| a.has_resume_token)
-        .map(|t| t + Duration::hours(RESUME_TOKEN_HOURS))
+        // A pause time at the end of chrono's range must not overflow.
+        .and_then(|t| t.checked_add_signed(Duration::hours(RESUME_TOKEN_HOURS)))
 }
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_pause_at_the_end_of_time_does_not_overflow() {
+        let (mut a, _) = agent_from(
+            r#"{"agent":"x","status":"paused","resume_token":"t","updated_at":"2026-06-01T00:00:00Z"}"#,
+            None,
+        );
+        a.paused_at = Some(DateTime::<Utc>::MAX_UTC);
+        a.has_resume_token = true;
+        assert_eq!(token_expiry(&a), None);
+    }
+
     use super::*;
     use crate::model::Format;
     use std::fs;

@@ -54,11 +54,7 @@ pub fn analyze(units: &[(String, Vec<String>)]) -> Analysis {
         };
         for d in on {
             match index.get(d.as_str()) {
-                Some(&j) => {
-                    if !deps[i].contains(&j) {
-                        deps[i].push(j);
-                    }
-                }
+                Some(&j) => deps[i].push(j),
                 None => {
                     if unknown_seen.insert((id.as_str(), d.as_str())) {
                         unknown_refs.push(UnknownRef {
@@ -69,6 +65,12 @@ pub fn analyze(units: &[(String, Vec<String>)]) -> Analysis {
                 }
             }
         }
+    }
+    // Deduplicated once at the end (a check per edge is quadratic in the
+    // number of dependencies a unit lists).
+    for d in &mut deps {
+        d.sort_unstable();
+        d.dedup();
     }
     let node_layers = kahn(&deps);
     let cycles = cycles(&deps, &node_layers)

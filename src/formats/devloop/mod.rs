@@ -377,8 +377,14 @@ fn units(p: &mut Project, dir: &Path, file: Option<&UnitsFile>, pid: Option<&str
             &r.unit,
         );
     }
+    // Counted once: a units.json of 40,000 copies of one id must not cost
+    // 40,000 scans of itself.
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for (id, _) in &listed {
+        *counts.entry(id.as_str()).or_default() += 1;
+    }
     for d in &a.duplicates {
-        let n = listed.iter().filter(|(id, _)| id == d).count();
+        let n = counts.get(d.as_str()).copied().unwrap_or(0);
         add(
             Level::Error,
             "devloop.duplicate-unit",

@@ -130,7 +130,7 @@ pub fn changelog(p: &mut Project, dir: &Path) -> Changes {
             "sdd_rev" => pending_sdd = Some((rev.clone(), diff.units_changed.clone())),
             "units_rev" => {
                 if let Some((sdd_rev, changed)) = pending_sdd.take() {
-                    let reset: Vec<&String> = diff
+                    let reset: std::collections::HashSet<&String> = diff
                         .units_changed
                         .iter()
                         .chain(&diff.units_added)

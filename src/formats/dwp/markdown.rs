@@ -31,6 +31,21 @@ pub struct Readme {
     pub standard: Option<String>,
     /// The README with fenced blocks blanked.
     clean: String,
+    /// Link targets and `{#anchor}`s, indexed once on first use: the
+    /// checks ask about every task, and a scan per task is quadratic on a
+    /// large plan.
+    index: std::cell::OnceCell<Index>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Index {
+    /// Every `](target)` target, with a leading `./` removed.
+    links: std::collections::HashSet<String>,
+    /// How often each `{#anchor}` occurs.
+    anchors: std::collections::HashMap<String, usize>,
+    /// For the first heading carrying each anchor: the byte range of its
+    /// body (to the next `## ` heading).
+    bodies: std::collections::HashMap<String, (usize, usize)>,
 }
 
 impl Readme {
@@ -75,9 +90,60 @@ impl Readme {
         r
     }
 
+    fn index(&self) -> &Index {
+        self.index.get_or_init(|| {
+            let mut ix = Index::default();
+            for (i, _) in self.clean.match_indices("](") {
+                let rest = self.clean.get(i + 2..).unwrap_or_default();
+                if let Some(target) = closed_by(rest, ')', '[') {
+                    ix.links
+                        .insert(target.strip_prefix("./").unwrap_or(target).to_owned());
+                }
+            }
+            for (i, _) in self.clean.match_indices("{#") {
+                let rest = self.clean.get(i + 1..).unwrap_or_default();
+                if let Some(anchor) = closed_by(rest, '}', '{') {
+                    *ix.anchors.entry(anchor.to_owned()).or_default() += 1;
+                }
+            }
+            // Headings with an anchor, and where their bodies end.
+            let mut open: Option<(String, usize)> = None;
+            let mut offset = 0;
+            for line in self.clean.split_inclusive('\n') {
+                let start = offset;
+                offset += line.len();
+                let t = line.trim_start();
+                if !t.starts_with('#') {
+                    continue;
+                }
+                if t.starts_with("## ")
+                    && let Some((anchor, from)) = open.take()
+                {
+                    ix.bodies.entry(anchor).or_insert((from, start));
+                }
+                let anchor = t
+                    .find("{#")
+                    .and_then(|i| closed_by(&t[i + 1..], '}', '{'))
+                    .map(str::to_owned);
+                if let Some(a) = anchor {
+                    if let Some((prev, from)) = open.take() {
+                        ix.bodies.entry(prev).or_insert((from, start));
+                    }
+                    open = Some((a, offset));
+                }
+            }
+            if let Some((anchor, from)) = open {
+                ix.bodies.entry(anchor).or_insert((from, self.clean.len()));
+            }
+            ix
+        })
+    }
+
     /// Does the README link to `file` (`](file)` or `](./file)`)?
     pub fn links_to(&self, file: &str) -> bool {
-        self.clean.contains(&format!("]({file})")) || self.clean.contains(&format!("](./{file})"))
+        self.index()
+            .links
+            .contains(file.strip_prefix("./").unwrap_or(file))
     }
 
     /// Does the README link to any task file (`](./N.task_…)` or `](N.task_…)`)?
@@ -89,19 +155,15 @@ impl Readme {
 
     /// How often `{ANCHOR}` (a Lite task's `{#task-N}`) occurs.
     pub fn anchor_count(&self, anchor: &str) -> usize {
-        self.clean.matches(&format!("{{{anchor}}}")).count()
+        self.index().anchors.get(anchor).copied().unwrap_or(0)
     }
 
     /// The body of the Lite task whose heading carries `{ANCHOR}`: from the
     /// heading to the next `## ` heading.
     pub fn inline_task(&self, anchor: &str) -> Option<String> {
-        let tag = format!("{{{anchor}}}");
-        let mut lines = self.clean.lines();
-        lines.find(|l| l.trim_start().starts_with('#') && l.contains(&tag))?;
-        let body: Vec<&str> = lines
-            .take_while(|l| !l.trim_start().starts_with("## "))
-            .collect();
-        Some(body.join("\n"))
+        let &(from, to) = self.index().bodies.get(anchor)?;
+        let body = self.clean.get(from..to).unwrap_or_default();
+        Some(body.lines().collect::<Vec<_>>().join("\n"))
     }
 }
 
@@ -205,14 +267,28 @@ fn link_target(s: &str) -> Option<String> {
 /// `N.task_*.md` at the start of `s` (after an optional `./`), up to `)`.
 fn task_file_at(s: &str) -> Option<String> {
     let s = s.strip_prefix("./").unwrap_or(s);
-    let end = s.find(')')?;
-    let target = s.get(..end)?;
+    let target = closed_by(s, ')', '[')?;
     let (num, rest) = target.split_once('.')?;
     let ok = !num.is_empty()
         && num.chars().all(|c| c.is_ascii_digit())
         && rest.starts_with("task_")
         && rest.ends_with(".md");
     ok.then(|| target.to_owned())
+}
+
+/// `s` up to `close`, when it closes on the same line before `reopen` and
+/// within a bounded window: a link target or an anchor never spans lines,
+/// so a line of thousands of unclosed `](` stays linear.
+fn closed_by(s: &str, close: char, reopen: char) -> Option<&str> {
+    const WINDOW: usize = 1024;
+    let mut cut = s.len().min(WINDOW);
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let window = &s[..cut];
+    // Brackets end a target as well: `](](](` is over at its first `]`.
+    let end = window.find([close, reopen, '\n', ']'])?;
+    window[end..].starts_with(close).then(|| &window[..end])
 }
 
 /// A checkbox's title: the text after `Task N`, up to its link.
@@ -339,6 +415,28 @@ fn status_pending(lower: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn targets_and_anchors_close_on_their_own_line() {
+        assert_eq!(closed_by("1.task_a.md) x", ')', '['), Some("1.task_a.md"));
+        assert_eq!(
+            closed_by("no close\n)", ')', '['),
+            None,
+            "never across a line"
+        );
+        assert_eq!(closed_by("](](](", ')', '['), None);
+        let long = "x".repeat(5000) + ")";
+        assert_eq!(closed_by(&long, ')', '['), None, "bounded window");
+        assert_eq!(closed_by("#task-2} 完成", '}', '{'), Some("#task-2"));
+        // A line of unclosed links is read in one pass, and still parsed.
+        let r = Readme::parse(&format!(
+            "- [ ] Task 1 [t](1.task_a.md)\n{}",
+            "](".repeat(100_000)
+        ));
+        assert!(r.links_to("./1.task_a.md"));
+        assert!(!r.links_to("2.task_b.md"));
+    }
+
     use super::*;
 
     fn boxes(r: &Readme) -> Vec<(u64, bool)> {
