@@ -719,7 +719,7 @@ fn contracts(p: &mut Project, dir: &Path, sdd: Option<&html::Sdd>, changes: &tim
         sections.entry(s.id.as_str()).or_insert(s);
     }
     let mut findings = Vec::new();
-    let mut archives: Option<Vec<(String, html::Sdd)>> = None;
+    let mut archives: Option<Vec<(String, html::Sdd, HashMap<String, usize>)>> = None;
     let mut checked = HashSet::new();
     let units = std::mem::take(&mut p.detail.units);
     let mut out = Vec::with_capacity(units.len());
@@ -790,11 +790,27 @@ fn contracts(p: &mut Project, dir: &Path, sdd: Option<&html::Sdd>, changes: &tim
                 u.id,
                 contract_hash(&contract.text)
             );
-            let archives = archives.get_or_insert_with(|| archived_sdds(p, dir));
-            if let Some((file, _)) = archives.iter().find(|(_, doc)| {
-                doc.units
-                    .iter()
-                    .find(|s| s.id == u.id)
+            // Each archive read once, with its units indexed by id: a
+            // lookup per stale unit, not a scan (60,000 units: 11 s before).
+            let archives = archives.get_or_insert_with(|| {
+                archived_sdds(p, dir)
+                    .into_iter()
+                    .map(|(file, doc)| {
+                        let by_id: HashMap<String, usize> = doc
+                            .units
+                            .iter()
+                            .enumerate()
+                            .rev()
+                            .map(|(i, s)| (s.id.clone(), i))
+                            .collect();
+                        (file, doc, by_id)
+                    })
+                    .collect::<Vec<_>>()
+            });
+            if let Some((file, _, _)) = archives.iter().find(|(_, doc, by_id)| {
+                by_id
+                    .get(&u.id)
+                    .and_then(|&i| doc.units.get(i))
                     .and_then(|s| s.contract.as_ref())
                     .is_some_and(|c| contract_matches(c, &hash))
             }) {

@@ -441,11 +441,7 @@ fn task_record(findings: &mut Vec<Finding>, plan: &Plan<'_>, t: &Task, entry: Op
                         at.clone(),
                     );
                 }
-                if completed
-                    && readme
-                        .inline_task(anchor)
-                        .is_some_and(|b| log_says_pending(&b))
-                {
+                if completed && readme.inline_log_pending(anchor) {
                     log_pending(findings, t);
                 }
             }
@@ -495,8 +491,13 @@ fn task_file(findings: &mut Vec<Finding>, plan: &Plan<'_>, t: &Task, file: &str,
         }
         Ok(Some(path)) if store::is_file(&path) => {
             if completed {
-                let pending = store::read_prefix_in(plan.dir, file, TASK_FILE_PREFIX)
-                    .is_ok_and(|b| log_says_pending(&String::from_utf8_lossy(&b)));
+                let cached = plan.log_pending.borrow().get(file).copied();
+                let pending = cached.unwrap_or_else(|| {
+                    let p = store::read_prefix_in(plan.dir, file, TASK_FILE_PREFIX)
+                        .is_ok_and(|b| log_says_pending(&String::from_utf8_lossy(&b)));
+                    plan.log_pending.borrow_mut().insert(file.to_owned(), p);
+                    p
+                });
                 if pending {
                     log_pending(findings, t);
                 }

@@ -46,6 +46,10 @@ struct Index {
     /// For the first heading carrying each anchor: the byte range of its
     /// body (to the next `## ` heading).
     bodies: std::collections::HashMap<String, (usize, usize)>,
+    /// Does any link point at a task file (`N.task_*.md`)?
+    has_task_links: bool,
+    /// `inline_log_pending`'s answers.
+    pending: std::cell::RefCell<std::collections::HashMap<String, bool>>,
 }
 
 impl Readme {
@@ -135,6 +139,10 @@ impl Readme {
             if let Some((anchor, from)) = open {
                 ix.bodies.entry(anchor).or_insert((from, self.clean.len()));
             }
+            ix.has_task_links = ix
+                .links
+                .iter()
+                .any(|t| task_file_at(&format!("{t})")).is_some());
             ix
         })
     }
@@ -148,9 +156,23 @@ impl Readme {
 
     /// Does the README link to any task file (`](./N.task_…)` or `](N.task_…)`)?
     pub fn has_task_links(&self) -> bool {
-        self.clean
-            .match_indices("](")
-            .any(|(i, _)| task_file_at(self.clean.get(i + 2..).unwrap_or_default()).is_some())
+        self.index().has_task_links
+    }
+
+    /// Does the Lite task at `anchor` say, in its own log, that it is still
+    /// pending? (Answered once per anchor.)
+    pub fn inline_log_pending(&self, anchor: &str) -> bool {
+        if let Some(v) = self.index().pending.borrow().get(anchor) {
+            return *v;
+        }
+        let v = self
+            .inline_task(anchor)
+            .is_some_and(|b| log_says_pending(&b));
+        self.index()
+            .pending
+            .borrow_mut()
+            .insert(anchor.to_owned(), v);
+        v
     }
 
     /// How often `{ANCHOR}` (a Lite task's `{#task-N}`) occurs.

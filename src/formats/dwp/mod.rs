@@ -125,6 +125,7 @@ pub fn load(dir: &Path) -> Option<Project> {
         manifest: manifest.as_ref(),
         state: state.as_ref(),
         readme: readme.as_ref(),
+        log_pending: Default::default(),
     };
     fill(&mut p, &plan);
     Some(p)
@@ -138,6 +139,9 @@ pub struct Plan<'a> {
     pub manifest: Option<&'a Manifest>,
     pub state: Option<&'a State>,
     pub readme: Option<&'a Readme>,
+    /// Whether a task file's own log still says pending, per file: many
+    /// tasks may name the same file, and each file is read once.
+    pub log_pending: std::cell::RefCell<std::collections::HashMap<String, bool>>,
 }
 
 impl Plan<'_> {
