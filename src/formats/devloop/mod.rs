@@ -699,6 +699,9 @@ fn contract_matches(contract: &html::Contract, hash: &str) -> bool {
     contract.readings().iter().any(|r| contract_hash(r) == hash)
 }
 
+/// An archived SDD (its file, its contents, its units by id).
+type Archive = (String, html::Sdd, HashMap<String, usize>);
+
 /// Contracts from the SDD into the units, and the hash check.
 fn contracts(p: &mut Project, dir: &Path, sdd: Option<&html::Sdd>, changes: &timeline::Changes) {
     let Some(sdd) = sdd else {
@@ -719,7 +722,7 @@ fn contracts(p: &mut Project, dir: &Path, sdd: Option<&html::Sdd>, changes: &tim
         sections.entry(s.id.as_str()).or_insert(s);
     }
     let mut findings = Vec::new();
-    let mut archives: Option<Vec<(String, html::Sdd, HashMap<String, usize>)>> = None;
+    let mut archives: Option<Vec<Archive>> = None;
     let mut checked = HashSet::new();
     let units = std::mem::take(&mut p.detail.units);
     let mut out = Vec::with_capacity(units.len());
