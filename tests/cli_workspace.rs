@@ -263,13 +263,7 @@ fn inbox_lists_every_waiting_item_oldest_first() {
     let (_t, ws) = workspace();
     let v = json(&["inbox", ws.to_str().unwrap()]);
     let items = v["items"].as_array().unwrap();
-    let ages: Vec<i64> = items
-        .iter()
-        .map(|i| i["age_seconds"].as_i64().unwrap())
-        .collect();
-    let mut desc = ages.clone();
-    desc.sort_by(|a, b| b.cmp(a));
-    assert_eq!(ages, desc, "oldest first");
+    common::assert_oldest_first(items);
     let has = |project: &str, kind: &str, r: &str| {
         items
             .iter()

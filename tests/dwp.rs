@@ -386,13 +386,7 @@ fn the_inbox_gathers_every_plan_waiting_for_a_human() {
     .map(|(a, b, c)| (a.to_owned(), b.to_owned(), c.to_owned()))
     .collect();
     assert_eq!(got, want);
-    let ages: Vec<i64> = items
-        .iter()
-        .map(|i| i["age_seconds"].as_i64().unwrap())
-        .collect();
-    let mut desc = ages.clone();
-    desc.sort_by(|a, b| b.cmp(a));
-    assert_eq!(ages, desc, "oldest first");
+    common::assert_oldest_first(items);
     let approval = items.iter().find(|i| i["kind"] == "approval").unwrap();
     let manifest = read_json(&root.join(SEARCH).join("manifest.json"));
     assert_eq!(

@@ -66,12 +66,7 @@ pub fn inbox(m: &Model) -> Vec<(usize, usize)> {
             )
         })
         .collect();
-    rows.sort_by(|a, b| match (a.2.since, b.2.since) {
-        (Some(x), Some(y)) => x.cmp(&y),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => std::cmp::Ordering::Equal,
-    });
+    rows.sort_by(|a, b| crate::model::oldest_first(a.2.since, b.2.since));
     rows.into_iter().map(|(pi, ii, _)| (pi, ii)).collect()
 }
 

@@ -10,7 +10,8 @@ use serde::Serialize;
 use crate::formats;
 use crate::model::{
     Agent, Bug, BugStats, Checkpoint, Dag, Decision, Event, Excerpt, Finding, Frontier, InboxItem,
-    InboxKind, Level, Problem, Progress, Project, Run, Scenario, Task, Unit, since_seconds,
+    InboxKind, Level, Problem, Progress, Project, Run, Scenario, Task, Unit, oldest_first,
+    since_seconds,
 };
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -187,6 +188,9 @@ pub struct InboxRow<'a> {
     pub age_seconds: Option<i64>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     pub options: &'a [String],
+    /// `since` as a time, for the order.
+    #[serde(skip)]
+    pub since_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Serialize)]
@@ -213,18 +217,14 @@ pub fn inbox_rows(projects: &[Project], now: DateTime<Utc>) -> Vec<InboxRow<'_>>
                 since: rfc3339(i.since),
                 age_seconds: since_seconds(i.since, now),
                 options: &i.options,
+                since_at: i.since,
             })
         })
         .collect();
     rows.sort_by(|a, b| {
-        match (a.age_seconds, b.age_seconds) {
-            (Some(x), Some(y)) => y.cmp(&x),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => std::cmp::Ordering::Equal,
-        }
-        .then_with(|| a.project.cmp(b.project))
-        .then_with(|| a.reference.cmp(b.reference))
+        oldest_first(a.since_at, b.since_at)
+            .then_with(|| a.project.cmp(b.project))
+            .then_with(|| a.reference.cmp(b.reference))
     });
     rows
 }

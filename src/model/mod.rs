@@ -246,6 +246,17 @@ impl Project {
     }
 }
 
+/// The inbox's order: the longest-waiting item first; items without a
+/// known time last. One rule for the console and the headless `inbox`.
+pub fn oldest_first(a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>) -> std::cmp::Ordering {
+    match (a, b) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    }
+}
+
 /// Newest update first; projects without a known update time last; ties by id.
 pub fn sort_newest_first(projects: &mut [Project]) {
     projects.sort_by(|a, b| {

@@ -113,3 +113,14 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>, SystemTime)> {
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
+
+/// The items of an `inbox --json` answer, checked to be oldest first.
+pub fn assert_oldest_first(items: &[serde_json::Value]) {
+    let ages: Vec<i64> = items
+        .iter()
+        .map(|i| i["age_seconds"].as_i64().expect("age"))
+        .collect();
+    let mut desc = ages.clone();
+    desc.sort_by(|a, b| b.cmp(a));
+    assert_eq!(ages, desc, "oldest first");
+}
