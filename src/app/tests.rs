@@ -312,6 +312,7 @@ fn unit(id: &str) -> crate::model::Unit {
         kind: "be".into(),
         status: "pending".into(),
         depends_on: vec![],
+        downstream: vec![],
         layer: Some(0),
         retries: None,
         retry_budget: None,

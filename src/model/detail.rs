@@ -84,6 +84,8 @@ pub struct Unit {
     pub kind: String,
     pub status: String,
     pub depends_on: Vec<String>,
+    /// The units that depend on this one (computed once, when read).
+    pub downstream: Vec<String>,
     /// 0 for units with no dependency, then one more than the deepest
     /// dependency; `None` for units on or behind a cycle.
     pub layer: Option<usize>,

@@ -133,6 +133,7 @@ fn detail(d: &mut Detail) {
         line(&mut u.kind);
         line(&mut u.status);
         all(&mut u.depends_on);
+        all(&mut u.downstream);
         opt(&mut u.contract_hash);
         opt(&mut u.last_run);
         u.runs.iter_mut().for_each(run);
@@ -224,6 +225,7 @@ mod tests {
             kind: evil.into(),
             status: evil.into(),
             depends_on: vec![evil.into()],
+            downstream: vec![evil.into()],
             layer: Some(0),
             retries: None,
             retry_budget: None,

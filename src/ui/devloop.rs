@@ -121,15 +121,10 @@ pub fn units(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
             } else {
                 format!("{} →", unit.depends_on.join(", "))
             };
-            let down: Vec<&str> = u
-                .iter()
-                .filter(|d| d.depends_on.contains(&unit.id))
-                .map(|d| d.id.as_str())
-                .collect();
-            let down = if down.is_empty() {
+            let down = if unit.downstream.is_empty() {
                 String::new()
             } else {
-                format!("→ {}", down.join(", "))
+                format!("→ {}", unit.downstream.join(", "))
             };
             Row::new::<Vec<Cell>>(vec![
                 Span::styled(

@@ -480,6 +480,7 @@ fn units(p: &mut Project, dir: &Path, file: Option<&UnitsFile>, pid: Option<&str
                 .filter(nonempty)
                 .unwrap_or_else(|| "unknown".to_owned()),
             depends_on: e.depends_on.into_iter().map(|d| d.0).collect(),
+            downstream: Vec::new(),
             layer: *layer,
             retries: schema::count(e.retries),
             retry_budget: schema::count(e.retry_budget),
@@ -491,6 +492,19 @@ fn units(p: &mut Project, dir: &Path, file: Option<&UnitsFile>, pid: Option<&str
             id,
         })
         .collect();
+    // Who depends on whom, once: the Units pane shows both directions.
+    let mut dependents: HashMap<String, Vec<String>> = HashMap::new();
+    for u in &p.detail.units {
+        for d in &u.depends_on {
+            dependents.entry(d.clone()).or_default().push(u.id.clone());
+        }
+    }
+    for u in &mut p.detail.units {
+        if let Some(mut down) = dependents.get(&u.id).cloned() {
+            down.dedup();
+            u.downstream = down;
+        }
+    }
     UnitsInfo {
         cycles: a.cycles,
         unknown_refs: a.unknown_refs,
