@@ -38,6 +38,7 @@ fn projects(n: usize) -> Vec<Project> {
                     title: "批量导出是否进入 MVP".into(),
                     since: p.updated_at,
                     options: vec![],
+                    subject: None,
                 });
             }
             p

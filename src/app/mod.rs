@@ -717,9 +717,15 @@ fn open(m: &mut Model) {
             let Some(&(pi, ii)) = rows.get(m.inbox.selected) else {
                 return;
             };
-            let (format, kind, reference) = {
+            let (format, kind, reference, subject) = {
                 let p = &m.projects[pi];
-                (p.format, p.inbox[ii].kind, p.inbox[ii].reference.clone())
+                let item = &p.inbox[ii];
+                (
+                    p.format,
+                    item.kind,
+                    item.reference.clone(),
+                    item.subject.clone(),
+                )
             };
             m.screen = Screen::Projects;
             m.list.filter.clear();
@@ -743,11 +749,9 @@ fn open(m: &mut Model) {
             m.panes.remove(&tab);
             m.enter_tab(tab);
             if let Some(p) = m.selected_project() {
-                let row = panes::keys(m, p, tab).iter().position(|k| {
-                    *k == reference
-                        || reference == format!("task {k}")
-                        || reference.ends_with(&format!("/{k}.json"))
-                });
+                let row = panes::keys(m, p, tab)
+                    .iter()
+                    .position(|k| *k == reference || subject.as_deref() == Some(k.as_str()));
                 if let Some(row) = row {
                     m.pane_mut(tab).selected = row;
                 }

@@ -26,6 +26,7 @@ fn project(name: &str, format: Format, waiting: usize) -> Project {
                     .unwrap(),
             ),
             options: vec![],
+            subject: None,
         });
     }
     p
@@ -454,4 +455,36 @@ fn a_window_scrolls_only_when_the_selection_leaves_it() {
         0,
         "a shorter list pulls the window back"
     );
+}
+
+#[test]
+fn inbox_enter_finds_the_row_by_the_item_subject() {
+    let mut p = project("plan", Format::Dwp, 0);
+    p.detail.tasks = ["1", "2", "3"]
+        .iter()
+        .map(|id| crate::model::Task {
+            id: (*id).into(),
+            title: String::new(),
+            status: "pending".into(),
+            md_checked: None,
+            locator: None,
+            started_at: None,
+            completed_at: None,
+            commit: None,
+            gates: vec![],
+            outcome: None,
+        })
+        .collect();
+    p.inbox.push(InboxItem {
+        kind: InboxKind::Blocked,
+        reference: "task 3".into(),
+        title: "blocked".into(),
+        since: None,
+        options: vec![],
+        subject: Some("3".into()),
+    });
+    let mut m = model(vec![p]);
+    update(&mut m, key('i'));
+    update(&mut m, code(KeyCode::Enter));
+    assert_eq!((m.tab, m.pane(Tab::Tasks).selected), (Tab::Tasks, 2));
 }

@@ -132,6 +132,11 @@ pub struct InboxItem {
     /// Choices offered, when the item has a fixed set.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
+    /// The id of the thing it is about in the project's views (a question,
+    /// a task, an agent), so a view can open on it without knowing how the
+    /// format spells its references.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
 }
 
 /// A question or research node on a frontier.

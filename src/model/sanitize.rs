@@ -41,6 +41,7 @@ pub fn sanitize_project(p: &mut Project) {
         line(&mut i.reference);
         line(&mut i.title);
         all(&mut i.options);
+        opt(&mut i.subject);
     }
     for pr in &mut p.problems {
         line(&mut pr.file);
@@ -212,6 +213,7 @@ mod tests {
             title: evil.into(),
             since: None,
             options: vec![evil.into()],
+            subject: None,
         });
         p.detail.timeline.push(Event {
             at: None,

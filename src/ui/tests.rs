@@ -211,6 +211,7 @@ fn hostile_model() -> Model {
         title: evil.into(),
         since: None,
         options: vec![evil.into()],
+        subject: None,
     });
     sanitize_project(&mut p);
     update(&mut m, Event::Loaded(vec![p]));
@@ -258,6 +259,7 @@ fn wrapped_cjk_stays_inside_the_border() {
         title: "[Phase 3] 超过 3 级的审批是否允许加签？这决定规则引擎的层级上限。".into(),
         since: None,
         options: vec![],
+        subject: None,
     });
     update(&mut m, Event::Loaded(vec![p]));
     press(&mut m, KeyCode::Enter);

@@ -940,6 +940,7 @@ fn inbox(
                 .and_then(|e| e.at)
                 .or_else(|| store::mtime(&p.path.join(page))),
             options: Vec::new(),
+            subject: None,
         });
     }
     let blocked_event = last_event(p, "project_blocked").cloned();
@@ -965,6 +966,7 @@ fn inbox(
             title,
             since: blocked_since,
             options: Vec::new(),
+            subject: None,
         });
     } else if p.status == "blocked" {
         let reason = blocked_event
@@ -979,6 +981,7 @@ fn inbox(
             title: format!("project blocked: {reason}"),
             since: blocked_since,
             options: Vec::new(),
+            subject: None,
         });
     }
     if p.status == "blocked"
@@ -999,6 +1002,7 @@ fn inbox(
             title,
             since: p.updated_at,
             options: Vec::new(),
+            subject: None,
         });
     }
     for (rel, a) in agents.iter().filter(|(_, a)| a.status == "paused") {
@@ -1054,6 +1058,7 @@ fn inbox(
             title,
             since: a.paused_at,
             options,
+            subject: Some(a.agent.clone()),
         });
     }
     if p.status == "shipped" {
@@ -1065,6 +1070,7 @@ fn inbox(
                 .and_then(|e| e.at)
                 .or(meta_updated),
             options: vec!["sign-off".to_owned(), "abandon".to_owned()],
+            subject: None,
         });
     }
     p.inbox = items;

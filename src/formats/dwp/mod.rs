@@ -383,6 +383,7 @@ fn waiting(
             },
             since: b.since.as_deref().and_then(parse_time).or(since),
             options: Vec::new(),
+            subject: task.clone(),
         });
     }
     let blocker_task = blocker.and_then(|b| b.task.as_ref()).map(Scalar::text);
@@ -399,6 +400,7 @@ fn waiting(
             ),
             since,
             options: Vec::new(),
+            subject: Some(t.id.clone()),
         });
     }
     let approval = checks::approval(plan);
@@ -425,6 +427,7 @@ fn waiting(
             title: format!("approve the plan “{}” ({} tasks)", p.name, tasks.len()),
             since: created.or(since),
             options: Vec::new(),
+            subject: None,
         });
     }
     if !desync.is_empty() {
@@ -437,6 +440,7 @@ fn waiting(
             ),
             since,
             options: Vec::new(),
+            subject: None,
         });
     }
     if finalizing {
@@ -447,6 +451,7 @@ fn waiting(
             title: "finalization was interrupted: inspect the evidence, then recover it for the same candidate".to_owned(),
             since: marker_since.or(since),
             options: Vec::new(),
+            subject: None,
         });
     }
     Flags {

@@ -190,6 +190,7 @@ fn waiting(p: &mut Project, file: Result<Vec<u8>, StoreError>) {
                 other => other.to_string(),
             })
             .collect(),
+        subject: None,
     });
     let kind = w.kind.unwrap_or_else(|| "decision".to_owned());
     p.resume.waiting_for = Some(format!(

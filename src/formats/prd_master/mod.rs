@@ -255,6 +255,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
             title: q.title.clone(),
             since,
             options: Vec::new(),
+            subject: Some(q.id.clone()),
         });
     }
     for q in &p.frontier.research {
@@ -271,6 +272,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
                 title: format!("{} [{owner}]{what}", q.title),
                 since,
                 options: Vec::new(),
+                subject: Some(q.id.clone()),
             });
         }
     }
@@ -286,6 +288,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
                 .unwrap_or_else(|| "decision".to_owned()),
             since,
             options: na.askuserquestion_options.clone(),
+            subject: None,
         });
     }
 
