@@ -220,6 +220,7 @@ fn devloop() -> Model {
         .enumerate()
     {
         p.detail.bugs.push(Bug {
+            status_kind: crate::model::StatusKind::Unknown,
             id: format!("bug-{i}"),
             status: (*status).into(),
             severity: (*sev).into(),
@@ -309,6 +310,7 @@ fn ctrl(c: char) -> Event {
 
 fn unit(id: &str) -> crate::model::Unit {
     crate::model::Unit {
+        status_kind: crate::model::StatusKind::Unknown,
         id: id.into(),
         kind: "be".into(),
         status: "pending".into(),
@@ -463,6 +465,7 @@ fn inbox_enter_finds_the_row_by_the_item_subject() {
     p.detail.tasks = ["1", "2", "3"]
         .iter()
         .map(|id| crate::model::Task {
+            status_kind: crate::model::StatusKind::Unknown,
             id: (*id).into(),
             title: String::new(),
             status: "pending".into(),

@@ -29,6 +29,9 @@ fn detect(entry: &WalkEntry<'_>) -> (Vec<Project>, Vec<String>) {
         found.push(p);
         skip.extend(devloop::OWN_DIRS.iter().map(|d| (*d).to_owned()));
     }
+    for p in &mut found {
+        crate::model::guess_kinds(p);
+    }
     (found, skip)
 }
 

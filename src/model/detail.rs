@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::StatusKind;
+
 /// One verification run recorded for a task (a DWP gate record).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Gate {
@@ -32,6 +34,8 @@ pub struct Task {
     pub id: String,
     pub title: String,
     pub status: String,
+    /// What the status means, set by the reader.
+    pub status_kind: StatusKind,
     /// The README checkbox for this task: `Some(true)` ticked, `Some(false)`
     /// unticked, `None` when the Markdown has no checkbox for it.
     pub md_checked: Option<bool>,
@@ -83,6 +87,8 @@ pub struct Unit {
     #[serde(rename = "type")]
     pub kind: String,
     pub status: String,
+    /// What the status means, set by the reader.
+    pub status_kind: StatusKind,
     pub depends_on: Vec<String>,
     /// The units that depend on this one (computed once, when read).
     pub downstream: Vec<String>,
@@ -126,6 +132,8 @@ pub struct UnknownRef {
 pub struct Agent {
     pub agent: String,
     pub status: String,
+    /// What the status means, set by the reader.
+    pub status_kind: StatusKind,
     /// `"3/5"`: the 1-based step of the total (`current_step` is 0-based).
     pub step: Option<String>,
     pub step_index: Option<u64>,
@@ -157,6 +165,8 @@ pub struct BugTransition {
 pub struct Bug {
     pub id: String,
     pub status: String,
+    /// What the status means, set by the reader.
+    pub status_kind: StatusKind,
     pub severity: String,
     pub title: String,
     pub unit: Option<String>,

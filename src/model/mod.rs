@@ -4,6 +4,7 @@
 mod detail;
 mod resume;
 mod sanitize;
+mod status;
 pub mod text;
 
 use std::path::PathBuf;
@@ -17,6 +18,7 @@ pub use detail::{
 };
 pub use resume::{Excerpt, ResumeCard, Scenario, relative_age, since_seconds};
 pub use sanitize::sanitize_project;
+pub use status::{StatusKind, guess_kinds};
 
 /// The four on-disk formats loopdeck understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -196,8 +198,10 @@ pub struct Project {
     pub format: Format,
     pub path: PathBuf,
     pub updated_at: Option<DateTime<Utc>>,
-    /// Format-neutral status word (see each format's docs).
+    /// The format's own status word, as the file holds it (see each format's docs).
     pub status: String,
+    /// What the status means, set by the reader from the format's own enum.
+    pub status_kind: StatusKind,
     pub stage: Option<String>,
     pub progress_percent: Option<u8>,
     /// Everything in this project that waits for a human.
@@ -225,6 +229,7 @@ impl Project {
             path,
             updated_at: None,
             status: "unknown".to_owned(),
+            status_kind: StatusKind::Unknown,
             stage: None,
             progress_percent: None,
             inbox: Vec::new(),

@@ -223,6 +223,7 @@ mod tests {
             unit: Some(evil.into()),
         });
         p.detail.units.push(Unit {
+            status_kind: crate::model::StatusKind::Unknown,
             id: evil.into(),
             kind: evil.into(),
             status: evil.into(),

@@ -37,7 +37,7 @@ pub fn strip(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
         Some(_) => ("gate closed".to_owned(), t.muted),
         None => ("no units".to_owned(), t.muted),
     };
-    let (l3_sym, l3_style) = t.status(&p.status);
+    let (l3_sym, l3_style) = t.status(p.status_kind);
     let pct = d
         .progress
         .as_ref()
@@ -108,7 +108,7 @@ pub fn units(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
         },
         |i| {
             let unit = &u[rows[i]];
-            let (sym, style) = t.status(&unit.status);
+            let (sym, style) = t.status(unit.status_kind);
             let layer = unit
                 .layer
                 .map_or_else(|| "∞".to_owned(), |l| format!("L{l}"));
@@ -281,7 +281,7 @@ pub fn bugs(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
         },
         |i| {
             let bug = &b[rows[i]];
-            let (sym, style) = t.status(&bug.status);
+            let (sym, style) = t.status(bug.status_kind);
             let sev = match bug.severity.as_str() {
                 "critical" | "high" => t.error,
                 "medium" => t.warn,
@@ -429,7 +429,7 @@ pub fn agents(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
         },
         |i| {
             let ag = &a[rows[i]];
-            let (sym, style) = t.status(&ag.status);
+            let (sym, style) = t.status(ag.status_kind);
             let pct =
                 ag.progress_pct
                     .map(f64::from)

@@ -28,7 +28,7 @@ pub fn render(m: &Model, f: &mut Frame, area: Rect) {
         .window(m.list.selected, height.max(1), rows.len());
     let visible = rows.iter().skip(first).take(height.max(1)).map(|&i| {
         let p = &m.projects[i];
-        let (sym, style) = t.status(&p.status);
+        let (sym, style) = t.status(p.status_kind);
         let waiting = if p.needs_human() > 0 {
             format!("◆{}", p.needs_human())
         } else {

@@ -37,7 +37,7 @@ fn overview(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
     let mut lines = Vec::new();
     let since = since_seconds(p.updated_at, m.now);
     let scenario = since.map(Scenario::for_age);
-    let (sym, style) = t.status(&p.status);
+    let (sym, style) = t.status(p.status_kind);
     lines.push(Line::from(vec![
         Span::styled(format!("{sym} {}", p.status), style),
         Span::styled(format!("   updated {} ago", age(m, p.updated_at)), t.muted),
@@ -385,7 +385,7 @@ fn tasks(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
         },
         |i| {
             let task = &tasks[rows[i]];
-            let (sym, style) = t.status(&task.status);
+            let (sym, style) = t.status(task.status_kind);
             // ≠: the README's checkbox and the state disagree (Markdown wins).
             let done = task.status == "completed";
             let md = match task.md_checked {

@@ -6,6 +6,7 @@
 
 use std::str::FromStr;
 
+use crate::model::StatusKind;
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 use thiserror::Error;
@@ -145,48 +146,17 @@ impl Theme {
         })
     }
 
-    /// The symbol and style of a status word (any format's).
-    pub fn status(&self, status: &str) -> (&'static str, Style) {
-        let s = status.to_lowercase();
-        let has = |w: &str| s.contains(w);
-        if has("fail")
-            || has("block")
-            || has("error")
-            || has("unreadable")
-            || has("abandon")
-            || has("over")
-        {
-            ("✗", self.error)
-        } else if has("wait")
-            || has("pause")
-            || has("pending_user")
-            || has("stale")
-            || has("conflict")
-        {
-            ("◆", self.warn)
-        } else if has("pass")
-            || has("complete")
-            || has("done")
-            || has("ship")
-            || has("verified")
-            || has("fixed")
-        {
-            ("✓", self.ok)
-        } else if has("exec")
-            || has("running")
-            || has("progress")
-            || has("active")
-            || has("coding")
-            || has("testing")
-            || has("fixing")
-        {
-            ("▶", self.ok)
-        } else if has("research") || has("plan") || has("discuss") || has("verif") || has("open") {
-            ("…", self.info)
-        } else if has("rebuilt") {
-            ("↻", self.warn)
-        } else {
-            ("·", self.muted)
+    /// The symbol and style of a status kind (set by each reader; the UI
+    /// never guesses from the word).
+    pub fn status(&self, kind: StatusKind) -> (&'static str, Style) {
+        match kind {
+            StatusKind::Done => ("✓", self.ok),
+            StatusKind::Running => ("▶", self.ok),
+            StatusKind::Waiting => ("◆", self.warn),
+            StatusKind::Planning => ("…", self.info),
+            StatusKind::Blocked | StatusKind::Failed => ("✗", self.error),
+            StatusKind::Rebuilt => ("↻", self.warn),
+            StatusKind::Unknown => ("·", self.muted),
         }
     }
 }
@@ -218,8 +188,8 @@ mod tests {
         ] {
             assert_eq!((s.fg, s.bg), (None, None));
         }
-        assert_eq!(t.status("blocked").0, "✗");
-        assert_eq!(t.status("executing").0, "▶");
+        assert_eq!(t.status(StatusKind::Blocked).0, "✗");
+        assert_eq!(t.status(StatusKind::Running).0, "▶");
     }
 
     #[test]

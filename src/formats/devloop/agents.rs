@@ -153,6 +153,7 @@ fn agent(p: &mut Project, s: AgentFile, todo: Option<TodoFile>, stem: &str, rel:
         );
     }
     Agent {
+        status_kind: crate::model::StatusKind::Unknown,
         agent: name,
         status,
         step,

@@ -130,6 +130,7 @@ impl KeyVisitor for Visitor {
             });
         let index = self.bugs.len();
         self.bugs.push(Bug {
+            status_kind: crate::model::StatusKind::Unknown,
             id: b.id.clone(),
             status: b.status.clone(),
             severity,

@@ -473,6 +473,7 @@ fn units(p: &mut Project, dir: &Path, file: Option<&UnitsFile>, pid: Option<&str
         .into_iter()
         .zip(&a.layers)
         .map(|((id, e), layer)| Unit {
+            status_kind: crate::model::StatusKind::Unknown,
             runs: by_id.get(&id).cloned().unwrap_or_default(),
             kind: e.kind.unwrap_or_default(),
             status: e

@@ -208,6 +208,7 @@ pub(crate) fn task_num(id: &str) -> Option<u64> {
 
 fn task_of(e: &TaskEntry) -> Task {
     Task {
+        status_kind: crate::model::StatusKind::Unknown,
         id: e.id.as_ref().map(Scalar::text).unwrap_or_default(),
         title: e.title.clone().unwrap_or_default(),
         status: e
@@ -252,6 +253,7 @@ fn tasks_from_readme(readme: &Readme) -> Vec<Task> {
         .iter()
         .filter(|b| seen.insert(b.task))
         .map(|b| Task {
+            status_kind: crate::model::StatusKind::Unknown,
             id: b.task.to_string(),
             title: b.title.clone(),
             status: if b.checked { "completed" } else { "pending" }.to_owned(),
