@@ -86,9 +86,19 @@ pub fn reason(e: &serde_json::Error) -> String {
     format!("{what} (line {}, column {}): {e}", e.line(), e.column())
 }
 
+/// The UTF-8 byte-order mark some Windows editors put at the start of a file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `bytes` without a leading UTF-8 byte-order mark. JSON forbids one, but
+/// editors write it; like `STATE.md`, a JSON file is read past it.
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
 /// Project files are JSON objects. serde would accept a struct written as
 /// an array, so anything else is refused first, with a reason.
 pub fn must_be_object(bytes: &[u8]) -> Result<(), String> {
+    let bytes = strip_bom(bytes);
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first.is_some_and(|b| *b != b'{') {
         return Err(match serde_json::from_slice::<IgnoredAny>(bytes) {
@@ -101,6 +111,7 @@ pub fn must_be_object(bytes: &[u8]) -> Result<(), String> {
 
 /// Parse bytes that must hold a JSON object into `T`, strictly.
 pub fn object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    let bytes = strip_bom(bytes);
     must_be_object(bytes)?;
     serde_json::from_slice(bytes).map_err(|e| reason(&e))
 }
@@ -110,6 +121,7 @@ pub fn object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
 /// had to drop, or why the file cannot be used at all (not JSON, not an
 /// object).
 pub fn parse_file<T: DeserializeOwned + Default>(bytes: &[u8]) -> Result<(T, Vec<String>), String> {
+    let bytes = strip_bom(bytes);
     match object::<T>(bytes) {
         Ok(t) => Ok((t, Vec::new())),
         Err(why) => {
@@ -203,6 +215,21 @@ mod tests {
             problems[0].starts_with("field `title` ignored"),
             "{problems:?}"
         );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_read_past() {
+        let with_bom = b"\xEF\xBB\xBF{\"id\": 7}";
+        assert_eq!(
+            object::<Node>(with_bom).unwrap().id,
+            Some(Text("7".into()))
+        );
+        let (n, problems): (Node, _) = parse_file(with_bom).unwrap();
+        assert_eq!(n.id, Some(Text("7".into())));
+        assert!(problems.is_empty());
+        assert!(must_be_object(with_bom).is_ok());
+        // Only a leading mark: one inside the text is still an error.
+        assert!(object::<Node>(b"{\"id\": 7}\xEF\xBB\xBF").is_err());
     }
 
     #[test]

@@ -105,6 +105,7 @@ pub enum ParseFailure {
 /// Parse `state.json` bytes. Returns the state and the problems met on the
 /// way (fields of the wrong type, which were dropped).
 pub fn parse(bytes: &[u8]) -> Result<(State, Vec<String>), ParseFailure> {
+    let bytes = json::strip_bom(bytes);
     // serde would also accept a struct written as an array; a state is an object.
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first.is_some_and(|b| *b != b'{') {
