@@ -21,7 +21,10 @@ fn json_with_a_byte_order_mark_is_read_in_gsd_and_prd_master() {
     let tmp = tempfile::tempdir().unwrap();
     // GSD: WAITING.json written by a Windows editor.
     let gsd = tmp.path().join("gsd");
-    write(&gsd.join(".planning/STATE.md"), "---\nstatus: executing\n---\n");
+    write(
+        &gsd.join(".planning/STATE.md"),
+        "---\nstatus: executing\n---\n",
+    );
     write(
         &gsd.join(".planning/WAITING.json"),
         format!(r#"{BOM}{{"status":"waiting","question":"Which DB?","options":["A","B"]}}"#),
@@ -42,4 +45,58 @@ fn json_with_a_byte_order_mark_is_read_in_gsd_and_prd_master() {
     assert_eq!(v["project"]["name"], "bom");
     assert_eq!(v["project"]["stage"], "3");
     assert_ne!(v["project"]["status"], "rebuilt");
+}
+
+/// An independent count: unticked boxes under a heading that mentions todos.
+fn unticked_todos(text: &str) -> usize {
+    let mut inside = false;
+    let mut n = 0;
+    for line in text.lines() {
+        if line.starts_with('#') {
+            inside = line.to_lowercase().contains("todo");
+        } else if inside && line.trim_start().starts_with("- [ ]") {
+            n += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn pending_todos_are_shown_and_carried_in_json() {
+    let src =
+        common::repo().join("tests/fixtures/gsd-real-world/Minamon44__portfolio-website/STATE.md");
+    let text = fs::read_to_string(&src).unwrap();
+    let want = unticked_todos(&text);
+    assert!(want > 0, "the real file lists todos");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("site");
+    write(&dir.join(".planning/STATE.md"), &text);
+    assert_eq!(show(&dir)["pending_todos"], want);
+    let out = loopdeck()
+        .args(["show", dir.to_str().unwrap(), "--now", NOW])
+        .output()
+        .unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert!(out.contains(&format!("Pending todos: {want}")), "{out}");
+    // No todo section: nothing is claimed.
+    let bare = tmp.path().join("bare");
+    write(
+        &bare.join(".planning/STATE.md"),
+        "---\nstatus: executing\n---\n",
+    );
+    assert_eq!(show(&bare)["pending_todos"], Value::Null);
+}
+
+#[test]
+fn stopped_at_and_last_session_come_only_from_the_session_section() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    // Archived text above the Session section states an older stop point.
+    write(
+        &dir.join(".planning/STATE.md"),
+        "# Project State\n\n## Current Position\n\nPhase: 4 of 6 (Sync)\nStatus: Executing\n\n## Milestone v1.0 (archived)\n\nLast session: 2025-01-02T03:04:05Z\nStopped at: Completed 01-03-PLAN.md\n\n## Session Continuity\n\nLast session: 2026-05-30T10:00:00Z\nStopped at: Phase 4 planned\nResume file: None\n",
+    );
+    let v = show(&dir);
+    assert_eq!(v["resume"]["last_session"], "2026-05-30T10:00:00Z");
+    assert_eq!(v["resume"]["reason"], "stopped at: Phase 4 planned");
 }

@@ -236,6 +236,9 @@ pub fn show(p: &Project, row: &Row<'_>, resume: &Resume<'_>) -> String {
             let _ = writeln!(out, "  {}", s(b));
         }
     }
+    if let Some(n) = p.pending_todos {
+        let _ = writeln!(out, "\nPending todos: {n}");
+    }
     findings(&mut out, &p.findings);
     if !p.problems.is_empty() {
         let _ = writeln!(out, "\nProblems");

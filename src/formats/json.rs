@@ -220,10 +220,7 @@ mod tests {
     #[test]
     fn a_byte_order_mark_is_read_past() {
         let with_bom = b"\xEF\xBB\xBF{\"id\": 7}";
-        assert_eq!(
-            object::<Node>(with_bom).unwrap().id,
-            Some(Text("7".into()))
-        );
+        assert_eq!(object::<Node>(with_bom).unwrap().id, Some(Text("7".into())));
         let (n, problems): (Node, _) = parse_file(with_bom).unwrap();
         assert_eq!(n.id, Some(Text("7".into())));
         assert!(problems.is_empty());

@@ -211,6 +211,8 @@ pub struct Project {
     pub frontier: Frontier,
     pub decisions: Vec<Decision>,
     pub blockers: Vec<String>,
+    /// How many todos wait, where the format keeps a count (GSD's Pending Todos).
+    pub pending_todos: Option<usize>,
     /// Facts for the resume card, independent of "now".
     pub resume: ResumeCard,
     /// Tasks, units, agents, bugs, timeline, progress (where the format has them).
@@ -238,6 +240,7 @@ impl Project {
             frontier: Frontier::default(),
             decisions: Vec::new(),
             blockers: Vec::new(),
+            pending_todos: None,
             resume: ResumeCard::default(),
             detail: Detail::default(),
             statusline: String::new(),

@@ -288,6 +288,9 @@ fn phases(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
     if let Some(s) = &p.resume.waiting_for {
         field(&mut head, w, "next", s, t.bold);
     }
+    if let Some(n) = p.pending_todos {
+        field(&mut head, w, "todos", &format!("{n} pending"), t.bold);
+    }
     let head_h = (head.len() as u16).min(area.height / 2);
     let [top, rest] =
         Layout::vertical([Constraint::Length(head_h), Constraint::Min(1)]).areas(area);

@@ -16,6 +16,8 @@ pub struct Body {
     pub last_session: Option<String>,
     pub stopped_at: Option<String>,
     pub resume_file: Option<String>,
+    /// The Pending Todos section's count: `None` without such a section.
+    pub pending_todos: Option<usize>,
     pub lines: usize,
 }
 
@@ -24,6 +26,7 @@ enum Section {
     Other,
     Decisions,
     Blockers,
+    Todos,
 }
 
 /// `**Key:** value`, `- Key: value`, `Key: value` → `value` (case-insensitive key).
@@ -42,7 +45,13 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 /// Placeholders people write for "nothing": `None`, `None yet`, `none
 /// active (between milestones)`, `N/A`, `—`, `(none)`.
 fn is_none_marker(s: &str) -> bool {
-    let l = s.trim().trim_end_matches('.').to_lowercase();
+    let t = s.trim();
+    // `(none yet — project just initialized)`: the same marker in parentheses.
+    let t = t
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or(t);
+    let l = t.trim().trim_end_matches('.').to_lowercase();
     if matches!(
         l.as_str(),
         "none" | "n/a" | "-" | "—" | "(none)" | "tbd" | ""
@@ -62,6 +71,20 @@ fn percent_in(s: &str) -> Option<u8> {
     let pct = s.find('%')?;
     let digits = crate::formats::trailing_digits(&s[..pct]);
     digits.parse::<u32>().ok().map(|p| p.min(100) as u8)
+}
+
+/// A todo bullet that is still pending: not a placeholder, not ticked.
+fn is_pending_todo(item: &str) -> bool {
+    let lower = item.trim_start().to_ascii_lowercase();
+    !is_none_marker(item) && !lower.starts_with("[x]")
+}
+
+/// `3 pending todos`, `2 todos`: a count written as a sentence.
+fn stated_count(line: &str) -> Option<usize> {
+    let digits: String = line.chars().take_while(char::is_ascii_digit).collect();
+    let rest = line[digits.len()..].trim_start().to_ascii_lowercase();
+    let n = digits.parse().ok()?;
+    (rest.starts_with("pending") || rest.starts_with("todo")).then_some(n)
 }
 
 /// `[Phase 2]: summary — rationale` (GSD's `add-decision` format).
@@ -85,9 +108,19 @@ fn decision(item: &str) -> Decision {
     }
 }
 
+/// The level of a Markdown `#` heading (`## Session` → 2), if `line` is one.
+fn heading_level(trimmed: &str) -> Option<usize> {
+    let level = trimmed.bytes().take_while(|b| *b == b'#').count();
+    (level > 0).then_some(level)
+}
+
 pub fn parse(body: &str) -> Body {
     let mut b = Body::default();
     let mut section = Section::Other;
+    // The level of the `## Session …` heading we are under: `Last session`,
+    // `Stopped at` and `Resume file` are read only there (seed 001: scoped
+    // to the Session section so archived text never matches).
+    let mut session: Option<usize> = None;
     for raw in body.lines() {
         b.lines += 1;
         let line = raw.trim_end_matches('\r');
@@ -96,10 +129,20 @@ pub fn parse(body: &str) -> Body {
             || (trimmed.starts_with("**") && trimmed.ends_with("**") && trimmed.len() > 4);
         if heading {
             let h = trimmed.trim_matches(['#', '*', ' ']).to_ascii_lowercase();
+            if let Some(level) = heading_level(trimmed) {
+                if h.contains("session") {
+                    session = Some(level);
+                } else if session.is_some_and(|s| level <= s) {
+                    session = None;
+                }
+            }
             section = if h.contains("decision") {
                 Section::Decisions
             } else if h.contains("blocker") {
                 Section::Blockers
+            } else if h.contains("todo") {
+                b.pending_todos.get_or_insert(0);
+                Section::Todos
             } else {
                 Section::Other
             };
@@ -118,6 +161,22 @@ pub fn parse(body: &str) -> Body {
                 b.blockers.push(item.to_owned());
                 continue;
             }
+            (Section::Todos, Some(item)) => {
+                if is_pending_todo(item)
+                    && let Some(n) = b.pending_todos.as_mut()
+                {
+                    *n += 1;
+                }
+                continue;
+            }
+            (Section::Todos, None) => {
+                // "3 pending todos — see /gsd:check-todos": the count, stated.
+                if let Some(n) = stated_count(trimmed)
+                    && let Some(count) = b.pending_todos.as_mut()
+                {
+                    *count = (*count).max(n);
+                }
+            }
             _ => {}
         }
         let first = |slot: &mut Option<String>, key: &str| {
@@ -133,9 +192,11 @@ pub fn parse(body: &str) -> Body {
         first(&mut b.plan, "Plan");
         first(&mut b.status, "Status");
         first(&mut b.last_activity, "Last activity");
-        first(&mut b.last_session, "Last session");
-        first(&mut b.stopped_at, "Stopped at");
-        first(&mut b.resume_file, "Resume file");
+        if session.is_some() {
+            first(&mut b.last_session, "Last session");
+            first(&mut b.stopped_at, "Stopped at");
+            first(&mut b.resume_file, "Resume file");
+        }
         if b.progress_percent.is_none()
             && let Some(v) = field(line, "Progress")
         {
@@ -191,6 +252,42 @@ mod tests {
         assert_eq!(b.blockers, vec!["[Phase 2]: API key missing"]);
         assert_eq!(b.stopped_at.as_deref(), Some("Completed 02-01-PLAN.md"));
         assert_eq!(b.resume_file, None, "`None` is a placeholder, not a file");
+    }
+
+    #[test]
+    fn session_fields_come_only_from_the_session_section() {
+        let b = parse(
+            "## Archive\n\n### v1.0\nStopped at: Completed 01-03-PLAN.md\nLast session: 2025-01-01T00:00:00Z\nResume file: .planning/old.md\n\n## Session Continuity\n\n### Where we are\n\n**Last session:** 2026-05-30T10:00:00Z\n**Stopped at:** Phase 4 planned\n\n## Later notes\nStopped at: not this either\n",
+        );
+        assert_eq!(b.stopped_at.as_deref(), Some("Phase 4 planned"));
+        assert_eq!(b.last_session.as_deref(), Some("2026-05-30T10:00:00Z"));
+        assert_eq!(b.resume_file, None, "the archived resume file is not read");
+        let none = parse("## Phase 3 (archived)\nStopped at: Completed 03-01-PLAN.md\n");
+        assert_eq!(none.stopped_at, None, "no Session section: no stop point");
+    }
+
+    #[test]
+    fn pending_todos_are_counted() {
+        let b = parse(
+            "### Pending Todos\n\n[From .planning/todos/pending/]\n\n- [ ] Plan Phase 4\n- [x] Done already\n- Confirm the deployment target\n\n### Blockers/Concerns\n- [ ] not a todo\n",
+        );
+        assert_eq!(b.pending_todos, Some(2));
+        assert_eq!(
+            parse("### Pending Todos\n\nNone yet.\n").pending_todos,
+            Some(0)
+        );
+        assert_eq!(
+            parse("### Active Todos\n- (none yet — project just initialized)\n").pending_todos,
+            Some(0)
+        );
+        assert_eq!(
+            parse("### Pending Todos\n3 pending todos — see /gsd:check-todos\n").pending_todos,
+            Some(3)
+        );
+        assert_eq!(
+            parse("## Current Position\nPhase: 1 of 2\n").pending_todos,
+            None
+        );
     }
 
     #[test]

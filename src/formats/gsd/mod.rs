@@ -115,6 +115,7 @@ pub fn load(dir: &Path) -> Option<Project> {
         .or(body.progress_percent);
     p.decisions = body.decisions.clone();
     p.blockers = body.blockers.clone();
+    p.pending_todos = body.pending_todos;
 
     let stopped = fm.str("stopped_at").or(body.stopped_at.as_deref());
     p.resume.stopped_at = p.stage.clone().or_else(|| stopped.map(str::to_owned));
