@@ -100,3 +100,71 @@ fn stopped_at_and_last_session_come_only_from_the_session_section() {
     assert_eq!(v["resume"]["last_session"], "2026-05-30T10:00:00Z");
     assert_eq!(v["resume"]["reason"], "stopped at: Phase 4 planned");
 }
+
+fn listed(root: &Path) -> Vec<Value> {
+    json(&["list", root.to_str().unwrap()])["projects"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[cfg(unix)]
+#[test]
+fn broken_gsd_links_keep_the_project_listed_with_a_problem() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    // A STATE.md link whose target is gone.
+    let a = root.join("dangling");
+    fs::create_dir_all(a.join(".planning")).unwrap();
+    symlink("STATE-old.md", a.join(".planning/STATE.md")).unwrap();
+    // A .planning linked to a directory outside the project.
+    let outside = tmp.path().join("elsewhere/.planning");
+    write(&outside.join("STATE.md"), "---\nstatus: executing\n---\n");
+    let b = root.join("linked-out");
+    fs::create_dir_all(&b).unwrap();
+    symlink(&outside, b.join(".planning")).unwrap();
+    // A .planning link to a directory inside the project is simply read.
+    let c = root.join("linked-in");
+    write(
+        &c.join("docs/planning/STATE.md"),
+        "---\nstatus: executing\n---\n",
+    );
+    symlink("docs/planning", c.join(".planning")).unwrap();
+    // A plain file named .planning is no project.
+    write(&root.join("not-gsd/.planning"), "notes");
+
+    let rows = listed(&root);
+    let by_id = |id: &str| {
+        rows.iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("{id} is listed: {rows:?}"))
+            .clone()
+    };
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    for id in ["dangling", "linked-out"] {
+        let r = by_id(id);
+        let problems = r["problems"].as_array().unwrap();
+        assert_eq!(problems.len(), 1, "{r}");
+        assert_eq!(problems[0]["file"], ".planning/STATE.md");
+        assert_eq!(r["status"], "unreadable");
+    }
+    assert!(
+        by_id("dangling")["problems"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("does not exist")
+    );
+    assert!(
+        by_id("linked-out")["problems"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("leaves the project")
+    );
+    let inside = by_id("linked-in");
+    assert_eq!(inside["problems"], serde_json::json!([]));
+    assert_eq!(inside["status"], "executing");
+    // `show` on the project itself says the same.
+    let v = show(&a);
+    assert_eq!(v["project"]["problems"][0]["file"], ".planning/STATE.md");
+}

@@ -14,7 +14,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::{file_name, parse_time};
-use crate::model::{Finding, Format, InboxItem, InboxKind, Level, Project};
+use crate::model::{Finding, Format, InboxItem, InboxKind, Level, Project, StatusKind};
 use crate::store::{self, StoreError, WalkEntry};
 
 pub const PLANNING_DIR: &str = ".planning";
@@ -36,12 +36,48 @@ struct Waiting {
     phase: Option<serde_json::Value>,
 }
 
-/// A GSD project lives where a directory holds `.planning/STATE.md`.
+/// A GSD project lives where a directory holds `.planning/STATE.md`. A
+/// `.planning` that is a link (the walk lists links among files) is one
+/// too: it is read only if it stays inside the project, and reported if not.
 pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
-    if !entry.dirs.iter().any(|d| d == PLANNING_DIR) {
+    let planning = entry.dirs.iter().any(|d| d == PLANNING_DIR)
+        || (entry.files.iter().any(|f| f == PLANNING_DIR)
+            && is_link(&entry.path.join(PLANNING_DIR)));
+    if !planning {
         return None;
     }
     load(entry.path)
+}
+
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Why `STATE.md` cannot be reached although the project names it: a link
+/// (`.planning` or `STATE.md` itself) whose target does not exist. `None`
+/// when nothing is there at all (not a GSD project, or deleted meanwhile).
+fn dangling(dir: &Path) -> Option<String> {
+    let planning = dir.join(PLANNING_DIR);
+    let state = dir.join(STATE_FILE);
+    let broken = |p: &Path| is_link(p) && std::fs::metadata(p).is_err();
+    let target = |p: &Path| {
+        std::fs::read_link(p)
+            .map(|t| format!(" ({})", t.display()))
+            .unwrap_or_default()
+    };
+    if broken(&planning) {
+        Some(format!(
+            "`.planning` is a symbolic link whose target does not exist{}",
+            target(&planning)
+        ))
+    } else if broken(&state) {
+        Some(format!(
+            "a symbolic link whose target does not exist{}",
+            target(&state)
+        ))
+    } else {
+        None
+    }
 }
 
 /// Read the GSD project at `dir`; `None` when it has no `STATE.md`. What
@@ -59,7 +95,15 @@ pub fn load(dir: &Path) -> Option<Project> {
         }
     };
     let text = match read("STATE.md", STATE_FILE).map(super::text_of) {
-        Err(StoreError::Vanished) => return None,
+        Err(StoreError::Vanished) => {
+            let reason = dangling(dir)?;
+            return Some(unreadable(p, reason));
+        }
+        Err(StoreError::OutsideProject) if is_link(&dir.join(PLANNING_DIR)) => {
+            let reason =
+                "`.planning` is a symbolic link that leaves the project; it is not followed";
+            return Some(unreadable(p, reason.to_owned()));
+        }
         Ok((text, lossy)) => {
             if lossy {
                 p.problem(STATE_FILE, "not valid UTF-8; invalid bytes shown as �");
@@ -67,10 +111,8 @@ pub fn load(dir: &Path) -> Option<Project> {
             text
         }
         Err(e) => {
-            p.problem(STATE_FILE, e.to_string());
             p.updated_at = store::mtime(&state_path);
-            p.status = "unreadable".to_owned();
-            return Some(p);
+            return Some(unreadable(p, e.to_string()));
         }
     };
     p.statusline = statusline::statusline(&text);
@@ -146,6 +188,14 @@ pub fn load(dir: &Path) -> Option<Project> {
     p.resume.last_session = body.last_session.clone();
     waiting(&mut p, read("WAITING.json", WAITING_FILE));
     Some(p)
+}
+
+/// The project, listed with why its `STATE.md` cannot be read.
+fn unreadable(mut p: Project, reason: String) -> Project {
+    p.problem(STATE_FILE, reason);
+    p.status = "unreadable".to_owned();
+    p.status_kind = StatusKind::Failed;
+    p
 }
 
 fn waiting(p: &mut Project, file: Result<Vec<u8>, StoreError>) {
