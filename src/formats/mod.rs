@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
-use crate::model::{Excerpt, Project, sort_newest_first};
+use crate::model::{Excerpt, Format, Project, sort_newest_first};
 use crate::store::{self, StoreError, WalkEntry};
 
 /// Every project in the directory `entry` describes, and the names of its
@@ -30,7 +30,11 @@ fn detect(entry: &WalkEntry<'_>) -> (Vec<Project>, Vec<String>) {
         skip.extend(devloop::OWN_DIRS.iter().map(|d| (*d).to_owned()));
     }
     for p in &mut found {
-        crate::model::guess_kinds(p);
+        // GSD and PRD-master set every kind from their seed's own words
+        // (`Unknown` for a word the seed does not define): no guess there.
+        if !matches!(p.format, Format::Gsd | Format::PrdMaster) {
+            crate::model::guess_kinds(p);
+        }
     }
     (found, skip)
 }

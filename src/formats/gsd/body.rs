@@ -2,7 +2,7 @@
 //! Blockers/Concerns and Session Continuity, as GSD's template writes them
 //! and as people edit them (bold keys, bullets, varying headings).
 
-use crate::model::Decision;
+use crate::model::{Decision, StatusKind};
 
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Body {
@@ -233,6 +233,20 @@ pub fn normalize_status(raw: Option<&str>, paused_at: bool) -> String {
     .to_owned()
 }
 
+/// The kind of each status [`normalize_status`] yields: the seed's
+/// canonical values (seed 001, 状态值), plus loopdeck's `unreadable`. A word
+/// the seed does not define (a raw status passed through) is `Unknown`.
+pub fn status_kind(status: &str) -> StatusKind {
+    match status {
+        "discussing" | "planning" => StatusKind::Planning,
+        "executing" | "verifying" => StatusKind::Running,
+        "completed" => StatusKind::Done,
+        "paused" => StatusKind::Waiting,
+        "unreadable" => StatusKind::Failed,
+        _ => StatusKind::Unknown,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,6 +318,36 @@ mod tests {
         );
         let b = parse("### Blockers/Concerns\n- None yet\n- none of the tests pass on CI\n");
         assert_eq!(b.blockers, vec!["none of the tests pass on CI"]);
+    }
+
+    #[test]
+    fn every_status_has_the_seeds_kind_and_no_guess() {
+        let kind = |raw: &str| status_kind(&normalize_status(Some(raw), false));
+        assert_eq!(kind("Discussing phase 2"), StatusKind::Planning);
+        assert_eq!(kind("Ready to plan"), StatusKind::Planning);
+        assert_eq!(kind("Executing Phase 4"), StatusKind::Running);
+        assert_eq!(
+            kind("Phase complete — ready for verification"),
+            StatusKind::Running
+        );
+        assert_eq!(kind("Done"), StatusKind::Done);
+        assert_eq!(kind("Paused — waiting on credentials"), StatusKind::Waiting);
+        assert_eq!(status_kind("unreadable"), StatusKind::Failed);
+        // Words the seed does not define. The old substring guess read
+        // "discovering" and "Discovery phase" as errors (they hold "over").
+        for word in ["discovering", "Discovery phase", "recovered"] {
+            assert_eq!(kind(word), StatusKind::Unknown, "{word}");
+            assert_eq!(
+                StatusKind::guess(word),
+                StatusKind::Failed,
+                "the old guess: {word}"
+            );
+        }
+        assert_eq!(kind("setup"), StatusKind::Unknown);
+        assert_eq!(
+            status_kind(&normalize_status(None, false)),
+            StatusKind::Unknown
+        );
     }
 
     #[test]

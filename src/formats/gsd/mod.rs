@@ -137,6 +137,7 @@ pub fn load(dir: &Path) -> Option<Project> {
     let paused = fm.str("paused_at").is_some();
     let raw_status = fm.str("status").or(body.status.as_deref());
     p.status = body::normalize_status(raw_status, paused);
+    p.status_kind = body::status_kind(&p.status);
     p.stage = fm
         .str("active_phase")
         .map(|a| format!("Phase {a}"))
@@ -336,6 +337,28 @@ mod tests {
             "v2.0 [████░░░░░░] 40% · executing · 数据层 (2/5)"
         );
         assert!(p.problems.is_empty());
+    }
+
+    #[test]
+    fn discovery_reads_the_seeds_kind_and_the_guess_never_decides() {
+        for (status, kind) in [
+            ("Discovery phase", StatusKind::Unknown),
+            ("discovering", StatusKind::Unknown),
+            ("executing", StatusKind::Running),
+            ("verifying", StatusKind::Running),
+            ("complete", StatusKind::Done),
+        ] {
+            let tmp = tempfile::tempdir().unwrap();
+            fs::create_dir_all(tmp.path().join(PLANNING_DIR)).unwrap();
+            fs::write(
+                tmp.path().join(STATE_FILE),
+                format!("---\nstatus: {status}\n---\n"),
+            )
+            .unwrap();
+            let found = crate::formats::load_dir(tmp.path());
+            assert_eq!(found.len(), 1);
+            assert_eq!(found[0].status_kind, kind, "{status}");
+        }
     }
 
     #[test]
