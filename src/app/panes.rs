@@ -317,5 +317,10 @@ pub fn overview_len(p: &Project) -> usize {
         .iter()
         .map(|i| text(&i.title) + i.options.len())
         .sum();
-    8 + fields + inbox + r.read_first.len() + text(&p.statusline) + 12
+    8 + fields
+        + inbox
+        + r.read_first.len()
+        + usize::from(!r.completed.is_empty())
+        + text(&p.statusline)
+        + 12
 }

@@ -205,6 +205,10 @@ pub fn show(p: &Project, row: &Row<'_>, resume: &Resume<'_>) -> String {
             let _ = writeln!(out, "  {label:<12} {}", s(v));
         }
     }
+    if !resume.completed.is_empty() {
+        let done: Vec<String> = resume.completed.iter().map(|c| s(c)).collect();
+        let _ = writeln!(out, "  {:<12} {}", "completed", done.join(", "));
+    }
     if !resume.read_first.is_empty() {
         let files: Vec<String> = resume.read_first.iter().map(|f| s(f)).collect();
         let _ = writeln!(out, "  {:<12} {}", "read first", files.join(", "));

@@ -75,6 +75,9 @@ pub struct Resume<'a> {
     pub reason: Option<&'a str>,
     pub waiting_for: Option<&'a str>,
     pub last_session: Option<&'a str>,
+    /// Step 3a's "已完成": the stages already done.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub completed: &'a [String],
     pub read_first: &'a [String],
     /// What the seed's scenario says to do on return.
     pub advice: String,
@@ -107,6 +110,7 @@ impl<'a> Resume<'a> {
             reason: p.resume.reason.as_deref(),
             waiting_for: p.resume.waiting_for.as_deref(),
             last_session: p.resume.last_session.as_deref(),
+            completed: &p.resume.completed,
             read_first: &p.resume.read_first,
             advice,
             excerpts: if scenario == Some(Scenario::C) {

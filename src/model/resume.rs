@@ -45,6 +45,10 @@ pub struct ResumeCard {
     pub waiting_for: Option<String>,
     /// When the last working session ended, as the files say.
     pub last_session: Option<String>,
+    /// The stages already completed (seed 000, Step 3a's "已完成"), as the
+    /// state lists them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub completed: Vec<String>,
     /// Files worth reading before acting, relative to the project directory.
     /// Only files that exist inside the project are listed.
     pub read_first: Vec<String>,

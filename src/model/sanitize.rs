@@ -72,6 +72,7 @@ pub fn sanitize_project(p: &mut Project) {
     opt(&mut r.reason);
     opt(&mut r.waiting_for);
     opt(&mut r.last_session);
+    all(&mut r.completed);
     all(&mut r.read_first);
     detail(&mut p.detail);
 }

@@ -77,6 +77,15 @@ fn overview(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
             field(&mut lines, w, name, v, label);
         }
     }
+    if !p.resume.completed.is_empty() {
+        field(
+            &mut lines,
+            w,
+            "completed",
+            &p.resume.completed.join(", "),
+            label,
+        );
+    }
     if !p.resume.read_first.is_empty() {
         field(
             &mut lines,

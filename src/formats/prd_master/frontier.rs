@@ -162,11 +162,18 @@ fn lint_node(q: &OpenQuestion, id: &str, findings: &mut Vec<Finding>) {
         }
     }
     if q.status.as_deref() == Some("awaiting_evidence") {
+        // The seed: user-side nodes wait as `pending_user`; AI fact nodes
+        // are `pending_research` or `researching`.
+        let right = if is_agent_owner(q.owner.as_deref()) {
+            "`pending_research` (or `researching` while it runs)"
+        } else {
+            "`pending_user`"
+        };
         findings.push(
             Finding::new(
                 Level::Warning,
                 "prd.fact-field-synonym",
-                format!("{id} has status `awaiting_evidence`; the seed requires `pending_user`"),
+                format!("{id} has status `awaiting_evidence`; the seed requires {right}"),
             )
             .at(id.to_owned()),
         );

@@ -8,8 +8,8 @@
 
 use serde::Serialize;
 
-use super::frontier::is_agent_owner;
-use super::schema::{Scalar, State};
+use super::frontier::{self, is_agent_owner};
+use super::schema::{Id, NextAction, Scalar, State};
 
 /// What the migrated view changed, for `show` and the resume card.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -159,6 +159,68 @@ pub fn migrate(state: &mut State, has_value_section: impl FnOnce() -> bool) -> O
         ));
     }
     Some(m)
+}
+
+/// The next action a migrated state resumes with (seed 000, Step 0 and
+/// 阶段 1 前沿): an unfinished project without the value section does the
+/// value argument next; a project in stage 1 resumes with `stage1_frontier`
+/// recomputed from `open_questions`. The replaced action goes whole: its
+/// `askuserquestion_options` answered another question and are never
+/// offered again.
+pub fn replace_next_action(state: &mut State, m: &mut Migration) {
+    let replaced = if m.value_argument_next {
+        NextAction {
+            kind: Some("value_argument".to_owned()),
+            description: Some("完成价值论证（阶段 2）, then return to the mapped stage".to_owned()),
+            ..NextAction::default()
+        }
+    } else if state
+        .current_stage
+        .as_ref()
+        .and_then(|s| stage_major(&s.text()))
+        == Some(1)
+    {
+        stage1_frontier(state)
+    } else {
+        return;
+    };
+    let old = state.next_action.as_ref();
+    let old_kind = old.and_then(|n| n.kind.clone());
+    let dropped = old.map_or(0, |n| n.askuserquestion_options.len());
+    let mut note = format!(
+        "next_action recomputed as {} (was {})",
+        replaced.kind.as_deref().unwrap_or("?"),
+        old_kind.as_deref().unwrap_or("none")
+    );
+    if dropped > 0 {
+        note.push_str(&format!(
+            "; its {dropped} old answer option(s) belong to the replaced action and are not offered"
+        ));
+    }
+    m.notes.push(note);
+    state.next_action = Some(replaced);
+}
+
+/// Stage 1's snapshot, computed from the dependency frontier: the questions
+/// the user can answer now, and the fact checks under way.
+fn stage1_frontier(state: &State) -> NextAction {
+    let f = frontier::compute(&state.open_questions, None, &mut Vec::new());
+    let ids = |qs: &[crate::model::Question]| qs.iter().map(|q| q.id.clone()).collect::<Vec<_>>();
+    let (questions, research) = (ids(&f.questions), ids(&f.research));
+    let mut description = "stage 1 frontier, recomputed from open_questions".to_owned();
+    if !questions.is_empty() {
+        description.push_str(&format!(": answer {}", questions.join(", ")));
+    }
+    if !research.is_empty() {
+        description.push_str(&format!("; fact checks under way: {}", research.join(", ")));
+    }
+    NextAction {
+        kind: Some("stage1_frontier".to_owned()),
+        description: Some(description),
+        askuserquestion_options: Vec::new(),
+        question_ids: questions.into_iter().map(Id).collect(),
+        research_ids: research.into_iter().map(Id).collect(),
+    }
 }
 
 #[cfg(test)]

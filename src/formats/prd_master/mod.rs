@@ -12,7 +12,7 @@ use std::path::Path;
 
 use super::json::reason as json_reason;
 use super::{file_name, parse_time};
-use crate::model::{Decision, Finding, Format, InboxItem, InboxKind, Level, Project};
+use crate::model::{Decision, Finding, Format, InboxItem, InboxKind, Level, Project, StatusKind};
 use crate::store::{self, StoreError, WalkEntry};
 use rebuild::SCENE_ANCHOR;
 use schema::{ParseFailure, Scalar, State};
@@ -22,6 +22,8 @@ const CONVERSATION: &str = "conversation.md";
 const PROPOSAL_V1: &str = "proposal-v1.md";
 /// Keys that make a `state.json` a PRD-master state.
 const MARKERS: [&str; 3] = ["workflow_version", "state_schema_version", "current_stage"];
+/// Why a `state.json` directory cannot be read.
+const NOT_A_FILE: &str = "is a directory, not a file";
 /// How much of an oversized `state.json` is inspected for the markers.
 const SNIFF_BYTES: usize = 64 * 1024;
 
@@ -53,12 +55,20 @@ enum Why {
 pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
     let has = |name: &str| entry.files.iter().any(|f| f == name);
     let deliverables = has(SCENE_ANCHOR) || has(CONVERSATION);
+    if entry.dirs.iter().any(|d| d == STATE_FILE) {
+        // The walk lists a directory among `dirs`: no state can be read
+        // from it, and that is said, not passed over as "missing".
+        return deliverables.then(|| rebuilt(entry.path, Why::Corrupt(NOT_A_FILE.to_owned())));
+    }
     if !has(STATE_FILE) {
         return deliverables.then(|| rebuilt(entry.path, Why::Missing));
     }
     let dir = entry.path;
     let bytes = match store::read_in(dir, STATE_FILE, store::STATE_FILE_LIMIT) {
         Ok(bytes) => bytes,
+        Err(StoreError::NotRegular) if store::is_dir(&dir.join(STATE_FILE)) => {
+            return deliverables.then(|| rebuilt(dir, Why::Corrupt(NOT_A_FILE.to_owned())));
+        }
         Err(e) => {
             // Without deliverables, only bytes that look like a PRD-master
             // state make the directory a project: a FIFO, a link out of the
@@ -93,6 +103,7 @@ fn rebuilt(dir: &Path, why: Why) -> Project {
     let mut p = Project::new(Format::PrdMaster, dir.to_path_buf(), file_name(dir));
     let r = rebuild::rebuild(dir);
     p.status = "rebuilt".to_owned();
+    p.status_kind = status_kind(&p.status);
     p.stage = Some(r.stage.clone());
     match &why {
         Why::Corrupt(reason) => {
@@ -189,7 +200,10 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
         p.name = name;
     }
     let anchor = deliverable_name(Some(&state), "scene_anchor", SCENE_ANCHOR);
-    let legacy = legacy::migrate(&mut state, || rebuild::scene_anchor_has_value(dir, &anchor));
+    let mut legacy = legacy::migrate(&mut state, || rebuild::scene_anchor_has_value(dir, &anchor));
+    if let Some(m) = legacy.as_mut() {
+        legacy::replace_next_action(&mut state, m);
+    }
     if let legacy::Version::Unreadable(raw) = legacy::version(&state) {
         p.findings.push(
             Finding::new(
@@ -305,6 +319,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
         "active"
     }
     .to_owned();
+    p.status_kind = status_kind(&p.status);
     p.decisions = state
         .key_decisions_made
         .iter()
@@ -326,19 +341,16 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
         .rev()
         .find_map(|u| u.summary.clone())
         .map(|s| format!("last input: {s}"));
-    p.resume.waiting_for = match (na, legacy.as_ref()) {
-        (_, Some(m)) if m.value_argument_next => {
-            Some("完成价值论证（阶段 2）, then return to the mapped stage".to_owned())
-        }
-        (Some(na), _) => na.description.clone().map(|d| {
+    p.resume.waiting_for = na.and_then(|na| {
+        na.description.clone().map(|d| {
             if na.askuserquestion_options.is_empty() {
                 d
             } else {
                 format!("{d} [{}]", na.askuserquestion_options.join(" / "))
             }
-        }),
-        (None, _) => None,
-    };
+        })
+    });
+    p.resume.completed = state.completed_stages.iter().map(Scalar::text).collect();
     p.resume.read_first = read_first(dir, Some(&state), &seen);
     let waiting = p.inbox.len();
     p.statusline = match &p.stage {
@@ -347,6 +359,18 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
         None => format!("{} · {}", p.name, p.status),
     };
     p
+}
+
+/// The kind of each project status this reader yields (see `from_state`
+/// and `rebuilt`); nothing is guessed.
+fn status_kind(status: &str) -> StatusKind {
+    match status {
+        "completed" => StatusKind::Done,
+        "waiting" => StatusKind::Waiting,
+        "researching" | "active" => StatusKind::Running,
+        "rebuilt" => StatusKind::Rebuilt,
+        _ => StatusKind::Unknown,
+    }
 }
 
 fn lint_stage(p: &mut Project, state: &State) {
@@ -423,6 +447,48 @@ fn check_deliverables(p: &mut Project, dir: &Path, state: &State) -> HashMap<Str
 mod tests {
     use super::*;
     use std::fs;
+
+    #[test]
+    fn every_status_has_its_kind_and_the_guess_never_decides() {
+        let cases = [
+            // A current state waiting on a user decision.
+            (
+                r#"{"workflow_version":"0.6","current_stage":"4.5","next_action":{"type":"user_decision","description":"d"}}"#,
+                "waiting",
+                StatusKind::Waiting,
+            ),
+            // Stage 1 with only an agent's fact check under way.
+            (
+                r#"{"workflow_version":"0.6","current_stage":"1","open_questions":[{"id":"F","kind":"fact","owner":"agent","status":"researching"}]}"#,
+                "researching",
+                StatusKind::Running,
+            ),
+            (
+                r#"{"workflow_version":"0.6","current_stage":"5.1"}"#,
+                "active",
+                StatusKind::Running,
+            ),
+            // A finished pre-0.5 project.
+            (
+                r#"{"current_stage":"6.1","deliverables":{"final_prd":"PRD.md"}}"#,
+                "completed",
+                StatusKind::Done,
+            ),
+        ];
+        for (state, status, kind) in cases {
+            let tmp = tempfile::tempdir().unwrap();
+            fs::write(tmp.path().join(STATE_FILE), state).unwrap();
+            let found = crate::formats::load_dir(tmp.path());
+            assert_eq!(found.len(), 1, "{state}");
+            assert_eq!(found[0].status, status, "{state}");
+            assert_eq!(found[0].status_kind, kind, "{state}");
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(tmp.path().join(CONVERSATION), "对话").unwrap();
+        let found = crate::formats::load_dir(tmp.path());
+        assert_eq!(found[0].status_kind, StatusKind::Rebuilt);
+        assert_eq!(status_kind("anything else"), StatusKind::Unknown);
+    }
 
     #[test]
     fn a_state_deleted_between_listing_and_reading_is_reported() {
