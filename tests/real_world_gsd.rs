@@ -4,13 +4,17 @@
 //! prints for it, with LF and with CRLF line endings.
 //!
 //! `expected-statuslines.json` was produced by running the hook's
-//! `parseStateMd` + `formatGsdState` (gsd-core, newest version) under node on
-//! the same files; it is the reference implementation's output, not ours.
+//! `parseStateMd` + `formatGsdState` (open-gsd/gsd-core 17007a8d, after PR
+//! #4164 fixed issue #3945) under node on the same files; it is the
+//! reference implementation's output, not ours. Regenerated and compared on
+//! 2026-11-30: identical. An older hook (string comparison of the phase
+//! counters) differs on exactly two files, Minhmice__block_detected and
+//! MoBkr__samnan-platform (0 of 0 phases: "milestone complete").
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure
 
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
@@ -22,6 +26,35 @@ fn fixtures() -> BTreeMap<String, String> {
         serde_json::from_slice(&fs::read(dir.join("expected-statuslines.json")).unwrap()).unwrap();
     assert_eq!(expected.len(), 60);
     expected
+}
+
+/// The fixture set is the whole real-world set: every folder SOURCES.md
+/// names holds a STATE.md, has an expected statusline, and nothing else is
+/// there. So the parity test below runs over every real file.
+#[test]
+fn every_real_file_has_an_expected_statusline() {
+    let dir = repo().join("tests/fixtures/gsd-real-world");
+    let expected = fixtures();
+    let folders: BTreeSet<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let sources = fs::read_to_string(dir.join("SOURCES.md")).unwrap();
+    let listed: BTreeSet<String> = sources
+        .lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .filter_map(|l| l.split(" |").next())
+        .filter(|name| name.contains("__"))
+        .map(str::to_owned)
+        .collect();
+    let keys: BTreeSet<String> = expected.keys().cloned().collect();
+    assert_eq!(folders, keys, "one expected statusline per fixture folder");
+    assert_eq!(folders, listed, "the fixture folders are the ones SOURCES.md names");
+    for name in &folders {
+        assert!(dir.join(name).join("STATE.md").is_file(), "{name}");
+    }
 }
 
 fn install(root: &Path, name: &str, crlf: bool) {

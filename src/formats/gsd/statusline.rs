@@ -3,6 +3,13 @@
 //! version with phase-lifecycle fields, CRLF support and the numeric
 //! "milestone complete" check).
 //!
+//! That last check is GSD Core's current rule: open-gsd/gsd-core issue
+//! #3945 ("milestone complete" at 0 of 0 phases, because the counters are
+//! strings and `'0' && '0' && '0' === '0'` holds) was fixed by PR #4164
+//! (merged), which requires `Number(total) > 0 && Number(done) ===
+//! Number(total)`. Hooks older than that fix print "milestone complete" for
+//! 0/0; this port follows the fixed hook (open-gsd/gsd-core 17007a8d).
+//!
 //! The hook parses with JavaScript regular expressions, and their quirks are
 //! the contract: only the first `---` block counts, quotes are stripped one
 //! character at each end, nothing is typed, a comment inside `progress:`
