@@ -51,7 +51,10 @@ fn every_real_file_has_an_expected_statusline() {
         .collect();
     let keys: BTreeSet<String> = expected.keys().cloned().collect();
     assert_eq!(folders, keys, "one expected statusline per fixture folder");
-    assert_eq!(folders, listed, "the fixture folders are the ones SOURCES.md names");
+    assert_eq!(
+        folders, listed,
+        "the fixture folders are the ones SOURCES.md names"
+    );
     for name in &folders {
         assert!(dir.join(name).join("STATE.md").is_file(), "{name}");
     }
