@@ -381,6 +381,16 @@ fn a_passing_gate_that_never_ran() {
         assert_eq!(codes(&p), vec!["dwp.gate-never-ran"], "{evidence}");
         assert_eq!(finding(&p, "dwp.gate-never-ran").level, Level::Error);
     }
+    // A gate that reports passed tests ran, whatever part it left out.
+    for evidence in [
+        "42 passed, 0 failed; 2 ignored (slow benches not run)",
+        "Ran 12 tests in 0.341s OK (e2e suite not run: no browser)",
+    ] {
+        let mut f = full_plan(&["completed", "pending"]);
+        f.edit_state(|s| s["tasks"][0]["gates"][0]["evidence"] = json!(evidence));
+        let (_t, p) = read(&f);
+        assert!(p.findings.is_empty(), "{evidence}: {:#?}", p.findings);
+    }
 }
 
 #[test]
