@@ -101,8 +101,18 @@ pub fn admits_never_ran(evidence: &str) -> bool {
 
 /// Nouns that may stand between a count and its verb (`12 tests passed`).
 const COUNTED: &[&str] = &[
-    "tests", "test", "specs", "spec", "examples", "checks", "cases", "scenarios", "个测试", "个用例",
-    "个", "项",
+    "tests",
+    "test",
+    "specs",
+    "spec",
+    "examples",
+    "checks",
+    "cases",
+    "scenarios",
+    "个测试",
+    "个用例",
+    "个",
+    "项",
 ];
 /// Verbs that say counted tests passed.
 const PASSED: &[&str] = &["passed", "passing", "passes", "succeeded", "通过"];
@@ -114,7 +124,10 @@ fn reports_passes(text: &str) -> bool {
     let mut rest = text;
     let mut before: Option<char> = None;
     while let Some(start) = rest.find(|c: char| c.is_ascii_digit()) {
-        let prev = rest.get(..start).and_then(|b| b.chars().next_back()).or(before);
+        let prev = rest
+            .get(..start)
+            .and_then(|b| b.chars().next_back())
+            .or(before);
         let head = rest.get(..start).unwrap_or_default();
         let tail = rest.get(start..).unwrap_or_default();
         let digits = tail.len() - tail.trim_start_matches(|c: char| c.is_ascii_digit()).len();

@@ -14,7 +14,10 @@
 //! Status words: `pending`, `executing` (the plan's `in_progress`),
 //! `blocked` (an active blocker or a blocked task), `completed`; an unknown
 //! value is shown as written. Progress counts tasks done by the Markdown
-//! (a task's README checkbox, else its state) over tasks not skipped.
+//! (a task's README checkbox, else its state) over every task: a skipped
+//! task stays in the total, since skipped work never completes a plan
+//! (seed 002); a plan whose remaining tasks are skipped is never shown as
+//! completed, whatever its state.json says.
 
 pub mod checks;
 pub mod evidence;
@@ -27,7 +30,8 @@ use chrono::{DateTime, Utc};
 
 use super::{file_name, parse_time, read_text};
 use crate::model::{
-    Checkpoint, Finding, Format, Gate, InboxItem, InboxKind, Level, Outcome, Project, Task,
+    Checkpoint, Finding, Format, Gate, InboxItem, InboxKind, Level, Outcome, Project, StatusKind,
+    Task,
 };
 use crate::store::{self, StoreError, WalkEntry};
 use markdown::Readme;
@@ -208,7 +212,7 @@ pub(crate) fn task_num(id: &str) -> Option<u64> {
 
 fn task_of(e: &TaskEntry) -> Task {
     Task {
-        status_kind: crate::model::StatusKind::Unknown,
+        status_kind: StatusKind::Unknown,
         id: e.id.as_ref().map(Scalar::text).unwrap_or_default(),
         title: e.title.clone().unwrap_or_default(),
         status: e
@@ -253,7 +257,7 @@ fn tasks_from_readme(readme: &Readme) -> Vec<Task> {
         .iter()
         .filter(|b| seen.insert(b.task))
         .map(|b| Task {
-            status_kind: crate::model::StatusKind::Unknown,
+            status_kind: StatusKind::Unknown,
             id: b.task.to_string(),
             title: b.title.clone(),
             status: if b.checked { "completed" } else { "pending" }.to_owned(),
@@ -292,6 +296,9 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
         (None, Some(r)) => tasks_from_readme(r),
         (None, None) => Vec::new(),
     };
+    for t in &mut tasks {
+        t.status_kind = task_kind(&t.status);
+    }
     let desync = match (state, plan.readme) {
         (Some(_), Some(r)) => checks::reconcile(&mut p.findings, &mut tasks, r),
         _ => Vec::new(),
@@ -305,9 +312,18 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
     // Status: the plan's own word, except that a blocker always shows.
     let blocker = state.and_then(|s| s.blocked.as_ref());
     let any_blocked = tasks.iter().any(|t| t.status == "blocked");
+    let derived = checks::derive_status(&tasks, blocker.is_some());
     let raw_status = match state.and_then(|s| s.status.as_deref()) {
         Some(s) => norm(s),
-        None => checks::derive_status(&tasks, blocker.is_some()).to_owned(),
+        None => derived.to_owned(),
+    };
+    // `completed` is believed only when the tasks make it so: skipped (or
+    // unfinished) work never completes a plan; the disagreement itself is
+    // the `dwp.status-incoherent` finding.
+    let raw_status = if raw_status == "completed" && !tasks.is_empty() {
+        derived.to_owned()
+    } else {
+        raw_status
     };
     p.status = if blocker.is_some() || any_blocked {
         "blocked".to_owned()
@@ -318,10 +334,11 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
             _ => raw_status,
         }
     };
+    p.status_kind = plan_kind(&p.status);
 
-    let counted: Vec<&Task> = tasks.iter().filter(|t| t.status != "skipped").collect();
-    let total = counted.len();
-    let done = counted
+    let total = tasks.len();
+    let skipped = tasks.iter().filter(|t| t.status == "skipped").count();
+    let done = tasks
         .iter()
         .filter(|t| t.md_checked.unwrap_or(t.status == "completed"))
         .count();
@@ -330,6 +347,7 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
     let current = current_task(&tasks, state);
     p.stage = match current {
         Some(t) => Some(format!("task {}/{}", t.id, tasks.len())),
+        None if skipped > 0 => Some(format!("{done}/{total} tasks done, {skipped} skipped")),
         None if !tasks.is_empty() => Some(format!("{done}/{total} tasks done")),
         None => None,
     };
@@ -347,6 +365,32 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
     resume(p, plan, &tasks, current, &flags);
     p.statusline = statusline(p, plan, &tasks, current, (done, total), &flags);
     p.detail.tasks = tasks;
+}
+
+/// The kind of a plan status as loopdeck shows it (seed 002's plan words,
+/// `in_progress` shown as `executing`); any other word is `Unknown`.
+pub(crate) fn plan_kind(status: &str) -> StatusKind {
+    match status {
+        "pending" => StatusKind::Planning,
+        "executing" | "in_progress" => StatusKind::Running,
+        "blocked" => StatusKind::Blocked,
+        "completed" => StatusKind::Done,
+        "unreadable" => StatusKind::Failed,
+        _ => StatusKind::Unknown,
+    }
+}
+
+/// The kind of a task status (seed 002: pending, in_progress, completed,
+/// blocked, skipped). `skipped` (removed from scope by refine) is neither
+/// done nor failed nor waiting: it stays `Unknown`, shown muted.
+pub(crate) fn task_kind(status: &str) -> StatusKind {
+    match status {
+        "pending" => StatusKind::Planning,
+        "in_progress" => StatusKind::Running,
+        "completed" => StatusKind::Done,
+        "blocked" => StatusKind::Blocked,
+        _ => StatusKind::Unknown,
+    }
 }
 
 /// Fill the inbox (and the blockers) with what waits for a human: the
@@ -554,6 +598,10 @@ fn resume(p: &mut Project, plan: &Plan<'_>, tasks: &[Task], current: Option<&Tas
             }
         }
         (None, Some(t)) => Some(format!("{}, {}", describe(t), t.status)),
+        (None, None) if tasks.iter().any(|t| t.status == "skipped") => Some(format!(
+            "no task left to do, {} skipped: skipped work never completes the plan",
+            tasks.iter().filter(|t| t.status == "skipped").count()
+        )),
         (None, None) if !tasks.is_empty() => Some("every task is done".to_owned()),
         (None, None) => None,
     };
@@ -624,6 +672,10 @@ fn statusline(
         "awaiting approval".to_owned()
     } else if let Some(t) = current.filter(|_| p.status != "completed") {
         format!("task {} {}", t.id, t.status)
+    } else if p.status != "completed"
+        && let skipped @ 1.. = tasks.iter().filter(|t| t.status == "skipped").count()
+    {
+        format!("{skipped} skipped, not completed")
     } else {
         p.status.clone()
     };
