@@ -21,6 +21,7 @@
 
 pub mod checks;
 pub mod evidence;
+pub mod manifest;
 pub mod markdown;
 pub mod schema;
 

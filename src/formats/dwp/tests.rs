@@ -34,6 +34,13 @@ impl Files {
         serde_json::from_str(&self.get(STATE)).unwrap()
     }
 
+    /// Change `manifest.json` with `f`.
+    fn edit_manifest(&mut self, f: impl FnOnce(&mut Value)) -> &mut Self {
+        let mut m: Value = serde_json::from_str(&self.get(MANIFEST)).unwrap();
+        f(&mut m);
+        self.set(MANIFEST, serde_json::to_string_pretty(&m).unwrap())
+    }
+
     /// Change `state.json` with `f`.
     fn edit_state(&mut self, f: impl FnOnce(&mut Value)) -> &mut Self {
         let mut s = self.state();
@@ -664,6 +671,7 @@ fn materialization_and_promotion() {
 fn a_lite_plan_keeps_its_tasks_in_the_readme() {
     let mut f = full_plan(&["completed", "pending"]);
     f.remove("1.task_t1.md").remove("2.task_t2.md");
+    f.edit_manifest(|m| m["plan_format"] = json!("lite"));
     f.edit_state(|s| {
         s["format"] = json!("lite");
         for (i, t) in s["tasks"].as_array_mut().unwrap().iter_mut().enumerate() {
@@ -952,4 +960,151 @@ fn every_dwp_status_word_has_its_kind() {
     let kinds: Vec<K> = p.detail.tasks.iter().map(|t| t.status_kind).collect();
     assert_eq!(kinds, vec![K::Done, K::Planning]);
     assert_eq!(p.status_kind, K::Running);
+}
+
+/// Seed 002: schema, spec_version, name, archetype, rigor, created_at,
+/// task_count and plan_format are REQUIRED (plan_format from v2 on: the v1
+/// schema does not have it), and archetype, rigor, plan_format are enums.
+#[test]
+fn the_manifest_required_fields_and_enums() {
+    let mut f = full_plan(&["pending"]);
+    f.edit_manifest(|m| {
+        let o = m.as_object_mut().unwrap();
+        o.remove("archetype");
+        o.remove("plan_format");
+        o.remove("task_count");
+    });
+    let (_t, p) = read(&f);
+    assert_eq!(
+        codes(&p),
+        vec!["dwp.manifest-required"; 3],
+        "{:#?}",
+        p.findings
+    );
+    for field in ["archetype", "plan_format", "task_count"] {
+        assert!(
+            p.findings
+                .iter()
+                .any(|x| x.message.contains(&format!("`{field}`"))
+                    && x.reference.as_deref() == Some(&format!("{MANIFEST}#{field}"))),
+            "{field}: {:#?}",
+            p.findings
+        );
+    }
+    assert!(p.findings.iter().all(|x| x.level == Level::Error));
+
+    // A v1 manifest has no plan_format, and needs none.
+    let mut f = full_plan(&["pending"]);
+    f.edit_manifest(|m| {
+        m["schema"] = json!("https://deepworkplan.com/schema/plan-manifest/v1.json");
+        m.as_object_mut().unwrap().remove("plan_format");
+    });
+    f.edit_state(|s| {
+        s["schema"] = json!("https://deepworkplan.com/schema/plan-state/v1.json");
+    });
+    let (_t, p) = read(&f);
+    assert!(
+        !codes(&p).contains(&"dwp.manifest-required"),
+        "{:#?}",
+        p.findings
+    );
+
+    let mut f = full_plan(&["pending"]);
+    f.edit_manifest(|m| {
+        m["archetype"] = json!("solo");
+        m["rigor"] = json!("Standard");
+        m["plan_format"] = json!("medium");
+    });
+    let (_t, p) = read(&f);
+    let enums: Vec<&Finding> = p
+        .findings
+        .iter()
+        .filter(|x| x.code == "dwp.manifest-enum")
+        .collect();
+    assert_eq!(enums.len(), 3, "{:#?}", p.findings);
+    for (field, value) in [
+        ("archetype", "solo"),
+        ("rigor", "Standard"),
+        ("plan_format", "medium"),
+    ] {
+        assert!(
+            enums
+                .iter()
+                .any(|x| x.message.contains(&format!("`{field}` is `{value}`"))),
+            "{field}: {enums:#?}"
+        );
+    }
+}
+
+/// `format` matches the manifest's `plan_format`; only a Lite → Full
+/// promotion may make them differ.
+#[test]
+fn the_state_format_follows_the_manifest_except_after_a_promotion() {
+    // Promoted: manifest lite (immutable), state full.
+    let mut f = full_plan(&["completed", "pending"]);
+    f.edit_manifest(|m| m["plan_format"] = json!("lite"));
+    let (_t, p) = read(&f);
+    assert!(p.findings.is_empty(), "{:#?}", p.findings);
+
+    // A Full plan never becomes Lite.
+    let mut f = full_plan(&["pending"]);
+    f.edit_state(|s| {
+        s["format"] = json!("lite");
+        s["tasks"][0]["locator"] = json!({"kind": "inline", "value": "#task-1"});
+    });
+    let (_t, p) = read(&f);
+    let m = finding(&p, "dwp.format-mismatch");
+    assert_eq!(m.level, Level::Error);
+    assert!(
+        m.message.contains("`lite`") && m.message.contains("`full`"),
+        "{}",
+        m.message
+    );
+    assert_eq!(m.reference.as_deref(), Some("state.json#format"));
+
+    // A format that is neither.
+    let mut f = full_plan(&["pending"]);
+    f.edit_state(|s| s["format"] = json!("hybrid"));
+    let (_t, p) = read(&f);
+    assert_eq!(codes(&p), vec!["dwp.format-unknown"], "{:#?}", p.findings);
+}
+
+/// The required fields and the enum values are those of the published
+/// schemas (tests/fixtures/dwp-real-world/schemas), so the checks agree
+/// with them.
+#[test]
+fn the_manifest_rules_are_the_published_schemas() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dwp-real-world/schemas");
+    for (file, era) in [
+        ("plan-manifest.v1.schema.json", 1),
+        ("plan-manifest.v2.schema.json", 2),
+    ] {
+        let schema: Value = serde_json::from_slice(&fs::read(dir.join(file)).unwrap()).unwrap();
+        let mut required: Vec<&str> = schema["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        required.sort_unstable();
+        let mut ours = manifest::required(Some(era)).to_vec();
+        ours.sort_unstable();
+        assert_eq!(ours, required, "{file}");
+        for (field, values) in manifest::ENUMS {
+            let Some(def) = schema["properties"][field].as_object() else {
+                assert_eq!((era, *field), (1, "plan_format"), "{file}");
+                continue;
+            };
+            let published: Vec<&str> = def["enum"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap())
+                .collect();
+            assert_eq!(values.to_vec(), published, "{file} {field}");
+        }
+    }
+    // Unknown and newer eras (v5 is the v2 shape) follow the seed: v2's set.
+    assert_eq!(manifest::required(Some(5)), manifest::required(Some(2)));
+    assert_eq!(manifest::required(None), manifest::required(Some(2)));
 }
