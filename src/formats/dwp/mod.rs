@@ -1,4 +1,5 @@
-//! Deep Work Plan: each `.dwp/plans/PLAN_*` directory is a project (seed 002).
+//! Deep Work Plan: each `.dwp/plans/PLAN_*` directory is a project (seed 002),
+//! and so is a bare `PLAN_*` directory whose JSON declares a DWP plan.
 //!
 //! A plan is Markdown first (`README.md`, `PROGRESS.md`, task files) with an
 //! optional JSON projection beside it: `manifest.json` (static identity) and
@@ -55,25 +56,83 @@ const RECEIPT: &str = "analysis_results/FINALIZATION.json";
 const LOCK: &str = "state.json.lock";
 
 /// Every plan of the repository `entry` describes (it holds `.dwp/`), or the
-/// plan `entry` itself is (a `PLAN_*` directory under `.dwp/plans/`).
+/// plan `entry` itself is: a `PLAN_*` directory under `.dwp/plans/`, or a
+/// bare `PLAN_*` directory (a plan given directly, as DWP's own test
+/// fixtures lay plans out) whose JSON says it is a Deep Work Plan.
 pub fn discover(entry: &WalkEntry<'_>) -> Vec<Project> {
     let mut found = Vec::new();
     if entry.dirs.iter().any(|d| d == DWP_DIR) {
         found.extend(plans_under(entry.path));
     }
+    if !file_name(entry.path).starts_with(PLAN_PREFIX) {
+        return found;
+    }
     if is_plan_dir(entry.path) {
         found.extend(load(entry.path));
+    } else if has_projection(entry) {
+        found.extend(load_bare(entry.path));
     }
     found
 }
 
+/// Does the directory hold `manifest.json` or `state.json` (a bare plan
+/// needs its JSON projection to be recognised)?
+fn has_projection(entry: &WalkEntry<'_>) -> bool {
+    let listed = |n: &str| entry.files.iter().any(|f| f == n);
+    listed(MANIFEST)
+        || listed(STATE)
+        || [MANIFEST, STATE]
+            .iter()
+            .any(|f| store::contained_file(entry.path, f).is_some())
+}
+
+/// The names in `dir`, or why they cannot be listed.
+fn names_in(dir: &Path) -> Result<Vec<String>, StoreError> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// A plan (or the plans directory) that cannot be listed: still a project,
+/// with a problem that names the directory and the reason.
+fn unreadable(dir: &Path, what: &str, reason: &StoreError) -> Project {
+    let mut p = Project::new(Format::Dwp, dir.to_path_buf(), file_name(dir));
+    p.problem(
+        ".",
+        format!("cannot list {what} {}: {reason}", dir.display()),
+    );
+    p.status = "unreadable".to_owned();
+    p.status_kind = plan_kind(&p.status);
+    p.updated_at = store::mtime(dir);
+    p.statusline = format!("{} · unreadable", p.name);
+    p
+}
+
 /// The plans in `repo/.dwp/plans/`. Links are followed only inside `repo`.
+/// A plans directory that cannot be read is listed as one unreadable
+/// project, so its plans never vanish silently.
 fn plans_under(repo: &Path) -> Vec<Project> {
     let plans_rel = format!("{DWP_DIR}/{PLANS_DIR}");
-    let Ok(Some(plans)) = store::locate(repo, &plans_rel) else {
-        return Vec::new();
+    let plans = match store::locate(repo, &plans_rel) {
+        Ok(Some(plans)) => plans,
+        Ok(None) | Err(StoreError::OutsideProject) => return Vec::new(),
+        Err(e) => {
+            return vec![unreadable(
+                &repo.join(&plans_rel),
+                "the plans directory",
+                &e,
+            )];
+        }
     };
-    store::list_names(&plans)
+    let names = match names_in(&plans) {
+        Ok(names) => names,
+        Err(StoreError::Vanished) => return Vec::new(),
+        Err(e) => return vec![unreadable(&plans, "the plans directory", &e)],
+    };
+    names
         .into_iter()
         .filter(|n| n.starts_with(PLAN_PREFIX))
         .filter_map(|n| match store::locate(repo, &format!("{plans_rel}/{n}")) {
@@ -101,9 +160,37 @@ fn is_plan_dir(dir: &Path) -> bool {
 }
 
 /// Read the plan at `dir`; `None` when it holds none of `manifest.json`,
-/// `state.json` or `README.md`.
+/// `state.json` or `README.md`. A directory that cannot be listed is a
+/// plan with that problem.
 pub fn load(dir: &Path) -> Option<Project> {
-    let names = store::list_names(dir);
+    read_plan(dir, false)
+}
+
+/// Read a bare `PLAN_*` directory: a plan only when its manifest or state
+/// names a DWP schema (`deepworkplan.com/schema/plan-…`) or a `PLAN_*` plan.
+fn load_bare(dir: &Path) -> Option<Project> {
+    read_plan(dir, true)
+}
+
+/// Does the JSON projection say this is a Deep Work Plan?
+fn declares_dwp(manifest: Option<&Manifest>, state: Option<&State>) -> bool {
+    let dwp_schema = |url: Option<&str>| url.is_some_and(|u| u.contains(DWP_SCHEMA_URL));
+    let plan_name = |n: Option<&str>| n.is_some_and(|n| n.starts_with(PLAN_PREFIX));
+    manifest.is_some_and(|m| dwp_schema(m.schema.as_deref()) || plan_name(m.name.as_deref()))
+        || state.is_some_and(|s| dwp_schema(s.schema.as_deref()) || plan_name(s.plan.as_deref()))
+}
+
+/// Every DWP schema URL starts so (`…/plan-state/v2.json`, `…/plan-manifest/v1.json`).
+const DWP_SCHEMA_URL: &str = "deepworkplan.com/schema/plan-";
+
+fn read_plan(dir: &Path, bare: bool) -> Option<Project> {
+    let names = match names_in(dir) {
+        Ok(names) => names,
+        Err(StoreError::Vanished) => return None,
+        // A bare directory is a plan only by what its files say.
+        Err(_) if bare => return None,
+        Err(e) => return Some(unreadable(dir, "the plan directory", &e)),
+    };
     let has = |n: &str| names.iter().any(|x| x == n);
     if !(has(MANIFEST) || has(STATE) || has(README)) {
         return None;
@@ -119,6 +206,9 @@ pub fn load(dir: &Path) -> Option<Project> {
     } else {
         None
     };
+    if bare && !declares_dwp(manifest.as_ref(), state.as_ref()) {
+        return None;
+    }
     let readme = if has(README) {
         read_readme(&mut p, dir)
     } else {

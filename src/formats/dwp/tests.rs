@@ -873,10 +873,23 @@ fn discovery_finds_plan_directories_only() {
         })
     };
     assert_eq!(alone(&plans.join("PLAN_a")).len(), 1);
-    // A PLAN_ directory elsewhere is not a plan.
+    // A PLAN_ directory elsewhere is a plan only when its JSON says DWP.
     fs::create_dir_all(tmp.path().join("PLAN_x")).unwrap();
     fs::write(tmp.path().join("PLAN_x").join(STATE), "{}").unwrap();
+    fs::write(tmp.path().join("PLAN_x").join(README), "# x\n").unwrap();
     assert!(alone(&tmp.path().join("PLAN_x")).is_empty());
+    for (dir, file, json) in [
+        ("PLAN_y", STATE, r#"{"plan": "PLAN_y"}"#),
+        (
+            "PLAN_z",
+            MANIFEST,
+            r#"{"schema": "https://deepworkplan.com/schema/plan-manifest/v2.json"}"#,
+        ),
+    ] {
+        fs::create_dir_all(tmp.path().join(dir)).unwrap();
+        fs::write(tmp.path().join(dir).join(file), json).unwrap();
+        assert_eq!(alone(&tmp.path().join(dir)).len(), 1, "{dir}");
+    }
     // A repository without .dwp in its directory list is not searched.
     assert!(
         discover(&WalkEntry {
