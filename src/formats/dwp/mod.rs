@@ -98,8 +98,8 @@ fn names_in(dir: &Path) -> Result<Vec<String>, StoreError> {
 
 /// A plan (or the plans directory) that cannot be listed: still a project,
 /// with a problem that names the directory and the reason.
-fn unreadable(dir: &Path, what: &str, reason: &StoreError) -> Project {
-    let mut p = Project::new(Format::Dwp, dir.to_path_buf(), file_name(dir));
+fn unreadable(dir: &Path, name: String, what: &str, reason: &StoreError) -> Project {
+    let mut p = Project::new(Format::Dwp, dir.to_path_buf(), name);
     p.problem(
         ".",
         format!("cannot list {what} {}: {reason}", dir.display()),
@@ -111,6 +111,12 @@ fn unreadable(dir: &Path, what: &str, reason: &StoreError) -> Project {
     p
 }
 
+/// `.dwp/plans` that cannot be read, named after its repository.
+fn unreadable_plans(repo: &Path, plans: &Path, reason: &StoreError) -> Project {
+    let name = format!("{}/{DWP_DIR}/{PLANS_DIR}", file_name(repo));
+    unreadable(plans, name, "the plans directory", reason)
+}
+
 /// The plans in `repo/.dwp/plans/`. Links are followed only inside `repo`.
 /// A plans directory that cannot be read is listed as one unreadable
 /// project, so its plans never vanish silently.
@@ -118,19 +124,21 @@ fn plans_under(repo: &Path) -> Vec<Project> {
     let plans_rel = format!("{DWP_DIR}/{PLANS_DIR}");
     let plans = match store::locate(repo, &plans_rel) {
         Ok(Some(plans)) => plans,
-        Ok(None) | Err(StoreError::OutsideProject) => return Vec::new(),
-        Err(e) => {
-            return vec![unreadable(
-                &repo.join(&plans_rel),
-                "the plans directory",
-                &e,
-            )];
+        // `locate` reads a path it may not search as missing: ask why.
+        Ok(None) => {
+            let path = repo.join(&plans_rel);
+            return match std::fs::symlink_metadata(&path).map_err(StoreError::from) {
+                Err(StoreError::Vanished) | Ok(_) => Vec::new(),
+                Err(e) => vec![unreadable_plans(repo, &path, &e)],
+            };
         }
+        Err(StoreError::OutsideProject) => return Vec::new(),
+        Err(e) => return vec![unreadable_plans(repo, &repo.join(&plans_rel), &e)],
     };
     let names = match names_in(&plans) {
         Ok(names) => names,
         Err(StoreError::Vanished) => return Vec::new(),
-        Err(e) => return vec![unreadable(&plans, "the plans directory", &e)],
+        Err(e) => return vec![unreadable_plans(repo, &plans, &e)],
     };
     names
         .into_iter()
@@ -189,7 +197,7 @@ fn read_plan(dir: &Path, bare: bool) -> Option<Project> {
         Err(StoreError::Vanished) => return None,
         // A bare directory is a plan only by what its files say.
         Err(_) if bare => return None,
-        Err(e) => return Some(unreadable(dir, "the plan directory", &e)),
+        Err(e) => return Some(unreadable(dir, file_name(dir), "the plan directory", &e)),
     };
     let has = |n: &str| names.iter().any(|x| x == n);
     if !(has(MANIFEST) || has(STATE) || has(README)) {
