@@ -115,6 +115,7 @@ fn an_unreadable_plan_directory_stays_listed_with_its_problem() {
         if mode == 0 {
             // The directory itself cannot be listed: the problem names it.
             assert_eq!(problems.len(), 1, "{text}");
+            assert_eq!(problems[0]["file"], "PLAN_search_index/", "{text}");
             assert!(text.contains("PLAN_search_index"), "{text}");
             assert_eq!(r["status"], "unreadable");
             // Given directly, the plan is shown with the same problem.
@@ -146,6 +147,7 @@ fn an_unreadable_plans_directory_is_listed_with_its_problem() {
         assert_eq!(r["format"], "dwp");
         assert_eq!(r["id"], "shop-api/.dwp/plans", "{dir}");
         assert_eq!(r["status"], "unreadable");
+        assert_eq!(r["problems"][0]["file"], ".dwp/plans/", "{dir}");
         let text = r["problems"].to_string();
         assert!(
             text.contains(".dwp/plans") && text.contains("permission denied"),

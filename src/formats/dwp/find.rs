@@ -55,10 +55,11 @@ fn names_in(dir: &Path) -> Result<Vec<String>, StoreError> {
 
 /// A plan (or the plans directory) that cannot be listed: still a project,
 /// with a problem that names the directory and the reason.
-fn unreadable(dir: &Path, name: String, what: &str, reason: &StoreError) -> Project {
+/// `label` names the directory in the problem (`PLAN_x/`, `.dwp/plans/`).
+fn unreadable(dir: &Path, name: String, label: &str, what: &str, reason: &StoreError) -> Project {
     let mut p = Project::new(Format::Dwp, dir.to_path_buf(), name);
     p.problem(
-        ".",
+        label,
         format!("cannot list {what} {}: {reason}", dir.display()),
     );
     p.status = "unreadable".to_owned();
@@ -71,7 +72,8 @@ fn unreadable(dir: &Path, name: String, what: &str, reason: &StoreError) -> Proj
 /// `.dwp/plans` that cannot be read, named after its repository.
 fn unreadable_plans(repo: &Path, plans: &Path, reason: &StoreError) -> Project {
     let name = format!("{}/{DWP_DIR}/{PLANS_DIR}", file_name(repo));
-    unreadable(plans, name, "the plans directory", reason)
+    let label = format!("{DWP_DIR}/{PLANS_DIR}/");
+    unreadable(plans, name, &label, "the plans directory", reason)
 }
 
 /// The plans in `repo/.dwp/plans/`. Links are followed only inside `repo`.
@@ -154,7 +156,11 @@ fn read_plan(dir: &Path, bare: bool) -> Option<Project> {
         Err(StoreError::Vanished) => return None,
         // A bare directory is a plan only by what its files say.
         Err(_) if bare => return None,
-        Err(e) => return Some(unreadable(dir, file_name(dir), "the plan directory", &e)),
+        Err(e) => {
+            let name = file_name(dir);
+            let label = format!("{name}/");
+            return Some(unreadable(dir, name, &label, "the plan directory", &e));
+        }
     };
     let has = |n: &str| names.iter().any(|x| x == n);
     if !(has(MANIFEST) || has(STATE) || has(README)) {
