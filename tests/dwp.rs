@@ -414,21 +414,134 @@ fn a_plan_directory_reads_alone_and_its_repository_lists_every_plan() {
     let rows = v["projects"].as_array().unwrap();
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0]["id"], ".");
-    // A PLAN_ directory outside `.dwp/plans` is not a plan.
+    // A PLAN_ directory outside `.dwp/plans` is a plan too (its JSON says so).
     let tmp = tempfile::tempdir().unwrap();
     common::copy_dir(
         &repo_dir.join(".dwp/plans/PLAN_search_index"),
         &tmp.path().join("PLAN_search_index"),
     );
+    let v = json(&[
+        "show",
+        tmp.path().join("PLAN_search_index").to_str().unwrap(),
+    ]);
+    assert_eq!(v["project"]["format"], "dwp");
+}
+
+/// The real fixtures copied bare (`<fixture>/PLAN_*`, as DWP's own
+/// repository lays them out, without `.dwp/plans`).
+fn real_world_bare() -> (tempfile::TempDir, PathBuf, Vec<(String, PathBuf)>) {
+    let src = repo().join("tests/fixtures/dwp-real-world");
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("bare");
+    common::copy_dir(&src, &root);
+    let mut plans = Vec::new();
+    for fixture in fs::read_dir(&src).unwrap() {
+        let fixture = fixture.unwrap().path();
+        for plan in fs::read_dir(&fixture).unwrap() {
+            let plan = plan.unwrap().path();
+            let name = plan.file_name().unwrap().to_str().unwrap().to_owned();
+            if plan.is_dir() && name.starts_with("PLAN_") {
+                let fixture_name = fixture.file_name().unwrap().to_str().unwrap();
+                plans.push((format!("{fixture_name}/{name}"), plan));
+            }
+        }
+    }
+    plans.sort();
+    (tmp, root, plans)
+}
+
+#[test]
+fn show_and_list_accept_a_bare_plan_directory() {
+    let (_t, root, plans) = real_world_bare();
+    assert_eq!(plans.len(), 4, "the four published fixtures");
+    let v = json(&["list", root.to_str().unwrap()]);
+    let mut listed: Vec<&str> = v["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    listed.sort_unstable();
+    let want: Vec<&str> = plans.iter().map(|(rel, _)| rel.as_str()).collect();
+    assert_eq!(listed, want);
+    for (rel, src) in &plans {
+        let dir = root.join(rel);
+        let state = read_json(&src.join("state.json"));
+        let v = json(&["show", dir.to_str().unwrap()]);
+        assert_eq!(v["project"]["format"], "dwp", "{rel}");
+        assert_eq!(v["project"]["id"], ".", "{rel}");
+        assert_eq!(
+            v["tasks"].as_array().unwrap().len(),
+            state["tasks"].as_array().unwrap().len(),
+            "{rel}"
+        );
+        let v = json(&["list", dir.to_str().unwrap()]);
+        assert_eq!(v["projects"].as_array().unwrap().len(), 1, "{rel}");
+        loopdeck()
+            .args(["status", dir.to_str().unwrap()])
+            .assert()
+            .success()
+            .stdout(predicates::str::starts_with(
+                src.file_name().unwrap().to_str().unwrap(),
+            ));
+    }
+    // A bare PLAN_ directory whose JSON does not say DWP is not a plan.
+    let other = root.join("PLAN_other");
+    fs::create_dir_all(&other).unwrap();
+    fs::write(other.join("state.json"), r#"{"name": "something else"}"#).unwrap();
+    fs::write(other.join("README.md"), "# notes\n").unwrap();
     loopdeck()
-        .args([
-            "show",
-            tmp.path().join("PLAN_search_index").to_str().unwrap(),
-            "--now",
-            NOW,
-        ])
+        .args(["show", other.to_str().unwrap(), "--now", NOW])
         .assert()
         .code(2);
+    let v = json(&["list", root.to_str().unwrap()]);
+    assert_eq!(v["projects"].as_array().unwrap().len(), 4);
+}
+
+/// The real manifests and states satisfy the manifest's required fields,
+/// enums and format rule: none of those findings on any fixture.
+#[test]
+fn every_real_manifest_meets_its_schema() {
+    let (_t, root, plans) = real_world_bare();
+    for (rel, _) in &plans {
+        let v = json(&["show", root.join(rel).to_str().unwrap()]);
+        for code in [
+            "dwp.manifest-required",
+            "dwp.manifest-enum",
+            "dwp.format-mismatch",
+            "dwp.format-unknown",
+        ] {
+            assert!(finding(&v, code).is_empty(), "{rel}: {}", v["findings"]);
+        }
+    }
+    // The same Lite fixture with its manifest made invalid.
+    let lite = root.join(
+        &plans
+            .iter()
+            .find(|(r, _)| r.ends_with("PLAN_lite_fixture"))
+            .unwrap()
+            .0,
+    );
+    let mut m = read_json(&lite.join("manifest.json"));
+    let o = m.as_object_mut().unwrap();
+    o.remove("rigor");
+    o.insert("archetype".into(), "team".into());
+    o.insert("plan_format".into(), "full".into());
+    fs::write(lite.join("manifest.json"), m.to_string()).unwrap();
+    let out = loopdeck()
+        .args(["check", lite.to_str().unwrap(), "--now", NOW, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "errors make check fail");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = v.to_string();
+    for code in [
+        "dwp.manifest-required",
+        "dwp.manifest-enum",
+        "dwp.format-mismatch",
+    ] {
+        assert!(text.contains(code), "{code}: {text}");
+    }
 }
 
 /// Install every real plan as `<fixture>/.dwp/plans/<PLAN>/` under a temp root.

@@ -171,6 +171,7 @@ pub fn approval(plan: &Plan<'_>) -> Approval {
 /// Every plan-level and task-level finding except the reconciliation.
 pub fn run(findings: &mut Vec<Finding>, plan: &Plan<'_>, tasks: &[Task]) {
     versions(findings, plan);
+    super::manifest::check(findings, plan);
     identity(findings, plan);
     counts(findings, plan, tasks);
     for (i, t) in tasks.iter().enumerate() {

@@ -84,11 +84,98 @@ const NEVER_RAN: &[&str] = &[
 /// Does this evidence admit that the check never ran? Besides the phrases,
 /// a zero count of selected tests (`ran=0`, `selected = 0`, `executed=0/4`)
 /// and the word `unexecuted` count.
+///
+/// Evidence that reports tests passing (`42 passed`, `Ran 12 tests`,
+/// `OK (31 tests…)`, `18 passing`, `3/3 passed`, `42 个测试通过`) shows the
+/// command itself ran: what it then says was not run is a part left out
+/// (`2 ignored (slow benches not run)`), not a check that never executed.
 pub fn admits_never_ran(evidence: &str) -> bool {
     let text = normalise(evidence);
+    if reports_passes(&text) {
+        return false;
+    }
     NEVER_RAN.iter().any(|p| text.contains(p))
         || zero_selected(&text)
         || has_word(&text, "unexecuted")
+}
+
+/// Nouns that may stand between a count and its verb (`12 tests passed`).
+const COUNTED: &[&str] = &[
+    "tests",
+    "test",
+    "specs",
+    "spec",
+    "examples",
+    "checks",
+    "cases",
+    "scenarios",
+    "个测试",
+    "个用例",
+    "个",
+    "项",
+];
+/// Verbs that say counted tests passed.
+const PASSED: &[&str] = &["passed", "passing", "passes", "succeeded", "通过"];
+
+/// Does normalised evidence report a positive number of tests that ran and
+/// passed? `N passed` (optionally `N/M`, `N tests passed`), `ran N tests`,
+/// `running N tests`, `ok (N tests`, `passed: N`.
+fn reports_passes(text: &str) -> bool {
+    let mut rest = text;
+    let mut before: Option<char> = None;
+    while let Some(start) = rest.find(|c: char| c.is_ascii_digit()) {
+        let prev = rest
+            .get(..start)
+            .and_then(|b| b.chars().next_back())
+            .or(before);
+        let head = rest.get(..start).unwrap_or_default();
+        let tail = rest.get(start..).unwrap_or_default();
+        let digits = tail.len() - tail.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let number: u64 = tail.get(..digits).and_then(|d| d.parse().ok()).unwrap_or(0);
+        let after = tail.get(digits..).unwrap_or_default();
+        let standalone =
+            prev.is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '/')));
+        if number > 0 && standalone && (count_then_pass(after) || verb_then_count(head, after)) {
+            return true;
+        }
+        before = tail.get(..digits).and_then(|d| d.chars().next_back());
+        rest = after;
+    }
+    false
+}
+
+/// After a count: `/M`, a counted noun, then a verb of passing.
+fn count_then_pass(after: &str) -> bool {
+    let mut s = after;
+    if let Some(r) = s.strip_prefix('/') {
+        s = r.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    s = s.trim_start();
+    if let Some(noun) = COUNTED.iter().find(|n| s.starts_with(**n)) {
+        s = s.get(noun.len()..).unwrap_or_default().trim_start();
+    }
+    PASSED.iter().any(|v| s.starts_with(v))
+}
+
+/// Before a count: `ran `, `running `, `ok (` or `passed: ` (`passed=`),
+/// and, for the first three, a counted noun after it.
+fn verb_then_count(head: &str, after: &str) -> bool {
+    let head = head.trim_end();
+    let noun_follows = {
+        let a = after.trim_start();
+        COUNTED.iter().any(|n| a.starts_with(n))
+    };
+    let word_end = |w: &str| {
+        head.strip_suffix(w).is_some_and(|b| {
+            b.chars()
+                .next_back()
+                .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+        })
+    };
+    ((word_end("ran") || word_end("running") || word_end("ok (")) && noun_follows)
+        || word_end("passed:")
+        || word_end("passed =")
+        || word_end("passed=")
 }
 
 /// Lowercase, whitespace runs folded to one space.
@@ -195,6 +282,39 @@ mod tests {
             "146 days checked, 0 mismatches",
         ] {
             assert!(!admits_never_ran(e), "{e}");
+        }
+    }
+
+    /// A record that reports tests passing shows the command ran, whatever
+    /// it says about a part it left out; one that admits the command itself
+    /// did not execute certifies nothing, even beside an unrelated count.
+    #[test]
+    fn passed_tests_prove_the_command_ran() {
+        for e in [
+            "42 passed, 0 failed; 2 ignored (slow benches not run)",
+            "test result: ok. 42 passed; 0 failed; 2 ignored; 0 measured; 0 filtered out",
+            "running 0 tests (doc-tests); running 12 tests; test result: ok. 12 passed",
+            "Ran 12 tests in 0.341s OK (e2e suite not run: no browser)",
+            "18 passing (2s); 3 pending, integration not executed in CI",
+            "pytest: 57 passed, 4 skipped (GPU tests never ran on this host)",
+            "Tests: 9 passed, 9 total; snapshot suite not run",
+            "OK (31 tests, 80 assertions); benchmarks not performed",
+            "3/3 passed; load test cannot be measured here",
+            "42 个测试通过，性能基准未运行",
+        ] {
+            assert!(!admits_never_ran(e), "{e}");
+        }
+        for e in [
+            "0 passed, 0 failed; suite not run",
+            "command not executed: cargo missing on PATH",
+            "test result: ok. 0 passed; 0 failed; 0 ignored (running 0 tests)",
+            "Ran 0 tests in 0.000s",
+            "pytest: no tests ran in 0.01s",
+            "gate never ran: the device was offline",
+            "0/3 passed (harness did not execute)",
+            "集成测试未运行",
+        ] {
+            assert!(admits_never_ran(e), "{e}");
         }
         assert!(invalidated(&gate(
             "t",

@@ -1,4 +1,5 @@
-//! Deep Work Plan: each `.dwp/plans/PLAN_*` directory is a project (seed 002).
+//! Deep Work Plan: each `.dwp/plans/PLAN_*` directory is a project (seed 002),
+//! and so is a bare `PLAN_*` directory whose JSON declares a DWP plan.
 //!
 //! A plan is Markdown first (`README.md`, `PROGRESS.md`, task files) with an
 //! optional JSON projection beside it: `manifest.json` (static identity) and
@@ -14,10 +15,15 @@
 //! Status words: `pending`, `executing` (the plan's `in_progress`),
 //! `blocked` (an active blocker or a blocked task), `completed`; an unknown
 //! value is shown as written. Progress counts tasks done by the Markdown
-//! (a task's README checkbox, else its state) over tasks not skipped.
+//! (a task's README checkbox, else its state) over every task: a skipped
+//! task stays in the total, since skipped work never completes a plan
+//! (seed 002); a plan whose remaining tasks are skipped is never shown as
+//! completed, whatever its state.json says.
 
 pub mod checks;
 pub mod evidence;
+mod find;
+pub mod manifest;
 pub mod markdown;
 pub mod schema;
 
@@ -25,11 +31,12 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
-use super::{file_name, parse_time, read_text};
+use super::{file_name, parse_time};
 use crate::model::{
-    Checkpoint, Finding, Format, Gate, InboxItem, InboxKind, Level, Outcome, Project, Task,
+    Checkpoint, Finding, Gate, InboxItem, InboxKind, Level, Outcome, Project, StatusKind, Task,
 };
-use crate::store::{self, StoreError, WalkEntry};
+use crate::store;
+pub use find::{discover, load};
 use markdown::Readme;
 use schema::{Manifest, Scalar, State, TaskEntry};
 
@@ -48,88 +55,6 @@ const FINALIZING: &str = ".finalizing.json";
 const RECEIPT: &str = "analysis_results/FINALIZATION.json";
 /// The protected updater's lock directory (`<state.json>.lock`, made with mkdir).
 const LOCK: &str = "state.json.lock";
-
-/// Every plan of the repository `entry` describes (it holds `.dwp/`), or the
-/// plan `entry` itself is (a `PLAN_*` directory under `.dwp/plans/`).
-pub fn discover(entry: &WalkEntry<'_>) -> Vec<Project> {
-    let mut found = Vec::new();
-    if entry.dirs.iter().any(|d| d == DWP_DIR) {
-        found.extend(plans_under(entry.path));
-    }
-    if is_plan_dir(entry.path) {
-        found.extend(load(entry.path));
-    }
-    found
-}
-
-/// The plans in `repo/.dwp/plans/`. Links are followed only inside `repo`.
-fn plans_under(repo: &Path) -> Vec<Project> {
-    let plans_rel = format!("{DWP_DIR}/{PLANS_DIR}");
-    let Ok(Some(plans)) = store::locate(repo, &plans_rel) else {
-        return Vec::new();
-    };
-    store::list_names(&plans)
-        .into_iter()
-        .filter(|n| n.starts_with(PLAN_PREFIX))
-        .filter_map(|n| match store::locate(repo, &format!("{plans_rel}/{n}")) {
-            Ok(Some(dir)) if store::is_dir(&dir) => load(&dir),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Is `dir` itself a plan directory (`…/.dwp/plans/PLAN_*`)?
-fn is_plan_dir(dir: &Path) -> bool {
-    if !file_name(dir).starts_with(PLAN_PREFIX) {
-        return false;
-    }
-    let Ok(abs) = dir.canonicalize() else {
-        return false;
-    };
-    let name = |p: Option<&Path>| {
-        p.and_then(Path::file_name)
-            .map(|n| n.to_string_lossy().into_owned())
-    };
-    let parent = abs.parent();
-    name(parent).as_deref() == Some(PLANS_DIR)
-        && name(parent.and_then(Path::parent)).as_deref() == Some(DWP_DIR)
-}
-
-/// Read the plan at `dir`; `None` when it holds none of `manifest.json`,
-/// `state.json` or `README.md`.
-pub fn load(dir: &Path) -> Option<Project> {
-    let names = store::list_names(dir);
-    let has = |n: &str| names.iter().any(|x| x == n);
-    if !(has(MANIFEST) || has(STATE) || has(README)) {
-        return None;
-    }
-    let mut p = Project::new(Format::Dwp, dir.to_path_buf(), file_name(dir));
-    let manifest: Option<Manifest> = if has(MANIFEST) {
-        read_json(&mut p, dir, MANIFEST)
-    } else {
-        None
-    };
-    let state: Option<State> = if has(STATE) {
-        read_json(&mut p, dir, STATE)
-    } else {
-        None
-    };
-    let readme = if has(README) {
-        read_readme(&mut p, dir)
-    } else {
-        None
-    };
-    let plan = Plan {
-        dir,
-        names: &names,
-        manifest: manifest.as_ref(),
-        state: state.as_ref(),
-        readme: readme.as_ref(),
-        log_pending: Default::default(),
-    };
-    fill(&mut p, &plan);
-    Some(p)
-}
 
 /// What one plan directory holds, once read.
 pub struct Plan<'a> {
@@ -157,45 +82,6 @@ impl Plan<'_> {
     }
 }
 
-fn read_json<T: schema::Tolerant>(p: &mut Project, dir: &Path, file: &str) -> Option<T> {
-    let bytes = match store::read_in(dir, file, store::STATE_FILE_LIMIT) {
-        Ok(b) => b,
-        Err(StoreError::Vanished) => return None,
-        Err(e) => {
-            p.problem(file, e.to_string());
-            return None;
-        }
-    };
-    match schema::parse::<T>(&bytes) {
-        Ok((v, problems)) => {
-            for problem in problems {
-                p.problem(file, problem);
-            }
-            Some(v)
-        }
-        Err(reason) => {
-            p.problem(file, reason);
-            None
-        }
-    }
-}
-
-fn read_readme(p: &mut Project, dir: &Path) -> Option<Readme> {
-    match read_text(dir, README) {
-        Ok((text, lossy)) => {
-            if lossy {
-                p.problem(README, "not valid UTF-8; invalid bytes shown as �");
-            }
-            Some(Readme::parse(&text))
-        }
-        Err(StoreError::Vanished) => None,
-        Err(e) => {
-            p.problem(README, e.to_string());
-            None
-        }
-    }
-}
-
 /// `in_progress`, `In Progress`, `in-progress` → `in_progress`.
 pub(crate) fn norm(raw: &str) -> String {
     raw.trim().to_lowercase().replace([' ', '-'], "_")
@@ -208,7 +94,7 @@ pub(crate) fn task_num(id: &str) -> Option<u64> {
 
 fn task_of(e: &TaskEntry) -> Task {
     Task {
-        status_kind: crate::model::StatusKind::Unknown,
+        status_kind: StatusKind::Unknown,
         id: e.id.as_ref().map(Scalar::text).unwrap_or_default(),
         title: e.title.clone().unwrap_or_default(),
         status: e
@@ -253,7 +139,7 @@ fn tasks_from_readme(readme: &Readme) -> Vec<Task> {
         .iter()
         .filter(|b| seen.insert(b.task))
         .map(|b| Task {
-            status_kind: crate::model::StatusKind::Unknown,
+            status_kind: StatusKind::Unknown,
             id: b.task.to_string(),
             title: b.title.clone(),
             status: if b.checked { "completed" } else { "pending" }.to_owned(),
@@ -292,6 +178,9 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
         (None, Some(r)) => tasks_from_readme(r),
         (None, None) => Vec::new(),
     };
+    for t in &mut tasks {
+        t.status_kind = task_kind(&t.status);
+    }
     let desync = match (state, plan.readme) {
         (Some(_), Some(r)) => checks::reconcile(&mut p.findings, &mut tasks, r),
         _ => Vec::new(),
@@ -305,9 +194,18 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
     // Status: the plan's own word, except that a blocker always shows.
     let blocker = state.and_then(|s| s.blocked.as_ref());
     let any_blocked = tasks.iter().any(|t| t.status == "blocked");
+    let derived = checks::derive_status(&tasks, blocker.is_some());
     let raw_status = match state.and_then(|s| s.status.as_deref()) {
         Some(s) => norm(s),
-        None => checks::derive_status(&tasks, blocker.is_some()).to_owned(),
+        None => derived.to_owned(),
+    };
+    // `completed` is believed only when the tasks make it so: skipped (or
+    // unfinished) work never completes a plan; the disagreement itself is
+    // the `dwp.status-incoherent` finding.
+    let raw_status = if raw_status == "completed" && !tasks.is_empty() {
+        derived.to_owned()
+    } else {
+        raw_status
     };
     p.status = if blocker.is_some() || any_blocked {
         "blocked".to_owned()
@@ -318,10 +216,11 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
             _ => raw_status,
         }
     };
+    p.status_kind = plan_kind(&p.status);
 
-    let counted: Vec<&Task> = tasks.iter().filter(|t| t.status != "skipped").collect();
-    let total = counted.len();
-    let done = counted
+    let total = tasks.len();
+    let skipped = tasks.iter().filter(|t| t.status == "skipped").count();
+    let done = tasks
         .iter()
         .filter(|t| t.md_checked.unwrap_or(t.status == "completed"))
         .count();
@@ -330,6 +229,7 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
     let current = current_task(&tasks, state);
     p.stage = match current {
         Some(t) => Some(format!("task {}/{}", t.id, tasks.len())),
+        None if skipped > 0 => Some(format!("{done}/{total} tasks done, {skipped} skipped")),
         None if !tasks.is_empty() => Some(format!("{done}/{total} tasks done")),
         None => None,
     };
@@ -347,6 +247,32 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
     resume(p, plan, &tasks, current, &flags);
     p.statusline = statusline(p, plan, &tasks, current, (done, total), &flags);
     p.detail.tasks = tasks;
+}
+
+/// The kind of a plan status as loopdeck shows it (seed 002's plan words,
+/// `in_progress` shown as `executing`); any other word is `Unknown`.
+pub(crate) fn plan_kind(status: &str) -> StatusKind {
+    match status {
+        "pending" => StatusKind::Planning,
+        "executing" | "in_progress" => StatusKind::Running,
+        "blocked" => StatusKind::Blocked,
+        "completed" => StatusKind::Done,
+        "unreadable" => StatusKind::Failed,
+        _ => StatusKind::Unknown,
+    }
+}
+
+/// The kind of a task status (seed 002: pending, in_progress, completed,
+/// blocked, skipped). `skipped` (removed from scope by refine) is neither
+/// done nor failed nor waiting: it stays `Unknown`, shown muted.
+pub(crate) fn task_kind(status: &str) -> StatusKind {
+    match status {
+        "pending" => StatusKind::Planning,
+        "in_progress" => StatusKind::Running,
+        "completed" => StatusKind::Done,
+        "blocked" => StatusKind::Blocked,
+        _ => StatusKind::Unknown,
+    }
 }
 
 /// Fill the inbox (and the blockers) with what waits for a human: the
@@ -554,6 +480,10 @@ fn resume(p: &mut Project, plan: &Plan<'_>, tasks: &[Task], current: Option<&Tas
             }
         }
         (None, Some(t)) => Some(format!("{}, {}", describe(t), t.status)),
+        (None, None) if tasks.iter().any(|t| t.status == "skipped") => Some(format!(
+            "no task left to do, {} skipped: skipped work never completes the plan",
+            tasks.iter().filter(|t| t.status == "skipped").count()
+        )),
         (None, None) if !tasks.is_empty() => Some("every task is done".to_owned()),
         (None, None) => None,
     };
@@ -624,6 +554,10 @@ fn statusline(
         "awaiting approval".to_owned()
     } else if let Some(t) = current.filter(|_| p.status != "completed") {
         format!("task {} {}", t.id, t.status)
+    } else if p.status != "completed"
+        && let skipped @ 1.. = tasks.iter().filter(|t| t.status == "skipped").count()
+    {
+        format!("{skipped} skipped, not completed")
     } else {
         p.status.clone()
     };
