@@ -30,9 +30,9 @@ fn detect(entry: &WalkEntry<'_>) -> (Vec<Project>, Vec<String>) {
         skip.extend(devloop::OWN_DIRS.iter().map(|d| (*d).to_owned()));
     }
     for p in &mut found {
-        // GSD and PRD-master set every kind from their seed's own words
-        // (`Unknown` for a word the seed does not define): no guess there.
-        if !matches!(p.format, Format::Gsd | Format::PrdMaster) {
+        // GSD, PRD-master and DWP set every kind from their seed's own
+        // words (`Unknown` for a word the seed does not define): no guess.
+        if !matches!(p.format, Format::Gsd | Format::PrdMaster | Format::Dwp) {
             crate::model::guess_kinds(p);
         }
     }

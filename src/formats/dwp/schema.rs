@@ -136,6 +136,7 @@ pub struct Blocker {
 /// Parse a JSON object file into `T`. Returns the value and the fields it
 /// had to drop (wrong types), or why the file cannot be used at all.
 pub fn parse<T: Tolerant>(bytes: &[u8]) -> Result<(T, Vec<String>), String> {
+    let bytes = json::strip_bom(bytes);
     json::must_be_object(bytes)?;
     match serde_json::from_slice::<T>(bytes) {
         Ok(v) => Ok((v, Vec::new())),
