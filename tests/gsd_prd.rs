@@ -335,3 +335,47 @@ fn a_state_json_directory_is_a_problem_not_a_quiet_rebuild() {
         assert_eq!(row["status"], "rebuilt", "the rest is still rebuilt");
     }
 }
+
+/// 0 of 0 phases (a real file): the statusline follows the hook's string
+/// comparison ("milestone complete"), the views say there are no phases.
+#[test]
+fn zero_phases_statusline_matches_the_hook_and_the_views_stay_true() {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/gsd-real-world/Minhmice__block_detected/STATE.md");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    write(&dir.join(".planning/STATE.md"), fs::read(&real).unwrap());
+    let out = loopdeck()
+        .args(["status", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert!(line.ends_with("· milestone complete\n"), "{line}");
+    let v = show(&dir);
+    let stage = v["project"]["stage"].as_str().unwrap();
+    assert!(!stage.contains("complete"), "{v}");
+    assert_eq!(v["project"]["status"], "planning", "{v}");
+    // Without a Phase line, the stage says there are no phases yet.
+    let bare = tmp.path().join("bare");
+    write(
+        &bare.join(".planning/STATE.md"),
+        "---
+milestone: v1.0
+status: planning
+progress:
+  total_phases: 0
+  completed_phases: 0
+  percent: 0
+---
+",
+    );
+    let v = show(&bare);
+    assert_eq!(v["project"]["stage"], "no phases yet", "{v}");
+    assert!(
+        v["statusline"]
+            .as_str()
+            .unwrap()
+            .ends_with("milestone complete"),
+        "{v}"
+    );
+}

@@ -148,6 +148,16 @@ pub fn load(dir: &Path) -> Option<Project> {
                     Some(n) => format!("Phase {c} ({n})"),
                     None => format!("Phase {c}"),
                 })
+        })
+        .or_else(|| {
+            // A milestone with 0 phases: the statusline says "milestone
+            // complete" (the hook compares the counters as strings); the
+            // views say what is true.
+            let zero = |k| {
+                fm.nested("progress", k)
+                    .is_some_and(|v| v.trim().parse::<u64>() == Ok(0))
+            };
+            (zero("total_phases") && zero("completed_phases")).then(|| "no phases yet".to_owned())
         });
     p.progress_percent = fm
         .nested("progress", "percent")

@@ -3,12 +3,12 @@
 //! version with phase-lifecycle fields, CRLF support and the numeric
 //! "milestone complete" check).
 //!
-//! That last check is GSD Core's current rule: open-gsd/gsd-core issue
-//! #3945 ("milestone complete" at 0 of 0 phases, because the counters are
-//! strings and `'0' && '0' && '0' === '0'` holds) was fixed by PR #4164
-//! (merged), which requires `Number(total) > 0 && Number(done) ===
-//! Number(total)`. Hooks older than that fix print "milestone complete" for
-//! 0/0; this port follows the fixed hook (open-gsd/gsd-core 17007a8d).
+//! That last check compares the phase counters as strings, as the hooks of
+//! gsd-build/get-shit-done and open-gsd/gsd-core do
+//! (`s.completedPhases && s.totalPhases && s.completedPhases === s.totalPhases`):
+//! `"0" === "0"` holds, so 0 of 0 phases prints "milestone complete". A
+//! stored gsd-core revision (17007a8d) compares numbers instead; the string
+//! rule is the one the team's parity contract names (issue 7).
 //!
 //! The hook parses with JavaScript regular expressions, and their quirks are
 //! the contract: only the first `---` block counts, quotes are stripped one
@@ -427,10 +427,15 @@ pub fn format_gsd_state(s: &HookState) -> String {
         .as_ref()
         .filter(|p| !p.is_empty())
         .map(|p| p.join("/"));
+    // The hook compares the counters as the strings its regex captured:
+    // `s.completedPhases && s.totalPhases && s.completedPhases === s.totalPhases`.
+    // `"0"` is truthy in JavaScript, so 0 of 0 phases reads "milestone
+    // complete", and `"03"` is not `"3"`. That is the contract here; the
+    // console's own views say "no phases yet".
     let complete = number(&s.percent) == Some(100.0)
         || matches!(
-            (number(&s.total_phases), number(&s.completed_phases)),
-            (Some(t), Some(c)) if t > 0.0 && c == t
+            (truthy(&s.completed_phases), truthy(&s.total_phases)),
+            (Some(c), Some(t)) if c == t
         );
     if let Some(active) = truthy(&s.active_phase) {
         parts.push(match truthy(&s.status) {
