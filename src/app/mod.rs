@@ -4,6 +4,7 @@
 
 mod commands;
 pub mod panes;
+mod reading;
 #[cfg(test)]
 mod tests;
 
@@ -13,8 +14,23 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::model::{Excerpt, Format, InboxKind, Project, Scenario, since_seconds};
-pub use commands::{COMMANDS, Command, applies as command_applies, matching as commands_matching};
+use crate::model::{
+    Event as TimelineEvent, Excerpt, Format, InboxKind, Project, Scenario, since_seconds,
+};
+pub use commands::{
+    Binding, Command, KEYMAP, Key, Scope, applies as command_applies, help_rows, hints, lookup,
+    matching as commands_matching,
+};
+pub use reading::{Back, Freshness, Held, Identity};
+
+/// Below this size the console asks for a larger terminal and ignores
+/// every key but quit.
+pub const MIN_WIDTH: u16 = 40;
+pub const MIN_HEIGHT: u16 = 8;
+
+/// Timeline events read back per step past the top (`g` reads more).
+pub const OLDER_STEP: usize = 200;
+pub const OLDER_TO_TOP: usize = 5000;
 
 /// The two top-level screens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,6 +197,20 @@ pub enum Event {
     /// The excerpts asked for with `Effect::ReadExcerpts`.
     Excerpts(PathBuf, Vec<Excerpt>),
     Resize,
+    /// The terminal's size (columns, rows), at start and on every resize.
+    Size(u16, u16),
+    /// A worker thread (the loader, a reader) failed: say so, never stall.
+    Failed(String),
+    /// The settle time of the holds up to this number passed.
+    Settle(u64),
+    /// Timeline events older than `anchor`, asked for with `Effect::ReadOlder`.
+    Older {
+        path: PathBuf,
+        anchor: TimelineEvent,
+        events: Vec<TimelineEvent>,
+        /// Nothing older exists (or the file changed under the anchor).
+        at_start: bool,
+    },
 }
 
 /// What the runtime must do after an update.
@@ -194,6 +224,15 @@ pub enum Effect {
     FullRedraw,
     /// Read every project again now.
     Reload,
+    /// After the settle time, answer `Event::Settle(n)` and read again.
+    SettleAfter(u64),
+    /// Read up to `want` Timeline events before `anchor` from the devloop
+    /// project at `path`; answered by `Event::Older`.
+    ReadOlder {
+        path: PathBuf,
+        anchor: TimelineEvent,
+        want: usize,
+    },
     Quit,
 }
 
@@ -228,6 +267,21 @@ pub struct Model {
     /// Rows a page moves (set by the runtime from the terminal height).
     pub page: usize,
     pub theme: crate::ui::Theme,
+    /// The terminal's size (columns, rows).
+    pub size: (u16, u16),
+    /// How far the `?` help is scrolled (the view clamps).
+    pub help_scroll: u16,
+    /// A worker thread failed; shown until a reading succeeds.
+    pub failure: Option<String>,
+    /// The inbox item the detail was opened from (Esc goes back to it).
+    pub from_inbox: Option<(PathBuf, String)>,
+    /// Readings held back (see `reading`), by identity.
+    pub held: HashMap<Identity, Held>,
+    pub hold_seq: u64,
+    /// Devloop Timelines read back beyond the loader's tail, by path.
+    pub timeline_back: HashMap<PathBuf, Back>,
+    /// `g` on the Timeline: land on the first event once it is read.
+    timeline_to_top: bool,
 }
 
 impl Model {
@@ -255,7 +309,36 @@ impl Model {
             palette: Palette::default(),
             page: 10,
             theme: crate::ui::Theme::fallback(false),
+            size: (u16::MAX, u16::MAX),
+            help_scroll: 0,
+            failure: None,
+            from_inbox: None,
+            held: HashMap::new(),
+            hold_seq: 0,
+            timeline_back: HashMap::new(),
+            timeline_to_top: false,
         }
+    }
+
+    /// Is the terminal too small to draw (only quit acts)?
+    pub fn too_small(&self) -> bool {
+        self.size.0 < MIN_WIDTH || self.size.1 < MIN_HEIGHT
+    }
+
+    /// The filter of the pane the keys are in.
+    pub fn focused_filter(&self) -> &str {
+        match (self.screen, self.focus) {
+            (Screen::Inbox, _) => &self.inbox.filter,
+            (Screen::Projects, Focus::List) => &self.list.filter,
+            (Screen::Projects, Focus::Detail) => &self.pane(self.tab).filter,
+        }
+    }
+
+    /// The active filter of a detail tab as its title shows it
+    /// (`/text`), `None` when the tab is unfiltered.
+    pub fn filter_label(&self, tab: Tab) -> Option<String> {
+        let f = &self.pane(tab).filter;
+        (!f.is_empty()).then(|| format!("/{f}"))
     }
 
     pub fn selected_project(&self) -> Option<&Project> {
@@ -323,8 +406,19 @@ impl Model {
             self.drawer = None;
             self.follow_timeline = true;
             self.bug_filter = BugFilter::default();
-            if !self.tabs().contains(&self.tab) {
-                self.tab = Tab::Overview;
+            self.from_inbox = None;
+            // Another project opens on its Overview, whatever the tab of
+            // the last one.
+            self.tab = Tab::Overview;
+            let before = self.projects.len();
+            self.drop_gone();
+            if self.projects.len() != before {
+                let at = panes::projects(self).iter().position(|&i| {
+                    Some((&self.projects[i].path, self.projects[i].format))
+                        == self.selected.as_ref().map(|(p, f)| (p, *f))
+                });
+                self.list.selected = at.unwrap_or(0);
+                return;
             }
         }
         self.list.selected = row.min(rows.len().saturating_sub(1));
@@ -469,15 +563,39 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
             vec![Effect::Render]
         }
         Event::Resize => vec![Effect::Render],
+        Event::Size(w, h) => {
+            m.size = (w, h);
+            vec![Effect::Render]
+        }
         Event::Polling => {
             m.live = Liveness::Polling;
             vec![Effect::Render]
         }
+        Event::Failed(why) => {
+            m.loading = false;
+            m.failure = Some(why);
+            vec![Effect::Render]
+        }
+        Event::Settle(seq) => {
+            let (saved, inbox) = m.remember();
+            m.settle(seq);
+            m.resync_list();
+            m.restore(saved, inbox);
+            m.clamp_panes();
+            vec![Effect::Render]
+        }
+        Event::Older {
+            path,
+            anchor,
+            events,
+            at_start,
+        } => older(m, path, &anchor, events, at_start),
         Event::Loaded(projects) => {
             let (saved, inbox) = m.remember();
             let before = m.selected.clone();
-            m.projects = projects;
+            let mut effects = m.absorb(projects);
             m.loading = false;
+            m.failure = None;
             m.resync_list();
             if m.selected == before {
                 m.restore(saved, inbox);
@@ -486,7 +604,8 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
                 m.follow();
             }
             m.clamp_panes();
-            vec![Effect::Render]
+            effects.push(Effect::Render);
+            effects
         }
         Event::Key(key) if key.kind == KeyEventKind::Release => Vec::new(),
         // Raw mode turns off SIGINT: Ctrl-C quits from any mode.
@@ -495,55 +614,66 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
         {
             vec![Effect::Quit]
         }
+        // Nothing is drawn but the request for a larger terminal: a key
+        // must not act on what cannot be seen. Only quit does.
+        Event::Key(key) if m.too_small() => {
+            if key.code == KeyCode::Char('q') && key.modifiers.is_empty() {
+                vec![Effect::Quit]
+            } else {
+                Vec::new()
+            }
+        }
         Event::Key(key) => match m.mode {
-            Mode::Normal => normal_key(m, key),
+            Mode::Normal | Mode::Help => match commands::lookup(m, &key) {
+                Some(cmd) => run(m, cmd),
+                None => Vec::new(),
+            },
             Mode::Filter => filter_key(m, key),
             Mode::Palette => palette_key(m, key),
-            Mode::Help => {
-                if matches!(key.code, KeyCode::Esc | KeyCode::Char('?' | 'q')) {
-                    m.mode = Mode::Normal;
-                    vec![Effect::Render]
-                } else {
-                    Vec::new()
-                }
-            }
         },
     }
 }
 
-fn normal_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let cmd = match key.code {
-        KeyCode::Char('c') if ctrl => Command::Quit,
-        KeyCode::Char('l') if ctrl => Command::Redraw,
-        KeyCode::Char('q') => Command::Quit,
-        KeyCode::Char('j') | KeyCode::Down => Command::Down,
-        KeyCode::Char('k') | KeyCode::Up => Command::Up,
-        KeyCode::Char('g') | KeyCode::Home => Command::Top,
-        KeyCode::Char('G') | KeyCode::End => Command::Bottom,
-        KeyCode::PageUp => Command::PageUp,
-        KeyCode::PageDown => Command::PageDown,
-        KeyCode::Tab => Command::NextTab,
-        KeyCode::BackTab => Command::PrevTab,
-        KeyCode::Char(c @ '1'..='9') => Command::TabNumber(c as usize - '1' as usize),
-        KeyCode::Enter => Command::Open,
-        KeyCode::Esc => Command::Back,
-        KeyCode::Char('/') => Command::Filter,
-        KeyCode::Char(':') => Command::Palette,
-        KeyCode::Char('?') => Command::Help,
-        KeyCode::Char('i') => Command::Inbox,
-        KeyCode::Char('p') => Command::Projects,
-        KeyCode::Char('r') => Command::Reload,
-        KeyCode::Char('s') if m.tab == Tab::Bugs && m.focus == Focus::Detail => {
-            Command::CycleBugStatus
-        }
-        KeyCode::Char('v') if m.tab == Tab::Bugs && m.focus == Focus::Detail => {
-            Command::CycleBugSeverity
-        }
-        KeyCode::Char('f') if m.tab == Tab::Timeline => Command::FollowTimeline,
-        _ => return Vec::new(),
+/// Older Timeline events arrived: put them in front of the project's.
+fn older(
+    m: &mut Model,
+    path: PathBuf,
+    anchor: &TimelineEvent,
+    events: Vec<TimelineEvent>,
+    at_start: bool,
+) -> Vec<Effect> {
+    let back = m.timeline_back.entry(path.clone()).or_default();
+    back.pending = false;
+    back.at_start = at_start;
+    let to_top = std::mem::take(&mut m.timeline_to_top);
+    let Some(pi) = m
+        .projects
+        .iter()
+        .position(|p| p.path == path && p.format == Format::Devloop)
+    else {
+        return Vec::new();
     };
-    run(m, cmd)
+    // Only when the timeline still starts where the read began.
+    if m.projects[pi].detail.timeline.first() != Some(anchor) {
+        m.timeline_back.remove(&path);
+        return vec![Effect::Render];
+    }
+    let (saved, _) = m.remember();
+    let timeline = &mut m.projects[pi].detail.timeline;
+    let mut all = events;
+    all.append(timeline);
+    *timeline = all;
+    let on_it = m.selected == Some((path, Format::Devloop));
+    if on_it {
+        m.restore(
+            saved.into_iter().filter(|(t, _)| *t == Tab::Timeline).collect(),
+            None,
+        );
+        if to_top {
+            m.pane_mut(Tab::Timeline).selected = 0;
+        }
+    }
+    vec![Effect::Render]
 }
 
 /// Carry out a command (from a key or the palette).
@@ -588,20 +718,31 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
         }
         Command::Open => open(m),
         Command::Back => back(m),
-        Command::Filter => m.mode = Mode::Filter,
+        // A new filter replaces the old one (which the title showed).
+        Command::Filter => {
+            m.focused_pane().filter.clear();
+            m.mode = Mode::Filter;
+            return filter_changed(m, Vec::new());
+        }
         Command::Palette => {
             m.mode = Mode::Palette;
             m.palette = Palette::default();
         }
-        Command::Help => m.mode = Mode::Help,
+        Command::Help => {
+            m.mode = Mode::Help;
+            m.help_scroll = 0;
+        }
+        Command::CloseHelp => m.mode = Mode::Normal,
         Command::Inbox => {
             m.screen = Screen::Inbox;
             m.drawer = None;
+            m.from_inbox = None;
         }
         Command::Projects => {
             m.screen = Screen::Projects;
             m.focus = Focus::List;
             m.drawer = None;
+            m.from_inbox = None;
         }
         Command::CycleBugStatus | Command::CycleBugSeverity => {
             let Some(p) = m.selected_project() else {
@@ -655,6 +796,25 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
 }
 
 fn move_selection(m: &mut Model, cmd: Command) -> Vec<Effect> {
+    // The help scrolls (the view clamps to its length).
+    if m.mode == Mode::Help {
+        let page = m.page.max(1) as u16;
+        let before = m.help_scroll;
+        m.help_scroll = match cmd {
+            Command::Up => before.saturating_sub(1),
+            Command::Down => before.saturating_add(1),
+            Command::Top => 0,
+            Command::Bottom => u16::MAX / 2,
+            Command::PageUp => before.saturating_sub(page),
+            Command::PageDown => before.saturating_add(page),
+            _ => before,
+        };
+        return if m.help_scroll == before {
+            Vec::new()
+        } else {
+            vec![Effect::Render]
+        };
+    }
     // An open drawer takes the movement keys: it scrolls (the UI clamps).
     if m.drawer.is_some() && m.screen == Screen::Projects {
         let page = m.page.max(1) as u16;
@@ -675,8 +835,18 @@ fn move_selection(m: &mut Model, cmd: Command) -> Vec<Effect> {
         };
     }
     let len = m.focused_len();
+    let timeline = m.screen == Screen::Projects && m.focus == Focus::Detail && m.tab == Tab::Timeline;
+    // Up past the Timeline's first event reads further back.
+    let past_top = timeline
+        && matches!(cmd, Command::Up | Command::PageUp | Command::Top)
+        && (len == 0 || m.pane(Tab::Timeline).selected == 0 || cmd == Command::Top);
+    let mut effects: Vec<Effect> = past_top
+        .then(|| read_back(m, cmd == Command::Top))
+        .flatten()
+        .into_iter()
+        .collect();
     if len == 0 {
-        return Vec::new();
+        return effects;
     }
     let last = len - 1;
     let page = m.page.max(1);
@@ -695,18 +865,41 @@ fn move_selection(m: &mut Model, cmd: Command) -> Vec<Effect> {
         Command::PageDown => (current + page).min(last),
         _ => current,
     };
-    if m.screen == Screen::Projects && m.focus == Focus::Detail && m.tab == Tab::Timeline {
+    if timeline {
         m.follow_timeline = next == last;
     }
     if next == current {
-        return Vec::new();
+        return effects;
     }
     if on_list {
         m.select_row(next);
     } else {
         m.focused_pane().selected = next;
     }
-    vec![Effect::Render]
+    effects.push(Effect::Render);
+    effects
+}
+
+/// Ask for the Timeline events before the first one held, unless the
+/// file's first line is already on screen or a read is under way.
+fn read_back(m: &mut Model, to_top: bool) -> Option<Effect> {
+    let p = m.selected_project()?;
+    if p.format != Format::Devloop {
+        return None;
+    }
+    let anchor = p.detail.timeline.first()?.clone();
+    let path = p.path.clone();
+    let back = m.timeline_back.entry(path.clone()).or_default();
+    if back.at_start || back.pending {
+        return None;
+    }
+    back.pending = true;
+    m.timeline_to_top = to_top;
+    Some(Effect::ReadOlder {
+        path,
+        anchor,
+        want: if to_top { OLDER_TO_TOP } else { OLDER_STEP },
+    })
 }
 
 /// Enter: open what is selected.
@@ -727,11 +920,13 @@ fn open(m: &mut Model) {
                     item.subject.clone(),
                 )
             };
+            let came_from = panes::inbox_key(m, (pi, ii));
             m.screen = Screen::Projects;
             m.list.filter.clear();
             if let Some(row) = panes::projects(m).iter().position(|&i| i == pi) {
                 m.select_row(row);
             }
+            m.from_inbox = Some(came_from);
             m.focus = Focus::Detail;
             let tab = match (format, kind) {
                 (Format::PrdMaster, InboxKind::Question | InboxKind::Evidence) => Tab::Frontier,
@@ -783,23 +978,34 @@ fn open(m: &mut Model) {
     }
 }
 
-/// Esc: close the innermost thing open.
+/// Esc: close the innermost thing open; a filter is the innermost thing
+/// of its pane.
 fn back(m: &mut Model) {
     if m.drawer.is_some() {
         m.drawer = None;
+    } else if !m.focused_filter().is_empty() {
+        let (saved, _) = m.remember();
+        m.focused_pane().filter.clear();
+        filter_changed(m, saved);
     } else if m.screen == Screen::Inbox {
         m.screen = Screen::Projects;
     } else if m.focus == Focus::Detail {
-        m.focus = Focus::List;
-    } else if !m.list.filter.is_empty() {
-        m.list.filter.clear();
-        m.resync_list();
+        match m.from_inbox.take() {
+            // Back to the inbox, on the item after the one opened.
+            Some(key) => {
+                m.screen = Screen::Inbox;
+                let rows = panes::inbox(m);
+                if let Some(at) = rows.iter().position(|&r| panes::inbox_key(m, r) == key) {
+                    m.inbox.selected = (at + 1).min(rows.len().saturating_sub(1));
+                }
+            }
+            None => m.focus = Focus::List,
+        }
     }
 }
 
 fn filter_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let detail = m.screen == Screen::Projects && m.focus == Focus::Detail;
     let (saved, _) = m.remember();
     match key.code {
         KeyCode::Enter => m.mode = Mode::Normal,
@@ -814,12 +1020,18 @@ fn filter_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
         KeyCode::Char(c) if !ctrl => m.focused_pane().filter.push(c),
         _ => return Vec::new(),
     }
+    filter_changed(m, saved)
+}
+
+/// After the focused filter changed: bound the selection, staying on the
+/// same item when it still passes the filter.
+fn filter_changed(m: &mut Model, saved: Vec<(Tab, String)>) -> Vec<Effect> {
+    let detail = m.screen == Screen::Projects && m.focus == Focus::Detail;
     m.focused_pane().selected = 0;
     if m.screen == Screen::Projects && m.focus == Focus::List {
         m.resync_list();
     } else if detail {
-        // Stay on the same item when it still passes the filter; a
-        // following timeline stays at its end.
+        // A following timeline stays at its end.
         let tab = m.tab;
         m.restore(saved.into_iter().filter(|(t, _)| *t == tab).collect(), None);
         if tab == Tab::Timeline && m.follow_timeline {
