@@ -3,6 +3,9 @@
 //! the terminal must leave the alternate screen, and a project whose name
 //! holds an OSC title sequence must not change the pane title.
 //!
+//! Every step waits for text that only its key produces (and, where apt,
+//! for the text it removes), so a key that does nothing fails the test.
+//!
 //! Needs tmux. CI installs it (`.ci/run`); on a machine without it the test
 //! says so and passes only outside CI.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure
@@ -55,6 +58,54 @@ impl Tmux {
             );
             sleep(Duration::from_millis(50));
         }
+    }
+
+    /// Wait until the screen no longer shows `needle`.
+    fn wait_gone(&self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if !s.contains(needle) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "still see {needle:?}; screen:\n{s}"
+            );
+            sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// The projects in the console's order (the list's), with their format.
+fn listed(ws: &std::path::Path) -> Vec<(String, String)> {
+    let out = common::loopdeck()
+        .arg("list")
+        .arg(ws)
+        .args(["--now", NOW, "--json"])
+        .output()
+        .expect("list runs");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    v["projects"]
+        .as_array()
+        .expect("projects")
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap_or_default().to_owned(),
+                p["format"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The second tab of a project of `format` (what Tab opens).
+fn second_tab(format: &str) -> &'static str {
+    match format {
+        "prd-master" => "Frontier",
+        "gsd" => "Phases & Decisions",
+        "dwp" => "Tasks",
+        _ => "Units",
     }
 }
 
@@ -132,52 +183,92 @@ fn navigate_filter_help_inbox_quit_in_tmux() {
         "1"
     );
 
-    // Navigate: the selection moves down the list.
-    tmux.keys(&["j", "j"]);
-    let s = tmux.wait_for("◆");
-    assert!(s.contains("Projects"), "{s}");
+    // Navigate: the selection moves down the list; the detail beside it
+    // names the project selected (and only then).
+    let projects = listed(&ws);
+    let plain = |n: &str| !n.is_empty() && n.chars().all(|c| c.is_ascii_graphic() || c == ' ');
+    let down = (2..projects.len())
+        .find(|&i| plain(&projects[i].0) && projects.iter().filter(|p| p.0 == projects[i].0).count() == 1)
+        .expect("a plain project name to move to");
+    let (name, format) = &projects[down];
+    let title = format!(" {name} · {format} ");
+    assert!(!s.contains(&title), "not selected yet:\n{s}");
+    let js: Vec<&str> = std::iter::repeat_n("j", down).collect();
+    tmux.keys(&js);
+    tmux.wait_for(&title);
 
-    // Filter the list to the GSD projects.
+    // Filter the list to the GSD projects; Esc clears the filter.
     tmux.keys(&["/", "g", "s", "d", "Enter"]);
     let s = tmux.wait_for("Projects /gsd");
     assert!(
-        !s.contains("fba-smart-restock"),
+        !s.contains("fba-smart-rest"),
         "the filter hides other projects:\n{s}"
     );
     assert!(s.contains("paused-waiting"), "{s}");
     tmux.keys(&["Escape"]);
+    let s = tmux.wait_gone("/gsd");
+    assert!(s.contains("fba-smart-rest"), "all projects again:\n{s}");
 
-    // Help lists the keys.
+    // Help lists the keys; Esc closes it.
+    let help = "inbox: everything waiting for a human";
+    assert!(!s.contains(help), "{s}");
     tmux.keys(&["?"]);
-    let s = tmux.wait_for("Keys");
-    assert!(s.contains("inbox: everything waiting for a human"), "{s}");
+    tmux.wait_for(help);
     tmux.keys(&["Escape"]);
+    tmux.wait_gone(help);
 
-    // The inbox, oldest first.
+    // The inbox, oldest first; Esc leaves it.
     tmux.keys(&["i"]);
-    let s = tmux.wait_for("Inbox");
-    assert!(s.contains("waiting"), "{s}");
+    let s = tmux.wait_for(" Inbox · ");
+    assert!(s.contains("Enter jump to it"), "{s}");
     tmux.keys(&["Escape"]);
+    tmux.wait_gone(" Inbox · ");
 
-    // Into a project's detail and across its tabs, then a resize below
-    // the split width and back: one pane with a breadcrumb, then both.
-    tmux.keys(&["g", "Enter"]);
-    tmux.wait_for("Overview");
+    // Into the first project's detail (the list's "Enter open" hint goes),
+    // then Tab to its second tab; below the split width the breadcrumb
+    // names that tab, then both sides again.
+    let (first, first_format) = &projects[0];
+    // As the console shows a name: control characters in caret notation.
+    let first: String = first
+        .chars()
+        .map(|c| match c {
+            '\u{0}'..='\u{1f}' => format!("^{}", char::from(c as u8 + 64)),
+            c => c.to_string(),
+        })
+        .collect();
+    tmux.keys(&["g"]);
+    tmux.wait_for(&format!(" {first} · {first_format} "));
+    tmux.keys(&["Enter"]);
+    tmux.wait_gone("Enter open");
     tmux.keys(&["Tab"]);
+    // The breadcrumb appears only once the window is narrow: give the Tab
+    // key time to land first (the crumb then proves it did).
+    sleep(Duration::from_millis(300));
     tmux.run(&["resize-window", "-t", "e2e", "-x", "70", "-y", "20"]);
-    let s = tmux.wait_for("projects ›");
+    let crumb = format!("projects › {first} › {}", second_tab(first_format));
+    let crumb: String = crumb.chars().take(60).collect();
+    let s = tmux.wait_for(&crumb);
     assert!(
         s.lines()
             .all(|l| unicode_width::UnicodeWidthStr::width(l) <= 70),
         "{s}"
     );
     tmux.run(&["resize-window", "-t", "e2e", "-x", "120", "-y", "30"]);
-    let s = tmux.wait_for("Projects ");
-    assert!(
-        !s.contains("projects ›"),
-        "wide again: list and detail side by side:\n{s}"
-    );
+    let s = tmux.wait_gone("projects ›");
+    assert!(s.contains("Projects "), "wide again: list and detail:\n{s}");
     tmux.keys(&["Escape"]);
+    tmux.wait_for("Enter open");
+
+    // Too small: only the request for a larger terminal, and keys other
+    // than quit do nothing (the inbox does not open behind it).
+    tmux.run(&["resize-window", "-t", "e2e", "-x", "30", "-y", "6"]);
+    tmux.wait_for("too small");
+    tmux.keys(&["i"]);
+    sleep(Duration::from_millis(300));
+    tmux.run(&["resize-window", "-t", "e2e", "-x", "120", "-y", "30"]);
+    let s = tmux.wait_gone("too small");
+    let s = if s.contains("Projects ") { s } else { tmux.wait_for("Projects ") };
+    assert!(!s.contains(" Inbox · "), "a key acted while too small:\n{s}");
 
     tmux.keys(&["q"]);
     let s = tmux.wait_for("EXITED:0");

@@ -7,6 +7,8 @@ pub mod panes;
 mod reading;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_issue7;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

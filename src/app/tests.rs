@@ -5,15 +5,15 @@ use crate::model::{Bug, Event as TimelineEvent, InboxItem};
 use chrono::TimeZone;
 use crossterm::event::KeyEvent;
 
-fn key(c: char) -> Event {
+pub(super) fn key(c: char) -> Event {
     Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
 }
 
-fn code(k: KeyCode) -> Event {
+pub(super) fn code(k: KeyCode) -> Event {
     Event::Key(KeyEvent::new(k, KeyModifiers::NONE))
 }
 
-fn project(name: &str, format: Format, waiting: usize) -> Project {
+pub(super) fn project(name: &str, format: Format, waiting: usize) -> Project {
     let mut p = Project::new(format, PathBuf::from(format!("/w/{name}")), name.to_owned());
     p.id = name.to_owned();
     for i in 0..waiting {
@@ -32,7 +32,7 @@ fn project(name: &str, format: Format, waiting: usize) -> Project {
     p
 }
 
-fn model(projects: Vec<Project>) -> Model {
+pub(super) fn model(projects: Vec<Project>) -> Model {
     let mut m = Model::new(
         vec!["/w".into()],
         false,
@@ -42,7 +42,7 @@ fn model(projects: Vec<Project>) -> Model {
     m
 }
 
-fn three() -> Model {
+pub(super) fn three() -> Model {
     model(vec![
         project("alpha", Format::Gsd, 0),
         project("beta", Format::PrdMaster, 2),
@@ -50,7 +50,7 @@ fn three() -> Model {
     ])
 }
 
-fn selected(m: &Model) -> String {
+pub(super) fn selected(m: &Model) -> String {
     m.selected_project()
         .map(|p| p.name.clone())
         .unwrap_or_default()
@@ -217,7 +217,7 @@ fn ctrl_l_redraws_and_release_events_are_ignored() {
     assert_eq!(update(&mut m, key('r')), vec![Effect::Reload]);
 }
 
-fn devloop() -> Model {
+pub(super) fn devloop() -> Model {
     let mut p = project("dev", Format::Devloop, 0);
     for (i, (status, sev)) in [("open", "high"), ("fixed", "low"), ("open", "low")]
         .iter()
@@ -308,11 +308,11 @@ fn bug_filters_cycle_through_the_values_present() {
     );
 }
 
-fn ctrl(c: char) -> Event {
+pub(super) fn ctrl(c: char) -> Event {
     Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
 }
 
-fn unit(id: &str) -> crate::model::Unit {
+pub(super) fn unit(id: &str) -> crate::model::Unit {
     crate::model::Unit {
         status_kind: crate::model::StatusKind::Unknown,
         id: id.into(),

@@ -368,3 +368,41 @@ fn draw(terminal: &mut ratatui::DefaultTerminal, model: &mut Model) -> io::Resul
     queue!(out, EndSynchronizedUpdate)?;
     out.flush()
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn a_panicking_worker_becomes_a_failed_event() {
+        let (tx, rx) = mpsc::channel::<Msg>();
+        worker(tx, "reading the projects", || {
+            // What store::mtime did with a year-262143 mtime.
+            let at: Option<chrono::DateTime<Utc>> = None;
+            Event::Loaded(vec![crate::model::Project::new(
+                crate::model::Format::Gsd,
+                PathBuf::from(at.expect("No such local time").to_rfc3339()),
+                String::new(),
+            )])
+        });
+        match rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(Msg::App(Event::Failed(why))) => {
+                assert_eq!(why, "reading the projects: No such local time");
+            }
+            Ok(Msg::App(other)) => panic!("not a failure: {other:?}"),
+            Ok(Msg::Changed) => panic!("not a failure: Changed"),
+            Err(e) => panic!("the worker died silently: {e}"),
+        }
+    }
+
+    #[test]
+    fn a_worker_that_succeeds_sends_its_event() {
+        let (tx, rx) = mpsc::channel::<Msg>();
+        worker(tx, "x", || Event::Resize);
+        assert!(matches!(
+            rx.recv_timeout(Duration::from_secs(10)),
+            Ok(Msg::App(Event::Resize))
+        ));
+    }
+}

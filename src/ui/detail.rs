@@ -29,11 +29,20 @@ pub fn render(m: &Model, f: &mut Frame, area: Rect, split: bool) {
         return;
     };
     // Below the split width the detail has the screen: say where we are.
-    let title = if !split {
+    let mut title = if !split {
         format!(" projects › {} › {} ", p.name, m.tab.title())
     } else {
         format!(" {} · {} ", p.name, p.format.as_str())
     };
+    // Said in place: a held-back reading, a project gone, the tab's filter.
+    match m.freshness(p) {
+        crate::app::Freshness::Current => {}
+        crate::app::Freshness::Rereading => title.push_str("· re-reading… "),
+        crate::app::Freshness::Gone => title.push_str("· gone from disk "),
+    }
+    if let Some(filter) = m.filter_label(m.tab) {
+        title.push_str(&format!("{filter} "));
+    }
     let outer = block(m, title, focused);
     let inside = outer.inner(area);
     f.render_widget(outer, area);
