@@ -188,7 +188,9 @@ fn navigate_filter_help_inbox_quit_in_tmux() {
     let projects = listed(&ws);
     let plain = |n: &str| !n.is_empty() && n.chars().all(|c| c.is_ascii_graphic() || c == ' ');
     let down = (2..projects.len())
-        .find(|&i| plain(&projects[i].0) && projects.iter().filter(|p| p.0 == projects[i].0).count() == 1)
+        .find(|&i| {
+            plain(&projects[i].0) && projects.iter().filter(|p| p.0 == projects[i].0).count() == 1
+        })
         .expect("a plain project name to move to");
     let (name, format) = &projects[down];
     let title = format!(" {name} · {format} ");
@@ -267,8 +269,15 @@ fn navigate_filter_help_inbox_quit_in_tmux() {
     sleep(Duration::from_millis(300));
     tmux.run(&["resize-window", "-t", "e2e", "-x", "120", "-y", "30"]);
     let s = tmux.wait_gone("too small");
-    let s = if s.contains("Projects ") { s } else { tmux.wait_for("Projects ") };
-    assert!(!s.contains(" Inbox · "), "a key acted while too small:\n{s}");
+    let s = if s.contains("Projects ") {
+        s
+    } else {
+        tmux.wait_for("Projects ")
+    };
+    assert!(
+        !s.contains(" Inbox · "),
+        "a key acted while too small:\n{s}"
+    );
 
     tmux.keys(&["q"]);
     let s = tmux.wait_for("EXITED:0");

@@ -115,6 +115,7 @@ use Scope::{Anywhere as Any, Detail, Drawer, InTab, Inbox, List};
 
 /// The keymap: the first row that matches a key, its mode and its scope,
 /// and whose command applies, is what the key does.
+#[rustfmt::skip]
 pub const KEYMAP: &[Binding] = &[
     // The help overlay scrolls and closes.
     b(H, Any, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, "scroll down", Some((1, "j/k scroll"))),
@@ -135,24 +136,26 @@ pub const KEYMAP: &[Binding] = &[
     b(N, InTab(Tab::Timeline), &[C('f')], "f", Command::FollowTimeline, "timeline: follow the end", Some((0, "f follow"))),
     b(N, Drawer, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, "scroll down", Some((0, "j/k scroll"))),
     b(N, Drawer, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, "scroll up", None),
-    b(N, Any, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, "move down", Some((3, "j/k move"))),
+    b(N, Any, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, "move down", Some((1, "j/k move"))),
     b(N, Any, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, "move up", None),
-    b(N, Any, &[C('g'), K(KeyCode::Home)], "g Home", Command::Top, "go to the top (the Timeline reads further back)", None),
+    b(N, Any, &[C('g'), K(KeyCode::Home)], "g Home", Command::Top, "go to the top (the Timeline reads back)", None),
     b(N, Any, &[C('G'), K(KeyCode::End)], "G End", Command::Bottom, "go to the bottom", None),
     b(N, Any, &[K(KeyCode::PageDown)], "PgDn", Command::PageDown, "page down", None),
     b(N, Any, &[K(KeyCode::PageUp)], "PgUp", Command::PageUp, "page up", None),
-    b(N, Any, &[K(KeyCode::Tab)], "Tab", Command::NextTab, "next tab", Some((4, "Tab/1-9 tabs"))),
+    b(N, Any, &[K(KeyCode::Tab)], "Tab", Command::NextTab, "next tab", Some((2, "Tab/1-9 tabs"))),
     b(N, Any, &[K(KeyCode::BackTab)], "S-Tab", Command::PrevTab, "previous tab", None),
     b(N, Any, &[Key::Digit], "1-9", Command::TabNumber(0), "pick a tab by its number", None),
-    b(N, Any, &[K(KeyCode::Esc)], "Esc", Command::Back, "back: clear the filter, close, leave the detail", Some((5, "Esc back"))),
-    b(N, Any, &[C('i')], "i", Command::Inbox, "inbox: everything waiting for a human", Some((6, "i inbox"))),
+    b(N, Drawer, &[K(KeyCode::Esc)], "Esc", Command::Back, "back: clear the filter, close, leave", Some((1, "Esc close"))),
+    b(N, List, &[K(KeyCode::Esc)], "Esc", Command::Back, "back: clear the filter, close, leave", None),
+    b(N, Any, &[K(KeyCode::Esc)], "Esc", Command::Back, "back: clear the filter, close, leave", Some((3, "Esc back"))),
+    b(N, Any, &[C('i')], "i", Command::Inbox, "inbox: everything waiting for a human", Some((4, "i inbox"))),
     b(N, Any, &[C('p')], "p", Command::Projects, "projects", None),
-    b(N, Any, &[C('/')], "/", Command::Filter, "filter the list you are in", Some((7, "/ filter"))),
-    b(N, Any, &[C(':')], ":", Command::Palette, "command palette", Some((8, ": commands"))),
-    b(N, Any, &[C('?')], "?", Command::Help, "this help", Some((9, "? help"))),
+    b(N, Any, &[C('/')], "/", Command::Filter, "filter the list you are in", Some((6, "/ filter"))),
+    b(N, Any, &[C(':')], ":", Command::Palette, "command palette", Some((7, ": commands"))),
+    b(N, Any, &[C('?')], "?", Command::Help, "this help", Some((8, "? help"))),
     b(N, Any, &[C('r')], "r", Command::Reload, "read every project again", None),
     b(N, Any, &[Key::Ctrl('l')], "^L", Command::Redraw, "redraw the screen", None),
-    b(N, Any, &[C('q')], "q", Command::Quit, "quit", Some((10, "q quit"))),
+    b(N, Any, &[C('q')], "q", Command::Quit, "quit", Some((5, "q quit"))),
     // Palette only.
     b(N, Any, &[], "", Command::GoTab(Tab::Overview), "tab: Overview", None),
     b(N, Any, &[], "", Command::GoTab(Tab::Frontier), "tab: Frontier", None),

@@ -668,7 +668,10 @@ fn older(
     let on_it = m.selected == Some((path, Format::Devloop));
     if on_it {
         m.restore(
-            saved.into_iter().filter(|(t, _)| *t == Tab::Timeline).collect(),
+            saved
+                .into_iter()
+                .filter(|(t, _)| *t == Tab::Timeline)
+                .collect(),
             None,
         );
         if to_top {
@@ -837,7 +840,8 @@ fn move_selection(m: &mut Model, cmd: Command) -> Vec<Effect> {
         };
     }
     let len = m.focused_len();
-    let timeline = m.screen == Screen::Projects && m.focus == Focus::Detail && m.tab == Tab::Timeline;
+    let timeline =
+        m.screen == Screen::Projects && m.focus == Focus::Detail && m.tab == Tab::Timeline;
     // Up past the Timeline's first event reads further back.
     let past_top = timeline
         && matches!(cmd, Command::Up | Command::PageUp | Command::Top)

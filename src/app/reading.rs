@@ -35,7 +35,10 @@ pub enum Freshness {
 pub enum Held {
     /// Showing the last good reading; `fresh` is the latest (broken)
     /// reading, `None` when the project was missing from it.
-    Rereading { seq: u64, fresh: Option<Box<Project>> },
+    Rereading {
+        seq: u64,
+        fresh: Option<Box<Project>>,
+    },
     Gone,
 }
 

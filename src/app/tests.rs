@@ -92,7 +92,10 @@ fn reload_keeps_the_selected_project_by_id() {
     assert_eq!(m.list.selected, 3);
     let seq = m.hold_seq;
     update(&mut m, Event::Settle(seq));
-    assert_eq!(m.list.selected, 2, "alpha settled as gone and left the list");
+    assert_eq!(
+        m.list.selected, 2,
+        "alpha settled as gone and left the list"
+    );
     assert_eq!(selected(&m), "beta");
 }
 

@@ -30,14 +30,13 @@ fn settle_all(m: &mut Model) {
 
 #[test]
 fn a_failed_loader_is_shown_and_keys_still_act() {
-    let mut m = Model::new(
-        vec!["/w".into()],
-        false,
-        chrono::Utc::now(),
-    );
+    let mut m = Model::new(vec!["/w".into()], false, chrono::Utc::now());
     assert!(m.loading);
     let why = "reading the projects: No such local time".to_owned();
-    assert_eq!(update(&mut m, Event::Failed(why.clone())), vec![Effect::Render]);
+    assert_eq!(
+        update(&mut m, Event::Failed(why.clone())),
+        vec![Effect::Render]
+    );
     assert!(!m.loading, "no longer 'reading…'");
     assert_eq!(m.failure.as_deref(), Some(why.as_str()));
     let s = screen(&m, 120, 20);
@@ -60,7 +59,10 @@ fn the_open_project_keeps_its_identity_while_its_file_is_missing() {
     let (alpha, gamma) = (m.projects[0].clone(), m.projects[2].clone());
     // An editor's save with a gap: beta is missing from one reading.
     let effects = update(&mut m, Event::Loaded(vec![alpha.clone(), gamma.clone()]));
-    assert!(effects.contains(&Effect::SettleAfter(m.hold_seq)), "{effects:?}");
+    assert!(
+        effects.contains(&Effect::SettleAfter(m.hold_seq)),
+        "{effects:?}"
+    );
     assert_eq!(selected(&m), "beta", "not swapped for another project");
     assert_eq!(m.focus, Focus::Detail);
     let beta = m.selected_project().cloned().expect("beta is shown");
@@ -68,9 +70,15 @@ fn the_open_project_keeps_its_identity_while_its_file_is_missing() {
     // The file is back before the settle time: current again.
     let mut back = beta.clone();
     back.status = "saved".into();
-    update(&mut m, Event::Loaded(vec![alpha.clone(), back, gamma.clone()]));
+    update(
+        &mut m,
+        Event::Loaded(vec![alpha.clone(), back, gamma.clone()]),
+    );
     let p = m.selected_project().expect("beta");
-    assert_eq!((p.status.as_str(), m.freshness(p)), ("saved", Freshness::Current));
+    assert_eq!(
+        (p.status.as_str(), m.freshness(p)),
+        ("saved", Freshness::Current)
+    );
     settle_all(&mut m);
     assert_eq!(selected(&m), "beta", "a late settle changes nothing");
 }
@@ -132,7 +140,10 @@ fn a_half_written_file_keeps_the_last_good_reading_until_it_settles() {
     assert_eq!(m.projects[0].status, "validated");
     assert!(effects.contains(&Effect::SettleAfter(2)));
     update(&mut m, Event::Loaded(vec![torn.clone()]));
-    assert_eq!(m.projects[0].status, "validated", "still within the settle time");
+    assert_eq!(
+        m.projects[0].status, "validated",
+        "still within the settle time"
+    );
     update(&mut m, Event::Settle(2));
     assert_eq!(m.projects[0].status, "rebuilt");
     assert_eq!(m.projects[0].problems, torn.problems);
@@ -170,7 +181,10 @@ fn esc_clears_a_kept_filter_and_slash_starts_afresh() {
     update(&mut m, key('3'));
     update(&mut m, code(KeyCode::Enter));
     assert_eq!(m.filter_label(Tab::Timeline).as_deref(), Some("/3"));
-    assert!(screen(&m, 120, 24).contains("/3"), "the filter is in the title");
+    assert!(
+        screen(&m, 120, 24).contains("/3"),
+        "the filter is in the title"
+    );
     // A second `/` types a new filter, not "3" followed by more.
     update(&mut m, key('/'));
     update(&mut m, key('4'));
@@ -178,7 +192,10 @@ fn esc_clears_a_kept_filter_and_slash_starts_afresh() {
     update(&mut m, code(KeyCode::Enter));
     // Esc clears it first, staying in the tab; the next Esc leaves.
     update(&mut m, code(KeyCode::Esc));
-    assert_eq!((m.pane(Tab::Timeline).filter.as_str(), m.focus), ("", Focus::Detail));
+    assert_eq!(
+        (m.pane(Tab::Timeline).filter.as_str(), m.focus),
+        ("", Focus::Detail)
+    );
     assert_eq!(panes::timeline(&m.projects[0], "").len(), 5);
     update(&mut m, code(KeyCode::Esc));
     assert_eq!(m.focus, Focus::List);
@@ -248,7 +265,11 @@ fn scrolling_up_past_the_timeline_top_reads_further_back() {
     );
     assert_eq!(m.pane(Tab::Timeline).selected, 1, "k keeps its event");
     update(&mut m, key('g'));
-    assert_eq!(update(&mut m, key('k')), vec![], "the file's first line: no more");
+    assert_eq!(
+        update(&mut m, key('k')),
+        vec![],
+        "the file's first line: no more"
+    );
     // A reload (a new event appended) keeps what was read back.
     let mut p = m.projects[0].clone();
     p.detail.timeline = (0..5).chain([5]).map(ev).collect();
@@ -277,10 +298,17 @@ fn keys_do_nothing_while_the_terminal_is_too_small_except_quit() {
         assert_eq!(update(&mut m, key(k)), vec![], "{k}");
     }
     assert_eq!(code_effects(&mut m, KeyCode::Enter), vec![]);
-    assert_eq!((selected(&m).as_str(), m.screen, m.mode), ("alpha", Screen::Projects, Mode::Normal));
+    assert_eq!(
+        (selected(&m).as_str(), m.screen, m.mode),
+        ("alpha", Screen::Projects, Mode::Normal)
+    );
     assert_eq!(update(&mut m, key('q')), vec![Effect::Quit]);
     update(&mut m, Event::Size(100, 30));
-    assert_eq!(update(&mut m, key('j')), vec![Effect::Render], "keys act again");
+    assert_eq!(
+        update(&mut m, key('j')),
+        vec![Effect::Render],
+        "keys act again"
+    );
 }
 
 fn code_effects(m: &mut Model, k: KeyCode) -> Vec<Effect> {

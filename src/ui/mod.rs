@@ -132,16 +132,27 @@ fn hint_line(m: &Model, width: u16) -> Line<'static> {
             Span::styled("   Enter keep · Esc clear", t.muted),
         ]);
     }
+    if m.mode == Mode::Palette {
+        // Typing: the palette's own keys, not the keymap's.
+        return Line::from(Span::styled(
+            " type to search · ↑/↓ choose · Enter run · Esc close",
+            t.muted,
+        ));
+    }
     let mut spans = Vec::new();
     let mut used = 0usize;
     let notice = if let Some(why) = &m.failure {
-        Some((format!(" ✗ reading failed: {} · r retries ", sanitize_line(why)), t.error))
+        Some((
+            format!(" ✗ reading failed: {} · r retries ", sanitize_line(why)),
+            t.error,
+        ))
     } else {
         m.selected_project().and_then(|p| match m.freshness(p) {
             crate::app::Freshness::Current => None,
-            crate::app::Freshness::Rereading => {
-                Some((" ⟳ re-reading: showing the last good reading ".to_owned(), t.warn))
-            }
+            crate::app::Freshness::Rereading => Some((
+                " ⟳ re-reading: showing the last good reading ".to_owned(),
+                t.warn,
+            )),
             crate::app::Freshness::Gone => {
                 Some((" ✗ this project is gone from disk ".to_owned(), t.error))
             }

@@ -8,7 +8,7 @@ use std::path::Path;
 use super::timeline::{TIMELINE, event};
 use crate::model::Event;
 use crate::store::StoreError;
-use crate::store::ndjson::{ReverseLines, RevLine};
+use crate::store::ndjson::{RevLine, ReverseLines};
 
 const CHUNK: usize = 64 * 1024;
 
