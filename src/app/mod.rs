@@ -268,7 +268,6 @@ pub struct Model {
     pub palette: Palette,
     /// Rows a page moves (set by the runtime from the terminal height).
     pub page: usize,
-    pub theme: crate::ui::Theme,
     /// The terminal's size (columns, rows).
     pub size: (u16, u16),
     /// How far the `?` help is scrolled (the view clamps).
@@ -310,7 +309,6 @@ impl Model {
             bug_filter: BugFilter::default(),
             palette: Palette::default(),
             page: 10,
-            theme: crate::ui::Theme::fallback(false),
             size: (u16::MAX, u16::MAX),
             help_scroll: 0,
             failure: None,

@@ -9,7 +9,8 @@ use ratatui::{Terminal, backend::TestBackend};
 
 fn screen(m: &Model, w: u16, h: u16) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).expect("test backend");
-    t.draw(|f| crate::ui::render(m, f)).expect("draws");
+    t.draw(|f| crate::ui::render(m, &crate::ui::Theme::fallback(false), f))
+        .expect("draws");
     let buf = t.backend().buffer().clone();
     let mut out = String::new();
     for y in 0..h {

@@ -213,7 +213,6 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         global.readonly,
         global.now.unwrap_or_else(Utc::now),
     );
-    model.theme = theme;
     // ratatui::init enters the alternate screen and raw mode, and installs a
     // panic hook that restores the terminal before the report is printed.
     let mut terminal = ratatui::init();
@@ -253,7 +252,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                 if global.now.is_none() {
                     model.now = Utc::now();
                 }
-                draw(&mut terminal, &mut model)?;
+                draw(&mut terminal, &mut model, &theme)?;
                 dirty = false;
             }
             let clock = CLOCK.saturating_sub(last_clock.elapsed());
@@ -358,12 +357,16 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
 }
 
 /// One frame, sent as one synchronized update.
-fn draw(terminal: &mut ratatui::DefaultTerminal, model: &mut Model) -> io::Result<()> {
+fn draw(
+    terminal: &mut ratatui::DefaultTerminal,
+    model: &mut Model,
+    theme: &ui::Theme,
+) -> io::Result<()> {
     let mut out = io::stdout();
     queue!(out, BeginSynchronizedUpdate)?;
     terminal.draw(|f| {
         model.page = f.area().height.saturating_sub(6).max(1) as usize;
-        ui::render(model, f);
+        ui::render(model, theme, f);
     })?;
     queue!(out, EndSynchronizedUpdate)?;
     out.flush()

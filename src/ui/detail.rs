@@ -1,6 +1,7 @@
 //! The selected project: a tab bar, the devloop status strip, the current
 //! tab, and a drawer (unit or bug) over it.
 
+use super::View;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -8,12 +9,12 @@ use ratatui::widgets::Paragraph;
 
 use super::widgets::block;
 use super::{devloop, tabs};
-use crate::app::{Focus, Model};
+use crate::app::Focus;
 use crate::model::Format;
 
 /// `split`: the list is on screen beside the detail (else a breadcrumb
 /// says where the detail is).
-pub fn render(m: &Model, f: &mut Frame, area: Rect, split: bool) {
+pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     let t = &m.theme;
     let focused = m.focus == Focus::Detail;
     let Some(p) = m.selected_project() else {

@@ -33,7 +33,26 @@ pub const SPLIT_WIDTH: u16 = 100;
 /// (the app ignores keys then: one definition for both).
 use crate::app::{MIN_HEIGHT, MIN_WIDTH};
 
-pub fn render(m: &Model, f: &mut Frame) {
+/// What the views draw from: the app's model, and the theme, which
+/// belongs to the UI (the app knows nothing of styles). Reads as the model.
+pub struct View<'a> {
+    pub model: &'a Model,
+    pub theme: &'a Theme,
+}
+
+impl std::ops::Deref for View<'_> {
+    type Target = Model;
+    fn deref(&self) -> &Model {
+        self.model
+    }
+}
+
+/// Draw `model` in `theme`.
+pub fn render(model: &Model, theme: &Theme, f: &mut Frame) {
+    draw(&View { model, theme }, f);
+}
+
+fn draw(m: &View, f: &mut Frame) {
     let area = f.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         let msg = format!(
@@ -65,7 +84,7 @@ pub fn render(m: &Model, f: &mut Frame) {
     }
 }
 
-fn projects_screen(m: &Model, f: &mut Frame, area: Rect) {
+fn projects_screen(m: &View, f: &mut Frame, area: Rect) {
     if area.width >= SPLIT_WIDTH {
         // The list needs little room; the detail gets the rest.
         let list_w = (area.width * 3 / 10).clamp(34, 60);
@@ -83,7 +102,7 @@ fn projects_screen(m: &Model, f: &mut Frame, area: Rect) {
 
 /// The header: counts and badges first, so a long root never pushes the
 /// waiting count or READ-ONLY off the line; the roots get what is left.
-fn header_line(m: &Model, width: u16) -> Line<'static> {
+fn header_line(m: &View, width: u16) -> Line<'static> {
     let t = &m.theme;
     let mut right = vec![
         Span::styled(" loopdeck ", t.selection.patch(t.bold)),
@@ -123,7 +142,7 @@ fn header_line(m: &Model, width: u16) -> Line<'static> {
 
 /// The keys that matter here (from the keymap), as many as fit, most
 /// important first; a failure, a re-reading or a gone project first of all.
-fn hint_line(m: &Model, width: u16) -> Line<'static> {
+fn hint_line(m: &View, width: u16) -> Line<'static> {
     let t = &m.theme;
     if m.mode == Mode::Filter {
         return Line::from(vec![

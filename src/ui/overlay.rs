@@ -1,12 +1,13 @@
 //! Help (`?`) and the command palette (`:`), drawn over the body.
 
+use super::View;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::widgets::{block, offset};
-use crate::app::{Model, commands_matching, help_rows};
+use crate::app::{commands_matching, help_rows};
 
 fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let [row] = Layout::vertical([Constraint::Length(height.min(area.height))])
@@ -20,7 +21,7 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
 
 /// Every key of the current view, scrolled by `m.help_scroll` when the
 /// screen is shorter than the list.
-pub fn help(m: &Model, f: &mut Frame, area: Rect) {
+pub fn help(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let lines: Vec<Line> = help_rows(m)
         .into_iter()
@@ -53,7 +54,7 @@ pub fn help(m: &Model, f: &mut Frame, area: Rect) {
     );
 }
 
-pub fn palette(m: &Model, f: &mut Frame, area: Rect) {
+pub fn palette(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let matches = commands_matching(m, &m.palette.input);
     let height = 12u16.min(area.height);
