@@ -381,8 +381,9 @@ mod tests {
     fn a_panicking_worker_becomes_a_failed_event() {
         let (tx, rx) = mpsc::channel::<Msg>();
         worker(tx, "reading the projects", || {
-            // What store::mtime did with a year-262143 mtime.
-            let at: Option<chrono::DateTime<Utc>> = None;
+            // What store::mtime did with a year-262143 mtime: chrono's
+            // "No such local time" panic, in the loader.
+            let at = chrono::DateTime::<Utc>::from_timestamp(i64::MAX, 0);
             Event::Loaded(vec![crate::model::Project::new(
                 crate::model::Format::Gsd,
                 PathBuf::from(at.expect("No such local time").to_rfc3339()),
