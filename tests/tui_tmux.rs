@@ -60,6 +60,22 @@ impl Tmux {
         }
     }
 
+    /// Wait until the screen satisfies `ok`.
+    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "never saw {what}; screen:\n{s}"
+            );
+            sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Wait until the screen no longer shows `needle`.
     fn wait_gone(&self, needle: &str) -> String {
         let start = Instant::now();
@@ -208,8 +224,9 @@ fn navigate_filter_help_inbox_quit_in_tmux() {
     );
     assert!(s.contains("paused-waiting"), "{s}");
     tmux.keys(&["Escape"]);
-    let s = tmux.wait_gone("/gsd");
-    assert!(s.contains("fba-smart-rest"), "all projects again:\n{s}");
+    let s = tmux.wait_until("every project again, unfiltered", |s| {
+        !s.contains("/gsd") && s.contains("fba-smart-rest")
+    });
 
     // Help lists the keys; Esc closes it.
     let help = "inbox: everything waiting for a human";
@@ -224,7 +241,9 @@ fn navigate_filter_help_inbox_quit_in_tmux() {
     let s = tmux.wait_for(" Inbox · ");
     assert!(s.contains("Enter jump to it"), "{s}");
     tmux.keys(&["Escape"]);
-    tmux.wait_gone(" Inbox · ");
+    tmux.wait_until("the projects screen again", |s| {
+        !s.contains(" Inbox · ") && s.contains("Projects ")
+    });
 
     // Into the first project's detail (the list's "Enter open" hint goes),
     // then Tab to its second tab; below the split width the breadcrumb
@@ -241,7 +260,10 @@ fn navigate_filter_help_inbox_quit_in_tmux() {
     tmux.keys(&["g"]);
     tmux.wait_for(&format!(" {first} · {first_format} "));
     tmux.keys(&["Enter"]);
-    tmux.wait_gone("Enter open");
+    // The detail has the keys: its own hints replace the list's.
+    tmux.wait_until("the detail's hints", |s| {
+        !s.contains("Enter open") && s.contains("Esc back")
+    });
     tmux.keys(&["Tab"]);
     // The breadcrumb appears only once the window is narrow: give the Tab
     // key time to land first (the crumb then proves it did).
@@ -256,8 +278,10 @@ fn navigate_filter_help_inbox_quit_in_tmux() {
         "{s}"
     );
     tmux.run(&["resize-window", "-t", "e2e", "-x", "120", "-y", "30"]);
-    let s = tmux.wait_gone("projects ›");
-    assert!(s.contains("Projects "), "wide again: list and detail:\n{s}");
+    // Wide again: list and detail side by side, no breadcrumb.
+    tmux.wait_until("the list beside the detail", |s| {
+        s.contains("Projects ") && !s.contains("projects ›")
+    });
     tmux.keys(&["Escape"]);
     tmux.wait_for("Enter open");
 
@@ -268,12 +292,9 @@ fn navigate_filter_help_inbox_quit_in_tmux() {
     tmux.keys(&["i"]);
     sleep(Duration::from_millis(300));
     tmux.run(&["resize-window", "-t", "e2e", "-x", "120", "-y", "30"]);
-    let s = tmux.wait_gone("too small");
-    let s = if s.contains("Projects ") {
-        s
-    } else {
-        tmux.wait_for("Projects ")
-    };
+    let s = tmux.wait_until("the projects screen drawn again", |s| {
+        !s.contains("too small") && s.contains(" loopdeck ") && s.contains("q quit")
+    });
     assert!(
         !s.contains(" Inbox · "),
         "a key acted while too small:\n{s}"

@@ -233,12 +233,16 @@ pub fn hints(m: &Model) -> Vec<&'static str> {
         Mode::Normal
     };
     let mut found: Vec<(u8, &'static str)> = Vec::new();
+    let mut seen: Vec<Key> = Vec::new();
     for b in active(m, mode) {
-        if let Some((rank, text)) = b.hint
-            // The first row for a key wins, as in dispatch.
-            && !found.iter().any(|(_, t)| t.split(' ').next() == text.split(' ').next())
-        {
-            found.push((rank, text));
+        // The first row for a key wins, as in dispatch (a row without a
+        // hint hides the later rows of its key too).
+        if b.keys.iter().any(|k| seen.contains(k)) {
+            continue;
+        }
+        seen.extend_from_slice(b.keys);
+        if let Some(hint) = b.hint {
+            found.push(hint);
         }
     }
     found.sort_by_key(|(rank, _)| *rank);
