@@ -142,32 +142,26 @@ fn tmux_available() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-#[test]
-fn navigate_filter_help_inbox_quit_in_tmux() {
-    if !tmux_available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have tmux (.ci/run installs it)"
-        );
-        eprintln!(
-            "tmux is not installed: skipping the end-to-end console test (apt-get install tmux)"
-        );
-        return;
+/// Without tmux: fail in CI, skip (saying so) elsewhere.
+fn skip_without_tmux() -> bool {
+    if tmux_available() {
+        return false;
     }
-    let (_t, ws) = workspace();
-    // A project whose name tries to set the terminal title.
-    write(
-        &ws.join("prd-master/osc-title/state.json"),
-        r#"{"workflow_version":"0.6","current_stage":"2","project_name":"osc\u001b]2;PWNED-TITLE\u0007name","last_updated_at_utc":"2026-06-01T11:59:00Z"}"#,
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must have tmux (.ci/run installs it)"
     );
+    eprintln!("tmux is not installed: skipping the end-to-end console test (apt-get install tmux)");
+    true
+}
+
+/// Start the console on `root` in a detached tmux session `e2e`.
+fn start(tmux: &Tmux, root: &std::path::Path, width: &str, height: &str) {
     let bin = assert_cmd::cargo::cargo_bin("loopdeck");
-    let tmux = Tmux {
-        socket: format!("loopdeck-e2e-{}", std::process::id()),
-    };
     let cmd = format!(
         "{} {} --now {NOW}; echo EXITED:$?; sleep 60",
         bin.display(),
-        ws.display()
+        root.display()
     );
     tmux.run(&[
         "-f",
@@ -177,15 +171,99 @@ fn navigate_filter_help_inbox_quit_in_tmux() {
         "-s",
         "e2e",
         "-x",
-        "100",
+        width,
         "-y",
-        "30",
+        height,
         "env",
         "NO_COLOR=1",
         "sh",
         "-c",
         &cmd,
     ]);
+}
+
+#[test]
+fn timeline_reads_back_and_the_open_project_keeps_its_identity_in_tmux() {
+    if skip_without_tmux() {
+        return;
+    }
+    let (_t, ws) = workspace();
+    let dir = ws.join("devloop/data/companies/acme/projects/p-shipped");
+    // 200 events before the project's own: the loader holds the last 50.
+    let timeline = dir.join("timeline.ndjson");
+    let own = std::fs::read_to_string(&timeline).expect("timeline");
+    let mut text = String::new();
+    for i in 0..200 {
+        text.push_str(&format!(
+            "{{\"ts\":{},\"source\":\"human\",\"kind\":\"note\",\"summary\":\"early event {i:03}\"}}\n",
+            1_779_000_000 + i
+        ));
+    }
+    text.push_str(&own);
+    write(&timeline, text);
+    let tmux = Tmux {
+        socket: format!("loopdeck-e2e-back-{}", std::process::id()),
+    };
+    start(&tmux, &ws.join("devloop"), "120", "40");
+    tmux.wait_for(" 3 projects");
+    tmux.keys(&["/", "s", "h", "i", "p", "p", "e", "d", "Enter"]);
+    let title = " 供应商对账助手 · devloop ";
+    tmux.wait_for(title);
+    tmux.keys(&["Escape", "Enter", "4"]);
+    let s = tmux.wait_for("EVENT (");
+    assert!(s.contains("early event 199"), "the tail is on screen:\n{s}");
+    assert!(
+        !s.contains("early event 000"),
+        "only the tail was read:\n{s}"
+    );
+    // g reads back to the file's first line and lands on it.
+    tmux.keys(&["g"]);
+    tmux.wait_for("early event 000");
+
+    // An editor's save with a gap: project.json missing for 50 ms. The
+    // console stays on this project (never swapped for another).
+    let state = dir.join("project.json");
+    let aside = dir.join("project.json.saving");
+    std::fs::rename(&state, &aside).expect("rename");
+    sleep(Duration::from_millis(50));
+    std::fs::rename(&aside, &state).expect("rename back");
+    sleep(Duration::from_millis(500));
+    let s = tmux.screen();
+    assert!(s.contains(title), "still on the project:\n{s}");
+    assert!(!s.contains("gone from disk"), "{s}");
+
+    // Read mid-write: the last good reading stays, marked, until the file
+    // reads well again.
+    let good = std::fs::read(&state).expect("project.json");
+    write(&state, &good[..good.len() / 2]);
+    let s = tmux.wait_for("re-reading");
+    assert!(s.contains(title), "the last good reading:\n{s}");
+    write(&state, &good);
+    tmux.wait_gone("re-reading");
+
+    // Deleted: said in place, after the settle time.
+    std::fs::remove_dir_all(&dir).expect("rm");
+    let s = tmux.wait_for("gone from disk");
+    assert!(s.contains("供应商对账助手"), "{s}");
+    tmux.keys(&["q"]);
+    tmux.wait_for("EXITED:0");
+}
+
+#[test]
+fn navigate_filter_help_inbox_quit_in_tmux() {
+    if skip_without_tmux() {
+        return;
+    }
+    let (_t, ws) = workspace();
+    // A project whose name tries to set the terminal title.
+    write(
+        &ws.join("prd-master/osc-title/state.json"),
+        r#"{"workflow_version":"0.6","current_stage":"2","project_name":"osc\u001b]2;PWNED-TITLE\u0007name","last_updated_at_utc":"2026-06-01T11:59:00Z"}"#,
+    );
+    let tmux = Tmux {
+        socket: format!("loopdeck-e2e-{}", std::process::id()),
+    };
+    start(&tmux, &ws, "100", "30");
     tmux.run(&["select-pane", "-t", "e2e", "-T", "e2e-title"]);
 
     // The hostile name appears once the projects are read: the escape is
