@@ -1,7 +1,7 @@
 //! Key handling, tested on the pure update function: no terminal, no disk.
 
 use super::*;
-use crate::model::{Bug, Event as TimelineEvent, InboxItem};
+use crate::model::{Bug, Event as TimelineEvent, InboxItem, InboxKind};
 use chrono::TimeZone;
 use crossterm::event::KeyEvent;
 

@@ -3,7 +3,7 @@
 
 use super::tests::{code, devloop, key, model, project, selected, three};
 use super::*;
-use crate::model::{Event as TimelineEvent, Problem};
+use crate::model::{Event as TimelineEvent, InboxKind, Problem};
 use crossterm::event::KeyEvent;
 use ratatui::{Terminal, backend::TestBackend};
 
