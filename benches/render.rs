@@ -47,6 +47,7 @@ fn projects(n: usize) -> Vec<Project> {
 }
 
 fn median_us(mut model: Model, frames: usize) -> f64 {
+    let theme = loopdeck::ui::Theme::fallback(false);
     let mut term = Terminal::new(TestBackend::new(200, 60)).expect("backend");
     let mut times: Vec<f64> = (0..frames)
         .map(|i| {
@@ -63,7 +64,7 @@ fn median_us(mut model: Model, frames: usize) -> f64 {
                 )),
             );
             let t = Instant::now();
-            term.draw(|f| loopdeck::ui::render(&model, f))
+            term.draw(|f| loopdeck::ui::render(&model, &theme, f))
                 .expect("draw");
             t.elapsed().as_secs_f64() * 1e6
         })

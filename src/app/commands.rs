@@ -1,7 +1,11 @@
-//! Everything the console can do, by name: the keys map to these, the
-//! command palette lists them, and the help screen documents them.
+//! Everything the console can do, by name, and the one keymap table that
+//! binds keys to it. Dispatch, the `?` help, the hint bar and the `:`
+//! palette all read [`KEYMAP`]; nothing else names a key. (A user keymap
+//! will later replace rows of this table.)
 
-use super::{Focus, Model, Screen, Tab};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::{Focus, Mode, Model, Screen, Tab};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
@@ -20,6 +24,7 @@ pub enum Command {
     Filter,
     Palette,
     Help,
+    CloseHelp,
     Inbox,
     Projects,
     Reload,
@@ -30,49 +35,151 @@ pub enum Command {
     FollowTimeline,
 }
 
-/// Keys and palette names: (command, key, description). The help screen
-/// shows the rows that apply to the current view.
-pub const COMMANDS: &[(Command, &str, &str)] = &[
-    (Command::Down, "j ↓", "move down"),
-    (Command::Up, "k ↑", "move up"),
-    (Command::Top, "g Home", "go to the top"),
-    (Command::Bottom, "G End", "go to the bottom"),
-    (Command::PageDown, "PgDn", "page down"),
-    (Command::PageUp, "PgUp", "page up"),
-    (Command::NextTab, "Tab", "next tab"),
-    (Command::PrevTab, "S-Tab", "previous tab"),
-    (Command::Open, "Enter", "open: detail, drawer, inbox item"),
-    (Command::Back, "Esc", "back: close, leave the detail"),
-    (Command::Filter, "/", "filter the list you are in"),
-    (Command::Palette, ":", "command palette"),
-    (Command::Help, "?", "this help"),
-    (Command::Inbox, "i", "inbox: everything waiting for a human"),
-    (Command::Projects, "p", "projects"),
-    (Command::Reload, "r", "read every project again"),
-    (Command::Redraw, "^L", "redraw the screen"),
-    (Command::Quit, "q", "quit"),
-    (
-        Command::CycleBugStatus,
-        "s",
-        "bugs: cycle the status filter",
-    ),
-    (
-        Command::CycleBugSeverity,
-        "v",
-        "bugs: cycle the severity filter",
-    ),
-    (Command::FollowTimeline, "f", "timeline: follow the end"),
-    (Command::TabNumber(0), "1-9", "pick a tab by its number"),
-    (Command::GoTab(Tab::Overview), "", "tab: Overview"),
-    (Command::GoTab(Tab::Frontier), "", "tab: Frontier"),
-    (Command::GoTab(Tab::Phases), "", "tab: Phases & Decisions"),
-    (Command::GoTab(Tab::Tasks), "", "tab: Tasks"),
-    (Command::GoTab(Tab::Units), "", "tab: Units"),
-    (Command::GoTab(Tab::Bugs), "", "tab: Bugs"),
-    (Command::GoTab(Tab::Timeline), "", "tab: Timeline"),
-    (Command::GoTab(Tab::Agents), "", "tab: Agents"),
-    (Command::GoTab(Tab::Findings), "", "tab: Findings"),
+/// One key as the table names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Char(char),
+    Ctrl(char),
+    Code(KeyCode),
+    /// Any of the digits 1-9 (the command gets the digit).
+    Digit,
+}
+
+impl Key {
+    fn matches(self, k: &KeyEvent) -> bool {
+        let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+        match (self, k.code) {
+            (Key::Ctrl(c), KeyCode::Char(d)) => ctrl && c == d,
+            (Key::Char(c), KeyCode::Char(d)) => !ctrl && c == d,
+            (Key::Digit, KeyCode::Char('1'..='9')) => !ctrl,
+            (Key::Code(c), code) => c == code,
+            _ => false,
+        }
+    }
+}
+
+/// Where a binding applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Any view (of its mode).
+    Anywhere,
+    /// The project list has the keys.
+    List,
+    /// A project's detail has the keys (no drawer open).
+    Detail,
+    /// This tab of a project's detail (no drawer open).
+    InTab(Tab),
+    /// A drawer is open over the detail.
+    Drawer,
+    Inbox,
+}
+
+/// One row of the keymap.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    pub mode: Mode,
+    pub scope: Scope,
+    pub keys: &'static [Key],
+    /// How help shows the keys ("" for palette-only commands).
+    pub label: &'static str,
+    pub command: Command,
+    /// What help and the palette say.
+    pub description: &'static str,
+    /// On the hint bar: (rank, text), lower ranks first.
+    pub hint: Option<(u8, &'static str)>,
+}
+
+const fn b(
+    mode: Mode,
+    scope: Scope,
+    keys: &'static [Key],
+    label: &'static str,
+    command: Command,
+    description: &'static str,
+    hint: Option<(u8, &'static str)>,
+) -> Binding {
+    Binding {
+        mode,
+        scope,
+        keys,
+        label,
+        command,
+        description,
+        hint,
+    }
+}
+
+use Key::{Char as C, Code as K};
+use Mode::{Help as H, Normal as N};
+use Scope::{Anywhere as Any, Detail, Drawer, InTab, Inbox, List};
+
+/// The keymap: the first row that matches a key, its mode and its scope,
+/// and whose command applies, is what the key does.
+#[rustfmt::skip]
+pub const KEYMAP: &[Binding] = &[
+    // The help overlay scrolls and closes.
+    b(H, Any, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, "scroll down", Some((1, "j/k scroll"))),
+    b(H, Any, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, "scroll up", None),
+    b(H, Any, &[K(KeyCode::PageDown)], "PgDn", Command::PageDown, "page down", Some((2, "PgUp/PgDn page"))),
+    b(H, Any, &[K(KeyCode::PageUp)], "PgUp", Command::PageUp, "page up", None),
+    b(H, Any, &[C('g'), K(KeyCode::Home)], "g Home", Command::Top, "go to the top", None),
+    b(H, Any, &[C('G'), K(KeyCode::End)], "G End", Command::Bottom, "go to the bottom", None),
+    b(H, Any, &[K(KeyCode::Esc), C('?'), C('q')], "Esc ? q", Command::CloseHelp, "close help", Some((0, "Esc close help"))),
+    // Opening what is selected: one row per view, for the hint bar.
+    b(N, Inbox, &[K(KeyCode::Enter)], "Enter", Command::Open, "open: detail, drawer, inbox item", Some((0, "Enter jump to it"))),
+    b(N, List, &[K(KeyCode::Enter)], "Enter", Command::Open, "open: detail, drawer, inbox item", Some((0, "Enter open"))),
+    b(N, InTab(Tab::Units), &[K(KeyCode::Enter)], "Enter", Command::Open, "open: detail, drawer, inbox item", Some((2, "Enter unit"))),
+    b(N, InTab(Tab::Bugs), &[K(KeyCode::Enter)], "Enter", Command::Open, "open: detail, drawer, inbox item", Some((2, "Enter history"))),
+    b(N, Detail, &[K(KeyCode::Enter)], "Enter", Command::Open, "open: detail, drawer, inbox item", None),
+    b(N, InTab(Tab::Bugs), &[C('s')], "s", Command::CycleBugStatus, "bugs: cycle the status filter", Some((0, "s status"))),
+    b(N, InTab(Tab::Bugs), &[C('v')], "v", Command::CycleBugSeverity, "bugs: cycle the severity filter", Some((1, "v severity"))),
+    b(N, InTab(Tab::Timeline), &[C('f')], "f", Command::FollowTimeline, "timeline: follow the end", Some((0, "f follow"))),
+    b(N, Drawer, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, "scroll down", Some((0, "j/k scroll"))),
+    b(N, Drawer, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, "scroll up", None),
+    b(N, Any, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, "move down", Some((1, "j/k move"))),
+    b(N, Any, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, "move up", None),
+    b(N, Any, &[C('g'), K(KeyCode::Home)], "g Home", Command::Top, "go to the top (the Timeline reads back)", None),
+    b(N, Any, &[C('G'), K(KeyCode::End)], "G End", Command::Bottom, "go to the bottom", None),
+    b(N, Any, &[K(KeyCode::PageDown)], "PgDn", Command::PageDown, "page down", None),
+    b(N, Any, &[K(KeyCode::PageUp)], "PgUp", Command::PageUp, "page up", None),
+    b(N, Any, &[K(KeyCode::Tab)], "Tab", Command::NextTab, "next tab", Some((2, "Tab/1-9 tabs"))),
+    b(N, Any, &[K(KeyCode::BackTab)], "S-Tab", Command::PrevTab, "previous tab", None),
+    b(N, Any, &[Key::Digit], "1-9", Command::TabNumber(0), "pick a tab by its number", None),
+    b(N, Drawer, &[K(KeyCode::Esc)], "Esc", Command::Back, "back: clear the filter, close, leave", Some((1, "Esc close"))),
+    b(N, List, &[K(KeyCode::Esc)], "Esc", Command::Back, "back: clear the filter, close, leave", None),
+    b(N, Any, &[K(KeyCode::Esc)], "Esc", Command::Back, "back: clear the filter, close, leave", Some((3, "Esc back"))),
+    b(N, Any, &[C('i')], "i", Command::Inbox, "inbox: everything waiting for a human", Some((4, "i inbox"))),
+    b(N, Any, &[C('p')], "p", Command::Projects, "projects", None),
+    b(N, Any, &[C('/')], "/", Command::Filter, "filter the list you are in", Some((6, "/ filter"))),
+    b(N, Any, &[C(':')], ":", Command::Palette, "command palette", Some((7, ": commands"))),
+    b(N, Any, &[C('?')], "?", Command::Help, "this help", Some((8, "? help"))),
+    b(N, Any, &[C('r')], "r", Command::Reload, "read every project again", None),
+    b(N, Any, &[Key::Ctrl('l')], "^L", Command::Redraw, "redraw the screen", None),
+    b(N, Any, &[C('q')], "q", Command::Quit, "quit", Some((5, "q quit"))),
+    // Palette only.
+    b(N, Any, &[], "", Command::GoTab(Tab::Overview), "tab: Overview", None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Frontier), "tab: Frontier", None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Phases), "tab: Phases & Decisions", None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Tasks), "tab: Tasks", None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Units), "tab: Units", None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Bugs), "tab: Bugs", None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Timeline), "tab: Timeline", None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Agents), "tab: Agents", None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Findings), "tab: Findings", None),
 ];
+
+fn in_scope(m: &Model, scope: Scope) -> bool {
+    let inbox = m.screen == Screen::Inbox;
+    let detail = !inbox && m.focus == Focus::Detail;
+    match scope {
+        Scope::Anywhere => true,
+        Scope::List => !inbox && m.focus == Focus::List,
+        Scope::Detail => detail && m.drawer.is_none(),
+        Scope::InTab(t) => detail && m.drawer.is_none() && m.tab == t,
+        Scope::Drawer => detail && m.drawer.is_some(),
+        Scope::Inbox => inbox,
+    }
+}
 
 /// Does `cmd` mean anything in the current view?
 pub fn applies(m: &Model, cmd: Command) -> bool {
@@ -89,29 +196,87 @@ pub fn applies(m: &Model, cmd: Command) -> bool {
     }
 }
 
+/// The rows of `mode` that apply in the current view.
+pub fn active(m: &Model, mode: Mode) -> impl Iterator<Item = &'static Binding> + '_ {
+    KEYMAP
+        .iter()
+        .filter(move |b| b.mode == mode && in_scope(m, b.scope) && applies(m, b.command))
+}
+
+/// What `key` does here, in the model's current mode.
+pub fn lookup(m: &Model, key: &KeyEvent) -> Option<Command> {
+    let found = active(m, m.mode).find(|b| b.keys.iter().any(|k| k.matches(key)))?;
+    Some(match (found.command, key.code) {
+        (Command::TabNumber(_), KeyCode::Char(c @ '1'..='9')) => {
+            Command::TabNumber(c as usize - '1' as usize)
+        }
+        (cmd, _) => cmd,
+    })
+}
+
+/// The help screen's rows here: (keys, description), each once.
+pub fn help_rows(m: &Model) -> Vec<(&'static str, &'static str)> {
+    let mut rows: Vec<(&'static str, &'static str)> = Vec::new();
+    for b in active(m, Mode::Normal).filter(|b| !b.label.is_empty()) {
+        if !rows.iter().any(|(l, _)| *l == b.label) {
+            rows.push((b.label, b.description));
+        }
+    }
+    rows
+}
+
+/// The hint bar's entries here, most important first.
+pub fn hints(m: &Model) -> Vec<&'static str> {
+    let mode = if m.mode == Mode::Help {
+        Mode::Help
+    } else {
+        Mode::Normal
+    };
+    let mut found: Vec<(u8, &'static str)> = Vec::new();
+    let mut seen: Vec<Key> = Vec::new();
+    for b in active(m, mode) {
+        // The first row for a key wins, as in dispatch (a row without a
+        // hint hides the later rows of its key too).
+        if b.keys.iter().any(|k| seen.contains(k)) {
+            continue;
+        }
+        seen.extend_from_slice(b.keys);
+        if let Some(hint) = b.hint {
+            found.push(hint);
+        }
+    }
+    found.sort_by_key(|(rank, _)| *rank);
+    found.into_iter().map(|(_, t)| t).collect()
+}
+
 /// Palette entries whose description contains `input` (case-insensitive),
-/// among the commands that apply here.
+/// among the commands that apply here, each command once.
 pub fn matching(m: &Model, input: &str) -> Vec<(Command, &'static str)> {
     let needle = input.to_lowercase();
-    let mut found: Vec<(usize, Command, &'static str)> = COMMANDS
+    let mut seen: Vec<Command> = Vec::new();
+    let mut found: Vec<(usize, Command, &'static str)> = Vec::new();
+    for b in KEYMAP
         .iter()
-        .filter(|(cmd, _, _)| applies(m, *cmd))
-        .filter_map(|(cmd, _, desc)| {
-            let d = desc.to_lowercase();
-            // Names that start with the input first, then words that do,
-            // then anything containing it.
-            let rank = if d.starts_with(&needle) {
-                0
-            } else if d.split([' ', ':', ',']).any(|w| w.starts_with(&needle)) {
-                1
-            } else if d.contains(&needle) {
-                2
-            } else {
-                return None;
-            };
-            Some((rank, *cmd, *desc))
-        })
-        .collect();
+        .filter(|b| b.mode == Mode::Normal && applies(m, b.command))
+    {
+        if seen.contains(&b.command) || b.command == Command::Palette {
+            continue;
+        }
+        seen.push(b.command);
+        let d = b.description.to_lowercase();
+        // Names that start with the input first, then words that do, then
+        // anything containing it.
+        let rank = if d.starts_with(&needle) {
+            0
+        } else if d.split([' ', ':', ',']).any(|w| w.starts_with(&needle)) {
+            1
+        } else if d.contains(&needle) {
+            2
+        } else {
+            continue;
+        };
+        found.push((rank, b.command, b.description));
+    }
     found.sort_by_key(|(rank, _, _)| *rank);
     found
         .into_iter()

@@ -2,10 +2,14 @@
 //! change it, and a pure [`update`] that returns [`Effect`]s as data. No I/O
 //! happens here, so every behaviour is tested without a terminal or disk.
 
+mod actions;
 mod commands;
 pub mod panes;
+mod reading;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_issue7;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -13,8 +17,23 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::model::{Excerpt, Format, InboxKind, Project, Scenario, since_seconds};
-pub use commands::{COMMANDS, Command, applies as command_applies, matching as commands_matching};
+use crate::model::{Event as TimelineEvent, Excerpt, Format, Project, Scenario, since_seconds};
+pub use actions::run;
+use actions::{filter_key, older, palette_key};
+pub use commands::{
+    Binding, Command, KEYMAP, Key, Scope, applies as command_applies, help_rows, hints, lookup,
+    matching as commands_matching,
+};
+pub use reading::{Back, Freshness, Held, Identity};
+
+/// Below this size the console asks for a larger terminal and ignores
+/// every key but quit.
+pub const MIN_WIDTH: u16 = 40;
+pub const MIN_HEIGHT: u16 = 8;
+
+/// Timeline events read back per step past the top (`g` reads more).
+pub const OLDER_STEP: usize = 200;
+pub const OLDER_TO_TOP: usize = 5000;
 
 /// The two top-level screens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,6 +200,20 @@ pub enum Event {
     /// The excerpts asked for with `Effect::ReadExcerpts`.
     Excerpts(PathBuf, Vec<Excerpt>),
     Resize,
+    /// The terminal's size (columns, rows), at start and on every resize.
+    Size(u16, u16),
+    /// A worker thread (the loader, a reader) failed: say so, never stall.
+    Failed(String),
+    /// The settle time of the holds up to this number passed.
+    Settle(u64),
+    /// Timeline events older than `anchor`, asked for with `Effect::ReadOlder`.
+    Older {
+        path: PathBuf,
+        anchor: TimelineEvent,
+        events: Vec<TimelineEvent>,
+        /// Nothing older exists (or the file changed under the anchor).
+        at_start: bool,
+    },
 }
 
 /// What the runtime must do after an update.
@@ -194,6 +227,15 @@ pub enum Effect {
     FullRedraw,
     /// Read every project again now.
     Reload,
+    /// After the settle time, answer `Event::Settle(n)` and read again.
+    SettleAfter(u64),
+    /// Read up to `want` Timeline events before `anchor` from the devloop
+    /// project at `path`; answered by `Event::Older`.
+    ReadOlder {
+        path: PathBuf,
+        anchor: TimelineEvent,
+        want: usize,
+    },
     Quit,
 }
 
@@ -227,7 +269,21 @@ pub struct Model {
     pub palette: Palette,
     /// Rows a page moves (set by the runtime from the terminal height).
     pub page: usize,
-    pub theme: crate::ui::Theme,
+    /// The terminal's size (columns, rows).
+    pub size: (u16, u16),
+    /// How far the `?` help is scrolled (the view clamps).
+    pub help_scroll: u16,
+    /// A worker thread failed; shown until a reading succeeds.
+    pub failure: Option<String>,
+    /// The inbox item the detail was opened from (Esc goes back to it).
+    pub from_inbox: Option<(PathBuf, String)>,
+    /// Readings held back (see `reading`), by identity.
+    pub held: HashMap<Identity, Held>,
+    pub hold_seq: u64,
+    /// Devloop Timelines read back beyond the loader's tail, by path.
+    pub timeline_back: HashMap<PathBuf, Back>,
+    /// `g` on the Timeline: land on the first event once it is read.
+    timeline_to_top: bool,
 }
 
 impl Model {
@@ -254,8 +310,36 @@ impl Model {
             bug_filter: BugFilter::default(),
             palette: Palette::default(),
             page: 10,
-            theme: crate::ui::Theme::fallback(false),
+            size: (u16::MAX, u16::MAX),
+            help_scroll: 0,
+            failure: None,
+            from_inbox: None,
+            held: HashMap::new(),
+            hold_seq: 0,
+            timeline_back: HashMap::new(),
+            timeline_to_top: false,
         }
+    }
+
+    /// Is the terminal too small to draw (only quit acts)?
+    pub fn too_small(&self) -> bool {
+        self.size.0 < MIN_WIDTH || self.size.1 < MIN_HEIGHT
+    }
+
+    /// The filter of the pane the keys are in.
+    pub fn focused_filter(&self) -> &str {
+        match (self.screen, self.focus) {
+            (Screen::Inbox, _) => &self.inbox.filter,
+            (Screen::Projects, Focus::List) => &self.list.filter,
+            (Screen::Projects, Focus::Detail) => &self.pane(self.tab).filter,
+        }
+    }
+
+    /// The active filter of a detail tab as its title shows it
+    /// (`/text`), `None` when the tab is unfiltered.
+    pub fn filter_label(&self, tab: Tab) -> Option<String> {
+        let f = &self.pane(tab).filter;
+        (!f.is_empty()).then(|| format!("/{f}"))
     }
 
     pub fn selected_project(&self) -> Option<&Project> {
@@ -323,8 +407,19 @@ impl Model {
             self.drawer = None;
             self.follow_timeline = true;
             self.bug_filter = BugFilter::default();
-            if !self.tabs().contains(&self.tab) {
-                self.tab = Tab::Overview;
+            self.from_inbox = None;
+            // Another project opens on its Overview, whatever the tab of
+            // the last one.
+            self.tab = Tab::Overview;
+            let before = self.projects.len();
+            self.drop_gone();
+            if self.projects.len() != before {
+                let at = panes::projects(self).iter().position(|&i| {
+                    Some((&self.projects[i].path, self.projects[i].format))
+                        == self.selected.as_ref().map(|(p, f)| (p, *f))
+                });
+                self.list.selected = at.unwrap_or(0);
+                return;
             }
         }
         self.list.selected = row.min(rows.len().saturating_sub(1));
@@ -469,15 +564,39 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
             vec![Effect::Render]
         }
         Event::Resize => vec![Effect::Render],
+        Event::Size(w, h) => {
+            m.size = (w, h);
+            vec![Effect::Render]
+        }
         Event::Polling => {
             m.live = Liveness::Polling;
             vec![Effect::Render]
         }
+        Event::Failed(why) => {
+            m.loading = false;
+            m.failure = Some(why);
+            vec![Effect::Render]
+        }
+        Event::Settle(seq) => {
+            let (saved, inbox) = m.remember();
+            m.settle(seq);
+            m.resync_list();
+            m.restore(saved, inbox);
+            m.clamp_panes();
+            vec![Effect::Render]
+        }
+        Event::Older {
+            path,
+            anchor,
+            events,
+            at_start,
+        } => older(m, path, &anchor, events, at_start),
         Event::Loaded(projects) => {
             let (saved, inbox) = m.remember();
             let before = m.selected.clone();
-            m.projects = projects;
+            let mut effects = m.absorb(projects);
             m.loading = false;
+            m.failure = None;
             m.resync_list();
             if m.selected == before {
                 m.restore(saved, inbox);
@@ -486,7 +605,8 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
                 m.follow();
             }
             m.clamp_panes();
-            vec![Effect::Render]
+            effects.push(Effect::Render);
+            effects
         }
         Event::Key(key) if key.kind == KeyEventKind::Release => Vec::new(),
         // Raw mode turns off SIGINT: Ctrl-C quits from any mode.
@@ -495,363 +615,22 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
         {
             vec![Effect::Quit]
         }
+        // Nothing is drawn but the request for a larger terminal: a key
+        // must not act on what cannot be seen. Only quit does.
+        Event::Key(key) if m.too_small() => {
+            if key.code == KeyCode::Char('q') && key.modifiers.is_empty() {
+                vec![Effect::Quit]
+            } else {
+                Vec::new()
+            }
+        }
         Event::Key(key) => match m.mode {
-            Mode::Normal => normal_key(m, key),
+            Mode::Normal | Mode::Help => match commands::lookup(m, &key) {
+                Some(cmd) => run(m, cmd),
+                None => Vec::new(),
+            },
             Mode::Filter => filter_key(m, key),
             Mode::Palette => palette_key(m, key),
-            Mode::Help => {
-                if matches!(key.code, KeyCode::Esc | KeyCode::Char('?' | 'q')) {
-                    m.mode = Mode::Normal;
-                    vec![Effect::Render]
-                } else {
-                    Vec::new()
-                }
-            }
         },
     }
-}
-
-fn normal_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let cmd = match key.code {
-        KeyCode::Char('c') if ctrl => Command::Quit,
-        KeyCode::Char('l') if ctrl => Command::Redraw,
-        KeyCode::Char('q') => Command::Quit,
-        KeyCode::Char('j') | KeyCode::Down => Command::Down,
-        KeyCode::Char('k') | KeyCode::Up => Command::Up,
-        KeyCode::Char('g') | KeyCode::Home => Command::Top,
-        KeyCode::Char('G') | KeyCode::End => Command::Bottom,
-        KeyCode::PageUp => Command::PageUp,
-        KeyCode::PageDown => Command::PageDown,
-        KeyCode::Tab => Command::NextTab,
-        KeyCode::BackTab => Command::PrevTab,
-        KeyCode::Char(c @ '1'..='9') => Command::TabNumber(c as usize - '1' as usize),
-        KeyCode::Enter => Command::Open,
-        KeyCode::Esc => Command::Back,
-        KeyCode::Char('/') => Command::Filter,
-        KeyCode::Char(':') => Command::Palette,
-        KeyCode::Char('?') => Command::Help,
-        KeyCode::Char('i') => Command::Inbox,
-        KeyCode::Char('p') => Command::Projects,
-        KeyCode::Char('r') => Command::Reload,
-        KeyCode::Char('s') if m.tab == Tab::Bugs && m.focus == Focus::Detail => {
-            Command::CycleBugStatus
-        }
-        KeyCode::Char('v') if m.tab == Tab::Bugs && m.focus == Focus::Detail => {
-            Command::CycleBugSeverity
-        }
-        KeyCode::Char('f') if m.tab == Tab::Timeline => Command::FollowTimeline,
-        _ => return Vec::new(),
-    };
-    run(m, cmd)
-}
-
-/// Carry out a command (from a key or the palette).
-pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
-    let render = vec![Effect::Render];
-    match cmd {
-        Command::Quit => return vec![Effect::Quit],
-        Command::Redraw => return vec![Effect::FullRedraw],
-        Command::Reload => return vec![Effect::Reload],
-        Command::Up
-        | Command::Down
-        | Command::Top
-        | Command::Bottom
-        | Command::PageUp
-        | Command::PageDown => {
-            return move_selection(m, cmd);
-        }
-        Command::NextTab | Command::PrevTab | Command::TabNumber(_) => {
-            if m.screen == Screen::Inbox {
-                return Vec::new();
-            }
-            let tabs = m.tabs();
-            let at = tabs.iter().position(|t| *t == m.tab).unwrap_or(0);
-            let next = match cmd {
-                Command::NextTab => (at + 1) % tabs.len(),
-                Command::PrevTab => (at + tabs.len() - 1) % tabs.len(),
-                Command::TabNumber(n) if n < tabs.len() => n,
-                _ => return Vec::new(),
-            };
-            m.enter_tab(tabs[next]);
-            if m.focus == Focus::List && m.selected.is_some() {
-                m.focus = Focus::Detail;
-            }
-        }
-        Command::GoTab(tab) => {
-            if !m.tabs().contains(&tab) {
-                return Vec::new();
-            }
-            m.enter_tab(tab);
-            m.screen = Screen::Projects;
-            m.focus = Focus::Detail;
-        }
-        Command::Open => open(m),
-        Command::Back => back(m),
-        Command::Filter => m.mode = Mode::Filter,
-        Command::Palette => {
-            m.mode = Mode::Palette;
-            m.palette = Palette::default();
-        }
-        Command::Help => m.mode = Mode::Help,
-        Command::Inbox => {
-            m.screen = Screen::Inbox;
-            m.drawer = None;
-        }
-        Command::Projects => {
-            m.screen = Screen::Projects;
-            m.focus = Focus::List;
-            m.drawer = None;
-        }
-        Command::CycleBugStatus | Command::CycleBugSeverity => {
-            let Some(p) = m.selected_project() else {
-                return Vec::new();
-            };
-            let mut values: Vec<String> = p
-                .detail
-                .bugs
-                .iter()
-                .map(|b| {
-                    if cmd == Command::CycleBugStatus {
-                        b.status.clone()
-                    } else {
-                        b.severity.clone()
-                    }
-                })
-                .collect();
-            // Severities from the worst down; statuses alphabetically.
-            let rank = |v: &String| match v.as_str() {
-                "critical" => 0,
-                "high" => 1,
-                "medium" => 2,
-                "low" => 3,
-                _ => 4,
-            };
-            if cmd == Command::CycleBugSeverity {
-                values.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.cmp(b)));
-            } else {
-                values.sort();
-            }
-            values.dedup();
-            let slot = if cmd == Command::CycleBugStatus {
-                &mut m.bug_filter.status
-            } else {
-                &mut m.bug_filter.severity
-            };
-            *slot = match slot
-                .as_ref()
-                .and_then(|cur| values.iter().position(|v| v == cur))
-            {
-                None if slot.is_none() => values.first().cloned(),
-                Some(i) => values.get(i + 1).cloned(),
-                None => None,
-            };
-            m.pane_mut(Tab::Bugs).selected = 0;
-            m.drawer = None;
-        }
-        Command::FollowTimeline => m.follow(),
-    }
-    render
-}
-
-fn move_selection(m: &mut Model, cmd: Command) -> Vec<Effect> {
-    // An open drawer takes the movement keys: it scrolls (the UI clamps).
-    if m.drawer.is_some() && m.screen == Screen::Projects {
-        let page = m.page.max(1) as u16;
-        let before = m.drawer_scroll;
-        m.drawer_scroll = match cmd {
-            Command::Up => before.saturating_sub(1),
-            Command::Down => before.saturating_add(1),
-            Command::Top => 0,
-            Command::Bottom => u16::MAX / 2,
-            Command::PageUp => before.saturating_sub(page),
-            Command::PageDown => before.saturating_add(page),
-            _ => before,
-        };
-        return if m.drawer_scroll == before {
-            Vec::new()
-        } else {
-            vec![Effect::Render]
-        };
-    }
-    let len = m.focused_len();
-    if len == 0 {
-        return Vec::new();
-    }
-    let last = len - 1;
-    let page = m.page.max(1);
-    let on_list = m.screen == Screen::Projects && m.focus == Focus::List;
-    let current = if on_list {
-        m.list.selected
-    } else {
-        m.focused_pane().selected
-    };
-    let next = match cmd {
-        Command::Up => current.saturating_sub(1),
-        Command::Down => (current + 1).min(last),
-        Command::Top => 0,
-        Command::Bottom => last,
-        Command::PageUp => current.saturating_sub(page),
-        Command::PageDown => (current + page).min(last),
-        _ => current,
-    };
-    if m.screen == Screen::Projects && m.focus == Focus::Detail && m.tab == Tab::Timeline {
-        m.follow_timeline = next == last;
-    }
-    if next == current {
-        return Vec::new();
-    }
-    if on_list {
-        m.select_row(next);
-    } else {
-        m.focused_pane().selected = next;
-    }
-    vec![Effect::Render]
-}
-
-/// Enter: open what is selected.
-fn open(m: &mut Model) {
-    match (m.screen, m.focus) {
-        (Screen::Inbox, _) => {
-            let rows = panes::inbox(m);
-            let Some(&(pi, ii)) = rows.get(m.inbox.selected) else {
-                return;
-            };
-            let (format, kind, reference, subject) = {
-                let p = &m.projects[pi];
-                let item = &p.inbox[ii];
-                (
-                    p.format,
-                    item.kind,
-                    item.reference.clone(),
-                    item.subject.clone(),
-                )
-            };
-            m.screen = Screen::Projects;
-            m.list.filter.clear();
-            if let Some(row) = panes::projects(m).iter().position(|&i| i == pi) {
-                m.select_row(row);
-            }
-            m.focus = Focus::Detail;
-            let tab = match (format, kind) {
-                (Format::PrdMaster, InboxKind::Question | InboxKind::Evidence) => Tab::Frontier,
-                (Format::Gsd, _) => Tab::Phases,
-                (Format::Dwp, InboxKind::Blocked | InboxKind::Desync) => Tab::Tasks,
-                (Format::Devloop, InboxKind::Resume) => Tab::Agents,
-                _ => Tab::Overview,
-            };
-            let tab = if m.tabs().contains(&tab) {
-                tab
-            } else {
-                Tab::Overview
-            };
-            // Open the tab afresh, on the item itself.
-            m.panes.remove(&tab);
-            m.enter_tab(tab);
-            if let Some(p) = m.selected_project() {
-                let row = panes::keys(m, p, tab)
-                    .iter()
-                    .position(|k| *k == reference || subject.as_deref() == Some(k.as_str()));
-                if let Some(row) = row {
-                    m.pane_mut(tab).selected = row;
-                }
-            }
-        }
-        (Screen::Projects, Focus::List) => {
-            if m.selected.is_some() {
-                m.focus = Focus::Detail;
-            }
-        }
-        (Screen::Projects, Focus::Detail) => {
-            let Some(p) = m.selected_project() else {
-                return;
-            };
-            let filter = m.pane(m.tab).filter.clone();
-            let sel = m.pane(m.tab).selected;
-            let drawer = match m.tab {
-                Tab::Units => panes::units(p, &filter)
-                    .get(sel)
-                    .map(|&i| Drawer::Unit(p.detail.units[i].id.clone())),
-                Tab::Bugs => panes::bugs(m, p)
-                    .get(sel)
-                    .map(|&i| Drawer::Bug(p.detail.bugs[i].id.clone())),
-                _ => None,
-            };
-            m.drawer = drawer;
-            m.drawer_scroll = 0;
-        }
-    }
-}
-
-/// Esc: close the innermost thing open.
-fn back(m: &mut Model) {
-    if m.drawer.is_some() {
-        m.drawer = None;
-    } else if m.screen == Screen::Inbox {
-        m.screen = Screen::Projects;
-    } else if m.focus == Focus::Detail {
-        m.focus = Focus::List;
-    } else if !m.list.filter.is_empty() {
-        m.list.filter.clear();
-        m.resync_list();
-    }
-}
-
-fn filter_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let detail = m.screen == Screen::Projects && m.focus == Focus::Detail;
-    let (saved, _) = m.remember();
-    match key.code {
-        KeyCode::Enter => m.mode = Mode::Normal,
-        KeyCode::Esc => {
-            m.mode = Mode::Normal;
-            m.focused_pane().filter.clear();
-        }
-        KeyCode::Backspace => {
-            m.focused_pane().filter.pop();
-        }
-        KeyCode::Char('u') if ctrl => m.focused_pane().filter.clear(),
-        KeyCode::Char(c) if !ctrl => m.focused_pane().filter.push(c),
-        _ => return Vec::new(),
-    }
-    m.focused_pane().selected = 0;
-    if m.screen == Screen::Projects && m.focus == Focus::List {
-        m.resync_list();
-    } else if detail {
-        // Stay on the same item when it still passes the filter; a
-        // following timeline stays at its end.
-        let tab = m.tab;
-        m.restore(saved.into_iter().filter(|(t, _)| *t == tab).collect(), None);
-        if tab == Tab::Timeline && m.follow_timeline {
-            m.follow();
-        }
-    }
-    vec![Effect::Render]
-}
-
-fn palette_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
-    let matches = commands::matching(m, &m.palette.input);
-    match key.code {
-        KeyCode::Esc => m.mode = Mode::Normal,
-        KeyCode::Enter => {
-            m.mode = Mode::Normal;
-            if let Some(&(cmd, _)) = matches.get(m.palette.selected) {
-                return run(m, cmd);
-            }
-        }
-        KeyCode::Up => m.palette.selected = m.palette.selected.saturating_sub(1),
-        KeyCode::Down => {
-            m.palette.selected = (m.palette.selected + 1).min(matches.len().saturating_sub(1))
-        }
-        KeyCode::Backspace => {
-            m.palette.input.pop();
-            m.palette.selected = 0;
-        }
-        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-            m.palette.input.push(c);
-            m.palette.selected = 0;
-        }
-        _ => return Vec::new(),
-    }
-    vec![Effect::Render]
 }

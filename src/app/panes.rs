@@ -62,7 +62,13 @@ pub fn inbox(m: &Model) -> Vec<(usize, usize)> {
         .filter(|(pi, _, item)| {
             matches(
                 &m.inbox.filter,
-                &[&item.title, &item.reference, &m.projects[*pi].name],
+                &[
+                    &item.title,
+                    &item.reference,
+                    &m.projects[*pi].name,
+                    item.kind.label(),
+                    &item.options.join(" / "),
+                ],
             )
         })
         .collect();
@@ -81,7 +87,16 @@ pub enum FrontierRow {
 pub fn frontier(p: &Project, filter: &str) -> Vec<FrontierRow> {
     let f = &p.frontier;
     let hay = |q: &crate::model::Question| {
-        matches(filter, &[&q.id, &q.title, q.owner.as_deref().unwrap_or("")])
+        matches(
+            filter,
+            &[
+                &q.id,
+                &q.title,
+                q.owner.as_deref().unwrap_or(""),
+                q.priority.as_deref().unwrap_or(""),
+                &q.waiting_on.join(", "),
+            ],
+        )
     };
     let mut rows = Vec::new();
     rows.extend(
@@ -154,7 +169,22 @@ pub fn tasks(p: &Project, filter: &str) -> Vec<usize> {
 pub fn units(p: &Project, filter: &str) -> Vec<usize> {
     let u = &p.detail.units;
     let mut rows: Vec<usize> = (0..u.len())
-        .filter(|&i| matches(filter, &[&u[i].id, &u[i].kind, &u[i].status]))
+        .filter(|&i| {
+            let layer = u[i]
+                .layer
+                .map_or_else(|| "∞".to_owned(), |l| format!("L{l}"));
+            matches(
+                filter,
+                &[
+                    &u[i].id,
+                    &u[i].kind,
+                    &u[i].status,
+                    &layer,
+                    &u[i].depends_on.join(", "),
+                    &u[i].downstream.join(", "),
+                ],
+            )
+        })
         .collect();
     rows.sort_by(|&a, &b| {
         let key = |i: usize| (u[i].layer.unwrap_or(usize::MAX), u[i].id.clone());
@@ -189,7 +219,17 @@ pub fn timeline(p: &Project, filter: &str) -> Vec<usize> {
 pub fn agents(p: &Project, filter: &str) -> Vec<usize> {
     let a = &p.detail.agents;
     (0..a.len())
-        .filter(|&i| matches(filter, &[&a[i].agent, &a[i].status]))
+        .filter(|&i| {
+            matches(
+                filter,
+                &[
+                    &a[i].agent,
+                    &a[i].status,
+                    a[i].step.as_deref().unwrap_or(""),
+                    a[i].doing.as_deref().unwrap_or(""),
+                ],
+            )
+        })
         .collect()
 }
 
@@ -203,6 +243,11 @@ pub fn findings(p: &Project, filter: &str) -> Vec<usize> {
                 &[
                     &f[i].code,
                     &f[i].message,
+                    match f[i].level {
+                        crate::model::Level::Error => "error",
+                        crate::model::Level::Warning => "warn",
+                        crate::model::Level::Info => "info",
+                    },
                     f[i].reference.as_deref().unwrap_or(""),
                 ],
             )

@@ -122,6 +122,26 @@ pub enum InboxKind {
     SignOff,
 }
 
+impl InboxKind {
+    /// The word the console shows for the kind (its KIND column).
+    pub fn label(self) -> &'static str {
+        match self {
+            InboxKind::Question => "question",
+            InboxKind::Evidence => "evidence",
+            InboxKind::Choice => "choice",
+            InboxKind::Waiting => "waiting",
+            InboxKind::Blocked => "blocked",
+            InboxKind::Approval => "approval",
+            InboxKind::Desync => "desync",
+            InboxKind::Finalization => "finalize",
+            InboxKind::Resume => "resume",
+            InboxKind::Conflict => "conflict",
+            InboxKind::Budget => "budget",
+            InboxKind::SignOff => "sign-off",
+        }
+    }
+}
+
 /// One thing waiting for a human, in one project.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InboxItem {

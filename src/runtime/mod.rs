@@ -39,12 +39,92 @@ const CLOCK: Duration = Duration::from_secs(60);
 /// temp file, then its rename) before reading again.
 const SETTLE: Duration = Duration::from_millis(30);
 
+/// After a reading breaks a project that read well, or loses it, show
+/// the last good reading this long before believing the new one.
+const SETTLE_BAD: Duration = Duration::from_secs(2);
+
+/// Worker threads are named so: their panics are reported in the console
+/// (as `Event::Failed`), not by the terminal-restoring panic hook.
+const WORKER: &str = "loopdeck-worker";
+
+/// Run `f` and give its answer, or the panic's message (which no caller
+/// ever sees as a dead thread).
+fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let why = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        format!("{what}: {}", sanitize_line(&why))
+    })
+}
+
+/// Run `job` on a worker thread; its event, or `Event::Failed` when it
+/// panics, reaches the loop. A thread that cannot start is a failure too.
+fn worker(tx: Sender<Msg>, what: &'static str, job: impl FnOnce() -> Event + Send + 'static) {
+    let fail = tx.clone();
+    let spawned = thread::Builder::new()
+        .name(WORKER.to_owned())
+        .spawn(move || {
+            let ev = guarded(what, job).unwrap_or_else(Event::Failed);
+            let _ = tx.send(Msg::App(ev));
+        });
+    if let Err(e) = spawned {
+        let _ = fail.send(Msg::App(Event::Failed(format!("{what}: {e}"))));
+    }
+}
+
 fn load(roots: Vec<PathBuf>, tx: Sender<Msg>) {
-    thread::spawn(move || {
+    worker(tx, "reading the projects", move || {
         let mut projects = formats::discover(&roots);
         projects.iter_mut().for_each(sanitize_project);
-        let _ = tx.send(Msg::App(Event::Loaded(projects)));
+        Event::Loaded(projects)
     });
+}
+
+/// Timeline events before `anchor`, read in the background.
+fn read_older(path: PathBuf, anchor: crate::model::Event, want: usize, tx: Sender<Msg>) {
+    worker(tx, "reading the timeline", move || {
+        // The anchor was sanitized when loaded: compare like with like.
+        let clean = |e: &crate::model::Event| {
+            let mut e = e.clone();
+            sanitize_event(&mut e);
+            e
+        };
+        let got = formats::devloop::older::before(&path, |e| clean(e) == anchor, want);
+        match got {
+            Ok(o) => Event::Older {
+                path,
+                anchor,
+                events: o
+                    .events
+                    .into_iter()
+                    .map(|mut e| {
+                        sanitize_event(&mut e);
+                        e
+                    })
+                    .collect(),
+                at_start: o.at_start || o.lost,
+            },
+            // Unreadable now: stop asking; a reload reads the tail again.
+            Err(_) => Event::Older {
+                path,
+                anchor,
+                events: Vec::new(),
+                at_start: true,
+            },
+        }
+    });
+}
+
+fn sanitize_event(e: &mut crate::model::Event) {
+    for s in [&mut e.source, &mut e.kind, &mut e.summary] {
+        *s = sanitize_line(s).into_owned();
+    }
+    if let Some(u) = &mut e.unit {
+        *u = sanitize_line(u).into_owned();
+    }
 }
 
 /// Open the console on `roots` (none: the configured roots, else `.`).
@@ -107,7 +187,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         while let Ok(ev) = event::read() {
             let msg = match ev {
                 TermEvent::Key(k) => Event::Key(k),
-                TermEvent::Resize(..) => Event::Resize,
+                TermEvent::Resize(w, h) => Event::Size(w, h),
                 TermEvent::Mouse(me) => match me.kind {
                     MouseEventKind::ScrollDown => {
                         Event::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE))
@@ -133,7 +213,6 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         global.readonly,
         global.now.unwrap_or_else(Utc::now),
     );
-    model.theme = theme;
     // ratatui::init enters the alternate screen and raw mode, and installs a
     // panic hook that restores the terminal before the report is printed.
     let mut terminal = ratatui::init();
@@ -147,11 +226,25 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
             previous(info);
         }));
     }
+    // A worker's panic is caught and shown in the console: it must not
+    // restore the terminal (leaving a screen that echoes keys) nor print
+    // over the frame. Any other thread's panic goes to the hooks above.
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if thread::current().name() != Some(WORKER) {
+            previous(info);
+        }
+    }));
+    if let Ok(size) = terminal.size() {
+        app::update(&mut model, Event::Size(size.width, size.height));
+    }
     let result = (|| -> color_eyre::Result<()> {
         let mut loading = true;
         let mut pending = false;
         // When a change was seen and no read is running: read at this time.
         let mut reload_at: Option<Instant> = None;
+        // Holds of a broken reading, due at these times (SETTLE_BAD).
+        let mut settles: Vec<(Instant, u64)> = Vec::new();
         let mut dirty = true;
         let mut last_clock = Instant::now();
         loop {
@@ -159,17 +252,39 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                 if global.now.is_none() {
                     model.now = Utc::now();
                 }
-                draw(&mut terminal, &mut model)?;
+                draw(&mut terminal, &mut model, &theme)?;
                 dirty = false;
             }
-            let wait = match reload_at {
-                Some(at) => at.saturating_duration_since(Instant::now()),
-                None => CLOCK.saturating_sub(last_clock.elapsed()),
-            };
+            let clock = CLOCK.saturating_sub(last_clock.elapsed());
+            let wait = reload_at
+                .into_iter()
+                .chain(settles.iter().map(|(at, _)| *at))
+                .min()
+                .map_or(clock, |at| {
+                    at.saturating_duration_since(Instant::now()).min(clock)
+                });
             let first = match rx.recv_timeout(wait) {
                 Ok(msg) => msg,
                 Err(RecvTimeoutError::Timeout) => {
-                    if reload_at.take().is_some() {
+                    let now = Instant::now();
+                    let due: Vec<u64> = settles
+                        .iter()
+                        .filter(|(at, _)| *at <= now)
+                        .map(|(_, seq)| *seq)
+                        .collect();
+                    if let Some(&seq) = due.iter().max() {
+                        settles.retain(|(_, s)| *s > seq);
+                        app::update(&mut model, Event::Settle(seq));
+                        dirty = true;
+                        // And read again: the file may have settled well.
+                        if loading {
+                            pending = true;
+                        } else {
+                            loading = true;
+                            load(roots.clone(), tx.clone());
+                        }
+                    } else if reload_at.is_some_and(|at| at <= now) {
+                        reload_at = None;
                         loading = true;
                         load(roots.clone(), tx.clone());
                     } else {
@@ -188,7 +303,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                         reload_at.get_or_insert_with(|| Instant::now() + SETTLE);
                     }
                     Msg::App(ev) => {
-                        if matches!(ev, Event::Loaded(_)) {
+                        if matches!(ev, Event::Loaded(_) | Event::Failed(_)) {
                             loading = false;
                         }
                         effects.extend(app::update(&mut model, ev));
@@ -210,10 +325,13 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     }
                     Effect::Reload => pending = true,
                     Effect::Render => {}
+                    Effect::SettleAfter(seq) => settles.push((Instant::now() + SETTLE_BAD, *seq)),
+                    Effect::ReadOlder { path, anchor, want } => {
+                        read_older(path.clone(), anchor.clone(), *want, tx.clone());
+                    }
                     Effect::ReadExcerpts(path) => {
                         if let Some(p) = model.projects.iter().find(|p| &p.path == path).cloned() {
-                            let tx = tx.clone();
-                            thread::spawn(move || {
+                            worker(tx.clone(), "reading excerpts", move || {
                                 let mut ex = formats::excerpts(&p, 2, 8);
                                 for e in &mut ex {
                                     e.file = sanitize_line(&e.file).into_owned();
@@ -221,7 +339,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                                         *l = sanitize_line(l).into_owned();
                                     }
                                 }
-                                let _ = tx.send(Msg::App(Event::Excerpts(p.path.clone(), ex)));
+                                Event::Excerpts(p.path.clone(), ex)
                             });
                         }
                     }
@@ -239,13 +357,56 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
 }
 
 /// One frame, sent as one synchronized update.
-fn draw(terminal: &mut ratatui::DefaultTerminal, model: &mut Model) -> io::Result<()> {
+fn draw(
+    terminal: &mut ratatui::DefaultTerminal,
+    model: &mut Model,
+    theme: &ui::Theme,
+) -> io::Result<()> {
     let mut out = io::stdout();
     queue!(out, BeginSynchronizedUpdate)?;
     terminal.draw(|f| {
         model.page = f.area().height.saturating_sub(6).max(1) as usize;
-        ui::render(model, f);
+        ui::render(model, theme, f);
     })?;
     queue!(out, EndSynchronizedUpdate)?;
     out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn a_panicking_worker_becomes_a_failed_event() {
+        let (tx, rx) = mpsc::channel::<Msg>();
+        worker(tx, "reading the projects", || {
+            // What store::mtime did with a year-262143 mtime: chrono's
+            // "No such local time" panic, in the loader.
+            let at = chrono::DateTime::<Utc>::from_timestamp(i64::MAX, 0);
+            Event::Loaded(vec![crate::model::Project::new(
+                crate::model::Format::Gsd,
+                PathBuf::from(at.expect("No such local time").to_rfc3339()),
+                String::new(),
+            )])
+        });
+        match rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(Msg::App(Event::Failed(why))) => {
+                assert_eq!(why, "reading the projects: No such local time");
+            }
+            Ok(Msg::App(other)) => panic!("not a failure: {other:?}"),
+            Ok(Msg::Changed) => panic!("not a failure: Changed"),
+            Err(e) => panic!("the worker died silently: {e}"),
+        }
+    }
+
+    #[test]
+    fn a_worker_that_succeeds_sends_its_event() {
+        let (tx, rx) = mpsc::channel::<Msg>();
+        worker(tx, "x", || Event::Resize);
+        assert!(matches!(
+            rx.recv_timeout(Duration::from_secs(10)),
+            Ok(Msg::App(Event::Resize))
+        ));
+    }
 }

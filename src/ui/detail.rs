@@ -1,6 +1,7 @@
 //! The selected project: a tab bar, the devloop status strip, the current
 //! tab, and a drawer (unit or bug) over it.
 
+use super::View;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -8,12 +9,12 @@ use ratatui::widgets::Paragraph;
 
 use super::widgets::block;
 use super::{devloop, tabs};
-use crate::app::{Focus, Model};
+use crate::app::Focus;
 use crate::model::Format;
 
 /// `split`: the list is on screen beside the detail (else a breadcrumb
 /// says where the detail is).
-pub fn render(m: &Model, f: &mut Frame, area: Rect, split: bool) {
+pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     let t = &m.theme;
     let focused = m.focus == Focus::Detail;
     let Some(p) = m.selected_project() else {
@@ -29,11 +30,20 @@ pub fn render(m: &Model, f: &mut Frame, area: Rect, split: bool) {
         return;
     };
     // Below the split width the detail has the screen: say where we are.
-    let title = if !split {
+    let mut title = if !split {
         format!(" projects › {} › {} ", p.name, m.tab.title())
     } else {
         format!(" {} · {} ", p.name, p.format.as_str())
     };
+    // Said in place: a held-back reading, a project gone, the tab's filter.
+    match m.freshness(p) {
+        crate::app::Freshness::Current => {}
+        crate::app::Freshness::Rereading => title.push_str("· re-reading… "),
+        crate::app::Freshness::Gone => title.push_str("· gone from disk "),
+    }
+    if let Some(filter) = m.filter_label(m.tab) {
+        title.push_str(&format!("{filter} "));
+    }
     let outer = block(m, title, focused);
     let inside = outer.inner(area);
     f.render_widget(outer, area);

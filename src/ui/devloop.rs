@@ -2,6 +2,7 @@
 //! LoopStatusBar), Units (the DAG by layers, with a unit drawer), Bugs (with
 //! filters and a history drawer), Timeline (following its end) and Agents.
 
+use super::View;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -11,17 +12,17 @@ use ratatui::widgets::{Cell, Clear, Paragraph, Row};
 use super::widgets::{
     Spec, bar, block, detail_box, empty, field, inner, table, with_detail, wrapped,
 };
-use crate::app::{Drawer, Focus, Model, Tab, panes};
+use crate::app::{Drawer, Focus, Tab, panes};
 use crate::model::Project;
 
 pub const STRIP_HEIGHT: u16 = 1;
 
-fn focused(m: &Model) -> bool {
+fn focused(m: &View) -> bool {
     m.focus == Focus::Detail
 }
 
 /// L1 units · L2 integration gate · L3 ship, on one line.
-pub fn strip(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+pub fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let d = &p.detail;
     let passed = d.units.iter().filter(|u| u.status == "passed").count();
@@ -57,7 +58,7 @@ pub fn strip(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
 
 /// Units in DAG order, upstream first; each row names the units it
 /// depends on (upstream → this unit).
-pub fn units(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let pane = m.pane(Tab::Units);
     let rows = panes::units(p, &pane.filter);
@@ -207,7 +208,7 @@ pub fn units(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
 }
 
 /// The drawer's scroll, clamped so the last line stays at the bottom.
-fn scroll_of(m: &Model, lines: usize, area: Rect) -> u16 {
+fn scroll_of(m: &View, lines: usize, area: Rect) -> u16 {
     let room = area.height.saturating_sub(2) as usize;
     m.drawer_scroll.min(lines.saturating_sub(room) as u16)
 }
@@ -218,7 +219,7 @@ fn drawer_area(area: Rect) -> Rect {
     right
 }
 
-pub fn bugs(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+pub fn bugs(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let [top, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
     let stats = p.detail.bug_stats.as_ref();
@@ -337,7 +338,7 @@ pub fn bugs(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
 }
 
 /// A stable colour per event source.
-fn source_style(m: &Model, source: &str) -> Style {
+fn source_style(m: &View, source: &str) -> Style {
     let t = &m.theme;
     let palette = [t.info, t.ok, t.accent, t.warn, t.muted];
     if source == "human" {
@@ -351,7 +352,7 @@ fn source_style(m: &Model, source: &str) -> Style {
 
 /// Newest at the bottom; the selection follows the end unless the user
 /// moved up (`f` or `G` follows again).
-pub fn timeline(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+pub fn timeline(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let pane = m.pane(Tab::Timeline);
     let rows = panes::timeline(p, &pane.filter);
@@ -401,7 +402,7 @@ pub fn timeline(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
     );
 }
 
-pub fn agents(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+pub fn agents(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let pane = m.pane(Tab::Agents);
     let rows = panes::agents(p, &pane.filter);

@@ -1,6 +1,7 @@
 //! The inbox: everything waiting for a human across all projects, oldest
 //! first. Enter jumps to the item in its project.
 
+use super::View;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Span;
@@ -8,9 +9,9 @@ use ratatui::widgets::{Cell, Row};
 
 use super::tabs::kind;
 use super::widgets::{Spec, age, block, detail_box, empty, inner, table, with_detail};
-use crate::app::{Model, panes};
+use crate::app::panes;
 
-pub fn render(m: &Model, f: &mut Frame, area: Rect) {
+pub fn render(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let rows = panes::inbox(m);
     let mut title = format!(" Inbox · {} waiting ", rows.len());

@@ -1,12 +1,13 @@
 //! The project list: newest update first; status symbol and colour, age,
 //! format badge, waiting-for-human count, name.
 
+use super::View;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::widgets::{Cell, Row, Table, TableState};
 
 use super::widgets::{age, block};
-use crate::app::{Focus, Model, panes};
+use crate::app::{Focus, panes};
 use crate::model::Format;
 
 fn badge(f: Format) -> &'static str {
@@ -18,7 +19,7 @@ fn badge(f: Format) -> &'static str {
     }
 }
 
-pub fn render(m: &Model, f: &mut Frame, area: Rect) {
+pub fn render(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let rows = panes::projects(m);
     let height = area.height.saturating_sub(3) as usize;

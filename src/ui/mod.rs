@@ -29,11 +29,30 @@ pub use theme::Theme;
 /// Below this width the projects screen shows one side at a time.
 pub const SPLIT_WIDTH: u16 = 100;
 
-/// Below this the console asks for a larger terminal instead of drawing.
-const MIN_WIDTH: u16 = 40;
-const MIN_HEIGHT: u16 = 8;
+/// Below this the console asks for a larger terminal instead of drawing
+/// (the app ignores keys then: one definition for both).
+use crate::app::{MIN_HEIGHT, MIN_WIDTH};
 
-pub fn render(m: &Model, f: &mut Frame) {
+/// What the views draw from: the app's model, and the theme, which
+/// belongs to the UI (the app knows nothing of styles). Reads as the model.
+pub struct View<'a> {
+    pub model: &'a Model,
+    pub theme: &'a Theme,
+}
+
+impl std::ops::Deref for View<'_> {
+    type Target = Model;
+    fn deref(&self) -> &Model {
+        self.model
+    }
+}
+
+/// Draw `model` in `theme`.
+pub fn render(model: &Model, theme: &Theme, f: &mut Frame) {
+    draw(&View { model, theme }, f);
+}
+
+fn draw(m: &View, f: &mut Frame) {
     let area = f.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         let msg = format!(
@@ -65,7 +84,7 @@ pub fn render(m: &Model, f: &mut Frame) {
     }
 }
 
-fn projects_screen(m: &Model, f: &mut Frame, area: Rect) {
+fn projects_screen(m: &View, f: &mut Frame, area: Rect) {
     if area.width >= SPLIT_WIDTH {
         // The list needs little room; the detail gets the rest.
         let list_w = (area.width * 3 / 10).clamp(34, 60);
@@ -83,7 +102,7 @@ fn projects_screen(m: &Model, f: &mut Frame, area: Rect) {
 
 /// The header: counts and badges first, so a long root never pushes the
 /// waiting count or READ-ONLY off the line; the roots get what is left.
-fn header_line(m: &Model, width: u16) -> Line<'static> {
+fn header_line(m: &View, width: u16) -> Line<'static> {
     let t = &m.theme;
     let mut right = vec![
         Span::styled(" loopdeck ", t.selection.patch(t.bold)),
@@ -121,94 +140,60 @@ fn header_line(m: &Model, width: u16) -> Line<'static> {
     Line::from(right)
 }
 
-/// The keys that matter here, as many as fit, most important first.
-fn hint_line(m: &Model, width: u16) -> Line<'static> {
+/// The keys that matter here (from the keymap), as many as fit, most
+/// important first; a failure, a re-reading or a gone project first of all.
+fn hint_line(m: &View, width: u16) -> Line<'static> {
     let t = &m.theme;
     if m.mode == Mode::Filter {
-        let filter = match (m.screen, m.focus) {
-            (Screen::Inbox, _) => &m.inbox.filter,
-            (Screen::Projects, Focus::List) => &m.list.filter,
-            (Screen::Projects, Focus::Detail) => &m.pane(m.tab).filter,
-        };
         return Line::from(vec![
             Span::styled("/", t.accent),
-            Span::raw(format!("{filter}█")),
+            Span::raw(format!("{}█", m.focused_filter())),
             Span::styled("   Enter keep · Esc clear", t.muted),
         ]);
     }
-    let hints: &[&str] = match (m.mode, m.screen, m.focus) {
-        (Mode::Help, ..) => &["Esc close help"],
-        (Mode::Palette, ..) => &["type to search", "↑/↓ choose", "Enter run", "Esc close"],
-        (_, Screen::Inbox, _) => &[
-            "Enter jump to it",
-            "j/k move",
-            "Esc back",
-            "/ filter",
-            "? help",
-            "q quit",
-        ],
-        (_, Screen::Projects, Focus::List) => &[
-            "Enter open",
-            "j/k move",
-            "i inbox",
-            "q quit",
-            "Tab/1-9 tabs",
-            "/ filter",
-            ": commands",
-            "? help",
-        ],
-        (_, Screen::Projects, Focus::Detail) if m.drawer.is_some() => {
-            &["j/k scroll", "Esc close", "? help", "q quit"]
-        }
-        (_, Screen::Projects, Focus::Detail) => match m.tab {
-            crate::app::Tab::Bugs => &[
-                "s status",
-                "v severity",
-                "Enter history",
-                "Esc back",
-                "/ filter",
-                "? help",
-                "q quit",
-            ],
-            crate::app::Tab::Units => &[
-                "Enter unit",
-                "j/k move",
-                "Esc back",
-                "Tab/1-9 tabs",
-                "/ filter",
-                "? help",
-                "q quit",
-            ],
-            crate::app::Tab::Timeline => &[
-                "f follow",
-                "j/k move",
-                "Esc back",
-                "Tab/1-9 tabs",
-                "/ filter",
-                "? help",
-                "q quit",
-            ],
-            _ => &[
-                "Tab/1-9 tabs",
-                "j/k move",
-                "Esc back",
-                "/ filter",
-                "? help",
-                "q quit",
-            ],
-        },
+    if m.mode == Mode::Palette {
+        // Typing: the palette's own keys, not the keymap's.
+        return Line::from(Span::styled(
+            " type to search · ↑/↓ choose · Enter run · Esc close",
+            t.muted,
+        ));
+    }
+    let mut spans = Vec::new();
+    let mut used = 0usize;
+    let notice = if let Some(why) = &m.failure {
+        Some((
+            format!(" ✗ reading failed: {} · r retries ", sanitize_line(why)),
+            t.error,
+        ))
+    } else {
+        m.selected_project().and_then(|p| match m.freshness(p) {
+            crate::app::Freshness::Current => None,
+            crate::app::Freshness::Rereading => Some((
+                " ⟳ re-reading: showing the last good reading ".to_owned(),
+                t.warn,
+            )),
+            crate::app::Freshness::Gone => {
+                Some((" ✗ this project is gone from disk ".to_owned(), t.error))
+            }
+        })
     };
+    if let Some((text, style)) = notice {
+        let text = truncate(&text, width as usize).into_owned();
+        used += unicode_width::UnicodeWidthStr::width(text.as_str());
+        spans.push(Span::styled(text, style.patch(t.bold)));
+    }
     let mut text = String::new();
-    for h in hints {
+    for h in crate::app::hints(m) {
         let add = if text.is_empty() {
             format!(" {h}")
         } else {
             format!(" · {h}")
         };
-        if text.chars().count() + add.chars().count() > width as usize {
+        if used + text.chars().count() + add.chars().count() > width as usize {
             break;
         }
         text.push_str(&add);
     }
-    Line::from(Span::styled(text, t.muted))
+    spans.push(Span::styled(text, t.muted));
+    Line::from(spans)
 }

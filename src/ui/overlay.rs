@@ -1,12 +1,13 @@
 //! Help (`?`) and the command palette (`:`), drawn over the body.
 
+use super::View;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::widgets::{block, offset};
-use crate::app::{COMMANDS, Model, commands_matching};
+use crate::app::{commands_matching, help_rows};
 
 fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let [row] = Layout::vertical([Constraint::Length(height.min(area.height))])
@@ -18,28 +19,42 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
     cell
 }
 
-/// Every key of the current view.
-pub fn help(m: &Model, f: &mut Frame, area: Rect) {
+/// Every key of the current view, scrolled by `m.help_scroll` when the
+/// screen is shorter than the list.
+pub fn help(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
-    let lines: Vec<Line> = COMMANDS
-        .iter()
-        .filter(|(cmd, key, _)| !key.is_empty() && crate::app::command_applies(m, *cmd))
-        .map(|(_, key, desc)| {
+    let lines: Vec<Line> = help_rows(m)
+        .into_iter()
+        .map(|(key, desc)| {
             Line::from(vec![
                 Span::styled(format!(" {key:<8}"), t.accent),
-                Span::raw((*desc).to_owned()),
+                Span::raw(desc.to_owned()),
             ])
         })
         .collect();
-    let area = centered(area, 56, lines.len() as u16 + 2);
+    let total = lines.len() as u16;
+    let area = centered(area, 56, total.saturating_add(2));
+    let room = area.height.saturating_sub(2);
+    let scroll = m.help_scroll.min(total.saturating_sub(room));
+    let title = if total > room {
+        format!(
+            " Keys {}-{}/{total} · j/k scroll · Esc close ",
+            scroll + 1,
+            (scroll + room).min(total)
+        )
+    } else {
+        " Keys · Esc close ".to_owned()
+    };
     f.render_widget(Clear, area);
     f.render_widget(
-        Paragraph::new(lines).block(block(m, " Keys · Esc close ", true)),
+        Paragraph::new(lines)
+            .scroll((scroll, 0))
+            .block(block(m, title, true)),
         area,
     );
 }
 
-pub fn palette(m: &Model, f: &mut Frame, area: Rect) {
+pub fn palette(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let matches = commands_matching(m, &m.palette.input);
     let height = 12u16.min(area.height);

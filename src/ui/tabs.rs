@@ -1,6 +1,7 @@
 //! The detail tabs common to several formats: Overview (the resume card),
 //! Frontier (PRD-master), Phases & Decisions (GSD), Tasks (DWP), Findings.
 
+use super::View;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -9,10 +10,10 @@ use ratatui::widgets::{Cell, Paragraph, Row};
 use super::devloop;
 use super::widgets::{Spec, age, detail_box, empty, field, table, with_detail, wrapped};
 use crate::app::panes::{self, FrontierRow, PhaseRow};
-use crate::app::{Focus, Model, Tab};
+use crate::app::{Focus, Tab};
 use crate::model::{Level, Project, Scenario, since_seconds};
 
-pub fn render(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+pub fn render(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     match m.tab {
         Tab::Overview => overview(m, p, f, area),
         Tab::Frontier => frontier(m, p, f, area),
@@ -26,12 +27,12 @@ pub fn render(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
     }
 }
 
-fn focused(m: &Model) -> bool {
+fn focused(m: &View) -> bool {
     m.focus == Focus::Detail
 }
 
 /// The resume card: where it stopped, why, what it waits for, what to read.
-fn overview(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let w = area.width;
     let mut lines = Vec::new();
@@ -184,7 +185,7 @@ pub fn kind(k: crate::model::InboxKind) -> &'static str {
     }
 }
 
-fn frontier(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+fn frontier(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let pane = m.pane(Tab::Frontier);
     let rows = panes::frontier(p, &pane.filter);
@@ -272,7 +273,7 @@ fn frontier(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
 }
 
 /// GSD: position, decisions, blockers, session continuity.
-fn phases(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+fn phases(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let mut head = Vec::new();
     let w = area.width;
@@ -366,7 +367,7 @@ fn phases(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
 
 /// DWP: tasks with their checkbox, gates and outcome; the selected task's
 /// gates below the table.
-fn tasks(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+fn tasks(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let pane = m.pane(Tab::Tasks);
     let rows = panes::tasks(p, &pane.filter);
@@ -462,7 +463,7 @@ fn tasks(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
     f.render_widget(Paragraph::new(lines), bottom);
 }
 
-fn findings(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
+fn findings(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let pane = m.pane(Tab::Findings);
     let rows = panes::findings(p, &pane.filter);

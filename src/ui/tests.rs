@@ -19,7 +19,7 @@ fn now() -> chrono::DateTime<Utc> {
 
 fn screen(m: &Model, w: u16, h: u16) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| render(m, f)).unwrap();
+    t.draw(|f| render(m, &Theme::fallback(true), f)).unwrap();
     let buf = t.backend().buffer().clone();
     let mut out = String::new();
     for y in 0..h {
@@ -88,7 +88,6 @@ fn workspace_model() -> (tempfile::TempDir, Model) {
     let mut projects = crate::formats::discover(std::slice::from_ref(&ws));
     projects.iter_mut().for_each(sanitize_project);
     let mut m = Model::new(vec!["workspace".into()], false, now());
-    m.theme = Theme::fallback(true);
     update(&mut m, Event::Loaded(projects));
     (tmp, m)
 }

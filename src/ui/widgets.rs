@@ -1,11 +1,11 @@
 //! Small pieces shared by the panes.
 
+use super::View;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders};
 
-use crate::app::Model;
 use crate::model::text::wrap;
 use crate::model::{relative_age, since_seconds};
 use chrono::{DateTime, Utc};
@@ -21,7 +21,7 @@ pub fn offset(selected: usize, height: usize) -> usize {
 }
 
 /// A bordered block, its border accented when it has the keys.
-pub fn block<'a>(m: &Model, title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
+pub fn block<'a>(m: &View, title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
     let style = if focused {
         m.theme.accent
     } else {
@@ -35,7 +35,7 @@ pub fn block<'a>(m: &Model, title: impl Into<Line<'a>>, focused: bool) -> Block<
 }
 
 /// "3m", "2d"; "?" without a time.
-pub fn age(m: &Model, at: Option<DateTime<Utc>>) -> String {
+pub fn age(m: &View, at: Option<DateTime<Utc>>) -> String {
     since_seconds(at, m.now)
         .map(relative_age)
         .unwrap_or_else(|| "?".to_owned())
@@ -110,7 +110,7 @@ pub struct Spec<'a> {
 }
 
 pub fn table<'a>(
-    m: &Model,
+    m: &View,
     f: &mut ratatui::Frame,
     area: Rect,
     spec: Spec<'a>,
@@ -141,7 +141,7 @@ pub fn table<'a>(
 }
 
 /// "nothing here" in the muted style.
-pub fn empty(m: &Model, f: &mut ratatui::Frame, area: Rect, what: &str) {
+pub fn empty(m: &View, f: &mut ratatui::Frame, area: Rect, what: &str) {
     f.render_widget(
         Line::from(Span::styled(format!(" {what}"), m.theme.muted)),
         area,
@@ -162,7 +162,7 @@ pub fn with_detail(area: Rect, rows: u16) -> (Rect, Option<Rect>) {
 }
 
 /// The selected row in full, under a rule.
-pub fn detail_box(m: &Model, f: &mut ratatui::Frame, area: Option<Rect>, fields: &[(&str, &str)]) {
+pub fn detail_box(m: &View, f: &mut ratatui::Frame, area: Option<Rect>, fields: &[(&str, &str)]) {
     let Some(area) = area else { return };
     let w = area.width;
     let mut lines = vec![Line::from(Span::styled(

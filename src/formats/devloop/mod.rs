@@ -26,6 +26,7 @@ pub mod agents;
 pub mod bugs;
 pub mod dag;
 pub mod html;
+pub mod older;
 pub mod progress;
 pub mod runs;
 pub mod schema;

@@ -1,0 +1,450 @@
+//! Carrying out commands and the keys of the typing modes: what a key (or
+//! the palette) does to the model, and which effects it asks for.
+
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::{
+    Command, Drawer, Effect, Focus, Mode, Model, OLDER_STEP, OLDER_TO_TOP, Palette, Screen, Tab,
+    commands, panes,
+};
+use crate::model::{Event as TimelineEvent, Format, InboxKind};
+
+/// Older Timeline events arrived: put them in front of the project's.
+pub(super) fn older(
+    m: &mut Model,
+    path: PathBuf,
+    anchor: &TimelineEvent,
+    events: Vec<TimelineEvent>,
+    at_start: bool,
+) -> Vec<Effect> {
+    let back = m.timeline_back.entry(path.clone()).or_default();
+    back.pending = false;
+    back.at_start = at_start;
+    let to_top = std::mem::take(&mut m.timeline_to_top);
+    let Some(pi) = m
+        .projects
+        .iter()
+        .position(|p| p.path == path && p.format == Format::Devloop)
+    else {
+        return Vec::new();
+    };
+    // Only when the timeline still starts where the read began.
+    if m.projects[pi].detail.timeline.first() != Some(anchor) {
+        m.timeline_back.remove(&path);
+        return vec![Effect::Render];
+    }
+    let (saved, _) = m.remember();
+    let timeline = &mut m.projects[pi].detail.timeline;
+    let mut all = events;
+    all.append(timeline);
+    *timeline = all;
+    let on_it = m.selected == Some((path, Format::Devloop));
+    if on_it {
+        m.restore(
+            saved
+                .into_iter()
+                .filter(|(t, _)| *t == Tab::Timeline)
+                .collect(),
+            None,
+        );
+        if to_top {
+            m.pane_mut(Tab::Timeline).selected = 0;
+        }
+    }
+    vec![Effect::Render]
+}
+
+/// Carry out a command (from a key or the palette).
+pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
+    let render = vec![Effect::Render];
+    match cmd {
+        Command::Quit => return vec![Effect::Quit],
+        Command::Redraw => return vec![Effect::FullRedraw],
+        Command::Reload => return vec![Effect::Reload],
+        Command::Up
+        | Command::Down
+        | Command::Top
+        | Command::Bottom
+        | Command::PageUp
+        | Command::PageDown => {
+            return move_selection(m, cmd);
+        }
+        Command::NextTab | Command::PrevTab | Command::TabNumber(_) => {
+            if m.screen == Screen::Inbox {
+                return Vec::new();
+            }
+            let tabs = m.tabs();
+            let at = tabs.iter().position(|t| *t == m.tab).unwrap_or(0);
+            let next = match cmd {
+                Command::NextTab => (at + 1) % tabs.len(),
+                Command::PrevTab => (at + tabs.len() - 1) % tabs.len(),
+                Command::TabNumber(n) if n < tabs.len() => n,
+                _ => return Vec::new(),
+            };
+            m.enter_tab(tabs[next]);
+            if m.focus == Focus::List && m.selected.is_some() {
+                m.focus = Focus::Detail;
+            }
+        }
+        Command::GoTab(tab) => {
+            if !m.tabs().contains(&tab) {
+                return Vec::new();
+            }
+            m.enter_tab(tab);
+            m.screen = Screen::Projects;
+            m.focus = Focus::Detail;
+        }
+        Command::Open => open(m),
+        Command::Back => back(m),
+        // A new filter replaces the old one (which the title showed).
+        Command::Filter => {
+            m.focused_pane().filter.clear();
+            m.mode = Mode::Filter;
+            return filter_changed(m, Vec::new());
+        }
+        Command::Palette => {
+            m.mode = Mode::Palette;
+            m.palette = Palette::default();
+        }
+        Command::Help => {
+            m.mode = Mode::Help;
+            m.help_scroll = 0;
+        }
+        Command::CloseHelp => m.mode = Mode::Normal,
+        Command::Inbox => {
+            m.screen = Screen::Inbox;
+            m.drawer = None;
+            m.from_inbox = None;
+        }
+        Command::Projects => {
+            m.screen = Screen::Projects;
+            m.focus = Focus::List;
+            m.drawer = None;
+            m.from_inbox = None;
+        }
+        Command::CycleBugStatus | Command::CycleBugSeverity => {
+            let Some(p) = m.selected_project() else {
+                return Vec::new();
+            };
+            let mut values: Vec<String> = p
+                .detail
+                .bugs
+                .iter()
+                .map(|b| {
+                    if cmd == Command::CycleBugStatus {
+                        b.status.clone()
+                    } else {
+                        b.severity.clone()
+                    }
+                })
+                .collect();
+            // Severities from the worst down; statuses alphabetically.
+            let rank = |v: &String| match v.as_str() {
+                "critical" => 0,
+                "high" => 1,
+                "medium" => 2,
+                "low" => 3,
+                _ => 4,
+            };
+            if cmd == Command::CycleBugSeverity {
+                values.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.cmp(b)));
+            } else {
+                values.sort();
+            }
+            values.dedup();
+            let slot = if cmd == Command::CycleBugStatus {
+                &mut m.bug_filter.status
+            } else {
+                &mut m.bug_filter.severity
+            };
+            *slot = match slot
+                .as_ref()
+                .and_then(|cur| values.iter().position(|v| v == cur))
+            {
+                None if slot.is_none() => values.first().cloned(),
+                Some(i) => values.get(i + 1).cloned(),
+                None => None,
+            };
+            m.pane_mut(Tab::Bugs).selected = 0;
+            m.drawer = None;
+        }
+        Command::FollowTimeline => m.follow(),
+    }
+    render
+}
+
+fn move_selection(m: &mut Model, cmd: Command) -> Vec<Effect> {
+    // The help scrolls (the view clamps to its length).
+    if m.mode == Mode::Help {
+        let page = m.page.max(1) as u16;
+        let before = m.help_scroll;
+        m.help_scroll = match cmd {
+            Command::Up => before.saturating_sub(1),
+            Command::Down => before.saturating_add(1),
+            Command::Top => 0,
+            Command::Bottom => u16::MAX / 2,
+            Command::PageUp => before.saturating_sub(page),
+            Command::PageDown => before.saturating_add(page),
+            _ => before,
+        };
+        return if m.help_scroll == before {
+            Vec::new()
+        } else {
+            vec![Effect::Render]
+        };
+    }
+    // An open drawer takes the movement keys: it scrolls (the UI clamps).
+    if m.drawer.is_some() && m.screen == Screen::Projects {
+        let page = m.page.max(1) as u16;
+        let before = m.drawer_scroll;
+        m.drawer_scroll = match cmd {
+            Command::Up => before.saturating_sub(1),
+            Command::Down => before.saturating_add(1),
+            Command::Top => 0,
+            Command::Bottom => u16::MAX / 2,
+            Command::PageUp => before.saturating_sub(page),
+            Command::PageDown => before.saturating_add(page),
+            _ => before,
+        };
+        return if m.drawer_scroll == before {
+            Vec::new()
+        } else {
+            vec![Effect::Render]
+        };
+    }
+    let len = m.focused_len();
+    let timeline =
+        m.screen == Screen::Projects && m.focus == Focus::Detail && m.tab == Tab::Timeline;
+    // Up past the Timeline's first event reads further back.
+    let past_top = timeline
+        && matches!(cmd, Command::Up | Command::PageUp | Command::Top)
+        && (len == 0 || m.pane(Tab::Timeline).selected == 0 || cmd == Command::Top);
+    let mut effects: Vec<Effect> = past_top
+        .then(|| read_back(m, cmd == Command::Top))
+        .flatten()
+        .into_iter()
+        .collect();
+    if len == 0 {
+        return effects;
+    }
+    let last = len - 1;
+    let page = m.page.max(1);
+    let on_list = m.screen == Screen::Projects && m.focus == Focus::List;
+    let current = if on_list {
+        m.list.selected
+    } else {
+        m.focused_pane().selected
+    };
+    let next = match cmd {
+        Command::Up => current.saturating_sub(1),
+        Command::Down => (current + 1).min(last),
+        Command::Top => 0,
+        Command::Bottom => last,
+        Command::PageUp => current.saturating_sub(page),
+        Command::PageDown => (current + page).min(last),
+        _ => current,
+    };
+    if timeline {
+        m.follow_timeline = next == last;
+    }
+    if next == current {
+        return effects;
+    }
+    if on_list {
+        m.select_row(next);
+    } else {
+        m.focused_pane().selected = next;
+    }
+    effects.push(Effect::Render);
+    effects
+}
+
+/// Ask for the Timeline events before the first one held, unless the
+/// file's first line is already on screen or a read is under way.
+fn read_back(m: &mut Model, to_top: bool) -> Option<Effect> {
+    let p = m.selected_project()?;
+    if p.format != Format::Devloop {
+        return None;
+    }
+    let anchor = p.detail.timeline.first()?.clone();
+    let path = p.path.clone();
+    let back = m.timeline_back.entry(path.clone()).or_default();
+    if back.at_start || back.pending {
+        return None;
+    }
+    back.pending = true;
+    m.timeline_to_top = to_top;
+    Some(Effect::ReadOlder {
+        path,
+        anchor,
+        want: if to_top { OLDER_TO_TOP } else { OLDER_STEP },
+    })
+}
+
+/// Enter: open what is selected.
+fn open(m: &mut Model) {
+    match (m.screen, m.focus) {
+        (Screen::Inbox, _) => {
+            let rows = panes::inbox(m);
+            let Some(&(pi, ii)) = rows.get(m.inbox.selected) else {
+                return;
+            };
+            let (format, kind, reference, subject) = {
+                let p = &m.projects[pi];
+                let item = &p.inbox[ii];
+                (
+                    p.format,
+                    item.kind,
+                    item.reference.clone(),
+                    item.subject.clone(),
+                )
+            };
+            let came_from = panes::inbox_key(m, (pi, ii));
+            m.screen = Screen::Projects;
+            m.list.filter.clear();
+            if let Some(row) = panes::projects(m).iter().position(|&i| i == pi) {
+                m.select_row(row);
+            }
+            m.from_inbox = Some(came_from);
+            m.focus = Focus::Detail;
+            let tab = match (format, kind) {
+                (Format::PrdMaster, InboxKind::Question | InboxKind::Evidence) => Tab::Frontier,
+                (Format::Gsd, _) => Tab::Phases,
+                (Format::Dwp, InboxKind::Blocked | InboxKind::Desync) => Tab::Tasks,
+                (Format::Devloop, InboxKind::Resume) => Tab::Agents,
+                _ => Tab::Overview,
+            };
+            let tab = if m.tabs().contains(&tab) {
+                tab
+            } else {
+                Tab::Overview
+            };
+            // Open the tab afresh, on the item itself.
+            m.panes.remove(&tab);
+            m.enter_tab(tab);
+            if let Some(p) = m.selected_project() {
+                let row = panes::keys(m, p, tab)
+                    .iter()
+                    .position(|k| *k == reference || subject.as_deref() == Some(k.as_str()));
+                if let Some(row) = row {
+                    m.pane_mut(tab).selected = row;
+                }
+            }
+        }
+        (Screen::Projects, Focus::List) => {
+            if m.selected.is_some() {
+                m.focus = Focus::Detail;
+            }
+        }
+        (Screen::Projects, Focus::Detail) => {
+            let Some(p) = m.selected_project() else {
+                return;
+            };
+            let filter = m.pane(m.tab).filter.clone();
+            let sel = m.pane(m.tab).selected;
+            let drawer = match m.tab {
+                Tab::Units => panes::units(p, &filter)
+                    .get(sel)
+                    .map(|&i| Drawer::Unit(p.detail.units[i].id.clone())),
+                Tab::Bugs => panes::bugs(m, p)
+                    .get(sel)
+                    .map(|&i| Drawer::Bug(p.detail.bugs[i].id.clone())),
+                _ => None,
+            };
+            m.drawer = drawer;
+            m.drawer_scroll = 0;
+        }
+    }
+}
+
+/// Esc: close the innermost thing open; a filter is the innermost thing
+/// of its pane.
+fn back(m: &mut Model) {
+    if m.drawer.is_some() {
+        m.drawer = None;
+    } else if !m.focused_filter().is_empty() {
+        let (saved, _) = m.remember();
+        m.focused_pane().filter.clear();
+        filter_changed(m, saved);
+    } else if m.screen == Screen::Inbox {
+        m.screen = Screen::Projects;
+    } else if m.focus == Focus::Detail {
+        match m.from_inbox.take() {
+            // Back to the inbox, on the item after the one opened.
+            Some(key) => {
+                m.screen = Screen::Inbox;
+                let rows = panes::inbox(m);
+                if let Some(at) = rows.iter().position(|&r| panes::inbox_key(m, r) == key) {
+                    m.inbox.selected = (at + 1).min(rows.len().saturating_sub(1));
+                }
+            }
+            None => m.focus = Focus::List,
+        }
+    }
+}
+
+pub(super) fn filter_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let (saved, _) = m.remember();
+    match key.code {
+        KeyCode::Enter => m.mode = Mode::Normal,
+        KeyCode::Esc => {
+            m.mode = Mode::Normal;
+            m.focused_pane().filter.clear();
+        }
+        KeyCode::Backspace => {
+            m.focused_pane().filter.pop();
+        }
+        KeyCode::Char('u') if ctrl => m.focused_pane().filter.clear(),
+        KeyCode::Char(c) if !ctrl => m.focused_pane().filter.push(c),
+        _ => return Vec::new(),
+    }
+    filter_changed(m, saved)
+}
+
+/// After the focused filter changed: bound the selection, staying on the
+/// same item when it still passes the filter.
+fn filter_changed(m: &mut Model, saved: Vec<(Tab, String)>) -> Vec<Effect> {
+    let detail = m.screen == Screen::Projects && m.focus == Focus::Detail;
+    m.focused_pane().selected = 0;
+    if m.screen == Screen::Projects && m.focus == Focus::List {
+        m.resync_list();
+    } else if detail {
+        // A following timeline stays at its end.
+        let tab = m.tab;
+        m.restore(saved.into_iter().filter(|(t, _)| *t == tab).collect(), None);
+        if tab == Tab::Timeline && m.follow_timeline {
+            m.follow();
+        }
+    }
+    vec![Effect::Render]
+}
+
+pub(super) fn palette_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
+    let matches = commands::matching(m, &m.palette.input);
+    match key.code {
+        KeyCode::Esc => m.mode = Mode::Normal,
+        KeyCode::Enter => {
+            m.mode = Mode::Normal;
+            if let Some(&(cmd, _)) = matches.get(m.palette.selected) {
+                return run(m, cmd);
+            }
+        }
+        KeyCode::Up => m.palette.selected = m.palette.selected.saturating_sub(1),
+        KeyCode::Down => {
+            m.palette.selected = (m.palette.selected + 1).min(matches.len().saturating_sub(1))
+        }
+        KeyCode::Backspace => {
+            m.palette.input.pop();
+            m.palette.selected = 0;
+        }
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            m.palette.input.push(c);
+            m.palette.selected = 0;
+        }
+        _ => return Vec::new(),
+    }
+    vec![Effect::Render]
+}

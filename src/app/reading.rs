@@ -1,0 +1,200 @@
+//! What a fresh reading does to the projects on screen: a project keeps its
+//! identity (path and format) across readings; a reading that breaks a
+//! project which read well (a file caught mid-write) or loses it (a state
+//! file missing for an editor's save) is held back, the last good reading
+//! shown as re-reading, until the file reads well again or a settle time
+//! passes. The runtime keeps the time: it answers `Effect::SettleAfter(n)`
+//! with `Event::Settle(n)`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use super::{Effect, Model};
+use crate::model::{Event as TimelineEvent, Format, Project};
+
+/// A project's identity.
+pub type Identity = (PathBuf, Format);
+
+pub fn identity(p: &Project) -> Identity {
+    (p.path.clone(), p.format)
+}
+
+/// How current what the console shows of a project is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    Current,
+    /// The last good reading, shown while the file settles.
+    Rereading,
+    /// The project is gone from disk; its last reading is kept on screen
+    /// while it is the selected project.
+    Gone,
+}
+
+/// A held-back reading.
+#[derive(Debug, Clone)]
+pub enum Held {
+    /// Showing the last good reading; `fresh` is the latest (broken)
+    /// reading, `None` when the project was missing from it.
+    Rereading {
+        seq: u64,
+        fresh: Option<Box<Project>>,
+    },
+    Gone,
+}
+
+/// Did a reading bring problems the shown reading did not have?
+fn broke(shown: &Project, fresh: &Project) -> bool {
+    fresh.problems.iter().any(|p| !shown.problems.contains(p))
+}
+
+impl Model {
+    pub fn freshness(&self, p: &Project) -> Freshness {
+        match self.held.get(&identity(p)) {
+            None => Freshness::Current,
+            Some(Held::Rereading { .. }) => Freshness::Rereading,
+            Some(Held::Gone) => Freshness::Gone,
+        }
+    }
+
+    fn hold(&mut self, id: Identity, fresh: Option<Project>, effects: &mut Vec<Effect>) {
+        let fresh = fresh.map(Box::new);
+        match self.held.get_mut(&id) {
+            Some(Held::Rereading { fresh: f, .. }) => *f = fresh,
+            _ => {
+                self.hold_seq += 1;
+                let seq = self.hold_seq;
+                self.held.insert(id, Held::Rereading { seq, fresh });
+                effects.push(Effect::SettleAfter(seq));
+            }
+        }
+    }
+
+    /// The projects to show after a reading of `fresh`.
+    pub(super) fn absorb(&mut self, fresh: Vec<Project>) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        let old = std::mem::take(&mut self.projects);
+        let mut positions: HashMap<Identity, usize> = HashMap::new();
+        let mut previous: HashMap<Identity, Project> = HashMap::new();
+        for (i, p) in old.into_iter().enumerate() {
+            positions.insert(identity(&p), i);
+            previous.insert(identity(&p), p);
+        }
+        let mut shown = Vec::with_capacity(fresh.len());
+        for mut p in fresh {
+            let id = identity(&p);
+            match previous.remove(&id) {
+                Some(prev) if broke(&prev, &p) => {
+                    self.hold(id, Some(p), &mut effects);
+                    shown.push(prev);
+                }
+                Some(prev) => {
+                    self.held.remove(&id);
+                    extend_timeline(&mut self.timeline_back, &prev, &mut p);
+                    shown.push(p);
+                }
+                None => {
+                    self.held.remove(&id);
+                    shown.push(p);
+                }
+            }
+        }
+        // Projects missing from the reading, in their old places.
+        let mut missing: Vec<(usize, Project)> = previous
+            .into_iter()
+            .map(|(id, p)| (positions.get(&id).copied().unwrap_or(usize::MAX), p))
+            .collect();
+        missing.sort_by_key(|(at, _)| *at);
+        for (at, p) in missing {
+            let id = identity(&p);
+            let keep = match self.held.get(&id) {
+                Some(Held::Gone) => self.selected.as_ref() == Some(&id),
+                _ => {
+                    self.hold(id, None, &mut effects);
+                    true
+                }
+            };
+            if keep {
+                shown.insert(at.min(shown.len()), p);
+            }
+        }
+        self.projects = shown;
+        effects
+    }
+
+    /// The settle time of hold `seq` (and older) passed: show what the
+    /// file says now, problem and all; a project still missing is gone.
+    pub(super) fn settle(&mut self, seq: u64) {
+        let due: Vec<Identity> = self
+            .held
+            .iter()
+            .filter(|(_, h)| matches!(h, Held::Rereading { seq: s, .. } if *s <= seq))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in due {
+            let Some(Held::Rereading { fresh, .. }) = self.held.remove(&id) else {
+                continue;
+            };
+            let at = self.projects.iter().position(|p| identity(p) == id);
+            match (fresh, at) {
+                (Some(p), Some(at)) => {
+                    let prev = std::mem::replace(&mut self.projects[at], *p);
+                    extend_timeline(&mut self.timeline_back, &prev, &mut self.projects[at]);
+                }
+                (None, Some(at)) => {
+                    if self.selected.as_ref() == Some(&id) {
+                        self.held.insert(id, Held::Gone);
+                    } else {
+                        self.projects.remove(at);
+                    }
+                }
+                (_, None) => {}
+            }
+        }
+    }
+
+    /// Forget the gone projects other than the selected one.
+    pub(super) fn drop_gone(&mut self) {
+        let selected = self.selected.clone();
+        let gone: Vec<Identity> = self
+            .held
+            .iter()
+            .filter(|(id, h)| matches!(h, Held::Gone) && Some(*id) != selected.as_ref())
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in gone {
+            self.held.remove(&id);
+            self.projects.retain(|p| identity(p) != id);
+        }
+    }
+}
+
+/// The Timeline read back beyond the loader's tail, per devloop project.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Back {
+    /// The file's first event is on screen.
+    pub at_start: bool,
+    /// A read is under way.
+    pub pending: bool,
+}
+
+/// Keep the older events read back into `prev`'s timeline in front of the
+/// fresh tail, when the tail continues them.
+fn extend_timeline(back: &mut HashMap<PathBuf, Back>, prev: &Project, fresh: &mut Project) {
+    if !back.contains_key(&prev.path) {
+        return;
+    }
+    let Some(first) = fresh.detail.timeline.first() else {
+        return;
+    };
+    match prev.detail.timeline.iter().rposition(|e| e == first) {
+        Some(at) => {
+            let mut all: Vec<TimelineEvent> = prev.detail.timeline[..at].to_vec();
+            all.append(&mut fresh.detail.timeline);
+            fresh.detail.timeline = all;
+        }
+        // More was appended than the tail holds: start over from it.
+        None => {
+            back.remove(&prev.path);
+        }
+    }
+}
