@@ -6,10 +6,11 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::widgets::block;
+use super::widgets::{block, fit, path_tail};
 use super::{devloop, tabs};
 use crate::app::{Focus, Model};
 use crate::model::Format;
+use crate::model::text::{sanitize_line, truncate, width};
 
 /// `split`: the list is on screen beside the detail (else a breadcrumb
 /// says where the detail is).
@@ -29,12 +30,25 @@ pub fn render(m: &Model, f: &mut Frame, area: Rect, split: bool) {
         return;
     };
     // Below the split width the detail has the screen: say where we are.
-    let title = if !split {
-        format!(" projects › {} › {} ", p.name, m.tab.title())
+    let head = if !split {
+        format!(" projects › {} › {}", p.name, m.tab.title())
     } else {
-        format!(" {} · {} ", p.name, p.format.as_str())
+        format!(" {} · {}", p.name, p.format.as_str())
     };
-    let outer = block(m, title, focused);
+    // The path tells apart two projects of the same name; it gives way
+    // (leading directories first) to the name when the border is short.
+    let room = area.width.saturating_sub(2) as usize;
+    let head = truncate(&head, room).into_owned();
+    let path = sanitize_line(&p.path.to_string_lossy()).into_owned();
+    let left = room.saturating_sub(width(&head) + 4);
+    let mut title = vec![Span::raw(head)];
+    if left >= 6 {
+        title.push(Span::styled(
+            format!(" · {} ", path_tail(&path, left)),
+            t.muted,
+        ));
+    }
+    let outer = block(m, Line::from(title), focused);
     let inside = outer.inner(area);
     f.render_widget(outer, area);
 
@@ -58,7 +72,7 @@ pub fn render(m: &Model, f: &mut Frame, area: Rect, split: bool) {
         };
         spans.push(Span::styled(format!(" {} {} ", i + 1, tab.title()), style));
     }
-    f.render_widget(Line::from(spans), tab_bar);
+    f.render_widget(fit(Line::from(spans), tab_bar.width), tab_bar);
     if strip > 0 {
         devloop::strip(m, p, f, strip_area);
     }

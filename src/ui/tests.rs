@@ -35,6 +35,29 @@ fn screen(m: &Model, w: u16, h: u16) -> String {
         out.push_str(line.trim_end());
         out.push('\n');
     }
+    stable_tmp(&out)
+}
+
+/// The example workspace is copied under `target/` by a path relative to the
+/// crate (so paths in titles do not depend on the checkout); its random
+/// directory name is replaced for the snapshots.
+const WS_PREFIX: &str = "ui-ws-";
+
+fn stable_tmp(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find(WS_PREFIX) {
+        out.push_str(&rest[..i + WS_PREFIX.len()]);
+        rest = &rest[i + WS_PREFIX.len()..];
+        let n = rest
+            .char_indices()
+            .take_while(|(_, c)| c.is_ascii_alphanumeric())
+            .count()
+            .min(6);
+        out.push_str(&"X".repeat(n));
+        rest = &rest[n..];
+    }
+    out.push_str(rest);
     out
 }
 
@@ -69,8 +92,15 @@ fn touch_all(dir: &Path, at: chrono::DateTime<Utc>) {
 /// The example workspace, with the mtimes its README fixes, loaded as the
 /// console loads it.
 fn workspace_model() -> (tempfile::TempDir, Model) {
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = tmp.path().join("workspace");
+    std::fs::create_dir_all("target/tmp").unwrap();
+    let tmp = tempfile::Builder::new()
+        .prefix(WS_PREFIX)
+        .tempdir_in("target/tmp")
+        .unwrap();
+    // Relative, as a user would type it (tempfile made it absolute).
+    let ws = Path::new("target/tmp")
+        .join(tmp.path().file_name().unwrap())
+        .join("workspace");
     copy(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/workspace"),
         &ws,
