@@ -30,14 +30,17 @@ pub fn render(m: &Model, f: &mut Frame, area: Rect, split: bool) {
         return;
     };
     // Below the split width the detail has the screen: say where we are.
-    let head = if !split {
-        format!(" projects › {} › {}", p.name, m.tab.title())
-    } else {
-        format!(" {} · {}", p.name, p.format.as_str())
-    };
-    // The path tells apart two projects of the same name; it gives way
-    // (leading directories first) to the name when the border is short.
+    // The name gives way (cut with …) to where we are; the path tells apart
+    // two projects of the same name and gives way (leading directories
+    // first) to both when the border is short.
     let room = area.width.saturating_sub(2) as usize;
+    let (before, after) = if !split {
+        (" projects › ".to_owned(), format!(" › {}", m.tab.title()))
+    } else {
+        (" ".to_owned(), format!(" · {}", p.format.as_str()))
+    };
+    let name_room = room.saturating_sub(width(&before) + width(&after) + 1);
+    let head = format!("{before}{}{after}", truncate(&p.name, name_room));
     let head = truncate(&head, room).into_owned();
     let path = sanitize_line(&p.path.to_string_lossy()).into_owned();
     let left = room.saturating_sub(width(&head) + 4);
@@ -47,6 +50,8 @@ pub fn render(m: &Model, f: &mut Frame, area: Rect, split: bool) {
             format!(" · {} ", path_tail(&path, left)),
             t.muted,
         ));
+    } else {
+        title.push(Span::raw(" "));
     }
     let outer = block(m, Line::from(title), focused);
     let inside = outer.inner(area);

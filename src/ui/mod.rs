@@ -16,7 +16,11 @@ pub mod theme;
 mod widgets;
 
 #[cfg(test)]
+mod style_tests;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod text_tests;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

@@ -170,7 +170,7 @@ fn overview(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
                 &mut lines,
                 w,
                 &format!(
-                    "nothing to reread: {} hold no text",
+                    "nothing to reread: {} could not be read or hold no text",
                     p.resume.read_first.join(", ")
                 ),
                 t.muted,

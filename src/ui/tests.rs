@@ -13,11 +13,11 @@ use crate::model::{Format, InboxItem, InboxKind, Project, sanitize_project};
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (200, 60)];
 
-fn now() -> chrono::DateTime<Utc> {
+pub(super) fn now() -> chrono::DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap()
 }
 
-fn screen(m: &Model, w: u16, h: u16) -> String {
+pub(super) fn screen(m: &Model, w: u16, h: u16) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| render(m, f)).unwrap();
     let buf = t.backend().buffer().clone();
@@ -91,7 +91,7 @@ fn touch_all(dir: &Path, at: chrono::DateTime<Utc>) {
 
 /// The example workspace, with the mtimes its README fixes, loaded as the
 /// console loads it.
-fn workspace_model() -> (tempfile::TempDir, Model) {
+pub(super) fn workspace_model() -> (tempfile::TempDir, Model) {
     std::fs::create_dir_all("target/tmp").unwrap();
     let tmp = tempfile::Builder::new()
         .prefix(WS_PREFIX)
@@ -124,7 +124,7 @@ fn workspace_model() -> (tempfile::TempDir, Model) {
 }
 
 /// Press a key and carry out what the runtime would (reading excerpts).
-fn press(m: &mut Model, code: KeyCode) {
+pub(super) fn press(m: &mut Model, code: KeyCode) {
     let effects = update(m, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
     for e in effects {
         if let crate::app::Effect::ReadExcerpts(path) = e
@@ -135,7 +135,7 @@ fn press(m: &mut Model, code: KeyCode) {
     }
 }
 
-fn select(m: &mut Model, id: &str) {
+pub(super) fn select(m: &mut Model, id: &str) {
     press(m, KeyCode::Home);
     for _ in 0..m.projects.len() {
         if m.selected_project().is_some_and(|p| p.id == id) {
