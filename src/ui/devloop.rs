@@ -8,7 +8,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use super::widgets::{Spec, bar, block, empty, field, fit, inner, table, with_detail, wrapped};
+use super::widgets::{
+    Spec, bar, block, column_widths, empty, field, fit, inner, table, with_detail, wrapped,
+};
 use crate::app::{Drawer, Focus, Model, Tab, panes};
 use crate::model::{Project, short_time};
 
@@ -82,6 +84,16 @@ pub fn units(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
             l,
         );
     }
+    let widths = [
+        Constraint::Length(6),
+        Constraint::Length(1),
+        Constraint::Min(12),
+        Constraint::Length(5),
+        Constraint::Length(10),
+        Constraint::Percentage(25),
+        Constraint::Percentage(25),
+    ];
+    let cols = column_widths(&widths, area.width);
     table(
         m,
         f,
@@ -96,15 +108,7 @@ pub fn units(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
                 "UPSTREAM →",
                 "→ DOWNSTREAM",
             ],
-            widths: &[
-                Constraint::Length(6),
-                Constraint::Length(1),
-                Constraint::Min(12),
-                Constraint::Length(5),
-                Constraint::Length(10),
-                Constraint::Percentage(25),
-                Constraint::Percentage(25),
-            ],
+            widths: &widths,
             len: rows.len(),
             scroll: &pane.first,
             selected: pane.selected,
@@ -116,10 +120,13 @@ pub fn units(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
             let layer = unit
                 .layer
                 .map_or_else(|| "∞".to_owned(), |l| format!("L{l}"));
-            let mut id = unit.id.clone();
-            if unit.contract_ok == Some(false) {
-                id.push_str(" ≠");
-            }
+            // The ≠ mark survives an id cut to its column.
+            let id = if unit.contract_ok == Some(false) {
+                let room = cols.get(2).map_or(0, |&w| w as usize).saturating_sub(2);
+                format!("{} ≠", crate::model::text::truncate(&unit.id, room))
+            } else {
+                unit.id.clone()
+            };
             let up = if unit.depends_on.is_empty() {
                 String::new()
             } else {

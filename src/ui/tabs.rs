@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::devloop;
-use super::widgets::{Spec, empty, field, fit, spans_wrapped, table, with_detail, wrapped};
+use super::widgets::{Spec, clip, empty, field, fit, spans_wrapped, table, with_detail, wrapped};
 use crate::app::panes::{self, FrontierRow, PhaseRow};
 use crate::app::{Focus, Model, Tab};
 use crate::model::{
@@ -342,7 +342,7 @@ fn phases(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
     let head_h = (head.len() as u16).min(area.height / 2);
     let [top, rest] =
         Layout::vertical([Constraint::Length(head_h), Constraint::Min(1)]).areas(area);
-    f.render_widget(Paragraph::new(head), top);
+    f.render_widget(Paragraph::new(clip(head, head_h, w)), top);
     let pane = m.pane(Tab::Phases);
     let rows = panes::phases(p, &pane.filter);
     if rows.is_empty() {
@@ -501,7 +501,7 @@ fn tasks(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
         );
         field(&mut lines, w, "checkpoint", &text, t.info);
     }
-    f.render_widget(Paragraph::new(lines), bottom);
+    f.render_widget(Paragraph::new(clip(lines, bottom.height, w)), bottom);
 }
 
 fn findings(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
@@ -524,7 +524,7 @@ fn findings(m: &Model, p: &Project, f: &mut Frame, area: Rect) {
             let h = (lines.len() as u16).min(area.height / 2);
             let [top, rest] =
                 Layout::vertical([Constraint::Length(h), Constraint::Min(1)]).areas(area);
-            f.render_widget(Paragraph::new(lines), top);
+            f.render_widget(Paragraph::new(clip(lines, h, area.width)), top);
             rest
         }
         None => area,

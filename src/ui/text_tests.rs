@@ -298,3 +298,25 @@ fn snapshot_of_long_text() {
     key(&mut m, '3');
     insta::assert_snapshot!("long_text_findings_80x24", screen(&m, 80, 24));
 }
+
+/// A mark after a cut id (the contract-hash `≠`) stays on screen.
+#[test]
+fn the_contract_mark_survives_a_cut_unit_id() {
+    let (_t, mut m) = workspace_model();
+    select(&mut m, "devloop/data/companies/acme/projects/p-restock");
+    press(&mut m, KeyCode::Enter);
+    key(&mut m, '2');
+    let p = m.selected_project().unwrap();
+    let unit = p
+        .detail
+        .units
+        .iter()
+        .find(|u| u.contract_ok == Some(false))
+        .unwrap();
+    let s = screen(&m, 80, 24);
+    let shown = s
+        .lines()
+        .find(|l| l.contains(&format!("✓ {}", &unit.id[..8])))
+        .unwrap_or_default();
+    assert!(shown.contains(" ≠"), "{shown}\n{s}");
+}

@@ -107,6 +107,20 @@ pub fn fit(line: Line<'static>, width: u16) -> Line<'static> {
     Line::from(out).style(line.style)
 }
 
+/// `lines` cut to `height`: when some do not fit, the last shown line ends
+/// with `…`, so a cut is never silent.
+pub fn clip(mut lines: Vec<Line<'static>>, height: u16, width: u16) -> Vec<Line<'static>> {
+    if lines.len() > height as usize {
+        lines.truncate(height as usize);
+        if let Some(last) = lines.pop() {
+            let mut spans = last.spans;
+            spans.push(Span::raw("…"));
+            lines.push(fit(Line::from(spans), width));
+        }
+    }
+    lines
+}
+
 /// Spans laid on one line when they fit in `width`; else each on its own
 /// wrapped lines (leading spaces dropped), so nothing is cut.
 pub fn spans_wrapped(lines: &mut Vec<Line<'static>>, width: u16, spans: Vec<Span<'static>>) {
@@ -286,20 +300,7 @@ pub fn with_detail(
         field(&mut lines, w, label, value, m.theme.bold);
     }
     let room = (lines.len() as u16).clamp(rows, (area.height / 2).max(rows));
-    if lines.len() > room as usize {
-        lines.truncate(room as usize);
-        if let Some(last) = lines.pop() {
-            let shown = last.width();
-            let mut spans = last.spans;
-            spans.push(Span::raw("…"));
-            let line = Line::from(spans);
-            lines.push(if shown < w as usize {
-                line
-            } else {
-                fit(line, w)
-            });
-        }
-    }
+    let lines = clip(lines, room, w);
     let [table, detail] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(room)]).areas(area);
     f.render_widget(ratatui::widgets::Paragraph::new(lines), detail);
