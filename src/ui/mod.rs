@@ -95,7 +95,10 @@ fn header_line(m: &Model, width: u16) -> Line<'static> {
         Span::raw(if m.loading {
             "reading…".to_owned()
         } else {
-            format!("{} projects", m.projects.len())
+            match m.projects.len() {
+                1 => "1 project".to_owned(),
+                n => format!("{n} projects"),
+            }
         }),
     ];
     let waiting = m.waiting_total();

@@ -208,6 +208,10 @@ fn a_time_in_the_future_is_said_so_and_is_a_finding() {
     p.updated_at = Some(now() + Duration::days(3));
     let mut m = model_of(vec![p]);
     let list = screen(&m, 80, 24);
+    assert!(
+        list.contains("  1 project  "),
+        "one project, not '1 projects': {list}"
+    );
     assert!(list.contains("future"), "{list}");
     assert!(!list.contains(" 0s "), "{list}");
     press(&mut m, KeyCode::Enter);
