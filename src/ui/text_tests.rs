@@ -131,6 +131,7 @@ fn fit_cuts_at_the_end_by_display_width() {
     let exact = Line::from(vec![Span::raw("abcd"), Span::raw("ef")]);
     assert_eq!(fit(exact, 5).to_string(), "abcd…");
     assert_eq!(fit(Line::from("short"), 8).to_string(), "short");
+    assert_eq!(fit(Line::from("short"), 0).to_string(), "");
 }
 
 #[test]

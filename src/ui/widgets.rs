@@ -82,6 +82,9 @@ pub fn fit(line: Line<'static>, width: u16) -> Line<'static> {
     if line.width() <= max {
         return line;
     }
+    if max == 0 {
+        return Line::default();
+    }
     let mut used = 0;
     let mut out = Vec::new();
     for span in line.spans {
