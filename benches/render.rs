@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use loopdeck::app::{Event, Model, update};
-use loopdeck::model::{Format, InboxItem, InboxKind, Project};
+use loopdeck::model::{Format, InboxItem, InboxKind, Project, StatusKind};
 use ratatui::{Terminal, backend::TestBackend};
 
 fn projects(n: usize) -> Vec<Project> {
@@ -24,10 +24,10 @@ fn projects(n: usize) -> Vec<Project> {
                 format!("项目-{i}-restock"),
             );
             p.id = format!("p{i}");
-            p.status = if i % 3 == 0 {
-                "waiting".into()
+            (p.status, p.status_kind) = if i % 3 == 0 {
+                ("waiting".into(), StatusKind::Waiting)
             } else {
-                "executing".into()
+                ("executing".into(), StatusKind::Running)
             };
             p.stage = Some(format!("Phase {} of 9", i % 9));
             p.updated_at = chrono::DateTime::from_timestamp(1_780_000_000 - i as i64 * 60, 0);
@@ -35,7 +35,8 @@ fn projects(n: usize) -> Vec<Project> {
                 p.inbox.push(InboxItem {
                     kind: InboxKind::Question,
                     reference: "OQ-1".into(),
-                    title: "批量导出是否进入 MVP".into(),
+                    // Wider than its column at 200 columns: every row is cut.
+                    title: "批量导出是否进入 MVP：导出为 CSV 还是带公式的 Excel，审批前检查是否依赖夜间导出的数据新鲜度，以及超过三级审批时是否允许加签".into(),
                     since: p.updated_at,
                     options: vec![],
                     subject: None,
@@ -73,16 +74,31 @@ fn median_us(mut model: Model, frames: usize) -> f64 {
     times[times.len() / 2]
 }
 
+fn model(n: usize, inbox: bool) -> Model {
+    let mut m = Model::new(vec!["/w".into()], false, chrono::Utc::now());
+    update(&mut m, Event::Loaded(projects(n)));
+    if inbox {
+        update(
+            &mut m,
+            Event::Key(crossterm::event::KeyEvent::new(
+                crossterm::event::KeyCode::Char('i'),
+                crossterm::event::KeyModifiers::NONE,
+            )),
+        );
+    }
+    m
+}
+
 fn main() {
-    let now = chrono::Utc::now();
-    let mut full = Model::new(vec!["/w".into()], false, now);
-    update(&mut full, Event::Loaded(projects(1000)));
-    let mut empty = Model::new(vec!["/w".into()], false, now);
-    update(&mut empty, Event::Loaded(Vec::new()));
-    let base = median_us(empty, 500);
-    let frame = median_us(full, 500);
+    let base = median_us(model(0, false), 500);
+    let frame = median_us(model(1000, false), 500);
+    let inbox = median_us(model(1000, true), 500);
     println!(
         "frame 200x60, 1,000 projects: {frame:.0} µs median (empty frame baseline {base:.0} µs, ratio {:.1})",
         frame / base
+    );
+    println!(
+        "inbox 200x60, 334 long items cut with …: {inbox:.0} µs median (ratio {:.1} to the empty frame)",
+        inbox / base
     );
 }

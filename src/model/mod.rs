@@ -16,7 +16,10 @@ pub use detail::{
     Agent, Bug, BugStats, BugTransition, Checkpoint, Dag, Detail, Event, Failure, Gate, Outcome,
     Progress, ProgressPart, Run, Task, Unit, UnknownRef,
 };
-pub use resume::{Excerpt, ResumeCard, Scenario, relative_age, since_seconds};
+pub use resume::{
+    CLOCK_SKEW, Excerpt, ResumeCard, SKEW_TOLERANCE_SECONDS, Scenario, ago, clock_skew,
+    relative_age, short_time, since_seconds,
+};
 pub use sanitize::sanitize_project;
 pub use status::{StatusKind, guess_kinds};
 

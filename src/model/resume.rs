@@ -2,8 +2,10 @@
 //! to read first. The scenario depends on how long ago the project was last
 //! updated, so it is computed against a caller-supplied "now".
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Utc};
 use serde::Serialize;
+
+use super::{Finding, Level, Project};
 
 /// Seed 000's three resume scenarios, by time since the last update.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -15,16 +17,26 @@ pub enum Scenario {
     /// Beyond seven days: show the scene anchor, the proposal and the open
     /// questions, and ask what changed.
     C,
+    /// The last update is ahead of "now" (beyond [`SKEW_TOLERANCE_SECONDS`]):
+    /// a clock is wrong, so no time-based advice holds.
+    Future,
 }
+
+/// How far ahead of "now" a time may be and still count as "just now"
+/// (clocks of two machines, a file written while "now" was taken).
+pub const SKEW_TOLERANCE_SECONDS: i64 = 60;
 
 impl Scenario {
     pub const A_LIMIT_SECONDS: i64 = 3600;
     pub const B_LIMIT_SECONDS: i64 = 7 * 24 * 3600;
 
-    /// The scenario for a project last updated `since_seconds` ago. A clock
-    /// skew (an update in the future) counts as "just now".
+    /// The scenario for a project last updated `since_seconds` ago. An
+    /// update ahead of now by more than [`SKEW_TOLERANCE_SECONDS`] is
+    /// [`Scenario::Future`], never "just now".
     pub fn for_age(since_seconds: i64) -> Scenario {
-        if since_seconds < Self::A_LIMIT_SECONDS {
+        if since_seconds < -SKEW_TOLERANCE_SECONDS {
+            Scenario::Future
+        } else if since_seconds < Self::A_LIMIT_SECONDS {
             Scenario::A
         } else if since_seconds <= Self::B_LIMIT_SECONDS {
             Scenario::B
@@ -66,8 +78,12 @@ pub fn since_seconds(updated_at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> O
     updated_at.map(|t| (now - t).num_seconds())
 }
 
-/// Short relative age: `45s`, `3m`, `5h`, `2d`, `7w`.
+/// Short relative age: `45s`, `3m`, `5h`, `2d`, `7w`; `future` for a time
+/// ahead of now by more than [`SKEW_TOLERANCE_SECONDS`] (never `0s`).
 pub fn relative_age(seconds: i64) -> String {
+    if seconds < -SKEW_TOLERANCE_SECONDS {
+        return "future".to_owned();
+    }
     let s = seconds.max(0);
     match s {
         0..=59 => format!("{s}s"),
@@ -78,13 +94,61 @@ pub fn relative_age(seconds: i64) -> String {
     }
 }
 
+/// The age as prose: `3m ago`, or `in the future (2h ahead)`.
+pub fn ago(seconds: i64) -> String {
+    if seconds < -SKEW_TOLERANCE_SECONDS {
+        format!("in the future ({} ahead)", relative_age(-seconds))
+    } else {
+        format!("{} ago", relative_age(seconds))
+    }
+}
+
+/// A point in time for a narrow column: `06-01 12:00` in the year of
+/// `now`, `2025-12-31 23:59` in any other year (so no date is ambiguous).
+pub fn short_time(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    if at.year() == now.year() {
+        at.format("%m-%d %H:%M").to_string()
+    } else {
+        at.format("%Y-%m-%d %H:%M").to_string()
+    }
+}
+
+/// The `clock-skew` finding: the project says it was updated after `now`
+/// (by more than [`SKEW_TOLERANCE_SECONDS`]), so its age and resume scenario
+/// cannot be trusted. `None` when the update time is unknown or not ahead.
+pub fn clock_skew(p: &Project, now: DateTime<Utc>) -> Option<Finding> {
+    let at = p.updated_at?;
+    let ahead = (at - now).num_seconds();
+    (ahead > SKEW_TOLERANCE_SECONDS).then(|| {
+        Finding::new(
+            Level::Warning,
+            CLOCK_SKEW,
+            format!(
+                "last update {} is {} ahead of now ({}): a clock is wrong, so its age and resume advice cannot be trusted",
+                at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                relative_age(ahead),
+                now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            ),
+        )
+    })
+}
+
+/// The code of the [`clock_skew`] finding.
+pub const CLOCK_SKEW: &str = "clock-skew";
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chrono::TimeZone;
 
     #[test]
     fn scenarios_split_at_one_hour_and_seven_days() {
         assert_eq!(Scenario::for_age(-5), Scenario::A);
+        assert_eq!(
+            Scenario::for_age(-SKEW_TOLERANCE_SECONDS - 1),
+            Scenario::Future
+        );
+        assert_eq!(Scenario::for_age(-3 * 86_400), Scenario::Future);
         assert_eq!(Scenario::for_age(3599), Scenario::A);
         assert_eq!(Scenario::for_age(3600), Scenario::B);
         assert_eq!(Scenario::for_age(7 * 86_400), Scenario::B);
@@ -97,5 +161,38 @@ mod tests {
         assert_eq!(relative_age(180), "3m");
         assert_eq!(relative_age(2 * 86_400 + 5), "2d");
         assert_eq!(relative_age(30 * 86_400), "4w");
+    }
+
+    #[test]
+    fn a_time_in_the_future_is_said_so() {
+        assert_eq!(relative_age(-10), "0s", "within the tolerance: just now");
+        assert_eq!(relative_age(-7200), "future");
+        assert_eq!(ago(-7200), "in the future (2h ahead)");
+        assert_eq!(ago(180), "3m ago");
+    }
+
+    #[test]
+    fn the_year_shows_when_it_is_not_this_year() {
+        let now = Utc.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap();
+        let same = Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 0).unwrap();
+        let last = Utc.with_ymd_and_hms(2025, 12, 31, 23, 59, 0).unwrap();
+        assert_eq!(short_time(same, now), "01-02 03:04");
+        assert_eq!(short_time(last, now), "2025-12-31 23:59");
+    }
+
+    #[test]
+    fn clock_skew_is_a_finding_only_ahead_of_now() {
+        let now = Utc.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap();
+        let mut p = Project::new(super::super::Format::Gsd, "x".into(), "x".into());
+        assert_eq!(clock_skew(&p, now), None, "no time, no finding");
+        p.updated_at = Some(now - chrono::Duration::hours(1));
+        assert_eq!(clock_skew(&p, now), None);
+        p.updated_at = Some(now + chrono::Duration::seconds(SKEW_TOLERANCE_SECONDS));
+        assert_eq!(clock_skew(&p, now), None, "within the tolerance");
+        p.updated_at = Some(now + chrono::Duration::days(3));
+        let f = clock_skew(&p, now).unwrap();
+        assert_eq!((f.level, f.code.as_str()), (Level::Warning, CLOCK_SKEW));
+        assert!(f.message.contains("2026-06-04T12:00:00Z"), "{}", f.message);
+        assert!(f.message.contains("3d ahead"), "{}", f.message);
     }
 }

@@ -7,10 +7,11 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::widgets::block;
+use super::widgets::{block, fit, path_tail};
 use super::{devloop, tabs};
 use crate::app::Focus;
 use crate::model::Format;
+use crate::model::text::{sanitize_line, truncate, width};
 
 /// `split`: the list is on screen beside the detail (else a breadcrumb
 /// says where the detail is).
@@ -30,21 +31,40 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
         return;
     };
     // Below the split width the detail has the screen: say where we are.
-    let mut title = if !split {
-        format!(" projects › {} › {} ", p.name, m.tab.title())
+    // The name gives way (cut with …) to where we are; the path tells apart
+    // two projects of the same name and gives way (leading directories
+    // first) to both when the border is short.
+    let room = area.width.saturating_sub(2) as usize;
+    let (before, mut after) = if !split {
+        (" projects › ".to_owned(), format!(" › {}", m.tab.title()))
     } else {
-        format!(" {} · {} ", p.name, p.format.as_str())
+        (" ".to_owned(), format!(" · {}", p.format.as_str()))
     };
-    // Said in place: a held-back reading, a project gone, the tab's filter.
+    // Said in place, before the path gives way: a held-back reading, a
+    // project gone from disk, the tab's filter.
     match m.freshness(p) {
         crate::app::Freshness::Current => {}
-        crate::app::Freshness::Rereading => title.push_str("· re-reading… "),
-        crate::app::Freshness::Gone => title.push_str("· gone from disk "),
+        crate::app::Freshness::Rereading => after.push_str(" · re-reading…"),
+        crate::app::Freshness::Gone => after.push_str(" · gone from disk"),
     }
     if let Some(filter) = m.filter_label(m.tab) {
-        title.push_str(&format!("{filter} "));
+        after.push_str(&format!(" {filter}"));
     }
-    let outer = block(m, title, focused);
+    let name_room = room.saturating_sub(width(&before) + width(&after) + 1);
+    let head = format!("{before}{}{after}", truncate(&p.name, name_room));
+    let head = truncate(&head, room).into_owned();
+    let path = sanitize_line(&p.path.to_string_lossy()).into_owned();
+    let left = room.saturating_sub(width(&head) + 4);
+    let mut title = vec![Span::raw(head)];
+    if left >= 6 {
+        title.push(Span::styled(
+            format!(" · {} ", path_tail(&path, left)),
+            t.muted,
+        ));
+    } else {
+        title.push(Span::raw(" "));
+    }
+    let outer = block(m, Line::from(title), focused);
     let inside = outer.inner(area);
     f.render_widget(outer, area);
 
@@ -68,7 +88,7 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
         };
         spans.push(Span::styled(format!(" {} {} ", i + 1, tab.title()), style));
     }
-    f.render_widget(Line::from(spans), tab_bar);
+    f.render_widget(fit(Line::from(spans), tab_bar.width), tab_bar);
     if strip > 0 {
         devloop::strip(m, p, f, strip_area);
     }

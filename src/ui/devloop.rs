@@ -7,13 +7,13 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Clear, Paragraph, Row};
+use ratatui::widgets::{Clear, Paragraph};
 
 use super::widgets::{
-    Spec, bar, block, detail_box, empty, field, inner, table, with_detail, wrapped,
+    Spec, bar, block, column_widths, empty, field, fit, inner, table, with_detail, wrapped,
 };
 use crate::app::{Drawer, Focus, Tab, panes};
-use crate::model::Project;
+use crate::model::{Project, short_time};
 
 pub const STRIP_HEIGHT: u16 = 1;
 
@@ -75,10 +75,26 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     };
     if let Some(l) = legend {
         f.render_widget(
-            Line::from(Span::styled(" upstream → unit → downstream · ≠ contract hash differs from the SDD · ∞ on a cycle", t.muted)),
+            fit(
+                Line::from(Span::styled(
+                    " upstream → unit → downstream · ≠ contract hash differs from the SDD · ∞ on a cycle",
+                    t.muted,
+                )),
+                l.width,
+            ),
             l,
         );
     }
+    let widths = [
+        Constraint::Length(6),
+        Constraint::Length(1),
+        Constraint::Min(12),
+        Constraint::Length(5),
+        Constraint::Length(10),
+        Constraint::Percentage(25),
+        Constraint::Percentage(25),
+    ];
+    let cols = column_widths(&widths, area.width);
     table(
         m,
         f,
@@ -93,15 +109,7 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                 "UPSTREAM →",
                 "→ DOWNSTREAM",
             ],
-            widths: &[
-                Constraint::Length(6),
-                Constraint::Length(1),
-                Constraint::Min(12),
-                Constraint::Length(5),
-                Constraint::Length(10),
-                Constraint::Percentage(25),
-                Constraint::Percentage(25),
-            ],
+            widths: &widths,
             len: rows.len(),
             scroll: &pane.first,
             selected: pane.selected,
@@ -113,10 +121,13 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             let layer = unit
                 .layer
                 .map_or_else(|| "∞".to_owned(), |l| format!("L{l}"));
-            let mut id = unit.id.clone();
-            if unit.contract_ok == Some(false) {
-                id.push_str(" ≠");
-            }
+            // The ≠ mark survives an id cut to its column.
+            let id = if unit.contract_ok == Some(false) {
+                let room = cols.get(2).map_or(0, |&w| w as usize).saturating_sub(2);
+                format!("{} ≠", crate::model::text::truncate(&unit.id, room))
+            } else {
+                unit.id.clone()
+            };
             let up = if unit.depends_on.is_empty() {
                 String::new()
             } else {
@@ -127,7 +138,7 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             } else {
                 format!("→ {}", unit.downstream.join(", "))
             };
-            Row::new::<Vec<Cell>>(vec![
+            vec![
                 Span::styled(
                     layer,
                     if unit.layer.is_none() {
@@ -135,15 +146,14 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                     } else {
                         t.muted
                     },
-                )
-                .into(),
-                Span::styled(sym, style).into(),
-                id.into(),
-                unit.kind.clone().into(),
-                Span::styled(unit.status.clone(), style).into(),
-                Span::styled(up, t.muted).into(),
-                Span::styled(down, t.muted).into(),
-            ])
+                ),
+                Span::styled(sym, style),
+                Span::raw(id),
+                Span::raw(unit.kind.clone()),
+                Span::styled(unit.status.clone(), style),
+                Span::styled(up, t.muted),
+                Span::styled(down, t.muted),
+            ]
         },
     );
     if let Some(Drawer::Unit(id)) = &m.drawer
@@ -231,17 +241,20 @@ pub fn bugs(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             .join(" · ")
     });
     f.render_widget(
-        Line::from(vec![
-            Span::styled(
-                format!(
-                    " status {} · severity {}",
-                    m.bug_filter.status.as_deref().unwrap_or("all"),
-                    m.bug_filter.severity.as_deref().unwrap_or("all")
+        fit(
+            Line::from(vec![
+                Span::styled(
+                    format!(
+                        " status {} · severity {}",
+                        m.bug_filter.status.as_deref().unwrap_or("all"),
+                        m.bug_filter.severity.as_deref().unwrap_or("all")
+                    ),
+                    t.bold,
                 ),
-                t.bold,
-            ),
-            Span::styled(format!("   s/v cycle   {by_status}"), t.muted),
-        ]),
+                Span::styled(format!("   s/v cycle   {by_status}"), t.muted),
+            ]),
+            top.width,
+        ),
         top,
     );
     let rows = panes::bugs(m, p);
@@ -249,19 +262,23 @@ pub fn bugs(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         return empty(m, f, rest, "no bugs match");
     }
     let b = &p.detail.bugs;
-    let (rest, below) = with_detail(rest, 4);
-    if let Some(&i) = rows.get(m.pane(Tab::Bugs).selected) {
-        let bug = &b[i];
-        detail_box(
-            m,
-            f,
-            below,
-            &[
-                (&bug.id, &bug.title),
-                ("unit", bug.unit.as_deref().unwrap_or("")),
-            ],
-        );
-    }
+    let rest = match rows.get(m.pane(Tab::Bugs).selected) {
+        Some(&i) => {
+            let bug = &b[i];
+            with_detail(
+                m,
+                f,
+                rest,
+                4,
+                &[
+                    ("bug", &bug.id),
+                    ("title", &bug.title),
+                    ("unit", bug.unit.as_deref().unwrap_or("")),
+                ],
+            )
+        }
+        None => rest,
+    };
     table(
         m,
         f,
@@ -288,13 +305,13 @@ pub fn bugs(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                 "medium" => t.warn,
                 _ => t.muted,
             };
-            Row::new::<Vec<Cell>>(vec![
-                Span::styled(bug.severity.clone(), sev).into(),
-                Span::styled(sym, style).into(),
-                Span::styled(bug.status.clone(), style).into(),
-                bug.id.clone().into(),
-                bug.title.clone().into(),
-            ])
+            vec![
+                Span::styled(bug.severity.clone(), sev),
+                Span::styled(sym, style),
+                Span::styled(bug.status.clone(), style),
+                Span::raw(bug.id.clone()),
+                Span::raw(bug.title.clone()),
+            ]
         },
     );
     if let Some(Drawer::Bug(id)) = &m.drawer
@@ -350,6 +367,18 @@ fn source_style(m: &View, source: &str) -> Style {
     palette[h % palette.len()]
 }
 
+/// What a timeline event's `kind` says about an outcome: `Some(true)` a
+/// pass or a ship, `Some(false)` a failure or a block, `None` neither. By
+/// the kind the writer chose (seed 003's `TimelineEvent.kind` examples),
+/// never by words inside the free-text summary.
+pub fn event_outcome(kind: &str) -> Option<bool> {
+    match kind {
+        "unit_passed" | "integration_passed" | "project_shipped" => Some(true),
+        "unit_failed" | "integration_failed" | "unit_blocked" | "project_blocked" => Some(false),
+        _ => None,
+    }
+}
+
 /// Newest at the bottom; the selection follows the end unless the user
 /// moved up (`f` or `G` follows again).
 pub fn timeline(m: &View, p: &Project, f: &mut Frame, area: Rect) {
@@ -365,6 +394,17 @@ pub fn timeline(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     } else {
         "EVENT (f: follow)"
     };
+    // Events are in time order: when the first or the last is not of this
+    // year, some row shows its year, and the column makes room for it.
+    let other_year = |i: Option<&usize>| {
+        i.and_then(|&i| ev[i].at)
+            .is_some_and(|a| short_time(a, m.now).len() > 11)
+    };
+    let time_w = if other_year(rows.first()) || other_year(rows.last()) {
+        16
+    } else {
+        11
+    };
     table(
         m,
         f,
@@ -372,7 +412,7 @@ pub fn timeline(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         Spec {
             header: vec!["TIME", "SOURCE", title],
             widths: &[
-                Constraint::Length(11),
+                Constraint::Length(time_w),
                 Constraint::Length(12),
                 Constraint::Min(10),
             ],
@@ -384,20 +424,18 @@ pub fn timeline(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         |i| {
             let e = &ev[rows[i]];
             let at =
-                e.at.map_or_else(|| "?".to_owned(), |a| a.format("%m-%d %H:%M").to_string());
+                e.at.map_or_else(|| "?".to_owned(), |a| short_time(a, m.now));
             let summary = format!("{} {}", e.kind, e.summary);
-            let style = if summary.contains("FAIL") {
-                t.error.patch(t.bold)
-            } else if summary.contains("PASS") {
-                t.ok.patch(t.bold)
-            } else {
-                Style::new()
+            let style = match event_outcome(&e.kind) {
+                Some(false) => t.error.patch(t.bold),
+                Some(true) => t.ok.patch(t.bold),
+                None => Style::new(),
             };
-            Row::new::<Vec<Cell>>(vec![
-                Span::styled(at, t.muted).into(),
-                Span::styled(e.source.clone(), source_style(m, &e.source)).into(),
-                Span::styled(summary, style).into(),
-            ])
+            vec![
+                Span::styled(at, t.muted),
+                Span::styled(e.source.clone(), source_style(m, &e.source)),
+                Span::styled(summary, style),
+            ]
         },
     );
 }
@@ -441,20 +479,24 @@ pub fn agents(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             let mut doing = ag.doing.clone().unwrap_or_default();
             if let Some(at) = ag.paused_at {
                 let hours = (m.now - at).num_hours();
-                let choice = if hours >= 24 {
-                    "token expired: restart only"
+                doing = if (m.now - at).num_seconds() < -crate::model::SKEW_TOLERANCE_SECONDS {
+                    format!("⏸ paused in the future (check the clock) · {doing}")
                 } else {
-                    "resume or restart"
+                    let choice = if hours >= 24 {
+                        "token expired: restart only"
+                    } else {
+                        "resume or restart"
+                    };
+                    format!("⏸ {hours}h, {choice} · {doing}")
                 };
-                doing = format!("⏸ {hours}h, {choice} · {doing}");
             }
-            Row::new::<Vec<Cell>>(vec![
-                ag.agent.clone().into(),
-                Span::styled(format!("{sym} {}", ag.status), style).into(),
-                ag.step.clone().unwrap_or_default().into(),
-                pct.map(|p| bar(p, 10)).unwrap_or_default().into(),
-                doing.into(),
-            ])
+            vec![
+                Span::raw(ag.agent.clone()),
+                Span::styled(format!("{sym} {}", ag.status), style),
+                Span::raw(ag.step.clone().unwrap_or_default()),
+                Span::raw(pct.map(|p| bar(p, 10)).unwrap_or_default()),
+                Span::raw(doing),
+            ]
         },
     );
 }

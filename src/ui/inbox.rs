@@ -5,10 +5,9 @@ use super::View;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Span;
-use ratatui::widgets::{Cell, Row};
 
 use super::tabs::kind;
-use super::widgets::{Spec, age, block, detail_box, empty, inner, table, with_detail};
+use super::widgets::{Spec, age, block, empty, inner, table, with_detail};
 use crate::app::panes;
 
 pub fn render(m: &View, f: &mut Frame, area: Rect) {
@@ -23,21 +22,25 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
     if rows.is_empty() {
         return empty(m, f, body, "nothing is waiting for you");
     }
-    let (body, below) = with_detail(body, 5);
-    if let Some(&(pi, ii)) = rows.get(m.inbox.selected) {
-        let p = &m.projects[pi];
-        let item = &p.inbox[ii];
-        detail_box(
-            m,
-            f,
-            below,
-            &[
-                (&p.name, &item.title),
-                ("options", &item.options.join(" / ")),
-                ("ref", &item.reference),
-            ],
-        );
-    }
+    let body = match rows.get(m.inbox.selected) {
+        Some(&(pi, ii)) => {
+            let p = &m.projects[pi];
+            let item = &p.inbox[ii];
+            with_detail(
+                m,
+                f,
+                body,
+                5,
+                &[
+                    ("project", &p.name),
+                    (kind(item.kind), &item.title),
+                    ("options", &item.options.join(" / ")),
+                    ("ref", &item.reference),
+                ],
+            )
+        }
+        None => body,
+    };
     table(
         m,
         f,
@@ -45,7 +48,7 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
         Spec {
             header: vec!["AGE", "PROJECT", "KIND", "WAITING FOR"],
             widths: &[
-                Constraint::Length(4),
+                Constraint::Length(6),
                 Constraint::Percentage(25),
                 Constraint::Length(9),
                 Constraint::Min(10),
@@ -63,12 +66,12 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             if !item.options.is_empty() {
                 text.push_str(&format!("  [{}]", item.options.join(" / ")));
             }
-            Row::new::<Vec<Cell>>(vec![
-                age(m, item.since).into(),
-                p.name.clone().into(),
-                Span::styled(kind(item.kind), t.warn).into(),
-                text.into(),
-            ])
+            vec![
+                Span::raw(age(m, item.since)),
+                Span::raw(p.name.clone()),
+                Span::styled(kind(item.kind), t.warn),
+                Span::raw(text),
+            ]
         },
     );
 }

@@ -4,9 +4,10 @@
 use super::View;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::widgets::{Cell, Row, Table, TableState};
+use ratatui::text::Span;
+use ratatui::widgets::{Row, Table, TableState};
 
-use super::widgets::{age, block};
+use super::widgets::{age, block, column_widths, fitted_row, inner};
 use crate::app::{Focus, panes};
 use crate::model::Format;
 
@@ -27,6 +28,14 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
         .list
         .first
         .window(m.list.selected, height.max(1), rows.len());
+    let widths = [
+        Constraint::Length(1),
+        Constraint::Length(6),
+        Constraint::Length(3),
+        Constraint::Length(4),
+        Constraint::Min(8),
+    ];
+    let cols = column_widths(&widths, inner(area).width);
     let visible = rows.iter().skip(first).take(height.max(1)).map(|&i| {
         let p = &m.projects[i];
         let (sym, style) = t.status(p.status_kind);
@@ -35,17 +44,23 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
         } else {
             String::new()
         };
-        let mut name = p.name.clone();
-        if !p.problems.is_empty() {
-            name.push_str(" !");
-        }
-        Row::new::<Vec<Cell>>(vec![
-            ratatui::text::Span::styled(sym, style).into(),
-            age(m, p.updated_at).into(),
-            badge(p.format).into(),
-            ratatui::text::Span::styled(waiting, t.warn).into(),
-            ratatui::text::Span::raw(name).into(),
-        ])
+        // The problem mark survives a name cut to its column.
+        let name = if p.problems.is_empty() {
+            p.name.clone()
+        } else {
+            let room = cols.get(4).map_or(0, |&w| w as usize).saturating_sub(2);
+            format!("{} !", crate::model::text::truncate(&p.name, room))
+        };
+        fitted_row(
+            vec![
+                Span::styled(sym, style),
+                Span::raw(age(m, p.updated_at)),
+                Span::raw(badge(p.format)),
+                Span::styled(waiting, t.warn),
+                Span::raw(name),
+            ],
+            &cols,
+        )
     });
     let mut title = format!(" Projects {}/{} ", rows.len(), m.projects.len());
     if !m.list.filter.is_empty() {
@@ -56,19 +71,10 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             m.projects.len()
         );
     }
-    let table = Table::new(
-        visible,
-        [
-            Constraint::Length(1),
-            Constraint::Length(4),
-            Constraint::Length(3),
-            Constraint::Length(4),
-            Constraint::Min(8),
-        ],
-    )
-    .header(Row::new(vec!["", "AGE", "FMT", "ASK", "PROJECT"]).style(t.bold))
-    .row_highlight_style(t.selection)
-    .block(block(m, title, m.focus == Focus::List));
+    let table = Table::new(visible, widths)
+        .header(Row::new(vec!["", "AGE", "FMT", "ASK", "PROJECT"]).style(t.bold))
+        .row_highlight_style(t.selection)
+        .block(block(m, title, m.focus == Focus::List));
     let selected = (!rows.is_empty()).then(|| m.list.selected.saturating_sub(first));
     let mut state = TableState::default().with_selected(selected);
     f.render_stateful_widget(table, area, &mut state);

@@ -16,7 +16,11 @@ pub mod theme;
 mod widgets;
 
 #[cfg(test)]
+mod style_tests;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod text_tests;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -110,7 +114,10 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
         Span::raw(if m.loading {
             "reading…".to_owned()
         } else {
-            format!("{} projects", m.projects.len())
+            match m.projects.len() {
+                1 => "1 project".to_owned(),
+                n => format!("{n} projects"),
+            }
         }),
     ];
     let waiting = m.waiting_total();

@@ -5,13 +5,15 @@ use super::View;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row};
+use ratatui::widgets::Paragraph;
 
 use super::devloop;
-use super::widgets::{Spec, age, detail_box, empty, field, table, with_detail, wrapped};
+use super::widgets::{Spec, clip, empty, field, fit, spans_wrapped, table, with_detail, wrapped};
 use crate::app::panes::{self, FrontierRow, PhaseRow};
 use crate::app::{Focus, Tab};
-use crate::model::{Level, Project, Scenario, since_seconds};
+use crate::model::{
+    CLOCK_SKEW, Finding, Level, Project, Scenario, StatusKind, ago, clock_skew, since_seconds,
+};
 
 pub fn render(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     match m.tab {
@@ -39,22 +41,41 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let since = since_seconds(p.updated_at, m.now);
     let scenario = since.map(Scenario::for_age);
     let (sym, style) = t.status(p.status_kind);
-    lines.push(Line::from(vec![
-        Span::styled(format!("{sym} {}", p.status), style),
-        Span::styled(format!("   updated {} ago", age(m, p.updated_at)), t.muted),
-        Span::styled(
-            match scenario {
-                Some(Scenario::A) => "   back within the hour: act on the next action".to_owned(),
-                Some(Scenario::B) => "   back after a while: review, then decide".to_owned(),
-                Some(Scenario::C) => format!(
-                    "   away {} days: reread before acting",
-                    since.unwrap_or(0) / 86_400
-                ),
-                None => String::new(),
-            },
-            t.muted,
+    let done = p.status_kind == StatusKind::Done;
+    let advice = match scenario {
+        Some(Scenario::Future) => {
+            "the last update is in the future: check the clock (see Findings)".to_owned()
+        }
+        _ if done && p.inbox.is_empty() => "completed: nothing waits on you".to_owned(),
+        _ if done => "completed: only what waits for you below".to_owned(),
+        Some(Scenario::A) => "back within the hour: act on the next action".to_owned(),
+        Some(Scenario::B) => "back after a while: review, then decide".to_owned(),
+        Some(Scenario::C) => format!(
+            "away {} days: reread before acting",
+            since.unwrap_or(0) / 86_400
         ),
-    ]));
+        None => String::new(),
+    };
+    let updated = since.map_or_else(
+        || "update time unknown".to_owned(),
+        |s| format!("updated {}", ago(s)),
+    );
+    spans_wrapped(
+        &mut lines,
+        w,
+        vec![
+            Span::styled(format!("{sym} {}", p.status), style),
+            Span::styled(format!("   {updated}"), t.muted),
+            Span::styled(
+                if advice.is_empty() {
+                    advice
+                } else {
+                    format!("   {advice}")
+                },
+                t.muted,
+            ),
+        ],
+    );
     lines.push(Line::default());
     let label = t.bold;
     if let Some(stage) = &p.stage {
@@ -121,12 +142,12 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         .iter()
         .filter(|f| f.level == Level::Error)
         .count();
-    if errors + p.problems.len() > 0 || !p.findings.is_empty() {
+    let total = p.findings.len() + usize::from(skew(m, p).is_some());
+    if errors + p.problems.len() > 0 || total > 0 {
         lines.push(Line::default());
         let text = format!(
-            "{} finding{} ({errors} error{}), {} unreadable file{} — see Findings",
-            p.findings.len(),
-            if p.findings.len() == 1 { "" } else { "s" },
+            "{total} finding{} ({errors} error{}), {} unreadable file{} — see Findings",
+            if total == 1 { "" } else { "s" },
             if errors == 1 { "" } else { "s" },
             p.problems.len(),
             if p.problems.len() == 1 { "" } else { "s" }
@@ -138,14 +159,34 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         };
         wrapped(&mut lines, w, &text, style);
     }
-    if scenario == Some(Scenario::C)
-        && let Some((path, excerpts)) = &m.excerpts
-        && path == &p.path
-        && !excerpts.is_empty()
-    {
+    if scenario == Some(Scenario::C) {
         lines.push(Line::default());
         lines.push(Line::from(Span::styled("What you meant then", t.bold)));
-        for e in excerpts {
+        let loaded = m
+            .excerpts
+            .as_ref()
+            .filter(|(path, _)| path == &p.path)
+            .map(|(_, e)| e.as_slice())
+            .unwrap_or_default();
+        if p.resume.read_first.is_empty() {
+            wrapped(
+                &mut lines,
+                w,
+                "nothing to reread: the project's files name no scene anchor, plan or notes to read first",
+                t.muted,
+            );
+        } else if loaded.is_empty() {
+            wrapped(
+                &mut lines,
+                w,
+                &format!(
+                    "nothing to reread: {} could not be read or hold no text",
+                    p.resume.read_first.join(", ")
+                ),
+                t.muted,
+            );
+        }
+        for e in loaded {
             lines.push(Line::from(Span::styled(format!("── {}", e.file), t.muted)));
             for l in &e.lines {
                 wrapped(
@@ -165,6 +206,15 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let max = lines.len().saturating_sub(area.height as usize);
     let scroll = m.pane(Tab::Overview).selected.min(max) as u16;
     f.render_widget(Paragraph::new(lines).scroll((scroll, 0)), area);
+}
+
+/// The clock-skew finding for `p` against the console's "now", unless the
+/// reader already put one among the project's findings.
+fn skew(m: &View, p: &Project) -> Option<Finding> {
+    if p.findings.iter().any(|f| f.code == CLOCK_SKEW) {
+        return None;
+    }
+    clock_skew(p, m.now)
 }
 
 pub fn kind(k: crate::model::InboxKind) -> &'static str {
@@ -209,22 +259,23 @@ fn frontier(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             t.muted,
         )
     };
-    f.render_widget(Line::from(note), top);
+    f.render_widget(fit(Line::from(note), top.width), top);
     if rows.is_empty() {
         return empty(m, f, rest, "no open questions");
     }
     let fr = &p.frontier;
-    let (rest, below) = with_detail(rest, 6);
     let chosen = rows.get(pane.selected).map(|r| match *r {
         FrontierRow::Question(j) => &fr.questions[j],
         FrontierRow::Research(j) => &fr.research[j],
         FrontierRow::Blocked(j) => &fr.blocked[j],
     });
-    if let Some(q) = chosen {
-        detail_box(
+    let rest = match chosen {
+        None => rest,
+        Some(q) => with_detail(
             m,
             f,
-            below,
+            rest,
+            6,
             &[
                 (&q.id, &q.title),
                 ("owner", q.owner.as_deref().unwrap_or("")),
@@ -233,8 +284,8 @@ fn frontier(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                 ("due", q.due_by.as_deref().unwrap_or("")),
                 ("waits on", &q.waiting_on.join(", ")),
             ],
-        );
-    }
+        ),
+    };
     table(
         m,
         f,
@@ -260,14 +311,14 @@ fn frontier(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                 FrontierRow::Research(j) => ("… fact", t.info, &fr.research[j]),
                 FrontierRow::Blocked(j) => ("✗ wait", t.muted, &fr.blocked[j]),
             };
-            Row::new::<Vec<Cell>>(vec![
-                Span::styled(label, style).into(),
-                q.id.clone().into(),
-                q.priority.clone().unwrap_or_default().into(),
-                q.owner.clone().unwrap_or_default().into(),
-                q.title.clone().into(),
-                q.waiting_on.join(", ").into(),
-            ])
+            vec![
+                Span::styled(label, style),
+                Span::raw(q.id.clone()),
+                Span::raw(q.priority.clone().unwrap_or_default()),
+                Span::raw(q.owner.clone().unwrap_or_default()),
+                Span::raw(q.title.clone()),
+                Span::raw(q.waiting_on.join(", ")),
+            ]
         },
     );
 }
@@ -304,30 +355,30 @@ fn phases(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let head_h = (head.len() as u16).min(area.height / 2);
     let [top, rest] =
         Layout::vertical([Constraint::Length(head_h), Constraint::Min(1)]).areas(area);
-    f.render_widget(Paragraph::new(head), top);
+    f.render_widget(Paragraph::new(clip(head, head_h, w)), top);
     let pane = m.pane(Tab::Phases);
     let rows = panes::phases(p, &pane.filter);
     if rows.is_empty() {
         return empty(m, f, rest, "no decisions or blockers recorded");
     }
-    let (rest, below) = with_detail(rest, 4);
-    match rows.get(pane.selected) {
+    let rest = match rows.get(pane.selected) {
         Some(PhaseRow::Decision(j)) => {
             let d = &p.decisions[*j];
             let head = d.stage.clone().unwrap_or_else(|| "decision".to_owned());
-            detail_box(
+            with_detail(
                 m,
                 f,
-                below,
+                rest,
+                4,
                 &[
                     (&head, &d.summary),
                     ("why", d.rationale.as_deref().unwrap_or("")),
                 ],
-            );
+            )
         }
-        Some(PhaseRow::Blocker(j)) => detail_box(m, f, below, &[("blocker", &p.blockers[*j])]),
-        None => {}
-    }
+        Some(PhaseRow::Blocker(j)) => with_detail(m, f, rest, 4, &[("blocker", &p.blockers[*j])]),
+        None => rest,
+    };
     table(
         m,
         f,
@@ -348,19 +399,19 @@ fn phases(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         |i| match rows[i] {
             PhaseRow::Decision(j) => {
                 let d = &p.decisions[j];
-                Row::new::<Vec<Cell>>(vec![
-                    Span::styled("✓", t.ok).into(),
-                    d.stage.clone().unwrap_or_default().into(),
-                    d.summary.clone().into(),
-                    d.rationale.clone().unwrap_or_default().into(),
-                ])
+                vec![
+                    Span::styled("✓", t.ok),
+                    Span::raw(d.stage.clone().unwrap_or_default()),
+                    Span::raw(d.summary.clone()),
+                    Span::raw(d.rationale.clone().unwrap_or_default()),
+                ]
             }
-            PhaseRow::Blocker(j) => Row::new::<Vec<Cell>>(vec![
-                Span::styled("✗", t.error).into(),
-                String::new().into(),
-                Span::styled(p.blockers[j].clone(), t.error).into(),
-                String::new().into(),
-            ]),
+            PhaseRow::Blocker(j) => vec![
+                Span::styled("✗", t.error),
+                Span::raw(String::new()),
+                Span::styled(p.blockers[j].clone(), t.error),
+                Span::raw(String::new()),
+            ],
         },
     );
 }
@@ -400,7 +451,7 @@ fn tasks(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             let task = &tasks[rows[i]];
             let (sym, style) = t.status(task.status_kind);
             // ≠: the README's checkbox and the state disagree (Markdown wins).
-            let done = task.status == "completed";
+            let done = task.status_kind == StatusKind::Done;
             let md = match task.md_checked {
                 Some(true) if done => "[x]",
                 Some(false) if !done => "[ ]",
@@ -409,24 +460,27 @@ fn tasks(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                 None => " - ",
             };
             let passing = task.gates.iter().filter(|g| g.passes).count();
-            Row::new::<Vec<Cell>>(vec![
-                Span::styled(sym, style).into(),
-                task.id.clone().into(),
-                md.into(),
-                task.title.clone().into(),
-                Span::styled(task.status.clone(), style).into(),
-                format!("{passing}/{}", task.gates.len()).into(),
-            ])
+            vec![
+                Span::styled(sym, style),
+                Span::raw(task.id.clone()),
+                Span::raw(md),
+                Span::raw(task.title.clone()),
+                Span::styled(task.status.clone(), style),
+                Span::raw(format!("{passing}/{}", task.gates.len())),
+            ]
         },
     );
     let Some(task) = rows.get(pane.selected).map(|&i| &tasks[i]) else {
         return;
     };
     let w = bottom.width;
-    let mut lines = vec![Line::from(Span::styled(
-        format!("Task {} · {}", task.id, task.title),
+    let mut lines = Vec::new();
+    wrapped(
+        &mut lines,
+        w,
+        &format!("Task {} · {}", task.id, task.title),
         t.bold,
-    ))];
+    );
     for g in &task.gates {
         let (sym, style) = if g.passes {
             ("✓", t.ok)
@@ -460,7 +514,7 @@ fn tasks(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         );
         field(&mut lines, w, "checkpoint", &text, t.info);
     }
-    f.render_widget(Paragraph::new(lines), bottom);
+    f.render_widget(Paragraph::new(clip(lines, bottom.height, w)), bottom);
 }
 
 fn findings(m: &View, p: &Project, f: &mut Frame, area: Rect) {
@@ -468,34 +522,55 @@ fn findings(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let pane = m.pane(Tab::Findings);
     let rows = panes::findings(p, &pane.filter);
     let total = rows.len() + p.problems.len();
+    // Clock skew depends on "now", so the console adds it here, above the
+    // findings the reader made.
+    let area = match skew(m, p) {
+        Some(fd) => {
+            let mut lines = Vec::new();
+            field(
+                &mut lines,
+                area.width,
+                &format!("◆ {}", fd.code),
+                &fd.message,
+                t.warn,
+            );
+            let h = (lines.len() as u16).min(area.height / 2);
+            let [top, rest] =
+                Layout::vertical([Constraint::Length(h), Constraint::Min(1)]).areas(area);
+            f.render_widget(Paragraph::new(clip(lines, h, area.width)), top);
+            rest
+        }
+        None => area,
+    };
     if total == 0 {
         return empty(m, f, area, "no findings");
     }
-    let (area, below) = with_detail(area, 5);
-    match rows.get(pane.selected) {
+    let area = match rows.get(pane.selected) {
         Some(&j) => {
             let fd = &p.findings[j];
-            detail_box(
+            with_detail(
                 m,
                 f,
-                below,
+                area,
+                5,
                 &[
-                    (&fd.code, &fd.message),
+                    ("code", &fd.code),
+                    ("message", &fd.message),
                     ("at", fd.reference.as_deref().unwrap_or("")),
                 ],
-            );
+            )
         }
-        None => {
-            if let Some(pr) = p.problems.get(pane.selected.saturating_sub(rows.len())) {
-                detail_box(
-                    m,
-                    f,
-                    below,
-                    &[("unreadable", &pr.file), ("why", &pr.reason)],
-                );
-            }
-        }
-    }
+        None => match p.problems.get(pane.selected.saturating_sub(rows.len())) {
+            Some(pr) => with_detail(
+                m,
+                f,
+                area,
+                5,
+                &[("unreadable", &pr.file), ("why", &pr.reason)],
+            ),
+            None => area,
+        },
+    };
     table(
         m,
         f,
@@ -521,21 +596,21 @@ fn findings(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                     Level::Warning => ("◆ warn", t.warn),
                     Level::Info => ("· info", t.info),
                 };
-                Row::new::<Vec<Cell>>(vec![
-                    Span::styled(label, style).into(),
-                    fd.code.clone().into(),
-                    fd.reference.clone().unwrap_or_default().into(),
-                    fd.message.clone().into(),
-                ])
+                vec![
+                    Span::styled(label, style),
+                    Span::raw(fd.code.clone()),
+                    Span::raw(fd.reference.clone().unwrap_or_default()),
+                    Span::raw(fd.message.clone()),
+                ]
             }
             None => {
                 let pr = &p.problems[i - rows.len()];
-                Row::new::<Vec<Cell>>(vec![
-                    Span::styled("✗ read", t.error).into(),
-                    "unreadable".into(),
-                    pr.file.clone().into(),
-                    pr.reason.clone().into(),
-                ])
+                vec![
+                    Span::styled("✗ read", t.error),
+                    Span::raw("unreadable"),
+                    Span::raw(pr.file.clone()),
+                    Span::raw(pr.reason.clone()),
+                ]
             }
         },
     );

@@ -13,11 +13,11 @@ use crate::model::{Format, InboxItem, InboxKind, Project, sanitize_project};
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (200, 60)];
 
-fn now() -> chrono::DateTime<Utc> {
+pub(super) fn now() -> chrono::DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap()
 }
 
-fn screen(m: &Model, w: u16, h: u16) -> String {
+pub(super) fn screen(m: &Model, w: u16, h: u16) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| render(m, &Theme::fallback(true), f)).unwrap();
     let buf = t.backend().buffer().clone();
@@ -35,6 +35,29 @@ fn screen(m: &Model, w: u16, h: u16) -> String {
         out.push_str(line.trim_end());
         out.push('\n');
     }
+    stable_tmp(&out)
+}
+
+/// The example workspace is copied under `target/` by a path relative to the
+/// crate (so paths in titles do not depend on the checkout); its random
+/// directory name is replaced for the snapshots.
+const WS_PREFIX: &str = "ui-ws-";
+
+fn stable_tmp(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find(WS_PREFIX) {
+        out.push_str(&rest[..i + WS_PREFIX.len()]);
+        rest = &rest[i + WS_PREFIX.len()..];
+        let n = rest
+            .char_indices()
+            .take_while(|(_, c)| c.is_ascii_alphanumeric())
+            .count()
+            .min(6);
+        out.push_str(&"X".repeat(n));
+        rest = &rest[n..];
+    }
+    out.push_str(rest);
     out
 }
 
@@ -68,9 +91,16 @@ fn touch_all(dir: &Path, at: chrono::DateTime<Utc>) {
 
 /// The example workspace, with the mtimes its README fixes, loaded as the
 /// console loads it.
-fn workspace_model() -> (tempfile::TempDir, Model) {
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = tmp.path().join("workspace");
+pub(super) fn workspace_model() -> (tempfile::TempDir, Model) {
+    std::fs::create_dir_all("target/tmp").unwrap();
+    let tmp = tempfile::Builder::new()
+        .prefix(WS_PREFIX)
+        .tempdir_in("target/tmp")
+        .unwrap();
+    // Relative, as a user would type it (tempfile made it absolute).
+    let ws = Path::new("target/tmp")
+        .join(tmp.path().file_name().unwrap())
+        .join("workspace");
     copy(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/workspace"),
         &ws,
@@ -93,7 +123,7 @@ fn workspace_model() -> (tempfile::TempDir, Model) {
 }
 
 /// Press a key and carry out what the runtime would (reading excerpts).
-fn press(m: &mut Model, code: KeyCode) {
+pub(super) fn press(m: &mut Model, code: KeyCode) {
     let effects = update(m, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
     for e in effects {
         if let crate::app::Effect::ReadExcerpts(path) = e
@@ -104,7 +134,7 @@ fn press(m: &mut Model, code: KeyCode) {
     }
 }
 
-fn select(m: &mut Model, id: &str) {
+pub(super) fn select(m: &mut Model, id: &str) {
     press(m, KeyCode::Home);
     for _ in 0..m.projects.len() {
         if m.selected_project().is_some_and(|p| p.id == id) {

@@ -6,7 +6,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders};
 
-use crate::model::text::wrap;
+use crate::model::text::{truncate, width as text_width, wrap};
 use crate::model::{relative_age, since_seconds};
 use chrono::{DateTime, Utc};
 
@@ -34,15 +34,20 @@ pub fn block<'a>(m: &View, title: impl Into<Line<'a>>, focused: bool) -> Block<'
         .title(title)
 }
 
-/// "3m", "2d"; "?" without a time.
+/// "3m", "2d", "future"; "?" without a time.
 pub fn age(m: &View, at: Option<DateTime<Utc>>) -> String {
     since_seconds(at, m.now)
         .map(relative_age)
         .unwrap_or_else(|| "?".to_owned())
 }
 
+/// The label column of [`field`].
+const LABEL: usize = 12;
+
 /// A labelled value wrapped by display width under its label (the view
 /// wraps, not ratatui: its wrapper lets a wide character cross a border).
+/// A label too wide for its column (an id, a finding code) gets a line of
+/// its own, so label and value never run together and nothing is cut.
 pub fn field(
     lines: &mut Vec<Line<'static>>,
     width: u16,
@@ -50,19 +55,113 @@ pub fn field(
     value: &str,
     label_style: Style,
 ) {
-    const LABEL: usize = 12;
     let room = (width as usize).saturating_sub(LABEL).max(1);
-    for (i, part) in wrap(value, room).into_iter().enumerate() {
-        let head = if i == 0 {
-            format!("{label:<LABEL$}")
-        } else {
-            " ".repeat(LABEL)
-        };
+    let label_w = text_width(label);
+    let mut first = if label_w < LABEL {
+        Some(format!("{label}{}", " ".repeat(LABEL - label_w)))
+    } else {
+        for part in wrap(label, (width as usize).max(1)) {
+            lines.push(Line::from(Span::styled(part, label_style)));
+        }
+        None
+    };
+    for part in wrap(value, room) {
+        let head = first.take().unwrap_or_else(|| " ".repeat(LABEL));
         lines.push(Line::from(vec![
             Span::styled(head, label_style),
             Span::raw(part),
         ]));
     }
+}
+
+/// `line` cut to `width` display columns: whole spans while they fit, then
+/// the one that does not, ended with `…` (measured by display width, so a
+/// wide character is never split).
+pub fn fit(line: Line<'static>, width: u16) -> Line<'static> {
+    let max = width as usize;
+    if line.width() <= max {
+        return line;
+    }
+    if max == 0 {
+        return Line::default();
+    }
+    let mut used = 0;
+    let mut out = Vec::new();
+    for span in line.spans {
+        let w = span.width();
+        if used + w < max {
+            used += w;
+            out.push(span);
+            continue;
+        }
+        let cut = truncate(&span.content, max - used).into_owned();
+        let cut = if cut.ends_with('…') {
+            cut
+        } else {
+            // The span fits exactly but more follows: mark the cut.
+            format!(
+                "{}…",
+                truncate(&span.content, (max - used).saturating_sub(1)).trim_end_matches('…')
+            )
+        };
+        out.push(Span::styled(cut, span.style));
+        break;
+    }
+    Line::from(out).style(line.style)
+}
+
+/// `lines` cut to `height`: when some do not fit, the last shown line ends
+/// with `…`, so a cut is never silent.
+pub fn clip(mut lines: Vec<Line<'static>>, height: u16, width: u16) -> Vec<Line<'static>> {
+    if lines.len() > height as usize {
+        lines.truncate(height as usize);
+        if let Some(last) = lines.pop() {
+            let mut spans = last.spans;
+            spans.push(Span::raw("…"));
+            lines.push(fit(Line::from(spans), width));
+        }
+    }
+    lines
+}
+
+/// Spans laid on one line when they fit in `width`; else each on its own
+/// wrapped lines (leading spaces dropped), so nothing is cut.
+pub fn spans_wrapped(lines: &mut Vec<Line<'static>>, width: u16, spans: Vec<Span<'static>>) {
+    let total: usize = spans.iter().map(Span::width).sum();
+    if total <= width as usize {
+        lines.push(Line::from(spans));
+        return;
+    }
+    for s in spans {
+        let text = s.content.trim_start();
+        if !text.is_empty() {
+            wrapped(lines, width, text, s.style);
+        }
+    }
+}
+
+/// A path in at most `max` columns: whole leading components give way to
+/// `…/` (the tail names the project); a last component still too wide is
+/// cut at its end.
+pub fn path_tail(path: &str, max: usize) -> String {
+    if text_width(path) <= max {
+        return path.to_owned();
+    }
+    let mut rest = path;
+    while let Some(i) = rest.find('/') {
+        rest = &rest[i + 1..];
+        if rest.is_empty() {
+            break;
+        }
+        if text_width(rest) + 2 <= max {
+            return format!("…/{rest}");
+        }
+    }
+    truncate(
+        path.rsplit('/').find(|c| !c.is_empty()).unwrap_or(path),
+        max,
+    )
+    .into_owned()
 }
 
 /// Text wrapped to `width`, each line styled alike.
@@ -109,12 +208,40 @@ pub struct Spec<'a> {
     pub focused: bool,
 }
 
+/// The column widths ratatui's `Table` gives `widths` in `width` columns
+/// (its defaults: columns from the left, one space between them, no
+/// highlight symbol).
+pub fn column_widths(widths: &[ratatui::layout::Constraint], width: u16) -> Vec<u16> {
+    use ratatui::layout::{Flex, Layout};
+    Layout::horizontal(widths.to_vec())
+        .flex(Flex::Start)
+        .spacing(1)
+        .split(Rect::new(0, 0, width, 1))
+        .iter()
+        .map(|r| r.width)
+        .collect()
+}
+
+/// One table row whose cells are cut to their columns with `…` (the
+/// detail under the table shows them in full).
+pub fn fitted_row<'a>(cells: Vec<Span<'a>>, widths: &[u16]) -> ratatui::widgets::Row<'a> {
+    ratatui::widgets::Row::new(cells.into_iter().enumerate().map(|(i, span)| {
+        let w = widths.get(i).copied().unwrap_or(0) as usize;
+        let cell = if span.width() > w {
+            Span::styled(truncate(&span.content, w).into_owned(), span.style)
+        } else {
+            span
+        };
+        ratatui::widgets::Cell::from(cell)
+    }))
+}
+
 pub fn table<'a>(
     m: &View,
     f: &mut ratatui::Frame,
     area: Rect,
     spec: Spec<'a>,
-    row: impl Fn(usize) -> ratatui::widgets::Row<'a>,
+    row: impl Fn(usize) -> Vec<Span<'a>>,
 ) {
     use ratatui::widgets::{Row, Table, TableState};
     let Spec {
@@ -127,7 +254,10 @@ pub fn table<'a>(
     } = spec;
     let height = area.height.saturating_sub(1) as usize;
     let first = scroll.window(selected, height, len);
-    let rows: Vec<Row> = (first..len.min(first + height.max(1))).map(row).collect();
+    let cols = column_widths(widths, area.width);
+    let rows: Vec<Row> = (first..len.min(first + height.max(1)))
+        .map(|i| fitted_row(row(i), &cols))
+        .collect();
     let table = Table::new(rows, widths.to_vec())
         .header(Row::new(header).style(m.theme.bold))
         .row_highlight_style(if focused {
@@ -148,22 +278,22 @@ pub fn empty(m: &View, f: &mut ratatui::Frame, area: Rect, what: &str) {
     );
 }
 
-/// Split `area` into a table and, under it, `rows` lines for the selected
-/// row in full (a table cuts long text; this is where it can be read).
-/// Without room for both, the table keeps the whole area.
-pub fn with_detail(area: Rect, rows: u16) -> (Rect, Option<Rect>) {
+/// Split `area` into a table and, under it, the selected row in full (a
+/// table cuts long text with `…`; this is where it can be read): at least
+/// `rows` lines, more when the fields need them, up to half the area; a
+/// last line that still does not fit ends with `…`. Without room for both,
+/// the table keeps the whole area. Returns the table's area.
+pub fn with_detail(
+    m: &View,
+    f: &mut ratatui::Frame,
+    area: Rect,
+    rows: u16,
+    fields: &[(&str, &str)],
+) -> Rect {
     use ratatui::layout::{Constraint, Layout};
     if area.height < rows + 5 {
-        return (area, None);
+        return area;
     }
-    let [table, detail] =
-        Layout::vertical([Constraint::Min(3), Constraint::Length(rows)]).areas(area);
-    (table, Some(detail))
-}
-
-/// The selected row in full, under a rule.
-pub fn detail_box(m: &View, f: &mut ratatui::Frame, area: Option<Rect>, fields: &[(&str, &str)]) {
-    let Some(area) = area else { return };
     let w = area.width;
     let mut lines = vec![Line::from(Span::styled(
         "─".repeat(w as usize),
@@ -172,5 +302,10 @@ pub fn detail_box(m: &View, f: &mut ratatui::Frame, area: Option<Rect>, fields: 
     for (label, value) in fields.iter().filter(|(_, v)| !v.is_empty()) {
         field(&mut lines, w, label, value, m.theme.bold);
     }
-    f.render_widget(ratatui::widgets::Paragraph::new(lines), area);
+    let room = (lines.len() as u16).clamp(rows, (area.height / 2).max(rows));
+    let lines = clip(lines, room, w);
+    let [table, detail] =
+        Layout::vertical([Constraint::Min(3), Constraint::Length(room)]).areas(area);
+    f.render_widget(ratatui::widgets::Paragraph::new(lines), detail);
+    table
 }
