@@ -297,13 +297,13 @@ fn navigate_filter_help_inbox_quit_in_tmux() {
     tmux.keys(&["/", "g", "s", "d", "Enter"]);
     let s = tmux.wait_for("Projects /gsd");
     assert!(
-        !s.contains("fba-smart-rest"),
+        !s.contains("fba-smart-res"),
         "the filter hides other projects:\n{s}"
     );
     assert!(s.contains("paused-waiting"), "{s}");
     tmux.keys(&["Escape"]);
     let s = tmux.wait_until("every project again, unfiltered", |s| {
-        !s.contains("/gsd") && s.contains("fba-smart-rest")
+        !s.contains("Projects /gsd") && s.contains("fba-smart-res")
     });
 
     // Help lists the keys; Esc closes it.
