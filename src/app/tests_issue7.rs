@@ -96,6 +96,7 @@ fn a_deleted_project_says_so_in_place_until_the_user_moves_on() {
     assert_eq!((p.name.as_str(), m.freshness(p)), ("beta", Freshness::Gone));
     let s = screen(&m, 120, 20);
     assert!(s.contains("gone from disk"), "{s}");
+    assert!(s.contains("beta (gone)"), "the list row says so too:\n{s}");
     // Further readings keep it while it is selected.
     update(&mut m, Event::Loaded(vec![alpha.clone(), gamma.clone()]));
     assert_eq!(selected(&m), "beta");
@@ -126,7 +127,9 @@ fn a_half_written_file_keeps_the_last_good_reading_until_it_settles() {
     assert_eq!(p.status, "in_progress", "the last good reading stays");
     assert_eq!(p.inbox.len(), 1);
     assert_eq!(m.freshness(p), Freshness::Rereading);
-    assert!(screen(&m, 120, 20).contains("re-reading"));
+    let s = screen(&m, 120, 20);
+    assert!(s.contains("re-reading"), "{s}");
+    assert!(s.contains("(re-reading)"), "the list row says so too:\n{s}");
     // The writer finishes: the new good reading shows at once.
     let mut done = good.clone();
     done.status = "validated".into();

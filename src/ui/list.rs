@@ -44,12 +44,25 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
         } else {
             String::new()
         };
-        // The problem mark survives a name cut to its column.
-        let name = if p.problems.is_empty() {
+        // The marks survive a name cut to its column: a problem, a reading
+        // held back while the file settles, a project gone from disk.
+        let mut mark = String::new();
+        if !p.problems.is_empty() {
+            mark.push_str(" !");
+        }
+        match m.freshness(p) {
+            crate::app::Freshness::Current => {}
+            crate::app::Freshness::Rereading => mark.push_str(" (re-reading)"),
+            crate::app::Freshness::Gone => mark.push_str(" (gone)"),
+        }
+        let name = if mark.is_empty() {
             p.name.clone()
         } else {
-            let room = cols.get(4).map_or(0, |&w| w as usize).saturating_sub(2);
-            format!("{} !", crate::model::text::truncate(&p.name, room))
+            let room = cols
+                .get(4)
+                .map_or(0, |&w| w as usize)
+                .saturating_sub(crate::model::text::width(&mark));
+            format!("{}{mark}", crate::model::text::truncate(&p.name, room))
         };
         fitted_row(
             vec![

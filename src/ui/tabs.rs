@@ -218,21 +218,7 @@ fn skew(m: &View, p: &Project) -> Option<Finding> {
 }
 
 pub fn kind(k: crate::model::InboxKind) -> &'static str {
-    use crate::model::InboxKind as K;
-    match k {
-        K::Question => "question",
-        K::Evidence => "evidence",
-        K::Choice => "choice",
-        K::Waiting => "waiting",
-        K::Blocked => "blocked",
-        K::Approval => "approval",
-        K::Desync => "desync",
-        K::Finalization => "finalize",
-        K::Resume => "resume",
-        K::Conflict => "conflict",
-        K::Budget => "budget",
-        K::SignOff => "sign-off",
-    }
+    k.label()
 }
 
 fn frontier(m: &View, p: &Project, f: &mut Frame, area: Rect) {
