@@ -25,6 +25,7 @@ fn detect(entry: &WalkEntry<'_>) -> (Vec<Project>, Vec<String>) {
     found.extend(prd_master::discover(entry));
     found.extend(gsd::discover(entry));
     found.extend(dwp::discover(entry));
+    found.extend(devloop::unlisted(entry));
     if let Some(p) = devloop::discover(entry) {
         found.push(p);
         skip.extend(devloop::OWN_DIRS.iter().map(|d| (*d).to_owned()));

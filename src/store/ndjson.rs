@@ -7,13 +7,14 @@
 //! a newline when the file does not end in one, so a torn tail never
 //! swallows the next record (PRODUCT.md, rule 4 of every write).
 
-use std::collections::HashMap;
 use std::fs::{self, File};
-use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use super::{StoreError, open_in, open_nonblocking};
+
+mod keyset;
+pub use keyset::KeySet;
 
 /// How much is read per step when walking a file backwards.
 pub const CHUNK: usize = 256 * 1024;
@@ -360,7 +361,7 @@ pub fn scan_by_key(
     key: &str,
     visitor: &mut impl KeyVisitor,
 ) -> Result<Scan, StoreError> {
-    let mut seen: HashMap<Box<[u8]>, bool, KeyHash> = HashMap::with_hasher(KeyHash::new());
+    let mut seen = KeySet::new();
     let mut scan = Scan::default();
     while let Some(line) = lines.next_line()? {
         scan.lines += 1;
@@ -380,7 +381,7 @@ pub fn scan_by_key(
             None => match visitor.latest(k, line) {
                 Latest::Reject => scan.skipped += 1,
                 verdict => {
-                    seen.insert(k.as_bytes().into(), verdict == Latest::AcceptWithHistory);
+                    seen.insert(k.as_bytes(), verdict == Latest::AcceptWithHistory);
                 }
             },
         }
@@ -388,55 +389,6 @@ pub fn scan_by_key(
     scan.torn = lines.torn();
     scan.keys = seen.len();
     Ok(scan)
-}
-
-/// A fast hash for the short keys of a scan (one multiply per 8 bytes),
-/// seeded per process so crafted keys cannot be made to collide ahead of
-/// time. SipHash, std's default, was a tenth of a large scan's time.
-#[derive(Clone)]
-struct KeyHash(u64);
-
-impl KeyHash {
-    fn new() -> Self {
-        KeyHash(std::collections::hash_map::RandomState::new().hash_one(0x6c6f_6f70_6465_636b_u64))
-    }
-}
-
-impl BuildHasher for KeyHash {
-    type Hasher = FoldHasher;
-    fn build_hasher(&self) -> FoldHasher {
-        FoldHasher(self.0)
-    }
-}
-
-struct FoldHasher(u64);
-
-impl FoldHasher {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-
-    fn mix(&mut self, word: u64) {
-        let m = u128::from(self.0 ^ word) * u128::from(Self::K);
-        self.0 = (m as u64) ^ ((m >> 64) as u64);
-    }
-}
-
-impl Hasher for FoldHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.mix(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        let mut w = [0u8; 8];
-        w[..rest.len()].copy_from_slice(rest);
-        self.mix(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// The value of the top-level string member `key` of the JSON object on

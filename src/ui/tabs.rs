@@ -172,6 +172,8 @@ pub fn kind(k: crate::model::InboxKind) -> &'static str {
         K::Conflict => "conflict",
         K::Budget => "budget",
         K::SignOff => "sign-off",
+        K::RetriesSpent => "retries",
+        K::Triage => "triage",
     }
 }
 
