@@ -35,10 +35,7 @@ pub fn read(p: &mut Project, dir: &Path) -> Vec<(String, Agent)> {
     if let Err(e) = std::fs::read_dir(&state_dir) {
         p.problem(
             STATE_DIR,
-            format!(
-                "the agents cannot be read: {}",
-                store::StoreError::from(e)
-            ),
+            format!("the agents cannot be read: {}", store::StoreError::from(e)),
         );
         return Vec::new();
     }

@@ -57,8 +57,12 @@ pub fn read(p: &mut Project, dir: &Path) {
                 continue;
             };
             if from != t.to && legal(from, &t.to) == Some(false) {
-                let when = t.at.as_deref().map_or(String::new(), |a| format!(" at {a}"));
-                let by = t.by.as_deref().map_or(String::new(), |b| format!(" by {b}"));
+                let when =
+                    t.at.as_deref()
+                        .map_or(String::new(), |a| format!(" at {a}"));
+                let by =
+                    t.by.as_deref()
+                        .map_or(String::new(), |b| format!(" by {b}"));
                 p.findings.push(
                     Finding::new(
                         Level::Warning,
@@ -211,7 +215,14 @@ fn next_states(from: &str) -> &'static [&'static str] {
 /// Is `from → to` a transition of the lifecycle? `None` when either word
 /// is not one of the seed's statuses (that is another finding's business).
 fn legal(from: &str, to: &str) -> Option<bool> {
-    const STATES: &[&str] = &["open", "fixing", "fixed", "verified", "wontfix", "duplicate"];
+    const STATES: &[&str] = &[
+        "open",
+        "fixing",
+        "fixed",
+        "verified",
+        "wontfix",
+        "duplicate",
+    ];
     if !(STATES.contains(&from) && STATES.contains(&to)) {
         return None;
     }
@@ -301,7 +312,9 @@ mod tests {
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!(found[0].0, "bug-1");
         assert!(
-            found[0].1.contains("open → verified at 2026-06-01T10:00:00Z by system"),
+            found[0]
+                .1
+                .contains("open → verified at 2026-06-01T10:00:00Z by system"),
             "{}",
             found[0].1
         );

@@ -186,7 +186,11 @@ pub fn analyze<N: Node>(units: &[N]) -> Analysis {
         .map_or(0, |m| *m as usize + 1);
     let layers = node
         .iter()
-        .map(|&j| Some(node_layers[j as usize]).filter(|&l| l != NONE).map(|l| l as usize))
+        .map(|&j| {
+            Some(node_layers[j as usize])
+                .filter(|&l| l != NONE)
+                .map(|l| l as usize)
+        })
         .collect();
     Analysis {
         layers,
@@ -207,7 +211,9 @@ fn kahn(deps: &Rows, dependents: &Rows) -> Vec<u32> {
     let mut waiting: Vec<u32> = (0..n).map(|i| deps.row(i).len() as u32).collect();
     let mut layer: Vec<u32> = vec![NONE; n];
     let mut depth = vec![0u32; n];
-    let mut queue: Vec<u32> = (0..n as u32).filter(|&i| waiting[i as usize] == 0).collect();
+    let mut queue: Vec<u32> = (0..n as u32)
+        .filter(|&i| waiting[i as usize] == 0)
+        .collect();
     let mut head = 0;
     while head < queue.len() {
         let i = queue[head] as usize;

@@ -206,7 +206,12 @@ pub(super) fn contract_matches(contract: &html::Contract, hash: &str) -> bool {
 pub(super) type Archive = (String, html::Sdd, HashMap<String, usize>);
 
 /// Contracts from the SDD into the units, and the hash check.
-pub(super) fn contracts(p: &mut Project, dir: &Path, sdd: Option<&html::Sdd>, changes: &timeline::Changes) {
+pub(super) fn contracts(
+    p: &mut Project,
+    dir: &Path,
+    sdd: Option<&html::Sdd>,
+    changes: &timeline::Changes,
+) {
     let Some(sdd) = sdd else {
         if !p.detail.units.is_empty() {
             p.findings.push(

@@ -274,7 +274,10 @@ pub(super) fn loops(
         last_run: last.map(|r| r.run_id.clone()),
         last_run_at: last.and_then(|r| {
             runs::run_time(&r.run_id).or_else(|| {
-                store::mtime(&p.path.join(format!("integration/runs/{}/result.json", r.run_id)))
+                store::mtime(
+                    &p.path
+                        .join(format!("integration/runs/{}/result.json", r.run_id)),
+                )
             })
         }),
         last_ok: last.map(|r| r.ok),
@@ -306,7 +309,14 @@ pub(super) fn loops(
 
 /// The resume card: where the loop stopped, why, what it waits for, what to
 /// read first.
-pub(super) fn resume(p: &mut Project, dir: &Path, prd: &PrdInfo, phase: &str, passed: usize, total: usize) {
+pub(super) fn resume(
+    p: &mut Project,
+    dir: &Path,
+    prd: &PrdInfo,
+    phase: &str,
+    passed: usize,
+    total: usize,
+) {
     let mut stopped = format!("{phase} · {passed}/{total} units passed");
     for a in p.detail.agents.iter().filter(|a| a.status == "running") {
         stopped.push_str(&format!("; {} running", a.agent));

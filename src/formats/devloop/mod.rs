@@ -32,17 +32,17 @@ pub mod schema;
 pub mod timeline;
 
 mod docs;
-mod status;
 mod inbox;
 pub mod kinds;
+mod status;
 mod units;
 
 pub use docs::contract_hash;
 use docs::{PrdInfo, contracts, prd, sdd};
-use inbox::{Budget, inbox, resume};
-use units::units;
 #[cfg(test)]
 use inbox::rfc3339;
+use inbox::{Budget, inbox, resume};
+use units::units;
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -109,15 +109,15 @@ pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
 
 /// What `project.json` gave: its fields, or a project shown with the
 /// reason it cannot be read.
+#[allow(clippy::large_enum_variant)] // one per project read, never stored
 enum Meta {
     Read(ProjectMeta, Vec<String>),
     Unreadable(Project),
 }
 
 fn open_meta(dir: &Path) -> Option<Meta> {
-    let unreadable_here = |reason: String| {
-        recognised(dir).then(|| Meta::Unreadable(unreadable(dir, reason)))
-    };
+    let unreadable_here =
+        |reason: String| recognised(dir).then(|| Meta::Unreadable(unreadable(dir, reason)));
     let bytes = match store::read_in(dir, PROJECT_FILE, store::STATE_FILE_LIMIT) {
         Ok(b) => b,
         Err(StoreError::Vanished) => {

@@ -13,6 +13,63 @@ use serde::Deserialize;
 use super::*;
 
 #[derive(Deserialize)]
+struct CountFile {
+    #[serde(default)]
+    units: Counts,
+}
+
+/// Distinct ids (the first entry of each counting) and how many passed,
+/// counted while the array is read: nothing is kept but the ids, borrowed.
+#[derive(Default)]
+struct Counts {
+    total: usize,
+    passed: usize,
+}
+
+#[derive(Deserialize)]
+struct CountUnit<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    status: Option<Cow<'a, str>>,
+}
+
+impl<'de> Deserialize<'de> for Counts {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Counts;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array of units")
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Counts, E> {
+                Ok(Counts::default())
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Counts, A::Error> {
+                let mut seen: HashSet<Cow<'de, str>> = HashSet::new();
+                let mut c = Counts::default();
+                while let Some(u) = seq.next_element::<CountUnit<'de>>()? {
+                    let Some(id) = u.id.filter(|id| !id.trim().is_empty()) else {
+                        continue;
+                    };
+                    if seen.insert(id) {
+                        c.total += 1;
+                        if u.status.as_deref() == Some("passed") {
+                            c.passed += 1;
+                        }
+                    }
+                }
+                Ok(c)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Deserialize)]
 struct SlimFile<'a> {
     #[serde(borrow, default)]
     units: Option<Vec<SlimUnit<'a>>>,
@@ -22,8 +79,6 @@ struct SlimFile<'a> {
 struct SlimUnit<'a> {
     #[serde(borrow, default)]
     id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    status: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     depends_on: Option<Vec<Cow<'a, str>>>,
     #[serde(borrow, default)]
@@ -64,41 +119,31 @@ pub(super) fn read(dir: &Path, meta: &ProjectMeta) -> Option<Project> {
         // Unreadable: the full reader has no units either.
         Err(_) => None,
     };
-    let file: Option<SlimFile<'_>> = match &bytes {
+    // First pass: count, holding only the distinct ids (borrowed).
+    let counted: Option<CountFile> = match &bytes {
         Some(b) => Some(serde_json::from_slice(b).ok()?),
         None => None,
     };
-    let units: Vec<SlimUnit<'_>> = file
-        .and_then(|f| f.units)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|u| u.id.as_deref().is_some_and(|id| !id.trim().is_empty()))
-        .collect();
-    // Distinct ids, the first entry of each counting.
-    let mut seen = HashSet::with_capacity(units.len());
-    let mut total = 0;
-    let mut passed = 0;
-    for u in &units {
-        if seen.insert(u.id.as_deref().unwrap_or("")) {
-            total += 1;
-            if u.status.as_deref() == Some("passed") {
-                passed += 1;
-            }
-        }
-    }
-    drop(seen);
+    let (total, passed) = counted.map_or((0, 0), |c| (c.units.total, c.units.passed));
     let all_passed = total > 0 && passed == total;
     let sdd = if total == 0 || all_passed {
         docs::sdd(&mut scratch, dir, None)
     } else {
         None
     };
+    // Only when every unit passed do the graph and the hashes matter.
     let gate_open = all_passed && {
+        let file: SlimFile<'_> = serde_json::from_slice(bytes.as_deref().unwrap_or(b"{}")).ok()?;
+        let units: Vec<SlimUnit<'_>> = file
+            .units
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|u| u.id.as_deref().is_some_and(|id| !id.trim().is_empty()))
+            .collect();
         let a = dag::analyze(&units);
         let sane = a.cycles.is_empty() && a.unknown_refs.is_empty() && a.duplicates.is_empty();
         sane && sdd.as_ref().is_some_and(|s| all_current(&units, s))
     };
-    drop(units);
     let prd = docs::prd(&mut scratch, dir).present;
     let l2_passed = runs::integration(&mut scratch, dir)
         .first()

@@ -104,7 +104,10 @@ pub(super) fn units(
     let mut stuck = Vec::new();
     for (e, u) in listed.iter().enumerate() {
         // Each id once, at its first entry.
-        if a.node.get(e).is_none_or(|&j| a.first.get(j as usize) != Some(&(e as u32))) {
+        if a.node
+            .get(e)
+            .is_none_or(|&j| a.first.get(j as usize) != Some(&(e as u32)))
+        {
             continue;
         }
         let id = &u.id;

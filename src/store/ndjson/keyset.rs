@@ -175,7 +175,6 @@ impl Hasher for FoldHasher {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
