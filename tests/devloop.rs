@@ -227,8 +227,10 @@ fn p_restock_agents_bugs_timeline_and_progress() {
     assert_eq!(item["since"], integrator["updated_at"]);
     assert_eq!(item["options"], serde_json::json!(["restart"]));
     let title = item["title"].as_str().unwrap();
-    // The title holds no judgement of "now"; it names the expiry.
-    assert!(title.contains("3/5") && title.contains("24 h"), "{title}");
+    assert!(
+        title.contains("3/5") && title.contains("older than 24 h"),
+        "{title}"
+    );
 
     // Bugs: the latest line of each id, computed here from the file.
     let mut latest: BTreeMap<String, Value> = BTreeMap::new();

@@ -138,34 +138,41 @@ pub(super) fn inbox(
         if let Some(doing) = &a.doing {
             at.push_str(&format!(" ({doing})"));
         }
-        // The title holds no judgement of "now": the options do, at each
-        // view's now (Project::options_at).
+        // Each view judges the token at its own "now" (Project::options_at
+        // drops `resume` once it has expired). The reader only knows it
+        // expired when the files show the project moved on past it.
         let expiry = a.resume_expires_at;
-        // The project moved on past the expiry (a later event): the files
-        // themselves show the token is older than 24 h.
-        if let Some(e) = expiry.filter(|&e| p.updated_at.is_some_and(|u| u >= e)) {
-            p.findings.push(
-                Finding::new(
-                    Level::Warning,
-                    "devloop.resume-token-expired",
+        let moved_on = expiry.filter(|&e| p.updated_at.is_some_and(|u| u >= e));
+        let (title, options) = match (expiry, moved_on) {
+            (Some(_), Some(e)) => {
+                p.findings.push(
+                    Finding::new(
+                        Level::Warning,
+                        "devloop.resume-token-expired",
+                        format!(
+                            "{}'s resume token expired at {} (24 h after it paused); it can only restart",
+                            a.agent,
+                            rfc3339(e)
+                        ),
+                    )
+                    .at(rel.as_str()),
+                );
+                (
                     format!(
-                        "{}'s resume token expired at {} (24 h after it paused); it can only restart",
-                        a.agent,
+                        "{at}: its resume token is older than 24 h (expired {}), so it can only restart",
                         rfc3339(e)
                     ),
+                    vec!["restart".to_owned()],
                 )
-                .at(rel.as_str()),
-            );
-        }
-        let (title, options) = match expiry {
-            Some(e) => (
+            }
+            (Some(e), None) => (
                 format!(
                     "{at}: resume until {} (its token is then 24 h old), or restart",
                     rfc3339(e)
                 ),
                 vec!["resume".to_owned(), "restart".to_owned()],
             ),
-            None => (
+            (None, _) => (
                 format!("{at}: no usable resume token, so it can only restart"),
                 vec!["restart".to_owned()],
             ),
