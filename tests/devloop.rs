@@ -877,11 +877,20 @@ fn inbox_at(root: &Path, now: &str) -> Vec<Value> {
 fn a_resume_token_is_judged_against_now_in_every_view() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = paused_project(tmp.path());
-    // Paused 2026-05-20T09:00Z: the token lives until 2026-05-21T09:00Z.
-    // The project's last update is 2026-06-01T10:00Z, but only "now"
-    // decides (before the fix, the reader compared the project's update).
+    // Paused 2026-05-20T09:00Z, and nothing happened since: the token lives
+    // until 2026-05-21T09:00Z. Before the fix, the reader compared the
+    // expiry with the project's last update (the pause itself), so it
+    // offered resume forever.
+    fs::write(
+        dir.join("project.json"),
+        meta("p-paused").replace("2026-06-01T10:00:00Z", "2026-05-20T09:00:00Z"),
+    )
+    .unwrap();
     let resume = |items: &[Value]| -> Vec<String> {
-        items.iter().find(|i| i["kind"] == "resume").unwrap()["options"]
+        items
+            .iter()
+            .find(|i| i["kind"] == "resume")
+            .unwrap()["options"]
             .as_array()
             .unwrap()
             .iter()
@@ -896,12 +905,7 @@ fn a_resume_token_is_judged_against_now_in_every_view() {
         resume(&inbox_at(tmp.path(), "2026-05-21T09:00:00Z")),
         vec!["restart"]
     );
-    // Six days after expiry, with no later event in the files.
-    fs::write(
-        dir.join("project.json"),
-        meta("p-paused").replace("2026-06-01T10:00:00Z", "2026-05-20T09:00:00Z"),
-    )
-    .unwrap();
+    // Six days after expiry.
     assert_eq!(
         resume(&inbox_at(tmp.path(), "2026-05-27T09:00:00Z")),
         vec!["restart"]
