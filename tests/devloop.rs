@@ -851,6 +851,14 @@ fn memory_stays_proportional_to_the_input() {
     // The statusline never reads the bugs.
     let (_, status_peak) = heap::peak(|| devloop::read_status(&bugs_dir).unwrap());
     assert!(status_peak < 1024 * 1024, "{status_peak}");
+    let ratio = |peak: usize, input: usize| peak as f64 / input as f64;
+    eprintln!(
+        "heap peak / input: units status {:.2}, units full {:.2}, bugs full {:.2}, bugs status {} bytes",
+        ratio(light_peak, input),
+        ratio(full_peak, input),
+        ratio(bugs_peak, bugs.len()),
+        status_peak
+    );
 }
 
 fn paused_project(root: &Path) -> PathBuf {
@@ -887,10 +895,7 @@ fn a_resume_token_is_judged_against_now_in_every_view() {
     )
     .unwrap();
     let resume = |items: &[Value]| -> Vec<String> {
-        items
-            .iter()
-            .find(|i| i["kind"] == "resume")
-            .unwrap()["options"]
+        items.iter().find(|i| i["kind"] == "resume").unwrap()["options"]
             .as_array()
             .unwrap()
             .iter()

@@ -17,10 +17,16 @@
 //!   dependencies; progress counts the id once, by its first entry.
 //! - The L2 gate (seed `l2GateOpen`) also stays closed for an empty or
 //!   broken graph (no units, a cycle, an unknown dependency, a duplicate).
-//! - A resume token lives 24 h from the paused state's `updated_at`. The
-//!   CLI judges its age against "now"; the reader already knows it has
-//!   expired when the project has moved on past the expiry (a later
-//!   timeline event), and then offers only a restart.
+//! - A resume token lives 24 h from the paused state's `updated_at`
+//!   (`Agent::resume_expires_at`). Every view judges it at its own "now"
+//!   with `Project::options_at` / `Agent::resume_expired`; the reader
+//!   itself only knows it expired when the files show the project moved on
+//!   past the expiry (a later event), and then offers only a restart.
+//! - A `project.json` that cannot be read (a dangling link, a directory, no
+//!   permission, not JSON) is still a project, shown with its problem, when
+//!   other devloop files sit beside it or it sits where the seed puts
+//!   projects (`companies/{cid}/projects/{pid}`); so is a project directory
+//!   that cannot be listed there (see [`unlisted`]).
 
 pub mod agents;
 pub mod bugs;
