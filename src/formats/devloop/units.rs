@@ -193,20 +193,16 @@ pub(super) fn units(
     }
     // Layers, and who depends on whom (the Units pane shows both
     // directions), computed once.
-    let downstream: Vec<Vec<String>> = (0..listed.len())
-        .map(|e| {
-            let mut down: Vec<String> = Vec::new();
-            for &d in a.downstream_of(e) {
-                let id = &listed[d as usize].id;
-                if down.last() != Some(id) {
-                    down.push(id.clone());
-                }
+    for e in 0..listed.len() {
+        let mut down: Vec<String> = Vec::new();
+        for &d in a.downstream_of(e) {
+            let id = &listed[d as usize].id;
+            if down.last() != Some(id) {
+                down.push(id.clone());
             }
-            down
-        })
-        .collect();
-    for ((u, layer), down) in listed.iter_mut().zip(&a.layers).zip(downstream) {
-        u.layer = *layer;
+        }
+        let u = &mut listed[e];
+        u.layer = a.layers.get(e).copied().flatten();
         u.downstream = down;
         if let Some(runs) = by_id.get(&u.id) {
             u.runs = runs.clone();
