@@ -464,6 +464,16 @@ fn p_over_budget_graph_findings_and_budget() {
     // ledger-be is blocked with 5 of its 5 retries used: a human decides.
     assert_eq!(kinds(&v), vec!["budget", "retries-spent"]);
     assert_eq!(v["inbox"][1]["subject"], "ledger-be");
+    // A blocked unit is blocked, not an error (the old substring guess
+    // read every "block" as failed).
+    let ledger = v["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["id"] == "ledger-be")
+        .unwrap();
+    assert_eq!(ledger["status"], "blocked");
+    assert_eq!(ledger["status_kind"], "blocked");
     let title = v["inbox"][0]["title"].as_str().unwrap();
     assert!(
         title.contains("5,231,774") && title.contains("5,000,000"),
