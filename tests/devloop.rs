@@ -1102,6 +1102,15 @@ fn unreadable_directories_are_problems_not_silence() {
             .unwrap()
             .contains("cannot be listed")
     );
+    // Asked for directly.
+    let out = as_nobody(&["show", base.join("p-locked").to_str().unwrap(), "--json"]).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["project"]["status"], "unreadable");
     // The projects directory itself.
     fs::set_permissions(base.join("p-locked"), fs::Permissions::from_mode(0o755)).unwrap();
     fs::set_permissions(&base, fs::Permissions::from_mode(0o000)).unwrap();

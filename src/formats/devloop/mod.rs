@@ -108,9 +108,27 @@ pub const OWN_DIRS: &[&str] = &[
 pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
     let named = |names: &[String]| names.iter().any(|f| f == PROJECT_FILE);
     if !(named(entry.files) || named(entry.dirs)) {
+        // A project directory asked for directly (`show`, `status`) that
+        // cannot be listed: shown with its problem, as `unlisted` does in
+        // a walk.
+        if entry.files.is_empty() && entry.dirs.is_empty() && in_projects_dir(entry.path) {
+            let err = std::fs::read_dir(entry.path).err()?;
+            return Some(unlisted_project(
+                entry.path,
+                "the project directory cannot be listed",
+                err,
+            ));
+        }
         return None;
     }
     load(entry.path)
+}
+
+fn unlisted_project(path: &Path, what: &str, err: std::io::Error) -> Project {
+    let mut p = unreadable(path, String::new());
+    p.problems.clear();
+    p.problem(".", format!("{what}: {}", StoreError::from(err)));
+    p
 }
 
 /// What `project.json` gave: its fields, or a project shown with the
@@ -228,10 +246,7 @@ pub fn unlisted(entry: &WalkEntry<'_>) -> Vec<Project> {
             } else {
                 "the project directory cannot be listed"
             };
-            let mut p = unreadable(&path, String::new());
-            p.problems.clear();
-            p.problem(".", format!("{what}: {}", StoreError::from(err)));
-            Some(p)
+            Some(unlisted_project(&path, what, err))
         })
         .collect()
 }
