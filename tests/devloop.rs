@@ -461,7 +461,19 @@ fn p_over_budget_graph_findings_and_budget() {
     assert_eq!(layer("invoice-db"), 0);
     assert!(layer("tax-be").is_null() && layer("ledger-be").is_null());
     let project = read_json(&dir.join("project.json"));
-    assert_eq!(kinds(&v), vec!["budget"]);
+    // ledger-be is blocked with 5 of its 5 retries used: a human decides.
+    assert_eq!(kinds(&v), vec!["budget", "retries-spent"]);
+    assert_eq!(v["inbox"][1]["subject"], "ledger-be");
+    // A blocked unit is blocked, not an error (the old substring guess
+    // read every "block" as failed).
+    let ledger = v["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["id"] == "ledger-be")
+        .unwrap();
+    assert_eq!(ledger["status"], "blocked");
+    assert_eq!(ledger["status_kind"], "blocked");
     let title = v["inbox"][0]["title"].as_str().unwrap();
     assert!(
         title.contains("5,231,774") && title.contains("5,000,000"),
@@ -522,6 +534,7 @@ fn list_inbox_and_status_across_the_workspace() {
     found.sort();
     let want: Vec<(String, String)> = [
         ("p-over-budget", "budget"),
+        ("p-over-budget", "retries-spent"),
         ("p-restock", "resume"),
         ("p-shipped", "conflict"),
         ("p-shipped", "sign-off"),
@@ -701,3 +714,7 @@ fn bad_input_never_panics_and_never_writes() {
         .code(1);
     assert!(before == snapshot(&root), "reading never writes");
 }
+
+// Issue 7: memory, projects never dropped, seed rules.
+#[path = "devloop/issue7.rs"]
+mod issue7;

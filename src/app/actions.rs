@@ -314,6 +314,7 @@ fn open(m: &mut Model) {
                 (Format::Gsd, _) => Tab::Phases,
                 (Format::Dwp, InboxKind::Blocked | InboxKind::Desync) => Tab::Tasks,
                 (Format::Devloop, InboxKind::Resume) => Tab::Agents,
+                (Format::Devloop, InboxKind::RetriesSpent | InboxKind::Triage) => Tab::Units,
                 _ => Tab::Overview,
             };
             let tab = if m.tabs().contains(&tab) {

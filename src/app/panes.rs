@@ -67,7 +67,7 @@ pub fn inbox(m: &Model) -> Vec<(usize, usize)> {
                     &item.reference,
                     &m.projects[*pi].name,
                     item.kind.label(),
-                    &item.options.join(" / "),
+                    &m.projects[*pi].options_at(item, m.now).join(" / "),
                 ],
             )
         })

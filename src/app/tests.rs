@@ -498,3 +498,28 @@ fn inbox_enter_finds_the_row_by_the_item_subject() {
     update(&mut m, code(KeyCode::Enter));
     assert_eq!((m.tab, m.pane(Tab::Tasks).selected), (Tab::Tasks, 2));
 }
+
+/// A unit out of retries and an unsure triage open the Units tab on the
+/// unit they name.
+#[test]
+fn devloop_retries_and_triage_items_open_their_unit() {
+    for kind in [InboxKind::RetriesSpent, InboxKind::Triage] {
+        let mut p = project("loop", Format::Devloop, 0);
+        p.detail.units = ["a", "b", "c"].iter().map(|id| unit(id)).collect();
+        p.inbox.push(InboxItem {
+            kind,
+            reference: "b".into(),
+            title: "needs a human".into(),
+            since: None,
+            options: vec![],
+            subject: Some("b".into()),
+        });
+        let mut m = model(vec![p]);
+        update(&mut m, key('i'));
+        update(&mut m, code(KeyCode::Enter));
+        let p = m.selected_project().unwrap();
+        let row = m.pane(Tab::Units).selected;
+        let keys = panes::keys(&m, p, Tab::Units);
+        assert_eq!((m.tab, keys[row].as_str()), (Tab::Units, "b"), "{kind:?}");
+    }
+}

@@ -4,6 +4,7 @@
 use super::tests::{code, devloop, key, model, project, selected, three};
 use super::*;
 use crate::model::{Event as TimelineEvent, InboxKind, Problem};
+use chrono::TimeZone;
 use crossterm::event::KeyEvent;
 use ratatui::{Terminal, backend::TestBackend};
 
@@ -417,4 +418,45 @@ fn one_table_drives_dispatch_help_hints_and_palette() {
     // The palette offers the table's descriptions.
     let found = commands_matching(&m, "severity");
     assert_eq!(found.first().map(|f| f.0), Some(Command::CycleBugSeverity));
+}
+
+/// A paused agent's resume token is judged against the console's "now":
+/// once it lapses, the inbox offers only a restart.
+#[test]
+fn the_console_offers_resume_only_while_the_token_holds() {
+    let mut p = project("loop", Format::Devloop, 0);
+    let paused = Utc.with_ymd_and_hms(2026, 5, 31, 0, 0, 0).unwrap();
+    p.detail.agents.push(crate::model::Agent {
+        agent: "dev-1".into(),
+        status: "paused".into(),
+        status_kind: crate::model::StatusKind::Waiting,
+        step: None,
+        step_index: None,
+        total_steps: None,
+        doing: None,
+        unit: None,
+        progress_pct: None,
+        paused_at: Some(paused),
+        has_resume_token: true,
+        resume_expires_at: Some(paused + chrono::Duration::hours(24)),
+        started_at: None,
+        error: None,
+    });
+    p.inbox.push(crate::model::InboxItem {
+        kind: InboxKind::Resume,
+        reference: "agent-state/dev-1.json".into(),
+        title: "dev-1 paused".into(),
+        since: Some(paused),
+        options: vec!["resume".into(), "restart".into()],
+        subject: Some("dev-1".into()),
+    });
+    let mut m = model(vec![p]);
+    update(&mut m, key('i'));
+    // The model's clock is 2026-06-01T12:00Z: the token lapsed at 06-01T00:00Z.
+    let s = screen(&m, 120, 20);
+    assert!(s.contains("[restart]"), "{s}");
+    assert!(!s.contains("resume / restart"), "{s}");
+    m.now = paused + chrono::Duration::hours(2);
+    let s = screen(&m, 120, 20);
+    assert!(s.contains("[resume / restart]"), "{s}");
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::formats;
 use crate::model::{
     Agent, Bug, BugStats, Checkpoint, Dag, Decision, Event, Excerpt, Finding, Frontier, InboxItem,
-    InboxKind, Level, Problem, Progress, Project, Run, Scenario, Task, Unit, oldest_first,
+    InboxKind, Level, Loops, Problem, Progress, Project, Run, Scenario, Task, Unit, oldest_first,
     since_seconds,
 };
 
@@ -129,7 +129,8 @@ pub struct ShowView<'a> {
     pub project: Row<'a>,
     pub resume: Resume<'a>,
     pub frontier: &'a Frontier,
-    pub inbox: &'a [InboxItem],
+    /// The inbox at "now" (a lapsed resume token offers only restart).
+    pub inbox: Vec<InboxItem>,
     pub decisions: &'a [Decision],
     pub blockers: &'a [String],
     pub pending_todos: Option<usize>,
@@ -146,6 +147,9 @@ pub struct ShowView<'a> {
     pub progress: Option<&'a Progress>,
     pub integration_runs: &'a [Run],
     pub revisions: &'a [Event],
+    /// devloop's L1/L2/L3 loops (the seed's LoopStatusBar).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loops: Option<&'a Loops>,
     pub skipped_lines: &'a BTreeMap<String, usize>,
 }
 
@@ -158,7 +162,7 @@ impl<'a> ShowView<'a> {
             project: Row::new(p, now),
             resume: Resume::new(p, now),
             frontier: &p.frontier,
-            inbox: &p.inbox,
+            inbox: p.inbox_at(now),
             decisions: &p.decisions,
             blockers: &p.blockers,
             pending_todos: p.pending_todos,
@@ -175,6 +179,7 @@ impl<'a> ShowView<'a> {
             progress: d.progress.as_ref(),
             integration_runs: &d.integration_runs,
             revisions: &d.revisions,
+            loops: d.loops.as_ref(),
             skipped_lines: &d.skipped_lines,
         }
     }
@@ -192,8 +197,9 @@ pub struct InboxRow<'a> {
     pub title: &'a str,
     pub since: Option<String>,
     pub age_seconds: Option<i64>,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    pub options: &'a [String],
+    /// At "now" (see `Project::options_at`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
     /// `since` as a time, for the order.
     #[serde(skip)]
     pub since_at: Option<DateTime<Utc>>,
@@ -222,7 +228,7 @@ pub fn inbox_rows(projects: &[Project], now: DateTime<Utc>) -> Vec<InboxRow<'_>>
                 title: &i.title,
                 since: rfc3339(i.since),
                 age_seconds: since_seconds(i.since, now),
-                options: &i.options,
+                options: p.options_at(i, now),
                 since_at: i.since,
             })
         })

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
-use crate::model::{Excerpt, Format, Project, sort_newest_first};
+use crate::model::{Excerpt, Project, sort_newest_first};
 use crate::store::{self, StoreError, WalkEntry};
 
 /// Every project in the directory `entry` describes, and the names of its
@@ -25,16 +25,10 @@ fn detect(entry: &WalkEntry<'_>) -> (Vec<Project>, Vec<String>) {
     found.extend(prd_master::discover(entry));
     found.extend(gsd::discover(entry));
     found.extend(dwp::discover(entry));
+    found.extend(devloop::unlisted(entry));
     if let Some(p) = devloop::discover(entry) {
         found.push(p);
         skip.extend(devloop::OWN_DIRS.iter().map(|d| (*d).to_owned()));
-    }
-    for p in &mut found {
-        // GSD, PRD-master and DWP set every kind from their seed's own
-        // words (`Unknown` for a word the seed does not define): no guess.
-        if !matches!(p.format, Format::Gsd | Format::PrdMaster | Format::Dwp) {
-            crate::model::guess_kinds(p);
-        }
     }
     (found, skip)
 }

@@ -145,10 +145,27 @@ pub struct Agent {
     /// When a paused agent paused (its resume token's age counts from here).
     pub paused_at: Option<DateTime<Utc>>,
     pub has_resume_token: bool,
+    /// When a paused agent's resume token stops being usable (24 h after
+    /// the pause, seed 003 Process.StatePersistence); `None` without a
+    /// token or a pause time. Judged against "now" by
+    /// [`Agent::resume_expired`], never by the reader.
+    pub resume_expires_at: Option<DateTime<Utc>>,
     /// When the current call started.
     pub started_at: Option<DateTime<Utc>>,
     /// The error of an agent whose call failed (`code: message`).
     pub error: Option<String>,
+}
+
+impl Agent {
+    /// Can the paused agent only restart at `now`? True without a usable
+    /// token, or once it is 24 h old (seed 003: an expired token is a fresh
+    /// restart). Total: no time arithmetic, only a comparison.
+    pub fn resume_expired(&self, now: DateTime<Utc>) -> bool {
+        match self.resume_expires_at {
+            Some(at) => now >= at,
+            None => true,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -206,6 +223,51 @@ pub struct ProgressPart {
     pub points: f64,
 }
 
+/// The seed dashboard's LoopStatusBar (seed 003): the unit loop (L1), the
+/// integration loop (L2) and the human feedback loop (L3).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Loops {
+    pub l1: L1Status,
+    pub l2: L2Status,
+    pub l3: L3Status,
+}
+
+/// Distinct units by status.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct L1Status {
+    pub passed: usize,
+    pub testing: usize,
+    pub coding: usize,
+    pub pending: usize,
+    pub failed: usize,
+    pub blocked: usize,
+    pub total: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct L2Status {
+    /// The seed's `idle`, `running`, `failed` or `shipped`.
+    pub status: String,
+    /// Integration rounds used of the budget (`units.json`).
+    pub rounds: u64,
+    pub budget: u64,
+    /// The latest integration run, when it ran, and its failed cases.
+    pub last_run: Option<String>,
+    pub last_run_at: Option<DateTime<Utc>>,
+    pub last_ok: Option<bool>,
+    pub failures: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct L3Status {
+    /// The PRD revision.
+    pub rev: Option<u64>,
+    /// The loop waits for the human's feedback.
+    pub awaiting_feedback: bool,
+    /// Why, in a few words each.
+    pub awaiting: Vec<String>,
+}
+
 /// Everything beyond the summary, grouped so `Project` stays small.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Detail {
@@ -224,6 +286,8 @@ pub struct Detail {
     /// Integration (L2) runs, newest first (at most 3); each failure's
     /// `test` names the case, the step and the units involved.
     pub integration_runs: Vec<Run>,
+    /// The L1/L2/L3 loops (devloop).
+    pub loops: Option<Loops>,
     /// Document revisions (devloop's changelog: PRD, SDD, units, spec),
     /// oldest first: `kind` is e.g. `prd_rev`, `source` who wrote it.
     pub revisions: Vec<Event>,

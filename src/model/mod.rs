@@ -13,15 +13,15 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 pub use detail::{
-    Agent, Bug, BugStats, BugTransition, Checkpoint, Dag, Detail, Event, Failure, Gate, Outcome,
-    Progress, ProgressPart, Run, Task, Unit, UnknownRef,
+    Agent, Bug, BugStats, BugTransition, Checkpoint, Dag, Detail, Event, Failure, Gate, L1Status,
+    L2Status, L3Status, Loops, Outcome, Progress, ProgressPart, Run, Task, Unit, UnknownRef,
 };
 pub use resume::{
     CLOCK_SKEW, Excerpt, ResumeCard, SKEW_TOLERANCE_SECONDS, Scenario, ago, clock_skew,
     relative_age, short_time, since_seconds,
 };
 pub use sanitize::sanitize_project;
-pub use status::{StatusKind, guess_kinds};
+pub use status::StatusKind;
 
 /// The four on-disk formats loopdeck understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -123,6 +123,11 @@ pub enum InboxKind {
     Budget,
     /// Shipped, waiting for sign-off.
     SignOff,
+    /// A unit out of retries (or blocked): it needs a human to go on.
+    RetriesSpent,
+    /// A triage too unsure to be applied (confidence below 0.5): the loop
+    /// reports it to a human (devloop L3).
+    Triage,
 }
 
 impl InboxKind {
@@ -141,6 +146,8 @@ impl InboxKind {
             InboxKind::Conflict => "conflict",
             InboxKind::Budget => "budget",
             InboxKind::SignOff => "sign-off",
+            InboxKind::RetriesSpent => "retries",
+            InboxKind::Triage => "triage",
         }
     }
 }
@@ -268,6 +275,36 @@ impl Project {
             detail: Detail::default(),
             statusline: String::new(),
         }
+    }
+
+    /// The options `item` offers at `now`. One rule for every view: a
+    /// paused agent's `resume` lapses with its resume token (seed 003,
+    /// Process.StatePersistence: older than 24 h, it can only restart).
+    pub fn options_at(&self, item: &InboxItem, now: DateTime<Utc>) -> Vec<String> {
+        let lapsed = item.kind == InboxKind::Resume
+            && item.subject.as_deref().is_some_and(|name| {
+                self.detail
+                    .agents
+                    .iter()
+                    .find(|a| a.agent == name)
+                    .is_some_and(|a| a.resume_expired(now))
+            });
+        item.options
+            .iter()
+            .filter(|o| !(lapsed && o.as_str() == "resume"))
+            .cloned()
+            .collect()
+    }
+
+    /// The inbox as it stands at `now` (see [`Project::options_at`]).
+    pub fn inbox_at(&self, now: DateTime<Utc>) -> Vec<InboxItem> {
+        self.inbox
+            .iter()
+            .map(|i| InboxItem {
+                options: self.options_at(i, now),
+                ..i.clone()
+            })
+            .collect()
     }
 
     pub fn needs_human(&self) -> usize {

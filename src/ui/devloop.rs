@@ -21,39 +21,102 @@ fn focused(m: &View) -> bool {
     m.focus == Focus::Detail
 }
 
-/// L1 units · L2 integration gate · L3 ship, on one line.
+/// The seed's LoopStatusBar on one line: L1 units by status · L2 gate,
+/// rounds, last run and its failures · L3 PRD revision, status, awaiting
+/// feedback. Details are dropped, least useful first, until it fits.
 pub fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let d = &p.detail;
-    let passed = d.units.iter().filter(|u| u.status == "passed").count();
+    let loops = d.loops.clone().unwrap_or_default();
+    let (l1, l2, l3) = (&loops.l1, &loops.l2, &loops.l3);
     let running = d.agents.iter().filter(|a| a.status == "running").count();
-    let l1_style = if passed == d.units.len() && !d.units.is_empty() {
+    let l1_style = if l1.passed == l1.total && l1.total > 0 {
         t.ok
+    } else if l1.failed + l1.blocked > 0 {
+        t.warn
     } else {
         t.info
     };
-    let (l2_text, l2_style) = match &d.dag {
-        Some(dag) if dag.l2_gate_open => ("gate open".to_owned(), t.ok),
-        Some(dag) if !dag.cycles.is_empty() => ("blocked: cycle".to_owned(), t.error),
-        Some(_) => ("gate closed".to_owned(), t.muted),
-        None => ("no units".to_owned(), t.muted),
+    let (gate, gate_style) = match &d.dag {
+        Some(dag) if dag.l2_gate_open => ("gate open", t.ok),
+        Some(dag) if !dag.cycles.is_empty() => ("blocked: cycle", t.error),
+        Some(_) => ("gate closed", t.muted),
+        None => ("no units", t.muted),
+    };
+    let l2_style = match l2.status.as_str() {
+        "failed" => t.error,
+        "running" => t.warn,
+        "shipped" => t.ok,
+        _ => t.muted,
     };
     let (l3_sym, l3_style) = t.status(p.status_kind);
-    let pct = d
-        .progress
-        .as_ref()
-        .map_or(String::new(), |pr| format!("  {}", bar(pr.percent, 10)));
-    let line = Line::from(vec![
-        Span::styled(" L1 ", t.bold),
-        Span::styled(format!("{passed}/{} units", d.units.len()), l1_style),
-        Span::styled(format!(" · {running} running"), t.muted),
-        Span::styled("  L2 ", t.bold),
-        Span::styled(l2_text, l2_style),
-        Span::styled("  L3 ", t.bold),
-        Span::styled(format!("{l3_sym} {}", p.status), l3_style),
-        Span::styled(pct, t.muted),
-    ]);
-    f.render_widget(line, area);
+    // Level 0 says everything; each level after drops a detail.
+    for level in 0..4 {
+        let mut l1_text = format!("{}/{} passed", l1.passed, l1.total);
+        if level < 3 {
+            for (n, word) in [
+                (l1.testing + l1.coding, "testing"),
+                (l1.failed, "failed"),
+                (l1.blocked, "blocked"),
+            ] {
+                if n > 0 {
+                    l1_text.push_str(&format!(" · {n} {word}"));
+                }
+            }
+        }
+        let mut l2_text = if level < 3 {
+            format!(" · {} · round {}/{}", l2.status, l2.rounds, l2.budget)
+        } else {
+            format!(" · {} {}/{}", l2.status, l2.rounds, l2.budget)
+        };
+        if let Some(run) = l2.last_run.as_ref().filter(|_| level < 2) {
+            l2_text.push_str(&format!(" · last {run}"));
+            if let Some(at) = l2.last_run_at.filter(|_| level < 1) {
+                l2_text.push_str(&format!(" {}", at.format("%Y-%m-%d %H:%M")));
+            }
+        }
+        if l2.failures > 0 {
+            l2_text.push_str(&format!(" · {} failed", l2.failures));
+        }
+        let rev = l3.rev.map_or(String::new(), |r| format!(" · rev {r}"));
+        let mut spans = vec![
+            Span::styled(" L1 ", t.bold),
+            Span::styled(l1_text, l1_style),
+        ];
+        if level < 1 {
+            spans.push(Span::styled(format!(" · {running} running"), t.muted));
+        }
+        spans.extend([
+            Span::styled("  L2 ", t.bold),
+            Span::styled(
+                if level < 3 {
+                    gate
+                } else {
+                    gate.trim_start_matches("gate ")
+                },
+                gate_style,
+            ),
+            Span::styled(l2_text, l2_style),
+            Span::styled("  L3 ", t.bold),
+            Span::styled(format!("{l3_sym} {}{rev}", p.status), l3_style),
+        ]);
+        if l3.awaiting_feedback {
+            let why = if level < 2 {
+                format!(" · awaiting feedback: {}", l3.awaiting.join(", "))
+            } else {
+                " · awaiting feedback".to_owned()
+            };
+            spans.push(Span::styled(why, t.warn));
+        }
+        if let Some(pr) = d.progress.as_ref().filter(|_| level < 1) {
+            spans.push(Span::styled(format!("  {}", bar(pr.percent, 10)), t.muted));
+        }
+        let line = Line::from(spans);
+        if line.width() <= usize::from(area.width) || level == 3 {
+            f.render_widget(line, area);
+            return;
+        }
+    }
 }
 
 /// Units in DAG order, upstream first; each row names the units it

@@ -26,6 +26,8 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
         Some(&(pi, ii)) => {
             let p = &m.projects[pi];
             let item = &p.inbox[ii];
+            // Options as they stand now (a resume token lapses with time).
+            let options = p.options_at(item, m.now).join(" / ");
             with_detail(
                 m,
                 f,
@@ -34,7 +36,7 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
                 &[
                     ("project", &p.name),
                     (kind(item.kind), &item.title),
-                    ("options", &item.options.join(" / ")),
+                    ("options", &options),
                     ("ref", &item.reference),
                 ],
             )
@@ -63,8 +65,9 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             let p = &m.projects[pi];
             let item = &p.inbox[ii];
             let mut text = format!("{} {}", item.reference, item.title);
-            if !item.options.is_empty() {
-                text.push_str(&format!("  [{}]", item.options.join(" / ")));
+            let options = p.options_at(item, m.now);
+            if !options.is_empty() {
+                text.push_str(&format!("  [{}]", options.join(" / ")));
             }
             vec![
                 Span::raw(age(m, item.since)),

@@ -125,8 +125,9 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         )));
         for item in &p.inbox {
             let mut text = format!("{} {}", item.reference, item.title);
-            if !item.options.is_empty() {
-                text.push_str(&format!("  [{}]", item.options.join(" / ")));
+            let options = p.options_at(item, m.now);
+            if !options.is_empty() {
+                text.push_str(&format!("  [{}]", options.join(" / ")));
             }
             field(
                 &mut lines,

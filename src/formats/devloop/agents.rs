@@ -23,9 +23,22 @@ pub const RESUME_TOKEN_HOURS: i64 = 24;
 
 /// Every agent with a state file, in name order, with the path of that file.
 pub fn read(p: &mut Project, dir: &Path) -> Vec<(String, Agent)> {
-    let Ok(Some(state_dir)) = store::locate(dir, STATE_DIR) else {
-        return Vec::new();
+    let state_dir = match store::locate(dir, STATE_DIR) {
+        Ok(Some(d)) => d,
+        Ok(None) => return Vec::new(),
+        Err(e) => {
+            p.problem(STATE_DIR, e.to_string());
+            return Vec::new();
+        }
     };
+    // A directory that cannot be listed hides its agents: say so.
+    if let Err(e) = std::fs::read_dir(&state_dir) {
+        p.problem(
+            STATE_DIR,
+            format!("the agents cannot be read: {}", store::StoreError::from(e)),
+        );
+        return Vec::new();
+    }
     let names: Vec<String> = store::list_names(&state_dir)
         .into_iter()
         .filter(|n| n.ends_with(".json") && !n.ends_with("-todo.json") && !n.starts_with('.'))
@@ -117,6 +130,10 @@ fn agent(p: &mut Project, s: AgentFile, todo: Option<TodoFile>, stem: &str, rel:
     let status = s.status.clone().unwrap_or_else(|| "unknown".to_owned());
     let updated_at = s.updated_at.as_ref().and_then(|t| t.at());
     let paused_at = (status == "paused").then_some(updated_at).flatten();
+    let has_resume_token = s
+        .resume_token
+        .as_deref()
+        .is_some_and(|t| !t.trim().is_empty());
     let error = s
         .error
         .as_ref()
@@ -153,7 +170,7 @@ fn agent(p: &mut Project, s: AgentFile, todo: Option<TodoFile>, stem: &str, rel:
         );
     }
     Agent {
-        status_kind: crate::model::StatusKind::Unknown,
+        status_kind: super::kinds::agent(&status),
         agent: name,
         status,
         step,
@@ -163,19 +180,17 @@ fn agent(p: &mut Project, s: AgentFile, todo: Option<TodoFile>, stem: &str, rel:
         unit: s.unit_id.map(|t| t.0),
         progress_pct,
         paused_at,
-        has_resume_token: s
-            .resume_token
-            .as_deref()
-            .is_some_and(|t| !t.trim().is_empty()),
+        has_resume_token,
+        resume_expires_at: token_expiry(paused_at, has_resume_token),
         started_at: s.started_at.as_ref().and_then(|t| t.at()),
         error,
     }
 }
 
 /// When a paused agent's resume token stops being usable.
-pub fn token_expiry(a: &Agent) -> Option<DateTime<Utc>> {
-    a.paused_at
-        .filter(|_| a.has_resume_token)
+pub fn token_expiry(paused_at: Option<DateTime<Utc>>, token: bool) -> Option<DateTime<Utc>> {
+    paused_at
+        .filter(|_| token)
         // A pause time at the end of chrono's range must not overflow.
         .and_then(|t| t.checked_add_signed(Duration::hours(RESUME_TOKEN_HOURS)))
 }
@@ -191,7 +206,11 @@ mod tests {
         );
         a.paused_at = Some(DateTime::<Utc>::MAX_UTC);
         a.has_resume_token = true;
-        assert_eq!(token_expiry(&a), None);
+        assert_eq!(token_expiry(a.paused_at, true), None);
+        // Without an expiry instant, the token is unusable whatever "now" is.
+        a.resume_expires_at = token_expiry(a.paused_at, true);
+        assert!(a.resume_expired(DateTime::<Utc>::MIN_UTC));
+        assert!(a.resume_expired(DateTime::<Utc>::MAX_UTC));
     }
 
     use super::*;
@@ -250,7 +269,7 @@ mod tests {
         );
         assert!(a.has_resume_token);
         assert_eq!(
-            token_expiry(&a).map(|t| t.to_rfc3339()),
+            a.resume_expires_at.map(|t| t.to_rfc3339()),
             Some("2026-06-01T05:50:12+00:00".to_owned())
         );
     }

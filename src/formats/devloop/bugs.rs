@@ -12,7 +12,7 @@ use std::path::Path;
 
 use super::schema::BugLine;
 use super::timeline::report_lines;
-use crate::model::{Bug, BugStats, BugTransition, Project};
+use crate::model::{Bug, BugStats, BugTransition, Finding, Level, Project};
 use crate::store::StoreError;
 use crate::store::ndjson::{self, KeyVisitor, Latest, ReverseLines};
 
@@ -51,6 +51,34 @@ pub fn read(p: &mut Project, dir: &Path) {
         }
     }
     bugs.sort_by(|a, b| a.id.cmp(&b.id));
+    for b in &bugs {
+        for t in &b.history {
+            let Some(from) = t.from.as_deref() else {
+                continue;
+            };
+            if from != t.to && legal(from, &t.to) == Some(false) {
+                let when =
+                    t.at.as_deref()
+                        .map_or(String::new(), |a| format!(" at {a}"));
+                let by =
+                    t.by.as_deref()
+                        .map_or(String::new(), |b| format!(" by {b}"));
+                p.findings.push(
+                    Finding::new(
+                        Level::Warning,
+                        "devloop.bug-illegal-transition",
+                        format!(
+                            "{} went {from} → {}{when}{by}, which the bug lifecycle does not allow (from {from}: {})",
+                            b.id,
+                            t.to,
+                            next_states(from).join(", ")
+                        ),
+                    )
+                    .at(b.id.as_str()),
+                );
+            }
+        }
+    }
     p.detail.bugs = bugs;
     p.detail.bug_stats = Some(stats);
 }
@@ -86,12 +114,8 @@ impl KeyVisitor for Visitor {
                 .filter(|s| !s.trim().is_empty())
                 .unwrap_or("unknown");
             self.stats.total += 1;
-            *self.stats.by_status.entry(status.to_owned()).or_insert(0) += 1;
-            *self
-                .stats
-                .by_severity
-                .entry(severity.to_owned())
-                .or_insert(0) += 1;
+            bump(&mut self.stats.by_status, status);
+            bump(&mut self.stats.by_severity, severity);
             return Latest::Accept;
         }
         let Ok(b) = serde_json::from_slice::<BugLine>(line) else {
@@ -130,7 +154,7 @@ impl KeyVisitor for Visitor {
             });
         let index = self.bugs.len();
         self.bugs.push(Bug {
-            status_kind: crate::model::StatusKind::Unknown,
+            status_kind: super::kinds::bug(&b.status),
             id: b.id.clone(),
             status: b.status.clone(),
             severity,
@@ -168,6 +192,49 @@ impl KeyVisitor for Visitor {
                 by: None,
                 note: None,
             });
+        }
+    }
+}
+
+/// The bug lifecycle (seed 003, P-9 / Process.BugLifecycle): Tester opens
+/// (`open`), the next Coder round takes it (`fixing`), a green run fixes it
+/// (`fixed`), a passing L2 verifies it (`verified`); the seed's own test:
+/// "open → verified (skipping) → refused". Where the seed is silent: a bug
+/// not yet verified may be closed as `wontfix` or `duplicate`, or go back
+/// (a fix that failed again); `verified`, `wontfix` and `duplicate` are
+/// final.
+fn next_states(from: &str) -> &'static [&'static str] {
+    match from {
+        "open" => &["fixing", "wontfix", "duplicate"],
+        "fixing" => &["fixed", "open", "wontfix", "duplicate"],
+        "fixed" => &["verified", "fixing", "open", "wontfix", "duplicate"],
+        _ => &[],
+    }
+}
+
+/// Is `from → to` a transition of the lifecycle? `None` when either word
+/// is not one of the seed's statuses (that is another finding's business).
+fn legal(from: &str, to: &str) -> Option<bool> {
+    const STATES: &[&str] = &[
+        "open",
+        "fixing",
+        "fixed",
+        "verified",
+        "wontfix",
+        "duplicate",
+    ];
+    if !(STATES.contains(&from) && STATES.contains(&to)) {
+        return None;
+    }
+    Some(next_states(from).contains(&to))
+}
+
+/// Count one more `key` without allocating when it is already counted.
+fn bump(counts: &mut std::collections::BTreeMap<String, usize>, key: &str) {
+    match counts.get_mut(key) {
+        Some(n) => *n += 1,
+        None => {
+            counts.insert(key.to_owned(), 1);
         }
     }
 }
@@ -222,6 +289,40 @@ mod tests {
         // "not json" and bug-3 without a status; the torn bug-2 line is
         // reported as torn, not counted.
         assert_eq!(p.detail.skipped_lines.get(BUGS), Some(&2));
+    }
+
+    #[test]
+    fn an_illegal_transition_is_a_finding() {
+        let p = bugs(concat!(
+            r#"{"id":"bug-1","status":"verified","severity":"high","title":"t","status_history":[{"ts":"2026-06-01T10:00:00Z","from":"open","to":"verified","by":"system"}]}"#,
+            "\n",
+            r#"{"id":"bug-2","status":"verified","severity":"high","title":"t","status_history":[{"from":"open","to":"fixing"},{"from":"fixing","to":"fixed"},{"from":"fixed","to":"verified"}]}"#,
+            "\n",
+            // Rebuilt from successive lines: open, then verified.
+            "{\"id\":\"bug-3\",\"status\":\"open\",\"severity\":\"low\"}\n",
+            "{\"id\":\"bug-3\",\"status\":\"verified\",\"severity\":\"low\"}\n",
+            "{\"id\":\"bug-4\",\"status\":\"open\",\"severity\":\"low\",\"status_history\":[{\"from\":\"open\",\"to\":\"reopened\"}]}\n",
+        ));
+        let found: Vec<(&str, &str)> = p
+            .findings
+            .iter()
+            .filter(|f| f.code == "devloop.bug-illegal-transition")
+            .map(|f| (f.reference.as_deref().unwrap(), f.message.as_str()))
+            .collect();
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].0, "bug-1");
+        assert!(
+            found[0]
+                .1
+                .contains("open → verified at 2026-06-01T10:00:00Z by system"),
+            "{}",
+            found[0].1
+        );
+        assert_eq!(found[1].0, "bug-3");
+        assert_eq!(legal("open", "fixed"), Some(false));
+        assert_eq!(legal("fixed", "verified"), Some(true));
+        assert_eq!(legal("verified", "open"), Some(false));
+        assert_eq!(legal("open", "reopened"), None);
     }
 
     #[test]

@@ -8,7 +8,31 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::model::UnknownRef;
+use crate::model::{Unit, UnknownRef};
+
+/// One entry of the graph: an id and the ids it depends on.
+pub trait Node {
+    fn id(&self) -> &str;
+    fn deps(&self) -> impl Iterator<Item = &str>;
+}
+
+impl Node for (String, Vec<String>) {
+    fn id(&self) -> &str {
+        &self.0
+    }
+    fn deps(&self) -> impl Iterator<Item = &str> {
+        self.1.iter().map(String::as_str)
+    }
+}
+
+impl Node for Unit {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn deps(&self) -> impl Iterator<Item = &str> {
+        self.depends_on.iter().map(String::as_str)
+    }
+}
 
 /// The graph facts of a list of units, in file order.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -24,63 +48,149 @@ pub struct Analysis {
     pub duplicates: Vec<String>,
     /// How many layers the graph has.
     pub layer_count: usize,
+    /// The entries that depend on each entry's id, in file order (indices
+    /// into the input): `downstream[offsets[i]..offsets[i + 1]]`, where `i`
+    /// is the entry's node, `node[entry]`.
+    pub node: Vec<u32>,
+    /// The first entry of each node.
+    pub first: Vec<u32>,
+    pub down_offsets: Vec<u32>,
+    pub downstream: Vec<u32>,
 }
 
-/// Analyse `units`: each entry is an id and the ids it depends on. Entries
-/// sharing an id are one node (its dependencies are the union).
-pub fn analyze(units: &[(String, Vec<String>)]) -> Analysis {
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let mut ids: Vec<&str> = Vec::new();
-    let mut duplicates = Vec::new();
-    let mut dup_seen = HashSet::new();
-    for (id, _) in units {
-        if index.contains_key(id.as_str()) {
-            if dup_seen.insert(id.as_str()) {
-                duplicates.push(id.clone());
-            }
-        } else {
-            index.insert(id, ids.len());
-            ids.push(id);
+impl Analysis {
+    /// The entries depending on entry `e` (file order, each entry once).
+    pub fn downstream_of(&self, e: usize) -> &[u32] {
+        let Some(&n) = self.node.get(e) else {
+            return &[];
+        };
+        let n = n as usize;
+        match (self.down_offsets.get(n), self.down_offsets.get(n + 1)) {
+            (Some(&a), Some(&b)) => self.downstream.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
         }
     }
-    let n = ids.len();
-    // deps[i]: the known nodes node i depends on (deduplicated).
-    let mut deps: Vec<Vec<usize>> = vec![Vec::new(); n];
+}
+
+/// Not placed by Kahn's algorithm (on or behind a cycle).
+const NONE: u32 = u32::MAX;
+
+/// A graph in compressed rows: the neighbours of node `i` are
+/// `to[at[i]..at[i + 1]]`. Four bytes an edge, whatever the number of nodes.
+struct Rows {
+    at: Vec<u32>,
+    to: Vec<u32>,
+}
+
+impl Rows {
+    /// From `(from, to)` pairs sorted by `from` (each row keeps their order).
+    fn from_sorted(n: usize, pairs: &[(u32, u32)]) -> Rows {
+        let mut at = vec![0u32; n + 1];
+        for &(f, _) in pairs {
+            at[f as usize + 1] += 1;
+        }
+        for i in 0..n {
+            at[i + 1] += at[i];
+        }
+        Rows {
+            at,
+            to: pairs.iter().map(|&(_, t)| t).collect(),
+        }
+    }
+
+    fn row(&self, i: usize) -> &[u32] {
+        &self.to[self.at[i] as usize..self.at[i + 1] as usize]
+    }
+}
+
+/// Analyse `units` (in file order). Entries sharing an id are one node (its
+/// dependencies are the union). Memory is a few words per unit and per
+/// edge: a units.json of 200,000 units costs a few megabytes here.
+pub fn analyze<N: Node>(units: &[N]) -> Analysis {
+    let mut index: HashMap<&str, u32> = HashMap::with_capacity(units.len());
+    // The first entry of each node.
+    let mut first: Vec<u32> = Vec::new();
+    let mut node: Vec<u32> = Vec::with_capacity(units.len());
+    let mut duplicates = Vec::new();
+    let mut dup_seen = HashSet::new();
+    for (e, u) in units.iter().enumerate() {
+        let id = u.id();
+        match index.get(id) {
+            Some(&j) => {
+                node.push(j);
+                if dup_seen.insert(id) {
+                    duplicates.push(id.to_owned());
+                }
+            }
+            None => {
+                let j = first.len() as u32;
+                index.insert(id, j);
+                first.push(e as u32);
+                node.push(j);
+            }
+        }
+    }
+    let n = first.len();
+    let first_entry = first.clone();
+    let id_of = |j: u32| units[first_entry[j as usize] as usize].id();
+    // (node, dependency) and (dependency, entry) pairs.
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    let mut down: Vec<(u32, u32)> = Vec::new();
     let mut unknown_refs = Vec::new();
     let mut unknown_seen = HashSet::new();
-    for (id, on) in units {
-        let Some(&i) = index.get(id.as_str()) else {
-            continue;
-        };
-        for d in on {
-            match index.get(d.as_str()) {
-                Some(&j) => deps[i].push(j),
+    for (e, u) in units.iter().enumerate() {
+        let i = node[e];
+        for d in u.deps() {
+            match index.get(d) {
+                Some(&j) => {
+                    edges.push((i, j));
+                    down.push((j, e as u32));
+                }
                 None => {
-                    if unknown_seen.insert((id.as_str(), d.as_str())) {
+                    if unknown_seen.insert((u.id(), d)) {
                         unknown_refs.push(UnknownRef {
-                            unit: id.clone(),
-                            depends_on: d.clone(),
+                            unit: u.id().to_owned(),
+                            depends_on: d.to_owned(),
                         });
                     }
                 }
             }
         }
     }
+    drop(index);
     // Deduplicated once at the end (a check per edge is quadratic in the
     // number of dependencies a unit lists).
-    for d in &mut deps {
-        d.sort_unstable();
-        d.dedup();
-    }
-    let node_layers = kahn(&deps);
+    edges.sort_unstable();
+    edges.dedup();
+    let deps = Rows::from_sorted(n, &edges);
+    let mut rev: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
+    drop(edges);
+    rev.sort_unstable();
+    let dependents = Rows::from_sorted(n, &rev);
+    drop(rev);
+    // Downstream entries in file order, each once per dependency.
+    down.sort_unstable();
+    down.dedup();
+    let down = Rows::from_sorted(n, &down);
+
+    let node_layers = kahn(&deps, &dependents);
+    drop(dependents);
     let cycles = cycles(&deps, &node_layers)
         .into_iter()
-        .map(|c| c.into_iter().map(|i| ids[i].to_owned()).collect())
+        .map(|c| c.into_iter().map(|i| id_of(i).to_owned()).collect())
         .collect();
-    let layer_count = node_layers.iter().flatten().max().map_or(0, |m| m + 1);
-    let layers = units
+    let layer_count = node_layers
         .iter()
-        .map(|(id, _)| index.get(id.as_str()).and_then(|&i| node_layers[i]))
+        .filter(|&&l| l != NONE)
+        .max()
+        .map_or(0, |m| *m as usize + 1);
+    let layers = node
+        .iter()
+        .map(|&j| {
+            Some(node_layers[j as usize])
+                .filter(|&l| l != NONE)
+                .map(|l| l as usize)
+        })
         .collect();
     Analysis {
         layers,
@@ -88,33 +198,33 @@ pub fn analyze(units: &[(String, Vec<String>)]) -> Analysis {
         unknown_refs,
         duplicates,
         layer_count,
+        node,
+        first,
+        down_offsets: down.at,
+        downstream: down.to,
     }
 }
 
 /// Layers by Kahn's algorithm; nodes never freed are on or behind a cycle.
-fn kahn(deps: &[Vec<usize>]) -> Vec<Option<usize>> {
-    let n = deps.len();
-    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
-    let mut waiting: Vec<usize> = vec![0; n];
-    for (i, ds) in deps.iter().enumerate() {
-        waiting[i] = ds.len();
-        for &d in ds {
-            dependents[d].push(i);
-        }
-    }
-    let mut layer: Vec<Option<usize>> = vec![None; n];
-    let mut depth = vec![0usize; n];
-    let mut queue: Vec<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
+fn kahn(deps: &Rows, dependents: &Rows) -> Vec<u32> {
+    let n = deps.at.len() - 1;
+    let mut waiting: Vec<u32> = (0..n).map(|i| deps.row(i).len() as u32).collect();
+    let mut layer: Vec<u32> = vec![NONE; n];
+    let mut depth = vec![0u32; n];
+    let mut queue: Vec<u32> = (0..n as u32)
+        .filter(|&i| waiting[i as usize] == 0)
+        .collect();
     let mut head = 0;
     while head < queue.len() {
-        let i = queue[head];
+        let i = queue[head] as usize;
         head += 1;
-        layer[i] = Some(depth[i]);
-        for &m in &dependents[i] {
+        layer[i] = depth[i];
+        for &m in dependents.row(i) {
+            let m = m as usize;
             depth[m] = depth[m].max(depth[i] + 1);
             waiting[m] -= 1;
             if waiting[m] == 0 {
-                queue.push(m);
+                queue.push(m as u32);
             }
         }
     }
@@ -124,58 +234,64 @@ fn kahn(deps: &[Vec<usize>]) -> Vec<Option<usize>> {
 /// The cycles among the nodes Kahn could not place: strongly connected
 /// components (Tarjan, iterative) of two or more nodes, or one node that
 /// depends on itself.
-fn cycles(deps: &[Vec<usize>], layers: &[Option<usize>]) -> Vec<Vec<usize>> {
-    let n = deps.len();
-    const UNSEEN: usize = usize::MAX;
+fn cycles(deps: &Rows, layers: &[u32]) -> Vec<Vec<u32>> {
+    let n = layers.len();
+    if layers.iter().all(|&l| l != NONE) {
+        return Vec::new();
+    }
+    const UNSEEN: u32 = u32::MAX;
     let mut order = vec![UNSEEN; n];
-    let mut low = vec![0usize; n];
+    let mut low = vec![0u32; n];
     let mut on_stack = vec![false; n];
-    let mut stack: Vec<usize> = Vec::new();
+    let mut stack: Vec<u32> = Vec::new();
     let mut counter = 0;
     let mut out = Vec::new();
     for root in 0..n {
-        if layers[root].is_some() || order[root] != UNSEEN {
+        if layers[root] != NONE || order[root] != UNSEEN {
             continue;
         }
         // (node, next edge to look at)
-        let mut work: Vec<(usize, usize)> = vec![(root, 0)];
+        let mut work: Vec<(u32, usize)> = vec![(root as u32, 0)];
         order[root] = counter;
         low[root] = counter;
         counter += 1;
-        stack.push(root);
+        stack.push(root as u32);
         on_stack[root] = true;
         while let Some(&mut (v, ref mut edge)) = work.last_mut() {
-            if let Some(&w) = deps[v].get(*edge) {
+            let vi = v as usize;
+            if let Some(&w) = deps.row(vi).get(*edge) {
                 *edge += 1;
-                if layers[w].is_some() {
+                let wi = w as usize;
+                if layers[wi] != NONE {
                     continue;
                 }
-                if order[w] == UNSEEN {
-                    order[w] = counter;
-                    low[w] = counter;
+                if order[wi] == UNSEEN {
+                    order[wi] = counter;
+                    low[wi] = counter;
                     counter += 1;
                     stack.push(w);
-                    on_stack[w] = true;
+                    on_stack[wi] = true;
                     work.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(order[w]);
+                } else if on_stack[wi] {
+                    low[vi] = low[vi].min(order[wi]);
                 }
                 continue;
             }
             work.pop();
             if let Some(&(parent, _)) = work.last() {
-                low[parent] = low[parent].min(low[v]);
+                let pi = parent as usize;
+                low[pi] = low[pi].min(low[vi]);
             }
-            if low[v] == order[v] {
+            if low[vi] == order[vi] {
                 let mut members = Vec::new();
                 while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
+                    on_stack[w as usize] = false;
                     members.push(w);
                     if w == v {
                         break;
                     }
                 }
-                if members.len() > 1 || deps[v].contains(&v) {
+                if members.len() > 1 || deps.row(vi).contains(&v) {
                     out.push(walk_order(deps, members));
                 }
             }
@@ -188,16 +304,17 @@ fn cycles(deps: &[Vec<usize>], layers: &[Option<usize>]) -> Vec<Vec<usize>> {
 /// The members of one component in dependency order: from the member first
 /// in the file, follow dependencies inside the component (the earliest
 /// unvisited one each time); members the walk misses follow in file order.
-fn walk_order(deps: &[Vec<usize>], mut members: Vec<usize>) -> Vec<usize> {
+fn walk_order(deps: &Rows, mut members: Vec<u32>) -> Vec<u32> {
     members.sort_unstable();
-    let inside: HashSet<usize> = members.iter().copied().collect();
+    let inside: HashSet<u32> = members.iter().copied().collect();
     let mut seen = HashSet::new();
     let mut path = Vec::with_capacity(members.len());
     let mut cur = members[0];
     loop {
         seen.insert(cur);
         path.push(cur);
-        let next = deps[cur]
+        let next = deps
+            .row(cur as usize)
             .iter()
             .copied()
             .filter(|d| inside.contains(d) && !seen.contains(d))

@@ -17,10 +17,16 @@
 //!   dependencies; progress counts the id once, by its first entry.
 //! - The L2 gate (seed `l2GateOpen`) also stays closed for an empty or
 //!   broken graph (no units, a cycle, an unknown dependency, a duplicate).
-//! - A resume token lives 24 h from the paused state's `updated_at`. The
-//!   CLI judges its age against "now"; the reader already knows it has
-//!   expired when the project has moved on past the expiry (a later
-//!   timeline event), and then offers only a restart.
+//! - A resume token lives 24 h from the paused state's `updated_at`
+//!   (`Agent::resume_expires_at`). Every view judges it at its own "now"
+//!   with `Project::options_at` / `Agent::resume_expired`; the reader
+//!   itself only knows it expired when the files show the project moved on
+//!   past the expiry (a later event), and then offers only a restart.
+//! - A `project.json` that cannot be read (a dangling link, a directory, no
+//!   permission, not JSON) is still a project, shown with its problem, when
+//!   other devloop files sit beside it or it sits where the seed puts
+//!   projects (`companies/{cid}/projects/{pid}`); so is a project directory
+//!   that cannot be listed there (see [`unlisted`]).
 
 pub mod agents;
 pub mod bugs;
@@ -32,6 +38,19 @@ pub mod runs;
 pub mod schema;
 pub mod timeline;
 
+mod docs;
+mod inbox;
+pub mod kinds;
+mod status;
+mod units;
+
+pub use docs::contract_hash;
+use docs::{PrdInfo, contracts, prd, sdd};
+#[cfg(test)]
+use inbox::rfc3339;
+use inbox::{Budget, inbox, resume};
+use units::units;
+
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -40,9 +59,12 @@ use serde_json::Value;
 
 use super::json::reason as json_reason;
 use super::{file_name, read_text};
-use crate::model::{Agent, Dag, Finding, Format, InboxItem, InboxKind, Level, Project, Run, Unit};
+use crate::model::{
+    Agent, Dag, Finding, Format, InboxItem, InboxKind, L1Status, L2Status, L3Status, Level, Loops,
+    Project, Run, Unit,
+};
 use crate::store::{self, StoreError, WalkEntry};
-use schema::{ProjectMeta, UnitEntry, UnitsFile};
+use schema::{ProjectMeta, UnitsFile};
 
 pub const PROJECT_FILE: &str = "project.json";
 const UNITS_FILE: &str = "units.json";
@@ -82,26 +104,67 @@ pub const OWN_DIRS: &[&str] = &[
 ];
 
 /// The devloop project in the directory `entry` describes, if it holds a
-/// `project.json` with `company_id` and `status`.
+/// `project.json` with `company_id` and `status` (or a `project.json` that
+/// cannot be read where a devloop project is expected).
 pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
-    if !entry.files.iter().any(|f| f == PROJECT_FILE) {
+    let named = |names: &[String]| names.iter().any(|f| f == PROJECT_FILE);
+    if !(named(entry.files) || named(entry.dirs)) {
+        // A project directory asked for directly (`show`, `status`) that
+        // cannot be listed: shown with its problem, as `unlisted` does in
+        // a walk.
+        if entry.files.is_empty() && entry.dirs.is_empty() && in_projects_dir(entry.path) {
+            let err = std::fs::read_dir(entry.path).err()?;
+            return Some(unlisted_project(
+                entry.path,
+                "the project directory cannot be listed",
+                err,
+            ));
+        }
         return None;
     }
     load(entry.path)
 }
 
-/// Read the devloop project at `dir`; `None` when `dir` holds none.
-pub fn load(dir: &Path) -> Option<Project> {
+fn unlisted_project(path: &Path, what: &str, err: std::io::Error) -> Project {
+    let mut p = unreadable(path, String::new());
+    p.problems.clear();
+    p.problem(".", format!("{what}: {}", StoreError::from(err)));
+    p
+}
+
+/// What `project.json` gave: its fields, or a project shown with the
+/// reason it cannot be read.
+#[allow(clippy::large_enum_variant)] // one per project read, never stored
+enum Meta {
+    Read(ProjectMeta, Vec<String>),
+    Unreadable(Project),
+}
+
+fn open_meta(dir: &Path) -> Option<Meta> {
+    let unreadable_here =
+        |reason: String| recognised(dir).then(|| Meta::Unreadable(unreadable(dir, reason)));
     let bytes = match store::read_in(dir, PROJECT_FILE, store::STATE_FILE_LIMIT) {
         Ok(b) => b,
-        Err(StoreError::Vanished) => return None,
-        Err(e) => return has_devloop_files(dir).then(|| unreadable(dir, e.to_string())),
+        Err(StoreError::Vanished) => {
+            // A link to nothing is still a project.json someone wrote.
+            let link = std::fs::symlink_metadata(dir.join(PROJECT_FILE))
+                .is_ok_and(|m| m.file_type().is_symlink());
+            return if link {
+                unreadable_here("a symlink to a file that does not exist".to_owned())
+            } else {
+                None
+            };
+        }
+        Err(StoreError::NotRegular) if store::is_dir(&dir.join(PROJECT_FILE)) => {
+            return unreadable_here("is a directory, not a file".to_owned());
+        }
+        Err(e) => return unreadable_here(e.to_string()),
     };
-    let map = match serde_json::from_slice::<Value>(&bytes) {
+    let map = match serde_json::from_slice::<Value>(strip_bom(&bytes)) {
         Ok(Value::Object(map)) => map,
         // Some other tool's project.json.
         Ok(_) => return None,
-        Err(e) => return has_devloop_files(dir).then(|| unreadable(dir, json_reason(&e))),
+        Err(e) => return unreadable_here(json_reason(&e)),
     };
     if !(map.contains_key("company_id") && map.contains_key("status")) {
         return None;
@@ -109,7 +172,93 @@ pub fn load(dir: &Path) -> Option<Project> {
     let mut problems = Vec::new();
     let meta: ProjectMeta =
         schema::tolerant(Value::Object(map), "", &mut problems).unwrap_or_default();
-    Some(read(dir, meta, problems))
+    Some(Meta::Read(meta, problems))
+}
+
+fn strip_bom(b: &[u8]) -> &[u8] {
+    b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b)
+}
+
+/// Read the devloop project at `dir`; `None` when `dir` holds none.
+pub fn load(dir: &Path) -> Option<Project> {
+    Some(match open_meta(dir)? {
+        Meta::Read(meta, problems) => read(dir, meta, problems),
+        Meta::Unreadable(p) => p,
+    })
+}
+
+/// The light read behind `loopdeck status`: only what the statusline
+/// (`name · L1 4/6 units · 63%`) needs, equal to [`load`]'s statusline. No
+/// logs, agents, runs or findings are read, and the units are counted from
+/// a borrowed pass over `units.json`, never built.
+pub fn read_status(dir: &Path) -> Option<Project> {
+    Some(match open_meta(dir)? {
+        Meta::Read(meta, problems) => match status::read(dir, &meta) {
+            Some(p) => p,
+            // A units.json the light pass cannot read: the full reader
+            // decides (it keeps what it can of every unit).
+            None => read(dir, meta, problems),
+        },
+        Meta::Unreadable(p) => p,
+    })
+}
+
+/// Is `dir` a devloop project even though its `project.json` cannot be
+/// read? Yes beside other devloop files, or where the seed puts projects
+/// (`companies/{cid}/projects/{pid}`).
+fn recognised(dir: &Path) -> bool {
+    has_devloop_files(dir) || in_projects_dir(dir)
+}
+
+/// `…/companies/{cid}/projects/{pid}`.
+pub(crate) fn in_projects_dir(dir: &Path) -> bool {
+    let mut up = dir.ancestors().skip(1).map(|a| a.file_name());
+    matches!(
+        (up.next(), up.next(), up.next()),
+        (Some(Some(p)), Some(Some(_)), Some(Some(c))) if p == "projects" && c == "companies"
+    )
+}
+
+/// The directories under `companies/{cid}/projects/` (and `projects/`
+/// itself) that cannot be listed: each is shown as a devloop project with
+/// its problem, never dropped. The walk meets them as sub-directories of
+/// the directory above and cannot enter them.
+pub fn unlisted(entry: &WalkEntry<'_>) -> Vec<Project> {
+    let name = entry.path.file_name().and_then(|n| n.to_str());
+    let parent = entry
+        .path
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str());
+    let candidates: Vec<&String> = match (name, parent) {
+        // `companies/{cid}/projects/`: each project directory.
+        (Some("projects"), _) if in_company(entry.path) => entry.dirs.iter().collect(),
+        // `companies/{cid}/`: its `projects/`.
+        (_, Some("companies")) => entry.dirs.iter().filter(|d| *d == "projects").collect(),
+        _ => Vec::new(),
+    };
+    candidates
+        .into_iter()
+        .filter_map(|d| {
+            let path = entry.path.join(d);
+            let err = std::fs::read_dir(&path).err()?;
+            let what = if d == "projects" {
+                "the projects directory cannot be listed, so its projects cannot be read"
+            } else {
+                "the project directory cannot be listed"
+            };
+            Some(unlisted_project(&path, what, err))
+        })
+        .collect()
+}
+
+/// `…/companies/{cid}/projects`.
+fn in_company(projects: &Path) -> bool {
+    projects
+        .parent()
+        .and_then(|p| p.parent())
+        .and_then(|p| p.file_name())
+        .is_some_and(|n| n == "companies")
 }
 
 /// A `project.json` that cannot be read beside other devloop files is still
@@ -120,10 +269,11 @@ fn has_devloop_files(dir: &Path) -> bool {
         .any(|f| store::contained_file(dir, f).is_some())
 }
 
-fn unreadable(dir: &Path, reason: String) -> Project {
+pub(crate) fn unreadable(dir: &Path, reason: String) -> Project {
     let mut p = Project::new(Format::Devloop, dir.to_path_buf(), file_name(dir));
     p.problem(PROJECT_FILE, reason);
     p.status = "unreadable".to_owned();
+    p.status_kind = kinds::project(&p.status);
     p.updated_at = store::mtime(&dir.join(PROJECT_FILE));
     p.statusline = format!("{} · unreadable", p.name);
     p
@@ -157,11 +307,18 @@ pub(crate) fn read_json<T: serde::de::DeserializeOwned + Default>(
     }
 }
 
-fn nonempty(s: &impl AsRef<str>) -> bool {
-    !s.as_ref().trim().is_empty()
+/// `p-restock · L1 4/6 units · 63%` (`· 0%` without units).
+fn statusline(short: &str, phase: &str, passed: usize, total: usize, pct: Option<u8>) -> String {
+    let pct = pct.unwrap_or(0);
+    if total > 0 {
+        format!("{short} · {phase} {passed}/{total} units · {pct}%")
+    } else {
+        format!("{short} · {phase} · {pct}%")
+    }
 }
 
-fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
+/// The name and the short name (for the statusline) of a project.
+fn names(meta: &ProjectMeta, dir: &Path) -> (String, String) {
     let dir_name = file_name(dir);
     let pid = meta.id.clone().map(|t| t.0).filter(nonempty);
     let name = meta
@@ -171,7 +328,16 @@ fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
         .or_else(|| meta.title.clone().filter(nonempty))
         .or_else(|| pid.clone())
         .unwrap_or_else(|| dir_name.clone());
-    let short = pid.clone().unwrap_or(dir_name);
+    (name, pid.unwrap_or(dir_name))
+}
+
+fn nonempty(s: &impl AsRef<str>) -> bool {
+    !s.as_ref().trim().is_empty()
+}
+
+fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
+    let (name, short) = names(&meta, dir);
+    let pid = meta.id.clone().map(|t| t.0).filter(nonempty);
     let mut p = Project::new(Format::Devloop, dir.to_path_buf(), name);
     for problem in meta_problems {
         p.problem(PROJECT_FILE, problem);
@@ -181,6 +347,7 @@ fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
         .clone()
         .filter(nonempty)
         .unwrap_or_else(|| "unknown".to_owned());
+    p.status_kind = kinds::project(&p.status);
     if !PROJECT_STATUSES.contains(&p.status.as_str()) {
         p.findings.push(
             Finding::new(
@@ -217,8 +384,9 @@ fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
     bugs::read(&mut p, dir);
 
     let units_file = read_json::<UnitsFile>(&mut p, dir, UNITS_FILE);
-    let units = units(&mut p, dir, units_file.as_ref(), pid.as_deref());
-    if units_file.is_none()
+    let units_missing = units_file.is_none();
+    let units = units(&mut p, dir, units_file, pid.as_deref());
+    if units_missing
         && store::contained_file(dir, UNITS_FILE).is_none()
         && p.status != "prd_drafting"
     {
@@ -235,7 +403,8 @@ fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
     let sdd = sdd(&mut p, dir, prd.rev);
     contracts(&mut p, dir, sdd.as_ref(), &changes);
 
-    p.detail.integration_runs = runs::integration(&mut p, dir);
+    let (integration_runs, unsure) = runs::integration_and_triage(&mut p, dir);
+    p.detail.integration_runs = integration_runs;
     let agents = agents::read(&mut p, dir);
     p.detail.agents = agents.iter().map(|(_, a)| a.clone()).collect();
 
@@ -279,875 +448,20 @@ fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
             .filter(|v| v.is_finite() && *v > 0.0)
             .unwrap_or(DEFAULT_TOKEN_BUDGET),
     };
-    let l2_spent = units
-        .l2
+    let l2_spent = Some(units.l2)
         .filter(|(rounds, budget)| *budget > 0 && rounds >= budget)
         .filter(|_| !l2_passed && !progress::is_shipped(&p.status) && p.status != "abandoned");
-    inbox(&mut p, &prd, &budget, l2_spent, &agents, meta_updated);
-    resume(&mut p, dir, &prd, &progress.phase, passed, total);
-    p.statusline = if total > 0 {
-        format!(
-            "{short} · {} {passed}/{total} units · {}%",
-            progress.phase,
-            p.progress_percent.unwrap_or(0)
-        )
-    } else {
-        format!(
-            "{short} · {} · {}%",
-            progress.phase,
-            p.progress_percent.unwrap_or(0)
-        )
+    let waiting = inbox::Waiting {
+        l2_spent,
+        stuck: &units.stuck,
+        unsure: unsure.as_ref(),
     };
+    inbox(&mut p, &prd, &budget, &waiting, &agents, meta_updated);
+    p.detail.loops = Some(inbox::loops(&p, &prd, &changes, &waiting, units.l2));
+    resume(&mut p, dir, &prd, &progress.phase, passed, total);
+    p.statusline = statusline(&short, &progress.phase, passed, total, p.progress_percent);
     p.detail.progress = Some(progress);
     p
-}
-
-/// What `units.json` gave beyond the units themselves.
-#[derive(Default)]
-struct UnitsInfo {
-    cycles: Vec<Vec<String>>,
-    unknown_refs: Vec<crate::model::UnknownRef>,
-    duplicates: usize,
-    layer_count: usize,
-    /// `(l2_rounds, l2_budget)`.
-    l2: Option<(u64, u64)>,
-}
-
-/// `units.json` into `p.detail.units`, with the graph's findings and each
-/// unit's newest runs.
-fn units(p: &mut Project, dir: &Path, file: Option<&UnitsFile>, pid: Option<&str>) -> UnitsInfo {
-    let Some(file) = file else {
-        return UnitsInfo::default();
-    };
-    let mut problems = Vec::new();
-    let entries: Vec<UnitEntry> = schema::each(file.units.clone(), "units", &mut problems);
-    for problem in problems {
-        p.problem(UNITS_FILE, problem);
-    }
-    let mut listed: Vec<(String, UnitEntry)> = Vec::with_capacity(entries.len());
-    for (i, e) in entries.into_iter().enumerate() {
-        match e.id.clone().map(|t| t.0).filter(nonempty) {
-            Some(id) => listed.push((id, e)),
-            None => p.problem(UNITS_FILE, format!("units[{i}] has no id; ignored")),
-        }
-    }
-    if let (Some(owner), Some(pid)) = (file.project_id.as_ref(), pid)
-        && owner.0 != pid
-    {
-        p.findings.push(
-            Finding::new(
-                Level::Warning,
-                "devloop.project-mismatch",
-                format!("units.json belongs to project {}, not {pid}", owner.0),
-            )
-            .at(UNITS_FILE),
-        );
-    }
-    let pairs: Vec<(String, Vec<String>)> = listed
-        .iter()
-        .map(|(id, e)| {
-            (
-                id.clone(),
-                e.depends_on.iter().map(|d| d.0.clone()).collect(),
-            )
-        })
-        .collect();
-    let a = dag::analyze(&pairs);
-    let mut found = Vec::new();
-    let mut add = |level, code: &str, msg: String, at: &str| {
-        found.push(Finding::new(level, code, msg).at(at));
-    };
-    for c in &a.cycles {
-        let mut path = c.clone();
-        path.extend(c.first().cloned());
-        add(
-            Level::Error,
-            "devloop.dag-cycle",
-            format!("dependency cycle: {}", path.join(" → ")),
-            c.first().map_or(UNITS_FILE, String::as_str),
-        );
-    }
-    for r in &a.unknown_refs {
-        add(
-            Level::Error,
-            "devloop.unknown-dependency",
-            format!(
-                "{} depends on {}, which is not a unit of units.json",
-                r.unit, r.depends_on
-            ),
-            &r.unit,
-        );
-    }
-    // Counted once: a units.json of 40,000 copies of one id must not cost
-    // 40,000 scans of itself.
-    let mut counts: HashMap<&str, usize> = HashMap::new();
-    for (id, _) in &listed {
-        *counts.entry(id.as_str()).or_default() += 1;
-    }
-    for d in &a.duplicates {
-        let n = counts.get(d.as_str()).copied().unwrap_or(0);
-        add(
-            Level::Error,
-            "devloop.duplicate-unit",
-            format!("unit id {d} occurs {n} times in units.json"),
-            d,
-        );
-    }
-    let mut checked = HashSet::new();
-    for (id, e) in &listed {
-        if !checked.insert(id.as_str()) {
-            continue;
-        }
-        if !dag::valid_unit_id(id) {
-            add(
-                Level::Warning,
-                "devloop.bad-unit-id",
-                format!("unit id {id} does not match ^[a-z]+(-[a-z]+)*-(be|fe|mw|db)$"),
-                id,
-            );
-        }
-        if let Some(h) = e
-            .contract_hash
-            .as_deref()
-            .filter(|h| !dag::valid_contract_hash(h))
-        {
-            add(
-                Level::Warning,
-                "devloop.bad-contract-hash",
-                format!("contract_hash {h} of {id} does not match ^sha256:[a-f0-9]{{16}}$"),
-                id,
-            );
-        }
-        let status = e.status.as_deref().unwrap_or("");
-        if !UNIT_STATUSES.contains(&status) {
-            add(
-                Level::Warning,
-                "devloop.unknown-unit-status",
-                format!(
-                    "{id} has status `{status}`, not one of {}",
-                    UNIT_STATUSES.join(", ")
-                ),
-                id,
-            );
-        }
-        let retries = schema::count(e.retries);
-        let retry_budget = schema::count(e.retry_budget);
-        let spent = matches!((retries, retry_budget), (Some(r), Some(b)) if r >= b);
-        if status == "blocked" || (spent && status != "passed") {
-            let used = match (retries, retry_budget) {
-                (Some(r), Some(b)) => format!(" ({r}/{b} retries used)"),
-                _ => String::new(),
-            };
-            p.blockers.push(format!("{id}: {status}{used}"));
-            add(
-                Level::Warning,
-                "devloop.unit-blocked",
-                format!("{id} is {status}{used}: it needs a human to go on"),
-                id,
-            );
-        }
-    }
-    p.findings.extend(found);
-
-    // Runs, once per id: `units/{id}/runs/`, plus seed 004's `runs/`.
-    let mut flat: HashMap<String, Vec<Run>> = HashMap::new();
-    for r in runs::flat_runs(p, dir) {
-        if let Some(u) = r.unit_id.clone() {
-            flat.entry(u).or_default().push(r);
-        }
-    }
-    let mut by_id: HashMap<String, Vec<Run>> = HashMap::new();
-    for (id, _) in &listed {
-        if by_id.contains_key(id) {
-            continue;
-        }
-        let mut runs = runs::unit_runs(p, dir, id);
-        if let Some(more) = flat.remove(id) {
-            runs.extend(more);
-            runs.sort_by(|a, b| b.run_id.cmp(&a.run_id));
-            runs.dedup_by(|a, b| a.run_id == b.run_id);
-            runs.truncate(runs::RUNS_PER_UNIT);
-        }
-        by_id.insert(id.clone(), runs);
-    }
-    p.detail.units = listed
-        .into_iter()
-        .zip(&a.layers)
-        .map(|((id, e), layer)| Unit {
-            status_kind: crate::model::StatusKind::Unknown,
-            runs: by_id.get(&id).cloned().unwrap_or_default(),
-            kind: e.kind.unwrap_or_default(),
-            status: e
-                .status
-                .filter(nonempty)
-                .unwrap_or_else(|| "unknown".to_owned()),
-            depends_on: e.depends_on.into_iter().map(|d| d.0).collect(),
-            downstream: Vec::new(),
-            layer: *layer,
-            retries: schema::count(e.retries),
-            retry_budget: schema::count(e.retry_budget),
-            contract_hash: e.contract_hash,
-            contract_ok: None,
-            last_run: e.last_run.map(|t| t.0),
-            contract: None,
-            acceptance: Vec::new(),
-            id,
-        })
-        .collect();
-    // Who depends on whom, once: the Units pane shows both directions.
-    let mut dependents: HashMap<String, Vec<String>> = HashMap::new();
-    for u in &p.detail.units {
-        for d in &u.depends_on {
-            dependents.entry(d.clone()).or_default().push(u.id.clone());
-        }
-    }
-    for u in &mut p.detail.units {
-        if let Some(mut down) = dependents.get(&u.id).cloned() {
-            down.dedup();
-            u.downstream = down;
-        }
-    }
-    UnitsInfo {
-        cycles: a.cycles,
-        unknown_refs: a.unknown_refs,
-        duplicates: a.duplicates.len(),
-        layer_count: a.layer_count,
-        l2: schema::count(file.l2_rounds).zip(schema::count(file.l2_budget)),
-    }
-}
-
-/// The PRD: `prd.html`, else the PRD site under `prd/`.
-#[derive(Default)]
-struct PrdInfo {
-    present: bool,
-    /// The page to read first (`prd.html` or `prd/index.html`).
-    file: Option<String>,
-    rev: Option<u64>,
-    /// `(page, text)` of each `<aside data-conflict>`.
-    conflicts: Vec<(String, String)>,
-}
-
-fn prd_pages(dir: &Path) -> Vec<String> {
-    if store::contained_file(dir, PRD_FILE).is_some() {
-        return vec![PRD_FILE.to_owned()];
-    }
-    let Ok(Some(site)) = store::locate(dir, PRD_DIR) else {
-        return Vec::new();
-    };
-    if !store::is_dir(&site) {
-        return Vec::new();
-    }
-    let mut pages = Vec::new();
-    if store::contained_file(dir, PRD_INDEX).is_some() {
-        pages.push(PRD_INDEX.to_owned());
-    }
-    for name in store::list_names(&site) {
-        if !runs::safe_component(&name) || name.starts_with('.') {
-            continue;
-        }
-        let rel = format!("{PRD_DIR}/{name}");
-        if name.ends_with(".html") {
-            if rel != PRD_INDEX {
-                pages.push(rel);
-            }
-        } else if name != "assets" && store::is_dir(&site.join(&name)) {
-            for sub in store::list_names(&site.join(&name)) {
-                if sub.ends_with(".html") && runs::safe_component(&sub) {
-                    pages.push(format!("{rel}/{sub}"));
-                }
-            }
-        }
-        if pages.len() >= PRD_PAGES {
-            break;
-        }
-    }
-    pages.truncate(PRD_PAGES);
-    pages
-}
-
-fn prd(p: &mut Project, dir: &Path) -> PrdInfo {
-    let pages = prd_pages(dir);
-    let mut info = PrdInfo {
-        file: pages.first().cloned(),
-        ..PrdInfo::default()
-    };
-    for page in pages {
-        let text = match read_text(dir, &page) {
-            Ok((text, lossy)) => {
-                if lossy {
-                    p.problem(&page, "not valid UTF-8; invalid bytes shown as �");
-                }
-                text
-            }
-            Err(StoreError::Vanished) => continue,
-            Err(e) => {
-                p.problem(&page, e.to_string());
-                continue;
-            }
-        };
-        info.present = true;
-        let doc = html::prd(&text);
-        if !doc.article {
-            p.findings.push(
-                Finding::new(
-                    Level::Warning,
-                    "devloop.prd-structure",
-                    format!("{page} has no <article data-doc=\"prd\">"),
-                )
-                .at(page.as_str()),
-            );
-        }
-        let max_section = doc.section_revs.iter().max().copied();
-        if let (Some(a), Some(m)) = (doc.rev, max_section)
-            && a != m
-        {
-            p.findings.push(
-                Finding::new(
-                    Level::Warning,
-                    "devloop.prd-rev-mismatch",
-                    format!("{page}: the article's data-rev is {a}, its newest section's is {m}"),
-                )
-                .at(page.as_str()),
-            );
-        }
-        if doc.section_revs.windows(2).any(|w| w[1] < w[0]) {
-            p.findings.push(
-                Finding::new(
-                    Level::Warning,
-                    "devloop.prd-rev-order",
-                    format!(
-                        "{page}: section data-rev values go down ({:?})",
-                        doc.section_revs
-                    ),
-                )
-                .at(page.as_str()),
-            );
-        }
-        let rev = doc.rev.or(max_section);
-        info.rev = info.rev.max(rev);
-        for c in doc.conflicts {
-            p.findings.push(
-                Finding::new(
-                    Level::Warning,
-                    "devloop.prd-conflict",
-                    format!("{page} marks a conflict; the project waits for a human: {c}"),
-                )
-                .at(page.as_str()),
-            );
-            info.conflicts.push((page.clone(), c));
-        }
-    }
-    info
-}
-
-fn sdd(p: &mut Project, dir: &Path, prd_rev: Option<u64>) -> Option<html::Sdd> {
-    let text = match read_text(dir, SDD_FILE) {
-        Ok((text, lossy)) => {
-            if lossy {
-                p.problem(SDD_FILE, "not valid UTF-8; invalid bytes shown as �");
-            }
-            text
-        }
-        Err(StoreError::Vanished) => return None,
-        Err(e) => {
-            p.problem(SDD_FILE, e.to_string());
-            return None;
-        }
-    };
-    let doc = html::sdd(&text);
-    let mut add = |level, code: &str, msg: String| {
-        p.findings.push(Finding::new(level, code, msg).at(SDD_FILE));
-    };
-    if !doc.article {
-        add(
-            Level::Warning,
-            "devloop.sdd-structure",
-            "sdd.html has no <article data-doc=\"sdd\">".to_owned(),
-        );
-    }
-    for u in &doc.units {
-        let mut missing = Vec::new();
-        if u.contract.is_none() {
-            missing.push("<pre data-contract>");
-        }
-        if !u.has_acceptance {
-            missing.push("<ul data-acceptance>");
-        }
-        if !missing.is_empty() {
-            add(
-                Level::Warning,
-                "devloop.sdd-section-incomplete",
-                format!("the section of {} has no {}", u.id, missing.join(" and ")),
-            );
-        }
-        if u.contract.as_ref().is_some_and(|c| c.unclosed) {
-            add(
-                Level::Warning,
-                "devloop.sdd-structure",
-                format!(
-                    "the contract of {} has no </pre>; it is read up to the end of its section",
-                    u.id
-                ),
-            );
-        }
-    }
-    let derived = doc.derived_from.as_deref().and_then(html::rev_number);
-    if let (Some(d), Some(r)) = (derived, prd_rev)
-        && d < r
-    {
-        add(
-            Level::Info,
-            "devloop.sdd-behind-prd",
-            format!("sdd.html derives from prd@rev{d}, but the PRD is at rev {r}"),
-        );
-    }
-    Some(doc)
-}
-
-/// `sha256:` + the first 16 hex digits of the sha256 of `text`.
-pub fn contract_hash(text: &str) -> String {
-    let hex = store::sha256_hex(text.as_bytes());
-    format!("sha256:{}", &hex[..16])
-}
-
-/// Does one reading of `contract` hash to `hash`?
-fn contract_matches(contract: &html::Contract, hash: &str) -> bool {
-    contract.readings().iter().any(|r| contract_hash(r) == hash)
-}
-
-/// An archived SDD (its file, its contents, its units by id).
-type Archive = (String, html::Sdd, HashMap<String, usize>);
-
-/// Contracts from the SDD into the units, and the hash check.
-fn contracts(p: &mut Project, dir: &Path, sdd: Option<&html::Sdd>, changes: &timeline::Changes) {
-    let Some(sdd) = sdd else {
-        if !p.detail.units.is_empty() {
-            p.findings.push(
-                Finding::new(
-                    Level::Info,
-                    "devloop.sdd-missing",
-                    "no sdd.html: contract hashes cannot be checked, and the L2 gate stays closed",
-                )
-                .at(SDD_FILE),
-            );
-        }
-        return;
-    };
-    let mut sections: HashMap<&str, &html::SddUnit> = HashMap::new();
-    for s in &sdd.units {
-        sections.entry(s.id.as_str()).or_insert(s);
-    }
-    let mut findings = Vec::new();
-    let mut archives: Option<Vec<Archive>> = None;
-    let mut checked = HashSet::new();
-    let units = std::mem::take(&mut p.detail.units);
-    let mut out = Vec::with_capacity(units.len());
-    for mut u in units {
-        let first = checked.insert(u.id.clone());
-        let Some(s) = sections.get(u.id.as_str()) else {
-            if first {
-                findings.push(
-                    Finding::new(
-                        Level::Warning,
-                        "devloop.contract-missing",
-                        format!(
-                            "sdd.html has no section for {}; its contract cannot be checked",
-                            u.id
-                        ),
-                    )
-                    .at(u.id.as_str()),
-                );
-            }
-            out.push(u);
-            continue;
-        };
-        u.acceptance = s.acceptance.clone();
-        u.contract = s.contract.as_ref().map(|c| c.text.clone());
-        if let (Some(sdd_deps), true) = (&s.depends, first) {
-            let a: HashSet<&String> = u.depends_on.iter().collect();
-            let b: HashSet<&String> = sdd_deps.iter().collect();
-            if a != b {
-                findings.push(
-                    Finding::new(
-                        Level::Warning,
-                        "devloop.depends-mismatch",
-                        format!(
-                            "{}: units.json depends on [{}], sdd.html on [{}]",
-                            u.id,
-                            u.depends_on.join(", "),
-                            sdd_deps.join(", ")
-                        ),
-                    )
-                    .at(u.id.as_str()),
-                );
-            }
-        }
-        let Some(contract) = &s.contract else {
-            out.push(u);
-            continue;
-        };
-        let Some(hash) = u.contract_hash.clone() else {
-            u.contract_ok = Some(false);
-            if first {
-                findings.push(
-                    Finding::new(
-                        Level::Warning,
-                        "devloop.contract-hash-missing",
-                        format!("{} has no contract_hash to check against sdd.html", u.id),
-                    )
-                    .at(u.id.as_str()),
-                );
-            }
-            out.push(u);
-            continue;
-        };
-        let ok = contract_matches(contract, &hash);
-        u.contract_ok = Some(ok);
-        if !ok && first {
-            let mut msg = format!(
-                "{}: units.json has {hash}, but its contract in sdd.html hashes to {}",
-                u.id,
-                contract_hash(&contract.text)
-            );
-            // Each archive read once, with its units indexed by id: a
-            // lookup per stale unit, not a scan (60,000 units: 11 s before).
-            let archives = archives.get_or_insert_with(|| {
-                archived_sdds(p, dir)
-                    .into_iter()
-                    .map(|(file, doc)| {
-                        let by_id: HashMap<String, usize> = doc
-                            .units
-                            .iter()
-                            .enumerate()
-                            .rev()
-                            .map(|(i, s)| (s.id.clone(), i))
-                            .collect();
-                        (file, doc, by_id)
-                    })
-                    .collect::<Vec<_>>()
-            });
-            if let Some((file, _, _)) = archives.iter().find(|(_, doc, by_id)| {
-                by_id
-                    .get(&u.id)
-                    .and_then(|&i| doc.units.get(i))
-                    .and_then(|s| s.contract.as_ref())
-                    .is_some_and(|c| contract_matches(c, &hash))
-            }) {
-                msg.push_str(&format!("; {hash} is its contract in {file}"));
-            }
-            if let Some((sdd_rev, units_rev)) = changes.missed_resets.get(&u.id) {
-                msg.push_str(&format!(
-                    "; sdd rev {sdd_rev} changed it, units rev {units_rev} did not reset it"
-                ));
-            }
-            if u.status == "passed" {
-                msg.push_str("; it passed against an older contract, so the L2 gate stays closed");
-            }
-            findings.push(
-                Finding::new(Level::Warning, "devloop.contract-hash-mismatch", msg)
-                    .at(u.id.as_str()),
-            );
-        }
-        out.push(u);
-    }
-    let listed: HashSet<&str> = out.iter().map(|u| u.id.as_str()).collect();
-    for s in &sdd.units {
-        if !listed.contains(s.id.as_str()) && !out.is_empty() {
-            findings.push(
-                Finding::new(
-                    Level::Warning,
-                    "devloop.sdd-unit-unlisted",
-                    format!(
-                        "sdd.html has a section for {}, which units.json does not list",
-                        s.id
-                    ),
-                )
-                .at(s.id.as_str()),
-            );
-        }
-    }
-    p.detail.units = out;
-    p.findings.extend(findings);
-}
-
-/// The newest archived SDD revisions, parsed (for a stale hash's origin).
-fn archived_sdds(p: &mut Project, dir: &Path) -> Vec<(String, html::Sdd)> {
-    let mut files: Vec<timeline::Archived> = timeline::history(dir)
-        .into_iter()
-        .filter(|a| a.kind == "sdd")
-        .collect();
-    files.sort_by_key(|a| std::cmp::Reverse(a.rev));
-    files
-        .into_iter()
-        .take(HISTORY_SEARCH)
-        .filter_map(|a| match read_text(dir, &a.file) {
-            Ok((text, _)) => Some((a.file, html::sdd(&text))),
-            Err(StoreError::Vanished) => None,
-            Err(e) => {
-                p.problem(&a.file, e.to_string());
-                None
-            }
-        })
-        .collect()
-}
-
-struct Budget {
-    used: f64,
-    limit: f64,
-}
-
-impl Budget {
-    fn over(&self) -> bool {
-        self.used > self.limit
-    }
-}
-
-/// `5231774` → `5,231,774`.
-fn thousands(n: f64) -> String {
-    let digits = format!("{:.0}", n.max(0.0));
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-fn last_event<'a>(p: &'a Project, kind: &str) -> Option<&'a crate::model::Event> {
-    p.detail.timeline.iter().rev().find(|e| e.kind == kind)
-}
-
-fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-}
-
-/// What waits for a human, most pressing first.
-fn inbox(
-    p: &mut Project,
-    prd: &PrdInfo,
-    budget: &Budget,
-    l2_spent: Option<(u64, u64)>,
-    agents: &[(String, Agent)],
-    meta_updated: Option<DateTime<Utc>>,
-) {
-    let mut items = Vec::new();
-    for (page, text) in &prd.conflicts {
-        items.push(InboxItem {
-            kind: InboxKind::Conflict,
-            reference: page.clone(),
-            title: format!("PRD conflict: {text}"),
-            since: last_event(p, "prd_conflict")
-                .and_then(|e| e.at)
-                .or_else(|| store::mtime(&p.path.join(page))),
-            options: Vec::new(),
-            subject: None,
-        });
-    }
-    let blocked_event = last_event(p, "project_blocked").cloned();
-    let blocked_since = blocked_event.as_ref().and_then(|e| e.at).or(meta_updated);
-    if budget.over() {
-        let title = format!(
-            "over token budget: {} of {} tokens used ({:.1}%){}",
-            thousands(budget.used),
-            thousands(budget.limit),
-            budget.used / budget.limit * 100.0,
-            if p.status == "blocked" {
-                "; the project is suspended"
-            } else {
-                ""
-            }
-        );
-        p.findings.push(
-            Finding::new(Level::Warning, "devloop.over-budget", title.clone()).at(PROJECT_FILE),
-        );
-        items.push(InboxItem {
-            kind: InboxKind::Budget,
-            reference: PROJECT_FILE.to_owned(),
-            title,
-            since: blocked_since,
-            options: Vec::new(),
-            subject: None,
-        });
-    } else if p.status == "blocked" {
-        let reason = blocked_event
-            .as_ref()
-            .map(|e| e.summary.clone())
-            .filter(nonempty)
-            .or_else(|| (!p.blockers.is_empty()).then(|| p.blockers.join("; ")))
-            .unwrap_or_else(|| "no reason recorded".to_owned());
-        items.push(InboxItem {
-            kind: InboxKind::Blocked,
-            reference: PROJECT_FILE.to_owned(),
-            title: format!("project blocked: {reason}"),
-            since: blocked_since,
-            options: Vec::new(),
-            subject: None,
-        });
-    }
-    if p.status == "blocked"
-        && let Some(e) = blocked_event.as_ref().filter(|e| nonempty(&e.summary))
-    {
-        p.blockers.insert(0, e.summary.clone());
-    }
-    if let Some((rounds, limit)) = l2_spent {
-        let title = format!(
-            "L2 budget spent: {rounds} of {limit} integration rounds used without a pass; the loop waits for a human"
-        );
-        p.findings.push(
-            Finding::new(Level::Warning, "devloop.l2-exhausted", title.clone()).at(UNITS_FILE),
-        );
-        items.push(InboxItem {
-            kind: InboxKind::Blocked,
-            reference: UNITS_FILE.to_owned(),
-            title,
-            since: p.updated_at,
-            options: Vec::new(),
-            subject: None,
-        });
-    }
-    for (rel, a) in agents.iter().filter(|(_, a)| a.status == "paused") {
-        let mut at = a.agent.clone();
-        at.push_str(" paused");
-        if let Some(step) = &a.step {
-            at.push_str(&format!(" at step {step}"));
-        }
-        if let Some(doing) = &a.doing {
-            at.push_str(&format!(" ({doing})"));
-        }
-        let expiry = agents::token_expiry(a);
-        // The project moved on past the expiry: whatever "now" is, the
-        // token is older than 24 h.
-        let expired = expiry.zip(p.updated_at).is_some_and(|(e, u)| u >= e);
-        let (title, options) = match expiry {
-            Some(e) if expired => {
-                p.findings.push(
-                    Finding::new(
-                        Level::Warning,
-                        "devloop.resume-token-expired",
-                        format!(
-                            "{}'s resume token expired at {} (24 h after it paused); it can only restart",
-                            a.agent,
-                            rfc3339(e)
-                        ),
-                    )
-                    .at(rel.as_str()),
-                );
-                (
-                    format!(
-                        "{at}: its resume token is older than 24 h (expired {}), so it can only restart",
-                        rfc3339(e)
-                    ),
-                    vec!["restart".to_owned()],
-                )
-            }
-            Some(e) => (
-                format!(
-                    "{at}: resume or restart (after {} the resume token is older than 24 h and it can only restart)",
-                    rfc3339(e)
-                ),
-                vec!["resume".to_owned(), "restart".to_owned()],
-            ),
-            None => (
-                format!("{at}: no resume token, so it can only restart"),
-                vec!["restart".to_owned()],
-            ),
-        };
-        items.push(InboxItem {
-            kind: InboxKind::Resume,
-            reference: rel.clone(),
-            title,
-            since: a.paused_at,
-            options,
-            subject: Some(a.agent.clone()),
-        });
-    }
-    if p.status == "shipped" {
-        items.push(InboxItem {
-            kind: InboxKind::SignOff,
-            reference: PROJECT_FILE.to_owned(),
-            title: "shipped, awaiting sign-off: sign off (shipped-final) or abandon".to_owned(),
-            since: last_event(p, "project_shipped")
-                .and_then(|e| e.at)
-                .or(meta_updated),
-            options: vec!["sign-off".to_owned(), "abandon".to_owned()],
-            subject: None,
-        });
-    }
-    p.inbox = items;
-}
-
-/// The resume card: where the loop stopped, why, what it waits for, what to
-/// read first.
-fn resume(p: &mut Project, dir: &Path, prd: &PrdInfo, phase: &str, passed: usize, total: usize) {
-    let mut stopped = format!("{phase} · {passed}/{total} units passed");
-    for a in p.detail.agents.iter().filter(|a| a.status == "running") {
-        stopped.push_str(&format!("; {} running", a.agent));
-        if let Some(step) = &a.step {
-            stopped.push_str(&format!(" at {step}"));
-        }
-        if let Some(unit) = &a.unit {
-            stopped.push_str(&format!(" on {unit}"));
-        }
-        if let Some(doing) = &a.doing {
-            stopped.push_str(&format!(": {doing}"));
-        }
-    }
-    p.resume.stopped_at = Some(stopped);
-    let paused: Vec<String> = p
-        .detail
-        .agents
-        .iter()
-        .filter(|a| a.status == "paused")
-        .map(|a| match a.paused_at {
-            Some(t) => format!("{} paused at {}", a.agent, rfc3339(t)),
-            None => format!("{} paused", a.agent),
-        })
-        .collect();
-    p.resume.reason = if p.status == "blocked" && !p.blockers.is_empty() {
-        Some(format!("blocked: {}", p.blockers.join("; ")))
-    } else if let Some((_, c)) = prd.conflicts.first() {
-        Some(format!("PRD conflict: {c}"))
-    } else if !paused.is_empty() {
-        Some(paused.join("; "))
-    } else {
-        p.detail
-            .timeline
-            .last()
-            .map(|e| format!("last event: {} {}: {}", e.source, e.kind, e.summary))
-    };
-    p.resume.waiting_for = p.inbox.first().map(|i| i.title.clone());
-
-    let mut candidates: Vec<String> = Vec::new();
-    if !prd.conflicts.is_empty() {
-        candidates.extend(prd.conflicts.iter().map(|(page, _)| page.clone()));
-    }
-    if let Some((u, r)) = p
-        .detail
-        .units
-        .iter()
-        .find_map(|u| u.runs.first().filter(|r| !r.ok).map(|r| (u, r)))
-    {
-        candidates.push(format!("units/{}/runs/{}/result.json", u.id, r.run_id));
-    }
-    if let Some(r) = p.detail.integration_runs.first().filter(|r| !r.ok) {
-        candidates.push(format!("integration/runs/{}/triage.json", r.run_id));
-    }
-    candidates.push(SDD_FILE.to_owned());
-    candidates.extend(prd.file.clone());
-    let mut seen = HashSet::new();
-    p.resume.read_first = candidates
-        .into_iter()
-        .filter(|c| runs_path_ok(c) && seen.insert(c.clone()))
-        .filter(|c| store::contained_file(dir, c).is_some())
-        .take(4)
-        .collect();
-}
-
-/// Paths built from ids read in files: no climbing.
-fn runs_path_ok(rel: &str) -> bool {
-    rel.split('/').all(runs::safe_component)
 }
 
 #[cfg(test)]

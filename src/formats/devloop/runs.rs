@@ -79,6 +79,17 @@ fn run_from(file: RunFile, dir_name: &str, unit: Option<&str>, p: &mut Project, 
     }
 }
 
+/// The names under `units/` (the units that may have runs): one listing,
+/// so a units.json of 200,000 units costs no lookup per unit.
+pub fn unit_dirs(dir: &Path) -> Vec<String> {
+    let Ok(Some(path)) = store::locate(dir, "units") else {
+        return Vec::new();
+    };
+    let mut names = store::list_names(&path);
+    names.retain(|n| safe_component(n));
+    names
+}
+
 /// The newest runs of `unit` (at most [`RUNS_PER_UNIT`]), newest first.
 pub fn unit_runs(p: &mut Project, dir: &Path, unit: &str) -> Vec<Run> {
     if !safe_component(unit) {
@@ -111,13 +122,47 @@ pub fn flat_runs(p: &mut Project, dir: &Path) -> Vec<Run> {
     out
 }
 
+/// A triage too unsure to apply (seed TriageJson: confidence below 0.5 is
+/// reported to L3, a human).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unsure {
+    /// `integration/runs/{runId}/triage.json`.
+    pub file: String,
+    pub run_id: String,
+    pub category: String,
+    pub confidence: f64,
+    pub units: Vec<String>,
+}
+
+/// The time a run id names (`run-int-20260601-1000`, `run-20260601-1000`).
+pub fn run_time(run_id: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    let digits: String = run_id
+        .rsplitn(3, '-')
+        .take(2)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<Vec<_>>()
+        .join("");
+    chrono::NaiveDateTime::parse_from_str(&digits, "%Y%m%d%H%M")
+        .ok()
+        .map(|t| t.and_utc())
+}
+
 /// The newest integration runs, newest first, with findings for the latest
 /// one and its triage.
 pub fn integration(p: &mut Project, dir: &Path) -> Vec<Run> {
+    integration_and_triage(p, dir).0
+}
+
+/// [`integration`], and the latest run's triage when it is too unsure to
+/// apply.
+pub fn integration_and_triage(p: &mut Project, dir: &Path) -> (Vec<Run>, Option<Unsure>) {
     let names = run_dirs(dir, "integration/runs");
     if names.is_empty() {
-        return Vec::new();
+        return (Vec::new(), None);
     }
+    let mut unsure = None;
     let spec = match store::locate(dir, "integration/spec.json") {
         Ok(Some(_)) => read_json::<SpecFile>(p, dir, "integration/spec.json"),
         _ => None,
@@ -134,11 +179,11 @@ pub fn integration(p: &mut Project, dir: &Path) -> Vec<Run> {
         };
         let run = int_run(file, name, spec.as_ref(), p, &rel);
         if out.is_empty() {
-            latest_findings(p, dir, &base, &run);
+            unsure = latest_findings(p, dir, &base, &run);
         }
         out.push(run);
     }
-    out
+    (out, unsure)
 }
 
 fn int_run(
@@ -204,8 +249,9 @@ fn int_run(
     }
 }
 
-/// Findings for the latest integration run and its triage.
-fn latest_findings(p: &mut Project, dir: &Path, base: &str, run: &Run) {
+/// Findings for the latest integration run and its triage; the triage when
+/// it is below the confidence floor.
+fn latest_findings(p: &mut Project, dir: &Path, base: &str, run: &Run) -> Option<Unsure> {
     if !run.ok {
         let cases: Vec<&str> = run.failures.iter().map(|f| f.test.as_str()).collect();
         p.findings.push(
@@ -227,11 +273,9 @@ fn latest_findings(p: &mut Project, dir: &Path, base: &str, run: &Run) {
     }
     let rel = format!("{base}/triage.json");
     if !matches!(store::locate(dir, &rel), Ok(Some(_))) {
-        return;
+        return None;
     }
-    let Some(t) = read_json::<TriageFile>(p, dir, &rel) else {
-        return;
-    };
+    let t = read_json::<TriageFile>(p, dir, &rel)?;
     let category = t.category.clone().unwrap_or_else(|| "unknown".to_owned());
     let confidence = t.confidence.filter(|c| c.is_finite());
     let units: Vec<String> = t.affected_units.iter().map(|u| u.0.clone()).collect();
@@ -255,7 +299,15 @@ fn latest_findings(p: &mut Project, dir: &Path, base: &str, run: &Run) {
     }
     p.findings
         .push(Finding::new(Level::Info, "devloop.triage", msg).at(rel.clone()));
-    if confidence.is_some_and(|c| c < TRIAGE_CONFIDENCE_FLOOR) {
+    let mut unsure = None;
+    if let Some(c) = confidence.filter(|&c| c < TRIAGE_CONFIDENCE_FLOOR) {
+        unsure = Some(Unsure {
+            file: rel.clone(),
+            run_id: run.run_id.clone(),
+            category: category.clone(),
+            confidence: c,
+            units: units.clone(),
+        });
         p.findings.push(
             Finding::new(
                 Level::Warning,
@@ -281,6 +333,7 @@ fn latest_findings(p: &mut Project, dir: &Path, base: &str, run: &Run) {
         p.findings
             .push(Finding::new(Level::Warning, "devloop.triage-inconsistent", why).at(rel));
     }
+    unsure
 }
 
 #[cfg(test)]

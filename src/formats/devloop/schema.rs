@@ -8,8 +8,11 @@
 //! skipped and counted, like a line that is not JSON.
 
 use chrono::{DateTime, Utc};
+use serde::de::{SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
+
+use crate::model::Unit;
 
 use crate::formats::parse_time;
 
@@ -80,10 +83,57 @@ pub struct UnitsFile {
     pub project_id: Option<Text>,
     pub prd_rev: Option<Text>,
     pub sdd_rev: Option<Text>,
-    #[serde(deserialize_with = "nullable")]
-    pub units: Vec<Value>,
+    pub units: UnitSeq,
     pub l2_rounds: Option<f64>,
     pub l2_budget: Option<f64>,
+}
+
+/// The `units` array, read one element at a time straight into the model's
+/// units: each element is a small tree only while it is read (so a bad
+/// field drops only itself), and the file never becomes one tree of values
+/// (a 12 MB units.json cost 0.6 GB that way). `null` is no units.
+#[derive(Debug, Clone, Default)]
+pub struct UnitSeq {
+    pub units: Vec<Unit>,
+    /// `units[2]: field `retries` ignored: ...`, `units[3] has no id`.
+    pub problems: Vec<String>,
+}
+
+impl<'de> Deserialize<'de> for UnitSeq {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Elements;
+        impl<'de> Visitor<'de> for Elements {
+            type Value = UnitSeq;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array of units")
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<UnitSeq, E> {
+                Ok(UnitSeq::default())
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<UnitSeq, E> {
+                Ok(UnitSeq::default())
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<UnitSeq, A::Error> {
+                let mut out = UnitSeq::default();
+                let mut i = 0usize;
+                while let Some(v) = seq.next_element::<Value>()? {
+                    let entry = match UnitEntry::deserialize(&v) {
+                        Ok(e) => Some(e),
+                        Err(_) => tolerant(v, &format!("units[{i}]: "), &mut out.problems),
+                    };
+                    if let Some(e) = entry {
+                        match e.id.as_ref().filter(|t| !t.0.trim().is_empty()) {
+                            Some(_) => out.units.push(e.into_unit()),
+                            None => out.problems.push(format!("units[{i}] has no id; ignored")),
+                        }
+                    }
+                    i += 1;
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_any(Elements)
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -99,6 +149,33 @@ pub struct UnitEntry {
     pub retry_budget: Option<f64>,
     pub contract_hash: Option<String>,
     pub last_run: Option<Text>,
+}
+
+impl UnitEntry {
+    /// The model's unit, moving every string (graph fields left empty).
+    fn into_unit(self) -> Unit {
+        let status = self
+            .status
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| "unknown".to_owned());
+        Unit {
+            id: self.id.map(|t| t.0).unwrap_or_default(),
+            kind: self.kind.unwrap_or_default(),
+            status_kind: super::kinds::unit(&status),
+            status,
+            depends_on: self.depends_on.into_iter().map(|d| d.0).collect(),
+            downstream: Vec::new(),
+            layer: None,
+            retries: count(self.retries),
+            retry_budget: count(self.retry_budget),
+            contract_hash: self.contract_hash,
+            contract_ok: None,
+            last_run: self.last_run.map(|t| t.0),
+            runs: Vec::new(),
+            contract: None,
+            acceptance: Vec::new(),
+        }
+    }
 }
 
 /// `units/{unitId}/runs/{runId}/result.json` (RunResult).

@@ -337,11 +337,6 @@ mod tests {
         // "discovering" and "Discovery phase" as errors (they hold "over").
         for word in ["discovering", "Discovery phase", "recovered"] {
             assert_eq!(kind(word), StatusKind::Unknown, "{word}");
-            assert_eq!(
-                StatusKind::guess(word),
-                StatusKind::Failed,
-                "the old guess: {word}"
-            );
         }
         assert_eq!(kind("setup"), StatusKind::Unknown);
         assert_eq!(

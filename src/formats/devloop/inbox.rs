@@ -1,0 +1,394 @@
+//! What waits for a human (the inbox) and the resume card.
+
+use super::*;
+
+/// What the loop hands to a human besides the project's own state.
+pub(super) struct Waiting<'a> {
+    /// `(rounds, budget)` when L2 spent its rounds without a pass.
+    pub(super) l2_spent: Option<(u64, u64)>,
+    /// Units out of retries: `(id, title)`.
+    pub(super) stuck: &'a [(String, String)],
+    /// The latest triage, when too unsure to apply.
+    pub(super) unsure: Option<&'a runs::Unsure>,
+}
+
+pub(super) struct Budget {
+    pub(super) used: f64,
+    pub(super) limit: f64,
+}
+
+impl Budget {
+    fn over(&self) -> bool {
+        self.used > self.limit
+    }
+}
+
+/// `5231774` → `5,231,774`.
+pub(super) fn thousands(n: f64) -> String {
+    let digits = format!("{:.0}", n.max(0.0));
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub(super) fn last_event<'a>(p: &'a Project, kind: &str) -> Option<&'a crate::model::Event> {
+    p.detail.timeline.iter().rev().find(|e| e.kind == kind)
+}
+
+pub(super) fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// What waits for a human, most pressing first.
+pub(super) fn inbox(
+    p: &mut Project,
+    prd: &PrdInfo,
+    budget: &Budget,
+    waiting: &Waiting<'_>,
+    agents: &[(String, Agent)],
+    meta_updated: Option<DateTime<Utc>>,
+) {
+    let l2_spent = waiting.l2_spent;
+    let mut items = Vec::new();
+    for (page, text) in &prd.conflicts {
+        items.push(InboxItem {
+            kind: InboxKind::Conflict,
+            reference: page.clone(),
+            title: format!("PRD conflict: {text}"),
+            since: last_event(p, "prd_conflict")
+                .and_then(|e| e.at)
+                .or_else(|| store::mtime(&p.path.join(page))),
+            options: Vec::new(),
+            subject: None,
+        });
+    }
+    let blocked_event = last_event(p, "project_blocked").cloned();
+    let blocked_since = blocked_event.as_ref().and_then(|e| e.at).or(meta_updated);
+    if budget.over() {
+        let title = format!(
+            "over token budget: {} of {} tokens used ({:.1}%){}",
+            thousands(budget.used),
+            thousands(budget.limit),
+            budget.used / budget.limit * 100.0,
+            if p.status == "blocked" {
+                "; the project is suspended"
+            } else {
+                ""
+            }
+        );
+        p.findings.push(
+            Finding::new(Level::Warning, "devloop.over-budget", title.clone()).at(PROJECT_FILE),
+        );
+        items.push(InboxItem {
+            kind: InboxKind::Budget,
+            reference: PROJECT_FILE.to_owned(),
+            title,
+            since: blocked_since,
+            options: Vec::new(),
+            subject: None,
+        });
+    } else if p.status == "blocked" {
+        let reason = blocked_event
+            .as_ref()
+            .map(|e| e.summary.clone())
+            .filter(nonempty)
+            .or_else(|| (!p.blockers.is_empty()).then(|| p.blockers.join("; ")))
+            .unwrap_or_else(|| "no reason recorded".to_owned());
+        items.push(InboxItem {
+            kind: InboxKind::Blocked,
+            reference: PROJECT_FILE.to_owned(),
+            title: format!("project blocked: {reason}"),
+            since: blocked_since,
+            options: Vec::new(),
+            subject: None,
+        });
+    }
+    if p.status == "blocked"
+        && let Some(e) = blocked_event.as_ref().filter(|e| nonempty(&e.summary))
+    {
+        p.blockers.insert(0, e.summary.clone());
+    }
+    if let Some((rounds, limit)) = l2_spent {
+        let title = format!(
+            "L2 budget spent: {rounds} of {limit} integration rounds used without a pass; the loop waits for a human"
+        );
+        p.findings.push(
+            Finding::new(Level::Warning, "devloop.l2-exhausted", title.clone()).at(UNITS_FILE),
+        );
+        items.push(InboxItem {
+            kind: InboxKind::Blocked,
+            reference: UNITS_FILE.to_owned(),
+            title,
+            since: p.updated_at,
+            options: Vec::new(),
+            subject: None,
+        });
+    }
+    for (rel, a) in agents.iter().filter(|(_, a)| a.status == "paused") {
+        let mut at = a.agent.clone();
+        at.push_str(" paused");
+        if let Some(step) = &a.step {
+            at.push_str(&format!(" at step {step}"));
+        }
+        if let Some(doing) = &a.doing {
+            at.push_str(&format!(" ({doing})"));
+        }
+        // Each view judges the token at its own "now" (Project::options_at
+        // drops `resume` once it has expired). The reader only knows it
+        // expired when the files show the project moved on past it.
+        let expiry = a.resume_expires_at;
+        let moved_on = expiry.filter(|&e| p.updated_at.is_some_and(|u| u >= e));
+        let (title, options) = match (expiry, moved_on) {
+            (Some(_), Some(e)) => {
+                p.findings.push(
+                    Finding::new(
+                        Level::Warning,
+                        "devloop.resume-token-expired",
+                        format!(
+                            "{}'s resume token expired at {} (24 h after it paused); it can only restart",
+                            a.agent,
+                            rfc3339(e)
+                        ),
+                    )
+                    .at(rel.as_str()),
+                );
+                (
+                    format!(
+                        "{at}: its resume token is older than 24 h (expired {}), so it can only restart",
+                        rfc3339(e)
+                    ),
+                    vec!["restart".to_owned()],
+                )
+            }
+            (Some(e), None) => (
+                format!(
+                    "{at}: resume until {} (its token is then 24 h old), or restart",
+                    rfc3339(e)
+                ),
+                vec!["resume".to_owned(), "restart".to_owned()],
+            ),
+            (None, _) => (
+                format!("{at}: no usable resume token, so it can only restart"),
+                vec!["restart".to_owned()],
+            ),
+        };
+        items.push(InboxItem {
+            kind: InboxKind::Resume,
+            reference: rel.clone(),
+            title,
+            since: a.paused_at,
+            options,
+            subject: Some(a.agent.clone()),
+        });
+    }
+    for (id, title) in waiting.stuck {
+        let since = p
+            .detail
+            .timeline
+            .iter()
+            .rev()
+            .find(|e| e.unit.as_deref() == Some(id.as_str()))
+            .and_then(|e| e.at)
+            .or(p.updated_at);
+        items.push(InboxItem {
+            kind: InboxKind::RetriesSpent,
+            reference: id.clone(),
+            title: title.clone(),
+            since,
+            options: Vec::new(),
+            subject: Some(id.clone()),
+        });
+    }
+    if let Some(t) = waiting.unsure {
+        let mut title = format!(
+            "triage of {}: {}, confidence {:.2} (below 0.5): not applied, it waits for your decision",
+            t.run_id, t.category, t.confidence
+        );
+        if !t.units.is_empty() {
+            title.push_str(&format!("; affects {}", t.units.join(", ")));
+        }
+        items.push(InboxItem {
+            kind: InboxKind::Triage,
+            reference: t.file.clone(),
+            title,
+            since: store::mtime(&p.path.join(&t.file)),
+            options: Vec::new(),
+            subject: t.units.first().cloned(),
+        });
+    }
+    if p.status == "shipped" {
+        items.push(InboxItem {
+            kind: InboxKind::SignOff,
+            reference: PROJECT_FILE.to_owned(),
+            title: "shipped, awaiting sign-off: sign off (shipped-final) or abandon".to_owned(),
+            since: last_event(p, "project_shipped")
+                .and_then(|e| e.at)
+                .or(meta_updated),
+            options: vec!["sign-off".to_owned(), "abandon".to_owned()],
+            subject: None,
+        });
+    }
+    p.inbox = items;
+}
+
+/// The LoopStatusBar's facts: L1 units by status, L2 rounds and the latest
+/// run, L3 revision and whether the loop waits for the human.
+pub(super) fn loops(
+    p: &Project,
+    prd: &PrdInfo,
+    changes: &timeline::Changes,
+    waiting: &Waiting<'_>,
+    (rounds, budget): (u64, u64),
+) -> Loops {
+    let mut l1 = L1Status::default();
+    let mut seen = HashSet::new();
+    for u in p.detail.units.iter().filter(|u| seen.insert(u.id.as_str())) {
+        l1.total += 1;
+        match u.status.as_str() {
+            "passed" => l1.passed += 1,
+            "testing" => l1.testing += 1,
+            "coding" => l1.coding += 1,
+            "pending" => l1.pending += 1,
+            "failed" => l1.failed += 1,
+            "blocked" => l1.blocked += 1,
+            _ => {}
+        }
+    }
+    let last = p.detail.integration_runs.first();
+    let integrating = p
+        .detail
+        .agents
+        .iter()
+        .any(|a| a.agent == "integrator" && a.status == "running");
+    let status = if progress::is_shipped(&p.status) {
+        "shipped"
+    } else if integrating {
+        "running"
+    } else if last.is_some_and(|r| !r.ok) {
+        "failed"
+    } else {
+        "idle"
+    };
+    let l2 = L2Status {
+        status: status.to_owned(),
+        rounds,
+        budget,
+        last_run: last.map(|r| r.run_id.clone()),
+        last_run_at: last.and_then(|r| {
+            runs::run_time(&r.run_id).or_else(|| {
+                store::mtime(
+                    &p.path
+                        .join(format!("integration/runs/{}/result.json", r.run_id)),
+                )
+            })
+        }),
+        last_ok: last.map(|r| r.ok),
+        failures: last.map_or(0, |r| r.failures.len()),
+    };
+    let mut awaiting = Vec::new();
+    if !prd.conflicts.is_empty() {
+        awaiting.push("PRD conflict".to_owned());
+    }
+    if let Some(t) = waiting.unsure {
+        awaiting.push(format!("triage of {} below 0.5", t.run_id));
+    }
+    if waiting.l2_spent.is_some() {
+        awaiting.push("L2 budget spent".to_owned());
+    }
+    if p.status == "shipped" {
+        awaiting.push("sign-off".to_owned());
+    }
+    Loops {
+        l1,
+        l2,
+        l3: L3Status {
+            rev: prd.rev.or_else(|| changes.latest.get("prd_rev").copied()),
+            awaiting_feedback: !awaiting.is_empty(),
+            awaiting,
+        },
+    }
+}
+
+/// The resume card: where the loop stopped, why, what it waits for, what to
+/// read first.
+pub(super) fn resume(
+    p: &mut Project,
+    dir: &Path,
+    prd: &PrdInfo,
+    phase: &str,
+    passed: usize,
+    total: usize,
+) {
+    let mut stopped = format!("{phase} · {passed}/{total} units passed");
+    for a in p.detail.agents.iter().filter(|a| a.status == "running") {
+        stopped.push_str(&format!("; {} running", a.agent));
+        if let Some(step) = &a.step {
+            stopped.push_str(&format!(" at {step}"));
+        }
+        if let Some(unit) = &a.unit {
+            stopped.push_str(&format!(" on {unit}"));
+        }
+        if let Some(doing) = &a.doing {
+            stopped.push_str(&format!(": {doing}"));
+        }
+    }
+    p.resume.stopped_at = Some(stopped);
+    let paused: Vec<String> = p
+        .detail
+        .agents
+        .iter()
+        .filter(|a| a.status == "paused")
+        .map(|a| match a.paused_at {
+            Some(t) => format!("{} paused at {}", a.agent, rfc3339(t)),
+            None => format!("{} paused", a.agent),
+        })
+        .collect();
+    p.resume.reason = if p.status == "blocked" && !p.blockers.is_empty() {
+        Some(format!("blocked: {}", p.blockers.join("; ")))
+    } else if let Some((_, c)) = prd.conflicts.first() {
+        Some(format!("PRD conflict: {c}"))
+    } else if !paused.is_empty() {
+        Some(paused.join("; "))
+    } else {
+        p.detail
+            .timeline
+            .last()
+            .map(|e| format!("last event: {} {}: {}", e.source, e.kind, e.summary))
+    };
+    p.resume.waiting_for = p.inbox.first().map(|i| i.title.clone());
+
+    let mut candidates: Vec<String> = Vec::new();
+    if !prd.conflicts.is_empty() {
+        candidates.extend(prd.conflicts.iter().map(|(page, _)| page.clone()));
+    }
+    if let Some((u, r)) = p
+        .detail
+        .units
+        .iter()
+        .find_map(|u| u.runs.first().filter(|r| !r.ok).map(|r| (u, r)))
+    {
+        candidates.push(format!("units/{}/runs/{}/result.json", u.id, r.run_id));
+    }
+    if let Some(r) = p.detail.integration_runs.first().filter(|r| !r.ok) {
+        candidates.push(format!("integration/runs/{}/triage.json", r.run_id));
+    }
+    candidates.push(SDD_FILE.to_owned());
+    candidates.extend(prd.file.clone());
+    let mut seen = HashSet::new();
+    p.resume.read_first = candidates
+        .into_iter()
+        .filter(|c| runs_path_ok(c) && seen.insert(c.clone()))
+        .filter(|c| store::contained_file(dir, c).is_some())
+        .take(4)
+        .collect();
+}
+
+/// Paths built from ids read in files: no climbing.
+pub(super) fn runs_path_ok(rel: &str) -> bool {
+    rel.split('/').all(runs::safe_component)
+}
