@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-pub use walk::{WalkEntry, walk};
+pub use walk::{NOISE_DIRS, Unreadable, WalkEntry, is_noise_dir, walk};
 
 /// The largest state file loopdeck reads whole. Larger files are reported,
 /// never loaded: a 50 MB single-line `state.json` must not stall the list.
@@ -177,23 +177,47 @@ pub fn is_dir(path: &Path) -> bool {
     fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false)
 }
 
-/// The modification time of `path`, if it can be read.
+/// The modification time of `path`, if it can be read and is a time
+/// chrono can hold (tmpfs accepts mtimes up to year 262143 and beyond).
 pub fn mtime(path: &Path) -> Option<DateTime<Utc>> {
-    let t: SystemTime = fs::metadata(path).ok()?.modified().ok()?;
-    Some(DateTime::<Utc>::from(t))
+    utc(fs::metadata(path).ok()?.modified().ok()?)
+}
+
+/// A system time as a UTC time; `None` beyond chrono's range (chrono's own
+/// `From<SystemTime>` panics there).
+pub fn utc(t: SystemTime) -> Option<DateTime<Utc>> {
+    match t.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(d) => DateTime::from_timestamp(i64::try_from(d.as_secs()).ok()?, d.subsec_nanos()),
+        Err(e) => {
+            // Before 1970: whole seconds back, then the nanoseconds forward.
+            let d = e.duration();
+            let nanos = d.subsec_nanos();
+            let secs = i64::try_from(d.as_secs()).ok()?;
+            if nanos == 0 {
+                DateTime::from_timestamp(secs.checked_neg()?, 0)
+            } else {
+                DateTime::from_timestamp(secs.checked_neg()?.checked_sub(1)?, 1_000_000_000 - nanos)
+            }
+        }
+    }
 }
 
 /// Names of the entries of a directory (empty when it cannot be read).
 pub fn list_names(dir: &Path) -> Vec<String> {
-    let Ok(rd) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = rd
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
+    list_dir(dir).unwrap_or_default()
+}
+
+/// Names of the entries of a directory, sorted; an error when it cannot be
+/// listed.
+pub fn list_dir(dir: &Path) -> io::Result<Vec<String>> {
+    let mut names = Vec::new();
+    for e in fs::read_dir(dir)? {
+        if let Ok(name) = e?.file_name().into_string() {
+            names.push(name);
+        }
+    }
     names.sort();
-    names
+    Ok(names)
 }
 
 /// Resolve `relative` (a path taken from a project file) inside `project`.
@@ -448,6 +472,28 @@ mod tests {
             );
         }
         assert_eq!(list_names(dir.path()), vec!["state.json".to_owned()]);
+    }
+
+    #[test]
+    fn times_beyond_chronos_range_are_unknown_not_a_panic() {
+        use std::time::Duration;
+        let epoch = SystemTime::UNIX_EPOCH;
+        // `touch -d @8210266876800`: year 262143, which tmpfs accepts.
+        let far = epoch + Duration::from_secs(8_210_266_876_800);
+        assert_eq!(utc(far), None);
+        let t = epoch + Duration::from_millis(1_780_315_105_500);
+        assert_eq!(
+            utc(t).unwrap().to_rfc3339(),
+            "2026-06-01T11:58:25.500+00:00"
+        );
+        let before = epoch - Duration::from_millis(1_500);
+        assert_eq!(
+            utc(before).unwrap().to_rfc3339(),
+            "1969-12-31T23:59:58.500+00:00"
+        );
+        if let Some(ancient) = epoch.checked_sub(Duration::from_secs(9_000_000_000_000)) {
+            assert_eq!(utc(ancient), None);
+        }
     }
 
     #[test]
