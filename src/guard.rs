@@ -35,7 +35,7 @@ pub fn caught<T>(work: impl FnOnce() -> T) -> Result<T, String> {
 
 /// Wrap the current panic hook so that a panic inside [`caught`] is not
 /// reported by it. Install it after every other hook (color-eyre's, and
-/// the terminal-restoring hook of `ratatui::init`): a hook installed later
+/// the terminal-restoring hook the console installs): a hook installed later
 /// would run first.
 pub fn quiet_hook() {
     let previous = panic::take_hook();

@@ -245,6 +245,24 @@ mod tests {
         }
     }
 
+    #[test]
+    fn every_noise_directory_is_skipped() {
+        let tmp = tempfile::tempdir().unwrap();
+        for d in NOISE_DIRS {
+            fs::create_dir_all(tmp.path().join("p").join(d).join("inner")).unwrap();
+        }
+        let seen = Mutex::new(Vec::new());
+        let unreadable = walk(tmp.path(), 2, &|e| {
+            seen.lock().unwrap().push(e.relative.to_path_buf());
+            Vec::new()
+        });
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        assert_eq!(seen, [PathBuf::new(), PathBuf::from("p")]);
+        assert!(unreadable.is_empty());
+        assert!(is_noise_dir("node_modules") && !is_noise_dir("src"));
+    }
+
     #[cfg(unix)]
     #[test]
     fn names_that_are_not_utf8_are_walked_into() {
