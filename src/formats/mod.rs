@@ -77,26 +77,24 @@ fn discover_with(roots: &[PathBuf], detect: &Detector) -> Discovery {
             });
             continue;
         }
-        let unreadable = store::walk(
-            root,
-            threads,
-            &|entry| match guard::caught(|| detect(entry)) {
-                Ok((found, skip)) => {
-                    if !found.is_empty() {
-                        let mut all = lock(&projects);
-                        for mut p in found {
-                            p.id = id_under(root, &p.path);
-                            all.push(p);
-                        }
+        let unreadable = store::walk(root, threads, &|entry| match guard::caught(|| {
+            store::with_dir_cache(|| detect(entry))
+        }) {
+            Ok((found, skip)) => {
+                if !found.is_empty() {
+                    let mut all = lock(&projects);
+                    for mut p in found {
+                        p.id = id_under(root, &p.path);
+                        all.push(p);
                     }
-                    skip
                 }
-                Err(panic) => {
-                    lock(&problems).push(panicked(entry.path, &panic));
-                    OWN_DIRS.iter().map(|d| (*d).to_owned()).collect()
-                }
-            },
-        );
+                skip
+            }
+            Err(panic) => {
+                lock(&problems).push(panicked(entry.path, &panic));
+                OWN_DIRS.iter().map(|d| (*d).to_owned()).collect()
+            }
+        });
         lock(&problems).extend(unreadable.into_iter().map(|u| Problem {
             file: u.path.to_string_lossy().into_owned(),
             reason: io_reason(&u.error),
@@ -198,7 +196,7 @@ fn load_dir_with(dir: &Path, detect: &Detector) -> Discovery {
         files: &files,
         dirs: &dirs,
     };
-    match guard::caught(|| detect(&entry)) {
+    match guard::caught(|| store::with_dir_cache(|| detect(&entry))) {
         Ok((mut found, _)) => {
             for p in &mut found {
                 p.id = id_under(dir, &p.path);

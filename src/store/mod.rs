@@ -283,7 +283,7 @@ fn resolve(project: &Path, relative: &str) -> Result<(PathBuf, Option<fs::Metada
             }
             _ => continue,
         }
-        match fs::symlink_metadata(&cur) {
+        match dir_cache::lstat(&cur) {
             Ok(m) if m.file_type().is_symlink() => {
                 let base = fs::canonicalize(project)?;
                 let real = match fs::canonicalize(&joined) {
@@ -307,6 +307,97 @@ fn resolve(project: &Path, relative: &str) -> Result<(PathBuf, Option<fs::Metada
     Ok((joined, last))
 }
 
+/// What [`resolve`] has learnt with `lstat` (entries that are not links)
+/// while one project is being read, so that the many files of one project
+/// below the same directories (`units/x/runs/…/result.json`) cost one
+/// `lstat` per path, not one per component per file. Only inside
+/// [`with_dir_cache`] (on this thread), and forgotten when it ends: a later
+/// read checks again.
+mod dir_cache {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::ffi::OsString;
+    use std::fs::{self, Metadata};
+    use std::hash::{BuildHasherDefault, Hasher};
+    use std::io;
+    use std::path::Path;
+
+    /// FNV-1a over the path's bytes: the keys are a few dozen paths of one
+    /// project, hashed far more cheaply than by SipHash over `Path`'s
+    /// components (the cache exists to save time).
+    #[derive(Default)]
+    struct Fnv(u64);
+
+    impl Hasher for Fnv {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            let mut h = if self.0 == 0 {
+                0xcbf2_9ce4_8422_2325
+            } else {
+                self.0
+            };
+            for b in bytes {
+                h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+            }
+            self.0 = h;
+        }
+    }
+
+    type Seen = HashMap<OsString, Metadata, BuildHasherDefault<Fnv>>;
+
+    thread_local! {
+        static SEEN: RefCell<Option<Seen>> = const { RefCell::new(None) };
+    }
+
+    /// `fs::symlink_metadata(path)`, remembered for entries that are not
+    /// links while a cache is active.
+    pub fn lstat(path: &Path) -> io::Result<Metadata> {
+        let key = path.as_os_str();
+        if let Some(m) = SEEN.with(|s| s.borrow().as_ref().and_then(|c| c.get(key).cloned())) {
+            return Ok(m);
+        }
+        let m = fs::symlink_metadata(path)?;
+        if !m.file_type().is_symlink() {
+            SEEN.with(|s| {
+                if let Some(c) = s.borrow_mut().as_mut() {
+                    c.insert(key.to_owned(), m.clone());
+                }
+            });
+        }
+        Ok(m)
+    }
+
+    #[cfg(test)]
+    pub fn knows(path: &Path) -> bool {
+        SEEN.with(|s| {
+            s.borrow()
+                .as_ref()
+                .is_some_and(|c| c.contains_key(path.as_os_str()))
+        })
+    }
+
+    pub fn with<T>(work: impl FnOnce() -> T) -> T {
+        struct Reset(Option<Seen>);
+        impl Drop for Reset {
+            fn drop(&mut self) {
+                let previous = self.0.take();
+                SEEN.with(|s| *s.borrow_mut() = previous);
+            }
+        }
+        let _reset = Reset(SEEN.with(|s| s.borrow_mut().replace(Seen::default())));
+        work()
+    }
+}
+
+/// Run `work` (the reading of one project) remembering which directories
+/// inside it were seen to be real, so path containment checks each
+/// directory once. The memory ends with `work`, panic or not.
+pub fn with_dir_cache<T>(work: impl FnOnce() -> T) -> T {
+    dir_cache::with(work)
+}
+
 /// Where the dangling link `link` points, resolved against its (existing)
 /// parent directory, with `.` and `..` folded lexically.
 fn dangling_target(link: &Path) -> Option<PathBuf> {
@@ -327,10 +418,12 @@ fn dangling_target(link: &Path) -> Option<PathBuf> {
 
 /// Lowercase hex sha256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha256::digest(bytes);
     let mut out = String::with_capacity(64);
     for b in digest.iter() {
-        out.push_str(&format!("{b:02x}"));
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
     }
     out
 }
@@ -424,6 +517,31 @@ mod tests {
             read_bounded(&dir.path().join("gone"), 10),
             Err(StoreError::Vanished)
         ));
+    }
+
+    #[test]
+    fn the_lstat_cache_saves_system_calls_but_never_outlives_its_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs::create_dir_all(project.join("units/a/runs")).unwrap();
+        fs::write(project.join("units/a/runs/r.json"), "x").unwrap();
+        fs::write(dir.path().join("secret"), "s").unwrap();
+        with_dir_cache(|| {
+            assert!(contained_file(&project, "units/a/runs/r.json").is_some());
+            assert!(dir_cache::knows(&project.join("units/a/runs")));
+            assert!(dir_cache::knows(&project.join("units/a/runs/r.json")));
+        });
+        assert!(!dir_cache::knows(&project.join("units")), "forgotten");
+        #[cfg(unix)]
+        {
+            // A directory replaced by a link after a read is judged again.
+            fs::remove_dir_all(project.join("units/a/runs")).unwrap();
+            std::os::unix::fs::symlink(dir.path(), project.join("units/a/runs")).unwrap();
+            assert!(matches!(
+                contained(&project, "units/a/runs/secret"),
+                Err(StoreError::OutsideProject)
+            ));
+        }
     }
 
     #[test]
