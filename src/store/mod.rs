@@ -169,18 +169,27 @@ fn read_open(file: File, limit: u64) -> Result<Vec<u8>, StoreError> {
 
 /// Is `path` a regular file (after following links)?
 pub fn is_file(path: &Path) -> bool {
-    fs::metadata(path).map(|m| m.is_file()).unwrap_or(false)
+    stat(path).map(|m| m.is_file()).unwrap_or(false)
 }
 
 /// Is `path` a directory (after following links)?
 pub fn is_dir(path: &Path) -> bool {
-    fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false)
+    stat(path).map(|m| m.is_dir()).unwrap_or(false)
+}
+
+/// `fs::metadata` (links followed), answered from what this read already
+/// learnt about `path` when it is not a link (see [`with_dir_cache`]).
+fn stat(path: &Path) -> io::Result<fs::Metadata> {
+    match dir_cache::known(path) {
+        Some(m) => Ok(m),
+        None => fs::metadata(path),
+    }
 }
 
 /// The modification time of `path`, if it can be read and is a time
 /// chrono can hold (tmpfs accepts mtimes up to year 262143 and beyond).
 pub fn mtime(path: &Path) -> Option<DateTime<Utc>> {
-    utc(fs::metadata(path).ok()?.modified().ok()?)
+    utc(stat(path).ok()?.modified().ok()?)
 }
 
 /// A system time as a UTC time; `None` beyond chrono's range (chrono's own
@@ -354,10 +363,10 @@ mod dir_cache {
     /// `fs::symlink_metadata(path)`, remembered for entries that are not
     /// links while a cache is active.
     pub fn lstat(path: &Path) -> io::Result<Metadata> {
-        let key = path.as_os_str();
-        if let Some(m) = SEEN.with(|s| s.borrow().as_ref().and_then(|c| c.get(key).cloned())) {
+        if let Some(m) = known(path) {
             return Ok(m);
         }
+        let key = path.as_os_str();
         let m = fs::symlink_metadata(path)?;
         if !m.file_type().is_symlink() {
             SEEN.with(|s| {
@@ -367,6 +376,15 @@ mod dir_cache {
             });
         }
         Ok(m)
+    }
+
+    /// What is known of `path`, a file or directory that is not a link.
+    pub fn known(path: &Path) -> Option<Metadata> {
+        SEEN.with(|s| {
+            s.borrow()
+                .as_ref()
+                .and_then(|c| c.get(path.as_os_str()).cloned())
+        })
     }
 
     #[cfg(test)]
