@@ -17,6 +17,9 @@ fn main() -> color_eyre::Result<ExitCode> {
         hook
     };
     hook.install()?;
+    // A panic while reading one directory is a problem on it, not a crash
+    // report (see `loopdeck::guard`).
+    loopdeck::guard::quiet_hook();
 
     let args = Cli::parse();
     let result = match &args.command {
@@ -26,6 +29,19 @@ fn main() -> color_eyre::Result<ExitCode> {
                 .and_then(|code| out.flush().map(|()| code))
         }
         None => {
+            // `loopdeck lsit`: a mistyped command, not a root.
+            for word in &args.roots {
+                if std::fs::symlink_metadata(word).is_err()
+                    && let Some(cmd) = word.to_str().and_then(cli::suggest_command)
+                {
+                    let _ = writeln!(
+                        io::stderr(),
+                        "loopdeck: {} is neither a command nor a directory; did you mean `loopdeck {cmd}`?",
+                        loopdeck::model::text::sanitize_line(&word.to_string_lossy())
+                    );
+                    return Ok(ExitCode::from(loopdeck::exit::EXIT_USAGE as u8));
+                }
+            }
             return Ok(ExitCode::from(
                 loopdeck::runtime::run(&args.global, &args.roots)? as u8,
             ));

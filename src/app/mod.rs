@@ -204,6 +204,9 @@ pub enum Event {
     Size(u16, u16),
     /// A worker thread (the loader, a reader) failed: say so, never stall.
     Failed(String),
+    /// What the last reading could not read at the level of roots and
+    /// directories ("path: reason"), sent before its `Loaded`.
+    RootProblems(Vec<String>),
     /// The settle time of the holds up to this number passed.
     Settle(u64),
     /// Timeline events older than `anchor`, asked for with `Effect::ReadOlder`.
@@ -275,6 +278,9 @@ pub struct Model {
     pub help_scroll: u16,
     /// A worker thread failed; shown until a reading succeeds.
     pub failure: Option<String>,
+    /// Roots (or directories under them) that could not be read, as
+    /// "path: reason"; shown in the header. The other roots open normally.
+    pub root_problems: Vec<String>,
     /// The inbox item the detail was opened from (Esc goes back to it).
     pub from_inbox: Option<(PathBuf, String)>,
     /// Readings held back (see `reading`), by identity.
@@ -313,6 +319,7 @@ impl Model {
             size: (u16::MAX, u16::MAX),
             help_scroll: 0,
             failure: None,
+            root_problems: Vec::new(),
             from_inbox: None,
             held: HashMap::new(),
             hold_seq: 0,
@@ -575,6 +582,13 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
         Event::Failed(why) => {
             m.loading = false;
             m.failure = Some(why);
+            vec![Effect::Render]
+        }
+        Event::RootProblems(problems) => {
+            if m.root_problems == problems {
+                return Vec::new();
+            }
+            m.root_problems = problems;
             vec![Effect::Render]
         }
         Event::Settle(seq) => {

@@ -460,3 +460,24 @@ fn the_console_offers_resume_only_while_the_token_holds() {
     let s = screen(&m, 120, 20);
     assert!(s.contains("[resume / restart]"), "{s}");
 }
+
+/// A root that cannot be read is said in the header; the projects of the
+/// other roots are listed as usual.
+#[test]
+fn an_unreadable_root_is_said_in_the_header() {
+    let mut m = three();
+    let problem = "/mnt/gone: does not exist".to_owned();
+    assert_eq!(
+        update(&mut m, Event::RootProblems(vec![problem.clone()])),
+        vec![Effect::Render]
+    );
+    let s = screen(&m, 120, 20);
+    let header = s.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("✗ cannot read /mnt/gone: does not exist"),
+        "{s}"
+    );
+    assert!(s.contains("alpha"), "{s}");
+    // The same problems again change nothing.
+    assert!(update(&mut m, Event::RootProblems(vec![problem])).is_empty());
+}

@@ -1,8 +1,11 @@
 //! The headless interface of PRODUCT.md: every view is also a command, with
 //! `--json` (`"schema_version": 1`) or a plain table.
 //!
-//! Exit codes: 0 ok, 1 findings or a refused decision, 2 usage (including a
-//! root or project directory that does not exist), 3 conflict.
+//! Exit codes ([`crate::exit`]): 0 ok; 1 findings, a directory or root that
+//! cannot be read (a problem of the run, listed on stderr and in the JSON's
+//! top-level `problems`), or `status` on a directory that is in no project;
+//! 2 usage (a command-line root or project directory that does not exist, a
+//! broken config file); 3 conflict.
 
 mod json;
 mod table;
@@ -11,99 +14,91 @@ pub mod views;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, Utc};
-use clap::{Args, Parser, Subcommand};
+use chrono::Utc;
+use clap::{CommandFactory, Parser, Subcommand};
 
-use crate::formats;
+use crate::config::{self, Config};
+use crate::formats::{self, Discovery};
 use crate::model::text::sanitize_line;
+use crate::model::{Problem, Project};
 use views::{InboxView, ListView, Resume, Row, SCHEMA_VERSION, ShowView, rfc3339};
 
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_FINDINGS: i32 = 1;
-pub const EXIT_USAGE: i32 = 2;
+pub use crate::exit::{EXIT_CONFLICT, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+pub use crate::options::Global;
 
 #[derive(Debug, Parser)]
 #[command(
     name = "loopdeck",
     version,
-    about = "A terminal console for the humans who supervise AI-agent software projects"
+    about = "A terminal console for the humans who supervise AI-agent software projects",
+    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Project roots for the interactive console (default: the current directory).
+    /// Directories to open in the console, searched for projects of every
+    /// format (default: the config's roots, else the current directory).
+    #[arg(value_name = "ROOT")]
     pub roots: Vec<PathBuf>,
-}
-
-#[derive(Debug, Args)]
-pub struct Global {
-    /// Fix "now" (RFC 3339), so ages and resume scenarios are reproducible.
-    #[arg(long, global = true, value_parser = parse_now)]
-    pub now: Option<DateTime<Utc>>,
-    /// Refuse every write.
-    #[arg(long, global = true)]
-    pub readonly: bool,
-    /// Configuration file.
-    #[arg(long, global = true)]
-    pub config: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Projects under the roots, newest update first.
     List {
+        /// Directories searched for projects (default: the config's roots,
+        /// else the current directory).
+        #[arg(value_name = "ROOT")]
         roots: Vec<PathBuf>,
+        /// Print JSON ("schema_version": 1) instead of a table.
         #[arg(long)]
         json: bool,
     },
     /// One project in full: resume card, frontier, findings.
     Show {
+        /// The project's directory, or any directory inside it.
+        #[arg(value_name = "PROJECT_DIR")]
         project_dir: PathBuf,
+        /// Print JSON ("schema_version": 1) instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Every decision waiting for a human, oldest first.
     Inbox {
+        /// Directories searched for projects (default: the config's roots,
+        /// else the current directory).
+        #[arg(value_name = "ROOT")]
         roots: Vec<PathBuf>,
+        /// Print JSON ("schema_version": 1) instead of a table.
         #[arg(long)]
         json: bool,
     },
-    /// One line for a shell prompt or tmux (GSD: byte-identical to GSD's statusline).
-    Status { dir: Option<PathBuf> },
+    /// One line for a shell prompt or tmux (GSD: byte-identical to GSD's
+    /// statusline); exit 1 when the directory is in no project.
+    Status {
+        /// A project's directory or any directory inside it (default: the
+        /// current directory).
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Every finding of every project; exit 1 when any is an error.
     Check {
+        /// Directories searched for projects (default: the config's roots,
+        /// else the current directory).
+        #[arg(value_name = "ROOT")]
         roots: Vec<PathBuf>,
+        /// Print JSON ("schema_version": 1) instead of a table.
         #[arg(long)]
         json: bool,
     },
-}
-
-fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
-    DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|e| format!("expected an RFC 3339 time such as 2026-06-01T12:00:00Z ({e})"))
 }
 
 /// A user mistake: printed on stderr, exit 2.
 fn usage(err: &mut dyn Write, msg: &str) -> i32 {
     let _ = writeln!(err, "loopdeck: {}", sanitize_line(msg));
     EXIT_USAGE
-}
-
-fn check_roots(roots: &[PathBuf], err: &mut dyn Write) -> Result<Vec<PathBuf>, i32> {
-    let roots = if roots.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        roots.to_vec()
-    };
-    for r in &roots {
-        if !r.is_dir() {
-            return Err(usage(err, &format!("{} is not a directory", r.display())));
-        }
-    }
-    Ok(roots)
 }
 
 fn roots_text(roots: &[PathBuf]) -> Vec<String> {
@@ -113,6 +108,58 @@ fn roots_text(roots: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
+/// The problems of a run, on stderr; the exit code they call for.
+fn report(problems: &[Problem], err: &mut dyn Write) -> i32 {
+    for p in problems {
+        let _ = writeln!(err, "loopdeck: {}", sanitize_line(&p.to_string()));
+    }
+    if problems.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FINDINGS
+    }
+}
+
+/// The subcommand `word` was probably meant as, when it is close to one
+/// (`lsit` → `list`): at most two edits, or one for a short word.
+pub fn suggest_command(word: &str) -> Option<String> {
+    let word = word.to_lowercase();
+    Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_owned())
+        .filter(|name| name != "help")
+        .map(|name| (edit_distance(&word, &name), name))
+        .filter(|(d, name)| *d > 0 && *d <= if name.len() <= 4 { 1 } else { 2 })
+        .min()
+        .map(|(_, name)| name)
+}
+
+/// Edits (insert, delete, substitute, swap two neighbours) from `a` to `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
 /// Run a headless command, writing to `out` and `err`; returns the exit code.
 pub fn run(
     global: &Global,
@@ -120,16 +167,27 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<i32> {
+    let config = match config::load(global.config.as_deref()) {
+        Ok(c) => c,
+        Err(e) => return Ok(usage(err, &e.to_string())),
+    };
     let now = global.now.unwrap_or_else(Utc::now);
     let stamp = global.now.map(|n| rfc3339(Some(n))).unwrap_or(None);
+    let walk = |roots: &[PathBuf], err: &mut dyn Write| {
+        config::roots(roots, &config)
+            .map(|roots| {
+                let found = formats::discover(&roots);
+                (roots, found)
+            })
+            .map_err(|e| usage(err, &e.to_string()))
+    };
     match command {
         Command::List { roots, json } => {
-            let roots = match check_roots(roots, err) {
+            let (roots, found) = match walk(roots, err) {
                 Ok(r) => r,
                 Err(code) => return Ok(code),
             };
-            let projects = formats::discover(&roots);
-            let rows: Vec<Row<'_>> = projects.iter().map(|p| Row::new(p, now)).collect();
+            let rows: Vec<Row<'_>> = found.projects.iter().map(|p| Row::new(p, now)).collect();
             if *json {
                 json::write(
                     out,
@@ -137,20 +195,21 @@ pub fn run(
                         schema_version: SCHEMA_VERSION,
                         now: stamp,
                         roots: roots_text(&roots),
+                        problems: &found.problems,
                         projects: rows,
                     },
                 )?;
             } else {
                 out.write_all(table::list(&rows).as_bytes())?;
             }
+            return Ok(report(&found.problems, err));
         }
         Command::Inbox { roots, json } => {
-            let roots = match check_roots(roots, err) {
+            let (roots, found) = match walk(roots, err) {
                 Ok(r) => r,
                 Err(code) => return Ok(code),
             };
-            let projects = formats::discover(&roots);
-            let items = views::inbox_rows(&projects, now);
+            let items = views::inbox_rows(&found.projects, now);
             if *json {
                 json::write(
                     out,
@@ -158,16 +217,22 @@ pub fn run(
                         schema_version: SCHEMA_VERSION,
                         now: stamp,
                         roots: roots_text(&roots),
+                        problems: &found.problems,
                         items,
                     },
                 )?;
             } else {
                 out.write_all(table::inbox(&items).as_bytes())?;
             }
+            return Ok(report(&found.problems, err));
         }
         Command::Show { project_dir, json } => {
-            let Some(p) = load_one(project_dir, err) else {
-                return Ok(EXIT_USAGE);
+            let p = match project_for_show(project_dir, &config) {
+                Ok(p) => p,
+                Err((code, msg)) => {
+                    let _ = writeln!(err, "loopdeck: {}", sanitize_line(&msg));
+                    return Ok(code);
+                }
             };
             if *json {
                 json::write(out, &ShowView::new(&p, now, stamp))?;
@@ -178,32 +243,38 @@ pub fn run(
             }
         }
         Command::Check { roots, json } => {
-            let roots = match check_roots(roots, err) {
+            let (roots, found) = match walk(roots, err) {
                 Ok(r) => r,
                 Err(code) => return Ok(code),
             };
-            let projects = formats::discover(&roots);
-            let view = views::CheckView::new(&projects, stamp, roots_text(&roots));
+            let view =
+                views::CheckView::new(&found.projects, &found.problems, stamp, roots_text(&roots));
             let failed = view.summary.errors > 0;
             if *json {
                 json::write(out, &view)?;
             } else {
                 out.write_all(table::check(&view).as_bytes())?;
             }
-            return Ok(if failed { EXIT_FINDINGS } else { EXIT_OK });
+            let code = report(&found.problems, err);
+            return Ok(if failed { EXIT_FINDINGS } else { code });
         }
         Command::Status { dir } => {
             let dir = dir.clone().unwrap_or_else(|| PathBuf::from("."));
-            let Some(p) = enclosing_project(&dir) else {
-                return Ok(usage(
-                    err,
-                    &format!(
-                        "{} is not inside a project loopdeck can read",
-                        dir.display()
-                    ),
-                ));
-            };
-            writeln!(out, "{}", sanitize_line(&p.statusline))?;
+            if let Err(e) = config::roots(std::slice::from_ref(&dir), &Config::default()) {
+                return Ok(usage(err, &e.to_string()));
+            }
+            match enclosing_project(&dir, Pick::Newest) {
+                Ok(p) => writeln!(out, "{}", sanitize_line(&p.statusline))?,
+                Err(problems) => {
+                    report(&problems, err);
+                    let _ = writeln!(
+                        err,
+                        "loopdeck: {} is not in a project loopdeck can read",
+                        sanitize_line(&dir.to_string_lossy())
+                    );
+                    return Ok(EXIT_FINDINGS);
+                }
+            }
         }
     }
     Ok(EXIT_OK)
@@ -212,39 +283,106 @@ pub fn run(
 /// How far `status` climbs from its directory, as GSD's hook does.
 const STATUS_CLIMB: usize = 10;
 
-/// The project in `dir` or the nearest directory above it (a prompt runs in
-/// any subdirectory), stopping at the home directory.
-fn enclosing_project(dir: &Path) -> Option<crate::model::Project> {
-    let start = dir.canonicalize().ok()?;
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    for d in start.ancestors().take(STATUS_CLIMB + 1) {
-        let mut found = formats::load_dir(d);
-        if !found.is_empty() {
-            found.sort_by_key(|p| p.format);
-            return Some(found.swap_remove(0));
+/// Which project answers for a directory that holds several (a repository
+/// with several DWP plans).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pick {
+    /// The most recently updated: the one a prompt most likely means.
+    Newest,
+    /// None: the caller asks the user to choose.
+    Refuse,
+}
+
+/// The project that answers for `dir`: one whose directory is `dir`; else,
+/// in `dir`, the only project there (or, with [`Pick::Newest`], the newest);
+/// else the nearest project above `dir` that *contains* it (a prompt runs in
+/// any subdirectory, as GSD's hook climbs out of `.planning`), stopping at
+/// the home directory. A sibling (another plan of the same repository) never
+/// answers for `dir`. `Err` holds the problems met on the way (unreadable
+/// directories); with `Pick::Refuse` and several projects in `dir`, it is
+/// empty and the caller lists them.
+fn enclosing_project(dir: &Path, pick: Pick) -> Result<Project, Vec<Problem>> {
+    let Ok(start) = dir.canonicalize() else {
+        return Err(Vec::new());
+    };
+    let home = std::env::var_os("HOME").and_then(|h| PathBuf::from(h).canonicalize().ok());
+    let mut problems = Vec::new();
+    for (level, d) in start.ancestors().take(STATUS_CLIMB + 1).enumerate() {
+        // `status` of a devloop project reads only what its line needs.
+        if pick == Pick::Newest
+            && let Some(p) = formats::light_status(d)
+            && (level == 0 || start.starts_with(&p.path))
+        {
+            return Ok(with_useful_id(p));
+        }
+        let found = formats::load_dir(d);
+        problems.extend(found.problems);
+        let mut here: Vec<(PathBuf, Project)> = found
+            .projects
+            .into_iter()
+            .map(|p| (p.path.canonicalize().unwrap_or_else(|_| p.path.clone()), p))
+            .collect();
+        here.sort_by_key(|(_, p)| p.format);
+        // A project in exactly this directory (first in format order).
+        if let Some(i) = here.iter().position(|(path, _)| path == d) {
+            return Ok(with_useful_id(here.swap_remove(i).1));
+        }
+        if level == 0 {
+            if here.len() == 1 || (pick == Pick::Newest && !here.is_empty()) {
+                let mut ps: Vec<Project> = here.into_iter().map(|(_, p)| p).collect();
+                crate::model::sort_newest_first(&mut ps);
+                return Ok(with_useful_id(ps.swap_remove(0)));
+            }
+            if !here.is_empty() {
+                return Err(Vec::new());
+            }
+        } else if let Some(i) = here.iter().position(|(path, _)| start.starts_with(path)) {
+            return Ok(with_useful_id(here.swap_remove(i).1));
         }
         if home.as_deref() == Some(d) {
             break;
         }
     }
-    None
+    Err(problems)
 }
 
-/// The project in exactly `dir`; when a directory holds projects of several
-/// formats, the first in format order.
-fn load_one(dir: &Path, err: &mut dyn Write) -> Option<crate::model::Project> {
-    if !dir.is_dir() {
-        usage(err, &format!("{} is not a directory", dir.display()));
-        return None;
+/// `show` names its project by its directory, not `.` (the id `list` gives
+/// a root that is itself a project); `path` says where it is.
+fn with_useful_id(mut p: Project) -> Project {
+    if p.id == "." {
+        p.id = formats::file_name(&p.path);
     }
-    let mut found = formats::load_dir(dir);
-    found.sort_by_key(|p| p.format);
-    if found.is_empty() {
-        usage(
-            err,
-            &format!("{} holds no project loopdeck can read", dir.display()),
-        );
-        return None;
+    p
+}
+
+/// The project `show` is about, or the exit code and message.
+fn project_for_show(dir: &Path, config: &Config) -> Result<Project, (i32, String)> {
+    config::roots(std::slice::from_ref(&dir.to_path_buf()), config)
+        .map_err(|e| (EXIT_USAGE, e.to_string()))?;
+    match enclosing_project(dir, Pick::Refuse) {
+        Ok(p) => Ok(p),
+        Err(problems) if !problems.is_empty() => Err((
+            EXIT_FINDINGS,
+            problems
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\nloopdeck: "),
+        )),
+        Err(_) => {
+            let Discovery { projects, .. } = formats::discover(&[dir.to_path_buf()]);
+            let shown = dir.display();
+            Err((
+                EXIT_USAGE,
+                match projects.len() {
+                    0 => format!("{shown} holds no project loopdeck can read"),
+                    n => format!(
+                        "{shown} holds {n} project{} and is not one itself: `loopdeck list {shown}` lists them; show one with `loopdeck show {shown}/{}`",
+                        if n == 1 { "" } else { "s" },
+                        projects[0].id
+                    ),
+                },
+            ))
+        }
     }
-    Some(found.swap_remove(0))
 }

@@ -64,6 +64,8 @@ pub struct ListView<'a> {
     pub schema_version: u32,
     pub now: Option<String>,
     pub roots: Vec<String>,
+    /// Roots and directories that could not be read (the run exits 1).
+    pub problems: &'a [Problem],
     pub projects: Vec<Row<'a>>,
 }
 
@@ -210,6 +212,8 @@ pub struct InboxView<'a> {
     pub schema_version: u32,
     pub now: Option<String>,
     pub roots: Vec<String>,
+    /// Roots and directories that could not be read (the run exits 1).
+    pub problems: &'a [Problem],
     pub items: Vec<InboxRow<'a>>,
 }
 
@@ -244,7 +248,7 @@ pub fn inbox_rows(projects: &[Project], now: DateTime<Utc>) -> Vec<InboxRow<'_>>
 #[derive(Serialize, Default)]
 pub struct CheckSummary {
     pub projects: usize,
-    /// Error findings plus files that could not be read.
+    /// Error findings plus files and directories that could not be read.
     pub errors: usize,
     pub warnings: usize,
     pub info: usize,
@@ -266,15 +270,23 @@ pub struct CheckView<'a> {
     pub schema_version: u32,
     pub now: Option<String>,
     pub roots: Vec<String>,
+    /// Roots and directories that could not be read (counted as errors).
+    pub problems: &'a [Problem],
     pub summary: CheckSummary,
     /// Projects with at least one finding or problem, newest first.
     pub projects: Vec<CheckRow<'a>>,
 }
 
 impl<'a> CheckView<'a> {
-    pub fn new(projects: &'a [Project], now: Option<String>, roots: Vec<String>) -> Self {
+    pub fn new(
+        projects: &'a [Project],
+        problems: &'a [Problem],
+        now: Option<String>,
+        roots: Vec<String>,
+    ) -> Self {
         let mut summary = CheckSummary {
             projects: projects.len(),
+            errors: problems.len(),
             ..CheckSummary::default()
         };
         for p in projects {
@@ -291,6 +303,7 @@ impl<'a> CheckView<'a> {
             schema_version: SCHEMA_VERSION,
             now,
             roots,
+            problems,
             summary,
             projects: projects
                 .iter()

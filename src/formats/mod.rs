@@ -14,7 +14,8 @@ use std::sync::Mutex;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
-use crate::model::{Excerpt, Project, sort_newest_first};
+use crate::guard;
+use crate::model::{Excerpt, Problem, Project, sort_newest_first};
 use crate::store::{self, StoreError, WalkEntry};
 
 /// Every project in the directory `entry` describes, and the names of its
@@ -37,30 +38,68 @@ fn detect(entry: &WalkEntry<'_>) -> (Vec<Project>, Vec<String>) {
 /// project: the walk does not enter them.
 const OWN_DIRS: &[&str] = &[gsd::PLANNING_DIR, dwp::DWP_DIR];
 
+/// What a discovery found: the projects, and the directories (roots
+/// included) that could not be read, as problems of the run. A problem's
+/// `file` is the directory's path as the walk met it.
+#[derive(Debug, Default)]
+pub struct Discovery {
+    pub projects: Vec<Project>,
+    pub problems: Vec<Problem>,
+}
+
 /// Find and read every project under `roots`, newest update first. A root
-/// that is itself a project is listed with the id `.`.
+/// that is itself a project is listed with the id `.`. A root that is
+/// missing, a directory that cannot be listed, and a directory whose reading
+/// panicked are problems of the run; the other roots and directories are
+/// read as usual.
 ///
 /// The walk and the reads run on every core: listing is bound by system
 /// calls, and those run in parallel.
-pub fn discover(roots: &[PathBuf]) -> Vec<Project> {
+pub fn discover(roots: &[PathBuf]) -> Discovery {
+    discover_with(roots, &detect)
+}
+
+type Detector = dyn Fn(&WalkEntry<'_>) -> (Vec<Project>, Vec<String>) + Sync;
+
+fn discover_with(roots: &[PathBuf], detect: &Detector) -> Discovery {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
     let projects = Mutex::new(Vec::new());
+    let problems = Mutex::new(Vec::new());
     for root in roots {
-        store::walk(root, threads, &|entry| {
-            let (found, skip) = detect(entry);
-            if !found.is_empty() {
-                let mut all = projects.lock().unwrap_or_else(|e| e.into_inner());
-                for mut p in found {
-                    p.id = id_under(root, &p.path);
-                    all.push(p);
+        if let Err(reason) = root_reason(root) {
+            lock(&problems).push(Problem {
+                file: root.to_string_lossy().into_owned(),
+                reason,
+            });
+            continue;
+        }
+        let unreadable = store::walk(root, threads, &|entry| match guard::caught(|| {
+            store::with_dir_cache(|| detect(entry))
+        }) {
+            Ok((found, skip)) => {
+                if !found.is_empty() {
+                    let mut all = lock(&projects);
+                    for mut p in found {
+                        p.id = id_under(root, &p.path);
+                        all.push(p);
+                    }
                 }
+                skip
             }
-            skip
+            Err(panic) => {
+                lock(&problems).push(panicked(entry.path, &panic));
+                OWN_DIRS.iter().map(|d| (*d).to_owned()).collect()
+            }
         });
+        lock(&problems).extend(unreadable.into_iter().map(|u| Problem {
+            file: u.path.to_string_lossy().into_owned(),
+            reason: io_reason(&u.error),
+        }));
     }
     let mut projects = projects.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut problems = problems.into_inner().unwrap_or_else(|e| e.into_inner());
     if roots.len() > 1 {
         // Overlapping or repeated roots: one row per project, the first
         // root's. Only then is each path resolved (it costs system calls).
@@ -71,9 +110,50 @@ pub fn discover(roots: &[PathBuf]) -> Vec<Project> {
                 p.format,
             ))
         });
+        let mut seen = std::collections::HashSet::new();
+        problems.retain(|p| {
+            let path = Path::new(&p.file);
+            seen.insert(path.canonicalize().unwrap_or_else(|_| path.to_path_buf()))
+        });
     }
+    problems.sort_by(|a, b| a.file.cmp(&b.file));
     sort_newest_first(&mut projects);
-    projects
+    Discovery { projects, problems }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Why `root` cannot be walked, if it cannot.
+fn root_reason(root: &Path) -> Result<(), String> {
+    match std::fs::metadata(root) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err("not a directory".to_owned()),
+        Err(e) => Err(io_reason(&e)),
+    }
+}
+
+/// A reason a user understands for a directory that cannot be read.
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "does not exist".to_owned(),
+        std::io::ErrorKind::PermissionDenied => {
+            "permission denied: cannot list this directory, so its projects cannot be seen"
+                .to_owned()
+        }
+        _ => format!("cannot list this directory: {e}"),
+    }
+}
+
+/// The problem of a directory whose reading panicked.
+fn panicked(dir: &Path, panic: &str) -> Problem {
+    Problem {
+        file: dir.to_string_lossy().into_owned(),
+        reason: format!(
+            "reading this directory failed on a bug in loopdeck ({panic}); please report it"
+        ),
+    }
 }
 
 /// A project's id: its path relative to the root it was found under (`.`
@@ -86,9 +166,25 @@ fn id_under(root: &Path, path: &Path) -> String {
     }
 }
 
-/// Read the project(s) in exactly `dir` (no walk below it).
-pub fn load_dir(dir: &Path) -> Vec<Project> {
-    let names = store::list_names(dir);
+/// Read the project(s) in exactly `dir` (no walk below it). A directory
+/// that cannot be listed, or whose reading panicked, is a problem.
+pub fn load_dir(dir: &Path) -> Discovery {
+    load_dir_with(dir, &detect)
+}
+
+fn load_dir_with(dir: &Path, detect: &Detector) -> Discovery {
+    let names = match store::list_dir(dir) {
+        Ok(names) => names,
+        Err(e) => {
+            return Discovery {
+                projects: Vec::new(),
+                problems: vec![Problem {
+                    file: dir.to_string_lossy().into_owned(),
+                    reason: io_reason(&e),
+                }],
+            };
+        }
+    };
     let (dirs, files): (Vec<String>, Vec<String>) = names
         .into_iter()
         .partition(|n| store::is_dir(&dir.join(n)) && !is_symlink(&dir.join(n)));
@@ -98,11 +194,21 @@ pub fn load_dir(dir: &Path) -> Vec<Project> {
         files: &files,
         dirs: &dirs,
     };
-    let (mut found, _) = detect(&entry);
-    for p in &mut found {
-        p.id = id_under(dir, &p.path);
+    match guard::caught(|| store::with_dir_cache(|| detect(&entry))) {
+        Ok((mut found, _)) => {
+            for p in &mut found {
+                p.id = id_under(dir, &p.path);
+            }
+            Discovery {
+                projects: found,
+                problems: Vec::new(),
+            }
+        }
+        Err(panic) => Discovery {
+            projects: Vec::new(),
+            problems: vec![panicked(dir, &panic)],
+        },
     }
-    found
 }
 
 fn is_symlink(p: &Path) -> bool {
@@ -195,9 +301,79 @@ pub fn parse_time(raw: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.and_utc())
 }
 
+/// The light read behind `loopdeck status` for a directory that holds only
+/// a devloop project: the statusline's facts, not the whole project (a
+/// 12 MB `units.json` is counted, never built). `None` when `dir` holds
+/// another format's state too, or no devloop project: the full read decides.
+pub fn light_status(dir: &Path) -> Option<Project> {
+    let names = store::list_names(dir);
+    let other = names
+        .iter()
+        .any(|n| n == "state.json" || n == gsd::PLANNING_DIR || n == dwp::DWP_DIR);
+    if other {
+        return None;
+    }
+    let mut p = devloop::read_status(dir)?;
+    p.id = ".".to_owned();
+    Some(p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reader that panics in the directory `b` and finds a project in
+    /// each other directory holding `marker`.
+    fn panics_in_b(entry: &WalkEntry<'_>) -> (Vec<Project>, Vec<String>) {
+        assert!(
+            !entry.path.ends_with("b"),
+            "forced panic in {:?}",
+            entry.path
+        );
+        let found = entry.files.iter().any(|f| f == "marker").then(|| {
+            Project::new(
+                crate::model::Format::Gsd,
+                entry.path.to_path_buf(),
+                "p".into(),
+            )
+        });
+        (found.into_iter().collect(), Vec::new())
+    }
+
+    #[test]
+    fn a_panic_in_one_directory_is_a_problem_there_and_the_walk_goes_on() {
+        crate::guard::quiet_hook();
+        let tmp = tempfile::tempdir().unwrap();
+        for d in ["a", "b", "c"] {
+            std::fs::create_dir_all(tmp.path().join(d)).unwrap();
+            std::fs::write(tmp.path().join(d).join("marker"), "").unwrap();
+        }
+        let gone = tmp.path().join("gone");
+        let found = discover_with(&[tmp.path().to_path_buf(), gone.clone()], &panics_in_b);
+        let mut ids: Vec<&str> = found.projects.iter().map(|p| p.id.as_str()).collect();
+        ids.sort();
+        assert_eq!(ids, ["a", "c"]);
+        let problems: Vec<(String, &str)> = found
+            .problems
+            .iter()
+            .map(|p| (p.file.clone(), p.reason.as_str()))
+            .collect();
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert_eq!(problems[0].0, tmp.path().join("b").to_string_lossy());
+        assert!(problems[0].1.contains("forced panic"), "{problems:?}");
+        assert_eq!(
+            problems[1],
+            (gone.to_string_lossy().into_owned(), "does not exist")
+        );
+
+        let one = load_dir_with(&tmp.path().join("b"), &panics_in_b);
+        assert!(one.projects.is_empty());
+        assert!(
+            one.problems[0].reason.contains("forced panic"),
+            "{:?}",
+            one.problems
+        );
+    }
 
     #[test]
     fn times_in_the_forms_agents_write() {

@@ -21,9 +21,10 @@ use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use crossterm::{execute, queue};
 
 use crate::app::{self, Effect, Event, Model};
-use crate::cli::{EXIT_OK, EXIT_USAGE, Global};
+use crate::exit::{EXIT_OK, EXIT_USAGE};
 use crate::model::sanitize_project;
 use crate::model::text::sanitize_line;
+use crate::options::Global;
 use crate::{formats, ui};
 
 /// What reaches the loop.
@@ -76,8 +77,16 @@ fn worker(tx: Sender<Msg>, what: &'static str, job: impl FnOnce() -> Event + Sen
 }
 
 fn load(roots: Vec<PathBuf>, tx: Sender<Msg>) {
+    let problems_tx = tx.clone();
     worker(tx, "reading the projects", move || {
-        let mut projects = formats::discover(&roots);
+        let found = formats::discover(&roots);
+        let problems = found
+            .problems
+            .iter()
+            .map(|p| sanitize_line(&p.to_string()).into_owned())
+            .collect();
+        let _ = problems_tx.send(Msg::App(Event::RootProblems(problems)));
+        let mut projects = found.projects;
         projects.iter_mut().for_each(sanitize_project);
         Event::Loaded(projects)
     });
@@ -129,7 +138,7 @@ fn sanitize_event(e: &mut crate::model::Event) {
 
 /// Open the console on `roots` (none: the configured roots, else `.`).
 pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
-    let cfg = match config::load(global.config.as_deref()) {
+    let cfg = match crate::config::load(global.config.as_deref()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("loopdeck: {}", sanitize_line(&e.to_string()));
@@ -137,29 +146,22 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         }
     };
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let cfg_name = global
-        .config
-        .as_ref()
-        .map_or_else(|| "config".to_owned(), |p| p.display().to_string());
-    let theme = match cfg.theme(&cfg_name, no_color) {
+    let theme = match config::theme(&cfg, no_color) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("loopdeck: {}", sanitize_line(&e.to_string()));
             return Ok(EXIT_USAGE);
         }
     };
-    let roots: Vec<PathBuf> = match (roots.is_empty(), cfg.roots.is_empty()) {
-        (false, _) => roots.to_vec(),
-        (true, false) => cfg.roots.clone(),
-        (true, true) => vec![PathBuf::from(".")],
+    // A configured root that is gone is a problem of the run (shown with
+    // the projects), not a reason to refuse the others.
+    let roots = match crate::config::roots(roots, &cfg) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("loopdeck: {}", sanitize_line(&e.to_string()));
+            return Ok(EXIT_USAGE);
+        }
     };
-    if let Some(bad) = roots.iter().find(|r| !r.is_dir()) {
-        eprintln!(
-            "loopdeck: {} is not a directory",
-            sanitize_line(&bad.to_string_lossy())
-        );
-        return Ok(EXIT_USAGE);
-    }
     if !io::stdout().is_terminal() {
         eprintln!(
             "loopdeck: the console needs a terminal; for scripts use `loopdeck list` or `loopdeck inbox`"
@@ -235,6 +237,9 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
             previous(info);
         }
     }));
+    // Panics caught while reading one directory become problems there;
+    // installed last, so it runs first and keeps them off the screen.
+    crate::guard::quiet_hook();
     if let Ok(size) = terminal.size() {
         app::update(&mut model, Event::Size(size.width, size.height));
     }

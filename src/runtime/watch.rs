@@ -18,13 +18,13 @@ use super::Msg;
 /// 1,000 projects, so this keeps an idle console well under 1% of a core).
 pub const POLL_EVERY: Duration = Duration::from_secs(10);
 
-/// Directories whose churn never changes a project (build output, VCS).
+/// Directories whose churn never changes a project (build output, VCS):
+/// the same list the walk skips (`store::NOISE_DIRS`).
 fn noise(path: &Path) -> bool {
     path.components().any(|c| {
-        matches!(
-            c.as_os_str().to_str(),
-            Some(".git" | "node_modules" | "target" | "__pycache__" | ".venv")
-        )
+        c.as_os_str()
+            .to_str()
+            .is_some_and(crate::store::is_noise_dir)
     })
 }
 
@@ -45,7 +45,9 @@ pub fn start(roots: &[PathBuf], tx: Sender<Msg>) -> Option<RecommendedWatcher> {
         }
     })
     .ok()?;
-    for root in roots {
+    // A root that does not exist is a problem in the header (the loader
+    // says so); it must not send every other root to polling.
+    for root in roots.iter().filter(|r| r.is_dir()) {
         watcher.watch(root, RecursiveMode::Recursive).ok()?;
     }
     Some(watcher)

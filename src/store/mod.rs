@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-pub use walk::{WalkEntry, walk};
+pub use walk::{NOISE_DIRS, Unreadable, WalkEntry, is_noise_dir, walk};
 
 /// The largest state file loopdeck reads whole. Larger files are reported,
 /// never loaded: a 50 MB single-line `state.json` must not stall the list.
@@ -169,31 +169,64 @@ fn read_open(file: File, limit: u64) -> Result<Vec<u8>, StoreError> {
 
 /// Is `path` a regular file (after following links)?
 pub fn is_file(path: &Path) -> bool {
-    fs::metadata(path).map(|m| m.is_file()).unwrap_or(false)
+    stat(path).map(|m| m.is_file()).unwrap_or(false)
 }
 
 /// Is `path` a directory (after following links)?
 pub fn is_dir(path: &Path) -> bool {
-    fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false)
+    stat(path).map(|m| m.is_dir()).unwrap_or(false)
 }
 
-/// The modification time of `path`, if it can be read.
+/// `fs::metadata` (links followed), answered from what this read already
+/// learnt about `path` when it is not a link (see [`with_dir_cache`]).
+fn stat(path: &Path) -> io::Result<fs::Metadata> {
+    match dir_cache::known(path) {
+        Some(m) => Ok(m),
+        None => fs::metadata(path),
+    }
+}
+
+/// The modification time of `path`, if it can be read and is a time
+/// chrono can hold (tmpfs accepts mtimes up to year 262143 and beyond).
 pub fn mtime(path: &Path) -> Option<DateTime<Utc>> {
-    let t: SystemTime = fs::metadata(path).ok()?.modified().ok()?;
-    Some(DateTime::<Utc>::from(t))
+    utc(stat(path).ok()?.modified().ok()?)
+}
+
+/// A system time as a UTC time; `None` beyond chrono's range (chrono's own
+/// `From<SystemTime>` panics there).
+pub fn utc(t: SystemTime) -> Option<DateTime<Utc>> {
+    match t.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(d) => DateTime::from_timestamp(i64::try_from(d.as_secs()).ok()?, d.subsec_nanos()),
+        Err(e) => {
+            // Before 1970: whole seconds back, then the nanoseconds forward.
+            let d = e.duration();
+            let nanos = d.subsec_nanos();
+            let secs = i64::try_from(d.as_secs()).ok()?;
+            if nanos == 0 {
+                DateTime::from_timestamp(secs.checked_neg()?, 0)
+            } else {
+                DateTime::from_timestamp(secs.checked_neg()?.checked_sub(1)?, 1_000_000_000 - nanos)
+            }
+        }
+    }
 }
 
 /// Names of the entries of a directory (empty when it cannot be read).
 pub fn list_names(dir: &Path) -> Vec<String> {
-    let Ok(rd) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = rd
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
+    list_dir(dir).unwrap_or_default()
+}
+
+/// Names of the entries of a directory, sorted; an error when it cannot be
+/// listed.
+pub fn list_dir(dir: &Path) -> io::Result<Vec<String>> {
+    let mut names = Vec::new();
+    for e in fs::read_dir(dir)? {
+        if let Ok(name) = e?.file_name().into_string() {
+            names.push(name);
+        }
+    }
     names.sort();
-    names
+    Ok(names)
 }
 
 /// Resolve `relative` (a path taken from a project file) inside `project`.
@@ -259,7 +292,7 @@ fn resolve(project: &Path, relative: &str) -> Result<(PathBuf, Option<fs::Metada
             }
             _ => continue,
         }
-        match fs::symlink_metadata(&cur) {
+        match dir_cache::lstat(&cur) {
             Ok(m) if m.file_type().is_symlink() => {
                 let base = fs::canonicalize(project)?;
                 let real = match fs::canonicalize(&joined) {
@@ -283,6 +316,106 @@ fn resolve(project: &Path, relative: &str) -> Result<(PathBuf, Option<fs::Metada
     Ok((joined, last))
 }
 
+/// What [`resolve`] has learnt with `lstat` (entries that are not links)
+/// while one project is being read, so that the many files of one project
+/// below the same directories (`units/x/runs/…/result.json`) cost one
+/// `lstat` per path, not one per component per file. Only inside
+/// [`with_dir_cache`] (on this thread), and forgotten when it ends: a later
+/// read checks again.
+mod dir_cache {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::ffi::OsString;
+    use std::fs::{self, Metadata};
+    use std::hash::{BuildHasherDefault, Hasher};
+    use std::io;
+    use std::path::Path;
+
+    /// FNV-1a over the path's bytes: the keys are a few dozen paths of one
+    /// project, hashed far more cheaply than by SipHash over `Path`'s
+    /// components (the cache exists to save time).
+    #[derive(Default)]
+    struct Fnv(u64);
+
+    impl Hasher for Fnv {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            let mut h = if self.0 == 0 {
+                0xcbf2_9ce4_8422_2325
+            } else {
+                self.0
+            };
+            for b in bytes {
+                h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+            }
+            self.0 = h;
+        }
+    }
+
+    type Seen = HashMap<OsString, Metadata, BuildHasherDefault<Fnv>>;
+
+    thread_local! {
+        static SEEN: RefCell<Option<Seen>> = const { RefCell::new(None) };
+    }
+
+    /// `fs::symlink_metadata(path)`, remembered for entries that are not
+    /// links while a cache is active.
+    pub fn lstat(path: &Path) -> io::Result<Metadata> {
+        if let Some(m) = known(path) {
+            return Ok(m);
+        }
+        let key = path.as_os_str();
+        let m = fs::symlink_metadata(path)?;
+        if !m.file_type().is_symlink() {
+            SEEN.with(|s| {
+                if let Some(c) = s.borrow_mut().as_mut() {
+                    c.insert(key.to_owned(), m.clone());
+                }
+            });
+        }
+        Ok(m)
+    }
+
+    /// What is known of `path`, a file or directory that is not a link.
+    pub fn known(path: &Path) -> Option<Metadata> {
+        SEEN.with(|s| {
+            s.borrow()
+                .as_ref()
+                .and_then(|c| c.get(path.as_os_str()).cloned())
+        })
+    }
+
+    #[cfg(test)]
+    pub fn knows(path: &Path) -> bool {
+        SEEN.with(|s| {
+            s.borrow()
+                .as_ref()
+                .is_some_and(|c| c.contains_key(path.as_os_str()))
+        })
+    }
+
+    pub fn with<T>(work: impl FnOnce() -> T) -> T {
+        struct Reset(Option<Seen>);
+        impl Drop for Reset {
+            fn drop(&mut self) {
+                let previous = self.0.take();
+                SEEN.with(|s| *s.borrow_mut() = previous);
+            }
+        }
+        let _reset = Reset(SEEN.with(|s| s.borrow_mut().replace(Seen::default())));
+        work()
+    }
+}
+
+/// Run `work` (the reading of one project) remembering which directories
+/// inside it were seen to be real, so path containment checks each
+/// directory once. The memory ends with `work`, panic or not.
+pub fn with_dir_cache<T>(work: impl FnOnce() -> T) -> T {
+    dir_cache::with(work)
+}
+
 /// Where the dangling link `link` points, resolved against its (existing)
 /// parent directory, with `.` and `..` folded lexically.
 fn dangling_target(link: &Path) -> Option<PathBuf> {
@@ -303,10 +436,12 @@ fn dangling_target(link: &Path) -> Option<PathBuf> {
 
 /// Lowercase hex sha256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha256::digest(bytes);
     let mut out = String::with_capacity(64);
     for b in digest.iter() {
-        out.push_str(&format!("{b:02x}"));
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
     }
     out
 }
@@ -403,6 +538,31 @@ mod tests {
     }
 
     #[test]
+    fn the_lstat_cache_saves_system_calls_but_never_outlives_its_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs::create_dir_all(project.join("units/a/runs")).unwrap();
+        fs::write(project.join("units/a/runs/r.json"), "x").unwrap();
+        fs::write(dir.path().join("secret"), "s").unwrap();
+        with_dir_cache(|| {
+            assert!(contained_file(&project, "units/a/runs/r.json").is_some());
+            assert!(dir_cache::knows(&project.join("units/a/runs")));
+            assert!(dir_cache::knows(&project.join("units/a/runs/r.json")));
+        });
+        assert!(!dir_cache::knows(&project.join("units")), "forgotten");
+        #[cfg(unix)]
+        {
+            // A directory replaced by a link after a read is judged again.
+            fs::remove_dir_all(project.join("units/a/runs")).unwrap();
+            std::os::unix::fs::symlink(dir.path(), project.join("units/a/runs")).unwrap();
+            assert!(matches!(
+                contained(&project, "units/a/runs/secret"),
+                Err(StoreError::OutsideProject)
+            ));
+        }
+    }
+
+    #[test]
     fn containment_refuses_escapes() {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("p");
@@ -448,6 +608,28 @@ mod tests {
             );
         }
         assert_eq!(list_names(dir.path()), vec!["state.json".to_owned()]);
+    }
+
+    #[test]
+    fn times_beyond_chronos_range_are_unknown_not_a_panic() {
+        use std::time::Duration;
+        let epoch = SystemTime::UNIX_EPOCH;
+        // `touch -d @8210266876800`: year 262143, which tmpfs accepts.
+        let far = epoch + Duration::from_secs(8_210_266_876_800);
+        assert_eq!(utc(far), None);
+        let t = epoch + Duration::from_millis(1_780_315_105_500);
+        assert_eq!(
+            utc(t).unwrap().to_rfc3339(),
+            "2026-06-01T11:58:25.500+00:00"
+        );
+        let before = epoch - Duration::from_millis(1_500);
+        assert_eq!(
+            utc(before).unwrap().to_rfc3339(),
+            "1969-12-31T23:59:58.500+00:00"
+        );
+        if let Some(ancient) = epoch.checked_sub(Duration::from_secs(9_000_000_000_000)) {
+            assert_eq!(utc(ancient), None);
+        }
     }
 
     #[test]

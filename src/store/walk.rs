@@ -10,8 +10,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
 
-/// Directories that never hold project state and can be huge.
-const SKIPPED: &[&str] = &[
+/// Directories that never hold project state and can be huge: the walk
+/// does not enter them, and the console's watcher ignores their churn.
+pub const NOISE_DIRS: &[&str] = &[
     ".git",
     ".hg",
     ".svn",
@@ -27,6 +28,19 @@ const SKIPPED: &[&str] = &[
     ".cache",
     ".gradle",
 ];
+
+/// Is `name` one of the [`NOISE_DIRS`]?
+pub fn is_noise_dir(name: &str) -> bool {
+    NOISE_DIRS.contains(&name)
+}
+
+/// A directory the walk met but could not list (its projects, if any,
+/// cannot be seen): the caller reports it, never drops it silently.
+#[derive(Debug)]
+pub struct Unreadable {
+    pub path: PathBuf,
+    pub error: std::io::Error,
+}
 
 /// How deep below a root the walk goes.
 const MAX_DEPTH: usize = 24;
@@ -46,12 +60,18 @@ pub struct WalkEntry<'a> {
 /// Visit every directory under `root` (the root included) on `threads`
 /// worker threads; the order of visits is not fixed. `visit` returns the
 /// names of the sub-directories it does not want entered (e.g. a format's
-/// own state directory).
-pub fn walk(root: &Path, threads: usize, visit: &(dyn Fn(&WalkEntry<'_>) -> Vec<String> + Sync)) {
+/// own state directory). Returns the directories that could not be listed
+/// (the root included), in no fixed order.
+pub fn walk(
+    root: &Path,
+    threads: usize,
+    visit: &(dyn Fn(&WalkEntry<'_>) -> Vec<String> + Sync),
+) -> Vec<Unreadable> {
     let queue = Queue {
         state: Mutex::new((vec![(root.to_path_buf(), 0)], 0)),
         ready: Condvar::new(),
     };
+    let unreadable = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| {
@@ -63,11 +83,12 @@ pub fn walk(root: &Path, threads: usize, visit: &(dyn Fn(&WalkEntry<'_>) -> Vec<
                         queue: &queue,
                         children: Vec::new(),
                     };
-                    done.children = visit_one(root, &dir, depth, visit);
+                    done.children = visit_one(root, &dir, depth, visit, &unreadable);
                 }
             });
         }
     });
+    unreadable.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Pending directories and how many are being visited right now. The walk
@@ -126,14 +147,38 @@ fn visit_one(
     dir: &Path,
     depth: usize,
     visit: &(dyn Fn(&WalkEntry<'_>) -> Vec<String> + Sync),
+    unreadable: &Mutex<Vec<Unreadable>>,
 ) -> Vec<(PathBuf, usize)> {
-    let Ok(rd) = fs::read_dir(dir) else {
-        return Vec::new();
+    let report = |error| {
+        unreadable
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Unreadable {
+                path: dir.to_path_buf(),
+                error,
+            });
+    };
+    let rd = match fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) => {
+            report(e);
+            return Vec::new();
+        }
     };
     let mut files = Vec::new();
     let mut dirs = Vec::new();
     let mut subdirs: Vec<OsString> = Vec::new();
-    for entry in rd.flatten() {
+    let mut failed = None;
+    for entry in rd {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                // Listing stopped midway (an I/O error): what was listed
+                // is still visited, and the directory is reported.
+                failed.get_or_insert(e);
+                continue;
+            }
+        };
         let Ok(ft) = entry.file_type() else { continue };
         let os_name = entry.file_name();
         // Names are compared as text (format file names are ASCII); a name
@@ -147,6 +192,9 @@ fn visit_one(
             // `state.json` that is not a regular file to report it.
             files.push(name);
         }
+    }
+    if let Some(e) = failed {
+        report(e);
     }
     files.sort();
     dirs.sort();
@@ -164,7 +212,7 @@ fn visit_one(
         .into_iter()
         .filter(|name| {
             let text = name.to_string_lossy();
-            !SKIPPED.contains(&text.as_ref()) && !skip.iter().any(|s| *s == text)
+            !is_noise_dir(&text) && !skip.iter().any(|s| *s == text)
         })
         .map(|name| (dir.join(name), depth + 1))
         .collect()
@@ -185,7 +233,7 @@ mod tests {
         std::os::unix::fs::symlink(root, root.join("a/loop")).unwrap();
         for threads in [1, 2, 4] {
             let seen = Mutex::new(Vec::new());
-            walk(root, threads, &|e| {
+            let _ = walk(root, threads, &|e| {
                 seen.lock()
                     .unwrap()
                     .push(e.relative.to_string_lossy().into_owned());
@@ -197,6 +245,24 @@ mod tests {
         }
     }
 
+    #[test]
+    fn every_noise_directory_is_skipped() {
+        let tmp = tempfile::tempdir().unwrap();
+        for d in NOISE_DIRS {
+            fs::create_dir_all(tmp.path().join("p").join(d).join("inner")).unwrap();
+        }
+        let seen = Mutex::new(Vec::new());
+        let unreadable = walk(tmp.path(), 2, &|e| {
+            seen.lock().unwrap().push(e.relative.to_path_buf());
+            Vec::new()
+        });
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        assert_eq!(seen, [PathBuf::new(), PathBuf::from("p")]);
+        assert!(unreadable.is_empty());
+        assert!(is_noise_dir("node_modules") && !is_noise_dir("src"));
+    }
+
     #[cfg(unix)]
     #[test]
     fn names_that_are_not_utf8_are_walked_into() {
@@ -205,7 +271,7 @@ mod tests {
         let odd = tmp.path().join(std::ffi::OsStr::from_bytes(b"bad\xff"));
         fs::create_dir_all(odd.join("inner")).unwrap();
         let seen = Mutex::new(Vec::new());
-        walk(tmp.path(), 2, &|e| {
+        let _ = walk(tmp.path(), 2, &|e| {
             seen.lock().unwrap().push(e.path.to_path_buf());
             Vec::new()
         });
@@ -219,7 +285,7 @@ mod tests {
             fs::create_dir_all(tmp.path().join(d)).unwrap();
         }
         let result = std::panic::catch_unwind(|| {
-            walk(tmp.path(), 2, &|e| {
+            let _ = walk(tmp.path(), 2, &|e| {
                 assert!(!e.relative.ends_with("b"), "boom");
                 Vec::new()
             });

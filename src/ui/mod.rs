@@ -131,6 +131,16 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
     if m.readonly {
         right.push(Span::styled("  READ-ONLY", t.error.patch(t.bold)));
     }
+    if let Some(first) = m.root_problems.first() {
+        let more = match m.root_problems.len() {
+            1 => String::new(),
+            n => format!(" (+{} more)", n - 1),
+        };
+        right.push(Span::styled(
+            format!("  ✗ cannot read {first}{more}"),
+            t.error,
+        ));
+    }
     let used: usize = right.iter().map(|s| s.width()).sum();
     let room = (width as usize).saturating_sub(used + 2);
     if room > 4 {

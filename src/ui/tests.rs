@@ -115,7 +115,7 @@ pub(super) fn workspace_model() -> (tempfile::TempDir, Model) {
         at("2026-05-27T03:00:00Z"),
     );
     touch_all(&ws.join("gsd/no-frontmatter"), at("2026-05-30T08:20:00Z"));
-    let mut projects = crate::formats::discover(std::slice::from_ref(&ws));
+    let mut projects = crate::formats::discover(std::slice::from_ref(&ws)).projects;
     projects.iter_mut().for_each(sanitize_project);
     let mut m = Model::new(vec!["workspace".into()], false, now());
     update(&mut m, Event::Loaded(projects));

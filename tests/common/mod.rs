@@ -18,6 +18,8 @@ pub fn repo() -> PathBuf {
 pub fn loopdeck() -> Command {
     let mut c = Command::cargo_bin("loopdeck").expect("binary");
     c.env("NO_COLOR", "1");
+    // The user's own config file (its roots) never leaks into a test.
+    c.env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config");
     c
 }
 
@@ -123,4 +125,60 @@ pub fn assert_oldest_first(items: &[serde_json::Value]) {
     let mut desc = ages.clone();
     desc.sort_by(|a, b| b.cmp(a));
     assert_eq!(ages, desc, "oldest first");
+}
+
+/// `cmd` run as the unprivileged user 65534 (root ignores permission
+/// bits, so permission tests need another user). `None` (with a message)
+/// when `setpriv` is missing and `CI` is not set; in CI a missing
+/// `setpriv` fails the test. A user who is not root runs it directly.
+pub fn as_nobody(args: &[&str]) -> Option<std::process::Output> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        let mut c = loopdeck();
+        return Some(c.args(args).output().expect("run"));
+    }
+    let have = std::process::Command::new("setpriv")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "setpriv is needed for the permission tests"
+        );
+        eprintln!("skipped: setpriv is missing (set CI to make this a failure)");
+        return None;
+    }
+    let bin = env!("CARGO_BIN_EXE_loopdeck");
+    Some(
+        std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(bin)
+            .args(args)
+            .env("NO_COLOR", "1")
+            .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
+            .output()
+            .expect("run setpriv"),
+    )
+}
+
+/// Set the permission bits of `path`.
+#[cfg(unix)]
+pub fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
+}
+
+/// Make `dir` and everything under it readable by every user.
+#[cfg(unix)]
+pub fn world_readable(dir: &Path) {
+    chmod(dir, 0o755);
+    for e in fs::read_dir(dir).expect("read_dir") {
+        let e = e.expect("entry");
+        if e.file_type().expect("type").is_dir() {
+            world_readable(&e.path());
+        } else {
+            chmod(&e.path(), 0o644);
+        }
+    }
 }

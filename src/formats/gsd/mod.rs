@@ -365,7 +365,7 @@ mod tests {
                 format!("---\nstatus: {status}\n---\n"),
             )
             .unwrap();
-            let found = crate::formats::load_dir(tmp.path());
+            let found = crate::formats::load_dir(tmp.path()).projects;
             assert_eq!(found.len(), 1);
             assert_eq!(found[0].status_kind, kind, "{status}");
         }

@@ -478,14 +478,14 @@ mod tests {
         for (state, status, kind) in cases {
             let tmp = tempfile::tempdir().unwrap();
             fs::write(tmp.path().join(STATE_FILE), state).unwrap();
-            let found = crate::formats::load_dir(tmp.path());
+            let found = crate::formats::load_dir(tmp.path()).projects;
             assert_eq!(found.len(), 1, "{state}");
             assert_eq!(found[0].status, status, "{state}");
             assert_eq!(found[0].status_kind, kind, "{state}");
         }
         let tmp = tempfile::tempdir().unwrap();
         fs::write(tmp.path().join(CONVERSATION), "对话").unwrap();
-        let found = crate::formats::load_dir(tmp.path());
+        let found = crate::formats::load_dir(tmp.path()).projects;
         assert_eq!(found[0].status_kind, StatusKind::Rebuilt);
         assert_eq!(status_kind("anything else"), StatusKind::Unknown);
     }

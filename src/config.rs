@@ -1,0 +1,237 @@
+//! The configuration file: default roots, theme, mouse. One loading for
+//! every command, the console's included.
+//!
+//! `--config FILE` (which must exist), else `config.toml` in the user's
+//! config directory (`~/.config/loopdeck/config.toml` on Linux, or under
+//! `$XDG_CONFIG_HOME`), else the defaults. A file that cannot be read or
+//! parsed is a usage error (exit 2) naming the file, the line and the reason.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use thiserror::Error;
+
+#[derive(Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Roots opened when none is given on the command line (`~/` allowed).
+    #[serde(default)]
+    pub roots: Vec<PathBuf>,
+    /// A built-in theme name (`default`, `solarized-dark`).
+    pub theme: Option<String>,
+    /// A theme file of your own (same keys as `themes/default.toml`).
+    pub theme_file: Option<PathBuf>,
+    /// Mouse wheel scrolling. Off by default so terminal text selection works.
+    #[serde(default)]
+    pub mouse: bool,
+    /// The file this config was read from (none: the defaults).
+    #[serde(skip)]
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error("cannot read the config file {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("config file {path}{at}: {message}", at = at(*line, *column))]
+    Parse {
+        path: String,
+        /// 1-based line and column of the mistake, when known.
+        line: Option<usize>,
+        column: Option<usize>,
+        message: String,
+    },
+    #[error("config file {path}: {message}")]
+    Theme { path: String, message: String },
+}
+
+fn at(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!(", line {l}, column {c}"),
+        (Some(l), None) => format!(", line {l}"),
+        _ => String::new(),
+    }
+}
+
+/// The default location of the config file.
+pub fn default_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "loopdeck").map(|d| d.config_dir().join("config.toml"))
+}
+
+/// Read the config: `explicit` must exist; the default location may not.
+pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
+    let path = match explicit {
+        Some(p) => p.to_path_buf(),
+        None => match default_path() {
+            Some(p) if p.exists() => p,
+            _ => return Ok(Config::default()),
+        },
+    };
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+        path: shown.clone(),
+        source,
+    })?;
+    let mut c = parse(&text, &shown)?;
+    c.file = Some(path);
+    Ok(c)
+}
+
+pub fn parse(text: &str, path: &str) -> Result<Config, ConfigError> {
+    let mut c: Config = toml::from_str(text).map_err(|e| {
+        let (line, column) = e
+            .span()
+            .map(|s| line_column(text, s.start))
+            .map_or((None, None), |(l, c)| (Some(l), Some(c)));
+        ConfigError::Parse {
+            path: path.to_owned(),
+            line,
+            column,
+            message: e.message().to_owned(),
+        }
+    })?;
+    c.roots = c.roots.iter().map(|r| expand_home(r)).collect();
+    Ok(c)
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset.min(text.len())).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[start..].chars().count() + 1)
+}
+
+fn expand_home(p: &Path) -> PathBuf {
+    match (p.strip_prefix("~"), directories::BaseDirs::new()) {
+        (Ok(rest), Some(dirs)) => dirs.home_dir().join(rest),
+        _ => p.to_path_buf(),
+    }
+}
+
+impl Config {
+    /// How this config is named in messages.
+    pub fn shown(&self) -> String {
+        self.file
+            .as_ref()
+            .map_or_else(|| "config".to_owned(), |p| p.display().to_string())
+    }
+}
+
+/// A root given on the command line that cannot be one.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RootError {
+    Missing(PathBuf),
+    NotADirectory(PathBuf),
+}
+
+impl fmt::Display for RootError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RootError::Missing(p) => write!(f, "{} does not exist", p.display()),
+            RootError::NotADirectory(p) => write!(f, "{} is not a directory", p.display()),
+        }
+    }
+}
+
+/// The roots a command works on: those given on the command line (each
+/// must be a directory: a mistake there is a usage error), else the
+/// config's (one that is missing or unreadable does not stop the others:
+/// the walk reports it as a problem of the run), else `.`.
+pub fn roots(explicit: &[PathBuf], config: &Config) -> Result<Vec<PathBuf>, RootError> {
+    if explicit.is_empty() {
+        return Ok(if config.roots.is_empty() {
+            vec![PathBuf::from(".")]
+        } else {
+            config.roots.clone()
+        });
+    }
+    for r in explicit {
+        match std::fs::metadata(r) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return Err(RootError::NotADirectory(r.clone())),
+            // Present but not reachable (a parent without permission):
+            // the walk reports it as a problem.
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {}
+            Err(_) if std::fs::symlink_metadata(r).is_ok() => {}
+            Err(_) => return Err(RootError::Missing(r.clone())),
+        }
+    }
+    Ok(explicit.to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_config_reads() {
+        let c = parse(
+            "roots = [\"/srv/agents\"]\ntheme = \"solarized-dark\"\nmouse = true\n",
+            "c.toml",
+        )
+        .unwrap();
+        assert_eq!(c.roots, vec![PathBuf::from("/srv/agents")]);
+        assert!(c.mouse);
+        assert_eq!(c.theme.as_deref(), Some("solarized-dark"));
+    }
+
+    #[test]
+    fn mistakes_are_explained_with_their_line() {
+        let e = parse(
+            "mouse = true\nrots = [\"/x\"]\n",
+            "/home/u/.config/loopdeck/config.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with(
+                "config file /home/u/.config/loopdeck/config.toml, line 2, column 1: unknown field `rots`, expected one of"
+            ),
+            "{e}"
+        );
+        let e = parse("roots = \"/x\"\n", "c.toml").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "config file c.toml, line 1, column 9: invalid type: string \"/x\", expected a sequence"
+        );
+        let e = load(Some(Path::new("/nonexistent/loopdeck.toml")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("cannot read the config file /nonexistent/loopdeck.toml:"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn command_line_roots_must_exist_config_roots_may_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        let gone = tmp.path().join("gone");
+        let file = tmp.path().join("f");
+        std::fs::write(&file, "x").unwrap();
+        assert_eq!(
+            roots(std::slice::from_ref(&gone), &Config::default()),
+            Err(RootError::Missing(gone.clone()))
+        );
+        assert_eq!(
+            roots(std::slice::from_ref(&file), &Config::default())
+                .unwrap_err()
+                .to_string(),
+            format!("{} is not a directory", file.display())
+        );
+        let cfg = Config {
+            roots: vec![gone.clone(), tmp.path().to_path_buf()],
+            ..Config::default()
+        };
+        assert_eq!(roots(&[], &cfg).unwrap(), cfg.roots);
+        assert_eq!(
+            roots(&[], &Config::default()).unwrap(),
+            vec![PathBuf::from(".")]
+        );
+    }
+}

@@ -1,0 +1,13 @@
+//! The exit codes of every command, the console's included (PRODUCT.md,
+//! "The headless interface"). A neutral module: the command line and the
+//! console both use it, neither imports the other.
+
+/// Everything went as asked.
+pub const EXIT_OK: i32 = 0;
+/// Findings, an unreadable root or directory, or a refused decision.
+pub const EXIT_FINDINGS: i32 = 1;
+/// A usage mistake: a bad argument, a command-line root or project
+/// directory that does not exist, a broken config file.
+pub const EXIT_USAGE: i32 = 2;
+/// A conflict: the file changed on disk, or is locked.
+pub const EXIT_CONFLICT: i32 = 3;
