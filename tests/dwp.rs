@@ -469,7 +469,9 @@ fn show_and_list_accept_a_bare_plan_directory() {
         let state = read_json(&src.join("state.json"));
         let v = json(&["show", dir.to_str().unwrap()]);
         assert_eq!(v["project"]["format"], "dwp", "{rel}");
-        assert_eq!(v["project"]["id"], ".", "{rel}");
+        // `show` names the project by its directory, never ".".
+        let name = dir.file_name().unwrap().to_str().unwrap();
+        assert_eq!(v["project"]["id"], name, "{rel}");
         assert_eq!(
             v["tasks"].as_array().unwrap().len(),
             state["tasks"].as_array().unwrap().len(),
