@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
+use compact_str::CompactString;
 use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
 
 use super::StatusKind;
 
@@ -81,20 +83,34 @@ pub struct Run {
 }
 
 /// A unit of the build DAG.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+///
+/// Kept small, because a `units.json` may hold 200,000 of them (issue 7 §1:
+/// peak memory about 4x the bytes read): ids, types and statuses are
+/// [`CompactString`]s (inline up to 24 bytes, no allocation for the seed's
+/// short ids and words), the id lists are exact boxed slices, and the
+/// rarely-filled tail (retries, contract, runs, ...) sits behind one
+/// optional box, [`UnitMore`], read through accessors. The JSON shape is the
+/// flat one it always was (see the `Serialize` impl).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unit {
-    pub id: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub status: String,
+    pub id: CompactString,
+    pub kind: CompactString,
+    pub status: CompactString,
     /// What the status means, set by the reader.
     pub status_kind: StatusKind,
-    pub depends_on: Vec<String>,
+    pub depends_on: Box<[CompactString]>,
     /// The units that depend on this one (computed once, when read).
-    pub downstream: Vec<String>,
+    pub downstream: Box<[CompactString]>,
     /// 0 for units with no dependency, then one more than the deepest
     /// dependency; `None` for units on or behind a cycle.
     pub layer: Option<usize>,
+    /// Everything else, absent for most units.
+    pub more: Option<Box<UnitMore>>,
+}
+
+/// The fields of a [`Unit`] that most units leave empty.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnitMore {
     pub retries: Option<u64>,
     pub retry_budget: Option<u64>,
     pub contract_hash: Option<String>,
@@ -107,6 +123,92 @@ pub struct Unit {
     /// Contract text and acceptance items from the SDD, for the unit drawer.
     pub contract: Option<String>,
     pub acceptance: Vec<String>,
+}
+
+impl UnitMore {
+    fn is_empty(&self) -> bool {
+        *self == UnitMore::default()
+    }
+}
+
+impl Unit {
+    /// A unit with no dependencies, layer or extra fields.
+    pub fn new(
+        id: impl Into<CompactString>,
+        kind: impl Into<CompactString>,
+        status: impl Into<CompactString>,
+        status_kind: StatusKind,
+    ) -> Unit {
+        Unit {
+            id: id.into(),
+            kind: kind.into(),
+            status: status.into(),
+            status_kind,
+            depends_on: Box::default(),
+            downstream: Box::default(),
+            layer: None,
+            more: None,
+        }
+    }
+
+    /// The extra fields for writing, allocated on first use.
+    pub fn more_mut(&mut self) -> &mut UnitMore {
+        self.more.get_or_insert_with(Box::default)
+    }
+
+    /// Set the extra fields, dropping the box when they are all empty.
+    pub fn set_more(&mut self, more: UnitMore) {
+        self.more = (!more.is_empty()).then(|| Box::new(more));
+    }
+
+    pub fn retries(&self) -> Option<u64> {
+        self.more.as_ref().and_then(|m| m.retries)
+    }
+    pub fn retry_budget(&self) -> Option<u64> {
+        self.more.as_ref().and_then(|m| m.retry_budget)
+    }
+    pub fn contract_hash(&self) -> Option<&str> {
+        self.more.as_ref().and_then(|m| m.contract_hash.as_deref())
+    }
+    pub fn contract_ok(&self) -> Option<bool> {
+        self.more.as_ref().and_then(|m| m.contract_ok)
+    }
+    pub fn last_run(&self) -> Option<&str> {
+        self.more.as_ref().and_then(|m| m.last_run.as_deref())
+    }
+    pub fn runs(&self) -> &[Run] {
+        self.more.as_ref().map_or(&[], |m| &m.runs)
+    }
+    pub fn contract(&self) -> Option<&str> {
+        self.more.as_ref().and_then(|m| m.contract.as_deref())
+    }
+    pub fn acceptance(&self) -> &[String] {
+        self.more.as_ref().map_or(&[], |m| &m.acceptance)
+    }
+}
+
+/// The flat shape every version wrote: the extra fields as `null`/`[]`
+/// when absent, in the order they were declared before they moved.
+impl Serialize for Unit {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_struct("Unit", 15)?;
+        m.serialize_field("id", self.id.as_str())?;
+        m.serialize_field("type", self.kind.as_str())?;
+        m.serialize_field("status", self.status.as_str())?;
+        m.serialize_field("status_kind", &self.status_kind)?;
+        m.serialize_field("depends_on", &*self.depends_on)?;
+        m.serialize_field("downstream", &*self.downstream)?;
+        m.serialize_field("layer", &self.layer)?;
+        m.serialize_field("retries", &self.retries())?;
+        m.serialize_field("retry_budget", &self.retry_budget())?;
+        m.serialize_field("contract_hash", &self.contract_hash())?;
+        m.serialize_field("contract_ok", &self.contract_ok())?;
+        m.serialize_field("last_run", &self.last_run())?;
+        m.serialize_field("runs", self.runs())?;
+        m.serialize_field("contract", &self.contract())?;
+        m.serialize_field("acceptance", self.acceptance())?;
+        m.end()
+    }
 }
 
 /// The shape of the unit graph.
