@@ -394,3 +394,112 @@ pub struct Detail {
     /// oldest first: `kind` is e.g. `prd_rev`, `source` who wrote it.
     pub revisions: Vec<Event>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The flat layout `Unit` had before its rare fields moved into a box:
+    /// the JSON contract of `show --json`.
+    #[derive(Serialize)]
+    struct FlatUnit {
+        id: String,
+        #[serde(rename = "type")]
+        kind: String,
+        status: String,
+        status_kind: StatusKind,
+        depends_on: Vec<String>,
+        downstream: Vec<String>,
+        layer: Option<usize>,
+        retries: Option<u64>,
+        retry_budget: Option<u64>,
+        contract_hash: Option<String>,
+        contract_ok: Option<bool>,
+        last_run: Option<String>,
+        runs: Vec<Run>,
+        contract: Option<String>,
+        acceptance: Vec<String>,
+    }
+
+    fn flat(u: &Unit) -> FlatUnit {
+        FlatUnit {
+            id: u.id.to_string(),
+            kind: u.kind.to_string(),
+            status: u.status.to_string(),
+            status_kind: u.status_kind,
+            depends_on: u.depends_on.iter().map(|d| d.to_string()).collect(),
+            downstream: u.downstream.iter().map(|d| d.to_string()).collect(),
+            layer: u.layer,
+            retries: u.retries(),
+            retry_budget: u.retry_budget(),
+            contract_hash: u.contract_hash().map(str::to_owned),
+            contract_ok: u.contract_ok(),
+            last_run: u.last_run().map(str::to_owned),
+            runs: u.runs().to_vec(),
+            contract: u.contract().map(str::to_owned),
+            acceptance: u.acceptance().to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_unit_serializes_in_the_flat_shape_with_or_without_its_extras() {
+        let mut plain = Unit::new(
+            "a-very-long-unit-id-beyond-inline-be",
+            "be",
+            "passed",
+            StatusKind::Done,
+        );
+        plain.depends_on = Box::new(["b-be".into()]);
+        plain.layer = Some(1);
+        let mut full = plain.clone();
+        *full.more_mut() = UnitMore {
+            retries: Some(2),
+            retry_budget: Some(5),
+            contract_hash: Some("sha256:0123456789abcdef".into()),
+            contract_ok: Some(false),
+            last_run: Some("r-1".into()),
+            runs: vec![Run {
+                run_id: "r-1".into(),
+                unit_id: Some("a-be".into()),
+                loop_name: None,
+                ok: false,
+                total: 3,
+                passed: 2,
+                failed: 1,
+                failures: vec![],
+                next_action: None,
+            }],
+            contract: Some("fn a()".into()),
+            acceptance: vec!["ok".into()],
+        };
+        for u in [&plain, &full] {
+            let ours = serde_json::to_string(u).unwrap();
+            let reference = serde_json::to_string(&flat(u)).unwrap();
+            assert_eq!(ours, reference);
+        }
+        assert!(plain.more.is_none());
+    }
+
+    #[test]
+    fn empty_extras_take_no_box() {
+        let mut u = Unit::new("a-be", "be", "pending", StatusKind::Planning);
+        u.set_more(UnitMore::default());
+        assert!(u.more.is_none());
+        u.set_more(UnitMore {
+            retries: Some(0),
+            ..UnitMore::default()
+        });
+        assert_eq!(u.retries(), Some(0));
+    }
+
+    /// 200,000 units must fit in about 4x the bytes of their `units.json`
+    /// (issue 7 §1): the inline part stays well under the 296 bytes it was.
+    #[test]
+    fn a_unit_stays_small() {
+        assert!(
+            std::mem::size_of::<Unit>() <= 136,
+            "{}",
+            std::mem::size_of::<Unit>()
+        );
+    }
+}

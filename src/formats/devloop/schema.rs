@@ -451,6 +451,20 @@ mod tests {
     }
 
     #[test]
+    fn short_ids_read_as_text_does() {
+        for raw in ["\"sku-db\"", "7", "-3", "7.5", "1e3", "true", "\"\""] {
+            let short: ShortText = serde_json::from_str(raw).unwrap();
+            let text: Text = serde_json::from_str(raw).unwrap();
+            assert_eq!(short.0.as_str(), text.as_str(), "{raw}");
+            let v: Value = serde_json::from_str(raw).unwrap();
+            let from_tree = ShortText::deserialize(&v).unwrap();
+            assert_eq!(from_tree.0.as_str(), text.as_str(), "{raw} from a tree");
+        }
+        assert!(serde_json::from_str::<ShortText>("[1]").is_err());
+        assert!(serde_json::from_str::<ShortText>("null").is_err());
+    }
+
+    #[test]
     fn stamps_in_seconds_milliseconds_and_text() {
         let t = |v: &str| serde_json::from_str::<Stamp>(v).unwrap().at();
         let want = parse_time("2026-06-01T12:00:00Z");
