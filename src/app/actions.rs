@@ -348,7 +348,7 @@ fn open(m: &mut Model) {
             let drawer = match m.tab {
                 Tab::Units => panes::units(p, &filter)
                     .get(sel)
-                    .map(|&i| Drawer::Unit(p.detail.units[i].id.clone())),
+                    .map(|&i| Drawer::Unit(p.detail.units[i].id.to_string())),
                 Tab::Bugs => panes::bugs(m, p)
                     .get(sel)
                     .map(|&i| Drawer::Bug(p.detail.bugs[i].id.clone())),

@@ -534,7 +534,7 @@ impl Model {
         }
         // A drawer on an item that is gone closes.
         let still_there = match (&self.drawer, self.selected_project()) {
-            (Some(Drawer::Unit(id)), Some(p)) => p.detail.units.iter().any(|u| &u.id == id),
+            (Some(Drawer::Unit(id)), Some(p)) => p.detail.units.iter().any(|u| u.id == id.as_str()),
             (Some(Drawer::Bug(id)), Some(p)) => p.detail.bugs.iter().any(|b| &b.id == id),
             (None, _) => true,
             _ => false,

@@ -301,7 +301,7 @@ pub fn keys(m: &Model, p: &Project, tab: Tab) -> Vec<String> {
             .collect(),
         Tab::Units => units(p, filter)
             .into_iter()
-            .map(|i| p.detail.units[i].id.clone())
+            .map(|i| p.detail.units[i].id.to_string())
             .collect(),
         Tab::Bugs => bugs(m, p)
             .into_iter()

@@ -316,23 +316,9 @@ pub(super) fn ctrl(c: char) -> Event {
 }
 
 pub(super) fn unit(id: &str) -> crate::model::Unit {
-    crate::model::Unit {
-        status_kind: crate::model::StatusKind::Unknown,
-        id: id.into(),
-        kind: "be".into(),
-        status: "pending".into(),
-        depends_on: vec![],
-        downstream: vec![],
-        layer: Some(0),
-        retries: None,
-        retry_budget: None,
-        contract_hash: None,
-        contract_ok: None,
-        last_run: None,
-        runs: vec![],
-        contract: None,
-        acceptance: vec![],
-    }
+    let mut u = crate::model::Unit::new(id, "be", "pending", crate::model::StatusKind::Unknown);
+    u.layer = Some(0);
+    u
 }
 
 #[test]

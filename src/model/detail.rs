@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
+use compact_str::CompactString;
 use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
 
 use super::StatusKind;
 
@@ -81,20 +83,34 @@ pub struct Run {
 }
 
 /// A unit of the build DAG.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+///
+/// Kept small, because a `units.json` may hold 200,000 of them (issue 7 §1:
+/// peak memory about 4x the bytes read): ids, types and statuses are
+/// [`CompactString`]s (inline up to 24 bytes, no allocation for the seed's
+/// short ids and words), the id lists are exact boxed slices, and the
+/// rarely-filled tail (retries, contract, runs, ...) sits behind one
+/// optional box, [`UnitMore`], read through accessors. The JSON shape is the
+/// flat one it always was (see the `Serialize` impl).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unit {
-    pub id: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub status: String,
+    pub id: CompactString,
+    pub kind: CompactString,
+    pub status: CompactString,
     /// What the status means, set by the reader.
     pub status_kind: StatusKind,
-    pub depends_on: Vec<String>,
+    pub depends_on: Box<[CompactString]>,
     /// The units that depend on this one (computed once, when read).
-    pub downstream: Vec<String>,
+    pub downstream: Box<[CompactString]>,
     /// 0 for units with no dependency, then one more than the deepest
     /// dependency; `None` for units on or behind a cycle.
     pub layer: Option<usize>,
+    /// Everything else, absent for most units.
+    pub more: Option<Box<UnitMore>>,
+}
+
+/// The fields of a [`Unit`] that most units leave empty.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnitMore {
     pub retries: Option<u64>,
     pub retry_budget: Option<u64>,
     pub contract_hash: Option<String>,
@@ -107,6 +123,92 @@ pub struct Unit {
     /// Contract text and acceptance items from the SDD, for the unit drawer.
     pub contract: Option<String>,
     pub acceptance: Vec<String>,
+}
+
+impl UnitMore {
+    fn is_empty(&self) -> bool {
+        *self == UnitMore::default()
+    }
+}
+
+impl Unit {
+    /// A unit with no dependencies, layer or extra fields.
+    pub fn new(
+        id: impl Into<CompactString>,
+        kind: impl Into<CompactString>,
+        status: impl Into<CompactString>,
+        status_kind: StatusKind,
+    ) -> Unit {
+        Unit {
+            id: id.into(),
+            kind: kind.into(),
+            status: status.into(),
+            status_kind,
+            depends_on: Box::default(),
+            downstream: Box::default(),
+            layer: None,
+            more: None,
+        }
+    }
+
+    /// The extra fields for writing, allocated on first use.
+    pub fn more_mut(&mut self) -> &mut UnitMore {
+        self.more.get_or_insert_with(Box::default)
+    }
+
+    /// Set the extra fields, dropping the box when they are all empty.
+    pub fn set_more(&mut self, more: UnitMore) {
+        self.more = (!more.is_empty()).then(|| Box::new(more));
+    }
+
+    pub fn retries(&self) -> Option<u64> {
+        self.more.as_ref().and_then(|m| m.retries)
+    }
+    pub fn retry_budget(&self) -> Option<u64> {
+        self.more.as_ref().and_then(|m| m.retry_budget)
+    }
+    pub fn contract_hash(&self) -> Option<&str> {
+        self.more.as_ref().and_then(|m| m.contract_hash.as_deref())
+    }
+    pub fn contract_ok(&self) -> Option<bool> {
+        self.more.as_ref().and_then(|m| m.contract_ok)
+    }
+    pub fn last_run(&self) -> Option<&str> {
+        self.more.as_ref().and_then(|m| m.last_run.as_deref())
+    }
+    pub fn runs(&self) -> &[Run] {
+        self.more.as_ref().map_or(&[], |m| &m.runs)
+    }
+    pub fn contract(&self) -> Option<&str> {
+        self.more.as_ref().and_then(|m| m.contract.as_deref())
+    }
+    pub fn acceptance(&self) -> &[String] {
+        self.more.as_ref().map_or(&[], |m| &m.acceptance)
+    }
+}
+
+/// The flat shape every version wrote: the extra fields as `null`/`[]`
+/// when absent, in the order they were declared before they moved.
+impl Serialize for Unit {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_struct("Unit", 15)?;
+        m.serialize_field("id", self.id.as_str())?;
+        m.serialize_field("type", self.kind.as_str())?;
+        m.serialize_field("status", self.status.as_str())?;
+        m.serialize_field("status_kind", &self.status_kind)?;
+        m.serialize_field("depends_on", &*self.depends_on)?;
+        m.serialize_field("downstream", &*self.downstream)?;
+        m.serialize_field("layer", &self.layer)?;
+        m.serialize_field("retries", &self.retries())?;
+        m.serialize_field("retry_budget", &self.retry_budget())?;
+        m.serialize_field("contract_hash", &self.contract_hash())?;
+        m.serialize_field("contract_ok", &self.contract_ok())?;
+        m.serialize_field("last_run", &self.last_run())?;
+        m.serialize_field("runs", self.runs())?;
+        m.serialize_field("contract", &self.contract())?;
+        m.serialize_field("acceptance", self.acceptance())?;
+        m.end()
+    }
 }
 
 /// The shape of the unit graph.
@@ -291,4 +393,113 @@ pub struct Detail {
     /// Document revisions (devloop's changelog: PRD, SDD, units, spec),
     /// oldest first: `kind` is e.g. `prd_rev`, `source` who wrote it.
     pub revisions: Vec<Event>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The flat layout `Unit` had before its rare fields moved into a box:
+    /// the JSON contract of `show --json`.
+    #[derive(Serialize)]
+    struct FlatUnit {
+        id: String,
+        #[serde(rename = "type")]
+        kind: String,
+        status: String,
+        status_kind: StatusKind,
+        depends_on: Vec<String>,
+        downstream: Vec<String>,
+        layer: Option<usize>,
+        retries: Option<u64>,
+        retry_budget: Option<u64>,
+        contract_hash: Option<String>,
+        contract_ok: Option<bool>,
+        last_run: Option<String>,
+        runs: Vec<Run>,
+        contract: Option<String>,
+        acceptance: Vec<String>,
+    }
+
+    fn flat(u: &Unit) -> FlatUnit {
+        FlatUnit {
+            id: u.id.to_string(),
+            kind: u.kind.to_string(),
+            status: u.status.to_string(),
+            status_kind: u.status_kind,
+            depends_on: u.depends_on.iter().map(|d| d.to_string()).collect(),
+            downstream: u.downstream.iter().map(|d| d.to_string()).collect(),
+            layer: u.layer,
+            retries: u.retries(),
+            retry_budget: u.retry_budget(),
+            contract_hash: u.contract_hash().map(str::to_owned),
+            contract_ok: u.contract_ok(),
+            last_run: u.last_run().map(str::to_owned),
+            runs: u.runs().to_vec(),
+            contract: u.contract().map(str::to_owned),
+            acceptance: u.acceptance().to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_unit_serializes_in_the_flat_shape_with_or_without_its_extras() {
+        let mut plain = Unit::new(
+            "a-very-long-unit-id-beyond-inline-be",
+            "be",
+            "passed",
+            StatusKind::Done,
+        );
+        plain.depends_on = Box::new(["b-be".into()]);
+        plain.layer = Some(1);
+        let mut full = plain.clone();
+        *full.more_mut() = UnitMore {
+            retries: Some(2),
+            retry_budget: Some(5),
+            contract_hash: Some("sha256:0123456789abcdef".into()),
+            contract_ok: Some(false),
+            last_run: Some("r-1".into()),
+            runs: vec![Run {
+                run_id: "r-1".into(),
+                unit_id: Some("a-be".into()),
+                loop_name: None,
+                ok: false,
+                total: 3,
+                passed: 2,
+                failed: 1,
+                failures: vec![],
+                next_action: None,
+            }],
+            contract: Some("fn a()".into()),
+            acceptance: vec!["ok".into()],
+        };
+        for u in [&plain, &full] {
+            let ours = serde_json::to_string(u).unwrap();
+            let reference = serde_json::to_string(&flat(u)).unwrap();
+            assert_eq!(ours, reference);
+        }
+        assert!(plain.more.is_none());
+    }
+
+    #[test]
+    fn empty_extras_take_no_box() {
+        let mut u = Unit::new("a-be", "be", "pending", StatusKind::Planning);
+        u.set_more(UnitMore::default());
+        assert!(u.more.is_none());
+        u.set_more(UnitMore {
+            retries: Some(0),
+            ..UnitMore::default()
+        });
+        assert_eq!(u.retries(), Some(0));
+    }
+
+    /// 200,000 units must fit in about 4x the bytes of their `units.json`
+    /// (issue 7 §1): the inline part stays well under the 296 bytes it was.
+    #[test]
+    fn a_unit_stays_small() {
+        assert!(
+            std::mem::size_of::<Unit>() <= 136,
+            "{}",
+            std::mem::size_of::<Unit>()
+        );
+    }
 }

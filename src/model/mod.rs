@@ -14,7 +14,8 @@ use serde::Serialize;
 
 pub use detail::{
     Agent, Bug, BugStats, BugTransition, Checkpoint, Dag, Detail, Event, Failure, Gate, L1Status,
-    L2Status, L3Status, Loops, Outcome, Progress, ProgressPart, Run, Task, Unit, UnknownRef,
+    L2Status, L3Status, Loops, Outcome, Progress, ProgressPart, Run, Task, Unit, UnitMore,
+    UnknownRef,
 };
 pub use resume::{
     CLOCK_SKEW, Excerpt, ResumeCard, SKEW_TOLERANCE_SECONDS, Scenario, ago, clock_skew,

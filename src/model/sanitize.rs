@@ -29,6 +29,13 @@ fn all(v: &mut [String]) {
     v.iter_mut().for_each(line);
 }
 
+/// [`line`] for the compact strings of units (replaced only when unsafe).
+fn short(s: &mut compact_str::CompactString) {
+    if let std::borrow::Cow::Owned(clean) = sanitize_line(s) {
+        *s = clean.into();
+    }
+}
+
 /// Make every file-derived string of `p` safe to draw.
 pub fn sanitize_project(p: &mut Project) {
     line(&mut p.id);
@@ -131,18 +138,20 @@ fn detail(d: &mut Detail) {
         opt(&mut c.note);
     }
     for u in &mut d.units {
-        line(&mut u.id);
-        line(&mut u.kind);
-        line(&mut u.status);
-        all(&mut u.depends_on);
-        all(&mut u.downstream);
-        opt(&mut u.contract_hash);
-        opt(&mut u.last_run);
-        u.runs.iter_mut().for_each(run);
-        if let Some(c) = &mut u.contract {
-            text(c);
+        short(&mut u.id);
+        short(&mut u.kind);
+        short(&mut u.status);
+        u.depends_on.iter_mut().for_each(short);
+        u.downstream.iter_mut().for_each(short);
+        if let Some(m) = &mut u.more {
+            opt(&mut m.contract_hash);
+            opt(&mut m.last_run);
+            m.runs.iter_mut().for_each(run);
+            if let Some(c) = &mut m.contract {
+                text(c);
+            }
+            all(&mut m.acceptance);
         }
-        all(&mut u.acceptance);
     }
     if let Some(dag) = &mut d.dag {
         dag.cycles.iter_mut().for_each(|c| all(c));
@@ -223,23 +232,13 @@ mod tests {
             summary: evil.into(),
             unit: Some(evil.into()),
         });
-        p.detail.units.push(Unit {
-            status_kind: crate::model::StatusKind::Unknown,
-            id: evil.into(),
-            kind: evil.into(),
-            status: evil.into(),
-            depends_on: vec![evil.into()],
-            downstream: vec![evil.into()],
-            layer: Some(0),
-            retries: None,
-            retry_budget: None,
-            contract_hash: None,
-            contract_ok: None,
-            last_run: None,
-            runs: vec![],
-            contract: Some(format!("line1\n{evil}")),
-            acceptance: vec![evil.into()],
-        });
+        let mut u = Unit::new(evil, evil, evil, crate::model::StatusKind::Unknown);
+        u.depends_on = Box::new([evil.into()]);
+        u.downstream = Box::new([evil.into()]);
+        u.layer = Some(0);
+        u.more_mut().contract = Some(format!("line1\n{evil}"));
+        u.more_mut().acceptance = vec![evil.into()];
+        p.detail.units.push(u);
         sanitize_project(&mut p);
         fn strings(v: &serde_json::Value, out: &mut Vec<String>) {
             match v {
@@ -260,7 +259,7 @@ mod tests {
             );
         }
         assert_eq!(
-            p.detail.units[0].contract.as_deref(),
+            p.detail.units[0].contract(),
             Some("line1\nx^[]0;t^G<U+202E>")
         );
     }

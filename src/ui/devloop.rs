@@ -185,11 +185,11 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                 .layer
                 .map_or_else(|| "∞".to_owned(), |l| format!("L{l}"));
             // The ≠ mark survives an id cut to its column.
-            let id = if unit.contract_ok == Some(false) {
+            let id = if unit.contract_ok() == Some(false) {
                 let room = cols.get(2).map_or(0, |&w| w as usize).saturating_sub(2);
                 format!("{} ≠", crate::model::text::truncate(&unit.id, room))
             } else {
-                unit.id.clone()
+                unit.id.to_string()
             };
             let up = if unit.depends_on.is_empty() {
                 String::new()
@@ -212,42 +212,42 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                 ),
                 Span::styled(sym, style),
                 Span::raw(id),
-                Span::raw(unit.kind.clone()),
-                Span::styled(unit.status.clone(), style),
+                Span::raw(unit.kind.to_string()),
+                Span::styled(unit.status.to_string(), style),
                 Span::styled(up, t.muted),
                 Span::styled(down, t.muted),
             ]
         },
     );
     if let Some(Drawer::Unit(id)) = &m.drawer
-        && let Some(unit) = u.iter().find(|x| &x.id == id)
+        && let Some(unit) = u.iter().find(|x| x.id == id.as_str())
     {
         let area = drawer_area(area);
         let w = inner(area).width;
         let mut lines = Vec::new();
         field(&mut lines, w, "status", &unit.status, t.bold);
-        if let Some(h) = &unit.contract_hash {
-            let mark = match unit.contract_ok {
+        if let Some(h) = unit.contract_hash() {
+            let mark = match unit.contract_ok() {
                 Some(true) => " (matches the SDD)",
                 Some(false) => " (does NOT match the SDD)",
                 None => "",
             };
             field(&mut lines, w, "hash", &format!("{h}{mark}"), t.bold);
         }
-        if let (Some(r), Some(b)) = (unit.retries, unit.retry_budget) {
+        if let (Some(r), Some(b)) = (unit.retries(), unit.retry_budget()) {
             field(&mut lines, w, "retries", &format!("{r}/{b}"), t.bold);
         }
-        if let Some(c) = &unit.contract {
+        if let Some(c) = unit.contract() {
             lines.push(Line::from(Span::styled("contract", t.bold)));
             wrapped(&mut lines, w, c, Style::new());
         }
-        if !unit.acceptance.is_empty() {
+        if !unit.acceptance().is_empty() {
             lines.push(Line::from(Span::styled("acceptance", t.bold)));
-            for a in &unit.acceptance {
+            for a in unit.acceptance() {
                 wrapped(&mut lines, w, &format!("• {a}"), Style::new());
             }
         }
-        for r in unit.runs.iter().take(3) {
+        for r in unit.runs().iter().take(3) {
             let (sym, style) = if r.ok {
                 ("✓ PASS", t.ok)
             } else {

@@ -315,7 +315,7 @@ fn the_contract_mark_survives_a_cut_unit_id() {
         .detail
         .units
         .iter()
-        .find(|u| u.contract_ok == Some(false))
+        .find(|u| u.contract_ok() == Some(false))
         .unwrap();
     let s = screen(&m, 80, 24);
     let shown = s

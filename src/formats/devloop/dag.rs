@@ -8,6 +8,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use compact_str::CompactString;
+
 use crate::model::{Unit, UnknownRef};
 
 /// One entry of the graph: an id and the ids it depends on.
@@ -30,7 +32,7 @@ impl Node for Unit {
         &self.id
     }
     fn deps(&self) -> impl Iterator<Item = &str> {
-        self.depends_on.iter().map(String::as_str)
+        self.depends_on.iter().map(CompactString::as_str)
     }
 }
 

@@ -370,7 +370,7 @@ pub(super) fn resume(
         .detail
         .units
         .iter()
-        .find_map(|u| u.runs.first().filter(|r| !r.ok).map(|r| (u, r)))
+        .find_map(|u| u.runs().first().filter(|r| !r.ok).map(|r| (u, r)))
     {
         candidates.push(format!("units/{}/runs/{}/result.json", u.id, r.run_id));
     }

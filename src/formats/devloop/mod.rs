@@ -418,7 +418,7 @@ fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
         .collect();
     let total = distinct.len();
     let passed = distinct.iter().filter(|u| u.status == "passed").count();
-    let all_current = distinct.iter().all(|u| u.contract_ok == Some(true));
+    let all_current = distinct.iter().all(|u| u.contract_ok() == Some(true));
     let sane = units.cycles.is_empty() && units.unknown_refs.is_empty() && units.duplicates == 0;
     let gate_open = total > 0 && passed == total && all_current && sane;
     let l2_passed = p.detail.integration_runs.first().is_some_and(|r| r.ok);
@@ -618,7 +618,7 @@ mod tests {
         ]);
         let p = p.unwrap();
         assert!(
-            p.detail.units.iter().all(|u| u.contract_ok == Some(true)),
+            p.detail.units.iter().all(|u| u.contract_ok() == Some(true)),
             "{:?}",
             p.findings
         );

@@ -12,7 +12,9 @@ use serde::de::{SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use crate::model::Unit;
+use compact_str::CompactString;
+
+use crate::model::{StatusKind, Unit, UnitMore};
 
 use crate::formats::parse_time;
 
@@ -136,15 +138,53 @@ impl<'de> Deserialize<'de> for UnitSeq {
     }
 }
 
+/// [`Text`] without its temporary `String`: an id written as a string, a
+/// number or a boolean, kept inline when short (a unit's id, its
+/// dependencies).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShortText(pub CompactString);
+
+impl<'de> Deserialize<'de> for ShortText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = ShortText;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string, a number or a boolean")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ShortText, E> {
+                Ok(ShortText(v.into()))
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<ShortText, E> {
+                Ok(ShortText(compact_str::format_compact!("{v}")))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<ShortText, E> {
+                Ok(ShortText(compact_str::format_compact!("{v}")))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<ShortText, E> {
+                Ok(ShortText(compact_str::format_compact!("{v}")))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<ShortText, E> {
+                // As `Text` spells it (serde_json's own number display).
+                match serde_json::Number::from_f64(v) {
+                    Some(n) => Ok(ShortText(compact_str::format_compact!("{n}"))),
+                    None => Err(E::invalid_value(serde::de::Unexpected::Float(v), &self)),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct UnitEntry {
-    pub id: Option<Text>,
+    pub id: Option<ShortText>,
     #[serde(rename = "type")]
-    pub kind: Option<String>,
-    pub status: Option<String>,
+    pub kind: Option<CompactString>,
+    pub status: Option<CompactString>,
     #[serde(deserialize_with = "nullable")]
-    pub depends_on: Vec<Text>,
+    pub depends_on: Vec<ShortText>,
     pub retries: Option<f64>,
     pub retry_budget: Option<f64>,
     pub contract_hash: Option<String>,
@@ -157,24 +197,23 @@ impl UnitEntry {
         let status = self
             .status
             .filter(|s| !s.trim().is_empty())
-            .unwrap_or_else(|| "unknown".to_owned());
-        Unit {
-            id: self.id.map(|t| t.0).unwrap_or_default(),
-            kind: self.kind.unwrap_or_default(),
-            status_kind: super::kinds::unit(&status),
+            .unwrap_or_else(|| CompactString::const_new("unknown"));
+        let mut u = Unit::new(
+            self.id.map(|t| t.0).unwrap_or_default(),
+            self.kind.unwrap_or_default(),
             status,
-            depends_on: self.depends_on.into_iter().map(|d| d.0).collect(),
-            downstream: Vec::new(),
-            layer: None,
+            StatusKind::Unknown,
+        );
+        u.status_kind = super::kinds::unit(&u.status);
+        u.depends_on = self.depends_on.into_iter().map(|d| d.0).collect();
+        u.set_more(UnitMore {
             retries: count(self.retries),
             retry_budget: count(self.retry_budget),
             contract_hash: self.contract_hash,
-            contract_ok: None,
             last_run: self.last_run.map(|t| t.0),
-            runs: Vec::new(),
-            contract: None,
-            acceptance: Vec::new(),
-        }
+            ..UnitMore::default()
+        });
+        u
     }
 }
 
@@ -402,13 +441,27 @@ mod tests {
             br#"{"id":"sku-db","type":7,"status":"passed","depends_on":null,"retries":"x"}"#,
         )
         .unwrap();
-        assert_eq!(u.id, Some(Text("sku-db".into())));
+        assert_eq!(u.id, Some(ShortText("sku-db".into())));
         assert_eq!(u.kind, None);
         assert_eq!(u.status.as_deref(), Some("passed"));
         assert!(u.depends_on.is_empty());
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert!(parse_file::<UnitEntry>(b"[1]").is_err());
         assert!(parse_file::<UnitEntry>(b"{\"id\":").is_err());
+    }
+
+    #[test]
+    fn short_ids_read_as_text_does() {
+        for raw in ["\"sku-db\"", "7", "-3", "7.5", "1e3", "true", "\"\""] {
+            let short: ShortText = serde_json::from_str(raw).unwrap();
+            let text: Text = serde_json::from_str(raw).unwrap();
+            assert_eq!(short.0.as_str(), text.as_str(), "{raw}");
+            let v: Value = serde_json::from_str(raw).unwrap();
+            let from_tree = ShortText::deserialize(&v).unwrap();
+            assert_eq!(from_tree.0.as_str(), text.as_str(), "{raw} from a tree");
+        }
+        assert!(serde_json::from_str::<ShortText>("[1]").is_err());
+        assert!(serde_json::from_str::<ShortText>("null").is_err());
     }
 
     #[test]

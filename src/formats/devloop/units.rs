@@ -1,5 +1,7 @@
 //! `units.json`: the units, the graph's findings and each unit's newest runs.
 
+use compact_str::CompactString;
+
 use super::*;
 
 /// What `units.json` gave beyond the units themselves.
@@ -119,11 +121,7 @@ pub(super) fn units(
                 id,
             );
         }
-        if let Some(h) = u
-            .contract_hash
-            .as_deref()
-            .filter(|h| !dag::valid_contract_hash(h))
-        {
+        if let Some(h) = u.contract_hash().filter(|h| !dag::valid_contract_hash(h)) {
             add(
                 Level::Warning,
                 "devloop.bad-contract-hash",
@@ -143,11 +141,11 @@ pub(super) fn units(
                 id,
             );
         }
-        let retries = u.retries.unwrap_or(0);
-        let budget = u.retry_budget.unwrap_or(DEFAULT_RETRY_BUDGET);
+        let retries = u.retries().unwrap_or(0);
+        let budget = u.retry_budget().unwrap_or(DEFAULT_RETRY_BUDGET);
         let spent = retries >= budget;
         if status == "blocked" || (spent && status != "passed") {
-            let used = if u.retries.is_some() || u.retry_budget.is_some() || spent {
+            let used = if u.retries().is_some() || u.retry_budget().is_some() || spent {
                 format!(" ({retries}/{budget} retries used)")
             } else {
                 String::new()
@@ -161,7 +159,7 @@ pub(super) fn units(
                 id,
             );
             // The inbox names the unit in its reference column already.
-            stuck.push((id.clone(), format!("unit {why}")));
+            stuck.push((id.to_string(), format!("unit {why}")));
         }
     }
     p.findings.extend(found);
@@ -176,10 +174,10 @@ pub(super) fn units(
         }
     }
     let with_dirs: HashSet<String> = runs::unit_dirs(dir).into_iter().collect();
-    let mut by_id: HashMap<String, Vec<Run>> = HashMap::new();
+    let mut by_id: HashMap<&str, Vec<Run>> = HashMap::new();
     if !with_dirs.is_empty() || !flat.is_empty() {
         for u in &listed {
-            let id = &u.id;
+            let id = u.id.as_str();
             if by_id.contains_key(id) || !(with_dirs.contains(id) || flat.contains_key(id)) {
                 continue;
             }
@@ -194,14 +192,32 @@ pub(super) fn units(
                 runs.dedup_by(|a, b| a.run_id == b.run_id);
                 runs.truncate(runs::RUNS_PER_UNIT);
             }
-            by_id.insert(id.clone(), runs);
+            by_id.insert(id, runs);
+        }
+    }
+    // Runs by entry index (the map borrows the ids).
+    let runs_of: Vec<(usize, Vec<Run>)> = if by_id.is_empty() {
+        Vec::new()
+    } else {
+        listed
+            .iter()
+            .enumerate()
+            .filter_map(|(e, u)| by_id.get(u.id.as_str()).map(|r| (e, r.clone())))
+            .collect()
+    };
+    drop(by_id);
+    for (e, runs) in runs_of {
+        if !runs.is_empty() {
+            listed[e].more_mut().runs = runs;
         }
     }
     // Layers, and who depends on whom (the Units pane shows both
-    // directions), computed once.
+    // directions), computed once: each list allocated at its exact size
+    // (ids of up to 24 bytes are copied inline, no allocation each).
     for e in 0..listed.len() {
-        let mut down: Vec<String> = Vec::new();
-        for &d in a.downstream_of(e) {
+        let ds = a.downstream_of(e);
+        let mut down: Vec<CompactString> = Vec::with_capacity(ds.len());
+        for &d in ds {
             let id = &listed[d as usize].id;
             if down.last() != Some(id) {
                 down.push(id.clone());
@@ -209,11 +225,9 @@ pub(super) fn units(
         }
         let u = &mut listed[e];
         u.layer = a.layers.get(e).copied().flatten();
-        u.downstream = down;
-        if let Some(runs) = by_id.get(&u.id) {
-            u.runs = runs.clone();
-        }
+        u.downstream = down.into_boxed_slice();
     }
+    listed.shrink_to_fit();
     p.detail.units = listed;
     UnitsInfo {
         cycles: a.cycles,
