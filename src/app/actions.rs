@@ -175,44 +175,35 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
     render
 }
 
+/// Scroll a text view (help, a drawer) by `cmd`; the view clamps the
+/// offset to its length. Renders only when the offset moved.
+fn scroll(offset: &mut u16, cmd: Command, page: usize) -> Vec<Effect> {
+    let page = page.max(1) as u16;
+    let before = *offset;
+    *offset = match cmd {
+        Command::Up => before.saturating_sub(1),
+        Command::Down => before.saturating_add(1),
+        Command::Top => 0,
+        Command::Bottom => u16::MAX / 2,
+        Command::PageUp => before.saturating_sub(page),
+        Command::PageDown => before.saturating_add(page),
+        _ => before,
+    };
+    if *offset == before {
+        Vec::new()
+    } else {
+        vec![Effect::Render]
+    }
+}
+
 fn move_selection(m: &mut Model, cmd: Command) -> Vec<Effect> {
     // The help scrolls (the view clamps to its length).
     if m.mode == Mode::Help {
-        let page = m.page.max(1) as u16;
-        let before = m.help_scroll;
-        m.help_scroll = match cmd {
-            Command::Up => before.saturating_sub(1),
-            Command::Down => before.saturating_add(1),
-            Command::Top => 0,
-            Command::Bottom => u16::MAX / 2,
-            Command::PageUp => before.saturating_sub(page),
-            Command::PageDown => before.saturating_add(page),
-            _ => before,
-        };
-        return if m.help_scroll == before {
-            Vec::new()
-        } else {
-            vec![Effect::Render]
-        };
+        return scroll(&mut m.help_scroll, cmd, m.page);
     }
     // An open drawer takes the movement keys: it scrolls (the UI clamps).
     if m.drawer.is_some() && m.screen == Screen::Projects {
-        let page = m.page.max(1) as u16;
-        let before = m.drawer_scroll;
-        m.drawer_scroll = match cmd {
-            Command::Up => before.saturating_sub(1),
-            Command::Down => before.saturating_add(1),
-            Command::Top => 0,
-            Command::Bottom => u16::MAX / 2,
-            Command::PageUp => before.saturating_sub(page),
-            Command::PageDown => before.saturating_add(page),
-            _ => before,
-        };
-        return if m.drawer_scroll == before {
-            Vec::new()
-        } else {
-            vec![Effect::Render]
-        };
+        return scroll(&mut m.drawer_scroll, cmd, m.page);
     }
     let len = m.focused_len();
     let timeline =

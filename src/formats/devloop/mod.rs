@@ -308,6 +308,20 @@ pub(crate) fn read_json<T: serde::de::DeserializeOwned + Default>(
 }
 
 /// `p-restock · L1 4/6 units · 63%` (`· 0%` without units).
+/// The computed progress written into the project's stage, percent and
+/// statusline: one rule for the full and the light (`status`) reads.
+fn apply_progress(
+    p: &mut Project,
+    short: &str,
+    progress: &crate::model::Progress,
+    passed: usize,
+    total: usize,
+) {
+    p.stage = Some(progress.phase.clone());
+    p.progress_percent = Some(progress.percent.round().clamp(0.0, 100.0) as u8);
+    p.statusline = statusline(short, &progress.phase, passed, total, p.progress_percent);
+}
+
 fn statusline(short: &str, phase: &str, passed: usize, total: usize, pct: Option<u8>) -> String {
     let pct = pct.unwrap_or(0);
     if total > 0 {
@@ -432,15 +446,13 @@ fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
         l2_passed,
     };
     let progress = progress::compute(&facts);
+    apply_progress(&mut p, &short, &progress, passed, total);
     p.detail.dag = Some(Dag {
         cycles: units.cycles,
         unknown_refs: units.unknown_refs,
         l2_gate_open: gate_open,
         layers: units.layer_count,
     });
-    p.stage = Some(progress.phase.clone());
-    p.progress_percent = Some(progress.percent.round().clamp(0.0, 100.0) as u8);
-
     let budget = Budget {
         used: meta.token_used.filter(|v| v.is_finite()).unwrap_or(0.0),
         limit: meta
@@ -459,7 +471,6 @@ fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
     inbox(&mut p, &prd, &budget, &waiting, &agents, meta_updated);
     p.detail.loops = Some(inbox::loops(&p, &prd, &changes, &waiting, units.l2));
     resume(&mut p, dir, &prd, &progress.phase, passed, total);
-    p.statusline = statusline(&short, &progress.phase, passed, total, p.progress_percent);
     p.detail.progress = Some(progress);
     p
 }

@@ -158,9 +158,7 @@ pub(super) fn read(dir: &Path, meta: &ProjectMeta) -> Option<Project> {
         l2_passed,
     };
     let progress = progress::compute(&facts);
-    p.stage = Some(progress.phase.clone());
-    p.progress_percent = Some(progress.percent.round().clamp(0.0, 100.0) as u8);
-    p.statusline = statusline(&short, &progress.phase, passed, total, p.progress_percent);
+    apply_progress(&mut p, &short, &progress, passed, total);
     Some(p)
 }
 
