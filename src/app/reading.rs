@@ -49,6 +49,11 @@ fn broke(shown: &Project, fresh: &Project) -> bool {
 
 impl Model {
     pub fn freshness(&self, p: &Project) -> Freshness {
+        // Asked for every drawn row: nothing held (the usual case) costs
+        // no key to build.
+        if self.held.is_empty() {
+            return Freshness::Current;
+        }
         match self.held.get(&identity(p)) {
             None => Freshness::Current,
             Some(Held::Rereading { .. }) => Freshness::Rereading,

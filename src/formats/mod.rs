@@ -309,7 +309,7 @@ pub fn light_status(dir: &Path) -> Option<Project> {
     let names = store::list_names(dir);
     let other = names
         .iter()
-        .any(|n| n == "state.json" || n == gsd::PLANNING_DIR || n == dwp::DWP_DIR);
+        .any(|n| n == prd_master::STATE_FILE || n == gsd::PLANNING_DIR || n == dwp::DWP_DIR);
     if other {
         return None;
     }

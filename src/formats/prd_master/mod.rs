@@ -17,7 +17,7 @@ use crate::store::{self, StoreError, WalkEntry};
 use rebuild::SCENE_ANCHOR;
 use schema::{ParseFailure, Scalar, State};
 
-const STATE_FILE: &str = "state.json";
+pub const STATE_FILE: &str = "state.json";
 const CONVERSATION: &str = "conversation.md";
 const PROPOSAL_V1: &str = "proposal-v1.md";
 /// Keys that make a `state.json` a PRD-master state.
