@@ -40,6 +40,7 @@ fn projects(n: usize) -> Vec<Project> {
                     since: p.updated_at,
                     options: vec![],
                     subject: None,
+                    act: None,
                 });
             }
             p

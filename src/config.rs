@@ -25,9 +25,24 @@ pub struct Config {
     /// Mouse wheel scrolling. Off by default so terminal text selection works.
     #[serde(default)]
     pub mouse: bool,
+    /// Refuse every write, as `--readonly` does.
+    #[serde(default)]
+    pub readonly: bool,
+    /// The devloop server, for the decisions the seed routes through it.
+    #[serde(default)]
+    pub devloop: DevloopConfig,
     /// The file this config was read from (none: the defaults).
     #[serde(skip)]
     pub file: Option<PathBuf>,
+}
+
+/// `[devloop]`: where the devloop server listens.
+#[derive(Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct DevloopConfig {
+    /// `api = "http://host:port"`: sign-off, abandon and new requirements
+    /// go through the server's REST API.
+    pub api: Option<String>,
 }
 
 #[derive(Debug, Error)]

@@ -19,6 +19,7 @@ pub(super) fn project(name: &str, format: Format, waiting: usize) -> Project {
     for i in 0..waiting {
         p.inbox.push(InboxItem {
             kind: InboxKind::Question,
+            act: None,
             reference: format!("OQ-{i}"),
             title: format!("question {i} of {name}"),
             since: Some(
@@ -473,6 +474,7 @@ fn inbox_enter_finds_the_row_by_the_item_subject() {
         .collect();
     p.inbox.push(InboxItem {
         kind: InboxKind::Blocked,
+        act: None,
         reference: "task 3".into(),
         title: "blocked".into(),
         since: None,
@@ -499,6 +501,7 @@ fn devloop_retries_and_triage_items_open_their_unit() {
             since: None,
             options: vec![],
             subject: Some("b".into()),
+            act: None,
         });
         let mut m = model(vec![p]);
         update(&mut m, key('i'));

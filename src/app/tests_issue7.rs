@@ -444,6 +444,7 @@ fn the_console_offers_resume_only_while_the_token_holds() {
     });
     p.inbox.push(crate::model::InboxItem {
         kind: InboxKind::Resume,
+        act: None,
         reference: "agent-state/dev-1.json".into(),
         title: "dev-1 paused".into(),
         since: Some(paused),

@@ -7,6 +7,7 @@
 //! 2 usage (a command-line root or project directory that does not exist, a
 //! broken config file); 3 conflict.
 
+pub mod act;
 mod json;
 mod table;
 pub mod views;
@@ -92,6 +93,30 @@ pub enum Command {
         /// Print JSON ("schema_version": 1) instead of a table.
         #[arg(long)]
         json: bool,
+    },
+    /// Make a decision: write the human's answer back as a legal transition
+    /// (exit 1 refused, 3 changed on disk or locked). `loopdeck act DIR
+    /// VERB --help` for each verb.
+    Act {
+        /// The project's directory (a workspace for `new-project`).
+        #[arg(value_name = "PROJECT_DIR")]
+        project_dir: PathBuf,
+        #[command(subcommand)]
+        verb: act::ActVerb,
+        #[command(flatten)]
+        flags: act::ActFlags,
+    },
+    /// Put back the bytes a decision replaced (exit 3 when the file has
+    /// moved on since).
+    Undo {
+        /// The decision's audit id (default: the last decision).
+        #[arg(value_name = "AUDIT_ID", conflicts_with = "last")]
+        id: Option<String>,
+        /// The last decision made.
+        #[arg(long)]
+        last: bool,
+        #[command(flatten)]
+        flags: act::ActFlags,
     },
 }
 
@@ -182,6 +207,29 @@ pub fn run(
             .map_err(|e| usage(err, &e.to_string()))
     };
     match command {
+        Command::Act {
+            project_dir,
+            verb,
+            flags,
+        } => {
+            return act::run_act(
+                project_dir,
+                verb,
+                flags,
+                &config,
+                global.readonly,
+                now,
+                out,
+                err,
+            );
+        }
+        Command::Undo { id, flags, .. } => {
+            let which = id.clone().map_or(
+                crate::store::audit::Which::Last,
+                crate::store::audit::Which::Id,
+            );
+            return act::run_undo(which, flags, &config, global.readonly, out, err);
+        }
         Command::List { roots, json } => {
             let (roots, found) = match walk(roots, err) {
                 Ok(r) => r,

@@ -3,10 +3,12 @@
 //! decisions it allows. Nothing outside a format's module knows its file
 //! names.
 
+pub mod act;
 pub mod devloop;
 pub mod dwp;
 pub mod gsd;
 pub mod json;
+pub mod jsonedit;
 pub mod prd_master;
 
 use std::path::{Path, PathBuf};

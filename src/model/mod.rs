@@ -6,6 +6,7 @@ mod resume;
 mod sanitize;
 mod status;
 pub mod text;
+mod verb;
 
 use std::path::PathBuf;
 
@@ -23,6 +24,7 @@ pub use resume::{
 };
 pub use sanitize::sanitize_project;
 pub use status::StatusKind;
+pub use verb::{Address, FileStamp, Request, Verb};
 
 /// The four on-disk formats loopdeck understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -170,6 +172,10 @@ pub struct InboxItem {
     /// format spells its references.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subject: Option<String>,
+    /// Where this item is decided (`loopdeck act DIR VERB TARGET`), when a
+    /// human decision settles it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub act: Option<Address>,
 }
 
 /// A question or research node on a frontier.
@@ -250,6 +256,8 @@ pub struct Project {
     pub detail: Detail,
     /// One line for a shell prompt or tmux status bar.
     pub statusline: String,
+    /// Every file read whole, with the sha256 and length of the bytes read.
+    pub files: Vec<FileStamp>,
 }
 
 impl Project {
@@ -275,6 +283,7 @@ impl Project {
             resume: ResumeCard::default(),
             detail: Detail::default(),
             statusline: String::new(),
+            files: Vec::new(),
         }
     }
 

@@ -219,6 +219,7 @@ mod tests {
         p.stage = Some(evil.into());
         p.inbox.push(InboxItem {
             kind: InboxKind::Waiting,
+            act: None,
             reference: evil.into(),
             title: evil.into(),
             since: None,

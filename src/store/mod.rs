@@ -2,7 +2,9 @@
 //! path containment, directory walking, hashing and atomic replacement.
 //! Nothing here knows any format's file names.
 
+pub mod audit;
 pub mod ndjson;
+pub mod txn;
 mod walk;
 
 use std::fs::{self, File};

@@ -236,6 +236,7 @@ fn hostile_model() -> Model {
     p.resume.waiting_for = Some(format!("line1\n{evil}"));
     p.inbox.push(InboxItem {
         kind: InboxKind::Waiting,
+        act: None,
         reference: evil.into(),
         title: evil.into(),
         since: None,
@@ -284,6 +285,7 @@ fn wrapped_cjk_stays_inside_the_border() {
     p.status = "规则引擎执行中状态".into();
     p.inbox.push(InboxItem {
         kind: InboxKind::Waiting,
+        act: None,
         reference: ".planning/WAITING.json".into(),
         title: "[Phase 3] 超过 3 级的审批是否允许加签？这决定规则引擎的层级上限。".into(),
         since: None,

@@ -58,6 +58,7 @@ pub(super) fn inbox(
     for (page, text) in &prd.conflicts {
         items.push(InboxItem {
             kind: InboxKind::Conflict,
+            act: None,
             reference: page.clone(),
             title: format!("PRD conflict: {text}"),
             since: last_event(p, "prd_conflict")
@@ -86,6 +87,7 @@ pub(super) fn inbox(
         );
         items.push(InboxItem {
             kind: InboxKind::Budget,
+            act: None,
             reference: PROJECT_FILE.to_owned(),
             title,
             since: blocked_since,
@@ -101,6 +103,7 @@ pub(super) fn inbox(
             .unwrap_or_else(|| "no reason recorded".to_owned());
         items.push(InboxItem {
             kind: InboxKind::Blocked,
+            act: None,
             reference: PROJECT_FILE.to_owned(),
             title: format!("project blocked: {reason}"),
             since: blocked_since,
@@ -122,6 +125,7 @@ pub(super) fn inbox(
         );
         items.push(InboxItem {
             kind: InboxKind::Blocked,
+            act: None,
             reference: UNITS_FILE.to_owned(),
             title,
             since: p.updated_at,
@@ -179,6 +183,7 @@ pub(super) fn inbox(
         };
         items.push(InboxItem {
             kind: InboxKind::Resume,
+            act: None,
             reference: rel.clone(),
             title,
             since: a.paused_at,
@@ -197,6 +202,7 @@ pub(super) fn inbox(
             .or(p.updated_at);
         items.push(InboxItem {
             kind: InboxKind::RetriesSpent,
+            act: None,
             reference: id.clone(),
             title: title.clone(),
             since,
@@ -214,6 +220,7 @@ pub(super) fn inbox(
         }
         items.push(InboxItem {
             kind: InboxKind::Triage,
+            act: None,
             reference: t.file.clone(),
             title,
             since: store::mtime(&p.path.join(&t.file)),
@@ -224,6 +231,7 @@ pub(super) fn inbox(
     if p.status == "shipped" {
         items.push(InboxItem {
             kind: InboxKind::SignOff,
+            act: None,
             reference: PROJECT_FILE.to_owned(),
             title: "shipped, awaiting sign-off: sign off (shipped-final) or abandon".to_owned(),
             since: last_event(p, "project_shipped")

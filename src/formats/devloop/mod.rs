@@ -28,6 +28,7 @@
 //!   projects (`companies/{cid}/projects/{pid}`); so is a project directory
 //!   that cannot be listed there (see [`unlisted`]).
 
+pub mod act;
 pub mod agents;
 pub mod bugs;
 pub mod dag;

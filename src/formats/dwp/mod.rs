@@ -20,6 +20,7 @@
 //! (seed 002); a plan whose remaining tasks are skipped is never shown as
 //! completed, whatever its state.json says.
 
+pub mod act;
 pub mod checks;
 pub mod evidence;
 mod find;
@@ -302,6 +303,7 @@ fn waiting(
         });
         p.inbox.push(InboxItem {
             kind: InboxKind::Blocked,
+            act: None,
             reference: task
                 .as_ref()
                 .map_or_else(|| "blocked".to_owned(), |t| format!("task {t}")),
@@ -321,6 +323,7 @@ fn waiting(
         }
         p.inbox.push(InboxItem {
             kind: InboxKind::Blocked,
+            act: None,
             reference: format!("task {}", t.id),
             title: format!(
                 "task {} ({}) is blocked; state.json records no blocker for it",
@@ -351,6 +354,7 @@ fn waiting(
             .and_then(parse_time);
         p.inbox.push(InboxItem {
             kind: InboxKind::Approval,
+            act: None,
             reference: "approval".to_owned(),
             title: format!("approve the plan “{}” ({} tasks)", p.name, tasks.len()),
             since: created.or(since),
@@ -361,6 +365,7 @@ fn waiting(
     if !desync.is_empty() {
         p.inbox.push(InboxItem {
             kind: InboxKind::Desync,
+            act: None,
             reference: README.to_owned(),
             title: format!(
                 "README and state.json disagree ({}); Markdown wins: reconcile state.json from it",
@@ -375,6 +380,7 @@ fn waiting(
         let marker_since = finalizing_since(plan.dir);
         p.inbox.push(InboxItem {
             kind: InboxKind::Finalization,
+            act: None,
             reference: FINALIZING.to_owned(),
             title: "finalization was interrupted: inspect the evidence, then recover it for the same candidate".to_owned(),
             since: marker_since.or(since),

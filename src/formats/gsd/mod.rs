@@ -5,6 +5,7 @@
 //! GSD's own, byte for byte (see `statusline.rs`); everything else comes from
 //! the tolerant frontmatter reader and the body sections.
 
+pub mod act;
 pub mod body;
 pub mod frontmatter;
 pub mod statusline;
@@ -241,6 +242,7 @@ fn waiting(p: &mut Project, file: Result<Vec<u8>, StoreError>) {
     let since = w.since.as_deref().and_then(parse_time);
     p.inbox.push(InboxItem {
         kind: InboxKind::Waiting,
+        act: None,
         reference: WAITING_FILE.to_owned(),
         title,
         since,

@@ -2,6 +2,7 @@
 //! (seed 000), or, without a readable one, a directory holding the
 //! deliverables the state can be rebuilt from.
 
+pub mod act;
 pub mod frontier;
 pub mod legacy;
 pub mod rebuild;
@@ -265,6 +266,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
     for q in &p.frontier.questions {
         p.inbox.push(InboxItem {
             kind: InboxKind::Question,
+            act: None,
             reference: q.id.clone(),
             title: q.title.clone(),
             since,
@@ -282,6 +284,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
                 .unwrap_or_default();
             p.inbox.push(InboxItem {
                 kind: InboxKind::Evidence,
+                act: None,
                 reference: q.id.clone(),
                 title: format!("{} [{owner}]{what}", q.title),
                 since,
@@ -295,6 +298,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
     }) {
         p.inbox.push(InboxItem {
             kind: InboxKind::Choice,
+            act: None,
             reference: "next_action".to_owned(),
             title: na
                 .description

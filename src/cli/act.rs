@@ -1,0 +1,428 @@
+//! `loopdeck act PROJECT_DIR VERB ...` and `loopdeck undo`: the decisions,
+//! headless. The verbs parse into [`crate::model::Verb`]; the project's
+//! format makes the decision (`formats::act`), the store writes it.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use clap::{Args, Subcommand};
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::model::text::{sanitize_line, sanitize_text};
+use crate::model::{Request, Verb};
+use crate::store::audit;
+use crate::store::txn::{ActError, Outcome, WriteOptions};
+
+use super::views::{SCHEMA_VERSION, rfc3339};
+use super::{EXIT_OK, Pick, enclosing_project, json};
+
+/// The flags every verb takes.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ActFlags {
+    /// Act only if the file the decision edits (state.json, STATE.md,
+    /// project.json, bugs.ndjson…) still has this sha256 (exit 3 if not).
+    #[arg(
+        long = "expect-sha256",
+        alias = "expected-sha256",
+        value_name = "HEX",
+        global = true
+    )]
+    pub expect_sha256: Option<String>,
+    /// Who decides (default: the login name).
+    #[arg(long, value_name = "NAME", global = true)]
+    pub by: Option<String>,
+    /// Print the unified diff of every file it would change; change nothing.
+    #[arg(long, global = true)]
+    pub dry_run: bool,
+    /// Print JSON ("schema_version": 1): the decision, each file's sha256
+    /// before and after, the audit id.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+/// The decisions, by format.
+#[derive(Debug, Clone, Subcommand)]
+pub enum ActVerb {
+    /// PRD-master: answer question OQ-ID (refused while its dependencies are
+    /// open). GSD: answer WAITING.json with TEXT alone.
+    Answer {
+        /// `OQ-ID TEXT` (PRD-master) or `TEXT` (GSD).
+        #[arg(value_name = "[OQ-ID] TEXT", num_args = 1..=2, required = true)]
+        args: Vec<String>,
+        /// Also record the answer as a key decision `D-n`.
+        #[arg(long)]
+        key_decision: bool,
+        /// Why (with --key-decision).
+        #[arg(long, value_name = "TEXT")]
+        rationale: Option<String>,
+    },
+    /// PRD-master: supply evidence for a fact node owned by a human role.
+    Evidence {
+        #[arg(value_name = "OQ-ID")]
+        id: String,
+        text: String,
+    },
+    /// PRD-master: choose one of next_action.askuserquestion_options.
+    Choose {
+        #[arg(value_name = "OPTION")]
+        option: String,
+    },
+    /// PRD-master: start a new project in a workspace directory (Step 3b).
+    NewProject {
+        name: String,
+        /// feature or bugfix.
+        #[arg(long, value_name = "feature|bugfix")]
+        work_type: String,
+        /// standard, quick or tech-constrained.
+        #[arg(long, value_name = "standard|quick|tech-constrained")]
+        mode: Option<String>,
+    },
+    /// GSD: add `- [Phase N]: summary — rationale` under Decisions.
+    AddDecision {
+        text: String,
+        #[arg(long, value_name = "N")]
+        phase: Option<String>,
+        #[arg(long, value_name = "TEXT")]
+        rationale: Option<String>,
+    },
+    /// GSD: add a blocker.
+    AddBlocker { text: String },
+    /// GSD: resolve a blocker (by its text).
+    ResolveBlocker { text: String },
+    /// DWP: approve the plan.
+    Approve,
+    /// DWP: block TASK with a reason (and what it needs).
+    Block {
+        task: String,
+        #[arg(long, value_name = "TEXT")]
+        reason: String,
+        #[arg(long, value_name = "TEXT")]
+        needs: Option<String>,
+    },
+    /// DWP: resolve TASK's blocker (only the current task's); back to in_progress.
+    Unblock { task: String },
+    /// DWP: reopen TASK with a reason.
+    Reopen {
+        task: String,
+        #[arg(long, value_name = "TEXT")]
+        reason: String,
+    },
+    /// DWP: take task state from the README's Markdown, noted in PROGRESS.md.
+    Reconcile,
+    /// DWP: remove a stale state lock (needs --confirm).
+    Unlock {
+        #[arg(long)]
+        confirm: bool,
+    },
+    /// devloop: move bug BUG-ID to STATUS by the seed's lifecycle.
+    Bug {
+        #[arg(value_name = "BUG-ID")]
+        id: String,
+        status: String,
+        #[arg(long, value_name = "TEXT")]
+        note: Option<String>,
+        #[arg(long, value_name = "BUG-ID")]
+        duplicate_of: Option<String>,
+        #[arg(long, value_name = "REF")]
+        fix_ref: Option<String>,
+    },
+    /// devloop: resume or restart a paused agent.
+    ResumeAgent {
+        agent: String,
+        #[arg(value_parser = ["resume", "restart"])]
+        choice: String,
+    },
+    /// devloop: sign off a shipped project (shipped → shipped-final).
+    SignOff,
+    /// devloop: abandon the project.
+    Abandon,
+    /// devloop: a new requirement (needs `[devloop] api` in the config).
+    Requirement { text: String },
+}
+
+impl ActVerb {
+    /// The model's verb, or a usage message.
+    fn verb(&self) -> Result<Verb, String> {
+        Ok(match self.clone() {
+            ActVerb::Answer {
+                mut args,
+                key_decision,
+                rationale,
+            } => {
+                if rationale.is_some() && !key_decision {
+                    return Err("--rationale goes with --key-decision".to_owned());
+                }
+                let text = args.pop().unwrap_or_default();
+                Verb::Answer {
+                    id: args.pop(),
+                    text,
+                    key_decision,
+                    rationale,
+                }
+            }
+            ActVerb::Evidence { id, text } => Verb::Evidence { id, text },
+            ActVerb::Choose { option } => Verb::Choose { option },
+            ActVerb::NewProject {
+                name,
+                work_type,
+                mode,
+            } => Verb::NewProject {
+                name,
+                work_type,
+                mode,
+            },
+            ActVerb::AddDecision {
+                text,
+                phase,
+                rationale,
+            } => Verb::AddDecision {
+                text,
+                phase,
+                rationale,
+            },
+            ActVerb::AddBlocker { text } => Verb::AddBlocker { text },
+            ActVerb::ResolveBlocker { text } => Verb::ResolveBlocker { text },
+            ActVerb::Approve => Verb::Approve,
+            ActVerb::Block {
+                task,
+                reason,
+                needs,
+            } => Verb::Block {
+                task,
+                reason,
+                needs,
+            },
+            ActVerb::Unblock { task } => Verb::Unblock { task },
+            ActVerb::Reopen { task, reason } => Verb::Reopen { task, reason },
+            ActVerb::Reconcile => Verb::Reconcile,
+            ActVerb::Unlock { confirm } => Verb::Unlock { confirm },
+            ActVerb::Bug {
+                id,
+                status,
+                note,
+                duplicate_of,
+                fix_ref,
+            } => Verb::Bug {
+                id,
+                status,
+                note,
+                duplicate_of,
+                fix_ref,
+            },
+            ActVerb::ResumeAgent { agent, choice } => Verb::ResumeAgent { agent, choice },
+            ActVerb::SignOff => Verb::SignOff,
+            ActVerb::Abandon => Verb::Abandon,
+            ActVerb::Requirement { text } => Verb::Requirement { text },
+        })
+    }
+}
+
+/// The login name, for `--by`'s default.
+pub fn login_name() -> String {
+    ["LOGNAME", "USER", "USERNAME"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// `--json`'s answer.
+#[derive(Serialize)]
+struct ActView<'a> {
+    schema_version: u32,
+    decision: &'a Verb,
+    by: &'a str,
+    at: Option<String>,
+    project: String,
+    #[serde(flatten)]
+    outcome: &'a Outcome,
+}
+
+#[derive(Serialize)]
+struct UndoView<'a> {
+    schema_version: u32,
+    undone: String,
+    #[serde(flatten)]
+    outcome: &'a Outcome,
+}
+
+/// The options every write takes from the flags, the config and the globals.
+fn write_options(flags: &ActFlags, config: &Config, readonly: bool) -> WriteOptions {
+    WriteOptions {
+        expect_sha256: flags
+            .expect_sha256
+            .as_ref()
+            .map(|h| h.trim().to_ascii_lowercase()),
+        dry_run: flags.dry_run,
+        readonly: readonly || config.readonly,
+        audit_dir: audit::default_dir(),
+        ..WriteOptions::default()
+    }
+}
+
+/// `loopdeck act`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_act(
+    project_dir: &std::path::Path,
+    verb: &ActVerb,
+    flags: &ActFlags,
+    config: &Config,
+    readonly: bool,
+    now: DateTime<Utc>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<i32> {
+    let verb = match verb.verb() {
+        Ok(v) => v,
+        Err(msg) => return Ok(super::usage(err, &msg)),
+    };
+    if !project_dir.is_dir() {
+        return Ok(super::usage(
+            err,
+            &format!(
+                "{} does not exist or is not a directory",
+                project_dir.display()
+            ),
+        ));
+    }
+    let req = Request {
+        verb,
+        by: flags.by.clone().unwrap_or_else(login_name),
+        now,
+        devloop_api: config.devloop.api.clone(),
+    };
+    let opts = write_options(flags, config, readonly);
+    let (result, shown) = if matches!(req.verb, Verb::NewProject { .. }) {
+        (
+            crate::formats::act::act_on_workspace(project_dir, &req, &opts),
+            project_dir.to_path_buf(),
+        )
+    } else {
+        match enclosing_project(project_dir, Pick::Refuse) {
+            Ok(p) => (crate::formats::act::act(&p, &req, &opts), p.path.clone()),
+            Err(problems) => {
+                for p in &problems {
+                    let _ = writeln!(err, "loopdeck: {}", sanitize_line(&p.to_string()));
+                }
+                return Ok(super::usage(
+                    err,
+                    &format!(
+                        "{} is not a project loopdeck can act on (`loopdeck list {0}` lists the projects under it)",
+                        project_dir.display()
+                    ),
+                ));
+            }
+        }
+    };
+    match result {
+        Ok(outcome) => {
+            if flags.json {
+                json::write(
+                    out,
+                    &ActView {
+                        schema_version: SCHEMA_VERSION,
+                        decision: &req.verb,
+                        by: &req.by,
+                        at: rfc3339(Some(req.now)),
+                        project: absolute(&shown),
+                        outcome: &outcome,
+                    },
+                )?;
+            } else {
+                write_outcome(out, req.verb.name(), &outcome)?;
+            }
+            Ok(EXIT_OK)
+        }
+        Err(e) => Ok(refused(err, &e)),
+    }
+}
+
+/// `loopdeck undo`.
+pub fn run_undo(
+    which: audit::Which,
+    flags: &ActFlags,
+    config: &Config,
+    readonly: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<i32> {
+    let opts = write_options(flags, config, readonly);
+    let Some(dir) = opts.audit_dir.clone() else {
+        return Ok(super::usage(
+            err,
+            "no state directory (set XDG_STATE_HOME or HOME), so there is no audit log to undo from",
+        ));
+    };
+    match audit::undo(&dir, &which, &opts) {
+        Ok(outcome) => {
+            let undone = match &which {
+                audit::Which::Last => "last".to_owned(),
+                audit::Which::Id(id) => id.clone(),
+            };
+            if flags.json {
+                json::write(
+                    out,
+                    &UndoView {
+                        schema_version: SCHEMA_VERSION,
+                        undone,
+                        outcome: &outcome,
+                    },
+                )?;
+            } else {
+                write_outcome(out, "undo", &outcome)?;
+            }
+            Ok(EXIT_OK)
+        }
+        Err(e) => Ok(refused(err, &e)),
+    }
+}
+
+fn refused(err: &mut dyn Write, e: &ActError) -> i32 {
+    let _ = writeln!(err, "loopdeck: {}", sanitize_text(&e.to_string()));
+    e.exit_code()
+}
+
+fn absolute(p: &std::path::Path) -> String {
+    std::path::absolute(p)
+        .unwrap_or_else(|_| PathBuf::from(p))
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The plain report: the diff under `--dry-run`, else one line per file.
+fn write_outcome(out: &mut dyn Write, verb: &str, o: &Outcome) -> io::Result<()> {
+    if o.dry_run {
+        for f in &o.files {
+            out.write_all(sanitize_text(&f.diff).as_bytes())?;
+        }
+        writeln!(
+            out,
+            "dry run: {verb} would change {} file(s); nothing written",
+            o.files.len()
+        )?;
+        return Ok(());
+    }
+    for f in &o.files {
+        let short = |s: &Option<crate::store::txn::Stamp>| {
+            s.as_ref().map_or_else(
+                || "none".to_owned(),
+                |s| s.sha256.chars().take(12).collect(),
+            )
+        };
+        writeln!(
+            out,
+            "{}  {} → {}",
+            sanitize_line(&f.file),
+            short(&f.before),
+            short(&f.after)
+        )?;
+    }
+    match &o.audit_id {
+        Some(id) => writeln!(
+            out,
+            "{verb}: done (audit {id}; `loopdeck undo {id}` puts it back)"
+        ),
+        None => writeln!(out, "{verb}: done"),
+    }
+}

@@ -1,0 +1,44 @@
+//! `loopdeck act`: find the project a directory holds and hand the decision
+//! to its format, which alone knows the files and rules. The console calls
+//! the same function.
+
+use std::path::Path;
+
+use crate::model::{Format, Project, Request, Verb};
+use crate::store::txn::{ActError, Outcome, Refusal, WriteOptions};
+
+use super::{devloop, dwp, gsd, prd_master};
+
+/// Make `req` on the project `project` (as read by `show`).
+pub fn act(project: &Project, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
+    match project.format {
+        Format::PrdMaster => prd_master::act::act(&project.path, req, opts),
+        Format::Gsd => gsd::act::act(&project.path, req, opts),
+        Format::Dwp => dwp::act::act(&project.path, req, opts),
+        Format::Devloop => devloop::act::act(&project.path, req, opts),
+    }
+}
+
+/// `new-project` works on a workspace, not on a project.
+pub fn act_on_workspace(
+    workspace: &Path,
+    req: &Request,
+    opts: &WriteOptions,
+) -> Result<Outcome, ActError> {
+    match &req.verb {
+        Verb::NewProject { .. } => prd_master::act::new_project(workspace, req, opts),
+        other => Err(ActError::Refused(Refusal::new(format!(
+            "{} needs a project directory",
+            other.name()
+        )))),
+    }
+}
+
+/// The refusal of a verb a format does not take.
+pub fn not_for(format: Format, verb: &Verb) -> ActError {
+    ActError::Refused(Refusal::new(format!(
+        "`{}` is not a {} decision",
+        verb.name(),
+        format.as_str()
+    )))
+}

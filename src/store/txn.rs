@@ -1,0 +1,370 @@
+//! A decision's transaction: the one way any decision reaches the disk.
+//!
+//! A format describes the transaction ([`Txn`]: the project, the primary
+//! file its lock guards, the lock's kind) and a `decide` function that
+//! reads what it needs through a [`Snapshot`] and returns the [`Edit`]s to
+//! make, or a [`Refusal`]. [`transact`] runs it under the rules of
+//! PRODUCT.md "Rules for every write": the read-only gate, the lock, the
+//! caller's `--expect-sha256`, compare-and-swap against the bytes `decide`
+//! read, atomic replacement, whole-line appends, the audit log.
+//!
+//! Nothing here knows a format's file names: they arrive as arguments.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use thiserror::Error;
+
+use super::{StoreError, read_in, sha256_hex};
+
+/// The largest file a decision reads whole.
+pub const DECISION_READ_LIMIT: u64 = super::STATE_FILE_LIMIT;
+
+/// The sha256 and length of some bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Stamp {
+    pub sha256: String,
+    pub len: u64,
+}
+
+impl Stamp {
+    pub fn of(bytes: &[u8]) -> Self {
+        Stamp {
+            sha256: sha256_hex(bytes),
+            len: bytes.len() as u64,
+        }
+    }
+}
+
+/// One change to one file, relative to the project directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    /// Replace the whole file with `bytes` (create it when the snapshot
+    /// read it as missing). The file must have been read through the
+    /// [`Snapshot`] (or be new): its bytes are compared before the rename.
+    Replace { file: String, bytes: Vec<u8> },
+    /// Append one record (one line; no newline inside) to an NDJSON file,
+    /// in one `write` with `O_APPEND`; the file is created if missing.
+    AppendLine { file: String, line: Vec<u8> },
+    /// Remove a file read through the snapshot (GSD's WAITING.json once
+    /// answered).
+    Remove { file: String },
+    /// Rename a file read through the snapshot to `to` in the same
+    /// directory, keeping it (a corrupt `state.json` set aside).
+    RenameAside { file: String, to: String },
+}
+
+impl Edit {
+    pub fn file(&self) -> &str {
+        match self {
+            Edit::Replace { file, .. }
+            | Edit::AppendLine { file, .. }
+            | Edit::Remove { file }
+            | Edit::RenameAside { file, .. } => file,
+        }
+    }
+}
+
+/// The lock a format's writers share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LockKind {
+    /// DWP's protected updater: `mkdir <primary>.lock`. An existing lock
+    /// stops the write at once ("state is locked; inspect interrupted
+    /// writer before recovering lock"); it is taken at write time, after
+    /// the decision was computed, as the updater does.
+    MkdirDir,
+    /// GSD: `<primary>.lock` created with O_EXCL, holding the pid.
+    PidFile,
+    /// loopdeck's own lock for formats that define none (PRD-master,
+    /// devloop JSON): `<primary>.loopdeck-lock` holding pid, host, boot id
+    /// and process start time; stale when that process is gone.
+    Owner,
+}
+
+/// What a transaction is about; the executor does the rest.
+#[derive(Debug, Clone)]
+pub struct Txn {
+    /// The project directory: every file is relative to it and must stay
+    /// inside it.
+    pub project: PathBuf,
+    /// The file the lock guards and `--expect-sha256` names.
+    pub primary: String,
+    pub lock: LockKind,
+    /// How long a lock held by a live process is waited for.
+    pub wait: Duration,
+    /// The caller's snapshot of `primary` (`--expect-sha256`).
+    pub expect_sha256: Option<String>,
+    /// Compute and show, write nothing.
+    pub dry_run: bool,
+    /// `--readonly` or `readonly = true`: refuse at this one gate.
+    pub readonly: bool,
+    /// Who decides and when, for the audit log.
+    pub by: String,
+    pub now: DateTime<Utc>,
+    /// The decision as the audit log and `--json` record it.
+    pub decision: serde_json::Value,
+    /// Where the audit log lives (default: loopdeck's XDG state directory;
+    /// `None` there too means no audit log can be kept, which is refused
+    /// unless `dry_run`).
+    pub audit_dir: Option<PathBuf>,
+}
+
+/// The caller's part of every transaction (`act`'s flags, the config).
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    pub expect_sha256: Option<String>,
+    pub dry_run: bool,
+    pub readonly: bool,
+    pub wait: Duration,
+    pub audit_dir: Option<PathBuf>,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            expect_sha256: None,
+            dry_run: false,
+            readonly: false,
+            wait: Duration::from_secs(10),
+            audit_dir: None,
+        }
+    }
+}
+
+impl Txn {
+    /// A transaction on `primary` in `project` guarded by `lock`.
+    pub fn new(
+        project: &Path,
+        primary: &str,
+        lock: LockKind,
+        opts: &WriteOptions,
+        by: &str,
+        now: DateTime<Utc>,
+        decision: serde_json::Value,
+    ) -> Self {
+        Txn {
+            project: project.to_path_buf(),
+            primary: primary.to_owned(),
+            lock,
+            wait: opts.wait,
+            expect_sha256: opts.expect_sha256.clone(),
+            dry_run: opts.dry_run,
+            readonly: opts.readonly,
+            by: by.to_owned(),
+            now,
+            decision,
+            audit_dir: opts.audit_dir.clone(),
+        }
+    }
+}
+
+/// A decision the rules refuse (exit 1): nothing is written.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{0}")]
+pub struct Refusal(pub String);
+
+impl Refusal {
+    pub fn new(msg: impl Into<String>) -> Self {
+        Refusal(msg.into())
+    }
+}
+
+/// Why a transaction wrote nothing.
+#[derive(Debug, Error)]
+pub enum ActError {
+    /// The read-only gate (exit 1).
+    #[error(
+        "read-only: loopdeck was started with --readonly (or readonly = true), so nothing is written"
+    )]
+    ReadOnly,
+    /// A rule or an illegal transition (exit 1).
+    #[error("{0}")]
+    Refused(#[from] Refusal),
+    /// The file is not the one the decision was made from (exit 3).
+    #[error("{0}")]
+    Changed(String),
+    /// Another writer holds the lock (exit 3).
+    #[error("{0}")]
+    Locked(String),
+    /// The disk said no (exit 1).
+    #[error("{file}: {source}")]
+    Store { file: String, source: StoreError },
+}
+
+impl ActError {
+    /// The exit code of PRODUCT.md's headless interface.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            ActError::Changed(_) | ActError::Locked(_) => crate::exit::EXIT_CONFLICT,
+            _ => crate::exit::EXIT_FINDINGS,
+        }
+    }
+}
+
+/// What `decide` read: each file's bytes (or its absence) and stamp.
+#[derive(Debug)]
+pub struct Snapshot {
+    project: PathBuf,
+    files: Vec<(String, Option<Vec<u8>>)>,
+}
+
+impl Snapshot {
+    pub fn new(project: &Path) -> Self {
+        Snapshot {
+            project: project.to_path_buf(),
+            files: Vec::new(),
+        }
+    }
+
+    /// The bytes of `file` inside the project, `None` when it does not
+    /// exist. Read once per transaction; later calls return the same bytes.
+    pub fn read(&mut self, file: &str) -> Result<Option<&[u8]>, ActError> {
+        if let Some(i) = self.files.iter().position(|(f, _)| f == file) {
+            return Ok(self.files[i].1.as_deref());
+        }
+        let bytes = match read_in(&self.project, file, DECISION_READ_LIMIT) {
+            Ok(b) => Some(b),
+            Err(StoreError::Vanished) => None,
+            Err(source) => {
+                return Err(ActError::Store {
+                    file: file.to_owned(),
+                    source,
+                });
+            }
+        };
+        self.files.push((file.to_owned(), bytes));
+        Ok(self.files.last().and_then(|(_, b)| b.as_deref()))
+    }
+
+    /// The stamp of `file` as read (`None`: not read, or missing).
+    pub fn stamp(&self, file: &str) -> Option<Stamp> {
+        self.bytes(file).map(Stamp::of)
+    }
+
+    /// The bytes of `file` as read, if it was read and exists.
+    pub fn bytes(&self, file: &str) -> Option<&[u8]> {
+        self.files
+            .iter()
+            .find(|(f, _)| f == file)
+            .and_then(|(_, b)| b.as_deref())
+    }
+
+    pub fn project(&self) -> &Path {
+        &self.project
+    }
+}
+
+/// One file a transaction changed (or, dry, would change).
+#[derive(Debug, Clone, Serialize)]
+pub struct FileChange {
+    pub file: String,
+    /// `None`: the file did not exist before.
+    pub before: Option<Stamp>,
+    /// `None`: the file no longer exists.
+    pub after: Option<Stamp>,
+    /// The unified diff of the change (`--dry-run` prints it).
+    #[serde(skip)]
+    pub diff: String,
+}
+
+/// What a transaction did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub dry_run: bool,
+    pub files: Vec<FileChange>,
+    /// The audit log's id for this decision (`loopdeck undo ID`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit_id: Option<String>,
+}
+
+/// Run `decide` under the write rules and apply its edits.
+///
+/// FIRST VERSION: no lock, no audit; the store's rewrite replaces the body
+/// without changing this signature.
+pub fn transact(
+    txn: &Txn,
+    decide: impl FnOnce(&mut Snapshot) -> Result<Vec<Edit>, ActError>,
+) -> Result<Outcome, ActError> {
+    if txn.readonly && !txn.dry_run {
+        return Err(ActError::ReadOnly);
+    }
+    let mut snap = Snapshot::new(&txn.project);
+    if let Some(expect) = &txn.expect_sha256 {
+        let now = snap.stamp_of_primary(&txn.primary)?;
+        if now.as_ref().map(|s| s.sha256.as_str()) != Some(expect.as_str()) {
+            return Err(ActError::Changed(format!(
+                "{}: changed on disk: expected sha256 {expect}, found {}",
+                txn.primary,
+                now.map_or_else(|| "no file".to_owned(), |s| s.sha256)
+            )));
+        }
+    }
+    let edits = decide(&mut snap)?;
+    let mut files = Vec::new();
+    for edit in &edits {
+        let before = snap.stamp(edit.file());
+        let after_bytes = after_bytes(&snap, edit);
+        files.push(FileChange {
+            file: edit.file().to_owned(),
+            before,
+            after: after_bytes.as_deref().map(Stamp::of),
+            diff: String::new(),
+        });
+        if txn.dry_run {
+            continue;
+        }
+        let path =
+            super::contained(&txn.project, edit.file()).map_err(|source| ActError::Store {
+                file: edit.file().to_owned(),
+                source,
+            })?;
+        let store_err = |source| ActError::Store {
+            file: edit.file().to_owned(),
+            source,
+        };
+        match edit {
+            Edit::Replace { bytes, .. } => {
+                super::atomic_replace(&path, bytes).map_err(store_err)?
+            }
+            Edit::AppendLine { line, .. } => {
+                super::ndjson::append_line(&path, line).map_err(store_err)?
+            }
+            Edit::Remove { .. } => std::fs::remove_file(&path).map_err(|e| store_err(e.into()))?,
+            Edit::RenameAside { to, .. } => {
+                let dest = path.with_file_name(to);
+                std::fs::rename(&path, dest).map_err(|e| store_err(e.into()))?;
+            }
+        }
+    }
+    Ok(Outcome {
+        dry_run: txn.dry_run,
+        files,
+        audit_id: None,
+    })
+}
+
+/// The bytes `file` holds after `edit` (`None`: removed).
+fn after_bytes(snap: &Snapshot, edit: &Edit) -> Option<Vec<u8>> {
+    match edit {
+        Edit::Replace { bytes, .. } => Some(bytes.clone()),
+        Edit::AppendLine { file, line } => {
+            let mut b = snap.bytes(file).map(<[u8]>::to_vec).unwrap_or_default();
+            if b.last().is_some_and(|&c| c != b'\n') {
+                b.push(b'\n');
+            }
+            b.extend_from_slice(line);
+            b.push(b'\n');
+            Some(b)
+        }
+        Edit::Remove { .. } | Edit::RenameAside { .. } => None,
+    }
+}
+
+impl Snapshot {
+    fn stamp_of_primary(&mut self, primary: &str) -> Result<Option<Stamp>, ActError> {
+        Ok(self.read(primary)?.map(Stamp::of))
+    }
+}
