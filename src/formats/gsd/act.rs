@@ -1,13 +1,301 @@
-//! The decisions this format allows (`loopdeck act`).
+//! The decisions this format allows (`loopdeck act`), with gsd-tools'
+//! semantics (`state add-decision`, `add-blocker`, `resolve-blocker`,
+//! `signal-resume`): lines spliced into `.planning/STATE.md` under GSD's
+//! own lock (`.planning/STATE.md.lock`, O_EXCL, holding the pid), its
+//! `last_updated` refreshed, every other byte kept.
 
 use std::path::Path;
 
+use serde_json::Value;
+
+use super::splice::{Doc, List, flatten, one_line};
+use super::{STATE_FILE, WAITING_FILE};
 use crate::formats::act::not_for;
-use crate::model::{Format, Request};
-use crate::store::txn::{ActError, Outcome, WriteOptions};
+use crate::model::{Format, Request, Verb};
+use crate::store::txn::{
+    ActError, Edit, LockKind, Outcome, Refusal, Snapshot, Txn, WriteOptions, transact,
+};
+
+/// gsd-tools' `signal-waiting` writes the same signal here too, and its
+/// `signal-resume` removes both.
+const GSD_WAITING_FILE: &str = ".gsd/WAITING.json";
 
 /// Make `req` on the project in `dir`.
 pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
-    let _ = (dir, opts);
-    Err(not_for(Format::Gsd, &req.verb))
+    match &req.verb {
+        Verb::AddDecision { .. }
+        | Verb::AddBlocker { .. }
+        | Verb::ResolveBlocker { .. }
+        | Verb::Answer { .. } => {}
+        other => return Err(not_for(Format::Gsd, other)),
+    }
+    let decision = serde_json::to_value(&req.verb).unwrap_or(Value::Null);
+    let txn = Txn::new(
+        dir,
+        STATE_FILE,
+        LockKind::PidFile,
+        opts,
+        &req.by,
+        req.now,
+        decision,
+    );
+    transact(&txn, |snap| decide(snap, req))
 }
+
+fn refuse(msg: impl Into<String>) -> ActError {
+    ActError::Refused(Refusal::new(msg))
+}
+
+/// The edits `req` makes, from the files as `snap` reads them.
+fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
+    let bytes = snap
+        .read(STATE_FILE)?
+        .ok_or_else(|| refuse(format!("{STATE_FILE} does not exist")))?
+        .to_vec();
+    let mut doc = Doc::parse(&bytes).map_err(|why| refuse(format!("{STATE_FILE}: {why}")))?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let mut edits = Vec::new();
+    match &req.verb {
+        Verb::AddDecision {
+            text: summary,
+            phase,
+            rationale,
+        } => {
+            let summary = one_line("the decision", summary).map_err(refuse)?;
+            let rationale = rationale
+                .as_deref()
+                .filter(|r| !r.trim().is_empty())
+                .map(|r| one_line("the rationale", r))
+                .transpose()
+                .map_err(refuse)?;
+            let phase = match phase {
+                Some(p) => one_line("the phase", p).map_err(refuse)?,
+                None => doc.current_phase(&text).unwrap_or_else(|| "?".to_owned()),
+            };
+            doc.add(
+                List::Decisions,
+                decision_entry(&phase, &summary, rationale.as_deref()),
+            );
+        }
+        Verb::AddBlocker { text: blocker } => {
+            let blocker = one_line("the blocker", blocker).map_err(refuse)?;
+            doc.add(List::Blockers, format!("- {blocker}"));
+        }
+        Verb::ResolveBlocker { text: needle } => {
+            let needle = one_line("the blocker to resolve", needle).map_err(refuse)?;
+            resolve(&mut doc, &needle)?;
+        }
+        Verb::Answer {
+            id,
+            text: answer,
+            rationale,
+            ..
+        } => {
+            if let Some(id) = id {
+                return Err(refuse(format!(
+                    "a GSD project's waiting question has no id (`{}` given): `loopdeck act DIR answer TEXT`",
+                    flatten(id)
+                )));
+            }
+            let answer = one_line("the answer", answer).map_err(refuse)?;
+            let entry = answer_entry(snap, &doc, &text, req, &answer, rationale.as_deref())?;
+            doc.add(List::Decisions, entry);
+            edits.push(Edit::Remove {
+                file: WAITING_FILE.to_owned(),
+            });
+            if snap.read(GSD_WAITING_FILE)?.is_some() {
+                edits.push(Edit::Remove {
+                    file: GSD_WAITING_FILE.to_owned(),
+                });
+            }
+        }
+        other => return Err(not_for(Format::Gsd, other)),
+    }
+    doc.refresh_last_updated(req.now);
+    edits.insert(
+        0,
+        Edit::Replace {
+            file: STATE_FILE.to_owned(),
+            bytes: doc.to_bytes(),
+        },
+    );
+    Ok(edits)
+}
+
+/// `- [Phase N]: summary — rationale`, gsd-tools' `add-decision` line.
+fn decision_entry(phase: &str, summary: &str, rationale: Option<&str>) -> String {
+    match rationale {
+        Some(r) => format!("- [Phase {phase}]: {summary} — {r}"),
+        None => format!("- [Phase {phase}]: {summary}"),
+    }
+}
+
+/// Remove the blockers matching `needle`, or refuse naming the blockers.
+fn resolve(doc: &mut Doc, needle: &str) -> Result<(), ActError> {
+    let listed = doc.items(List::Blockers);
+    let heading = doc.heading(List::Blockers);
+    match doc.resolve(List::Blockers, needle) {
+        None => Err(refuse(format!(
+            "{STATE_FILE} has no blockers section (### Blockers, ### Blockers/Concerns or ### Concerns): no blocker to resolve"
+        ))),
+        Some(removed) if removed.is_empty() => {
+            let list = if listed.is_empty() {
+                " none".to_owned()
+            } else {
+                listed
+                    .iter()
+                    .map(|b| format!("\n  - {}", flatten(b)))
+                    .collect::<String>()
+            };
+            Err(refuse(format!(
+                "no blocker matches \"{}\"; the blockers under `{}` are:{list}",
+                flatten(needle),
+                heading.as_deref().map(flatten).unwrap_or_default()
+            )))
+        }
+        Some(_) => Ok(()),
+    }
+}
+
+/// `.planning/WAITING.json` as gsd-tools' `signal-waiting` writes it.
+struct Waiting {
+    question: String,
+    options: Vec<String>,
+    phase: Option<String>,
+}
+
+/// An option's label: a string, or an object's `label`/`name`/`value`/`title`.
+pub(super) fn option_label(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Object(m) => ["label", "name", "value", "title"]
+            .iter()
+            .find_map(|k| m.get(*k).and_then(Value::as_str))
+            .map_or_else(|| v.to_string(), str::to_owned),
+        other => other.to_string(),
+    }
+}
+
+fn read_waiting(snap: &mut Snapshot) -> Result<Waiting, ActError> {
+    let bytes = snap.read(WAITING_FILE)?.ok_or_else(|| {
+        refuse(format!(
+            "nothing is waiting for an answer: {WAITING_FILE} does not exist"
+        ))
+    })?;
+    let v: Value = serde_json::from_slice(bytes).map_err(|e| {
+        refuse(format!(
+            "{WAITING_FILE} does not parse ({e}); it is left as it is"
+        ))
+    })?;
+    let Value::Object(m) = v else {
+        return Err(refuse(format!(
+            "{WAITING_FILE} is not a JSON object; it is left as it is"
+        )));
+    };
+    let status = m
+        .get("status")
+        .and_then(Value::as_str)
+        .unwrap_or("waiting")
+        .to_ascii_lowercase();
+    if matches!(status.as_str(), "answered" | "resolved" | "done" | "closed") {
+        return Err(refuse(format!(
+            "the question in {WAITING_FILE} is already {status}"
+        )));
+    }
+    let question = m
+        .get("question")
+        .and_then(Value::as_str)
+        .map(flatten)
+        .filter(|q| !q.is_empty())
+        .unwrap_or_else(|| "(no question text)".to_owned());
+    let options = m
+        .get("options")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().map(|o| flatten(&option_label(o))).collect())
+        .unwrap_or_default();
+    let phase = match m.get("phase") {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(flatten(s)),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    Ok(Waiting {
+        question,
+        options,
+        phase,
+    })
+}
+
+/// A number typed with ASCII or full-width digits (`2`, `２`).
+fn typed_number(s: &str) -> Option<usize> {
+    if s.is_empty() {
+        return None;
+    }
+    let mut n: usize = 0;
+    for c in s.chars() {
+        let d = match c {
+            '0'..='9' => c as u32 - '0' as u32,
+            '\u{ff10}'..='\u{ff19}' => c as u32 - 0xff10,
+            _ => return None,
+        };
+        n = n.checked_mul(10)?.checked_add(d as usize)?;
+    }
+    Some(n)
+}
+
+/// The answer as recorded: an option's label when it names one (by its
+/// label or its number), else the text itself.
+fn pick(w: &Waiting, answer: &str) -> Result<String, ActError> {
+    if w.options.is_empty() {
+        return Ok(answer.to_owned());
+    }
+    if let Some(n) = typed_number(answer) {
+        return match n.checked_sub(1).and_then(|i| w.options.get(i)) {
+            Some(label) => Ok(label.clone()),
+            None => Err(refuse(format!(
+                "option {n} does not exist; {WAITING_FILE} offers:{}",
+                w.options
+                    .iter()
+                    .enumerate()
+                    .map(|(i, o)| format!("\n  {}. {o}", i + 1))
+                    .collect::<String>()
+            ))),
+        };
+    }
+    Ok(w.options
+        .iter()
+        .find(|o| o.trim().to_lowercase() == answer.to_lowercase())
+        .cloned()
+        .unwrap_or_else(|| answer.to_owned()))
+}
+
+/// The decision line an answer to WAITING.json becomes:
+/// `- [Phase N]: question → answer — answered by WHO`.
+fn answer_entry(
+    snap: &mut Snapshot,
+    doc: &Doc,
+    text: &str,
+    req: &Request,
+    answer: &str,
+    rationale: Option<&str>,
+) -> Result<String, ActError> {
+    let w = read_waiting(snap)?;
+    let chosen = pick(&w, answer)?;
+    let phase = w
+        .phase
+        .clone()
+        .or_else(|| doc.current_phase(text))
+        .unwrap_or_else(|| "?".to_owned());
+    let why = match rationale.filter(|r| !r.trim().is_empty()) {
+        Some(r) => one_line("the rationale", r).map_err(refuse)?,
+        None => format!("answered by {}", flatten(&req.by)),
+    };
+    Ok(decision_entry(
+        &phase,
+        &format!("{} → {chosen}", w.question),
+        Some(&why),
+    ))
+}
+
+#[cfg(test)]
+#[path = "act_tests.rs"]
+mod tests;

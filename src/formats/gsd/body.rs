@@ -44,7 +44,7 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 
 /// Placeholders people write for "nothing": `None`, `None yet`, `none
 /// active (between milestones)`, `N/A`, `—`, `(none)`.
-fn is_none_marker(s: &str) -> bool {
+pub(crate) fn is_none_marker(s: &str) -> bool {
     let t = s.trim();
     // `(none yet — project just initialized)`: the same marker in parentheses.
     let t = t

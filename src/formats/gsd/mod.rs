@@ -8,6 +8,7 @@
 pub mod act;
 pub mod body;
 pub mod frontmatter;
+pub mod splice;
 pub mod statusline;
 
 use std::path::Path;
@@ -15,7 +16,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::{file_name, parse_time};
-use crate::model::{Finding, Format, InboxItem, InboxKind, Level, Project, StatusKind};
+use crate::model::{Address, Finding, Format, InboxItem, InboxKind, Level, Project, StatusKind};
 use crate::store::{self, StoreError, WalkEntry};
 
 pub const PLANNING_DIR: &str = ".planning";
@@ -240,20 +241,19 @@ fn waiting(p: &mut Project, file: Result<Vec<u8>, StoreError>) {
         title = format!("[Phase {ph}] {title}");
     }
     let since = w.since.as_deref().and_then(parse_time);
+    let options: Vec<String> = w.options.iter().map(act::option_label).collect();
     p.inbox.push(InboxItem {
         kind: InboxKind::Waiting,
-        act: None,
+        // `loopdeck act DIR answer TEXT` (an option's label or number).
+        act: Some(Address {
+            verb: "answer",
+            target: None,
+            options: options.clone(),
+        }),
         reference: WAITING_FILE.to_owned(),
         title,
         since,
-        options: w
-            .options
-            .iter()
-            .map(|o| match o {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            })
-            .collect(),
+        options,
         subject: None,
     });
     let kind = w.kind.unwrap_or_else(|| "decision".to_owned());

@@ -1,0 +1,59 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure
+
+use super::*;
+use serde_json::json;
+
+fn waiting(options: &[&str]) -> Waiting {
+    Waiting {
+        question: "Which database?".into(),
+        options: options.iter().map(|s| (*s).to_owned()).collect(),
+        phase: Some("3".into()),
+    }
+}
+
+#[test]
+fn numbers_in_ascii_and_full_width_digits() {
+    assert_eq!(typed_number("2"), Some(2));
+    assert_eq!(typed_number("２"), Some(2));
+    assert_eq!(typed_number("１０"), Some(10));
+    assert_eq!(typed_number("2a"), None);
+    assert_eq!(typed_number(""), None);
+    assert_eq!(typed_number("99999999999999999999999"), None);
+}
+
+#[test]
+fn an_answer_picks_an_option_by_label_or_number() {
+    let w = waiting(&["SQLite", "Postgres"]);
+    assert_eq!(pick(&w, "2").unwrap(), "Postgres");
+    assert_eq!(pick(&w, "１").unwrap(), "SQLite");
+    assert_eq!(pick(&w, "postgres").unwrap(), "Postgres");
+    assert_eq!(pick(&w, "MySQL, really").unwrap(), "MySQL, really");
+    let e = pick(&w, "３").unwrap_err().to_string();
+    assert!(e.contains("option 3 does not exist"), "{e}");
+    assert!(e.contains("1. SQLite") && e.contains("2. Postgres"), "{e}");
+    // Without options a number is just the answer.
+    assert_eq!(pick(&waiting(&[]), "3").unwrap(), "3");
+}
+
+#[test]
+fn option_labels() {
+    assert_eq!(option_label(&json!("A")), "A");
+    assert_eq!(
+        option_label(&json!({"label": "B", "description": "d"})),
+        "B"
+    );
+    assert_eq!(option_label(&json!({"x": 1})), "{\"x\":1}");
+    assert_eq!(option_label(&json!(7)), "7");
+}
+
+#[test]
+fn decision_lines_are_gsd_tools_lines() {
+    assert_eq!(
+        decision_entry("2", "Use SQLite", None),
+        "- [Phase 2]: Use SQLite"
+    );
+    assert_eq!(
+        decision_entry("?", "Use SQLite", Some("one machine")),
+        "- [Phase ?]: Use SQLite — one machine"
+    );
+}

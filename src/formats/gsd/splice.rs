@@ -1,0 +1,467 @@
+//! Edits of `STATE.md` as gsd-tools makes them (`state add-decision`,
+//! `add-blocker`, `resolve-blocker`, the `last_updated` refresh), applied
+//! line by line: every line the edit does not touch keeps its bytes, its
+//! line ending included (LF, CRLF, a last line without a newline, a BOM).
+//!
+//! gsd-tools finds a section with one regular expression,
+//! `###?\s*(?:Decisions|Decisions Made|Accumulated.*Decisions)\s*\n` (and
+//! `Blockers|Blockers/Concerns|Concerns` for blockers), whose body runs to
+//! the next line starting with `##`. Those rules are kept; where gsd-tools
+//! re-serialises the file (its frontmatter rebuilt from disk, trailing blank
+//! lines collapsed, placeholder words cut out of the middle of lines), only
+//! the lines that change are written.
+
+use chrono::{DateTime, Utc};
+
+use super::body::is_none_marker;
+
+/// One line of the file: its text and its own line ending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Line {
+    text: String,
+    eol: &'static str,
+}
+
+/// Why a file cannot be edited as a GSD `STATE.md`.
+pub type Refused = String;
+
+/// A `STATE.md` ready to edit.
+#[derive(Debug, Clone)]
+pub struct Doc {
+    lines: Vec<Line>,
+    /// The file's line ending (its first one), for new lines.
+    eol: &'static str,
+    /// The lines of the first frontmatter block: the opening `---` and the
+    /// closing line.
+    frontmatter: Option<(usize, usize)>,
+}
+
+/// Which list a verb edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum List {
+    Decisions,
+    Blockers,
+}
+
+impl List {
+    /// gsd-tools' own heading titles (case-insensitive).
+    fn gsd_title(self, title: &str) -> bool {
+        let t = title.to_lowercase();
+        match self {
+            List::Decisions => {
+                t == "decisions"
+                    || t == "decisions made"
+                    || (t.starts_with("accumulated") && t.ends_with("decisions"))
+            }
+            List::Blockers => t == "blockers" || t == "blockers/concerns" || t == "concerns",
+        }
+    }
+
+    /// The headings loopdeck's reader takes for this list.
+    fn read_title(self, title: &str) -> bool {
+        let t = title.to_lowercase();
+        match self {
+            List::Decisions => t.contains("decision"),
+            List::Blockers => t.contains("blocker"),
+        }
+    }
+
+    /// The heading gsd-tools creates when the file has none.
+    fn scaffold(self) -> &'static str {
+        match self {
+            List::Decisions => "## Decisions",
+            List::Blockers => "### Blockers",
+        }
+    }
+}
+
+/// A section: its heading line and the lines of its body.
+#[derive(Debug, Clone, Copy)]
+struct Section {
+    heading: usize,
+    end: usize,
+}
+
+/// The title of a heading of level 2 or more (`### Decisions` →
+/// `Decisions`), as gsd-tools' `###?\s*` reads one.
+fn heading_title(line: &str) -> Option<&str> {
+    let hashes = line.bytes().take_while(|b| *b == b'#').count();
+    (hashes >= 2).then(|| line[hashes..].trim())
+}
+
+/// A line that says "nothing here" (`None yet.`, `- (none)`, `*None.*`).
+fn is_placeholder(text: &str) -> bool {
+    let t = text.trim();
+    if t.is_empty() {
+        return false;
+    }
+    let t = t
+        .strip_prefix("- ")
+        .or_else(|| t.strip_prefix("* "))
+        .unwrap_or(t)
+        .trim();
+    let t = t.trim_matches(['*', '_']).trim();
+    let l = t.trim_end_matches('.').to_lowercase();
+    l == "no decisions yet" || l == "no blockers yet" || is_none_marker(t)
+}
+
+/// A top-level list item (`- x` or `* x`), as gsd-tools' `startsWith('- ')`.
+fn is_item(text: &str) -> bool {
+    text.starts_with("- ") || text.starts_with("* ")
+}
+
+/// gsd-tools' timestamp: JavaScript's `new Date().toISOString()`.
+pub fn iso(now: DateTime<Utc>) -> String {
+    now.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+/// One line of user text for a list item: no line breaks or control
+/// characters (they would end the item or reach a terminal raw).
+pub fn one_line(what: &str, text: &str) -> Result<String, Refused> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(format!("{what} is empty"));
+    }
+    if t.chars().any(char::is_control) {
+        return Err(format!(
+            "{what} must be one line of text (no line breaks or control characters)"
+        ));
+    }
+    Ok(t.to_owned())
+}
+
+/// Untrusted text from a file on one line: control characters and runs of
+/// white space become one space.
+pub fn flatten(text: &str) -> String {
+    text.split(|c: char| c.is_control() || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Doc {
+    /// Read `bytes` as a GSD `STATE.md`, or say why it is not one.
+    pub fn parse(bytes: &[u8]) -> Result<Doc, Refused> {
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            format!(
+                "STATE.md is not UTF-8 text (invalid byte at offset {}); loopdeck does not write a file it cannot read whole",
+                e.valid_up_to()
+            )
+        })?;
+        if let Some(c) = text
+            .chars()
+            .find(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}'))
+        {
+            return Err(format!(
+                "STATE.md holds a control character (U+{:04X}): it is not a text file loopdeck will write",
+                c as u32
+            ));
+        }
+        if text.trim().is_empty() {
+            return Err("STATE.md is empty: nothing GSD can read, nothing to edit".to_owned());
+        }
+        let mut lines = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (line, eol, next) = match rest.find('\n') {
+                Some(i) if i > 0 && rest.as_bytes()[i - 1] == b'\r' => {
+                    (&rest[..i - 1], "\r\n", &rest[i + 1..])
+                }
+                Some(i) => (&rest[..i], "\n", &rest[i + 1..]),
+                None => (rest, "", ""),
+            };
+            lines.push(Line {
+                text: line.to_owned(),
+                eol,
+            });
+            rest = next;
+        }
+        let eol = lines
+            .iter()
+            .map(|l| l.eol)
+            .find(|e| !e.is_empty())
+            .unwrap_or("\n");
+        let mut doc = Doc {
+            lines,
+            eol,
+            frontmatter: None,
+        };
+        doc.frontmatter = doc.find_frontmatter()?;
+        if doc.frontmatter.is_none() && !doc.lines.iter().any(|l| l.text.starts_with('#')) {
+            return Err(
+                "STATE.md has neither a frontmatter block nor a Markdown heading: it does not read as GSD's STATE.md"
+                    .to_owned(),
+            );
+        }
+        Ok(doc)
+    }
+
+    /// The first `---` block at the top (after a byte-order mark or blank
+    /// lines, as the reader takes it); an opened block never closed is a
+    /// file that does not parse.
+    fn find_frontmatter(&self) -> Result<Option<(usize, usize)>, Refused> {
+        let open = self
+            .lines
+            .iter()
+            .position(|l| !l.text.trim_start_matches('\u{feff}').is_empty());
+        let Some(open) = open else { return Ok(None) };
+        if self.lines[open]
+            .text
+            .trim_start_matches('\u{feff}')
+            .trim_end()
+            != "---"
+        {
+            return Ok(None);
+        }
+        let close = self.lines[open + 1..]
+            .iter()
+            .position(|l| matches!(l.text.trim_end(), "---" | "..."))
+            .map(|i| open + 1 + i);
+        match close {
+            Some(close) => Ok(Some((open, close))),
+            None => Err(
+                "STATE.md opens a frontmatter block (`---`) that never closes: it does not parse, so it is not written"
+                    .to_owned(),
+            ),
+        }
+    }
+
+    /// The first line of the body (after the frontmatter).
+    fn body_start(&self) -> usize {
+        self.frontmatter.map_or(0, |(_, close)| close + 1)
+    }
+
+    pub fn has_frontmatter(&self) -> bool {
+        self.frontmatter.is_some()
+    }
+
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = String::new();
+        for l in &self.lines {
+            out.push_str(&l.text);
+            out.push_str(l.eol);
+        }
+        out.into_bytes()
+    }
+
+    /// Insert `text` as a new line before line `at`.
+    fn insert(&mut self, at: usize, text: String) {
+        if at == self.lines.len() {
+            // After the last line: it gets a line ending, the new line
+            // takes over its lack of one.
+            let last_eol = self.lines.last().map_or(self.eol, |l| l.eol);
+            if let Some(last) = self.lines.last_mut()
+                && last.eol.is_empty()
+            {
+                last.eol = self.eol;
+            }
+            self.lines.push(Line {
+                text,
+                eol: last_eol,
+            });
+            return;
+        }
+        let eol = self.eol;
+        self.lines.insert(at, Line { text, eol });
+    }
+
+    /// Set `last_updated` to `now` as gsd-tools writes it
+    /// (`last_updated: "2026-06-01T12:34:56.789Z"`), in the first
+    /// frontmatter block: the last such line's value is replaced (a
+    /// trailing comment kept); without one, a line is added before the
+    /// closing `---`. A file without frontmatter keeps none (its mtime is
+    /// its last update).
+    pub fn refresh_last_updated(&mut self, now: DateTime<Utc>) {
+        let Some((open, close)) = self.frontmatter else {
+            return;
+        };
+        let value = format!("\"{}\"", iso(now));
+        let found = (open + 1..close)
+            .rev()
+            .find(|&i| self.lines[i].text.starts_with("last_updated:"));
+        match found {
+            Some(i) => {
+                let text = &self.lines[i].text;
+                let rest = &text["last_updated:".len()..];
+                let comment = comment_start(rest).map_or("", |c| &rest[c..]);
+                let sep = if comment.is_empty() { "" } else { " " };
+                self.lines[i].text = format!("last_updated: {value}{sep}{comment}");
+            }
+            None => {
+                self.insert(close, format!("last_updated: {value}"));
+                self.frontmatter = Some((open, close + 1));
+            }
+        }
+    }
+
+    /// The section `list` lives in: gsd-tools' heading first, else the
+    /// first heading loopdeck's reader takes for that list.
+    fn section(&self, list: List) -> Option<Section> {
+        let start = self.body_start();
+        let find = |pred: &dyn Fn(&str) -> bool| {
+            (start..self.lines.len())
+                .find(|&i| heading_title(&self.lines[i].text).is_some_and(pred))
+        };
+        let heading = find(&|t| list.gsd_title(t)).or_else(|| find(&|t| list.read_title(t)))?;
+        let end = (heading + 1..self.lines.len())
+            .find(|&i| self.lines[i].text.starts_with("##"))
+            .unwrap_or(self.lines.len());
+        Some(Section { heading, end })
+    }
+
+    /// The heading `list` is written under, as the file spells it.
+    pub fn heading(&self, list: List) -> Option<String> {
+        self.section(list)
+            .map(|s| self.lines[s.heading].text.trim().to_owned())
+    }
+
+    /// Add `entry` (a whole list line) at the end of `list`'s section, as
+    /// gsd-tools does: placeholder lines (`None yet.`) go, the entry follows
+    /// the section's last line of content; a file without the section gets
+    /// gsd-tools' scaffold at its end.
+    pub fn add(&mut self, list: List, entry: String) {
+        let Some(sec) = self.section(list) else {
+            self.scaffold(list, entry);
+            return;
+        };
+        let body = sec.heading + 1..sec.end;
+        let placeholders: Vec<usize> = body
+            .clone()
+            .filter(|&i| is_placeholder(&self.lines[i].text))
+            .collect();
+        let last_content = body
+            .clone()
+            .rev()
+            .find(|&i| !self.lines[i].text.trim().is_empty() && !placeholders.contains(&i));
+        match (last_content, placeholders.first()) {
+            (Some(i), _) => self.insert(i + 1, entry),
+            (None, Some(&p)) => self.insert(p, entry),
+            (None, None) => {
+                // An empty section: after the heading's blank line, if any.
+                let first_blank = body
+                    .clone()
+                    .next()
+                    .filter(|&i| self.lines[i].text.trim().is_empty());
+                let at = first_blank.map_or(sec.heading + 1, |b| b + 1);
+                self.insert(at, entry);
+            }
+        }
+        // Placeholders shifted by one if they sat after the insertion.
+        let inserted = match (last_content, placeholders.first()) {
+            (Some(i), _) => i + 1,
+            (None, Some(&p)) => p,
+            (None, None) => usize::MAX,
+        };
+        for &p in placeholders.iter().rev() {
+            let at = if p >= inserted { p + 1 } else { p };
+            self.remove(at);
+        }
+    }
+
+    /// gsd-tools' scaffold at the end of the file: a blank line, the
+    /// heading, a blank line, the entry.
+    fn scaffold(&mut self, list: List, entry: String) {
+        let ends_blank = self.lines.last().is_some_and(|l| l.text.trim().is_empty());
+        let mut at = self.lines.len();
+        if !ends_blank {
+            self.insert(at, String::new());
+            at += 1;
+        }
+        self.insert(at, list.scaffold().to_owned());
+        self.insert(at + 1, String::new());
+        self.insert(at + 2, entry);
+        if let Some(last) = self.lines.last_mut() {
+            last.eol = self.eol;
+        }
+    }
+
+    /// Remove line `i`; a last line without a line ending passes that on
+    /// to the line before it.
+    fn remove(&mut self, i: usize) {
+        let gone = self.lines.remove(i);
+        if i == self.lines.len()
+            && gone.eol.is_empty()
+            && let Some(prev) = self.lines.last_mut()
+        {
+            prev.eol = "";
+        }
+    }
+
+    /// The blockers in `list`'s section: its list items, placeholders aside.
+    pub fn items(&self, list: List) -> Vec<String> {
+        let Some(sec) = self.section(list) else {
+            return Vec::new();
+        };
+        (sec.heading + 1..sec.end)
+            .map(|i| self.lines[i].text.as_str())
+            .filter(|t| is_item(t) && !is_placeholder(t))
+            .map(|t| t[2..].trim().to_owned())
+            .collect()
+    }
+
+    /// Remove every blocker whose line holds `needle` (case-insensitive),
+    /// as gsd-tools' `resolve-blocker` matches; `None` when the file has
+    /// no blockers section. A section left empty says `None`, as
+    /// gsd-tools writes it. Returns the lines removed.
+    pub fn resolve(&mut self, list: List, needle: &str) -> Option<Vec<String>> {
+        let sec = self.section(list)?;
+        let needle = needle.to_lowercase();
+        let hits: Vec<usize> = (sec.heading + 1..sec.end)
+            .filter(|&i| {
+                let t = &self.lines[i].text;
+                is_item(t) && !is_placeholder(t) && t.to_lowercase().contains(&needle)
+            })
+            .collect();
+        let removed: Vec<String> = hits.iter().map(|&i| self.lines[i].text.clone()).collect();
+        if hits.is_empty() {
+            return Some(removed);
+        }
+        let left = (sec.heading + 1..sec.end)
+            .any(|i| !hits.contains(&i) && !self.lines[i].text.trim().is_empty());
+        let first = hits[0];
+        for &i in hits.iter().rev() {
+            if i == first && !left {
+                self.lines[i].text = "None".to_owned();
+            } else {
+                self.remove(i);
+            }
+        }
+        Some(removed)
+    }
+
+    /// The phase the project is in: `active_phase`, else `current_phase`
+    /// (frontmatter), else the number of the body's `Phase:` line.
+    pub fn current_phase(&self, text: &str) -> Option<String> {
+        let (fm, rest) = super::frontmatter::split(text);
+        if let Some(p) = fm.str("active_phase").or_else(|| fm.str("current_phase")) {
+            return Some(flatten(p));
+        }
+        let body = super::body::parse(rest);
+        let phase = body.phase?;
+        let token = phase.split_whitespace().next()?;
+        token
+            .starts_with(|c: char| c.is_ascii_digit())
+            .then(|| flatten(token.trim_end_matches([',', ':', ';'])))
+    }
+}
+
+/// Where a trailing ` # comment` starts in a YAML value, outside quotes.
+fn comment_start(v: &str) -> Option<usize> {
+    let mut quote = None;
+    let mut prev_space = false;
+    for (i, c) in v.char_indices() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '#') if prev_space => return Some(i),
+            _ => {}
+        }
+        prev_space = c == ' ' || c == '\t';
+    }
+    None
+}
+
+#[cfg(test)]
+#[path = "splice_tests.rs"]
+mod tests;
