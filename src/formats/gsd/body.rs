@@ -143,6 +143,11 @@ pub fn parse(body: &str) -> Body {
             } else if h.contains("todo") {
                 b.pending_todos.get_or_insert(0);
                 Section::Todos
+            } else if !trimmed.starts_with('#') {
+                // A bold label inside a list (`**Phase 6 status:**` under
+                // `### Blockers/Concerns`) groups its items; it does not end
+                // the list (gsd-tools' sections run to the next `##`).
+                section
             } else {
                 Section::Other
             };
@@ -302,6 +307,17 @@ mod tests {
             parse("## Current Position\nPhase: 1 of 2\n").pending_todos,
             None
         );
+    }
+
+    #[test]
+    fn bold_labels_group_items_without_ending_the_list() {
+        let b = parse(
+            "### Blockers/Concerns\n\n**Phase 6 status:**\n- a\n\n**IT constraint:**\n- b\n\n**Decisions**\n- d\n## Session\n- not a blocker\n",
+        );
+        assert_eq!(b.blockers, vec!["a", "b"]);
+        assert_eq!(b.decisions.len(), 1);
+        let b = parse("**Notes**\n- n\n");
+        assert!(b.blockers.is_empty() && b.decisions.is_empty());
     }
 
     #[test]

@@ -89,6 +89,14 @@ fn heading_title(line: &str) -> Option<&str> {
     (hashes >= 2).then(|| line[hashes..].trim())
 }
 
+/// The title of a line the reader takes for a heading although it is bold
+/// text alone (`**Blockers/Concerns**`).
+fn bold_title(line: &str) -> Option<&str> {
+    let t = line.trim();
+    (t.len() > 4 && t.starts_with("**") && t.ends_with("**"))
+        .then(|| t.trim_matches(['*', ' ', ':']))
+}
+
 /// A line that says "nothing here" (`None yet.`, `- (none)`, `*None.*`).
 fn is_placeholder(text: &str) -> bool {
     let t = text.trim();
@@ -295,17 +303,28 @@ impl Doc {
         }
     }
 
-    /// The section `list` lives in: gsd-tools' heading first, else the
-    /// first heading loopdeck's reader takes for that list.
+    /// The section `list` lives in: gsd-tools' heading first (its body runs
+    /// to the next line starting with `##`), else the first heading
+    /// loopdeck's reader takes for that list, a bold line (`**Blockers**`)
+    /// included (its body runs to the next heading, as the reader reads it).
     fn section(&self, list: List) -> Option<Section> {
         let start = self.body_start();
-        let find = |pred: &dyn Fn(&str) -> bool| {
-            (start..self.lines.len())
-                .find(|&i| heading_title(&self.lines[i].text).is_some_and(pred))
-        };
-        let heading = find(&|t| list.gsd_title(t)).or_else(|| find(&|t| list.read_title(t)))?;
+        let text = |i: usize| self.lines[i].text.as_str();
+        if let Some(heading) = (start..self.lines.len())
+            .find(|&i| heading_title(text(i)).is_some_and(|t| list.gsd_title(t)))
+        {
+            let end = (heading + 1..self.lines.len())
+                .find(|&i| text(i).starts_with("##"))
+                .unwrap_or(self.lines.len());
+            return Some(Section { heading, end });
+        }
+        let heading = (start..self.lines.len()).find(|&i| {
+            let t = text(i);
+            let title = heading_title(t).or_else(|| bold_title(t));
+            title.is_some_and(|t| list.read_title(t))
+        })?;
         let end = (heading + 1..self.lines.len())
-            .find(|&i| self.lines[i].text.starts_with("##"))
+            .find(|&i| text(i).trim().starts_with('#') || bold_title(text(i)).is_some())
             .unwrap_or(self.lines.len());
         Some(Section { heading, end })
     }

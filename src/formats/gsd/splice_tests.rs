@@ -265,3 +265,20 @@ fn one_line_text_only() {
     assert!(one_line("x", " \t ").is_err());
     assert_eq!(flatten("a\n\n b\u{1b}c"), "a b c");
 }
+
+#[test]
+fn bold_line_sections_the_reader_takes_are_used_when_gsds_heading_is_missing() {
+    let text = "# S\n\n**Decisions**\n- a\n\n**Blockers/Concerns**\n- CEO phone is off-limits\n- b\n\n## Session\n";
+    let out = edit(text, |d| d.add(List::Decisions, "- e".into()));
+    assert_eq!(out, text.replace("- a\n", "- a\n- e\n"));
+    let mut doc = Doc::parse(text.as_bytes()).unwrap();
+    assert_eq!(
+        doc.items(List::Blockers),
+        vec!["CEO phone is off-limits", "b"]
+    );
+    doc.resolve(List::Blockers, "ceo phone").unwrap();
+    assert_eq!(
+        String::from_utf8(doc.to_bytes()).unwrap(),
+        text.replace("- CEO phone is off-limits\n", "")
+    );
+}
