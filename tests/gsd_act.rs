@@ -195,7 +195,7 @@ fn a_file_without_frontmatter_takes_the_line_and_gains_no_frontmatter() {
     let before =
         "# Project State\n\nStatus: planning\n\n## Key Decisions\n- Stack: Rust\n\n## Next\n";
     let p = Project::new(before.as_bytes());
-    ok(&p.act(&["add-decision", "Use clap", "--phase", "1"]));
+    ok(&p.act(&["add-decision", "Use clap", "--phase", "Phase 1"]));
     assert_eq!(
         p.text(),
         before.replacen(

@@ -69,7 +69,16 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
                 .transpose()
                 .map_err(refuse)?;
             let phase = match phase {
-                Some(p) => one_line("the phase", p).map_err(refuse)?,
+                Some(p) => {
+                    let p = one_line("the phase", p).map_err(refuse)?;
+                    // `--phase "Phase 3"` means phase 3.
+                    match p.get(..6) {
+                        Some(head) if head.eq_ignore_ascii_case("phase ") => {
+                            one_line("the phase", &p[6..]).map_err(refuse)?
+                        }
+                        _ => p,
+                    }
+                }
                 None => doc.current_phase(&text).unwrap_or_else(|| "?".to_owned()),
             };
             doc.add(
@@ -248,6 +257,14 @@ fn pick(w: &Waiting, answer: &str) -> Result<String, ActError> {
     if w.options.is_empty() {
         return Ok(answer.to_owned());
     }
+    // A label first: options may themselves be numbers.
+    if let Some(label) = w
+        .options
+        .iter()
+        .find(|o| o.trim().to_lowercase() == answer.to_lowercase())
+    {
+        return Ok(label.clone());
+    }
     if let Some(n) = typed_number(answer) {
         return match n.checked_sub(1).and_then(|i| w.options.get(i)) {
             Some(label) => Ok(label.clone()),
@@ -261,11 +278,7 @@ fn pick(w: &Waiting, answer: &str) -> Result<String, ActError> {
             ))),
         };
     }
-    Ok(w.options
-        .iter()
-        .find(|o| o.trim().to_lowercase() == answer.to_lowercase())
-        .cloned()
-        .unwrap_or_else(|| answer.to_owned()))
+    Ok(answer.to_owned())
 }
 
 /// The decision line an answer to WAITING.json becomes:

@@ -31,6 +31,10 @@ fn an_answer_picks_an_option_by_label_or_number() {
     let e = pick(&w, "３").unwrap_err().to_string();
     assert!(e.contains("option 3 does not exist"), "{e}");
     assert!(e.contains("1. SQLite") && e.contains("2. Postgres"), "{e}");
+    // Options that are numbers are matched as labels first.
+    let w = waiting(&["2", "3"]);
+    assert_eq!(pick(&w, "2").unwrap(), "2");
+    assert_eq!(pick(&w, "１").unwrap(), "2");
     // Without options a number is just the answer.
     assert_eq!(pick(&waiting(&[]), "3").unwrap(), "3");
 }
