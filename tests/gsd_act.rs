@@ -224,8 +224,14 @@ fn answer_records_a_decision_then_removes_waiting_json() {
     let address = item.act.as_ref().unwrap();
     assert_eq!(address.verb, "answer");
     assert_eq!(address.options, vec!["SQLite", "Postgres"]);
-    // Full-width 2, as typed through an IME.
-    ok(&p.act(&["answer", "２"]));
+    assert_eq!(
+        address.target.as_deref(),
+        Some(loopdeck::store::sha256_hex(WAITING.as_bytes()).as_str())
+    );
+    // The console's path: the item's address, and a full-width 2 as typed
+    // through an IME.
+    let target = address.target.clone().unwrap();
+    ok(&p.act(&[address.verb, &target, "２"]));
     assert_eq!(
         p.text(),
         refreshed(TEMPLATE).replacen(
@@ -240,6 +246,18 @@ fn answer_records_a_decision_then_removes_waiting_json() {
         "gsd-tools' signal-resume removes both"
     );
     assert!(gsd::load(&p.dir).unwrap().inbox.is_empty());
+}
+
+#[test]
+fn answer_bound_to_the_waiting_json_it_was_read_from() {
+    let p = Project::new(TEMPLATE.as_bytes()).with(".planning/WAITING.json", WAITING);
+    let sha = loopdeck::store::sha256_hex(WAITING.as_bytes());
+    ok(&p.act(&["answer", &sha[..12], "SQLite"]));
+    assert!(
+        p.text()
+            .contains("- [Phase 3]: Which database? → SQLite — answered by alice\n")
+    );
+    assert!(!p.exists(".planning/WAITING.json"));
 }
 
 #[test]
@@ -287,6 +305,13 @@ fn refusals_write_nothing() {
     let p = p.with(".planning/WAITING.json", WAITING);
     assert_refused(&p, &["answer", "3"], 1, "option 3 does not exist");
     assert_refused(&p, &["answer", "Q-1", "yes"], 1, "has no id");
+    // Bound to another WAITING.json than the one on disk: a conflict.
+    assert_refused(
+        &p,
+        &["answer", "0123456789abcdef", "yes"],
+        3,
+        "changed on disk",
+    );
     let p = p.with(".planning/WAITING.json", "{\"question\": ");
     assert_refused(&p, &["answer", "yes"], 1, "does not parse");
     let p = p.with(

@@ -101,10 +101,7 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
             ..
         } => {
             if let Some(id) = id {
-                return Err(refuse(format!(
-                    "a GSD project's waiting question has no id (`{}` given): `loopdeck act DIR answer TEXT`",
-                    flatten(id)
-                )));
+                bind(snap, id)?;
             }
             let answer = one_line("the answer", answer).map_err(refuse)?;
             let entry = answer_entry(snap, &doc, &text, req, &answer, rationale.as_deref())?;
@@ -129,6 +126,34 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
         },
     );
     Ok(edits)
+}
+
+/// A GSD question has no id; `answer SHA256 TEXT` binds the answer to the
+/// `WAITING.json` it was read from instead (its sha256, or a prefix of at
+/// least 8 hex digits, as `show --json` lists the file): a question
+/// replaced since is a conflict (exit 3), never answered by mistake.
+fn bind(snap: &mut Snapshot, id: &str) -> Result<(), ActError> {
+    let id = id.trim().to_ascii_lowercase();
+    if id.len() < 8 || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(refuse(format!(
+            "a GSD project's waiting question has no id (`{}` given): `loopdeck act DIR answer TEXT`, or `answer SHA256 TEXT` with the sha256 of {WAITING_FILE} as read",
+            flatten(&id)
+        )));
+    }
+    let found = snap
+        .read(WAITING_FILE)?
+        .map(crate::store::sha256_hex)
+        .ok_or_else(|| {
+            ActError::Changed(format!(
+                "{WAITING_FILE}: changed on disk: the question answered (sha256 {id}…) is gone"
+            ))
+        })?;
+    if !found.starts_with(&id) {
+        return Err(ActError::Changed(format!(
+            "{WAITING_FILE}: changed on disk: the question answered had sha256 {id}…, the file now has {found}"
+        )));
+    }
+    Ok(())
 }
 
 /// `- [Phase N]: summary — rationale`, gsd-tools' `add-decision` line.

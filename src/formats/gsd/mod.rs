@@ -244,10 +244,12 @@ fn waiting(p: &mut Project, file: Result<Vec<u8>, StoreError>) {
     let options: Vec<String> = w.options.iter().map(act::option_label).collect();
     p.inbox.push(InboxItem {
         kind: InboxKind::Waiting,
-        // `loopdeck act DIR answer TEXT` (an option's label or number).
+        // `loopdeck act DIR answer SHA256 TEXT` (TEXT: an option's label
+        // or number, or free text): the question has no id, so the answer
+        // is bound to the bytes of WAITING.json it was read from.
         act: Some(Address {
             verb: "answer",
-            target: None,
+            target: Some(store::sha256_hex(&bytes)),
             options: options.clone(),
         }),
         reference: WAITING_FILE.to_owned(),
