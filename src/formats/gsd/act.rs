@@ -276,6 +276,34 @@ fn typed_number(s: &str) -> Option<usize> {
     Some(n)
 }
 
+/// Options written `A：…`, `B. …`, `(C) …`: a lone letter (ASCII or
+/// full-width) names the one option it keys.
+fn lettered(options: &[String], answer: &str) -> Option<String> {
+    let mut chars = answer.chars();
+    let key = match (chars.next()?, chars.next()) {
+        (c @ 'A'..='Z' | c @ 'a'..='z', None) => c.to_ascii_uppercase(),
+        (c @ '\u{ff21}'..='\u{ff3a}', None) => char::from_u32(c as u32 - 0xff21 + 'A' as u32)?,
+        (c @ '\u{ff41}'..='\u{ff5a}', None) => char::from_u32(c as u32 - 0xff41 + 'A' as u32)?,
+        _ => return None,
+    };
+    let keyed = |o: &&String| {
+        let t = o.trim_start().trim_start_matches(['(', '（', '[']);
+        let mut cs = t.chars();
+        cs.next().is_some_and(|c| c.to_ascii_uppercase() == key)
+            && cs.next().is_some_and(|sep| {
+                matches!(
+                    sep,
+                    '：' | ':' | '.' | ')' | '）' | ']' | '、' | ' ' | '-' | '．'
+                )
+            })
+    };
+    let mut hits = options.iter().filter(keyed);
+    match (hits.next(), hits.next()) {
+        (Some(one), None) => Some(one.clone()),
+        _ => None,
+    }
+}
+
 /// The answer as recorded: an option's label when it names one (by its
 /// label or its number), else the text itself.
 fn pick(w: &Waiting, answer: &str) -> Result<String, ActError> {
@@ -289,6 +317,9 @@ fn pick(w: &Waiting, answer: &str) -> Result<String, ActError> {
         .find(|o| o.trim().to_lowercase() == answer.to_lowercase())
     {
         return Ok(label.clone());
+    }
+    if let Some(label) = lettered(&w.options, answer) {
+        return Ok(label);
     }
     if let Some(n) = typed_number(answer) {
         return match n.checked_sub(1).and_then(|i| w.options.get(i)) {

@@ -31,6 +31,14 @@ fn an_answer_picks_an_option_by_label_or_number() {
     let e = pick(&w, "３").unwrap_err().to_string();
     assert!(e.contains("option 3 does not exist"), "{e}");
     assert!(e.contains("1. SQLite") && e.contains("2. Postgres"), "{e}");
+    // A letter keys options written `A：…`, in ASCII or full width.
+    let w = waiting(&["A：允许加签，最多 5 级", "B：不允许加签，固定 3 级"]);
+    assert_eq!(pick(&w, "b").unwrap(), "B：不允许加签，固定 3 级");
+    assert_eq!(pick(&w, "Ａ").unwrap(), "A：允许加签，最多 5 级");
+    assert_eq!(pick(&w, "C").unwrap(), "C");
+    let w = waiting(&["A. one", "(B) two", "Apple"]);
+    assert_eq!(pick(&w, "a").unwrap(), "A. one");
+    assert_eq!(pick(&w, "B").unwrap(), "(B) two");
     // Options that are numbers are matched as labels first.
     let w = waiting(&["2", "3"]);
     assert_eq!(pick(&w, "2").unwrap(), "2");
