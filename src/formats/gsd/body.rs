@@ -117,6 +117,8 @@ fn heading_level(trimmed: &str) -> Option<usize> {
 pub fn parse(body: &str) -> Body {
     let mut b = Body::default();
     let mut section = Section::Other;
+    // The current section was opened by a bold line, not a `#` heading.
+    let mut bold_opened = false;
     // The level of the `## Session …` heading we are under: `Last session`,
     // `Stopped at` and `Resume file` are read only there (seed 001: scoped
     // to the Session section so archived text never matches).
@@ -136,20 +138,32 @@ pub fn parse(body: &str) -> Body {
                     session = None;
                 }
             }
-            section = if h.contains("decision") {
-                Section::Decisions
+            let bold = !trimmed.starts_with('#');
+            let named = if h.contains("decision") {
+                Some(Section::Decisions)
             } else if h.contains("blocker") {
-                Section::Blockers
+                Some(Section::Blockers)
             } else if h.contains("todo") {
                 b.pending_todos.get_or_insert(0);
-                Section::Todos
-            } else if !trimmed.starts_with('#') {
-                // A bold label inside a list (`**Phase 6 status:**` under
-                // `### Blockers/Concerns`) groups its items; it does not end
-                // the list (gsd-tools' sections run to the next `##`).
-                section
+                Some(Section::Todos)
             } else {
-                Section::Other
+                None
+            };
+            section = match named {
+                Some(s) => {
+                    bold_opened = bold;
+                    s
+                }
+                // A bold label inside a list under a `#` heading
+                // (`**Phase 6 status:**` under `### Blockers/Concerns`)
+                // groups its items; it does not end the list (gsd-tools'
+                // sections run to the next `##`). Under a bold section
+                // name, the next bold line is the next section.
+                None if bold && !bold_opened => section,
+                None => {
+                    bold_opened = false;
+                    Section::Other
+                }
             };
             continue;
         }
@@ -318,6 +332,9 @@ mod tests {
         assert_eq!(b.decisions.len(), 1);
         let b = parse("**Notes**\n- n\n");
         assert!(b.blockers.is_empty() && b.decisions.is_empty());
+        // Sections named by bold lines end at the next bold line.
+        let b = parse("**Decisions**\n- d\n\n**Next steps**\n- do X\n");
+        assert_eq!(b.decisions.len(), 1);
     }
 
     #[test]

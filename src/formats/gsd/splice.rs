@@ -323,8 +323,11 @@ impl Doc {
             let title = heading_title(t).or_else(|| bold_title(t));
             title.is_some_and(|t| list.read_title(t))
         })?;
+        // A bold label under a `#` heading groups items; under a bold
+        // section name, the next bold line starts the next section.
+        let bold = heading_title(text(heading)).is_none();
         let end = (heading + 1..self.lines.len())
-            .find(|&i| text(i).trim().starts_with('#') || bold_title(text(i)).is_some())
+            .find(|&i| text(i).trim().starts_with('#') || (bold && bold_title(text(i)).is_some()))
             .unwrap_or(self.lines.len());
         Some(Section { heading, end })
     }

@@ -282,3 +282,10 @@ fn bold_line_sections_the_reader_takes_are_used_when_gsds_heading_is_missing() {
         text.replace("- CEO phone is off-limits\n", "")
     );
 }
+
+#[test]
+fn bold_labels_under_a_heading_stay_in_its_section() {
+    let text = "# S\n## Key Decisions\n**Stack**\n- Rust\n**Process**\n- TDD\n## Next\n";
+    let out = edit(text, |d| d.add(List::Decisions, "- e".into()));
+    assert_eq!(out, text.replace("- TDD\n", "- TDD\n- e\n"));
+}
