@@ -289,3 +289,21 @@ fn bold_labels_under_a_heading_stay_in_its_section() {
     let out = edit(text, |d| d.add(List::Decisions, "- e".into()));
     assert_eq!(out, text.replace("- TDD\n", "- TDD\n- e\n"));
 }
+
+#[test]
+fn an_added_last_updated_line_leaves_gsds_hook_reading_the_same() {
+    for text in [
+        "---\nstatus: executing\nmilestone: v1\nprogress:\n  completed_phases: 2\n  total_phases: 5\n  percent: 40\n---\nPhase: 2 of 5 (Data)\n",
+        "---\r\nstatus: idle\r\nnext_action: plan-phase\r\nnext_phases:\r\n  - \"4.5\"\r\n  - 4.6\r\n---\r\n# S\r\n",
+        "---\nstatus: x\nnext_phases: [\"1\", \"2\"]\nnext_action: execute-phase\n---",
+    ] {
+        let out = edit(text, |d| d.refresh_last_updated(now()));
+        assert!(
+            out.contains("last_updated: \"2026-06-01T12:00:00.789Z\""),
+            "{out}"
+        );
+        let hook = super::super::statusline::parse_state_md;
+        assert_eq!(hook(&out), hook(text), "{text:?}");
+        assert_ne!(super::super::statusline::statusline(text), "");
+    }
+}
