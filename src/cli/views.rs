@@ -202,6 +202,10 @@ pub struct InboxRow<'a> {
     /// At "now" (see `Project::options_at`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
+    /// Where the item is decided (`loopdeck act PATH VERB TARGET`), with
+    /// the options offered at "now".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub act: Option<crate::model::Address>,
     /// `since` as a time, for the order.
     #[serde(skip)]
     pub since_at: Option<DateTime<Utc>>,
@@ -233,6 +237,14 @@ pub fn inbox_rows(projects: &[Project], now: DateTime<Utc>) -> Vec<InboxRow<'_>>
                 since: rfc3339(i.since),
                 age_seconds: since_seconds(i.since, now),
                 options: p.options_at(i, now),
+                act: i.act.as_ref().map(|a| crate::model::Address {
+                    options: if a.options == i.options {
+                        p.options_at(i, now)
+                    } else {
+                        a.options.clone()
+                    },
+                    ..a.clone()
+                }),
                 since_at: i.since,
             })
         })
