@@ -149,8 +149,21 @@ fn write_migration(
     let Some(map) = loaded.doc.value.as_object_mut() else {
         return;
     };
-    map.insert("state_schema_version".to_owned(), json!(3));
-    map.insert("workflow_version".to_owned(), json!("0.6"));
+    // The version keys lead a v0.6 state (seed 000's field order); a key
+    // already there keeps its place.
+    for (i, (key, value)) in [
+        ("state_schema_version", json!(3)),
+        ("workflow_version", json!("0.6")),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if let Some(slot) = map.get_mut(key) {
+            *slot = value;
+        } else {
+            map.shift_insert(i.min(map.len()), key.to_owned(), value);
+        }
+    }
     if let Some(to) = &m.stage_to {
         map.insert("current_stage".to_owned(), json!(to));
     }
