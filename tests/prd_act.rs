@@ -335,15 +335,17 @@ fn json_output_has_the_schema() {
 #[test]
 fn inbox_items_carry_their_decision_address() {
     let p = project("stage1");
-    let inbox = common::json(&["inbox", p.dir.to_str().unwrap()]);
-    let items = inbox["items"].as_array().unwrap();
+    let show = common::json(&["show", p.dir.to_str().unwrap()]);
+    let items = show["inbox"].as_array().unwrap();
     let by_ref = |r: &str| items.iter().find(|i| i["ref"] == r).cloned();
-    let text = inbox.to_string();
-    // The address is on the model; the JSON view shows it when wired.
-    if text.contains("\"act\"") {
-        assert_eq!(by_ref("OQ-7").unwrap()["act"]["verb"], "answer");
-        assert_eq!(by_ref("OQ-8").unwrap()["act"]["verb"], "evidence");
-    }
+    assert_eq!(
+        by_ref("OQ-7").unwrap()["act"],
+        serde_json::json!({"verb": "answer", "target": "OQ-7"})
+    );
+    assert_eq!(
+        by_ref("OQ-8").unwrap()["act"],
+        serde_json::json!({"verb": "evidence", "target": "OQ-8"})
+    );
     assert!(
         by_ref("OQ-9").is_none(),
         "blocked nodes are not in the inbox"
@@ -351,6 +353,19 @@ fn inbox_items_carry_their_decision_address() {
     assert!(
         by_ref("OQ-10").is_none(),
         "agent checks are not in the inbox"
+    );
+    let c = project("choose");
+    let show = common::json(&["show", c.dir.to_str().unwrap()]);
+    let choice = show["inbox"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["kind"] == "choice")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        choice["act"],
+        serde_json::json!({"verb": "choose", "options": ["接受 V1 走终稿", "继续吵一轮", "大方向调整"]})
     );
 }
 
@@ -455,4 +470,43 @@ fn new_project_refusals_create_nothing() {
         serde_json::from_slice(&fs::read(ws.path().join("y/state.json")).unwrap()).unwrap();
     assert_eq!(v["work_type"], "bugfix");
     assert_eq!(v["workflow_mode"], Value::Null);
+}
+
+#[test]
+fn an_answer_after_stage_one_leaves_the_pending_user_decision() {
+    // The seed's own example: stage 4.5 waits on the V1 decision while
+    // OQ-7 is still open. Answering OQ-7 must not replace that decision
+    // with a stage-1 frontier.
+    let p = project("choose");
+    let out = p.act(&["answer", "OQ-7", "不进入 MVP"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let before: Value =
+        serde_json::from_slice(&fs::read(fixture("choose/before/state.json")).unwrap()).unwrap();
+    let after: Value = serde_json::from_slice(&p.read("state.json")).unwrap();
+    assert_eq!(after["next_action"], before["next_action"]);
+    assert_eq!(after["open_questions"], serde_json::json!([]));
+    let log = after["user_inputs_log"].as_array().unwrap();
+    assert_eq!(log.len(), 3);
+    assert_eq!(
+        log[2],
+        serde_json::json!({"stage": "4.5", "timestamp": NOW,
+            "summary": "OQ-7 批量导出是否进入 MVP: 不进入 MVP", "question_id": "OQ-7",
+            "answer": "不进入 MVP", "by": "alice"})
+    );
+    // Without --key-decision, no D-n.
+    assert_eq!(after["key_decisions_made"], before["key_decisions_made"]);
+}
+
+#[test]
+fn no_state_or_a_conversation_outside_the_project_is_refused() {
+    let p = project("stage1");
+    let path = p.dir.join("state.json");
+    let mut v: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    v["deliverables"]["conversation"] = Value::from("../elsewhere.md");
+    fs::write(&path, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    assert_refused(&p, &["answer", "OQ-7", "是"], "cannot be appended to");
+    assert!(!p.dir.parent().unwrap().join("elsewhere.md").exists());
+    fs::remove_file(&path).unwrap();
+    // conversation.md alone makes it a (rebuilt) project; nothing to decide on.
+    assert_refused(&p, &["answer", "OQ-7", "是"], "no state.json");
 }

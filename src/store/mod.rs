@@ -494,6 +494,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_new_directory_is_created_once_and_only_inside() {
+        let dir = tempfile::tempdir().unwrap();
+        let made = create_dir_in(dir.path(), "新项目").unwrap();
+        assert!(made.is_dir());
+        assert!(
+            create_dir_in(dir.path(), "新项目").is_err(),
+            "exists already"
+        );
+        assert!(matches!(
+            create_dir_in(dir.path(), "../escape"),
+            Err(StoreError::OutsideProject)
+        ));
+        remove_empty_dir(&made);
+        assert!(!made.exists());
+    }
+
+    #[test]
     fn bounded_read_refuses_large_files() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("big");

@@ -371,3 +371,89 @@ pub fn stage_text(state: &State) -> String {
         .map(Scalar::text)
         .unwrap_or_else(|| "?".to_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn req() -> Request {
+        Request {
+            verb: crate::model::Verb::Approve,
+            by: "alice".to_owned(),
+            now: chrono::Utc.with_ymd_and_hms(2026, 6, 1, 9, 30, 0).unwrap(),
+            devloop_api: None,
+        }
+    }
+
+    fn state(json: &str) -> State {
+        schema::parse(json.as_bytes()).unwrap().0
+    }
+
+    #[test]
+    fn the_frontier_is_recomputed_in_stage_one_only() {
+        assert!(recomputes_frontier(&state(
+            r#"{"current_stage":"1.3","next_action":{"type":"user_decision"}}"#
+        )));
+        assert!(recomputes_frontier(&state(r#"{"current_stage":"4.5"}"#)));
+        assert!(recomputes_frontier(&state(
+            r#"{"current_stage":"4.5","next_action":{"type":"stage1_frontier"}}"#
+        )));
+        assert!(!recomputes_frontier(&state(
+            r#"{"current_stage":"4.5","next_action":{"type":"user_decision"}}"#
+        )));
+    }
+
+    #[test]
+    fn the_resolved_node_leaves_the_frontier_and_unblocks_its_dependants() {
+        let s = state(
+            r#"{"current_stage":"1","open_questions":[
+            {"id":"A","kind":"fact","owner":"IT","status":"pending_user","depends_on":[]},
+            {"id":"B","kind":"decision","owner":"user","status":"pending_user","depends_on":["A"]},
+            {"id":7,"kind":"decision","owner":"user","status":"pending_user","depends_on":[]}]}"#,
+        );
+        let na = stage1_frontier(&s, "A");
+        assert_eq!(na["question_ids"], json!(["B", "7"]));
+        assert_eq!(na["research_ids"], json!([]));
+        let na = stage1_frontier(&s, "7");
+        assert_eq!(na["question_ids"], json!([]));
+        assert_eq!(na["research_ids"], json!(["A"]));
+        assert_eq!(na["description"], "等待事实查证返回");
+    }
+
+    #[test]
+    fn conversation_appends_keep_every_byte_and_the_line_endings() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("conversation.md"), "# 对话\r\n\r\n旧内容").unwrap();
+        let mut snap = Snapshot::new(tmp.path());
+        let s = state(r#"{"current_stage":"1"}"#);
+        let Edit::Replace { file, bytes } =
+            conversation_edit(&mut snap, &s, "## a\n\nb\n").unwrap()
+        else {
+            panic!("a replace");
+        };
+        assert_eq!(file, "conversation.md");
+        assert_eq!(
+            bytes,
+            "# 对话\r\n\r\n旧内容\r\n\r\n## a\r\n\r\nb\r\n".as_bytes()
+        );
+        let s = state(r#"{"current_stage":"1","deliverables":{"conversation":"log/talk.md"}}"#);
+        let Edit::Replace { file, bytes } = conversation_edit(&mut snap, &s, "x").unwrap() else {
+            panic!("a replace");
+        };
+        assert_eq!(file, "log/talk.md");
+        assert_eq!(bytes, "# 对话记录\n\nx\n".as_bytes());
+        let s = state(r#"{"current_stage":"1","deliverables":{"conversation":"../out.md"}}"#);
+        assert!(
+            conversation_edit(&mut snap, &s, "x").is_err(),
+            "outside the project"
+        );
+    }
+
+    #[test]
+    fn summaries_are_one_short_line() {
+        assert_eq!(short("a\n b", 10), "a b");
+        assert_eq!(short("一二三四五", 3), "一二三…");
+        assert_eq!(stamp(&req()), "2026-06-01T09:30:00Z");
+    }
+}

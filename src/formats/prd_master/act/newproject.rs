@@ -140,3 +140,30 @@ pub fn decide(
         },
     ])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_one_visible_directory() {
+        for bad in ["", " x", "a/b", "a\\b", ".", "..", ".hidden", "a\u{1b}b"] {
+            assert!(bad_name(bad).is_some(), "{bad:?}");
+        }
+        assert_eq!(bad_name("补货 引擎-2"), None);
+        assert!(bad_name(&"x".repeat(201)).is_some());
+    }
+
+    #[test]
+    fn a_feature_picks_a_mode_a_bugfix_none() {
+        assert_eq!(mode_for("feature", None), Ok(Some("standard")));
+        assert_eq!(
+            mode_for("feature", Some("tech-constrained")),
+            Ok(Some("tech-constrained"))
+        );
+        assert_eq!(mode_for("bugfix", None), Ok(None));
+        assert!(mode_for("bugfix", Some("quick")).is_err());
+        assert!(mode_for("feature", Some("fast")).is_err());
+        assert!(mode_for("Feature", None).is_err());
+    }
+}
