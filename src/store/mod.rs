@@ -448,6 +448,24 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     out
 }
 
+/// Create the directory `name` (one component) inside `parent`, failing
+/// if anything exists there already (a new project's directory, seed 000
+/// Step 3b). Returns its path.
+pub fn create_dir_in(parent: &Path, name: &str) -> Result<PathBuf, StoreError> {
+    let path = contained(parent, name)?;
+    fs::create_dir(&path)?;
+    if let Ok(d) = File::open(parent) {
+        let _ = d.sync_all();
+    }
+    Ok(path)
+}
+
+/// Remove `path` if it is an empty directory (undoing [`create_dir_in`]
+/// when nothing could be written into it); best effort.
+pub fn remove_empty_dir(path: &Path) {
+    let _ = fs::remove_dir(path);
+}
+
 /// Replace `path` with `bytes` atomically: a temp file in the same directory
 /// with the original permissions, fsync, rename over, fsync the directory.
 /// A reader sees either the old bytes or the new ones, never a mix.
@@ -474,6 +492,23 @@ pub fn atomic_replace(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_directory_is_created_once_and_only_inside() {
+        let dir = tempfile::tempdir().unwrap();
+        let made = create_dir_in(dir.path(), "新项目").unwrap();
+        assert!(made.is_dir());
+        assert!(
+            create_dir_in(dir.path(), "新项目").is_err(),
+            "exists already"
+        );
+        assert!(matches!(
+            create_dir_in(dir.path(), "../escape"),
+            Err(StoreError::OutsideProject)
+        ));
+        remove_empty_dir(&made);
+        assert!(!made.exists());
+    }
 
     #[test]
     fn bounded_read_refuses_large_files() {

@@ -13,7 +13,9 @@ use std::path::Path;
 
 use super::json::reason as json_reason;
 use super::{file_name, parse_time};
-use crate::model::{Decision, Finding, Format, InboxItem, InboxKind, Level, Project, StatusKind};
+use crate::model::{
+    Address, Decision, Finding, Format, InboxItem, InboxKind, Level, Project, StatusKind,
+};
 use crate::store::{self, StoreError, WalkEntry};
 use rebuild::SCENE_ANCHOR;
 use schema::{ParseFailure, Scalar, State};
@@ -266,7 +268,11 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
     for q in &p.frontier.questions {
         p.inbox.push(InboxItem {
             kind: InboxKind::Question,
-            act: None,
+            act: Some(Address {
+                verb: "answer",
+                target: Some(q.id.clone()),
+                options: Vec::new(),
+            }),
             reference: q.id.clone(),
             title: q.title.clone(),
             since,
@@ -284,7 +290,11 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
                 .unwrap_or_default();
             p.inbox.push(InboxItem {
                 kind: InboxKind::Evidence,
-                act: None,
+                act: Some(Address {
+                    verb: "evidence",
+                    target: Some(q.id.clone()),
+                    options: Vec::new(),
+                }),
                 reference: q.id.clone(),
                 title: format!("{} [{owner}]{what}", q.title),
                 since,
@@ -298,7 +308,13 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
     }) {
         p.inbox.push(InboxItem {
             kind: InboxKind::Choice,
-            act: None,
+            // Only offered options can be chosen; a user decision without
+            // options is waited on, not chosen here.
+            act: (!na.askuserquestion_options.is_empty()).then(|| Address {
+                verb: "choose",
+                target: None,
+                options: na.askuserquestion_options.clone(),
+            }),
             reference: "next_action".to_owned(),
             title: na
                 .description

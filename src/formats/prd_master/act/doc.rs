@@ -1,0 +1,459 @@
+//! The state a PRD-master decision edits: `state.json` read through the
+//! transaction's snapshot, parsed twice — an order-preserving document that
+//! is edited and written back in its own style, and the typed (migrated)
+//! view the rules are checked against.
+
+use serde_json::{Map, Value, json};
+
+use super::super::frontier::{self, is_agent_owner};
+use super::super::legacy::{self, Migration, Version};
+use super::super::rebuild::SCENE_ANCHOR;
+use super::super::schema::{self, NextAction, ParseFailure, Scalar, State};
+use super::super::{CONVERSATION, STATE_FILE};
+use crate::formats::json::reason as json_reason;
+use crate::formats::jsonedit::JsonDoc;
+use crate::model::{Frontier, Request};
+use crate::store::txn::{ActError, Edit, Refusal, Snapshot};
+
+/// `state.json`, ready to be edited.
+pub struct Loaded {
+    pub doc: JsonDoc,
+    /// The typed view, migrated as the reader shows it.
+    pub state: State,
+    pub migration: Option<Migration>,
+}
+
+pub fn refuse(msg: impl Into<String>) -> ActError {
+    ActError::Refused(Refusal::new(msg))
+}
+
+/// The seed's timestamp form (`2026-05-23T14:32:00Z`).
+pub fn stamp(req: &Request) -> String {
+    req.now.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// The id of a node as text (`"OQ-7"` and `7` alike).
+pub fn id_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn corrupt(reason: &str) -> ActError {
+    refuse(format!(
+        "state.json is corrupt ({reason}); loopdeck never writes over a corrupt state. \
+         Restore it from a backup, or let PRD-master rebuild it (the corrupt file is kept as \
+         state.json.corrupt-<UTC stamp>)"
+    ))
+}
+
+/// Read and parse `state.json`; a legacy state is migrated in the document
+/// too, so whatever the decision writes is written as v0.6.
+pub fn load(snap: &mut Snapshot, req: &Request) -> Result<Loaded, ActError> {
+    let bytes = match snap.read(STATE_FILE)? {
+        Some(b) => b.to_vec(),
+        None => {
+            return Err(refuse(
+                "no state.json here: a PRD-master decision needs the project's state \
+                 (a project shown as rebuilt is confirmed by PRD-master itself)",
+            ));
+        }
+    };
+    let (mut state, _) = match schema::parse(&bytes) {
+        Ok(parsed) => parsed,
+        Err(ParseFailure::Syntax(e)) => return Err(corrupt(&json_reason(&e))),
+        Err(ParseFailure::NotAnObject) => return Err(corrupt("not a JSON object")),
+    };
+    let doc = JsonDoc::parse(&bytes).map_err(|e| corrupt(&e))?;
+    if state.workflow_version.is_none()
+        && state.state_schema_version.is_none()
+        && state.current_stage.is_none()
+    {
+        return Err(refuse(
+            "state.json is not a PRD-master state (no workflow_version, state_schema_version or current_stage)",
+        ));
+    }
+    for (key, want) in [
+        ("open_questions", "an array"),
+        ("user_inputs_log", "an array"),
+        ("key_decisions_made", "an array"),
+        ("next_action", "an object"),
+    ] {
+        let ok = match doc.value.get(key) {
+            None | Some(Value::Null) => true,
+            Some(Value::Array(_)) => want == "an array",
+            Some(Value::Object(_)) => want == "an object",
+            Some(_) => false,
+        };
+        if !ok {
+            return Err(refuse(format!(
+                "state.json: `{key}` is not {want}; loopdeck will not rewrite a field it cannot read"
+            )));
+        }
+    }
+    let pre_05 = match legacy::version(&state) {
+        Version::Missing => true,
+        Version::Known(ma, mi) => (ma, mi) < (0, 5),
+        Version::Unreadable(_) => false,
+    };
+    let anchor = state
+        .deliverables
+        .as_ref()
+        .and_then(|d| d.get("scene_anchor"))
+        .and_then(Value::as_str)
+        .unwrap_or(SCENE_ANCHOR)
+        .to_owned();
+    let mut has_value = None;
+    if pre_05 {
+        has_value = Some(snap.read(&anchor).ok().flatten().is_some_and(|b| {
+            String::from_utf8_lossy(b).contains(super::super::rebuild::VALUE_SECTION)
+        }));
+    }
+    let mut migration = legacy::migrate(&mut state, || has_value.unwrap_or(true));
+    let mut loaded = Loaded {
+        doc,
+        state,
+        migration: None,
+    };
+    if let Some(m) = migration.as_mut() {
+        legacy::replace_next_action(&mut loaded.state, m);
+        let replaced = m
+            .notes
+            .iter()
+            .any(|n| n.starts_with("next_action recomputed"));
+        write_migration(&mut loaded, m, pre_05, replaced, req);
+    }
+    loaded.migration = migration;
+    Ok(loaded)
+}
+
+/// The root object (checked by [`load`]'s parse of a PRD-master state).
+pub fn root(doc: &mut JsonDoc) -> Result<&mut Map<String, Value>, ActError> {
+    doc.value
+        .as_object_mut()
+        .ok_or_else(|| refuse("state.json is not a JSON object"))
+}
+
+/// Write the migration into the document (seed 000, Step 0): v0.6, schema
+/// 3, the mapped stages, every open question's status, and a note.
+fn write_migration(
+    loaded: &mut Loaded,
+    m: &Migration,
+    pre_05: bool,
+    next_action_replaced: bool,
+    req: &Request,
+) {
+    let state = &loaded.state;
+    let Some(map) = loaded.doc.value.as_object_mut() else {
+        return;
+    };
+    // The version keys lead a v0.6 state (seed 000's field order); a key
+    // already there keeps its place.
+    for (i, (key, value)) in [
+        ("state_schema_version", json!(3)),
+        ("workflow_version", json!("0.6")),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if let Some(slot) = map.get_mut(key) {
+            *slot = value;
+        } else {
+            map.shift_insert(i.min(map.len()), key.to_owned(), value);
+        }
+    }
+    if let Some(to) = &m.stage_to {
+        map.insert("current_stage".to_owned(), json!(to));
+    }
+    if pre_05 && map.contains_key("completed_stages") {
+        let done: Vec<String> = state.completed_stages.iter().map(Scalar::text).collect();
+        map.insert("completed_stages".to_owned(), json!(done));
+    }
+    if m.completed_without_value_stage {
+        map.insert(
+            "legacy_completed_without_value_stage".to_owned(),
+            Value::Bool(true),
+        );
+    }
+    if let Some(Value::Array(nodes)) = map.get_mut("open_questions") {
+        for node in nodes.iter_mut().filter_map(Value::as_object_mut) {
+            if node.get("status").is_none_or(Value::is_null) {
+                let owner = node.get("owner").and_then(Value::as_str);
+                let status = if is_agent_owner(owner) {
+                    "pending_research"
+                } else {
+                    "pending_user"
+                };
+                node.insert("status".to_owned(), json!(status));
+            }
+        }
+    }
+    if next_action_replaced && let Some(na) = &state.next_action {
+        map.insert("next_action".to_owned(), next_action_value(na));
+    }
+    map.insert(
+        "migration_note".to_owned(),
+        json!({
+            "from_workflow_version": m.from_version,
+            "to_workflow_version": "0.6",
+            "state_schema_version": 3,
+            "migrated_at_utc": stamp(req),
+            "by": req.by,
+            "notes": m.notes,
+        }),
+    );
+}
+
+/// A typed next action as the seed writes it.
+pub fn next_action_value(na: &NextAction) -> Value {
+    let mut m = Map::new();
+    m.insert("type".to_owned(), json!(na.kind));
+    if let Some(d) = &na.description {
+        m.insert("description".to_owned(), json!(d));
+    }
+    if na.kind.as_deref() == Some("stage1_frontier") {
+        let ids = |v: &[schema::Id]| v.iter().map(|i| i.0.clone()).collect::<Vec<_>>();
+        m.insert("question_ids".to_owned(), json!(ids(&na.question_ids)));
+        m.insert("research_ids".to_owned(), json!(ids(&na.research_ids)));
+    }
+    if !na.askuserquestion_options.is_empty() {
+        m.insert(
+            "askuserquestion_options".to_owned(),
+            json!(na.askuserquestion_options),
+        );
+    }
+    Value::Object(m)
+}
+
+/// The frontier of the typed state's open questions.
+pub fn frontier_of(state: &State) -> Frontier {
+    frontier::compute(&state.open_questions, None, &mut Vec::new())
+}
+
+/// Stage 1's `next_action` recomputed from `open_questions` (after
+/// `resolved` left it): the eligible questions and the fact checks.
+pub fn stage1_frontier(state: &State, resolved: &str) -> Value {
+    let mut rest = state.clone();
+    rest.open_questions
+        .retain(|q| q.id.as_ref().map(Scalar::text).as_deref() != Some(resolved));
+    let f = frontier_of(&rest);
+    let ids = |qs: &[crate::model::Question]| qs.iter().map(|q| q.id.clone()).collect::<Vec<_>>();
+    let (questions, research) = (ids(&f.questions), ids(&f.research));
+    let description = match (questions.is_empty(), research.is_empty()) {
+        (false, false) => "等待用户回答当前前沿；事实查证并行进行",
+        (false, true) => "等待用户回答当前前沿",
+        (true, false) => "等待事实查证返回",
+        (true, true) => "阶段 1 前沿已清空：没有可问的问题或进行中的查证",
+    };
+    json!({
+        "type": "stage1_frontier",
+        "description": description,
+        "question_ids": questions,
+        "research_ids": research,
+    })
+}
+
+/// Is `next_action` recomputed as stage 1's frontier after an answer? In
+/// stage 1, or when it already is the frontier (or missing); a later
+/// stage's pending user decision is left for its own `choose`.
+pub fn recomputes_frontier(state: &State) -> bool {
+    let stage1 = state
+        .current_stage
+        .as_ref()
+        .and_then(|s| legacy::stage_major(&s.text()))
+        == Some(1);
+    let kind = state.next_action.as_ref().and_then(|n| n.kind.as_deref());
+    stage1 || matches!(kind, None | Some("stage1_frontier"))
+}
+
+/// Refresh `last_updated_at_utc`.
+pub fn touch(map: &mut Map<String, Value>, req: &Request) {
+    map.insert("last_updated_at_utc".to_owned(), json!(stamp(req)));
+}
+
+/// The current stage as the document holds it.
+pub fn stage_value(map: &Map<String, Value>) -> Value {
+    map.get("current_stage").cloned().unwrap_or(Value::Null)
+}
+
+/// Append `entry` to the array `key` (created when missing or null).
+pub fn push(map: &mut Map<String, Value>, key: &str, entry: Value) {
+    match map.get_mut(key) {
+        Some(Value::Array(items)) => items.push(entry),
+        _ => {
+            map.insert(key.to_owned(), Value::Array(vec![entry]));
+        }
+    }
+}
+
+/// `summary` cut to `max` characters (the whole text stays in `answer`).
+pub fn short(text: &str, max: usize) -> String {
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max {
+        one_line
+    } else {
+        let mut s: String = one_line.chars().take(max).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// The conversation archive's path: `deliverables.conversation`, else the
+/// seed's `conversation.md`.
+pub fn conversation_path(state: &State) -> String {
+    state
+        .deliverables
+        .as_ref()
+        .and_then(|d| d.get("conversation"))
+        .and_then(Value::as_str)
+        .filter(|p| !p.trim().is_empty())
+        .unwrap_or(CONVERSATION)
+        .to_owned()
+}
+
+/// Append one exchange to `conversation.md` (created when missing): every
+/// byte already there stays; the new block follows a blank line, in the
+/// file's own line endings.
+pub fn conversation_edit(
+    snap: &mut Snapshot,
+    state: &State,
+    block: &str,
+) -> Result<Edit, ActError> {
+    let file = conversation_path(state);
+    let existing = match snap.read(&file) {
+        Ok(b) => b.map(<[u8]>::to_vec),
+        Err(ActError::Store { source, .. }) => {
+            return Err(refuse(format!(
+                "{file} (deliverables.conversation) cannot be appended to: {source}"
+            )));
+        }
+        Err(e) => return Err(e),
+    };
+    let mut bytes = existing.unwrap_or_default();
+    let crlf = bytes.windows(2).any(|w| w == b"\r\n");
+    let nl: &[u8] = if crlf { b"\r\n" } else { b"\n" };
+    if bytes.is_empty() {
+        let title = "# 对话记录\n";
+        bytes.extend_from_slice(
+            title
+                .replace('\n', if crlf { "\r\n" } else { "\n" })
+                .as_bytes(),
+        );
+    } else if !bytes.ends_with(b"\n") {
+        bytes.extend_from_slice(nl);
+    }
+    bytes.extend_from_slice(nl);
+    for (i, line) in block.trim_end_matches('\n').split('\n').enumerate() {
+        if i > 0 {
+            bytes.extend_from_slice(nl);
+        }
+        bytes.extend_from_slice(line.as_bytes());
+    }
+    bytes.extend_from_slice(nl);
+    Ok(Edit::Replace { file, bytes })
+}
+
+/// The state's edit: the document back in its own style.
+pub fn state_edit(doc: &JsonDoc) -> Edit {
+    Edit::Replace {
+        file: STATE_FILE.to_owned(),
+        bytes: doc.to_bytes(),
+    }
+}
+
+/// The stage as text, for messages and the conversation.
+pub fn stage_text(state: &State) -> String {
+    state
+        .current_stage
+        .as_ref()
+        .map(Scalar::text)
+        .unwrap_or_else(|| "?".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn req() -> Request {
+        Request {
+            verb: crate::model::Verb::Approve,
+            by: "alice".to_owned(),
+            now: chrono::Utc.with_ymd_and_hms(2026, 6, 1, 9, 30, 0).unwrap(),
+            devloop_api: None,
+        }
+    }
+
+    fn state(json: &str) -> State {
+        schema::parse(json.as_bytes()).unwrap().0
+    }
+
+    #[test]
+    fn the_frontier_is_recomputed_in_stage_one_only() {
+        assert!(recomputes_frontier(&state(
+            r#"{"current_stage":"1.3","next_action":{"type":"user_decision"}}"#
+        )));
+        assert!(recomputes_frontier(&state(r#"{"current_stage":"4.5"}"#)));
+        assert!(recomputes_frontier(&state(
+            r#"{"current_stage":"4.5","next_action":{"type":"stage1_frontier"}}"#
+        )));
+        assert!(!recomputes_frontier(&state(
+            r#"{"current_stage":"4.5","next_action":{"type":"user_decision"}}"#
+        )));
+    }
+
+    #[test]
+    fn the_resolved_node_leaves_the_frontier_and_unblocks_its_dependants() {
+        let s = state(
+            r#"{"current_stage":"1","open_questions":[
+            {"id":"A","kind":"fact","owner":"IT","status":"pending_user","depends_on":[]},
+            {"id":"B","kind":"decision","owner":"user","status":"pending_user","depends_on":["A"]},
+            {"id":7,"kind":"decision","owner":"user","status":"pending_user","depends_on":[]}]}"#,
+        );
+        let na = stage1_frontier(&s, "A");
+        assert_eq!(na["question_ids"], json!(["B", "7"]));
+        assert_eq!(na["research_ids"], json!([]));
+        let na = stage1_frontier(&s, "7");
+        assert_eq!(na["question_ids"], json!([]));
+        assert_eq!(na["research_ids"], json!(["A"]));
+        assert_eq!(na["description"], "等待事实查证返回");
+    }
+
+    #[test]
+    fn conversation_appends_keep_every_byte_and_the_line_endings() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("conversation.md"), "# 对话\r\n\r\n旧内容").unwrap();
+        let mut snap = Snapshot::new(tmp.path());
+        let s = state(r#"{"current_stage":"1"}"#);
+        let Edit::Replace { file, bytes } =
+            conversation_edit(&mut snap, &s, "## a\n\nb\n").unwrap()
+        else {
+            panic!("a replace");
+        };
+        assert_eq!(file, "conversation.md");
+        assert_eq!(
+            bytes,
+            "# 对话\r\n\r\n旧内容\r\n\r\n## a\r\n\r\nb\r\n".as_bytes()
+        );
+        let s = state(r#"{"current_stage":"1","deliverables":{"conversation":"log/talk.md"}}"#);
+        let Edit::Replace { file, bytes } = conversation_edit(&mut snap, &s, "x").unwrap() else {
+            panic!("a replace");
+        };
+        assert_eq!(file, "log/talk.md");
+        assert_eq!(bytes, "# 对话记录\n\nx\n".as_bytes());
+        let s = state(r#"{"current_stage":"1","deliverables":{"conversation":"../out.md"}}"#);
+        assert!(
+            conversation_edit(&mut snap, &s, "x").is_err(),
+            "outside the project"
+        );
+    }
+
+    #[test]
+    fn summaries_are_one_short_line() {
+        assert_eq!(short("a\n b", 10), "a b");
+        assert_eq!(short("一二三四五", 3), "一二三…");
+        assert_eq!(stamp(&req()), "2026-06-01T09:30:00Z");
+    }
+}
