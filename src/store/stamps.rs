@@ -56,25 +56,40 @@ pub(super) fn record(path: impl FnOnce() -> PathBuf, bytes: &[u8]) {
     if !active() {
         return;
     }
-    let path = normalize(&path());
-    let seen = STAMPS.with(|s| {
-        s.borrow()
-            .as_ref()
-            .is_some_and(|v| v.iter().any(|st| st.path == path))
-    });
-    if seen {
-        return;
-    }
-    let stamp = Stamp {
-        sha256: sha256_hex(bytes),
-        len: bytes.len() as u64,
-        path,
+    let path = path();
+    let path = if is_normal(&path) {
+        path
+    } else {
+        normalize(&path)
     };
     STAMPS.with(|s| {
-        if let Some(v) = s.borrow_mut().as_mut() {
-            v.push(stamp);
+        if let Some(v) = s.borrow_mut().as_mut()
+            && !v.iter().any(|st| st.path.as_os_str() == path.as_os_str())
+        {
+            v.push(Stamp {
+                sha256: sha256_hex(bytes),
+                len: bytes.len() as u64,
+                path,
+            });
         }
     });
+}
+
+/// Is `path` already as [`normalize`] spells it (no `.` or `..`
+/// component, no doubled or trailing separator)? Checked on its bytes:
+/// nearly every path a reader builds is, and then costs no allocation.
+fn is_normal(path: &Path) -> bool {
+    if !cfg!(unix) {
+        // Drive prefixes and two separators: let `normalize` decide.
+        return false;
+    }
+    let bytes = path.as_os_str().as_encoded_bytes();
+    if bytes.is_empty() || bytes == b"/" {
+        return true;
+    }
+    let body = bytes.strip_prefix(b"/").unwrap_or(bytes);
+    body.split(|&b| b == b'/')
+        .all(|part| !part.is_empty() && part != b"." && part != b"..")
 }
 
 /// The stamp this reading took of `path`, if it read it whole.
@@ -123,15 +138,33 @@ pub fn normalize(path: &Path) -> PathBuf {
 /// `path` relative to `dir` (both normalised), spelt with `/`: the name a
 /// project's stamp carries. `None` when `path` is not below `dir`.
 pub fn relative_to(path: &Path, dir: &Path) -> Option<String> {
-    let rel = path.strip_prefix(dir).ok()?;
-    if rel.as_os_str().is_empty() {
+    // On the bytes: both are normalised, so a prefix ending at a
+    // separator is a parent directory.
+    let (p, d) = (
+        path.as_os_str().as_encoded_bytes(),
+        dir.as_os_str().as_encoded_bytes(),
+    );
+    let rest = p.strip_prefix(d)?;
+    let rest = match rest.split_first() {
+        Some((&b, rest)) if std::path::is_separator(char::from(b)) => rest,
+        // `dir` is the root (`/`) or empty (the current directory).
+        _ if d.is_empty()
+            || d.last()
+                .is_some_and(|&b| std::path::is_separator(char::from(b))) =>
+        {
+            rest
+        }
+        _ => return None,
+    };
+    if rest.is_empty() {
         return None;
     }
-    let parts: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    Some(parts.join("/"))
+    let rel = String::from_utf8_lossy(rest);
+    Some(if std::path::MAIN_SEPARATOR == '/' {
+        rel.into_owned()
+    } else {
+        rel.replace(std::path::MAIN_SEPARATOR, "/")
+    })
 }
 
 #[cfg(test)]
@@ -222,5 +255,33 @@ mod tests {
         );
         assert_eq!(relative_to(Path::new("w/q/s"), Path::new("w/p")), None);
         assert_eq!(relative_to(Path::new("w/p"), Path::new("w/p")), None);
+        assert_eq!(relative_to(Path::new("w/pq/s"), Path::new("w/p")), None);
+        assert_eq!(
+            relative_to(Path::new("/s.json"), Path::new("/")),
+            Some("s.json".to_owned())
+        );
+        assert_eq!(
+            relative_to(Path::new("s.json"), Path::new("")),
+            Some("s.json".to_owned())
+        );
+        for (p, normal) in [
+            ("a/b/c.json", true),
+            ("/abs/b", true),
+            ("/", true),
+            ("a", true),
+            ("", true),
+            ("a/./b", false),
+            ("./a", false),
+            ("a/..", false),
+            ("../a", false),
+            ("a//b", false),
+            ("a/b/", false),
+            ("a/.b/..c", true),
+        ] {
+            assert_eq!(is_normal(Path::new(p)), normal, "{p}");
+            if normal {
+                assert_eq!(normalize(Path::new(p)), Path::new(p), "{p}");
+            }
+        }
     }
 }
