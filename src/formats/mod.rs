@@ -498,6 +498,24 @@ mod tests {
         assert!(names.contains(&"units.json"), "{names:?}");
     }
 
+    /// A root spelt with `.` and `..` (as a user may type it): every
+    /// project still gets the stamps of its files, named from its
+    /// directory.
+    #[test]
+    fn stamps_under_a_root_spelt_with_dots() {
+        let root = PathBuf::from("./examples/./workspace/gsd/../gsd");
+        let found = discover(std::slice::from_ref(&root));
+        assert!(found.projects.len() >= 5);
+        for p in &found.projects {
+            let names: Vec<&str> = p.files.iter().map(|f| f.file.as_str()).collect();
+            assert!(names.contains(&".planning/STATE.md"), "{}: {names:?}", p.id);
+            for f in &p.files {
+                let bytes = std::fs::read(p.path.join(&f.file)).unwrap();
+                assert_eq!(f.sha256, store::sha256_hex(&bytes), "{}", f.file);
+            }
+        }
+    }
+
     #[test]
     fn times_in_the_forms_agents_write() {
         let want = "2026-06-01T12:00:00+00:00";
