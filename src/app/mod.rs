@@ -193,7 +193,7 @@ pub struct Palette {
 #[derive(Debug)]
 pub enum Event {
     Key(KeyEvent),
-    /// A fresh read of every project (already sanitized by the loader).
+    /// A fresh read of every project (strings as the files hold them).
     Loaded(Vec<Project>),
     /// The watcher could not start; changes are looked for by polling.
     Polling,

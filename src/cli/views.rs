@@ -9,9 +9,9 @@ use serde::Serialize;
 
 use crate::formats;
 use crate::model::{
-    Agent, Bug, BugStats, Checkpoint, Dag, Decision, Event, Excerpt, Finding, Frontier, InboxItem,
-    InboxKind, Level, Loops, Problem, Progress, Project, Run, Scenario, Task, Unit, oldest_first,
-    since_seconds,
+    Agent, Bug, BugStats, Checkpoint, Dag, Decision, Event, Excerpt, FileStamp, Finding, Frontier,
+    InboxItem, InboxKind, Level, Loops, Problem, Progress, Project, Run, Scenario, Task, Unit,
+    oldest_first, since_seconds,
 };
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -153,6 +153,10 @@ pub struct ShowView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loops: Option<&'a Loops>,
     pub skipped_lines: &'a BTreeMap<String, usize>,
+    /// Every file the reading read whole, with the sha256 and length of
+    /// the bytes read: what a decision is applied against
+    /// (`act --expect-sha256`).
+    pub files: &'a [FileStamp],
 }
 
 impl<'a> ShowView<'a> {
@@ -183,6 +187,7 @@ impl<'a> ShowView<'a> {
             revisions: &d.revisions,
             loops: d.loops.as_ref(),
             skipped_lines: &d.skipped_lines,
+            files: &p.files,
         }
     }
 }

@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 
 use crate::guard;
-use crate::model::{Excerpt, Problem, Project, sort_newest_first};
+use crate::model::{Excerpt, FileStamp, Problem, Project, sort_newest_first};
 use crate::store::{self, StoreError, WalkEntry};
 
 /// Every project in the directory `entry` describes, and the names of its
@@ -25,15 +25,63 @@ use crate::store::{self, StoreError, WalkEntry};
 fn detect(entry: &WalkEntry<'_>) -> (Vec<Project>, Vec<String>) {
     let mut found = Vec::new();
     let mut skip: Vec<String> = OWN_DIRS.iter().map(|d| (*d).to_owned()).collect();
-    found.extend(prd_master::discover(entry));
-    found.extend(gsd::discover(entry));
-    found.extend(dwp::discover(entry));
-    found.extend(devloop::unlisted(entry));
-    if let Some(p) = devloop::discover(entry) {
-        found.push(p);
+    found.extend(stamped(|| prd_master::discover(entry)));
+    found.extend(stamped(|| gsd::discover(entry)));
+    found.extend(stamped(|| dwp::discover(entry)));
+    found.extend(stamped(|| devloop::unlisted(entry)));
+    let devloop = stamped(|| devloop::discover(entry));
+    if !devloop.is_empty() {
+        found.extend(devloop);
         skip.extend(devloop::OWN_DIRS.iter().map(|d| (*d).to_owned()));
     }
     (found, skip)
+}
+
+/// Run one format's reader and give each project it found the stamps of
+/// the files it read whole (`Project.files`): one format at a time, so a
+/// file one format read is never another's stamp in the same directory.
+fn stamped<I: IntoIterator<Item = Project>>(read: impl FnOnce() -> I) -> Vec<Project> {
+    let (found, stamps) = store::stamps::collect(read);
+    let mut found: Vec<Project> = found.into_iter().collect();
+    assign_stamps(&mut found, stamps);
+    found
+}
+
+/// Each stamp goes to the project whose directory holds the file (the
+/// deepest, when one project's directory holds another's), named
+/// relative to it; a file under none of them is nobody's. Sorted by name.
+fn assign_stamps(projects: &mut [Project], stamps: Vec<store::stamps::Stamp>) {
+    if projects.is_empty() || stamps.is_empty() {
+        return;
+    }
+    let dirs: Vec<(PathBuf, usize)> = projects
+        .iter()
+        .map(|p| {
+            let d = store::stamps::normalize(&p.path);
+            let depth = d.components().count();
+            (d, depth)
+        })
+        .collect();
+    for st in stamps {
+        let owner = dirs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (d, depth))| {
+                store::stamps::relative_to(&st.path, d).map(|rel| (i, rel, *depth))
+            })
+            .max_by_key(|(_, _, depth)| *depth);
+        if let Some((i, file, _)) = owner {
+            projects[i].files.push(FileStamp {
+                file,
+                sha256: st.sha256,
+                len: st.len,
+            });
+        }
+    }
+    for p in projects {
+        p.files.sort_by(|a, b| a.file.cmp(&b.file));
+        p.files.dedup_by(|a, b| a.file == b.file);
+    }
 }
 
 /// Directories that belong to a format's own state and never hold another
@@ -315,7 +363,7 @@ pub fn light_status(dir: &Path) -> Option<Project> {
     if other {
         return None;
     }
-    let mut p = devloop::read_status(dir)?;
+    let mut p = stamped(|| devloop::read_status(dir)).pop()?;
     p.id = ".".to_owned();
     Some(p)
 }
@@ -375,6 +423,97 @@ mod tests {
             "{:?}",
             one.problems
         );
+    }
+
+    fn stamp(path: &str, body: &[u8]) -> store::stamps::Stamp {
+        store::stamps::Stamp {
+            path: store::stamps::normalize(Path::new(path)),
+            sha256: store::sha256_hex(body),
+            len: body.len() as u64,
+        }
+    }
+
+    #[test]
+    fn each_stamp_goes_to_the_deepest_project_holding_its_file() {
+        let mut ps: Vec<Project> = ["w/p", "w/p/sub", "w/./q/../r"]
+            .iter()
+            .map(|d| Project::new(crate::model::Format::Dwp, PathBuf::from(d), "x".into()))
+            .collect();
+        assign_stamps(
+            &mut ps,
+            vec![
+                stamp("w/p/state.json", b"a"),
+                stamp("w/p/sub/state.json", b"b"),
+                stamp("w/p/sub/../README.md", b"c"),
+                stamp("w/r/x/y.json", b"d"),
+                stamp("w/elsewhere/z", b"e"),
+            ],
+        );
+        let names =
+            |p: &Project| -> Vec<String> { p.files.iter().map(|f| f.file.clone()).collect() };
+        assert_eq!(names(&ps[0]), ["README.md", "state.json"]);
+        assert_eq!(names(&ps[1]), ["state.json"]);
+        assert_eq!(names(&ps[2]), ["x/y.json"]);
+        assert_eq!(ps[1].files[0].sha256, store::sha256_hex(b"b"));
+        assert_eq!(ps[1].files[0].len, 1);
+    }
+
+    /// Two formats in one directory: each project gets the stamps of the
+    /// files its own reader read, none of the other's.
+    #[test]
+    fn stamps_stay_with_the_format_that_read_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/workspace");
+        std::fs::create_dir_all(d.join(".planning")).unwrap();
+        std::fs::copy(
+            ws.join("gsd/paused-waiting/.planning/STATE.md"),
+            d.join(".planning/STATE.md"),
+        )
+        .unwrap();
+        let state = std::fs::read(ws.join("prd-master/fba-smart-restock/state.json")).unwrap();
+        std::fs::write(d.join("state.json"), &state).unwrap();
+        let found = load_dir(d);
+        let files = |f: crate::model::Format| -> Vec<(String, String, u64)> {
+            let p = found.projects.iter().find(|p| p.format == f).unwrap();
+            p.files
+                .iter()
+                .map(|s| (s.file.clone(), s.sha256.clone(), s.len))
+                .collect()
+        };
+        let disk = |rel: &str| {
+            let b = std::fs::read(d.join(rel)).unwrap();
+            (rel.to_owned(), store::sha256_hex(&b), b.len() as u64)
+        };
+        assert_eq!(files(crate::model::Format::PrdMaster), [disk("state.json")]);
+        assert_eq!(
+            files(crate::model::Format::Gsd),
+            [disk(".planning/STATE.md")]
+        );
+        // The light status read of a devloop project stamps too.
+        let dev = ws.join("devloop/data/companies/acme/projects/p-restock");
+        let light = light_status(&dev).unwrap();
+        let names: Vec<&str> = light.files.iter().map(|f| f.file.as_str()).collect();
+        assert!(names.contains(&"project.json"), "{names:?}");
+        assert!(names.contains(&"units.json"), "{names:?}");
+    }
+
+    /// A root spelt with `.` and `..` (as a user may type it): every
+    /// project still gets the stamps of its files, named from its
+    /// directory.
+    #[test]
+    fn stamps_under_a_root_spelt_with_dots() {
+        let root = PathBuf::from("./examples/./workspace/gsd/../gsd");
+        let found = discover(std::slice::from_ref(&root));
+        assert!(found.projects.len() >= 5);
+        for p in &found.projects {
+            let names: Vec<&str> = p.files.iter().map(|f| f.file.as_str()).collect();
+            assert!(names.contains(&".planning/STATE.md"), "{}: {names:?}", p.id);
+            for f in &p.files {
+                let bytes = std::fs::read(p.path.join(&f.file)).unwrap();
+                assert_eq!(f.sha256, store::sha256_hex(&bytes), "{}", f.file);
+            }
+        }
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! reader in `formats/` and consumed by `cli/`, `app/` and `ui/`.
 
 mod detail;
+#[cfg(test)]
+pub(crate) mod every_string;
 mod resume;
-mod sanitize;
 mod status;
 pub mod text;
 mod verb;
@@ -22,7 +23,6 @@ pub use resume::{
     CLOCK_SKEW, Excerpt, ResumeCard, SKEW_TOLERANCE_SECONDS, Scenario, ago, clock_skew,
     relative_age, short_time, since_seconds,
 };
-pub use sanitize::sanitize_project;
 pub use status::StatusKind;
 pub use verb::{Address, FileStamp, Request, Verb};
 

@@ -22,7 +22,6 @@ use crossterm::{execute, queue};
 
 use crate::app::{self, Effect, Event, Model};
 use crate::exit::{EXIT_OK, EXIT_USAGE};
-use crate::model::sanitize_project;
 use crate::model::text::sanitize_line;
 use crate::options::Global;
 use crate::{formats, ui};
@@ -49,7 +48,7 @@ const SETTLE_BAD: Duration = Duration::from_secs(2);
 const WORKER: &str = "loopdeck-worker";
 
 /// Run `f` and give its answer, or the panic's message (which no caller
-/// ever sees as a dead thread).
+/// ever sees as a dead thread). The message is drawn safe by the view.
 fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
         let why = payload
@@ -57,7 +56,7 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
             .map(|s| (*s).to_owned())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_owned());
-        format!("{what}: {}", sanitize_line(&why))
+        format!("{what}: {why}")
     })
 }
 
@@ -76,44 +75,29 @@ fn worker(tx: Sender<Msg>, what: &'static str, job: impl FnOnce() -> Event + Sen
     }
 }
 
+/// Read every project in the background. Strings stay as the files hold
+/// them (a decision made from them writes them back unchanged); the view
+/// makes them safe when it draws them.
 fn load(roots: Vec<PathBuf>, tx: Sender<Msg>) {
     let problems_tx = tx.clone();
     worker(tx, "reading the projects", move || {
         let found = formats::discover(&roots);
-        let problems = found
-            .problems
-            .iter()
-            .map(|p| sanitize_line(&p.to_string()).into_owned())
-            .collect();
+        let problems = found.problems.iter().map(ToString::to_string).collect();
         let _ = problems_tx.send(Msg::App(Event::RootProblems(problems)));
-        let mut projects = found.projects;
-        projects.iter_mut().for_each(sanitize_project);
-        Event::Loaded(projects)
+        Event::Loaded(found.projects)
     });
 }
 
 /// Timeline events before `anchor`, read in the background.
 fn read_older(path: PathBuf, anchor: crate::model::Event, want: usize, tx: Sender<Msg>) {
     worker(tx, "reading the timeline", move || {
-        // The anchor was sanitized when loaded: compare like with like.
-        let clean = |e: &crate::model::Event| {
-            let mut e = e.clone();
-            sanitize_event(&mut e);
-            e
-        };
-        let got = formats::devloop::older::before(&path, |e| clean(e) == anchor, want);
+        // The anchor is an event as the file holds it: compared as read.
+        let got = formats::devloop::older::before(&path, |e| *e == anchor, want);
         match got {
             Ok(o) => Event::Older {
                 path,
                 anchor,
-                events: o
-                    .events
-                    .into_iter()
-                    .map(|mut e| {
-                        sanitize_event(&mut e);
-                        e
-                    })
-                    .collect(),
+                events: o.events,
                 at_start: o.at_start || o.lost,
             },
             // Unreadable now: stop asking; a reload reads the tail again.
@@ -125,15 +109,6 @@ fn read_older(path: PathBuf, anchor: crate::model::Event, want: usize, tx: Sende
             },
         }
     });
-}
-
-fn sanitize_event(e: &mut crate::model::Event) {
-    for s in [&mut e.source, &mut e.kind, &mut e.summary] {
-        *s = sanitize_line(s).into_owned();
-    }
-    if let Some(u) = &mut e.unit {
-        *u = sanitize_line(u).into_owned();
-    }
 }
 
 /// Open the console on `roots` (none: the configured roots, else `.`).
@@ -337,14 +312,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     Effect::ReadExcerpts(path) => {
                         if let Some(p) = model.projects.iter().find(|p| &p.path == path).cloned() {
                             worker(tx.clone(), "reading excerpts", move || {
-                                let mut ex = formats::excerpts(&p, 2, 8);
-                                for e in &mut ex {
-                                    e.file = sanitize_line(&e.file).into_owned();
-                                    for l in &mut e.lines {
-                                        *l = sanitize_line(l).into_owned();
-                                    }
-                                }
-                                Event::Excerpts(p.path.clone(), ex)
+                                Event::Excerpts(p.path.clone(), formats::excerpts(&p, 2, 8))
                             });
                         }
                     }
@@ -402,6 +370,72 @@ mod tests {
             Ok(Msg::App(other)) => panic!("not a failure: {other:?}"),
             Ok(Msg::Changed) => panic!("not a failure: Changed"),
             Err(e) => panic!("the worker died silently: {e}"),
+        }
+    }
+
+    /// The next `Event` the loop would get (skipping root problems).
+    fn next_event(rx: &mpsc::Receiver<Msg>) -> Event {
+        loop {
+            match rx.recv_timeout(Duration::from_secs(20)) {
+                Ok(Msg::App(Event::RootProblems(_))) => continue,
+                Ok(Msg::App(ev)) => return ev,
+                Ok(Msg::Changed) => continue,
+                Err(e) => panic!("no event: {e}"),
+            }
+        }
+    }
+
+    /// The console's load keeps strings as the file holds them: a decision
+    /// made from them would write them back unchanged (the view makes
+    /// them safe when it draws them).
+    #[test]
+    fn a_console_load_keeps_the_escape_in_the_model() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("state.json"),
+            r#"{"workflow_version":"0.6","current_stage":"2","project_name":"osc\u001b]2;T\u0007name","last_updated_at_utc":"2026-06-01T11:59:00Z"}"#,
+        )
+        .unwrap();
+        let (tx, rx) = mpsc::channel::<Msg>();
+        load(vec![dir.path().to_path_buf()], tx);
+        match next_event(&rx) {
+            Event::Loaded(projects) => {
+                assert_eq!(projects.len(), 1);
+                assert_eq!(projects[0].name, "osc\u{1b}]2;T\u{7}name");
+                assert_eq!(projects[0].files[0].file, "state.json");
+            }
+            other => panic!("not loaded: {other:?}"),
+        }
+    }
+
+    /// Older timeline events are found before an anchor held as the file
+    /// holds it (an escape in its summary included), and come back raw.
+    #[test]
+    fn older_events_are_found_before_a_raw_anchor() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = |i: u32| {
+            format!(
+                "{{\"ts\":\"2026-06-01T10:0{i}:00Z\",\"source\":\"coder\",\"kind\":\"k\",\"summary\":\"s{i}\\u001b[31m\"}}\n"
+            )
+        };
+        std::fs::write(
+            dir.path().join("timeline.ndjson"),
+            (0..4).map(line).collect::<String>(),
+        )
+        .unwrap();
+        let anchor = crate::formats::devloop::timeline::event(line(3).trim().as_bytes()).unwrap();
+        assert_eq!(anchor.summary, "s3\u{1b}[31m");
+        let (tx, rx) = mpsc::channel::<Msg>();
+        read_older(dir.path().to_path_buf(), anchor, 10, tx);
+        match next_event(&rx) {
+            Event::Older {
+                events, at_start, ..
+            } => {
+                let got: Vec<&str> = events.iter().map(|e| e.summary.as_str()).collect();
+                assert_eq!(got, ["s0\u{1b}[31m", "s1\u{1b}[31m", "s2\u{1b}[31m"]);
+                assert!(at_start);
+            }
+            other => panic!("not older: {other:?}"),
         }
     }
 

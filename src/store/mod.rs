@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod ndjson;
+pub mod stamps;
 pub mod txn;
 mod walk;
 
@@ -52,16 +53,21 @@ impl From<io::Error> for StoreError {
 /// (containment is the caller's job: see [`read_in`]); FIFOs, sockets and
 /// devices are opened without blocking and refused, so a read never hangs.
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, StoreError> {
-    read_open(open_nonblocking(path, false)?, limit)
+    let bytes = read_open(open_nonblocking(path, false)?, limit)?;
+    stamps::record(|| path.to_path_buf(), &bytes);
+    Ok(bytes)
 }
 
 /// Read the file at `relative` inside `project` (at most `limit` bytes),
 /// refusing a path that leaves the project, the way [`contained`] does, in
 /// as few system calls as a plain read: a one-component name is opened
 /// without following a link (a link, the rare case, is then checked in
-/// full) and without blocking (a FIFO is refused, never waited on).
+/// full) and without blocking (a FIFO is refused, never waited on). Inside
+/// [`stamps::collect`], the bytes read are stamped.
 pub fn read_in(project: &Path, relative: &str, limit: u64) -> Result<Vec<u8>, StoreError> {
-    read_open(open_in(project, relative)?, limit)
+    let bytes = read_open(open_in(project, relative)?, limit)?;
+    stamps::record(|| project.join(relative), &bytes);
+    Ok(bytes)
 }
 
 /// Read `name` in the directory `subdir` of `project` when the caller knows

@@ -7,11 +7,11 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::widgets::{block, fit, path_tail};
+use super::widgets::{block, clean, fit, path_tail};
 use super::{devloop, tabs};
 use crate::app::Focus;
 use crate::model::Format;
-use crate::model::text::{sanitize_line, truncate, width};
+use crate::model::text::{truncate, width};
 
 /// `split`: the list is on screen beside the detail (else a breadcrumb
 /// says where the detail is).
@@ -51,9 +51,9 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
         after.push_str(&format!(" {filter}"));
     }
     let name_room = room.saturating_sub(width(&before) + width(&after) + 1);
-    let head = format!("{before}{}{after}", truncate(&p.name, name_room));
+    let head = format!("{before}{}{after}", truncate(&clean(&p.name), name_room));
     let head = truncate(&head, room).into_owned();
-    let path = sanitize_line(&p.path.to_string_lossy()).into_owned();
+    let path = clean(&p.path.to_string_lossy()).into_owned();
     let left = room.saturating_sub(width(&head) + 4);
     let mut title = vec![Span::raw(head)];
     if left >= 6 {

@@ -10,7 +10,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::widgets::{
-    Spec, bar, block, column_widths, empty, field, fit, inner, table, with_detail, wrapped,
+    Spec, bar, block, clean, column_widths, empty, field, fit, inner, safe_line, table,
+    with_detail, wrapped,
 };
 use crate::app::{Drawer, Focus, Tab, panes};
 use crate::model::{Project, short_time};
@@ -111,7 +112,8 @@ pub fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         if let Some(pr) = d.progress.as_ref().filter(|_| level < 1) {
             spans.push(Span::styled(format!("  {}", bar(pr.percent, 10)), t.muted));
         }
-        let line = Line::from(spans);
+        // Measured as drawn (a status from the file may hold an escape).
+        let line = safe_line(Line::from(spans));
         if line.width() <= usize::from(area.width) || level == 3 {
             f.render_widget(line, area);
             return;
@@ -187,7 +189,7 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             // The ≠ mark survives an id cut to its column.
             let id = if unit.contract_ok() == Some(false) {
                 let room = cols.get(2).map_or(0, |&w| w as usize).saturating_sub(2);
-                format!("{} ≠", crate::model::text::truncate(&unit.id, room))
+                format!("{} ≠", crate::model::text::truncate(&clean(&unit.id), room))
             } else {
                 unit.id.to_string()
             };
@@ -253,10 +255,10 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             } else {
                 ("✗ FAIL", t.error)
             };
-            lines.push(Line::from(vec![
+            lines.push(safe_line(Line::from(vec![
                 Span::styled(sym, style),
                 Span::raw(format!(" {} {}/{}", r.run_id, r.passed, r.total)),
-            ]));
+            ])));
             for fl in &r.failures {
                 let mut text = format!("{}: expected {} got {}", fl.test, fl.expected, fl.got);
                 if let Some(h) = &fl.hint {

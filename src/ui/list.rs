@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Span;
 use ratatui::widgets::{Row, Table, TableState};
 
-use super::widgets::{age, block, column_widths, fitted_row, inner};
+use super::widgets::{age, block, clean, column_widths, fitted_row, inner};
 use crate::app::{Focus, panes};
 use crate::model::Format;
 
@@ -55,14 +55,16 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             crate::app::Freshness::Rereading => mark.push_str(" (re-reading)"),
             crate::app::Freshness::Gone => mark.push_str(" (gone)"),
         }
+        // Measured as drawn: safe first, then cut.
+        let shown = clean(&p.name);
         let name = if mark.is_empty() {
-            p.name.clone()
+            shown.into_owned()
         } else {
             let room = cols
                 .get(4)
                 .map_or(0, |&w| w as usize)
                 .saturating_sub(crate::model::text::width(&mark));
-            format!("{}{mark}", crate::model::text::truncate(&p.name, room))
+            format!("{}{mark}", crate::model::text::truncate(&shown, room))
         };
         fitted_row(
             vec![

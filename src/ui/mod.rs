@@ -1,6 +1,7 @@
 //! Drawing the [`Model`]: `render` reads the model and nothing else (no
-//! file access). Strings from files were sanitized when loaded; the few
-//! that were not (paths from the command line) are sanitized here.
+//! file access). The model holds strings as the files hold them; they are
+//! made safe here, where they are drawn (`widgets::clean` and the helpers
+//! that call it), and only the rows on screen, measured as drawn.
 //!
 //! Layout: a header line, the body, a one-line hint bar. At 100 columns and
 //! more the projects screen shows the list and the detail side by side;
@@ -15,6 +16,8 @@ mod tabs;
 pub mod theme;
 mod widgets;
 
+#[cfg(test)]
+mod hostile_tests;
 #[cfg(test)]
 mod style_tests;
 #[cfg(test)]
@@ -137,7 +140,7 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
             n => format!(" (+{} more)", n - 1),
         };
         right.push(Span::styled(
-            format!("  ✗ cannot read {first}{more}"),
+            format!("  ✗ cannot read {}{more}", sanitize_line(first)),
             t.error,
         ));
     }

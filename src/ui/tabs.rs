@@ -188,7 +188,10 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             );
         }
         for e in loaded {
-            lines.push(Line::from(Span::styled(format!("── {}", e.file), t.muted)));
+            lines.push(fit(
+                Line::from(Span::styled(format!("── {}", e.file), t.muted)),
+                w,
+            ));
             for l in &e.lines {
                 wrapped(
                     &mut lines,

@@ -9,7 +9,7 @@ use ratatui::{Terminal, backend::TestBackend};
 
 use super::*;
 use crate::app::{Event, Tab, update};
-use crate::model::{Format, InboxItem, InboxKind, Project, sanitize_project};
+use crate::model::{Format, InboxItem, InboxKind, Project};
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (200, 60)];
 
@@ -92,6 +92,15 @@ fn touch_all(dir: &Path, at: chrono::DateTime<Utc>) {
 /// The example workspace, with the mtimes its README fixes, loaded as the
 /// console loads it.
 pub(super) fn workspace_model() -> (tempfile::TempDir, Model) {
+    let (tmp, projects) = workspace_projects();
+    let mut m = Model::new(vec!["workspace".into()], false, now());
+    update(&mut m, Event::Loaded(projects));
+    (tmp, m)
+}
+
+/// The projects of the example workspace (copied, with the mtimes its
+/// README fixes), as the console's loader reads them.
+pub(super) fn workspace_projects() -> (tempfile::TempDir, Vec<Project>) {
     std::fs::create_dir_all("target/tmp").unwrap();
     let tmp = tempfile::Builder::new()
         .prefix(WS_PREFIX)
@@ -115,11 +124,9 @@ pub(super) fn workspace_model() -> (tempfile::TempDir, Model) {
         at("2026-05-27T03:00:00Z"),
     );
     touch_all(&ws.join("gsd/no-frontmatter"), at("2026-05-30T08:20:00Z"));
-    let mut projects = crate::formats::discover(std::slice::from_ref(&ws)).projects;
-    projects.iter_mut().for_each(sanitize_project);
-    let mut m = Model::new(vec!["workspace".into()], false, now());
-    update(&mut m, Event::Loaded(projects));
-    (tmp, m)
+    // As the console loads them: strings as the files hold them.
+    let projects = crate::formats::discover(std::slice::from_ref(&ws)).projects;
+    (tmp, projects)
 }
 
 /// Press a key and carry out what the runtime would (reading excerpts).
@@ -243,12 +250,11 @@ fn hostile_model() -> Model {
         options: vec![evil.into()],
         subject: None,
     });
-    sanitize_project(&mut p);
     update(&mut m, Event::Loaded(vec![p]));
     m
 }
 
-fn assert_clean(s: &str, context: &str) {
+pub(super) fn assert_clean(s: &str, context: &str) {
     for c in s.chars() {
         let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}');
         assert!(c == '\n' || !(c.is_control() || bidi), "{c:?} in {context}");

@@ -13,17 +13,10 @@ use super::widgets::{column_widths, field, fit, path_tail};
 use super::*;
 use crate::app::{Event, update};
 use crate::model::text::{truncate, width};
-use crate::model::{Finding, Format, Level, Project, StatusKind, sanitize_project};
+use crate::model::{Finding, Format, Level, Project, StatusKind};
 
 fn model_of(projects: Vec<Project>) -> Model {
     let mut m = Model::new(vec!["ws".into()], false, now());
-    let projects = projects
-        .into_iter()
-        .map(|mut p| {
-            sanitize_project(&mut p);
-            p
-        })
-        .collect();
     update(&mut m, Event::Loaded(projects));
     m
 }

@@ -6,9 +6,46 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders};
 
-use crate::model::text::{truncate, width as text_width, wrap};
+use std::borrow::Cow;
+
+use crate::model::text::{sanitize_line, sanitize_text, truncate, width as text_width, wrap};
 use crate::model::{relative_age, since_seconds};
 use chrono::{DateTime, Utc};
+
+/// A string from a project file made safe to draw on one line (see
+/// `model::text`): borrowed when it is clean, which it nearly always is.
+/// The model keeps strings as the files hold them; every pane draws them
+/// through this, or through the helpers below that call it, and measures
+/// what it draws (`ESC` is shown as `^[`, two columns).
+pub fn clean(s: &str) -> Cow<'_, str> {
+    sanitize_line(s)
+}
+
+/// `span` with its text made safe to draw: the same span when clean.
+pub fn safe_span(span: Span<'_>) -> Span<'_> {
+    let fixed = match sanitize_line(&span.content) {
+        Cow::Borrowed(_) => None,
+        Cow::Owned(s) => Some(s),
+    };
+    match fixed {
+        None => span,
+        Some(s) => Span::styled(s, span.style),
+    }
+}
+
+/// Every span of `line` made safe to draw ([`safe_span`]).
+pub fn safe_line(line: Line<'_>) -> Line<'_> {
+    let Line {
+        spans,
+        style,
+        alignment,
+    } = line;
+    Line {
+        spans: spans.into_iter().map(safe_span).collect(),
+        style,
+        alignment,
+    }
+}
 
 /// The first row to draw so that `selected` stays in a window of `height`
 /// rows (only the visible rows are built).
@@ -20,8 +57,10 @@ pub fn offset(selected: usize, height: usize) -> usize {
     }
 }
 
-/// A bordered block, its border accented when it has the keys.
+/// A bordered block, its border accented when it has the keys; its title
+/// is drawn safe ([`safe_line`]).
 pub fn block<'a>(m: &View, title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
+    let title = safe_line(title.into());
     let style = if focused {
         m.theme.accent
     } else {
@@ -55,17 +94,18 @@ pub fn field(
     value: &str,
     label_style: Style,
 ) {
+    let (label, value) = (clean(label), clean(value));
     let room = (width as usize).saturating_sub(LABEL).max(1);
-    let label_w = text_width(label);
+    let label_w = text_width(&label);
     let mut first = if label_w < LABEL {
         Some(format!("{label}{}", " ".repeat(LABEL - label_w)))
     } else {
-        for part in wrap(label, (width as usize).max(1)) {
+        for part in wrap(&label, (width as usize).max(1)) {
             lines.push(Line::from(Span::styled(part, label_style)));
         }
         None
     };
-    for part in wrap(value, room) {
+    for part in wrap(&value, room) {
         let head = first.take().unwrap_or_else(|| " ".repeat(LABEL));
         lines.push(Line::from(vec![
             Span::styled(head, label_style),
@@ -74,10 +114,11 @@ pub fn field(
     }
 }
 
-/// `line` cut to `width` display columns: whole spans while they fit, then
+/// `line` made safe and cut to `width` display columns: whole spans while they fit, then
 /// the one that does not, ended with `…` (measured by display width, so a
 /// wide character is never split).
 pub fn fit(line: Line<'static>, width: u16) -> Line<'static> {
+    let line = safe_line(line);
     let max = width as usize;
     if line.width() <= max {
         return line;
@@ -127,6 +168,7 @@ pub fn clip(mut lines: Vec<Line<'static>>, height: u16, width: u16) -> Vec<Line<
 /// Spans laid on one line when they fit in `width`; else each on its own
 /// wrapped lines (leading spaces dropped), so nothing is cut.
 pub fn spans_wrapped(lines: &mut Vec<Line<'static>>, width: u16, spans: Vec<Span<'static>>) {
+    let spans: Vec<Span<'static>> = spans.into_iter().map(safe_span).collect();
     let total: usize = spans.iter().map(Span::width).sum();
     if total <= width as usize {
         lines.push(Line::from(spans));
@@ -164,9 +206,10 @@ pub fn path_tail(path: &str, max: usize) -> String {
     .into_owned()
 }
 
-/// Text wrapped to `width`, each line styled alike.
+/// Text made safe and wrapped to `width`, each line styled alike; its
+/// line breaks are kept.
 pub fn wrapped(lines: &mut Vec<Line<'static>>, width: u16, text: &str, style: Style) {
-    for part in text.split('\n') {
+    for part in sanitize_text(text).split('\n') {
         for l in wrap(part, width as usize) {
             lines.push(Line::from(Span::styled(l, style)));
         }
@@ -222,10 +265,11 @@ pub fn column_widths(widths: &[ratatui::layout::Constraint], width: u16) -> Vec<
         .collect()
 }
 
-/// One table row whose cells are cut to their columns with `…` (the
-/// detail under the table shows them in full).
+/// One table row whose cells are made safe and cut to their columns with
+/// `…` (the detail under the table shows them in full).
 pub fn fitted_row<'a>(cells: Vec<Span<'a>>, widths: &[u16]) -> ratatui::widgets::Row<'a> {
     ratatui::widgets::Row::new(cells.into_iter().enumerate().map(|(i, span)| {
+        let span = safe_span(span);
         let w = widths.get(i).copied().unwrap_or(0) as usize;
         let cell = if span.width() > w {
             Span::styled(truncate(&span.content, w).into_owned(), span.style)

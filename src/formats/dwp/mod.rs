@@ -582,9 +582,7 @@ fn finalization(p: &mut Project, plan: &Plan<'_>) {
         store::read_in(plan.dir, FINALIZING, store::STATE_FILE_LIMIT)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok());
-    let state_sha = store::read_in(plan.dir, STATE, store::STATE_FILE_LIMIT)
-        .ok()
-        .map(|b| store::sha256_hex(&b));
+    let state_sha = store::stamps::sha256_in(plan.dir, STATE);
     if let (Some(m), Some(sha)) = (&marker, &state_sha) {
         let field = |k: &str| m.get(k).and_then(|v| v.as_str()).map(str::to_lowercase);
         if let Some(candidate) = field("candidate_sha256") {
