@@ -231,18 +231,59 @@ pub fn undo(dir: &Path, which: &Which, opts: &WriteOptions) -> Result<Outcome, A
     exec::run(&txn, |snap| undo_edits(dir, &rec, snap), Order::AsGiven)
 }
 
+/// What files hold while an undo is planned: the disk as read, overlaid
+/// with the edits planned so far (an undo replays a decision backwards,
+/// and a file may be touched twice: set aside, then rebuilt).
+struct Overlay<'a> {
+    snap: &'a mut Snapshot,
+    planned: std::collections::HashMap<String, Option<Vec<u8>>>,
+}
+
+impl Overlay<'_> {
+    fn get(&mut self, file: &str) -> Result<Option<Vec<u8>>, ActError> {
+        if let Some(b) = self.planned.get(file) {
+            return Ok(b.clone());
+        }
+        Ok(self.snap.read(file)?.map(<[u8]>::to_vec))
+    }
+
+    fn push(&mut self, edits: &mut Vec<Edit>, edit: Edit) -> Result<(), ActError> {
+        match &edit {
+            Edit::Replace { file, bytes } => {
+                self.planned.insert(file.clone(), Some(bytes.clone()));
+            }
+            Edit::Remove { file } => {
+                self.planned.insert(file.clone(), None);
+            }
+            Edit::RenameAside { file, to } => {
+                let moved = self.get(file)?;
+                self.planned.insert(sibling(file, to), moved);
+                self.planned.insert(file.clone(), None);
+            }
+            Edit::AppendLine { .. } => {}
+        }
+        edits.push(edit);
+        Ok(())
+    }
+}
+
 /// The edits that take decision `rec` back, last file first.
 fn undo_edits(dir: &Path, rec: &Record, snap: &mut Snapshot) -> Result<Vec<Edit>, ActError> {
     let mut edits = Vec::new();
+    let mut cur = Overlay {
+        snap,
+        planned: std::collections::HashMap::new(),
+    };
     for f in rec.files.iter().rev() {
         match f.op {
             Op::Replace | Op::Remove => {
-                let now = snap.read(&f.file)?.map(<[u8]>::to_vec);
+                let now = cur.get(&f.file)?;
                 moved_on(rec, &f.file, f.after.as_ref(), now.as_deref())?;
-                edits.push(restore(dir, f)?);
+                let edit = restore(dir, f)?;
+                cur.push(&mut edits, edit)?;
             }
             Op::Append => {
-                let now = snap.read(&f.file)?.map(<[u8]>::to_vec);
+                let now = cur.get(&f.file)?;
                 let from = f.before.as_ref().map_or(0, |s| s.len) as usize;
                 let intact = match (&now, &f.after) {
                     (Some(now), Some(after)) => {
@@ -261,7 +302,7 @@ fn undo_edits(dir: &Path, rec: &Record, snap: &mut Snapshot) -> Result<Vec<Edit>
                     ));
                 }
                 let now = now.unwrap_or_default();
-                edits.push(match &f.before {
+                let edit = match &f.before {
                     None => Edit::Remove {
                         file: f.file.clone(),
                     },
@@ -269,21 +310,25 @@ fn undo_edits(dir: &Path, rec: &Record, snap: &mut Snapshot) -> Result<Vec<Edit>
                         file: f.file.clone(),
                         bytes: now[..from].to_vec(),
                     },
-                });
+                };
+                cur.push(&mut edits, edit)?;
             }
             Op::Rename => {
                 let Some(to) = &f.to else { continue };
                 let dest = sibling(&f.file, to);
-                let now = snap.read(&dest)?.map(<[u8]>::to_vec);
+                let now = cur.get(&dest)?;
                 moved_on(rec, &dest, f.before.as_ref(), now.as_deref())?;
                 let name = Path::new(&f.file)
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                edits.push(Edit::RenameAside {
-                    file: dest,
-                    to: name,
-                });
+                cur.push(
+                    &mut edits,
+                    Edit::RenameAside {
+                        file: dest,
+                        to: name,
+                    },
+                )?;
             }
         }
     }
