@@ -212,13 +212,14 @@ fn file_id(path: &Path) -> Option<(u64, u64)> {
 }
 
 /// Create `path` exclusively holding `body` (GSD's way: the body is
-/// written after the create).
+/// written after the create). No fsync: a lock never outlives a reboot
+/// (the boot id, or the pid, says it is stale).
 fn create_with(path: &Path, body: &[u8]) -> io::Result<(u64, u64)> {
     let mut f = fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)?;
-    let written = f.write_all(body).and_then(|()| f.sync_all());
+    let written = f.write_all(body);
     if let Err(e) = written {
         let _ = fs::remove_file(path);
         return Err(e);
