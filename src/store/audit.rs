@@ -377,9 +377,15 @@ fn restore(dir: &Path, f: &FileRecord) -> Result<Edit, ActError> {
             file: f.file.clone(),
         });
     };
+    // The log is a file like any other: a blob name must stay in `blobs/`.
     let bytes = f
         .blob
         .as_deref()
+        .filter(|b| {
+            let mut parts = b.split('/');
+            parts.next() == Some(BLOBS)
+                && parts.all(|p| super::exec::is_plain_name(p))
+        })
         .and_then(|b| read_bounded(&dir.join(b), LOG_LIMIT).ok())
         .filter(|b| sha256_hex(b) == before.sha256)
         .ok_or_else(|| {

@@ -140,6 +140,13 @@ fn plan(
         edits.sort_by_key(|e| rank(e, &txn.primary));
     }
     for e in &edits {
+        if let Edit::RenameAside { file, to } = e
+            && !is_plain_name(to)
+        {
+            return Err(ActError::Refused(Refusal::new(format!(
+                "{file} can only be set aside under a plain file name in its directory, not {to:?}"
+            ))));
+        }
         if !matches!(e, Edit::AppendLine { .. }) && !snap.has(e.file()) {
             snap.read(e.file())?;
         }
@@ -183,6 +190,15 @@ fn rank(e: &Edit, primary: &str) -> u8 {
         _ if e.file() == primary => 2,
         _ => 0,
     }
+}
+
+/// Is `name` one plain path component (no `/`, `.` or `..`)?
+pub(crate) fn is_plain_name(name: &str) -> bool {
+    let mut c = Path::new(name).components();
+    matches!(
+        (c.next(), c.next()),
+        (Some(std::path::Component::Normal(_)), None)
+    ) && !name.contains('/')
 }
 
 /// `file`'s sibling named `to`, relative to the project.
