@@ -140,8 +140,11 @@ pub fn acquire(
         };
         match verdict {
             Verdict::Gone => continue,
-            Verdict::Stale(id) => {
-                break_lock(&path, id);
+            Verdict::Stale(seen) => {
+                if !break_lock(&path, &seen) {
+                    // Another breaker is at it: let it finish.
+                    std::thread::sleep(Duration::from_millis(1 + random_u64() % 5));
+                }
                 continue;
             }
             Verdict::Live(holder) => {
@@ -192,22 +195,26 @@ pub fn remove_dir_lock(project: &Path, primary: &str) -> Result<(), StoreError> 
 enum Verdict {
     /// It vanished while being looked at: retry at once.
     Gone,
-    /// Its writer is gone: break it (it had this identity).
-    Stale((u64, u64)),
+    /// Its writer is gone: break it (as it was seen).
+    Stale(Seen),
     /// Held; the text names the holder.
     Live(String),
 }
 
 /// The (device, inode) of `path`, not following a link.
 fn file_id(path: &Path) -> Option<(u64, u64)> {
+    fs::symlink_metadata(path).ok().map(|m| meta_id(&m))
+}
+
+fn meta_id(m: &fs::Metadata) -> (u64, u64) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        fs::symlink_metadata(path).ok().map(|m| (m.dev(), m.ino()))
+        (m.dev(), m.ino())
     }
     #[cfg(not(unix))]
     {
-        fs::symlink_metadata(path).ok().map(|m| (0, m.len()))
+        (0, m.len())
     }
 }
 
@@ -244,25 +251,59 @@ fn publish(path: &Path, body: &[u8]) -> io::Result<(u64, u64)> {
 }
 
 /// Read a small lock file; its age and identity.
-fn inspect(path: &Path) -> Option<(Vec<u8>, Duration, (u64, u64))> {
-    let id = file_id(path)?;
-    let meta = fs::symlink_metadata(path).ok()?;
+/// Read a small lock file: its body, age and identity, all from one open
+/// file (never a body from one lock and an inode from the next).
+fn inspect(path: &Path) -> Option<(Vec<u8>, Duration, Seen)> {
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags_nofollow()
+        .open(path)
+        .ok()?;
+    let meta = f.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
     let age = meta
         .modified()
         .ok()
         .and_then(|m| SystemTime::now().duration_since(m).ok())
         .unwrap_or_default();
     let mut body = Vec::new();
-    fs::File::open(path)
-        .ok()?
-        .take(4096)
-        .read_to_end(&mut body)
-        .ok()?;
-    Some((body, age, id))
+    f.take(4096).read_to_end(&mut body).ok()?;
+    let seen = Seen {
+        id: meta_id(&meta),
+        body: body.clone(),
+    };
+    Some((body, age, seen))
+}
+
+/// A lock file as it was judged: its identity and its body. A freed inode
+/// is soon reused, so the body (pid, start time, when) tells two locks
+/// apart where the inode cannot.
+#[derive(Debug, PartialEq, Eq)]
+struct Seen {
+    id: (u64, u64),
+    body: Vec<u8>,
+}
+
+trait NoFollow {
+    fn custom_flags_nofollow(&mut self) -> &mut Self;
+}
+
+impl NoFollow for fs::OpenOptions {
+    #[cfg(unix)]
+    fn custom_flags_nofollow(&mut self) -> &mut Self {
+        use std::os::unix::fs::OpenOptionsExt;
+        self.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+    }
+    #[cfg(not(unix))]
+    fn custom_flags_nofollow(&mut self) -> &mut Self {
+        self
+    }
 }
 
 fn judge_pid_file(path: &Path) -> Verdict {
-    let Some((body, age, id)) = inspect(path) else {
+    let Some((body, age, seen)) = inspect(path) else {
         return Verdict::Gone;
     };
     let pid = std::str::from_utf8(&body)
@@ -272,24 +313,24 @@ fn judge_pid_file(path: &Path) -> Verdict {
     match pid {
         Some(pid) if pid_alive(pid) => {
             if age > PID_LOCK_DEADMAN {
-                Verdict::Stale(id)
+                Verdict::Stale(seen)
             } else {
                 Verdict::Live(format!("pid {pid} (a live process)"))
             }
         }
-        Some(_) => Verdict::Stale(id),
-        None if age > FRESH_CREATE_FLOOR => Verdict::Stale(id),
+        Some(_) => Verdict::Stale(seen),
+        None if age > FRESH_CREATE_FLOOR => Verdict::Stale(seen),
         None => Verdict::Live("a writer creating it".to_owned()),
     }
 }
 
 fn judge_owner(path: &Path) -> Verdict {
-    let Some((body, age, id)) = inspect(path) else {
+    let Some((body, age, seen)) = inspect(path) else {
         return Verdict::Gone;
     };
     let Ok(rec) = serde_json::from_slice::<OwnerRecord>(&body) else {
         return if age > FRESH_CREATE_FLOOR {
-            Verdict::Stale(id)
+            Verdict::Stale(seen)
         } else {
             Verdict::Live("a writer creating it".to_owned())
         };
@@ -309,37 +350,60 @@ fn judge_owner(path: &Path) -> Verdict {
     if let (Some(theirs), Some(ours)) = (&rec.boot_id, boot_id())
         && *theirs != ours
     {
-        return Verdict::Stale(id);
+        return Verdict::Stale(seen);
     }
     if !pid_alive(rec.pid) {
-        return Verdict::Stale(id);
+        return Verdict::Stale(seen);
     }
     if let (Some(then), Some(now)) = (rec.started, start_ticks(rec.pid))
         && then != now
     {
-        return Verdict::Stale(id);
+        return Verdict::Stale(seen);
     }
     Verdict::Live(holder)
 }
 
-/// Break the stale lock at `path` that had identity `id`: rename it away
-/// (of two breakers only one rename succeeds), then remove it. If what was
-/// renamed is not the lock judged stale (a new holder took the name in
-/// between), it is put back.
-fn break_lock(path: &Path, id: (u64, u64)) {
-    if file_id(path) != Some(id) {
-        return;
+/// Break the stale lock at `path`, as it was `seen`: rename it away and
+/// remove it. Breakers take turns (`<lock>.break`, published whole like
+/// an owner lock), and each looks again under that turn: the lock is
+/// renamed only if it is still the very one judged stale, so a live lock
+/// that took its place (even on the same, reused inode) is never broken.
+/// `false`: another breaker has the turn.
+fn break_lock(path: &Path, seen: &Seen) -> bool {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".break");
+    let turn = path.with_file_name(name);
+    let mine = std::process::id().to_string().into_bytes();
+    let id = match publish(&turn, &mine) {
+        Ok(id) => id,
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            // A breaker killed during its turn leaves it: a dead pid's turn,
+            // or one older than a few seconds, is cleared.
+            if let Some((body, age, other)) = inspect(&turn) {
+                let pid = std::str::from_utf8(&body)
+                    .ok()
+                    .and_then(|s| s.trim().parse::<u32>().ok());
+                if (age > Duration::from_secs(5) || pid.is_some_and(|p| !pid_alive(p)))
+                    && inspect(&turn).map(|t| t.2) == Some(other)
+                {
+                    let _ = fs::remove_file(&turn);
+                }
+            }
+            return false;
+        }
+        Err(_) => return false,
+    };
+    if inspect(path).map(|t| t.2).as_ref() == Some(seen) {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let aside = dir.join(temp_name(path));
+        if fs::rename(path, &aside).is_ok() {
+            let _ = fs::remove_file(&aside);
+        }
     }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let aside = dir.join(temp_name(path));
-    if fs::rename(path, &aside).is_err() {
-        return;
+    if file_id(&turn) == Some(id) {
+        let _ = fs::remove_file(&turn);
     }
-    if file_id(&aside) != Some(id) {
-        // Not ours to break: restore it unless the name is taken again.
-        let _ = fs::hard_link(&aside, path);
-    }
-    let _ = fs::remove_file(&aside);
+    true
 }
 
 /// Is there a process `pid` on this host (a zombie is not one)?
