@@ -384,7 +384,7 @@ fn restore(dir: &Path, f: &FileRecord) -> Result<Edit, ActError> {
         .filter(|b| {
             let mut parts = b.split('/');
             parts.next() == Some(BLOBS)
-                && parts.all(|p| super::exec::is_plain_name(p))
+                && parts.all(super::exec::is_plain_name)
         })
         .and_then(|b| read_bounded(&dir.join(b), LOG_LIMIT).ok())
         .filter(|b| sha256_hex(b) == before.sha256)
