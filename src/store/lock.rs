@@ -703,4 +703,33 @@ mod tests {
             .count();
         assert_eq!(won, 1);
     }
+
+    #[test]
+    fn a_breaker_breaks_only_the_lock_it_judged() {
+        let p = project();
+        let lock = p.path().join("state.json.loopdeck-lock");
+        fs::write(&lock, "live holder").unwrap();
+        let (_, _, now) = inspect(&lock).unwrap();
+        // Same inode, another body: a new holder on a reused inode.
+        let judged = Seen {
+            id: now.id,
+            body: b"dead holder".to_vec(),
+        };
+        assert!(break_lock(&lock, &judged));
+        assert_eq!(fs::read(&lock).unwrap(), b"live holder");
+        assert!(break_lock(&lock, &now));
+        assert!(!lock.exists());
+        // A breaker killed during its turn does not stop the next one.
+        fs::write(&lock, "stale").unwrap();
+        let turn = p.path().join("state.json.loopdeck-lock.break");
+        fs::write(&turn, dead_pid().to_string()).unwrap();
+        let (_, _, seen) = inspect(&lock).unwrap();
+        assert!(
+            !break_lock(&lock, &seen),
+            "the dead breaker's turn is cleared first"
+        );
+        assert!(!turn.exists());
+        assert!(break_lock(&lock, &seen));
+        assert_eq!(super::super::list_names(p.path()), vec!["state.json"]);
+    }
 }
