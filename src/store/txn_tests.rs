@@ -433,3 +433,18 @@ fn blobs_of_the_last_decisions_are_kept() {
     let err = audit::undo(&e.audit, &Which::Id(first), &e.opts()).unwrap_err();
     assert!(err.to_string().contains("no longer kept"), "{err}");
 }
+
+#[test]
+fn without_an_audit_log_nothing_is_written() {
+    let e = env(&[("state.json", "{}")]);
+    // The audit directory cannot be made: a file is in the way.
+    fs::create_dir_all(e.audit.parent().unwrap()).unwrap();
+    fs::write(&e.audit, "a file").unwrap();
+    let err = transact(&e.txn(LockKind::Owner, &e.opts()), |_| {
+        Ok(vec![replace("state.json", "{\"x\":1}")])
+    })
+    .unwrap_err();
+    assert!(matches!(err, ActError::Store { .. }), "{err:?}");
+    assert_eq!(e.read("state.json"), "{}");
+    assert_eq!(e.names(), vec!["state.json"]);
+}
