@@ -213,6 +213,7 @@ fn a_writer_killed_at_any_instant_leaves_every_file_whole_and_no_lock_behind() {
             "round {round}: swept"
         );
         assert!(!project.join("state.json.loopdeck-lock").exists());
+        assert!(!project.join("state.json.loopdeck-lock.break").exists());
         assert_all_parse(&project, round, &mut seen);
     }
     let state: serde_json::Value =

@@ -125,6 +125,9 @@ pub fn acquire(
         };
         match created {
             Ok(id) => {
+                // No breaker can be at work while the lock is held: a turn
+                // left now is a killed breaker's.
+                clear_dead_turn(&turn_of(&path));
                 return Ok(LockGuard {
                     path,
                     kind,
@@ -370,25 +373,12 @@ fn judge_owner(path: &Path) -> Verdict {
 /// that took its place (even on the same, reused inode) is never broken.
 /// `false`: another breaker has the turn.
 fn break_lock(path: &Path, seen: &Seen) -> bool {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".break");
-    let turn = path.with_file_name(name);
+    let turn = turn_of(path);
     let mine = std::process::id().to_string().into_bytes();
     let id = match publish(&turn, &mine) {
         Ok(id) => id,
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-            // A breaker killed during its turn leaves it: a dead pid's turn,
-            // or one older than a few seconds, is cleared.
-            if let Some((body, age, other)) = inspect(&turn) {
-                let pid = std::str::from_utf8(&body)
-                    .ok()
-                    .and_then(|s| s.trim().parse::<u32>().ok());
-                if (age > Duration::from_secs(5) || pid.is_some_and(|p| !pid_alive(p)))
-                    && inspect(&turn).map(|t| t.2) == Some(other)
-                {
-                    let _ = fs::remove_file(&turn);
-                }
-            }
+            clear_dead_turn(&turn);
             return false;
         }
         Err(_) => return false,
@@ -404,6 +394,28 @@ fn break_lock(path: &Path, seen: &Seen) -> bool {
         let _ = fs::remove_file(&turn);
     }
     true
+}
+
+/// The breakers' turn file of the lock at `path`.
+fn turn_of(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".break");
+    path.with_file_name(name)
+}
+
+/// A breaker killed during its turn leaves it: a dead pid's turn, or one
+/// older than a few seconds, is cleared.
+fn clear_dead_turn(turn: &Path) {
+    if let Some((body, age, other)) = inspect(turn) {
+        let pid = std::str::from_utf8(&body)
+            .ok()
+            .and_then(|s| s.trim().parse::<u32>().ok());
+        if (age > Duration::from_secs(5) || pid.is_some_and(|p| !pid_alive(p)))
+            && inspect(turn).map(|t| t.2) == Some(other)
+        {
+            let _ = fs::remove_file(turn);
+        }
+    }
 }
 
 /// Is there a process `pid` on this host (a zombie is not one)?
