@@ -2,14 +2,19 @@
 //! path containment, directory walking, hashing and atomic replacement.
 //! Nothing here knows any format's file names.
 
+pub mod atomic;
 pub mod audit;
+pub mod diff;
+mod exec;
+pub mod lock;
 pub mod ndjson;
 pub mod stamps;
+pub mod sweep;
 pub mod txn;
 mod walk;
 
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
@@ -472,27 +477,14 @@ pub fn remove_empty_dir(path: &Path) {
     let _ = fs::remove_dir(path);
 }
 
-/// Replace `path` with `bytes` atomically: a temp file in the same directory
-/// with the original permissions, fsync, rename over, fsync the directory.
-/// A reader sees either the old bytes or the new ones, never a mix.
+/// Replace `path` with `bytes` atomically (see [`atomic::replace`]); a
+/// link is written through to its target. Containment is the caller's job:
+/// a transaction uses [`atomic::write_target`].
 pub fn atomic_replace(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".loopdeck-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    if let Ok(meta) = fs::metadata(path) {
-        fs::set_permissions(tmp.path(), meta.permissions())?;
+    match fs::canonicalize(path) {
+        Ok(real) => atomic::replace(&real, bytes),
+        Err(_) => atomic::replace(path, bytes),
     }
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| StoreError::from(e.error))?;
-    if let Ok(d) = File::open(dir) {
-        // Some file systems refuse fsync on a directory; the rename has
-        // already happened, so this is best effort.
-        let _ = d.sync_all();
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::{StoreError, read_in, sha256_hex};
@@ -23,7 +23,7 @@ use super::{StoreError, read_in, sha256_hex};
 pub const DECISION_READ_LIMIT: u64 = super::STATE_FILE_LIMIT;
 
 /// The sha256 and length of some bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stamp {
     pub sha256: String,
     pub len: u64,
@@ -68,7 +68,7 @@ impl Edit {
 }
 
 /// The lock a format's writers share.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LockKind {
     /// DWP's protected updater: `mkdir <primary>.lock`. An existing lock
@@ -280,91 +280,29 @@ pub struct Outcome {
     pub audit_id: Option<String>,
 }
 
-/// Run `decide` under the write rules and apply its edits.
-///
-/// FIRST VERSION: no lock, no audit; the store's rewrite replaces the body
-/// without changing this signature.
+/// Run `decide` under the write rules and apply its edits: the read-only
+/// gate, the caller's `--expect-sha256`, the format's lock, compare-and-swap
+/// against the bytes `decide` read right before each rename, atomic
+/// replacement, whole-line appends, the audit log (see `store::exec`).
 pub fn transact(
     txn: &Txn,
     decide: impl FnOnce(&mut Snapshot) -> Result<Vec<Edit>, ActError>,
 ) -> Result<Outcome, ActError> {
-    if txn.readonly && !txn.dry_run {
-        return Err(ActError::ReadOnly);
-    }
-    let mut snap = Snapshot::new(&txn.project);
-    if let Some(expect) = &txn.expect_sha256 {
-        let now = snap.stamp_of_primary(&txn.primary)?;
-        if now.as_ref().map(|s| s.sha256.as_str()) != Some(expect.as_str()) {
-            return Err(ActError::Changed(format!(
-                "{}: changed on disk: expected sha256 {expect}, found {}",
-                txn.primary,
-                now.map_or_else(|| "no file".to_owned(), |s| s.sha256)
-            )));
-        }
-    }
-    let edits = decide(&mut snap)?;
-    let mut files = Vec::new();
-    for edit in &edits {
-        let before = snap.stamp(edit.file());
-        let after_bytes = after_bytes(&snap, edit);
-        files.push(FileChange {
-            file: edit.file().to_owned(),
-            before,
-            after: after_bytes.as_deref().map(Stamp::of),
-            diff: String::new(),
-        });
-        if txn.dry_run {
-            continue;
-        }
-        let path =
-            super::contained(&txn.project, edit.file()).map_err(|source| ActError::Store {
-                file: edit.file().to_owned(),
-                source,
-            })?;
-        let store_err = |source| ActError::Store {
-            file: edit.file().to_owned(),
-            source,
-        };
-        match edit {
-            Edit::Replace { bytes, .. } => {
-                super::atomic_replace(&path, bytes).map_err(store_err)?
-            }
-            Edit::AppendLine { line, .. } => {
-                super::ndjson::append_line(&path, line).map_err(store_err)?
-            }
-            Edit::Remove { .. } => std::fs::remove_file(&path).map_err(|e| store_err(e.into()))?,
-            Edit::RenameAside { to, .. } => {
-                let dest = path.with_file_name(to);
-                std::fs::rename(&path, dest).map_err(|e| store_err(e.into()))?;
-            }
-        }
-    }
-    Ok(Outcome {
-        dry_run: txn.dry_run,
-        files,
-        audit_id: None,
-    })
-}
-
-/// The bytes `file` holds after `edit` (`None`: removed).
-fn after_bytes(snap: &Snapshot, edit: &Edit) -> Option<Vec<u8>> {
-    match edit {
-        Edit::Replace { bytes, .. } => Some(bytes.clone()),
-        Edit::AppendLine { file, line } => {
-            let mut b = snap.bytes(file).map(<[u8]>::to_vec).unwrap_or_default();
-            if b.last().is_some_and(|&c| c != b'\n') {
-                b.push(b'\n');
-            }
-            b.extend_from_slice(line);
-            b.push(b'\n');
-            Some(b)
-        }
-        Edit::Remove { .. } | Edit::RenameAside { .. } => None,
-    }
+    super::exec::run(txn, decide, super::exec::Order::Safe)
 }
 
 impl Snapshot {
-    fn stamp_of_primary(&mut self, primary: &str) -> Result<Option<Stamp>, ActError> {
-        Ok(self.read(primary)?.map(Stamp::of))
+    /// Every file read, with its bytes (`None`: missing).
+    pub(crate) fn entries(&self) -> &[(String, Option<Vec<u8>>)] {
+        &self.files
+    }
+
+    /// Was `file` read (present or missing)?
+    pub(crate) fn has(&self, file: &str) -> bool {
+        self.files.iter().any(|(f, _)| f == file)
     }
 }
+
+#[cfg(test)]
+#[path = "txn_tests.rs"]
+mod tests;

@@ -1,0 +1,161 @@
+//! What `--dry-run` prints: a unified diff per file (`--- a/FILE`,
+//! `+++ b/FILE`, 3 lines of context; `/dev/null` for a file created or
+//! removed). An NDJSON append is shown as the one hunk of its line, never
+//! by diffing the whole (possibly huge) file.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+use similar::TextDiff;
+
+/// The unified diff of `file` from `before` to `after` (`None`: absent).
+pub fn unified(file: &str, before: Option<&[u8]>, after: Option<&[u8]>) -> String {
+    let old = String::from_utf8_lossy(before.unwrap_or_default());
+    let new = String::from_utf8_lossy(after.unwrap_or_default());
+    let a = if before.is_some() {
+        format!("a/{file}")
+    } else {
+        "/dev/null".to_owned()
+    };
+    let b = if after.is_some() {
+        format!("b/{file}")
+    } else {
+        "/dev/null".to_owned()
+    };
+    let diff = TextDiff::from_lines(old.as_ref(), new.as_ref());
+    let mut out = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&a, &b)
+        .to_string();
+    if out.is_empty() {
+        // No change in content (a rename, say): still name the file.
+        out = format!("--- {a}\n+++ {b}\n");
+    }
+    out
+}
+
+/// How a file ends, for an append's hunk: its number of newlines and the
+/// bytes after the last one (a torn tail).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Ending {
+    pub newlines: usize,
+    pub tail: Vec<u8>,
+}
+
+impl Ending {
+    pub fn of(bytes: &[u8]) -> Self {
+        let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+        let tail = match bytes.iter().rposition(|&b| b == b'\n') {
+            Some(i) => bytes[i + 1..].to_vec(),
+            None => bytes.to_vec(),
+        };
+        Ending { newlines, tail }
+    }
+
+    /// The ending of the file at `path`, read in chunks (a missing file:
+    /// empty).
+    pub fn of_file(path: &Path) -> io::Result<Self> {
+        let mut f = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Ending::default()),
+            Err(e) => return Err(e),
+        };
+        let mut end = Ending::default();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = f.read(&mut buf)?;
+            if n == 0 {
+                return Ok(end);
+            }
+            let chunk = Ending::of(&buf[..n]);
+            if chunk.newlines > 0 {
+                end.newlines += chunk.newlines;
+                end.tail = chunk.tail;
+            } else {
+                end.tail.extend_from_slice(&chunk.tail);
+            }
+        }
+    }
+}
+
+/// The hunk appending `line` to `file`, which ends as `end`.
+pub fn append_hunk(file: &str, end: &Ending, line: &[u8]) -> String {
+    let line = String::from_utf8_lossy(line.strip_suffix(b"\n").unwrap_or(line));
+    let mut out = format!("--- a/{file}\n+++ b/{file}\n");
+    if end.tail.is_empty() {
+        let n = end.newlines;
+        out.push_str(&format!("@@ -{n},0 +{},1 @@\n+{line}\n", n + 1));
+    } else {
+        // The torn last line gets its newline, then the new line follows.
+        let t = end.newlines + 1;
+        let tail = String::from_utf8_lossy(&end.tail);
+        out.push_str(&format!(
+            "@@ -{t},1 +{t},2 @@\n-{tail}\n\\ No newline at end of file\n+{tail}\n+{line}\n"
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replace_is_a_unified_diff_with_three_lines_of_context() {
+        let before = b"1\n2\n3\n4\n5\n6\n7\n8\n9\n";
+        let after = b"1\n2\n3\n4\nfive\n6\n7\n8\n9\n";
+        assert_eq!(
+            unified("state.json", Some(before), Some(after)),
+            "--- a/state.json\n+++ b/state.json\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n"
+        );
+    }
+
+    #[test]
+    fn created_and_removed_files_diff_against_dev_null() {
+        assert_eq!(
+            unified("n.md", None, Some(b"x\n")),
+            "--- /dev/null\n+++ b/n.md\n@@ -0,0 +1 @@\n+x\n"
+        );
+        assert_eq!(
+            unified("WAITING.json", Some(b"{}\n"), None),
+            "--- a/WAITING.json\n+++ /dev/null\n@@ -1 +0,0 @@\n-{}\n"
+        );
+    }
+
+    #[test]
+    fn an_append_is_one_hunk() {
+        let end = Ending::of(b"{\"a\":1}\n{\"a\":2}\n");
+        assert_eq!(
+            append_hunk("t.ndjson", &end, b"{\"a\":3}"),
+            "--- a/t.ndjson\n+++ b/t.ndjson\n@@ -2,0 +3,1 @@\n+{\"a\":3}\n"
+        );
+        assert_eq!(
+            append_hunk("t.ndjson", &Ending::default(), b"x"),
+            "--- a/t.ndjson\n+++ b/t.ndjson\n@@ -0,0 +1,1 @@\n+x\n"
+        );
+        let torn = Ending::of(b"{\"a\":1}\n{\"a\":");
+        assert_eq!(
+            append_hunk("t.ndjson", &torn, b"x"),
+            "--- a/t.ndjson\n+++ b/t.ndjson\n@@ -2,1 +2,2 @@\n-{\"a\":\n\\ No newline at end of file\n+{\"a\":\n+x\n"
+        );
+    }
+
+    #[test]
+    fn a_files_ending_is_read_in_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("big.ndjson");
+        let mut bytes = Vec::new();
+        for i in 0..20_000 {
+            bytes.extend_from_slice(format!("{{\"i\":{i}}}\n").as_bytes());
+        }
+        bytes.extend_from_slice(b"{\"torn\"");
+        std::fs::write(&p, &bytes).unwrap();
+        assert_eq!(Ending::of_file(&p).unwrap(), Ending::of(&bytes));
+        assert_eq!(
+            Ending::of_file(&dir.path().join("none")).unwrap(),
+            Ending::default()
+        );
+    }
+}

@@ -1,0 +1,520 @@
+//! The locks a decision takes, each format's own, behind one guard type
+//! that releases on drop.
+//!
+//! - `MkdirDir` (DWP's protected updater): `mkdir <primary>.lock`. An
+//!   existing lock stops the write at once; only a human removes it
+//!   (`act PLAN unlock --confirm`, through [`remove_dir_lock`]).
+//! - `PidFile` (GSD's gsd-tools, `acquireStateLock` in `bin/lib/state`):
+//!   `<primary>.lock` created with `O_CREAT|O_EXCL`, holding the pid (no
+//!   newline). As gsd-tools judges it: a complete body naming a dead pid is
+//!   stale at once; a live pid is never taken within the wait, only past
+//!   gsd-tools' 60 s "deadman ceiling" (the pid-reuse backstop); an empty
+//!   or unparseable body is a lock being created for its first second,
+//!   stale after. A stale lock is renamed aside (one breaker wins) and
+//!   removed, then the create is retried.
+//! - `Owner` (loopdeck's own, PRD-master and devloop):
+//!   `<primary>.loopdeck-lock`, a JSON record `{pid, host, boot_id,
+//!   started, at}` published whole (written to a temp file, then
+//!   hard-linked into place, so no reader ever sees it half written).
+//!   Stale, on this host, when the boot id differs, or the pid is gone (or
+//!   a zombie), or the pid now belongs to a process started at another
+//!   time (field 22 of `/proc/PID/stat`). A lock from another host is
+//!   never judged stale. Broken by renaming it away, then retried.
+//!
+//! A live holder is waited for up to the transaction's wait, then the
+//! write stops with [`ActError::Locked`] (exit 3) naming the holder.
+
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+use super::atomic::{random_u64, sync_dir, temp_name};
+use super::txn::{ActError, LockKind};
+use super::{StoreError, contained};
+
+/// The DWP updater's message for an existing lock directory.
+pub const DIR_LOCKED: &str = "state is locked; inspect interrupted writer before recovering lock";
+/// gsd-tools' deadman ceiling: a live-looking holder older than this is
+/// taken to be a reused pid.
+pub const PID_LOCK_DEADMAN: Duration = Duration::from_secs(60);
+/// A lock whose body cannot be read yet is being created for this long.
+pub const FRESH_CREATE_FLOOR: Duration = Duration::from_secs(1);
+
+/// A lock held by this process, released on drop.
+#[derive(Debug)]
+pub struct LockGuard {
+    path: PathBuf,
+    kind: LockKind,
+    /// (device, inode) of the lock file we created: release removes only it.
+    id: Option<(u64, u64)>,
+}
+
+impl LockGuard {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for LockGuard {
+    fn drop(&mut self) {
+        match self.kind {
+            LockKind::MkdirDir => {
+                let _ = fs::remove_dir(&self.path);
+            }
+            LockKind::PidFile | LockKind::Owner => {
+                if file_id(&self.path) == self.id {
+                    let _ = fs::remove_file(&self.path);
+                }
+            }
+        }
+        if let Some(dir) = self.path.parent() {
+            sync_dir(dir);
+        }
+    }
+}
+
+/// The lock file (or directory) of `primary` for `kind`, relative to the
+/// project.
+pub fn lock_name(primary: &str, kind: LockKind) -> String {
+    match kind {
+        LockKind::MkdirDir | LockKind::PidFile => format!("{primary}.lock"),
+        LockKind::Owner => format!("{primary}.loopdeck-lock"),
+    }
+}
+
+/// Take the lock of `primary` in `project`, waiting up to `wait` for a
+/// live holder (`MkdirDir`: never waits).
+pub fn acquire(
+    project: &Path,
+    primary: &str,
+    kind: LockKind,
+    wait: Duration,
+) -> Result<LockGuard, ActError> {
+    let name = lock_name(primary, kind);
+    let store = |source| ActError::Store {
+        file: name.clone(),
+        source,
+    };
+    let path = contained(project, &name).map_err(store)?;
+    if kind == LockKind::MkdirDir {
+        return match fs::create_dir(&path) {
+            Ok(()) => Ok(LockGuard {
+                path,
+                kind,
+                id: None,
+            }),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                Err(ActError::Locked(DIR_LOCKED.to_owned()))
+            }
+            Err(e) => Err(store(e.into())),
+        };
+    }
+    let body = match kind {
+        LockKind::Owner => OwnerRecord::mine().to_bytes(),
+        _ => std::process::id().to_string().into_bytes(),
+    };
+    let deadline = Instant::now() + wait;
+    let mut round = 0u32;
+    loop {
+        let created = match kind {
+            LockKind::Owner => publish(&path, &body),
+            _ => create_with(&path, &body),
+        };
+        match created {
+            Ok(id) => {
+                // No breaker can be at work while the lock is held: a turn
+                // left now is a killed breaker's.
+                clear_dead_turn(&turn_of(&path));
+                return Ok(LockGuard {
+                    path,
+                    kind,
+                    id: Some(id),
+                });
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(store(e.into())),
+        }
+        let verdict = match kind {
+            LockKind::Owner => judge_owner(&path),
+            _ => judge_pid_file(&path),
+        };
+        match verdict {
+            Verdict::Gone => continue,
+            Verdict::Stale(seen) => {
+                if !break_lock(&path, &seen) {
+                    // Another breaker is at it: let it finish.
+                    std::thread::sleep(Duration::from_millis(1 + random_u64() % 5));
+                }
+                continue;
+            }
+            Verdict::Live(holder) => {
+                let now = Instant::now();
+                if now >= deadline {
+                    return Err(ActError::Locked(format!(
+                        "{name} is held by {holder}; waited {:.1} s for it (retry later, or remove the lock if that writer is gone)",
+                        wait.as_secs_f64()
+                    )));
+                }
+                let step = Duration::from_millis((2u64 << round.min(5)) + random_u64() % 10);
+                round += 1;
+                std::thread::sleep(step.min(deadline - now));
+            }
+        }
+    }
+}
+
+/// How long the DWP lock directory of `primary` has existed (`None`: no
+/// lock).
+pub fn dir_lock_age(project: &Path, primary: &str) -> Option<Duration> {
+    let path = contained(project, &lock_name(primary, LockKind::MkdirDir)).ok()?;
+    let meta = fs::symlink_metadata(path).ok()?;
+    if !meta.is_dir() {
+        return None;
+    }
+    let made = meta.modified().ok()?;
+    Some(SystemTime::now().duration_since(made).unwrap_or_default())
+}
+
+/// Remove the DWP lock directory of `primary` (the human's recovery, after
+/// inspecting the interrupted writer). A lock that is not a directory (a
+/// link, a file) is refused, never followed.
+pub fn remove_dir_lock(project: &Path, primary: &str) -> Result<(), StoreError> {
+    let path = contained(project, &lock_name(primary, LockKind::MkdirDir))?;
+    let meta = fs::symlink_metadata(&path)?;
+    if !meta.is_dir() {
+        return Err(StoreError::NotRegular);
+    }
+    fs::remove_dir_all(&path)?;
+    if let Some(dir) = path.parent() {
+        sync_dir(dir);
+    }
+    Ok(())
+}
+
+/// What a lock found on disk is.
+enum Verdict {
+    /// It vanished while being looked at: retry at once.
+    Gone,
+    /// Its writer is gone: break it (as it was seen).
+    Stale(Seen),
+    /// Held; the text names the holder.
+    Live(String),
+}
+
+/// The (device, inode) of `path`, not following a link.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    fs::symlink_metadata(path).ok().map(|m| meta_id(&m))
+}
+
+fn meta_id(m: &fs::Metadata) -> (u64, u64) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (m.dev(), m.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        (0, m.len())
+    }
+}
+
+/// Create `path` exclusively holding `body` (GSD's way: the body is
+/// written after the create). No fsync: a lock never outlives a reboot
+/// (the boot id, or the pid, says it is stale).
+fn create_with(path: &Path, body: &[u8]) -> io::Result<(u64, u64)> {
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    let written = f.write_all(body);
+    if let Err(e) = written {
+        let _ = fs::remove_file(path);
+        return Err(e);
+    }
+    file_id(path).ok_or_else(|| io::Error::other("lock vanished"))
+}
+
+/// Publish `body` at `path` whole: a temp file hard-linked into place
+/// (`AlreadyExists` when held). A file system without hard links falls
+/// back to an exclusive create.
+fn publish(path: &Path, body: &[u8]) -> io::Result<(u64, u64)> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(temp_name(path));
+    let linked = create_with(&tmp, body).and_then(|_| fs::hard_link(&tmp, path));
+    let _ = fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => file_id(path).ok_or_else(|| io::Error::other("lock vanished")),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(e),
+        Err(_) => create_with(path, body),
+    }
+}
+
+/// Read a small lock file; its age and identity.
+/// Read a small lock file: its body, age and identity, all from one open
+/// file (never a body from one lock and an inode from the next).
+fn inspect(path: &Path) -> Option<(Vec<u8>, Duration, Seen)> {
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags_nofollow()
+        .open(path)
+        .ok()?;
+    let meta = f.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let age = meta
+        .modified()
+        .ok()
+        .and_then(|m| SystemTime::now().duration_since(m).ok())
+        .unwrap_or_default();
+    let mut body = Vec::new();
+    f.take(4096).read_to_end(&mut body).ok()?;
+    let seen = Seen {
+        id: meta_id(&meta),
+        body: body.clone(),
+    };
+    Some((body, age, seen))
+}
+
+/// A lock file as it was judged: its identity and its body. A freed inode
+/// is soon reused, so the body (pid, start time, when) tells two locks
+/// apart where the inode cannot.
+#[derive(Debug, PartialEq, Eq)]
+struct Seen {
+    id: (u64, u64),
+    body: Vec<u8>,
+}
+
+trait NoFollow {
+    fn custom_flags_nofollow(&mut self) -> &mut Self;
+}
+
+impl NoFollow for fs::OpenOptions {
+    #[cfg(unix)]
+    fn custom_flags_nofollow(&mut self) -> &mut Self {
+        use std::os::unix::fs::OpenOptionsExt;
+        self.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+    }
+    #[cfg(not(unix))]
+    fn custom_flags_nofollow(&mut self) -> &mut Self {
+        self
+    }
+}
+
+fn judge_pid_file(path: &Path) -> Verdict {
+    let Some((body, age, seen)) = inspect(path) else {
+        return Verdict::Gone;
+    };
+    let pid = std::str::from_utf8(&body)
+        .ok()
+        .and_then(|s| s.trim().parse::<u32>().ok())
+        .filter(|&p| p > 0);
+    match pid {
+        Some(pid) if pid_alive(pid) => {
+            if age > PID_LOCK_DEADMAN {
+                Verdict::Stale(seen)
+            } else {
+                Verdict::Live(format!("pid {pid} (a live process)"))
+            }
+        }
+        Some(_) => Verdict::Stale(seen),
+        None if age > FRESH_CREATE_FLOOR => Verdict::Stale(seen),
+        None => Verdict::Live("a writer creating it".to_owned()),
+    }
+}
+
+fn judge_owner(path: &Path) -> Verdict {
+    let Some((body, age, seen)) = inspect(path) else {
+        return Verdict::Gone;
+    };
+    let Ok(rec) = serde_json::from_slice::<OwnerRecord>(&body) else {
+        return if age > FRESH_CREATE_FLOOR {
+            Verdict::Stale(seen)
+        } else {
+            Verdict::Live("a writer creating it".to_owned())
+        };
+    };
+    let holder = format!(
+        "pid {} on host {}{}",
+        rec.pid,
+        rec.host,
+        rec.at
+            .as_deref()
+            .map(|a| format!(" (since {a})"))
+            .unwrap_or_default()
+    );
+    if rec.host != host_name() {
+        return Verdict::Live(holder);
+    }
+    if let (Some(theirs), Some(ours)) = (&rec.boot_id, boot_id())
+        && *theirs != ours
+    {
+        return Verdict::Stale(seen);
+    }
+    if !pid_alive(rec.pid) {
+        return Verdict::Stale(seen);
+    }
+    if let (Some(then), Some(now)) = (rec.started, start_ticks(rec.pid))
+        && then != now
+    {
+        return Verdict::Stale(seen);
+    }
+    Verdict::Live(holder)
+}
+
+/// Break the stale lock at `path`, as it was `seen`: rename it away and
+/// remove it. Breakers take turns (`<lock>.break`, published whole like
+/// an owner lock), and each looks again under that turn: the lock is
+/// renamed only if it is still the very one judged stale, so a live lock
+/// that took its place (even on the same, reused inode) is never broken.
+/// `false`: another breaker has the turn.
+fn break_lock(path: &Path, seen: &Seen) -> bool {
+    let turn = turn_of(path);
+    let mine = std::process::id().to_string().into_bytes();
+    let id = match publish(&turn, &mine) {
+        Ok(id) => id,
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            clear_dead_turn(&turn);
+            return false;
+        }
+        Err(_) => return false,
+    };
+    if inspect(path).map(|t| t.2).as_ref() == Some(seen) {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let aside = dir.join(temp_name(path));
+        if fs::rename(path, &aside).is_ok() {
+            let _ = fs::remove_file(&aside);
+        }
+    }
+    if file_id(&turn) == Some(id) {
+        let _ = fs::remove_file(&turn);
+    }
+    true
+}
+
+/// The breakers' turn file of the lock at `path`.
+fn turn_of(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".break");
+    path.with_file_name(name)
+}
+
+/// A breaker killed during its turn leaves it: a dead pid's turn, or one
+/// older than a few seconds, is cleared.
+fn clear_dead_turn(turn: &Path) {
+    if let Some((body, age, other)) = inspect(turn) {
+        let pid = std::str::from_utf8(&body)
+            .ok()
+            .and_then(|s| s.trim().parse::<u32>().ok());
+        if (age > Duration::from_secs(5) || pid.is_some_and(|p| !pid_alive(p)))
+            && inspect(turn).map(|t| t.2) == Some(other)
+        {
+            let _ = fs::remove_file(turn);
+        }
+    }
+}
+
+/// Is there a process `pid` on this host (a zombie is not one)?
+pub fn pid_alive(pid: u32) -> bool {
+    let Ok(p) = i32::try_from(pid) else {
+        return false;
+    };
+    if p <= 0 {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        // SAFETY: signal 0 only checks that the process exists.
+        let r = unsafe { libc::kill(p, 0) };
+        let exists = r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+        exists && proc_state(pid) != Some('Z')
+    }
+    #[cfg(not(unix))]
+    {
+        true
+    }
+}
+
+/// Fields 3.. of `/proc/PID/stat` (after the command name, which may hold
+/// spaces and parentheses).
+fn proc_stat_fields(pid: u32) -> Option<Vec<String>> {
+    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &text[text.rfind(')')? + 1..];
+    Some(after.split_whitespace().map(str::to_owned).collect())
+}
+
+fn proc_state(pid: u32) -> Option<char> {
+    proc_stat_fields(pid)?.first()?.chars().next()
+}
+
+/// The start time of process `pid` in clock ticks since boot (field 22 of
+/// `/proc/PID/stat`).
+pub fn start_ticks(pid: u32) -> Option<u64> {
+    proc_stat_fields(pid)?.get(19)?.parse().ok()
+}
+
+/// This boot's id (`/proc/sys/kernel/random/boot_id`).
+pub fn boot_id() -> Option<String> {
+    fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .ok()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+}
+
+/// This host's name.
+pub fn host_name() -> String {
+    #[cfg(unix)]
+    {
+        let mut buf = [0u8; 256];
+        // SAFETY: the buffer is valid for its length; the name is
+        // NUL-terminated when it fits.
+        let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+        if r == 0 {
+            let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+            return String::from_utf8_lossy(&buf[..end]).into_owned();
+        }
+    }
+    std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".to_owned())
+}
+
+/// loopdeck's own lock record.
+#[derive(Debug, Serialize, Deserialize)]
+struct OwnerRecord {
+    pid: u32,
+    host: String,
+    #[serde(default)]
+    boot_id: Option<String>,
+    /// Start time of `pid`, in clock ticks since boot.
+    #[serde(default)]
+    started: Option<u64>,
+    /// When the lock was taken (for people).
+    #[serde(default)]
+    at: Option<String>,
+}
+
+impl OwnerRecord {
+    fn mine() -> Self {
+        let pid = std::process::id();
+        OwnerRecord {
+            pid,
+            host: host_name(),
+            boot_id: boot_id(),
+            started: start_ticks(pid),
+            at: super::utc(SystemTime::now()).map(|t| t.to_rfc3339()),
+        }
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut b = serde_json::to_vec(self).unwrap_or_default();
+        b.push(b'\n');
+        b
+    }
+}
+
+#[cfg(test)]
+#[path = "lock_tests.rs"]
+mod tests;

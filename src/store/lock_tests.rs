@@ -1,0 +1,228 @@
+//! The locks, each kind: exclusive, waited for, judged stale by its own rules.
+use super::*;
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("state.json"), "{}").unwrap();
+    dir
+}
+
+fn dead_pid() -> u32 {
+    super::super::sweep::tests::dead_pid()
+}
+
+fn set_age(path: &Path, age: Duration) {
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(SystemTime::now() - age)
+        .unwrap();
+}
+
+#[test]
+fn owner_lock_is_exclusive_and_released_on_drop() {
+    let p = project();
+    let lock = p.path().join("state.json.loopdeck-lock");
+    {
+        let _g = acquire(p.path(), "state.json", LockKind::Owner, Duration::ZERO).unwrap();
+        let rec: serde_json::Value = serde_json::from_slice(&fs::read(&lock).unwrap()).unwrap();
+        assert_eq!(rec["pid"], std::process::id());
+        assert_eq!(rec["host"], host_name());
+        assert!(rec["started"].is_u64());
+        let t = Instant::now();
+        let err = acquire(
+            p.path(),
+            "state.json",
+            LockKind::Owner,
+            Duration::from_millis(200),
+        )
+        .unwrap_err();
+        assert!(t.elapsed() >= Duration::from_millis(200));
+        assert_eq!(err.exit_code(), 3);
+        let msg = err.to_string();
+        assert!(
+            msg.contains(&format!("pid {}", std::process::id())),
+            "{msg}"
+        );
+        assert!(msg.contains(&host_name()), "{msg}");
+    }
+    assert!(!lock.exists());
+    assert_eq!(super::super::list_names(p.path()), vec!["state.json"]);
+}
+
+#[test]
+fn owner_lock_of_a_dead_or_reborn_process_or_other_boot_is_broken() {
+    let p = project();
+    let lock = p.path().join("state.json.loopdeck-lock");
+    let me = std::process::id();
+    let cases = [
+        serde_json::json!({"pid": dead_pid(), "host": host_name(), "boot_id": boot_id(), "started": 1}),
+        serde_json::json!({"pid": me, "host": host_name(), "boot_id": boot_id(), "started": start_ticks(me).unwrap() + 1}),
+        serde_json::json!({"pid": me, "host": host_name(), "boot_id": "another-boot", "started": start_ticks(me)}),
+    ];
+    for rec in cases {
+        fs::write(&lock, rec.to_string()).unwrap();
+        let g = acquire(p.path(), "state.json", LockKind::Owner, Duration::ZERO)
+            .unwrap_or_else(|e| panic!("{rec}: {e}"));
+        drop(g);
+        assert_eq!(super::super::list_names(p.path()), vec!["state.json"]);
+    }
+    // Another host's lock is never judged from here.
+    fs::write(
+        &lock,
+        serde_json::json!({"pid": dead_pid(), "host": "elsewhere", "boot_id": "x"}).to_string(),
+    )
+    .unwrap();
+    let err = acquire(p.path(), "state.json", LockKind::Owner, Duration::ZERO).unwrap_err();
+    assert!(err.to_string().contains("on host elsewhere"), "{err}");
+    // Garbage is a lock being written for a second, then stale.
+    fs::write(&lock, "").unwrap();
+    assert!(acquire(p.path(), "state.json", LockKind::Owner, Duration::ZERO).is_err());
+    set_age(&lock, Duration::from_secs(5));
+    assert!(acquire(p.path(), "state.json", LockKind::Owner, Duration::ZERO).is_ok());
+}
+
+#[test]
+fn owner_lock_waits_for_a_live_holder_that_lets_go() {
+    let p = project();
+    let g = acquire(p.path(), "state.json", LockKind::Owner, Duration::ZERO).unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        drop(g);
+    });
+    let t = Instant::now();
+    acquire(
+        p.path(),
+        "state.json",
+        LockKind::Owner,
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    assert!(t.elapsed() >= Duration::from_millis(90));
+    release.join().unwrap();
+}
+
+#[test]
+fn pid_file_follows_gsd_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join(".planning")).unwrap();
+    let primary = ".planning/STATE.md";
+    let lock = dir.path().join(".planning/STATE.md.lock");
+    {
+        let _g = acquire(dir.path(), primary, LockKind::PidFile, Duration::ZERO).unwrap();
+        assert_eq!(
+            fs::read_to_string(&lock).unwrap(),
+            std::process::id().to_string()
+        );
+        let err = acquire(dir.path(), primary, LockKind::PidFile, Duration::ZERO).unwrap_err();
+        assert!(matches!(err, ActError::Locked(_)));
+        assert!(err.to_string().contains(".planning/STATE.md.lock"), "{err}");
+    }
+    assert!(!lock.exists());
+    // A dead pid is stale at once, whatever its age.
+    fs::write(&lock, dead_pid().to_string()).unwrap();
+    drop(acquire(dir.path(), primary, LockKind::PidFile, Duration::ZERO).unwrap());
+    // A live pid is waited for, until the deadman ceiling.
+    fs::write(&lock, std::process::id().to_string()).unwrap();
+    set_age(&lock, Duration::from_secs(30));
+    assert!(acquire(dir.path(), primary, LockKind::PidFile, Duration::ZERO).is_err());
+    set_age(&lock, Duration::from_secs(61));
+    drop(acquire(dir.path(), primary, LockKind::PidFile, Duration::ZERO).unwrap());
+    // An empty body: being created for a second, then an orphan.
+    fs::write(&lock, "").unwrap();
+    assert!(acquire(dir.path(), primary, LockKind::PidFile, Duration::ZERO).is_err());
+    set_age(&lock, Duration::from_secs(2));
+    drop(acquire(dir.path(), primary, LockKind::PidFile, Duration::ZERO).unwrap());
+    assert_eq!(
+        super::super::list_names(&dir.path().join(".planning")),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn dir_lock_stops_at_once_and_only_unlock_removes_it() {
+    let p = project();
+    assert_eq!(dir_lock_age(p.path(), "state.json"), None);
+    let g = acquire(
+        p.path(),
+        "state.json",
+        LockKind::MkdirDir,
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    assert!(p.path().join("state.json.lock").is_dir());
+    let t = Instant::now();
+    let err = acquire(
+        p.path(),
+        "state.json",
+        LockKind::MkdirDir,
+        Duration::from_secs(5),
+    )
+    .unwrap_err();
+    assert!(t.elapsed() < Duration::from_secs(1), "no wait");
+    assert_eq!(err.to_string(), DIR_LOCKED);
+    assert_eq!(err.exit_code(), 3);
+    drop(g);
+    assert!(!p.path().join("state.json.lock").exists());
+
+    fs::create_dir(p.path().join("state.json.lock")).unwrap();
+    assert!(dir_lock_age(p.path(), "state.json").is_some());
+    remove_dir_lock(p.path(), "state.json").unwrap();
+    assert_eq!(dir_lock_age(p.path(), "state.json"), None);
+    assert!(remove_dir_lock(p.path(), "state.json").is_err());
+}
+
+#[test]
+fn only_one_of_two_breakers_wins() {
+    let p = project();
+    let lock = p.path().join("state.json.loopdeck-lock");
+    fs::write(
+        &lock,
+        serde_json::json!({"pid": dead_pid(), "host": host_name()}).to_string(),
+    )
+    .unwrap();
+    let dir = p.path().to_path_buf();
+    let take = move || {
+        acquire(&dir, "state.json", LockKind::Owner, Duration::ZERO).map(|g| {
+            std::thread::sleep(Duration::from_millis(50));
+            drop(g);
+        })
+    };
+    let a = std::thread::spawn(take.clone());
+    let b = std::thread::spawn(take);
+    let won = [a.join().unwrap(), b.join().unwrap()]
+        .iter()
+        .filter(|r| r.is_ok())
+        .count();
+    assert_eq!(won, 1);
+}
+
+#[test]
+fn a_breaker_breaks_only_the_lock_it_judged() {
+    let p = project();
+    let lock = p.path().join("state.json.loopdeck-lock");
+    fs::write(&lock, "live holder").unwrap();
+    let (_, _, now) = inspect(&lock).unwrap();
+    // Same inode, another body: a new holder on a reused inode.
+    let judged = Seen {
+        id: now.id,
+        body: b"dead holder".to_vec(),
+    };
+    assert!(break_lock(&lock, &judged));
+    assert_eq!(fs::read(&lock).unwrap(), b"live holder");
+    assert!(break_lock(&lock, &now));
+    assert!(!lock.exists());
+    // A breaker killed during its turn does not stop the next one.
+    fs::write(&lock, "stale").unwrap();
+    let turn = p.path().join("state.json.loopdeck-lock.break");
+    fs::write(&turn, dead_pid().to_string()).unwrap();
+    let (_, _, seen) = inspect(&lock).unwrap();
+    assert!(
+        !break_lock(&lock, &seen),
+        "the dead breaker's turn is cleared first"
+    );
+    assert!(!turn.exists());
+    assert!(break_lock(&lock, &seen));
+    assert_eq!(super::super::list_names(p.path()), vec!["state.json"]);
+}

@@ -1,0 +1,450 @@
+//! The transaction executor, end to end on real files in temp dirs: the
+//! lock, the checks, the order, the audit log and undo.
+use super::*;
+use crate::store::audit::{self, Which};
+use std::fs;
+
+struct Env {
+    _tmp: tempfile::TempDir,
+    project: PathBuf,
+    audit: PathBuf,
+}
+
+fn env(files: &[(&str, &str)]) -> Env {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("p");
+    fs::create_dir_all(&project).unwrap();
+    for (f, body) in files {
+        let p = project.join(f);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, body).unwrap();
+    }
+    let audit = tmp.path().join("state/loopdeck");
+    Env {
+        _tmp: tmp,
+        project,
+        audit,
+    }
+}
+
+impl Env {
+    fn opts(&self) -> WriteOptions {
+        WriteOptions {
+            audit_dir: Some(self.audit.clone()),
+            ..WriteOptions::default()
+        }
+    }
+    fn txn(&self, lock: LockKind, opts: &WriteOptions) -> Txn {
+        Txn::new(
+            &self.project,
+            "state.json",
+            lock,
+            opts,
+            "ann",
+            DateTime::parse_from_rfc3339("2026-06-01T10:00:00Z")
+                .unwrap()
+                .with_timezone(&Utc),
+            serde_json::json!({"verb": "test"}),
+        )
+    }
+    fn read(&self, f: &str) -> String {
+        fs::read_to_string(self.project.join(f)).unwrap()
+    }
+    fn names(&self) -> Vec<String> {
+        crate::store::list_names(&self.project)
+    }
+    fn log(&self) -> Vec<serde_json::Value> {
+        fs::read_to_string(self.audit.join("audit.ndjson"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+fn replace(file: &str, bytes: &str) -> Edit {
+    Edit::Replace {
+        file: file.to_owned(),
+        bytes: bytes.as_bytes().to_vec(),
+    }
+}
+
+#[test]
+fn a_decision_is_written_locked_and_audited() {
+    let e = env(&[("state.json", "{\"n\":1}\n")]);
+    let out = transact(&e.txn(LockKind::Owner, &e.opts()), |snap| {
+        assert!(
+            e.project.join("state.json.loopdeck-lock").exists(),
+            "decide runs inside the lock"
+        );
+        assert_eq!(snap.read("state.json")?, Some(&b"{\"n\":1}\n"[..]));
+        Ok(vec![replace("state.json", "{\"n\":2}\n")])
+    })
+    .unwrap();
+    assert_eq!(e.read("state.json"), "{\"n\":2}\n");
+    assert_eq!(e.names(), vec!["state.json"], "no lock, no temp left");
+    let id = out.audit_id.clone().unwrap();
+    let log = e.log();
+    assert_eq!(log.len(), 1);
+    let rec = &log[0];
+    assert_eq!(rec["id"], id.as_str());
+    assert_eq!(rec["by"], "ann");
+    assert_eq!(rec["at"], "2026-06-01T10:00:00+00:00");
+    assert_eq!(rec["lock"], "owner");
+    assert_eq!(rec["decision"]["verb"], "test");
+    let f = &rec["files"][0];
+    assert_eq!(f["op"], "replace");
+    assert_eq!(f["before"]["sha256"], sha256_hex(b"{\"n\":1}\n").as_str());
+    assert_eq!(f["after"]["len"], 8);
+    let blob = e.audit.join(f["blob"].as_str().unwrap());
+    assert_eq!(fs::read(blob).unwrap(), b"{\"n\":1}\n");
+    assert_eq!(out.files[0].before, Some(Stamp::of(b"{\"n\":1}\n")));
+    assert_eq!(out.files[0].after, Some(Stamp::of(b"{\"n\":2}\n")));
+}
+
+#[test]
+fn expect_sha256_is_checked_first() {
+    let e = env(&[("state.json", "{}")]);
+    let mut opts = e.opts();
+    opts.expect_sha256 = Some("00".repeat(32));
+    let decided = std::cell::Cell::new(false);
+    let err = transact(&e.txn(LockKind::MkdirDir, &opts), |_| {
+        decided.set(true);
+        Ok(vec![])
+    })
+    .unwrap_err();
+    assert!(!decided.get());
+    assert_eq!(err.exit_code(), 3);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "stale state snapshot: expected sha256 {}, found {}",
+            "00".repeat(32),
+            sha256_hex(b"{}")
+        )
+    );
+    let err = transact(&e.txn(LockKind::Owner, &opts), |_| Ok(vec![])).unwrap_err();
+    assert!(
+        err.to_string().starts_with("state.json changed on disk"),
+        "{err}"
+    );
+    opts.expect_sha256 = Some(sha256_hex(b"{}"));
+    transact(&e.txn(LockKind::Owner, &opts), |_| {
+        Ok(vec![replace("state.json", "{\"a\":1}")])
+    })
+    .unwrap();
+    assert_eq!(e.read("state.json"), "{\"a\":1}");
+}
+
+#[test]
+fn a_file_changed_after_it_was_read_stops_the_write() {
+    let e = env(&[("state.json", "{\"n\":1}"), ("notes.md", "a\n")]);
+    let err = transact(&e.txn(LockKind::Owner, &e.opts()), |snap| {
+        snap.read("state.json")?;
+        snap.read("notes.md")?;
+        // An editor that ignores the lock writes meanwhile.
+        fs::write(e.project.join("notes.md"), "a\nb\n").unwrap();
+        Ok(vec![
+            replace("state.json", "{\"n\":2}"),
+            replace("notes.md", "x\n"),
+        ])
+    })
+    .unwrap_err();
+    assert_eq!(err.exit_code(), 3);
+    assert_eq!(
+        err.to_string(),
+        "notes.md changed on disk since it was read (2 bytes then, 4 bytes now); nothing written"
+    );
+    assert_eq!(e.read("state.json"), "{\"n\":1}");
+    assert_eq!(e.read("notes.md"), "a\nb\n");
+    assert!(e.log().is_empty());
+    // A file read as missing that appears is a change too.
+    let err = transact(&e.txn(LockKind::Owner, &e.opts()), |snap| {
+        assert_eq!(snap.read("new.md")?, None);
+        fs::write(e.project.join("new.md"), "z").unwrap();
+        Ok(vec![replace("new.md", "mine")])
+    })
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("(absent then, 1 bytes now)"),
+        "{err}"
+    );
+    assert_eq!(e.read("new.md"), "z");
+}
+
+#[test]
+fn the_primary_is_written_after_other_files_and_removals_last() {
+    let e = env(&[
+        ("state.json", "{}"),
+        ("WAITING.json", "{}"),
+        ("conversation.md", "q\n"),
+    ]);
+    transact(&e.txn(LockKind::PidFile, &e.opts()), |snap| {
+        snap.read("state.json")?;
+        Ok(vec![
+            Edit::Remove {
+                file: "WAITING.json".into(),
+            },
+            replace("state.json", "{\"answered\":true}"),
+            replace("conversation.md", "q\na\n"),
+        ])
+    })
+    .unwrap();
+    let order: Vec<_> = e.log()[0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(order, ["conversation.md", "state.json", "WAITING.json"]);
+    assert_eq!(e.names(), vec!["conversation.md", "state.json"]);
+}
+
+#[test]
+fn a_write_stopped_part_way_is_recorded_as_partial_and_leaves_whole_files() {
+    let e = env(&[("state.json", "{}"), ("a.md", "a\n")]);
+    // A directory that does not exist fails only when written to.
+    let err = transact(&e.txn(LockKind::Owner, &e.opts()), |_| {
+        Ok(vec![
+            replace("a.md", "b\n"),
+            replace("no/such.md", "x"),
+            replace("state.json", "{\"x\":1}"),
+        ])
+    })
+    .unwrap_err();
+    assert_eq!(err.exit_code(), 1);
+    assert_eq!(e.read("a.md"), "b\n");
+    assert_eq!(e.read("state.json"), "{}", "the primary, last, untouched");
+    let log = e.log();
+    assert_eq!(log[0]["partial"], true);
+    assert_eq!(log[0]["files"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_dry_run_shows_diffs_takes_no_lock_and_writes_nothing() {
+    let e = env(&[
+        ("state.json", "{\n  \"n\": 1\n}\n"),
+        ("t.ndjson", "{\"a\":1}\n"),
+    ]);
+    let mut opts = WriteOptions {
+        dry_run: true,
+        readonly: true,
+        ..WriteOptions::default()
+    };
+    opts.audit_dir = None;
+    let out = transact(&e.txn(LockKind::Owner, &opts), |snap| {
+        assert!(!e.project.join("state.json.loopdeck-lock").exists());
+        snap.read("state.json")?;
+        Ok(vec![
+            replace("state.json", "{\n  \"n\": 2\n}\n"),
+            Edit::AppendLine {
+                file: "t.ndjson".into(),
+                line: b"{\"a\":2}".to_vec(),
+            },
+        ])
+    })
+    .unwrap();
+    assert!(out.dry_run && out.audit_id.is_none());
+    assert_eq!(
+        out.files[0].diff,
+        "--- a/t.ndjson\n+++ b/t.ndjson\n@@ -1,0 +2,1 @@\n+{\"a\":2}\n"
+    );
+    assert_eq!(
+        out.files[0].after,
+        Some(Stamp::of(b"{\"a\":1}\n{\"a\":2}\n"))
+    );
+    assert_eq!(
+        out.files[1].diff,
+        "--- a/state.json\n+++ b/state.json\n@@ -1,3 +1,3 @@\n {\n-  \"n\": 1\n+  \"n\": 2\n }\n"
+    );
+    assert_eq!(e.read("state.json"), "{\n  \"n\": 1\n}\n");
+    assert_eq!(e.read("t.ndjson"), "{\"a\":1}\n");
+    assert_eq!(e.names(), vec!["state.json", "t.ndjson"]);
+    assert!(!e.audit.exists());
+}
+
+#[test]
+fn a_file_is_set_aside_only_under_a_plain_name() {
+    let e = env(&[("state.json", "{")]);
+    for to in ["../x", "a/b", "..", ""] {
+        let err = transact(&e.txn(LockKind::Owner, &e.opts()), |_| {
+            Ok(vec![Edit::RenameAside {
+                file: "state.json".into(),
+                to: to.into(),
+            }])
+        })
+        .unwrap_err();
+        assert_eq!(err.exit_code(), 1, "{to}");
+    }
+    assert_eq!(e.names(), vec!["state.json"]);
+    // And never over an existing file.
+    fs::write(e.project.join("state.json.corrupt"), "keep").unwrap();
+    let err = transact(&e.txn(LockKind::Owner, &e.opts()), |_| {
+        Ok(vec![Edit::RenameAside {
+            file: "state.json".into(),
+            to: "state.json.corrupt".into(),
+        }])
+    })
+    .unwrap_err();
+    assert_eq!(err.exit_code(), 3);
+    assert_eq!(e.read("state.json.corrupt"), "keep");
+    assert_eq!(e.read("state.json"), "{");
+}
+
+#[test]
+fn read_only_refuses_every_write() {
+    let e = env(&[("state.json", "{}")]);
+    let opts = WriteOptions {
+        readonly: true,
+        ..e.opts()
+    };
+    let err = transact(&e.txn(LockKind::Owner, &opts), |_| {
+        Ok(vec![replace("state.json", "x")])
+    })
+    .unwrap_err();
+    assert!(matches!(err, ActError::ReadOnly));
+    assert_eq!(e.read("state.json"), "{}");
+}
+
+#[test]
+fn dwp_decides_before_taking_its_lock_and_a_held_lock_stops_it() {
+    let e = env(&[("state.json", "{}")]);
+    fs::create_dir(e.project.join("state.json.lock")).unwrap();
+    let decided = std::cell::Cell::new(false);
+    let err = transact(&e.txn(LockKind::MkdirDir, &e.opts()), |snap| {
+        decided.set(true);
+        snap.read("state.json")?;
+        Ok(vec![replace("state.json", "{\"x\":1}")])
+    })
+    .unwrap_err();
+    assert!(decided.get());
+    assert_eq!(
+        err.to_string(),
+        "state is locked; inspect interrupted writer before recovering lock"
+    );
+    assert_eq!(e.read("state.json"), "{}");
+    fs::remove_dir(e.project.join("state.json.lock")).unwrap();
+    transact(&e.txn(LockKind::MkdirDir, &e.opts()), |snap| {
+        snap.read("state.json")?;
+        Ok(vec![replace("state.json", "{\"x\":1}")])
+    })
+    .unwrap();
+    assert_eq!(e.names(), vec!["state.json"]);
+}
+
+#[test]
+fn undo_puts_back_replaces_appends_removals_and_renames() {
+    let e = env(&[
+        ("state.json", "corrupt{"),
+        ("t.ndjson", "{\"a\":1}"),
+        ("W.json", "{}"),
+    ]);
+    transact(&e.txn(LockKind::Owner, &e.opts()), |snap| {
+        snap.read("t.ndjson")?;
+        Ok(vec![
+            Edit::RenameAside {
+                file: "state.json".into(),
+                to: "state.json.corrupt-X".into(),
+            },
+            replace("state.json", "{\"rebuilt\":true}"),
+            Edit::AppendLine {
+                file: "t.ndjson".into(),
+                line: b"{\"a\":2}".to_vec(),
+            },
+            Edit::Remove {
+                file: "W.json".into(),
+            },
+        ])
+    })
+    .unwrap();
+    assert_eq!(e.read("t.ndjson"), "{\"a\":1}\n{\"a\":2}\n");
+    assert_eq!(e.read("state.json.corrupt-X"), "corrupt{");
+    let undone = audit::undo(&e.audit, &Which::Last, &e.opts()).unwrap();
+    assert!(undone.audit_id.is_some());
+    assert_eq!(e.read("state.json"), "corrupt{");
+    assert_eq!(e.read("t.ndjson"), "{\"a\":1}");
+    assert_eq!(e.read("W.json"), "{}");
+    assert_eq!(e.names(), vec!["W.json", "state.json", "t.ndjson"]);
+    // The undo is a decision too: undoing it makes the decision again.
+    audit::undo(&e.audit, &Which::Last, &e.opts()).unwrap();
+    assert_eq!(e.read("state.json"), "{\"rebuilt\":true}");
+    assert_eq!(e.read("t.ndjson"), "{\"a\":1}\n{\"a\":2}\n");
+    assert_eq!(e.log().len(), 3);
+}
+
+#[test]
+fn undo_is_refused_when_a_file_moved_on() {
+    let e = env(&[("state.json", "{\"n\":1}"), ("t.ndjson", "")]);
+    let out = transact(&e.txn(LockKind::Owner, &e.opts()), |_| {
+        Ok(vec![
+            replace("state.json", "{\"n\":2}"),
+            Edit::AppendLine {
+                file: "t.ndjson".into(),
+                line: b"{}".to_vec(),
+            },
+        ])
+    })
+    .unwrap();
+    let id = out.audit_id.unwrap();
+    fs::write(e.project.join("state.json"), "{\"n\":3}").unwrap();
+    let err = audit::undo(&e.audit, &Which::Id(id.clone()), &e.opts()).unwrap_err();
+    assert_eq!(err.exit_code(), 3);
+    assert!(
+        err.to_string()
+            .starts_with("state.json has moved on since decision"),
+        "{err}"
+    );
+    assert_eq!(e.read("state.json"), "{\"n\":3}");
+    fs::write(e.project.join("state.json"), "{\"n\":2}").unwrap();
+    fs::write(e.project.join("t.ndjson"), "{}\n{}\n").unwrap();
+    let err = audit::undo(&e.audit, &Which::Id(id.clone()), &e.opts()).unwrap_err();
+    assert!(
+        err.to_string().starts_with("t.ndjson has moved on"),
+        "{err}"
+    );
+    fs::write(e.project.join("t.ndjson"), "{}\n").unwrap();
+    audit::undo(&e.audit, &Which::Id(id), &e.opts()).unwrap();
+    assert_eq!(e.read("state.json"), "{\"n\":1}");
+    assert_eq!(e.read("t.ndjson"), "");
+    let err = audit::undo(&e.audit, &Which::Id("nope".into()), &e.opts()).unwrap_err();
+    assert_eq!(err.exit_code(), 1);
+}
+
+#[test]
+fn blobs_of_the_last_decisions_are_kept() {
+    let e = env(&[("state.json", "0")]);
+    for i in 1..=5 {
+        transact(&e.txn(LockKind::Owner, &e.opts()), |_| {
+            Ok(vec![replace("state.json", &i.to_string())])
+        })
+        .unwrap();
+    }
+    assert_eq!(crate::store::list_names(&e.audit.join("blobs")).len(), 5);
+    audit::prune(&e.audit, 2);
+    let kept = crate::store::list_names(&e.audit.join("blobs"));
+    let ids: Vec<String> = e.log()[3..]
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(kept, ids, "the newest two");
+    // An undo whose bytes were pruned says so.
+    let first = e.log()[0]["id"].as_str().unwrap().to_owned();
+    fs::write(e.project.join("state.json"), "1").unwrap();
+    let err = audit::undo(&e.audit, &Which::Id(first), &e.opts()).unwrap_err();
+    assert!(err.to_string().contains("no longer kept"), "{err}");
+}
+
+#[test]
+fn without_an_audit_log_nothing_is_written() {
+    let e = env(&[("state.json", "{}")]);
+    // The audit directory cannot be made: a file is in the way.
+    fs::create_dir_all(e.audit.parent().unwrap()).unwrap();
+    fs::write(&e.audit, "a file").unwrap();
+    let err = transact(&e.txn(LockKind::Owner, &e.opts()), |_| {
+        Ok(vec![replace("state.json", "{\"x\":1}")])
+    })
+    .unwrap_err();
+    assert!(matches!(err, ActError::Store { .. }), "{err:?}");
+    assert_eq!(e.read("state.json"), "{}");
+    assert_eq!(e.names(), vec!["state.json"]);
+}
