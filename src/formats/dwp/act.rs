@@ -1,13 +1,172 @@
-//! The decisions this format allows (`loopdeck act`).
+//! The decisions a Deep Work Plan takes (`loopdeck act PLAN_DIR VERB`),
+//! under the rules and messages of the plan's protected updater
+//! (`update-state.py`, seed 002 §受保护的状态更新): `approve`, `block`,
+//! `unblock`, `reopen`, `reconcile` and `unlock --confirm`.
+//!
+//! Every decision but `unlock` is one transaction on `state.json` guarded
+//! by the updater's `state.json.lock` directory; `manifest.json` is never
+//! touched, and a state keeps its schema era (v1 `file`, v2/v5 `locator`).
+
+mod reconcile;
+mod rules;
+mod splice;
+mod unlock;
+mod verbs;
 
 use std::path::Path;
 
-use crate::formats::act::not_for;
-use crate::model::{Format, Request};
-use crate::store::txn::{ActError, Outcome, WriteOptions};
+use serde_json::{Value, json};
 
-/// Make `req` on the project in `dir`.
+use crate::formats::act::not_for;
+use crate::formats::jsonedit::JsonDoc;
+use crate::model::{Format, Request, Verb};
+use crate::store::txn::{
+    ActError, Edit, LockKind, Outcome, Refusal, Snapshot, Txn, WriteOptions, transact,
+};
+
+pub(crate) const STATE: &str = "state.json";
+pub(crate) const README: &str = "README.md";
+pub(crate) const PROGRESS: &str = "PROGRESS.md";
+pub(crate) const LOCK: &str = "state.json.lock";
+
+/// Make `req` on the plan in `dir`.
 pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
-    let _ = (dir, opts);
-    Err(not_for(Format::Dwp, &req.verb))
+    let verb = req.verb.clone();
+    match verb {
+        Verb::Unlock { confirm } => unlock::unlock(dir, confirm, opts),
+        Verb::Approve => run(dir, req, opts, verbs::approve),
+        Verb::Block {
+            task,
+            reason,
+            needs,
+        } => run(dir, req, opts, move |c| {
+            verbs::block(c, &task, &reason, needs.as_deref())
+        }),
+        Verb::Unblock { task } => run(dir, req, opts, move |c| verbs::unblock(c, &task)),
+        Verb::Reopen { task, reason } => {
+            run(dir, req, opts, move |c| verbs::reopen(c, &task, &reason))
+        }
+        Verb::Reconcile => run(dir, req, opts, reconcile::reconcile),
+        other => Err(not_for(Format::Dwp, &other)),
+    }
+}
+
+/// What a verb works on: the parsed state (checked coherent), the other
+/// files it may read, who decides and when.
+pub(crate) struct Ctx<'s> {
+    pub doc: JsonDoc,
+    pub snap: &'s mut Snapshot,
+    pub by: String,
+    /// `now` as the plan's timestamps spell it (RFC 3339, `Z`).
+    pub now: String,
+    /// Edits to files other than `state.json` (README, PROGRESS.md).
+    pub extra: Vec<Edit>,
+}
+
+impl Ctx<'_> {
+    pub fn state(&mut self) -> &mut Value {
+        &mut self.doc.value
+    }
+}
+
+pub(crate) fn refuse(msg: impl Into<String>) -> ActError {
+    ActError::Refused(Refusal::new(msg))
+}
+
+/// One transaction on `state.json`: read and check it ("invalid input"),
+/// apply `verb`, check the candidate ("invalid candidate"), stop at an
+/// existing lock, and hand the edits to the store.
+fn run(
+    dir: &Path,
+    req: &Request,
+    opts: &WriteOptions,
+    verb: impl FnOnce(&mut Ctx<'_>) -> Result<(), ActError>,
+) -> Result<Outcome, ActError> {
+    let decision = serde_json::to_value(&req.verb).unwrap_or(Value::Null);
+    let txn = Txn::new(
+        dir,
+        STATE,
+        LockKind::MkdirDir,
+        opts,
+        &req.by,
+        req.now,
+        json!({ "format": "dwp", "decision": decision }),
+    );
+    let now = req.now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let by = req.by.clone();
+    transact(&txn, move |snap| {
+        let Some(bytes) = snap.read(STATE)? else {
+            return Err(refuse(
+                "no state.json: this plan has no state layer, so there is nothing for the protected updater to change",
+            ));
+        };
+        let original = bytes.to_vec();
+        let doc = JsonDoc::parse(bytes).map_err(|e| refuse(format!("cannot read state: {e}")))?;
+        let before = doc.value.clone();
+        let errors = rules::state_errors(&doc.value);
+        if !errors.is_empty() {
+            return Err(refuse(format!("invalid input: {}", errors.join("; "))));
+        }
+        let era = rules::Era::of(&doc.value);
+        let mut ctx = Ctx {
+            doc,
+            snap,
+            by,
+            now,
+            extra: Vec::new(),
+        };
+        verb(&mut ctx)?;
+        let errors = rules::state_errors(&ctx.doc.value);
+        if !errors.is_empty() {
+            return Err(refuse(format!("invalid candidate: {}", errors.join("; "))));
+        }
+        if rules::Era::of(&ctx.doc.value) != era {
+            return Err(refuse("invalid candidate: the schema era changed"));
+        }
+        if ctx.doc.value.get("status").and_then(Value::as_str) == Some("completed") {
+            return Err(refuse(
+                "this decision would complete the plan: completion goes through the plan's finalizer, which verifies every artifact first; loopdeck never publishes it",
+            ));
+        }
+        // The updater takes its lock at write time: an existing one stops
+        // the write (the store checks again when it takes it).
+        if crate::store::locate(ctx.snap.project(), LOCK).is_ok_and(|p| p.is_some()) {
+            return Err(ActError::Locked(
+                "state is locked; inspect interrupted writer before recovering lock".to_owned(),
+            ));
+        }
+        let mut edits = vec![Edit::Replace {
+            file: STATE.to_owned(),
+            bytes: splice::splice(&original, &before, &ctx.doc.value)
+                .unwrap_or_else(|| ctx.doc.to_bytes()),
+        }];
+        edits.append(&mut ctx.extra);
+        Ok(edits)
+    })
+}
+
+/// The updater's gates for any decision but approval: a ready plan, an
+/// approved one.
+pub(crate) fn ready_and_approved(state: &Value) -> Result<(), ActError> {
+    ready(state)?;
+    let approval = state
+        .get("approval")
+        .and_then(Value::as_str)
+        .unwrap_or("approved");
+    if !matches!(approval, "approved" | "pre_approved") {
+        return Err(refuse("plan is not approved"));
+    }
+    Ok(())
+}
+
+pub(crate) fn ready(state: &Value) -> Result<(), ActError> {
+    let materialization = state
+        .get("materialization")
+        .and_then(Value::as_str)
+        .unwrap_or("ready");
+    let promotion = state.get("promotion").is_some_and(|p| !p.is_null());
+    if materialization != "ready" || promotion {
+        return Err(refuse("plan is not ready"));
+    }
+    Ok(())
 }
