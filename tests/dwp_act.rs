@@ -619,3 +619,54 @@ fn inline_objects_of_the_v5_plan_survive_a_decision() {
         text.contains("\"locator\": { \"kind\": \"file\", \"value\": \"1.task_narrow_k1.md\" },")
     );
 }
+
+/// The reader reads what a decision wrote: the blocker is in the inbox,
+/// and no decision adds an error finding to a real plan.
+#[test]
+fn the_reader_reads_every_decision_back() {
+    let p = Plans::new();
+    let show = |plan: &str| -> Value {
+        let out = loopdeck()
+            .args(["show"])
+            .arg(p.dir(plan))
+            .args(["--now", NOW, "--json"])
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let errors = |v: &Value| -> Vec<String> {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["level"] == "error")
+            .map(|f| f["code"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    for (plan, task) in [
+        (INTERRUPTED, "2"),
+        (NEW_SHAPE, "2"),
+        (LITE, "1"),
+        (FULL, "1"),
+    ] {
+        let before = errors(&show(plan));
+        if plan == FULL {
+            p.ok(plan, &["approve"]);
+            let v = show(plan);
+            assert!(
+                v["findings"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|f| f["code"] != "dwp.approval-pending")
+            );
+        }
+        p.ok(plan, &["block", task, "--reason", "needs a key"]);
+        let v = show(plan);
+        assert_eq!(errors(&v), before, "{plan}: {}", v["findings"]);
+        let text = v.to_string();
+        assert!(text.contains("needs a key"), "{plan}: the blocker is shown");
+        p.ok(plan, &["unblock", task]);
+        assert_eq!(errors(&show(plan)), before, "{plan}");
+    }
+}

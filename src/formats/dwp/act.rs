@@ -170,3 +170,127 @@ pub(crate) fn ready(state: &Value) -> Result<(), ActError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::model::InboxKind;
+
+    /// Every real plan (tests/fixtures/dwp-real-world, from
+    /// shared/real-world/dwp).
+    fn real_plans() -> Vec<PathBuf> {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dwp-real-world");
+        let mut out = Vec::new();
+        for group in std::fs::read_dir(root).unwrap() {
+            for plan in std::fs::read_dir(group.unwrap().path()).unwrap() {
+                let plan = plan.unwrap().path();
+                if plan.join(STATE).is_file() {
+                    out.push(plan);
+                }
+            }
+        }
+        out.sort();
+        assert_eq!(out.len(), 4);
+        out
+    }
+
+    #[test]
+    fn every_real_state_is_coherent_and_rewritten_byte_for_byte() {
+        for plan in real_plans() {
+            let bytes = std::fs::read(plan.join(STATE)).unwrap();
+            let doc = JsonDoc::parse(&bytes).unwrap();
+            assert_eq!(
+                rules::state_errors(&doc.value),
+                Vec::<String>::new(),
+                "{plan:?}"
+            );
+            // The write path's bytes for an unchanged value are the file's.
+            assert_eq!(
+                splice::splice(&bytes, &doc.value, &doc.value).as_deref(),
+                Some(&bytes[..]),
+                "{plan:?}"
+            );
+        }
+    }
+
+    /// `JsonDoc` keeps every real state byte for byte, except the v5
+    /// fixture's inline objects (`{ "kind": "file", "value": ... }`), which
+    /// it writes out pretty: why DWP writes go through the splice writer.
+    #[test]
+    fn jsonedit_round_trips_the_real_states_without_inline_objects() {
+        for plan in real_plans() {
+            let bytes = std::fs::read(plan.join(STATE)).unwrap();
+            let same = JsonDoc::parse(&bytes).unwrap().to_bytes() == bytes;
+            let inline = bytes.windows(3).any(|w| w == b"{ \"");
+            if !inline {
+                assert!(same, "{plan:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn inbox_items_carry_their_decision() {
+        let full = real_plans()
+            .into_iter()
+            .find(|p| p.ends_with("PLAN_full_migration_fixture"))
+            .unwrap();
+        let p = crate::formats::dwp::load(&full).unwrap();
+        let approval = p
+            .inbox
+            .iter()
+            .find(|i| i.kind == InboxKind::Approval)
+            .unwrap();
+        assert_eq!(approval.act.as_ref().map(|a| a.verb), Some("approve"));
+
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("PLAN_blocked_case");
+        std::fs::create_dir(&dir).unwrap();
+        let interrupted = real_plans()
+            .into_iter()
+            .find(|p| p.ends_with("PLAN_interrupted_fixture"))
+            .unwrap();
+        for f in ["manifest.json", "README.md", "PROGRESS.md"] {
+            std::fs::copy(interrupted.join(f), dir.join(f)).unwrap();
+        }
+        let mut s: Value =
+            serde_json::from_slice(&std::fs::read(interrupted.join(STATE)).unwrap()).unwrap();
+        s["tasks"][1]["status"] = json!("blocked");
+        s["status"] = json!("blocked");
+        s["blocked"] = json!({"task": 2, "reason": "r", "since": "2026-06-01T10:00:00Z"});
+        std::fs::write(dir.join(STATE), serde_json::to_vec_pretty(&s).unwrap()).unwrap();
+        // The README unticks Task 1: a desync too.
+        let readme = std::fs::read_to_string(dir.join(README)).unwrap();
+        std::fs::write(dir.join(README), readme.replace("[x] Task 1", "[ ] Task 1")).unwrap();
+        std::fs::create_dir(dir.join(LOCK)).unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::open(dir.join(LOCK))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+
+        let p = crate::formats::dwp::load(&dir).unwrap();
+        let acts: Vec<(InboxKind, &str, Option<&str>)> = p
+            .inbox
+            .iter()
+            .filter_map(|i| {
+                i.act
+                    .as_ref()
+                    .map(|a| (i.kind, a.verb, a.target.as_deref()))
+            })
+            .collect();
+        assert!(
+            acts.contains(&(InboxKind::Blocked, "unblock", Some("2"))),
+            "{acts:?}"
+        );
+        assert!(
+            acts.contains(&(InboxKind::Desync, "reconcile", None)),
+            "{acts:?}"
+        );
+        assert!(
+            acts.contains(&(InboxKind::Blocked, "unlock", None)),
+            "{acts:?}"
+        );
+    }
+}
