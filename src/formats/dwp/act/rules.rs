@@ -54,10 +54,10 @@ pub fn state_errors(state: &Value) -> Vec<String> {
             errors.push(format!("missing {key}"));
         }
     }
-    if let Some(s) = root.get("status") {
-        if !s.as_str().is_some_and(|s| PLAN_STATUSES.contains(&s)) {
-            errors.push(format!("invalid plan status {s}"));
-        }
+    if let Some(s) = root.get("status")
+        && !s.as_str().is_some_and(|s| PLAN_STATUSES.contains(&s))
+    {
+        errors.push(format!("invalid plan status {s}"));
     }
     let tasks = match root.get("tasks") {
         Some(Value::Array(t)) if !t.is_empty() => t.as_slice(),
@@ -148,10 +148,10 @@ fn task_errors(errors: &mut Vec<String>, ids: &mut Vec<u64>, era: Era, i: usize,
             }
         }
     }
-    if let Some(g) = obj.get("gates") {
-        if !g.is_array() {
-            errors.push(format!("{at}.gates is not an array"));
-        }
+    if let Some(g) = obj.get("gates")
+        && !g.is_array()
+    {
+        errors.push(format!("{at}.gates is not an array"));
     }
 }
 
@@ -298,9 +298,11 @@ mod tests {
         assert!(!has_passing_evidence(&s["tasks"][1]));
         // The latest run of a command wins: a later failure undoes the pass.
         let mut t = s["tasks"][0].clone();
-        t["gates"].as_array_mut().map(|g| {
-            g.push(json!({"command": "t", "passes": false, "exit_code": 1, "evidence": "1 failed"}))
-        });
+        if let Some(g) = t["gates"].as_array_mut() {
+            g.push(
+                json!({"command": "t", "passes": false, "exit_code": 1, "evidence": "1 failed"}),
+            );
+        }
         assert!(!has_passing_evidence(&t));
         t["gates"] = json!([{"command": "t", "passes": true, "exit_code": 0, "evidence": " "}]);
         assert!(!has_passing_evidence(&t));

@@ -32,24 +32,27 @@ pub fn approve(c: &mut Ctx<'_>) -> Result<(), ActError> {
     }
     let now = c.now.clone();
     set(c.state(), "updated_at", json!(now));
-    if let Some((range, _)) = readme {
-        if pending_in_readme {
-            let bytes = c.snap.bytes(README).map(<[u8]>::to_vec).unwrap_or_default();
-            let mut out = bytes[..range.0].to_vec();
-            out.extend_from_slice(b"approved");
-            out.extend_from_slice(&bytes[range.1..]);
-            c.extra.push(Edit::Replace {
-                file: README.to_owned(),
-                bytes: out,
-            });
-        }
+    if let Some((range, _)) = readme
+        && pending_in_readme
+    {
+        let bytes = c.snap.bytes(README).map(<[u8]>::to_vec).unwrap_or_default();
+        let mut out = bytes[..range.0].to_vec();
+        out.extend_from_slice(b"approved");
+        out.extend_from_slice(&bytes[range.1..]);
+        c.extra.push(Edit::Replace {
+            file: README.to_owned(),
+            bytes: out,
+        });
     }
     Ok(())
 }
 
+/// A README label's value: its byte range and its normalised word.
+type Labelled = ((usize, usize), String);
+
 /// The byte range of the value on the README's first `Approval:` line
 /// outside fenced code, and that value lower-cased.
-fn readme_approval(c: &mut Ctx<'_>) -> Result<Option<((usize, usize), String)>, ActError> {
+fn readme_approval(c: &mut Ctx<'_>) -> Result<Option<Labelled>, ActError> {
     let Some(bytes) = c.snap.read(README)? else {
         return Ok(None);
     };
@@ -150,7 +153,7 @@ pub fn unblock(c: &mut Ctx<'_>, task: &str) -> Result<(), ActError> {
     ready_and_approved(&c.doc.value)?;
     let (i, id) = find_task(&c.doc.value, task)?;
     let blocked = c.doc.value.get("blocked").filter(|b| !b.is_null());
-    if !blocked.is_some_and(|b| b.get("task").and_then(Value::as_u64) == Some(id)) {
+    if blocked.is_none_or(|b| b.get("task").and_then(Value::as_u64) != Some(id)) {
         return Err(refuse("cannot resolve an unrelated or absent blocker"));
     }
     prior_completed(&c.doc.value, id)?;
