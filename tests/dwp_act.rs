@@ -554,7 +554,7 @@ fn a_stale_snapshot_is_refused_with_exit_3() {
         INTERRUPTED,
         &["block", "2", "--reason", "x", "--expect-sha256", &stale],
         3,
-        "",
+        "stale state snapshot",
     );
     p.ok(
         INTERRUPTED,
@@ -565,7 +565,7 @@ fn a_stale_snapshot_is_refused_with_exit_3() {
         INTERRUPTED,
         &["unblock", "2", "--expect-sha256", &sha],
         3,
-        "",
+        "stale state snapshot",
     );
 }
 

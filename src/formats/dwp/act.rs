@@ -31,6 +31,7 @@ pub(crate) const LOCK: &str = "state.json.lock";
 
 /// Make `req` on the plan in `dir`.
 pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
+    stale_snapshot(dir, req, opts)?;
     let verb = req.verb.clone();
     match verb {
         Verb::Unlock { confirm } => unlock::unlock(dir, confirm, opts),
@@ -49,6 +50,28 @@ pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, Ac
         Verb::Reconcile => run(dir, req, opts, reconcile::reconcile),
         other => Err(not_for(Format::Dwp, &other)),
     }
+}
+
+/// `--expect-sha256`, checked first with the updater's message ("stale
+/// state snapshot"). The store checks it again inside its lock, right
+/// before the rename; this is the updater's early, explicit refusal.
+fn stale_snapshot(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<(), ActError> {
+    let Some(expect) = &opts.expect_sha256 else {
+        return Ok(());
+    };
+    if (opts.readonly && !opts.dry_run) || matches!(req.verb, Verb::Unlock { .. }) {
+        return Ok(());
+    }
+    let found = crate::store::read_in(dir, STATE, crate::store::txn::DECISION_READ_LIMIT)
+        .ok()
+        .map(|b| crate::store::sha256_hex(&b));
+    if found.as_deref() == Some(expect.trim().to_lowercase().as_str()) {
+        return Ok(());
+    }
+    Err(ActError::Changed(format!(
+        "stale state snapshot: state.json changed on disk since the decision was made (expected sha256 {expect}, found {})",
+        found.as_deref().unwrap_or("no file")
+    )))
 }
 
 /// What a verb works on: the parsed state (checked coherent), the other
