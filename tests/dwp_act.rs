@@ -670,3 +670,29 @@ fn the_reader_reads_every_decision_back() {
         assert_eq!(errors(&show(plan)), before, "{plan}");
     }
 }
+
+/// `--json` names each file with the sha256 of its bytes before and after.
+#[test]
+fn json_reports_each_file_before_and_after() {
+    let p = Plans::new();
+    let state = p.bytes(FULL, "state.json");
+    let readme = p.bytes(FULL, "README.md");
+    let out = p.act(FULL, &["approve", "--json"]);
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["decision"]["verb"], "approve");
+    let files = v["files"].as_array().unwrap();
+    let file = |name: &str| files.iter().find(|f| f["file"] == name).unwrap().clone();
+    assert_eq!(file("state.json")["before"]["sha256"], sha256(&state));
+    assert_eq!(
+        file("state.json")["after"]["sha256"],
+        sha256(&p.bytes(FULL, "state.json"))
+    );
+    assert_eq!(file("README.md")["before"]["sha256"], sha256(&readme));
+    assert_eq!(
+        file("README.md")["after"]["sha256"],
+        sha256(&p.bytes(FULL, "README.md"))
+    );
+    assert_eq!(files.len(), 2, "manifest.json is never among them");
+}
