@@ -696,3 +696,34 @@ fn json_reports_each_file_before_and_after() {
     );
     assert_eq!(files.len(), 2, "manifest.json is never among them");
 }
+
+/// A v1 plan records its approval only in the README: approving changes
+/// that line's word (not an example inside fenced code) and leaves v1 v1.
+#[test]
+fn approving_a_v1_plan_whose_readme_says_pending() {
+    let p = Plans::new();
+    let path = p.dir(INTERRUPTED).join("README.md");
+    let readme = p.text(INTERRUPTED, "README.md");
+    let pending = readme.replacen(
+        "    ## 1. Goal",
+        "```\nApproval: pending\n```\n**Approval:** pending\r\n\n    ## 1. Goal",
+        1,
+    );
+    assert_ne!(pending, readme);
+    fs::write(&path, &pending).unwrap();
+    let state = p.text(INTERRUPTED, "state.json");
+    p.ok(INTERRUPTED, &["approve"]);
+    assert_eq!(
+        p.text(INTERRUPTED, "README.md"),
+        pending.replace("**Approval:** pending", "**Approval:** approved")
+    );
+    assert_eq!(
+        p.text(INTERRUPTED, "state.json"),
+        state.replace(
+            "\"updated_at\": \"2026-06-01T10:20:00Z\"",
+            &format!("\"updated_at\": \"{NOW}\"")
+        ),
+        "v1 has no approval field: only updated_at moves"
+    );
+    p.refused(INTERRUPTED, &["approve"], 1, "plan is already approved");
+}

@@ -146,7 +146,8 @@ fn run(
         if rules::Era::of(&ctx.doc.value) != era {
             return Err(refuse("invalid candidate: the schema era changed"));
         }
-        if ctx.doc.value.get("status").and_then(Value::as_str) == Some("completed") {
+        let completed = |v: &Value| v.get("status").and_then(Value::as_str) == Some("completed");
+        if completed(&ctx.doc.value) && !completed(&before) {
             return Err(refuse(
                 "this decision would complete the plan: completion goes through the plan's finalizer, which verifies every artifact first; loopdeck never publishes it",
             ));
