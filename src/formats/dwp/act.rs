@@ -1,13 +1,320 @@
-//! The decisions this format allows (`loopdeck act`).
+//! The decisions a Deep Work Plan takes (`loopdeck act PLAN_DIR VERB`),
+//! under the rules and messages of the plan's protected updater
+//! (`update-state.py`, seed 002 §受保护的状态更新): `approve`, `block`,
+//! `unblock`, `reopen`, `reconcile` and `unlock --confirm`.
+//!
+//! Every decision but `unlock` is one transaction on `state.json` guarded
+//! by the updater's `state.json.lock` directory; `manifest.json` is never
+//! touched, and a state keeps its schema era (v1 `file`, v2/v5 `locator`).
+
+mod reconcile;
+mod rules;
+mod splice;
+mod unlock;
+mod verbs;
 
 use std::path::Path;
 
-use crate::formats::act::not_for;
-use crate::model::{Format, Request};
-use crate::store::txn::{ActError, Outcome, WriteOptions};
+use serde_json::{Value, json};
 
-/// Make `req` on the project in `dir`.
+use crate::formats::act::not_for;
+use crate::formats::jsonedit::JsonDoc;
+use crate::model::{Format, Request, Verb};
+use crate::store::txn::{
+    ActError, Edit, LockKind, Outcome, Refusal, Snapshot, Txn, WriteOptions, transact,
+};
+
+pub(crate) const STATE: &str = "state.json";
+pub(crate) const README: &str = "README.md";
+pub(crate) const PROGRESS: &str = "PROGRESS.md";
+pub(crate) const LOCK: &str = "state.json.lock";
+
+/// Make `req` on the plan in `dir`.
 pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
-    let _ = (dir, opts);
-    Err(not_for(Format::Dwp, &req.verb))
+    stale_snapshot(dir, req, opts)?;
+    let verb = req.verb.clone();
+    match verb {
+        Verb::Unlock { confirm } => unlock::unlock(dir, confirm, opts),
+        Verb::Approve => run(dir, req, opts, verbs::approve),
+        Verb::Block {
+            task,
+            reason,
+            needs,
+        } => run(dir, req, opts, move |c| {
+            verbs::block(c, &task, &reason, needs.as_deref())
+        }),
+        Verb::Unblock { task } => run(dir, req, opts, move |c| verbs::unblock(c, &task)),
+        Verb::Reopen { task, reason } => {
+            run(dir, req, opts, move |c| verbs::reopen(c, &task, &reason))
+        }
+        Verb::Reconcile => run(dir, req, opts, reconcile::reconcile),
+        other => Err(not_for(Format::Dwp, &other)),
+    }
+}
+
+/// `--expect-sha256`, checked first with the updater's message ("stale
+/// state snapshot"). The store checks it again inside its lock, right
+/// before the rename; this is the updater's early, explicit refusal.
+fn stale_snapshot(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<(), ActError> {
+    let Some(expect) = &opts.expect_sha256 else {
+        return Ok(());
+    };
+    if (opts.readonly && !opts.dry_run) || matches!(req.verb, Verb::Unlock { .. }) {
+        return Ok(());
+    }
+    let found = crate::store::read_in(dir, STATE, crate::store::txn::DECISION_READ_LIMIT)
+        .ok()
+        .map(|b| crate::store::sha256_hex(&b));
+    if found.as_deref() == Some(expect.trim().to_lowercase().as_str()) {
+        return Ok(());
+    }
+    Err(ActError::Changed(format!(
+        "stale state snapshot: state.json changed on disk since the decision was made (expected sha256 {expect}, found {})",
+        found.as_deref().unwrap_or("no file")
+    )))
+}
+
+/// What a verb works on: the parsed state (checked coherent), the other
+/// files it may read, who decides and when.
+pub(crate) struct Ctx<'s> {
+    pub doc: JsonDoc,
+    pub snap: &'s mut Snapshot,
+    pub by: String,
+    /// `now` as the plan's timestamps spell it (RFC 3339, `Z`).
+    pub now: String,
+    /// Edits to files other than `state.json` (README, PROGRESS.md).
+    pub extra: Vec<Edit>,
+}
+
+impl Ctx<'_> {
+    pub fn state(&mut self) -> &mut Value {
+        &mut self.doc.value
+    }
+}
+
+pub(crate) fn refuse(msg: impl Into<String>) -> ActError {
+    ActError::Refused(Refusal::new(msg))
+}
+
+/// One transaction on `state.json`: read and check it ("invalid input"),
+/// apply `verb`, check the candidate ("invalid candidate"), stop at an
+/// existing lock, and hand the edits to the store.
+fn run(
+    dir: &Path,
+    req: &Request,
+    opts: &WriteOptions,
+    verb: impl FnOnce(&mut Ctx<'_>) -> Result<(), ActError>,
+) -> Result<Outcome, ActError> {
+    let decision = serde_json::to_value(&req.verb).unwrap_or(Value::Null);
+    let txn = Txn::new(
+        dir,
+        STATE,
+        LockKind::MkdirDir,
+        opts,
+        &req.by,
+        req.now,
+        json!({ "format": "dwp", "decision": decision }),
+    );
+    let now = req.now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let by = req.by.clone();
+    transact(&txn, move |snap| {
+        let Some(bytes) = snap.read(STATE)? else {
+            return Err(refuse(
+                "no state.json: this plan has no state layer, so there is nothing for the protected updater to change",
+            ));
+        };
+        let original = bytes.to_vec();
+        let doc = JsonDoc::parse(bytes).map_err(|e| refuse(format!("cannot read state: {e}")))?;
+        let before = doc.value.clone();
+        let errors = rules::state_errors(&doc.value);
+        if !errors.is_empty() {
+            return Err(refuse(format!("invalid input: {}", errors.join("; "))));
+        }
+        let era = rules::Era::of(&doc.value);
+        let mut ctx = Ctx {
+            doc,
+            snap,
+            by,
+            now,
+            extra: Vec::new(),
+        };
+        verb(&mut ctx)?;
+        let errors = rules::state_errors(&ctx.doc.value);
+        if !errors.is_empty() {
+            return Err(refuse(format!("invalid candidate: {}", errors.join("; "))));
+        }
+        if rules::Era::of(&ctx.doc.value) != era {
+            return Err(refuse("invalid candidate: the schema era changed"));
+        }
+        let completed = |v: &Value| v.get("status").and_then(Value::as_str) == Some("completed");
+        if completed(&ctx.doc.value) && !completed(&before) {
+            return Err(refuse(
+                "this decision would complete the plan: completion goes through the plan's finalizer, which verifies every artifact first; loopdeck never publishes it",
+            ));
+        }
+        // The updater takes its lock at write time: an existing one stops
+        // the write (the store checks again when it takes it).
+        if crate::store::locate(ctx.snap.project(), LOCK).is_ok_and(|p| p.is_some()) {
+            return Err(ActError::Locked(
+                "state is locked; inspect interrupted writer before recovering lock".to_owned(),
+            ));
+        }
+        let mut edits = vec![Edit::Replace {
+            file: STATE.to_owned(),
+            bytes: splice::splice(&original, &before, &ctx.doc.value)
+                .unwrap_or_else(|| ctx.doc.to_bytes()),
+        }];
+        edits.append(&mut ctx.extra);
+        Ok(edits)
+    })
+}
+
+/// The updater's gates for any decision but approval: a ready plan, an
+/// approved one.
+pub(crate) fn ready_and_approved(state: &Value) -> Result<(), ActError> {
+    ready(state)?;
+    let approval = state
+        .get("approval")
+        .and_then(Value::as_str)
+        .unwrap_or("approved");
+    if !matches!(approval, "approved" | "pre_approved") {
+        return Err(refuse("plan is not approved"));
+    }
+    Ok(())
+}
+
+pub(crate) fn ready(state: &Value) -> Result<(), ActError> {
+    let materialization = state
+        .get("materialization")
+        .and_then(Value::as_str)
+        .unwrap_or("ready");
+    let promotion = state.get("promotion").is_some_and(|p| !p.is_null());
+    if materialization != "ready" || promotion {
+        return Err(refuse("plan is not ready"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::model::InboxKind;
+
+    /// Every real plan (tests/fixtures/dwp-real-world, from
+    /// shared/real-world/dwp).
+    fn real_plans() -> Vec<PathBuf> {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dwp-real-world");
+        let mut out = Vec::new();
+        for group in std::fs::read_dir(root).unwrap() {
+            for plan in std::fs::read_dir(group.unwrap().path()).unwrap() {
+                let plan = plan.unwrap().path();
+                if plan.join(STATE).is_file() {
+                    out.push(plan);
+                }
+            }
+        }
+        out.sort();
+        assert_eq!(out.len(), 4);
+        out
+    }
+
+    #[test]
+    fn every_real_state_is_coherent_and_rewritten_byte_for_byte() {
+        for plan in real_plans() {
+            let bytes = std::fs::read(plan.join(STATE)).unwrap();
+            let doc = JsonDoc::parse(&bytes).unwrap();
+            assert_eq!(
+                rules::state_errors(&doc.value),
+                Vec::<String>::new(),
+                "{plan:?}"
+            );
+            // The write path's bytes for an unchanged value are the file's.
+            assert_eq!(
+                splice::splice(&bytes, &doc.value, &doc.value).as_deref(),
+                Some(&bytes[..]),
+                "{plan:?}"
+            );
+        }
+    }
+
+    /// `JsonDoc` keeps every real state byte for byte, except the v5
+    /// fixture's inline objects (`{ "kind": "file", "value": ... }`), which
+    /// it writes out pretty: why DWP writes go through the splice writer.
+    #[test]
+    fn jsonedit_round_trips_the_real_states_without_inline_objects() {
+        for plan in real_plans() {
+            let bytes = std::fs::read(plan.join(STATE)).unwrap();
+            let same = JsonDoc::parse(&bytes).unwrap().to_bytes() == bytes;
+            let inline = bytes.windows(3).any(|w| w == b"{ \"");
+            if !inline {
+                assert!(same, "{plan:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn inbox_items_carry_their_decision() {
+        let full = real_plans()
+            .into_iter()
+            .find(|p| p.ends_with("PLAN_full_migration_fixture"))
+            .unwrap();
+        let p = crate::formats::dwp::load(&full).unwrap();
+        let approval = p
+            .inbox
+            .iter()
+            .find(|i| i.kind == InboxKind::Approval)
+            .unwrap();
+        assert_eq!(approval.act.as_ref().map(|a| a.verb), Some("approve"));
+
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("PLAN_blocked_case");
+        std::fs::create_dir(&dir).unwrap();
+        let interrupted = real_plans()
+            .into_iter()
+            .find(|p| p.ends_with("PLAN_interrupted_fixture"))
+            .unwrap();
+        for f in ["manifest.json", "README.md", "PROGRESS.md"] {
+            std::fs::copy(interrupted.join(f), dir.join(f)).unwrap();
+        }
+        let mut s: Value =
+            serde_json::from_slice(&std::fs::read(interrupted.join(STATE)).unwrap()).unwrap();
+        s["tasks"][1]["status"] = json!("blocked");
+        s["status"] = json!("blocked");
+        s["blocked"] = json!({"task": 2, "reason": "r", "since": "2026-06-01T10:00:00Z"});
+        std::fs::write(dir.join(STATE), serde_json::to_vec_pretty(&s).unwrap()).unwrap();
+        // The README unticks Task 1: a desync too.
+        let readme = std::fs::read_to_string(dir.join(README)).unwrap();
+        std::fs::write(dir.join(README), readme.replace("[x] Task 1", "[ ] Task 1")).unwrap();
+        std::fs::create_dir(dir.join(LOCK)).unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::open(dir.join(LOCK))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+
+        let p = crate::formats::dwp::load(&dir).unwrap();
+        let acts: Vec<(InboxKind, &str, Option<&str>)> = p
+            .inbox
+            .iter()
+            .filter_map(|i| {
+                i.act
+                    .as_ref()
+                    .map(|a| (i.kind, a.verb, a.target.as_deref()))
+            })
+            .collect();
+        assert!(
+            acts.contains(&(InboxKind::Blocked, "unblock", Some("2"))),
+            "{acts:?}"
+        );
+        assert!(
+            acts.contains(&(InboxKind::Desync, "reconcile", None)),
+            "{acts:?}"
+        );
+        assert!(
+            acts.contains(&(InboxKind::Blocked, "unlock", None)),
+            "{acts:?}"
+        );
+    }
 }

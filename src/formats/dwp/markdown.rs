@@ -324,7 +324,7 @@ fn title_of(after: &str) -> String {
 
 /// The value of a `Label: value` line, in any of the ways plans write it:
 /// `Approval: pending`, `**Approval:** approved`, `- **Approval**: pending`.
-fn labelled<'a>(line: &'a str, label: &str) -> Option<&'a str> {
+pub(crate) fn labelled<'a>(line: &'a str, label: &str) -> Option<&'a str> {
     let t = line
         .trim_start()
         .trim_start_matches(['-', '*', '+', ' ', '\t', '>']);

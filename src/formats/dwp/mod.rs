@@ -34,7 +34,8 @@ use chrono::{DateTime, Utc};
 
 use super::{file_name, parse_time};
 use crate::model::{
-    Checkpoint, Finding, Gate, InboxItem, InboxKind, Level, Outcome, Project, StatusKind, Task,
+    Address, Checkpoint, Finding, Gate, InboxItem, InboxKind, Level, Outcome, Project, StatusKind,
+    Task,
 };
 use crate::store;
 pub use find::{discover, load};
@@ -303,7 +304,7 @@ fn waiting(
         });
         p.inbox.push(InboxItem {
             kind: InboxKind::Blocked,
-            act: None,
+            act: Some(address("unblock", task.clone())),
             reference: task
                 .as_ref()
                 .map_or_else(|| "blocked".to_owned(), |t| format!("task {t}")),
@@ -323,7 +324,7 @@ fn waiting(
         }
         p.inbox.push(InboxItem {
             kind: InboxKind::Blocked,
-            act: None,
+            act: Some(address("block", Some(t.id.clone()))),
             reference: format!("task {}", t.id),
             title: format!(
                 "task {} ({}) is blocked; state.json records no blocker for it",
@@ -354,7 +355,7 @@ fn waiting(
             .and_then(parse_time);
         p.inbox.push(InboxItem {
             kind: InboxKind::Approval,
-            act: None,
+            act: Some(address("approve", None)),
             reference: "approval".to_owned(),
             title: format!("approve the plan “{}” ({} tasks)", p.name, tasks.len()),
             since: created.or(since),
@@ -365,7 +366,7 @@ fn waiting(
     if !desync.is_empty() {
         p.inbox.push(InboxItem {
             kind: InboxKind::Desync,
-            act: None,
+            act: Some(address("reconcile", None)),
             reference: README.to_owned(),
             title: format!(
                 "README and state.json disagree ({}); Markdown wins: reconcile state.json from it",
@@ -392,6 +393,15 @@ fn waiting(
         finalizing,
         desync: !desync.is_empty(),
         approval_pending: approval.value == "pending" && !completed,
+    }
+}
+
+/// Where a waiting item is decided (`loopdeck act PLAN VERB [TARGET]`).
+fn address(verb: &'static str, target: Option<String>) -> Address {
+    Address {
+        verb,
+        target,
+        options: Vec::new(),
     }
 }
 
@@ -650,6 +660,18 @@ fn stale_lock(p: &mut Project, dir: &Path) {
         )
         .at(LOCK),
     );
+    p.inbox.push(InboxItem {
+        kind: InboxKind::Blocked,
+        act: Some(address("unlock", None)),
+        reference: LOCK.to_owned(),
+        title: format!(
+            "state.json.lock held for {}: a writer probably crashed; once no writer is active, remove it with `unlock --confirm`",
+            crate::model::relative_age(age)
+        ),
+        since: Some(since),
+        options: Vec::new(),
+        subject: None,
+    });
 }
 
 #[cfg(test)]

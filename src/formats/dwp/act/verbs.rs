@@ -1,0 +1,320 @@
+//! approve, block, unblock, reopen: each one change the updater allows,
+//! refused with the updater's own message when its rules say no.
+
+use serde_json::{Map, Value, json};
+
+use super::rules::{self, Era};
+use super::{Ctx, PROGRESS, README, ready, ready_and_approved, refuse};
+use crate::store::txn::{ActError, Edit};
+
+/// `approval: approved` in a v2/v5 state (and the README's `Approval:`
+/// line, so the two stay in step). A v1 state has no approval field: the
+/// updater treats it as approved, and it stays v1.
+pub fn approve(c: &mut Ctx<'_>) -> Result<(), ActError> {
+    ready(&c.doc.value)?;
+    let era = Era::of(&c.doc.value);
+    let readme = readme_approval(c)?;
+    let current = c.doc.value.get("approval").and_then(Value::as_str);
+    let pending_in_readme = readme.as_ref().is_some_and(|(_, v)| v == "pending");
+    match (era, current) {
+        (_, Some("approved" | "pre_approved")) if !pending_in_readme => {
+            return Err(refuse("plan is already approved"));
+        }
+        (Era::V1, None) if !pending_in_readme => {
+            return Err(refuse(
+                "plan is already approved: a v1 state.json has no approval field, which the protected updater reads as approved",
+            ));
+        }
+        _ => {}
+    }
+    if era == Era::Locator {
+        set(c.state(), "approval", json!("approved"));
+    }
+    let now = c.now.clone();
+    set(c.state(), "updated_at", json!(now));
+    if let Some((range, _)) = readme
+        && pending_in_readme
+    {
+        let bytes = c.snap.bytes(README).map(<[u8]>::to_vec).unwrap_or_default();
+        let mut out = bytes[..range.0].to_vec();
+        out.extend_from_slice(b"approved");
+        out.extend_from_slice(&bytes[range.1..]);
+        c.extra.push(Edit::Replace {
+            file: README.to_owned(),
+            bytes: out,
+        });
+    }
+    Ok(())
+}
+
+/// A README label's value: its byte range and its normalised word.
+type Labelled = ((usize, usize), String);
+
+/// The byte range of the value on the README's first `Approval:` line
+/// outside fenced code, and that value lower-cased.
+fn readme_approval(c: &mut Ctx<'_>) -> Result<Option<Labelled>, ActError> {
+    let Some(bytes) = c.snap.read(README)? else {
+        return Ok(None);
+    };
+    // Not UTF-8: its bytes are left alone.
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Ok(None);
+    };
+    let mut offset = 0;
+    let mut fence: Option<char> = None;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let trimmed = line.trim();
+        for f in ['`', '~'] {
+            if trimmed.starts_with(&format!("{f}{f}{f}")) {
+                fence = match fence {
+                    Some(open) if open == f => None,
+                    None => Some(f),
+                    keep => keep,
+                };
+            }
+        }
+        if fence.is_some() {
+            continue;
+        }
+        let Some(value) = crate::formats::dwp::markdown::labelled(line, "Approval") else {
+            continue;
+        };
+        // `value` lies inside `line`: its offset is the pointers' distance.
+        let at = value.as_ptr() as usize - line.as_ptr() as usize;
+        let skip = value.len() - value.trim_start_matches(['`', '*', '"', '\'']).len();
+        let word: String = value[skip..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '-'))
+            .collect();
+        let wstart = start + at + skip;
+        return Ok(Some((
+            (wstart, wstart + word.len()),
+            word.to_lowercase().replace('-', "_"),
+        )));
+    }
+    Ok(None)
+}
+
+/// `--block-reason`: the task is blocked and the plan records why, since
+/// when, and what it needs.
+pub fn block(
+    c: &mut Ctx<'_>,
+    task: &str,
+    reason: &str,
+    needs: Option<&str>,
+) -> Result<(), ActError> {
+    ready_and_approved(&c.doc.value)?;
+    let (i, id) = find_task(&c.doc.value, task)?;
+    if rules::status(&c.doc.value["tasks"][i]) == Some("completed") {
+        return Err(refuse(
+            "completed task requires an explicit refine/reopen reason",
+        ));
+    }
+    if reason.trim().is_empty() {
+        return Err(refuse("blocking requires a reason"));
+    }
+    if reason.chars().count() > rules::BLOCK_REASON_MAX {
+        return Err(refuse(format!(
+            "block reason exceeds {} chars",
+            rules::BLOCK_REASON_MAX
+        )));
+    }
+    let needs = needs.unwrap_or("");
+    if needs.chars().count() > rules::BLOCK_NEEDS_MAX {
+        return Err(refuse(format!(
+            "block needs exceeds {} chars",
+            rules::BLOCK_NEEDS_MAX
+        )));
+    }
+    let existing = c.doc.value.get("blocked").filter(|b| !b.is_null()).cloned();
+    if existing
+        .as_ref()
+        .is_some_and(|b| b.get("task").and_then(Value::as_u64) != Some(id))
+    {
+        return Err(refuse("cannot replace an unrelated blocker"));
+    }
+    let since = existing
+        .as_ref()
+        .and_then(|b| b.get("since").cloned())
+        .unwrap_or_else(|| json!(c.now));
+    let blocker = json!({"task": id, "reason": reason, "since": since, "needs": needs});
+    set(c.state(), "blocked", blocker);
+    transition(c, i, "blocked");
+    let note = format!("Task {id} blocked by {}: {reason}", c.by);
+    finish(c, id, "blocked", &note);
+    Ok(())
+}
+
+/// `--resolve-blocker`: only the current blocker's own task, and it goes
+/// back to in_progress.
+pub fn unblock(c: &mut Ctx<'_>, task: &str) -> Result<(), ActError> {
+    ready_and_approved(&c.doc.value)?;
+    let (i, id) = find_task(&c.doc.value, task)?;
+    let blocked = c.doc.value.get("blocked").filter(|b| !b.is_null());
+    if blocked.is_none_or(|b| b.get("task").and_then(Value::as_u64) != Some(id)) {
+        return Err(refuse("cannot resolve an unrelated or absent blocker"));
+    }
+    prior_completed(&c.doc.value, id)?;
+    set(c.state(), "blocked", Value::Null);
+    transition(c, i, "in_progress");
+    let note = format!("Task {id} unblocked by {}; resumed.", c.by);
+    finish(c, id, "resume", &note);
+    Ok(())
+}
+
+/// `--reopen-reason`: a completed task back to in_progress, the reason
+/// recorded in PROGRESS.md before the state changes.
+pub fn reopen(c: &mut Ctx<'_>, task: &str, reason: &str) -> Result<(), ActError> {
+    ready_and_approved(&c.doc.value)?;
+    let (i, id) = find_task(&c.doc.value, task)?;
+    if reason.trim().is_empty() {
+        return Err(refuse("reopening requires a reason"));
+    }
+    if c.doc.value.get("blocked").is_some_and(|b| !b.is_null()) {
+        return Err(refuse("resolve the active blocker explicitly first"));
+    }
+    let status = rules::status(&c.doc.value["tasks"][i]).unwrap_or("");
+    if status != "completed" {
+        return Err(refuse(format!(
+            "task {id} is {status}, not completed: there is nothing to reopen"
+        )));
+    }
+    prior_completed(&c.doc.value, id)?;
+    transition(c, i, "in_progress");
+    let note = format!("Task {id} reopened by {}: {reason}", c.by);
+    finish(c, id, "reopen", &note);
+    let entry = vec![format!(
+        "Task {id} reopened (completed → in_progress): {}",
+        one_line(reason)
+    )];
+    progress_note(c, "Reopen", &entry)?;
+    Ok(())
+}
+
+/// The task `arg` names (`2`, `Task 2`, `task-2`, `#task-2`): its index
+/// and id, or the updater's refusal listing the ids there are.
+pub fn find_task(state: &Value, arg: &str) -> Result<(usize, u64), ActError> {
+    let digits: String = arg
+        .trim()
+        .trim_start_matches('#')
+        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+        .trim_start_matches(['-', '_', ' '])
+        .to_owned();
+    let tasks = state.get("tasks").and_then(Value::as_array);
+    let all = tasks.map(Vec::as_slice).unwrap_or_default();
+    let found = digits.parse::<u64>().ok().and_then(|n| {
+        all.iter()
+            .position(|t| rules::task_id(t) == Some(n))
+            .map(|i| (i, n))
+    });
+    found.ok_or_else(|| {
+        let have: Vec<String> = all
+            .iter()
+            .filter_map(rules::task_id)
+            .map(|n| n.to_string())
+            .collect();
+        refuse(format!(
+            "no task {} in this plan (have: [{}])",
+            arg.trim(),
+            have.join(", ")
+        ))
+    })
+}
+
+fn prior_completed(state: &Value, id: u64) -> Result<(), ActError> {
+    let tasks = state.get("tasks").and_then(Value::as_array);
+    let open = tasks
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .any(|t| {
+            rules::task_id(t).is_some_and(|n| n < id) && rules::status(t) != Some("completed")
+        });
+    if open {
+        return Err(refuse("prior required task is not completed"));
+    }
+    Ok(())
+}
+
+/// Set task `i`'s status; a v1 task records when it started (a v2/v5 task
+/// has no timestamp fields: its closed schema forbids them).
+pub fn transition(c: &mut Ctx<'_>, i: usize, to: &str) {
+    let era = Era::of(&c.doc.value);
+    let now = c.now.clone();
+    let Some(task) = c.doc.value["tasks"][i].as_object_mut() else {
+        return;
+    };
+    let from = task.get("status").and_then(Value::as_str).unwrap_or("");
+    if era == Era::V1 && from != to {
+        if matches!(to, "in_progress" | "completed" | "blocked") && !task.contains_key("started_at")
+        {
+            task.insert("started_at".to_owned(), json!(now));
+        }
+        if to == "completed" && !task.contains_key("completed_at") {
+            task.insert("completed_at".to_owned(), json!(now));
+        }
+    }
+    task.insert("status".to_owned(), json!(to));
+}
+
+/// What the updater does after every change: recount, re-derive the plan
+/// status, stamp `updated_at`, move the checkpoint.
+pub fn finish(c: &mut Ctx<'_>, task: u64, step: &str, note: &str) {
+    rules::recount(c.state());
+    let now = c.now.clone();
+    set(c.state(), "updated_at", json!(now));
+    let checkpoint = json!({
+        "task": task,
+        "step": step,
+        "at": now,
+        "note": rules::clip(&one_line(note), rules::CHECKPOINT_NOTE_MAX),
+    });
+    set(c.state(), "checkpoint", checkpoint);
+}
+
+/// Set `key` on the state's root object, in place when it exists.
+pub fn set(state: &mut Value, key: &str, value: Value) {
+    if let Some(root) = state.as_object_mut() {
+        insert(root, key, value);
+    }
+}
+
+fn insert(obj: &mut Map<String, Value>, key: &str, value: Value) {
+    obj.insert(key.to_owned(), value);
+}
+
+/// Untrusted text on one Markdown line: line breaks and control
+/// characters become spaces.
+pub fn one_line(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// Append a dated section to PROGRESS.md (created when missing); every
+/// byte already there stays.
+pub fn progress_note(c: &mut Ctx<'_>, title: &str, lines: &[String]) -> Result<(), ActError> {
+    let before = c.snap.read(PROGRESS)?.map(<[u8]>::to_vec);
+    let crlf = before
+        .as_deref()
+        .is_some_and(|b| b.windows(2).any(|w| w == b"\r\n"));
+    let nl = if crlf { "\r\n" } else { "\n" };
+    let mut out = before
+        .clone()
+        .unwrap_or_else(|| format!("# Progress{nl}").into_bytes());
+    if !out.is_empty() && !out.ends_with(b"\n") {
+        out.extend_from_slice(nl.as_bytes());
+    }
+    let mut entry = format!("{nl}## {title} — {} ({}){nl}{nl}", c.now, one_line(&c.by));
+    for l in lines {
+        entry.push_str(&format!("- {}{nl}", one_line(l)));
+    }
+    out.extend_from_slice(entry.as_bytes());
+    c.extra.push(Edit::Replace {
+        file: PROGRESS.to_owned(),
+        bytes: out,
+    });
+    Ok(())
+}
