@@ -202,8 +202,8 @@ impl KeyVisitor for Visitor {
 /// "open → verified (skipping) → refused". Where the seed is silent: a bug
 /// not yet verified may be closed as `wontfix` or `duplicate`, or go back
 /// (a fix that failed again); `verified`, `wontfix` and `duplicate` are
-/// final.
-fn next_states(from: &str) -> &'static [&'static str] {
+/// final. The write side (`act bug`) checks against this same table.
+pub(crate) fn next_states(from: &str) -> &'static [&'static str] {
     match from {
         "open" => &["fixing", "wontfix", "duplicate"],
         "fixing" => &["fixed", "open", "wontfix", "duplicate"],
@@ -214,20 +214,22 @@ fn next_states(from: &str) -> &'static [&'static str] {
 
 /// Is `from → to` a transition of the lifecycle? `None` when either word
 /// is not one of the seed's statuses (that is another finding's business).
-fn legal(from: &str, to: &str) -> Option<bool> {
-    const STATES: &[&str] = &[
-        "open",
-        "fixing",
-        "fixed",
-        "verified",
-        "wontfix",
-        "duplicate",
-    ];
+pub(crate) fn legal(from: &str, to: &str) -> Option<bool> {
     if !(STATES.contains(&from) && STATES.contains(&to)) {
         return None;
     }
     Some(next_states(from).contains(&to))
 }
+
+/// The seed's bug statuses (BugsNdjson `status`).
+pub(crate) const STATES: &[&str] = &[
+    "open",
+    "fixing",
+    "fixed",
+    "verified",
+    "wontfix",
+    "duplicate",
+];
 
 /// Count one more `key` without allocating when it is already counted.
 fn bump(counts: &mut std::collections::BTreeMap<String, usize>, key: &str) {

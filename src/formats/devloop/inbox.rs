@@ -1,6 +1,7 @@
 //! What waits for a human (the inbox) and the resume card.
 
 use super::*;
+use crate::model::Address;
 
 /// What the loop hands to a human besides the project's own state.
 pub(super) struct Waiting<'a> {
@@ -58,7 +59,13 @@ pub(super) fn inbox(
     for (page, text) in &prd.conflicts {
         items.push(InboxItem {
             kind: InboxKind::Conflict,
-            act: None,
+            // Settled by a new requirement that says which side wins (the
+            // PM agent takes it through the server).
+            act: Some(Address {
+                verb: "requirement",
+                target: None,
+                options: Vec::new(),
+            }),
             reference: page.clone(),
             title: format!("PRD conflict: {text}"),
             since: last_event(p, "prd_conflict")
@@ -181,9 +188,17 @@ pub(super) fn inbox(
                 vec!["restart".to_owned()],
             ),
         };
+        let stem = rel
+            .strip_prefix("agent-state/")
+            .and_then(|r| r.strip_suffix(".json"))
+            .unwrap_or(a.agent.as_str());
         items.push(InboxItem {
             kind: InboxKind::Resume,
-            act: None,
+            act: Some(Address {
+                verb: "resume-agent",
+                target: Some(stem.to_owned()),
+                options: options.clone(),
+            }),
             reference: rel.clone(),
             title,
             since: a.paused_at,
@@ -231,7 +246,13 @@ pub(super) fn inbox(
     if p.status == "shipped" {
         items.push(InboxItem {
             kind: InboxKind::SignOff,
-            act: None,
+            // Each option is itself the verb: `act DIR sign-off` or
+            // `act DIR abandon`.
+            act: Some(Address {
+                verb: "sign-off",
+                target: None,
+                options: vec!["sign-off".to_owned(), "abandon".to_owned()],
+            }),
             reference: PROJECT_FILE.to_owned(),
             title: "shipped, awaiting sign-off: sign off (shipped-final) or abandon".to_owned(),
             since: last_event(p, "project_shipped")
