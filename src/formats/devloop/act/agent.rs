@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use super::event::Event;
 use super::{decision, refuse, stamp};
+use crate::formats::devloop::PROJECT_FILE;
 use crate::formats::devloop::agents::{self, STATE_DIR};
 use crate::formats::devloop::runs::safe_component;
 use crate::formats::jsonedit::JsonDoc;
@@ -48,6 +49,31 @@ pub fn act(
     transact(&txn, |snap| decide(snap, req, &rel, agent, choice))
 }
 
+/// The project's last update as the reader dates it: the later of
+/// `project.json`'s `updated_at` and the last timeline event.
+fn last_update(dir: &Path) -> Option<chrono::DateTime<chrono::Utc>> {
+    let mut scratch = crate::model::Project::new(
+        crate::model::Format::Devloop,
+        dir.to_path_buf(),
+        String::new(),
+    );
+    let event = crate::formats::devloop::timeline::read(&mut scratch, dir);
+    let meta = crate::store::read_in(dir, PROJECT_FILE, crate::store::STATE_FILE_LIMIT)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Value>(strip_bom(&b)).ok())
+        .and_then(|v| {
+            v.get("updated_at")
+                .and_then(Value::as_str)
+                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+        })
+        .map(|t| t.with_timezone(&chrono::Utc));
+    event.max(meta)
+}
+
+fn strip_bom(b: &[u8]) -> &[u8] {
+    b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b)
+}
+
 fn decide(
     snap: &mut Snapshot,
     req: &Request,
@@ -56,7 +82,9 @@ fn decide(
     choice: &str,
 ) -> Result<Vec<Edit>, ActError> {
     let Some(bytes) = snap.read(rel)? else {
-        return Err(refuse(format!("no agent `{stem}` in this project ({rel} does not exist)")));
+        return Err(refuse(format!(
+            "no agent `{stem}` in this project ({rel} does not exist)"
+        )));
     };
     let mut doc = JsonDoc::parse(bytes)
         .map_err(|e| refuse(format!("{rel} is not JSON ({e}); nothing is written to it")))?;
@@ -71,7 +99,11 @@ fn decide(
             a.agent, a.status
         )));
     }
-    if choice == "resume" && a.resume_expired(req.now) {
+    // "Now" is never earlier than the project's own last update: the
+    // reader offers only a restart once the files show the project moved
+    // on past the token's expiry, and so does the write.
+    let judged_at = last_update(snap.project()).map_or(req.now, |u| u.max(req.now));
+    if choice == "resume" && a.resume_expired(judged_at) {
         return Err(refuse(match (a.resume_expires_at, a.paused_at) {
             (Some(exp), _) => format!(
                 "{} cannot resume: its resume token expired at {} (24 h after it paused); it can only restart",

@@ -30,7 +30,12 @@ pub struct Move<'a> {
     pub fix_ref: Option<&'a str>,
 }
 
-pub fn act(dir: &Path, req: &Request, opts: &WriteOptions, m: &Move<'_>) -> Result<Outcome, ActError> {
+pub fn act(
+    dir: &Path,
+    req: &Request,
+    opts: &WriteOptions,
+    m: &Move<'_>,
+) -> Result<Outcome, ActError> {
     let txn = Txn::new(
         dir,
         BUGS,
@@ -180,9 +185,10 @@ fn check_move(from: &str, m: &Move<'_>, ids: &HashSet<String>) -> Result<(), Act
         ("duplicate", Some(d)) if d == m.id => {
             Err(refuse(format!("{} cannot duplicate itself", m.id)))
         }
-        ("duplicate", Some(d)) if !ids.contains(d) => {
-            Err(refuse(format!("{BUGS} has no bug `{d}` for {} to duplicate", m.id)))
-        }
+        ("duplicate", Some(d)) if !ids.contains(d) => Err(refuse(format!(
+            "{BUGS} has no bug `{d}` for {} to duplicate",
+            m.id
+        ))),
         (to, Some(_)) if to != "duplicate" => Err(refuse(
             "--duplicate-of goes with the status duplicate".to_owned(),
         )),
@@ -225,8 +231,7 @@ fn latest(bytes: &[u8], id: &str) -> Found {
         let Some(key) = ndjson::top_level_str(line, "id") else {
             continue;
         };
-        if found.record.is_none() && key == id && serde_json::from_slice::<BugLine>(line).is_ok()
-        {
+        if found.record.is_none() && key == id && serde_json::from_slice::<BugLine>(line).is_ok() {
             if let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(line) {
                 found.record = Some(m);
             }

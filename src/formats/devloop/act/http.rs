@@ -158,9 +158,7 @@ pub fn post_json(
         let l = d.saturating_duration_since(Instant::now());
         (!l.is_zero()).then_some(l)
     };
-    stream
-        .set_write_timeout(left(deadline))
-        .map_err(timed)?;
+    stream.set_write_timeout(left(deadline)).map_err(timed)?;
     stream.write_all(&request).map_err(timed)?;
     let mut got = Vec::new();
     let mut buf = [0u8; 8192];
@@ -268,12 +266,21 @@ mod tests {
     #[test]
     fn addresses() {
         let b = Base::parse("http://127.0.0.1:8080/").unwrap();
-        assert_eq!((b.host.as_str(), b.port, b.prefix.as_str()), ("127.0.0.1", 8080, ""));
+        assert_eq!(
+            (b.host.as_str(), b.port, b.prefix.as_str()),
+            ("127.0.0.1", 8080, "")
+        );
         let b = Base::parse("http://devloop.local/api/devloop/").unwrap();
         assert_eq!((b.port, b.prefix.as_str()), (80, "/api/devloop"));
         let b = Base::parse("http://[::1]:9").unwrap();
         assert_eq!((b.host.as_str(), b.port), ("::1", 9));
-        for bad in ["https://x", "x:1", "http://", "http://u@h:1", "http://h:port"] {
+        for bad in [
+            "https://x",
+            "x:1",
+            "http://",
+            "http://u@h:1",
+            "http://h:port",
+        ] {
             assert!(Base::parse(bad).is_err(), "{bad}");
         }
         assert_eq!(segment("p-x1/../é"), "p-x1%2F..%2F%C3%A9");
@@ -282,7 +289,10 @@ mod tests {
     #[test]
     fn chunked_and_sized_answers() {
         let r = parse(b"HTTP/1.1 409 Conflict\r\nContent-Length: 5\r\n\r\nhelloEXTRA").unwrap();
-        assert_eq!((r.status, r.reason.as_str(), r.body.as_str()), (409, "Conflict", "hello"));
+        assert_eq!(
+            (r.status, r.reason.as_str(), r.body.as_str()),
+            (409, "Conflict", "hello")
+        );
         let r = parse(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
             .unwrap();
         assert_eq!(r.body, "abcde");

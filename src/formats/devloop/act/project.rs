@@ -86,7 +86,9 @@ fn decide(snap: &mut Snapshot, req: &Request, kind: Local) -> Result<Vec<Edit>, 
     };
     match kind {
         Local::SignOff if from == "shipped-final" => {
-            return Err(refuse(format!("{pid} is already signed off (shipped-final)")));
+            return Err(refuse(format!(
+                "{pid} is already signed off (shipped-final)"
+            )));
         }
         Local::SignOff if from != "shipped" => {
             return Err(refuse(format!(
@@ -137,11 +139,12 @@ fn remote(dir: &Path, req: &Request, opts: &WriteOptions, api: &str) -> Result<O
     if opts.readonly && !opts.dry_run {
         return Err(ActError::ReadOnly);
     }
-    let bytes = crate::store::read_in(dir, PROJECT_FILE, crate::store::STATE_FILE_LIMIT)
-        .map_err(|source| ActError::Store {
+    let bytes = crate::store::read_in(dir, PROJECT_FILE, crate::store::STATE_FILE_LIMIT).map_err(
+        |source| ActError::Store {
             file: PROJECT_FILE.to_owned(),
             source,
-        })?;
+        },
+    )?;
     if let Some(expect) = &opts.expect_sha256 {
         let now = Stamp::of(&bytes);
         if &now.sha256 != expect {
