@@ -93,8 +93,7 @@ fn last_line_of(path: &Path, id: &str) -> String {
     fs::read_to_string(path)
         .unwrap()
         .lines()
-        .filter(|l| l.contains(&format!("\"id\":\"{id}\"")))
-        .last()
+        .rfind(|l| l.contains(&format!("\"id\":\"{id}\"")))
         .unwrap()
         .to_owned()
 }

@@ -231,10 +231,12 @@ fn latest(bytes: &[u8], id: &str) -> Found {
         let Some(key) = ndjson::top_level_str(line, "id") else {
             continue;
         };
-        if found.record.is_none() && key == id && serde_json::from_slice::<BugLine>(line).is_ok() {
-            if let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(line) {
-                found.record = Some(m);
-            }
+        if found.record.is_none()
+            && key == id
+            && serde_json::from_slice::<BugLine>(line).is_ok()
+            && let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(line)
+        {
+            found.record = Some(m);
         }
         if !found.ids.contains(key) {
             found.ids.insert(key.to_owned());
