@@ -73,11 +73,12 @@ fn decide(snap: &mut Snapshot, req: &Request, m: &Move<'_>) -> Result<Vec<Edit>,
         .to_owned();
     check_move(&from, m, &found.ids)?;
 
-    let entry = history_entry(req, &from, m);
+    let mut steps = rebuilt(&record, &found.older);
+    steps.push(history_entry(req, &from, m));
     match record.get_mut("status_history") {
-        Some(Value::Array(h)) => h.push(entry),
+        Some(Value::Array(h)) => h.extend(steps),
         None | Some(Value::Null) => {
-            record.insert("status_history".into(), Value::Array(vec![entry]));
+            record.insert("status_history".into(), Value::Array(steps));
         }
         Some(_) => {
             return Err(refuse(format!(
@@ -212,6 +213,39 @@ fn history_entry(req: &Request, from: &str, m: &Move<'_>) -> Value {
 struct Found {
     record: Option<Map<String, Value>>,
     ids: HashSet<String>,
+    /// The statuses of the bug's older lines, newest first.
+    older: Vec<String>,
+}
+
+/// A latest record without a cumulative history (its writer appended a
+/// line per change without `status_history`) whose bug has moved: the
+/// steps its older lines show, oldest first, rebuilt as the reader rebuilds
+/// them (`{from, to}`: those lines say no time or author). Written ahead of
+/// the new entry, so the history the views showed is not lost.
+fn rebuilt(record: &Map<String, Value>, older: &[String]) -> Vec<Value> {
+    let empty = match record.get("status_history") {
+        None | Some(Value::Null) => true,
+        Some(Value::Array(h)) => h.is_empty(),
+        Some(_) => false,
+    };
+    let Some(mut later) = record.get("status").and_then(Value::as_str) else {
+        return Vec::new();
+    };
+    if !empty || later == "open" {
+        return Vec::new();
+    }
+    let mut steps = Vec::new();
+    for s in older {
+        if s != later {
+            let mut h = Map::new();
+            h.insert("from".into(), Value::from(s.as_str()));
+            h.insert("to".into(), Value::from(later));
+            steps.push(Value::Object(h));
+            later = s;
+        }
+    }
+    steps.reverse();
+    steps
 }
 
 /// As the reader reads: complete lines only (a last line without its
@@ -225,13 +259,18 @@ fn latest(bytes: &[u8], id: &str) -> Found {
     let mut found = Found {
         record: None,
         ids: HashSet::new(),
+        older: Vec::new(),
     };
     for line in complete.rsplit(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let Some(key) = ndjson::top_level_str(line, "id") else {
             continue;
         };
-        if found.record.is_none()
+        if found.record.is_some() && key == id {
+            if let Some(st) = ndjson::top_level_str(line, "status") {
+                found.older.push(st.to_owned());
+            }
+        } else if found.record.is_none()
             && key == id
             && serde_json::from_slice::<BugLine>(line).is_ok()
             && let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(line)
@@ -248,6 +287,101 @@ fn latest(bytes: &[u8], id: &str) -> Found {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Format, Project, Verb};
+
+    fn req() -> Request {
+        Request {
+            verb: Verb::Abandon,
+            by: "yibo".into(),
+            now: "2026-06-01T12:00:00Z".parse().unwrap(),
+            devloop_api: None,
+        }
+    }
+
+    fn mv<'a>(id: &'a str, to: &'a str) -> Move<'a> {
+        Move {
+            id,
+            to,
+            note: None,
+            duplicate_of: (to == "duplicate").then_some("b0"),
+            fix_ref: None,
+        }
+    }
+
+    /// The write accepts exactly the steps the reader calls legal, and what
+    /// it writes the reader reads back without an illegal-transition
+    /// finding: one table, both sides.
+    #[test]
+    fn the_write_and_the_reader_share_one_lifecycle() {
+        for from in STATES {
+            for to in STATES {
+                let tmp = tempfile::tempdir().unwrap();
+                let text = format!(
+                    "{{\"id\":\"b0\",\"status\":\"open\"}}\n{{\"id\":\"b1\",\"status\":\"{from}\",\"status_history\":[{{\"from\":\"open\",\"to\":\"{from}\"}}]}}\n"
+                );
+                std::fs::write(tmp.path().join(BUGS), &text).unwrap();
+                let mut snap = Snapshot::new(tmp.path());
+                let got = decide(&mut snap, &req(), &mv("b1", to));
+                let legal = from != to && bugs::legal(from, to) == Some(true);
+                assert_eq!(got.is_ok(), legal, "{from} → {to}: {got:?}");
+                let Ok(edits) = got else { continue };
+                let Edit::AppendLine { line, .. } = &edits[0] else {
+                    panic!("{edits:?}")
+                };
+                let mut after = text.into_bytes();
+                after.extend_from_slice(line);
+                after.push(b'\n');
+                std::fs::write(tmp.path().join(BUGS), after).unwrap();
+                let mut p = Project::new(Format::Devloop, tmp.path().into(), "x".into());
+                bugs::read(&mut p, tmp.path());
+                let b = p.detail.bugs.iter().find(|b| b.id == "b1").unwrap();
+                assert_eq!(b.status, *to);
+                // open → from (when from is not reachable from open, the
+                // fixture's own step is the finding, not ours).
+                let ours: Vec<_> = p
+                    .findings
+                    .iter()
+                    .filter(|f| f.message.contains(&format!("{from} → {to}")))
+                    .collect();
+                assert!(ours.is_empty(), "{from} → {to}: {ours:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_history_kept_only_in_older_lines_is_carried_into_the_new_line() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(
+            tmp.path().join(BUGS),
+            concat!(
+                "{\"id\":\"b1\",\"status\":\"open\"}\n",
+                "{\"id\":\"b1\",\"status\":\"fixing\"}\n",
+                "{\"id\":\"b1\",\"status\":\"fixing\",\"title\":\"t\"}\n",
+                "{\"id\":\"b1\",\"status\":\"fixed\"}\n",
+            ),
+        )
+        .unwrap();
+        let mut snap = Snapshot::new(tmp.path());
+        let edits = decide(&mut snap, &req(), &mv("b1", "verified")).unwrap();
+        let Edit::AppendLine { line, .. } = &edits[0] else {
+            panic!()
+        };
+        let v: Value = serde_json::from_slice(line).unwrap();
+        let steps: Vec<(&str, &str)> = v["status_history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| (h["from"].as_str().unwrap(), h["to"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            steps,
+            vec![
+                ("open", "fixing"),
+                ("fixing", "fixed"),
+                ("fixed", "verified")
+            ]
+        );
+    }
 
     #[test]
     fn the_latest_complete_parsable_line_is_the_record() {
