@@ -417,6 +417,17 @@ fn resume_is_offered_and_taken_until_the_token_is_24_hours_old() {
         .clone();
     assert_eq!(a["paused_at"], PAUSED);
 
+    let title = resume_item(&dir, JUST_BEFORE)["title"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        title.ends_with(&format!(
+            "; yibo chose resume at {JUST_BEFORE}, waiting for the devloop server to act"
+        )),
+        "{title}"
+    );
+
     // The same decision twice is refused; a change of mind is recorded.
     let o = w.act(
         &dir,

@@ -192,6 +192,12 @@ pub(super) fn inbox(
             .strip_prefix("agent-state/")
             .and_then(|r| r.strip_suffix(".json"))
             .unwrap_or(a.agent.as_str());
+        // A decision already recorded for this pause (`act resume-agent`)
+        // is said: the server has not acted on it yet. It can be changed.
+        let title = match decided(&p.path, rel, a.paused_at) {
+            Some(d) => format!("{title}; {d}, waiting for the devloop server to act"),
+            None => title,
+        };
         items.push(InboxItem {
             kind: InboxKind::Resume,
             act: Some(Address {
@@ -263,6 +269,28 @@ pub(super) fn inbox(
         });
     }
     p.inbox = items;
+}
+
+/// `yibo chose restart at …`: the `resume_decision` the agent's state
+/// holds, when made for its current pause (at or after it paused).
+fn decided(dir: &Path, rel: &str, paused_at: Option<DateTime<Utc>>) -> Option<String> {
+    let bytes = store::read_in(dir, rel, store::STATE_FILE_LIMIT).ok()?;
+    let v: Value =
+        serde_json::from_slice(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes)).ok()?;
+    let d = v.get("resume_decision")?;
+    let choice = d.get("choice")?.as_str()?;
+    let at_text = d.get("at").and_then(Value::as_str);
+    let at = at_text.and_then(|t| DateTime::parse_from_rfc3339(t).ok());
+    if let (Some(at), Some(p)) = (at, paused_at)
+        && at.with_timezone(&Utc) < p
+    {
+        return None;
+    }
+    let by = d.get("by").and_then(Value::as_str).unwrap_or("someone");
+    Some(match at_text {
+        Some(t) => format!("{by} chose {choice} at {t}"),
+        None => format!("{by} chose {choice}"),
+    })
 }
 
 /// The LoopStatusBar's facts: L1 units by status, L2 rounds and the latest
