@@ -627,3 +627,6 @@ fn json_names_the_decision_and_each_file_before_and_after() {
 
 #[path = "devloop_act/server.rs"]
 mod server;
+
+#[path = "devloop_act/concurrent.rs"]
+mod concurrent;
