@@ -160,6 +160,10 @@ fn a_legal_transition_appends_the_full_record_and_a_human_event() {
     let v = show(&dir, NOW);
     let b = bug(&v, OPEN_BUG);
     assert_eq!(b["status"], "fixing");
+    assert_eq!(
+        b["act"],
+        serde_json::json!({"verb": "bug", "target": OPEN_BUG, "options": ["fixed", "open", "wontfix", "duplicate"]})
+    );
     let last = b["history"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["from"], "open");
     assert_eq!(last["by"], "yibo");

@@ -161,6 +161,7 @@ impl KeyVisitor for Visitor {
             title: b.title.unwrap_or_default(),
             unit,
             history,
+            act: address(&b.id, &b.status),
         });
         if rebuild {
             self.by_id.insert(b.id, index);
@@ -210,6 +211,17 @@ pub(crate) fn next_states(from: &str) -> &'static [&'static str] {
         "fixed" => &["verified", "fixing", "open", "wontfix", "duplicate"],
         _ => &[],
     }
+}
+
+/// Where bug `id` at `status` is moved, and to what (`None` when final or
+/// not a seed status).
+fn address(id: &str, status: &str) -> Option<crate::model::Address> {
+    let next = next_states(status);
+    (!next.is_empty()).then(|| crate::model::Address {
+        verb: "bug",
+        target: Some(id.to_owned()),
+        options: next.iter().map(|s| (*s).to_owned()).collect(),
+    })
 }
 
 /// Is `from → to` a transition of the lifecycle? `None` when either word
@@ -282,6 +294,12 @@ mod tests {
         assert_eq!(b1.history.len(), 2);
         assert_eq!(b1.history[1].note.as_deref(), Some("run-x"));
         assert_eq!(p.detail.bugs[1].unit.as_deref(), Some("a-be"));
+        let act = b1.act.as_ref().unwrap();
+        assert_eq!((act.verb, act.target.as_deref()), ("bug", Some("bug-1")));
+        assert_eq!(
+            act.options,
+            ["verified", "fixing", "open", "wontfix", "duplicate"]
+        );
         let stats = p.detail.bug_stats.as_ref().unwrap();
         assert_eq!(stats.total, 2);
         assert_eq!(stats.by_status.get("fixed"), Some(&1));
