@@ -560,6 +560,9 @@ fn a_requirement_without_a_server_says_how_to_configure_one() {
         "{}",
         err(&o)
     );
+    let o = w.act(&dir, &["requirement", "  "], &[]);
+    assert_eq!(code(&o), 1);
+    assert!(err(&o).contains("empty"), "{}", err(&o));
     assert_eq!(tree(&dir), before);
 }
 

@@ -30,6 +30,13 @@ const SERVER_TIMEOUT: Duration = Duration::from_secs(10);
 const FINISHED: &[&str] = &["shipped-final", "abandoned"];
 
 pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
+    if let Verb::Requirement { text } = &req.verb
+        && text.trim().is_empty()
+    {
+        return Err(refuse(
+            "the requirement is empty: say what the project should do",
+        ));
+    }
     if let Some(api) = req.devloop_api.as_deref().filter(|a| !a.trim().is_empty()) {
         return remote(dir, req, opts, api);
     }
@@ -185,7 +192,7 @@ fn remote(dir: &Path, req: &Request, opts: &WriteOptions, api: &str) -> Result<O
         });
     }
     let token = std::env::var(http::TOKEN_ENV).ok();
-    let where_ = format!("{}{}{path}", api.trim_end_matches('/'), "");
+    let where_ = format!("{}{path}", api.trim().trim_end_matches('/'));
     let answer = http::post_json(&base, &path, &body, token.as_deref(), SERVER_TIMEOUT)
         .map_err(|e| match e {
             HttpError::Timeout(..) => refuse(format!(
