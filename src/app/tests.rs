@@ -235,6 +235,7 @@ pub(super) fn devloop() -> Model {
             title: format!("bug {i}"),
             unit: None,
             history: vec![],
+            act: None,
         });
     }
     for i in 0..5 {

@@ -290,6 +290,10 @@ pub struct Bug {
     pub title: String,
     pub unit: Option<String>,
     pub history: Vec<BugTransition>,
+    /// Where the bug is moved (`act DIR bug ID STATUS`), with the statuses
+    /// its lifecycle allows next; `None` for a final status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub act: Option<super::Address>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

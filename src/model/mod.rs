@@ -310,9 +310,20 @@ impl Project {
     pub fn inbox_at(&self, now: DateTime<Utc>) -> Vec<InboxItem> {
         self.inbox
             .iter()
-            .map(|i| InboxItem {
-                options: self.options_at(i, now),
-                ..i.clone()
+            .map(|i| {
+                let options = self.options_at(i, now);
+                // The decision address offers what the item offers.
+                let act = i.act.clone().map(|mut a| {
+                    if i.kind == InboxKind::Resume {
+                        a.options.retain(|o| options.contains(o));
+                    }
+                    a
+                });
+                InboxItem {
+                    options,
+                    act,
+                    ..i.clone()
+                }
             })
             .collect()
     }

@@ -187,6 +187,19 @@ fn agent(p: &mut Project, s: AgentFile, todo: Option<TodoFile>, stem: &str, rel:
     }
 }
 
+/// The agent a state file describes, by the reader's own rules: the write
+/// side (`act resume-agent`) judges the resume token exactly as the views do.
+pub(crate) fn from_state(bytes: &[u8], stem: &str) -> Result<Agent, String> {
+    let (state, _) = schema::parse_file::<AgentFile>(bytes)?;
+    let mut scratch = Project::new(
+        crate::model::Format::Devloop,
+        std::path::PathBuf::new(),
+        String::new(),
+    );
+    let rel = format!("{STATE_DIR}/{stem}.json");
+    Ok(agent(&mut scratch, state, None, stem, &rel))
+}
+
 /// When a paused agent's resume token stops being usable.
 pub fn token_expiry(paused_at: Option<DateTime<Utc>>, token: bool) -> Option<DateTime<Utc>> {
     paused_at

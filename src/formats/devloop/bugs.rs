@@ -161,6 +161,7 @@ impl KeyVisitor for Visitor {
             title: b.title.unwrap_or_default(),
             unit,
             history,
+            act: address(&b.id, &b.status),
         });
         if rebuild {
             self.by_id.insert(b.id, index);
@@ -202,8 +203,8 @@ impl KeyVisitor for Visitor {
 /// "open → verified (skipping) → refused". Where the seed is silent: a bug
 /// not yet verified may be closed as `wontfix` or `duplicate`, or go back
 /// (a fix that failed again); `verified`, `wontfix` and `duplicate` are
-/// final.
-fn next_states(from: &str) -> &'static [&'static str] {
+/// final. The write side (`act bug`) checks against this same table.
+pub(crate) fn next_states(from: &str) -> &'static [&'static str] {
     match from {
         "open" => &["fixing", "wontfix", "duplicate"],
         "fixing" => &["fixed", "open", "wontfix", "duplicate"],
@@ -212,22 +213,35 @@ fn next_states(from: &str) -> &'static [&'static str] {
     }
 }
 
+/// Where bug `id` at `status` is moved, and to what (`None` when final or
+/// not a seed status).
+fn address(id: &str, status: &str) -> Option<crate::model::Address> {
+    let next = next_states(status);
+    (!next.is_empty()).then(|| crate::model::Address {
+        verb: "bug",
+        target: Some(id.to_owned()),
+        options: next.iter().map(|s| (*s).to_owned()).collect(),
+    })
+}
+
 /// Is `from → to` a transition of the lifecycle? `None` when either word
 /// is not one of the seed's statuses (that is another finding's business).
-fn legal(from: &str, to: &str) -> Option<bool> {
-    const STATES: &[&str] = &[
-        "open",
-        "fixing",
-        "fixed",
-        "verified",
-        "wontfix",
-        "duplicate",
-    ];
+pub(crate) fn legal(from: &str, to: &str) -> Option<bool> {
     if !(STATES.contains(&from) && STATES.contains(&to)) {
         return None;
     }
     Some(next_states(from).contains(&to))
 }
+
+/// The seed's bug statuses (BugsNdjson `status`).
+pub(crate) const STATES: &[&str] = &[
+    "open",
+    "fixing",
+    "fixed",
+    "verified",
+    "wontfix",
+    "duplicate",
+];
 
 /// Count one more `key` without allocating when it is already counted.
 fn bump(counts: &mut std::collections::BTreeMap<String, usize>, key: &str) {
@@ -280,6 +294,12 @@ mod tests {
         assert_eq!(b1.history.len(), 2);
         assert_eq!(b1.history[1].note.as_deref(), Some("run-x"));
         assert_eq!(p.detail.bugs[1].unit.as_deref(), Some("a-be"));
+        let act = b1.act.as_ref().unwrap();
+        assert_eq!((act.verb, act.target.as_deref()), ("bug", Some("bug-1")));
+        assert_eq!(
+            act.options,
+            ["verified", "fixing", "open", "wontfix", "duplicate"]
+        );
         let stats = p.detail.bug_stats.as_ref().unwrap();
         assert_eq!(stats.total, 2);
         assert_eq!(stats.by_status.get("fixed"), Some(&1));

@@ -1,6 +1,7 @@
 //! What waits for a human (the inbox) and the resume card.
 
 use super::*;
+use crate::model::Address;
 
 /// What the loop hands to a human besides the project's own state.
 pub(super) struct Waiting<'a> {
@@ -58,7 +59,13 @@ pub(super) fn inbox(
     for (page, text) in &prd.conflicts {
         items.push(InboxItem {
             kind: InboxKind::Conflict,
-            act: None,
+            // Settled by a new requirement that says which side wins (the
+            // PM agent takes it through the server).
+            act: Some(Address {
+                verb: "requirement",
+                target: None,
+                options: Vec::new(),
+            }),
             reference: page.clone(),
             title: format!("PRD conflict: {text}"),
             since: last_event(p, "prd_conflict")
@@ -181,9 +188,23 @@ pub(super) fn inbox(
                 vec!["restart".to_owned()],
             ),
         };
+        let stem = rel
+            .strip_prefix("agent-state/")
+            .and_then(|r| r.strip_suffix(".json"))
+            .unwrap_or(a.agent.as_str());
+        // A decision already recorded for this pause (`act resume-agent`)
+        // is said: the server has not acted on it yet. It can be changed.
+        let title = match decided(&p.path, rel, a.paused_at) {
+            Some(d) => format!("{title}; {d}, waiting for the devloop server to act"),
+            None => title,
+        };
         items.push(InboxItem {
             kind: InboxKind::Resume,
-            act: None,
+            act: Some(Address {
+                verb: "resume-agent",
+                target: Some(stem.to_owned()),
+                options: options.clone(),
+            }),
             reference: rel.clone(),
             title,
             since: a.paused_at,
@@ -231,7 +252,13 @@ pub(super) fn inbox(
     if p.status == "shipped" {
         items.push(InboxItem {
             kind: InboxKind::SignOff,
-            act: None,
+            // Each option is itself the verb: `act DIR sign-off` or
+            // `act DIR abandon`.
+            act: Some(Address {
+                verb: "sign-off",
+                target: None,
+                options: vec!["sign-off".to_owned(), "abandon".to_owned()],
+            }),
             reference: PROJECT_FILE.to_owned(),
             title: "shipped, awaiting sign-off: sign off (shipped-final) or abandon".to_owned(),
             since: last_event(p, "project_shipped")
@@ -242,6 +269,28 @@ pub(super) fn inbox(
         });
     }
     p.inbox = items;
+}
+
+/// `yibo chose restart at …`: the `resume_decision` the agent's state
+/// holds, when made for its current pause (at or after it paused).
+fn decided(dir: &Path, rel: &str, paused_at: Option<DateTime<Utc>>) -> Option<String> {
+    let bytes = store::read_in(dir, rel, store::STATE_FILE_LIMIT).ok()?;
+    let v: Value =
+        serde_json::from_slice(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes)).ok()?;
+    let d = v.get("resume_decision")?;
+    let choice = d.get("choice")?.as_str()?;
+    let at_text = d.get("at").and_then(Value::as_str);
+    let at = at_text.and_then(|t| DateTime::parse_from_rfc3339(t).ok());
+    if let (Some(at), Some(p)) = (at, paused_at)
+        && at.with_timezone(&Utc) < p
+    {
+        return None;
+    }
+    let by = d.get("by").and_then(Value::as_str).unwrap_or("someone");
+    Some(match at_text {
+        Some(t) => format!("{by} chose {choice} at {t}"),
+        None => format!("{by} chose {choice}"),
+    })
 }
 
 /// The LoopStatusBar's facts: L1 units by status, L2 rounds and the latest
