@@ -68,7 +68,6 @@ fn fifty_transitions_started_at_once_all_land() {
 /// 20 processes move the same bug to fixing: one wins, the others see it
 /// already moved (or the lock) and write nothing: one line, one history.
 #[test]
-#[ignore = "needs the store's hardened executor (lock + compare-and-swap); run with --ignored once it is merged"]
 fn one_bug_moved_by_twenty_processes_moves_once() {
     let w = Ws::new();
     let dir = w.dir("p-restock");

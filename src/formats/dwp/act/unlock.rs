@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{LOCK, STATE, refuse};
+use crate::store::lock;
 use crate::store::txn::{ActError, FileChange, Outcome, WriteOptions};
 
 /// A writer holds the lock only while it writes; one younger than this may
@@ -17,7 +18,7 @@ pub fn unlock(dir: &Path, confirm: bool, opts: &WriteOptions) -> Result<Outcome,
     if opts.readonly && !opts.dry_run {
         return Err(ActError::ReadOnly);
     }
-    let Some(age) = lock::dir_lock_age(dir, STATE).map_err(store_err)? else {
+    let Some(age) = lock::dir_lock_age(dir, STATE) else {
         return Err(refuse(
             "state.json is not locked: there is no state.json.lock to remove",
         ));
@@ -53,36 +54,5 @@ fn store_err(source: crate::store::StoreError) -> ActError {
     ActError::Store {
         file: LOCK.to_owned(),
         source,
-    }
-}
-
-/// LOCAL SHIM until the store provides `crate::store::lock::{dir_lock_age,
-/// remove_dir_lock}` with these signatures; then delete this module and
-/// import those.
-mod lock {
-    use std::path::Path;
-    use std::time::{Duration, SystemTime};
-
-    use crate::store::StoreError;
-
-    /// How long `<primary>.lock` (a directory) has existed; `None` if absent.
-    pub fn dir_lock_age(project: &Path, primary: &str) -> Result<Option<Duration>, StoreError> {
-        let Some(path) = crate::store::locate(project, &format!("{primary}.lock"))? else {
-            return Ok(None);
-        };
-        let meta = std::fs::symlink_metadata(&path)?;
-        let since = meta.modified()?;
-        Ok(Some(
-            SystemTime::now()
-                .duration_since(since)
-                .unwrap_or(Duration::ZERO),
-        ))
-    }
-
-    /// Remove `<primary>.lock`: an empty directory only (`rmdir`).
-    pub fn remove_dir_lock(project: &Path, primary: &str) -> Result<(), StoreError> {
-        let path = crate::store::contained(project, &format!("{primary}.lock"))?;
-        std::fs::remove_dir(&path)?;
-        Ok(())
     }
 }
