@@ -1,44 +1,66 @@
 #!/usr/bin/env bash
-# Benchmark: one whole decision written by loopdeck's store against a plain
-# `cp` of the same file, measured in the same run (issue 8's bar: within 5x).
+# Benchmark: one decision (`loopdeck act`) end to end, and 50 concurrent
+# decisions on one file, each against a plain `cp` of the same file measured
+# in the same run (issue 8's bar: one decision within 5x `cp`).
 #
 #   bench/act_vs_cp.sh [RUNS]
 #
-# The decision is `loopdeck undo --last` on a PRD-master state.json: a seeded
-# audit record makes the first undo put the file back, the next one undo that
-# undo, and so on, each one a full transaction (its own lock taken and
-# released, the file read and compared again inside it, the previous bytes
-# kept in the audit blobs with fsync, a temp file written, fsynced and
-# renamed over, the directory fsynced, the audit line appended). Both
-# commands are processes started the same way, alternating; prints the
-# median wall time of each and their ratio.
+# The decision is GSD's `add-decision` on a copy of the example workspace's
+# STATE.md (lock, read, splice, temp file, fsync, rename, directory fsync,
+# audit log) and PRD-master's `answer` on a copy of its state.json. `cp`
+# copies the same file (no fsync: what a naive writer does). Both are one
+# process each, started the same way; medians of RUNS alternating runs.
+# BENCH_DIR=/dev/shm measures on tmpfs (no fsync cost) instead of target/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=${1:-50}
+runs=${1:-21}
 cargo build --release --quiet
 bin=$PWD/target/release/loopdeck
-ws=$(mktemp -d -p "${BENCH_DIR:-$PWD/target}")
-trap 'rm -rf "$ws"' EXIT
-export XDG_STATE_HOME=$ws/state XDG_CONFIG_HOME=$ws/config
-audit=$XDG_STATE_HOME/loopdeck
-p=$ws/project
-mkdir -p "$p" "$audit/blobs/00000000T000000.000000Z-000000"
-cp examples/workspace/prd-master/fba-smart-restock/state.json "$p/state.json"
-blob=$audit/blobs/00000000T000000.000000Z-000000/0
-cp "$p/state.json" "$blob"
-sed -i 's/"last_updated_at_utc": "[^"]*"/"last_updated_at_utc": "2026-06-02T00:00:00Z"/' "$p/state.json"
-stamp() { printf '{"sha256":"%s","len":%s}' "$(sha256sum "$1" | cut -d' ' -f1)" "$(stat -c %s "$1")"; }
-printf '{"id":"00000000T000000.000000Z-000000","at":"2026-06-01T00:00:00+00:00","by":"bench","host":"bench","project":"%s","primary":"state.json","lock":"owner","decision":{"verb":"bench"},"files":[{"file":"state.json","op":"replace","before":%s,"after":%s,"blob":"blobs/00000000T000000.000000Z-000000/0"}]}\n' \
-  "$p" "$(stamp "$blob")" "$(stamp "$p/state.json")" > "$audit/audit.ndjson"
+work=$(mktemp -d -p "${BENCH_DIR:-$PWD/target}")
+trap 'rm -rf "$work"' EXIT
+export XDG_STATE_HOME=$work/state XDG_CONFIG_HOME=$work/config
+gsd_src=examples/workspace/gsd/paused-waiting
+prd_src=examples/workspace/prd-master/fba-smart-restock
 
-now() { date +%s%N; }
-act=() cp_=()
-for _ in $(seq 1 "$runs"); do
-  t=$(now); "$bin" undo --last >/dev/null; act+=($(( $(now) - t )))
-  t=$(now); cp "$p/state.json" "$ws/copy.json"; cp_+=($(( $(now) - t )))
+now_ns() { date +%s%N; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+gsd=$work/gsd; mkdir -p "$gsd"; cp -r "$gsd_src/.planning" "$gsd/"
+rm -f "$gsd/.planning/WAITING.json"
+prd_ids=$("$bin" show "$prd_src" --json | python3 -c 'import json,sys; print(" ".join(q["id"] for q in json.load(sys.stdin)["frontier"]["questions"]))')
+first_q=${prd_ids%% *}
+
+: > "$work/act.txt"; : > "$work/cp.txt"; : > "$work/prd.txt"; : > "$work/cpj.txt"
+for i in $(seq 1 "$runs"); do
+  t0=$(now_ns); cp "$gsd/.planning/STATE.md" "$work/copy.md"; t1=$(now_ns)
+  echo $((t1 - t0)) >> "$work/cp.txt"
+  t0=$(now_ns); "$bin" act "$gsd" add-decision "bench decision $i" --phase 1 --by bench >/dev/null; t1=$(now_ns)
+  echo $((t1 - t0)) >> "$work/act.txt"
+  prd=$work/prd$i; cp -r "$prd_src" "$prd"
+  t0=$(now_ns); cp "$prd/state.json" "$work/copy.json"; t1=$(now_ns)
+  echo $((t1 - t0)) >> "$work/cpj.txt"
+  t0=$(now_ns); "$bin" act "$prd" answer "$first_q" "bench answer" --by bench >/dev/null; t1=$(now_ns)
+  echo $((t1 - t0)) >> "$work/prd.txt"
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-ma=$(median "${act[@]}"); mc=$(median "${cp_[@]}")
-lines=$(wc -l < "$audit/audit.ndjson")
-echo "file: $(stat -c %s "$p/state.json") bytes; $runs decisions (audit log: $lines lines)"
-awk -v a="$ma" -v c="$mc" 'BEGIN { printf "decision %.2f ms, cp %.2f ms, ratio %.2f\n", a/1e6, c/1e6, a/c }'
+cp_ms=$(median < "$work/cp.txt"); act_ms=$(median < "$work/act.txt")
+cpj_ms=$(median < "$work/cpj.txt"); prd_ms=$(median < "$work/prd.txt")
+awk -v c="$cp_ms" -v a="$act_ms" -v cj="$cpj_ms" -v p="$prd_ms" 'BEGIN {
+  printf "one decision (medians): gsd add-decision %.2f ms vs cp STATE.md %.2f ms = %.2fx | prd answer %.2f ms vs cp state.json %.2f ms = %.2fx\n",
+    a/1e6, c/1e6, a/c, p/1e6, cj/1e6, p/cj }'
+
+# 50 concurrent decisions on one file, against 50 concurrent cp of it.
+gsd50=$work/gsd50; mkdir -p "$gsd50"; cp -r "$gsd_src/.planning" "$gsd50/"
+rm -f "$gsd50/.planning/WAITING.json"
+t0=$(now_ns)
+for i in $(seq 1 50); do cp "$gsd50/.planning/STATE.md" "$work/c$i.md" & done; wait
+t1=$(now_ns)
+cp50=$((t1 - t0))
+t0=$(now_ns)
+pids=()
+for i in $(seq 1 50); do "$bin" act "$gsd50" add-decision "concurrent $i" --phase 1 --by bench >/dev/null 2>"$work/err$i" & pids+=($!); done
+fails=0; for p in "${pids[@]}"; do wait "$p" || fails=$((fails + 1)); done
+t1=$(now_ns)
+act50=$((t1 - t0))
+landed=$(grep -c "concurrent [0-9]*" "$gsd50/.planning/STATE.md" || true)
+awk -v c="$cp50" -v a="$act50" -v l="$landed" -v f="$fails" 'BEGIN {
+  printf "50 concurrent: cp %.1f ms | act %.1f ms (%.2fx) | landed %d of 50, %d failed\n", c/1e6, a/1e6, a/c, l, f }'

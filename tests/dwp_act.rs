@@ -184,14 +184,67 @@ fn approve_the_pending_v5_plan_byte_for_byte() {
 fn approve_is_refused_where_the_plan_is_already_approved() {
     let p = Plans::new();
     p.refused(LITE, &["approve"], 1, "plan is already approved");
-    for v1 in [INTERRUPTED, NEW_SHAPE] {
-        p.refused(
-            v1,
-            &["approve"],
-            1,
-            "a v1 state.json has no approval field, which the protected updater reads as approved",
-        );
-    }
+}
+
+/// Seed 002: with no approval field, the README's Approval line is the
+/// value, and with neither the plan is pending. A v1 state cannot hold the
+/// field, so approving adds the line to the README (below the title, in
+/// its indentation); state.json and manifest.json keep every byte, and the
+/// plan then reads as approved.
+#[test]
+fn approving_a_v1_plan_records_the_approval_in_its_readme() {
+    let p = Plans::new();
+    // The new-shape fixture has no README: nowhere to record an approval,
+    // so none is offered and `approve` says why.
+    let bare = common::json(&["show", p.dir(NEW_SHAPE).to_str().unwrap()]);
+    let item = bare["inbox"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["kind"] == "approval")
+        .unwrap();
+    assert!(item.get("act").is_none(), "{item}");
+    p.refused(
+        NEW_SHAPE,
+        &["approve"],
+        1,
+        "records its approval in README.md",
+    );
+    let v1 = INTERRUPTED;
+    let dir = p.dir(v1).to_string_lossy().into_owned();
+    let waiting = |v: &Value| {
+        v["inbox"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["kind"] == "approval")
+    };
+    let shown = common::json(&["show", &dir]);
+    assert!(waiting(&shown), "{v1}: pending before");
+    let readme = p.text(v1, "README.md");
+    let state = p.bytes(v1, "state.json");
+    let manifest = p.bytes(v1, "manifest.json");
+    p.ok(v1, &["approve"]);
+    let after = p.text(v1, "README.md");
+    let title = readme
+        .lines()
+        .find(|l| l.trim_start().starts_with("# "))
+        .unwrap();
+    let indent = &title[..title.len() - title.trim_start().len()];
+    assert_eq!(
+        after,
+        readme.replacen(
+            &format!("{title}\n"),
+            &format!("{title}\n\n{indent}Approval: approved\n"),
+            1
+        ),
+        "{v1}"
+    );
+    assert_eq!(p.bytes(v1, "state.json"), state, "{v1}: state stays v1");
+    assert_eq!(p.bytes(v1, "manifest.json"), manifest, "{v1}");
+    let shown = common::json(&["show", &dir]);
+    assert!(!waiting(&shown), "{v1}: approved after");
+    p.refused(v1, &["approve"], 1, "plan is already approved");
 }
 
 #[test]

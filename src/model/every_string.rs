@@ -176,6 +176,10 @@ fn detail(d: &mut Detail, f: &mut dyn FnMut(&mut String)) {
         f(&mut b.severity);
         f(&mut b.title);
         opt(&mut b.unit, f);
+        if let Some(a) = &mut b.act {
+            opt(&mut a.target, f);
+            all(&mut a.options, f);
+        }
         for h in &mut b.history {
             opt(&mut h.from, f);
             f(&mut h.to);

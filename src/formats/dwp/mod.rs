@@ -353,11 +353,27 @@ fn waiting(
             .manifest
             .and_then(|m| m.created_at.as_deref())
             .and_then(parse_time);
+        // A v1 state cannot hold `approval`: its approval lives in the
+        // README's Approval line, so a v1 plan without a README has nowhere
+        // to record one and offers no decision.
+        let v1 = plan
+            .state
+            .and_then(|s| s.schema.as_deref())
+            .is_some_and(|u| u.ends_with("/v1.json"));
+        let recordable = !v1 || plan.readme.is_some();
         p.inbox.push(InboxItem {
             kind: InboxKind::Approval,
-            act: Some(address("approve", None)),
+            act: recordable.then(|| address("approve", None)),
             reference: "approval".to_owned(),
-            title: format!("approve the plan “{}” ({} tasks)", p.name, tasks.len()),
+            title: if recordable {
+                format!("approve the plan “{}” ({} tasks)", p.name, tasks.len())
+            } else {
+                format!(
+                    "approve the plan “{}” ({} tasks): a v1 plan records approval in README.md, which it lacks",
+                    p.name,
+                    tasks.len()
+                )
+            },
             since: created.or(since),
             options: Vec::new(),
             subject: None,

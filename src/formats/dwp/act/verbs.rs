@@ -20,10 +20,27 @@ pub fn approve(c: &mut Ctx<'_>) -> Result<(), ActError> {
         (_, Some("approved" | "pre_approved")) if !pending_in_readme => {
             return Err(refuse("plan is already approved"));
         }
-        (Era::V1, None) if !pending_in_readme => {
+        (Era::V1, None) if readme.is_some() && !pending_in_readme => {
             return Err(refuse(
-                "plan is already approved: a v1 state.json has no approval field, which the protected updater reads as approved",
+                "plan is already approved (the README's Approval line)",
             ));
+        }
+        (Era::V1, None) if readme.is_none() => {
+            // Seed 002: with no approval field, the README's Approval line
+            // is the value, and with neither the plan is pending (what the
+            // inbox shows). A v1 state cannot hold the field, so the line
+            // is added to the README, below its title; the state stays v1.
+            let bytes = c.snap.bytes(README).map(<[u8]>::to_vec);
+            let Some(bytes) = bytes else {
+                return Err(refuse(
+                    "a v1 plan records its approval in README.md, and this plan has none",
+                ));
+            };
+            c.extra.push(Edit::Replace {
+                file: README.to_owned(),
+                bytes: with_approval_line(&bytes),
+            });
+            return Ok(());
         }
         _ => {}
     }
@@ -45,6 +62,52 @@ pub fn approve(c: &mut Ctx<'_>) -> Result<(), ActError> {
         });
     }
     Ok(())
+}
+
+/// `bytes` with `Approval: approved` as a paragraph of its own after the
+/// first `# ` title line (at the top when there is none), in the file's
+/// own line ending; every other byte kept.
+fn with_approval_line(bytes: &[u8]) -> Vec<u8> {
+    let eol: &[u8] = if bytes.windows(2).any(|w| w == b"\r\n") {
+        b"\r\n"
+    } else {
+        b"\n"
+    };
+    let mut at = 0;
+    let mut title_end = None;
+    let mut indent: &[u8] = b"";
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        let start = at;
+        at += line.len();
+        let body = line.trim_ascii_start();
+        if body.starts_with(b"# ") {
+            // A README indented as a whole keeps its indentation.
+            indent = &line[..line.len() - body.len()];
+            title_end = Some((start, at));
+            break;
+        }
+    }
+    let mut out = Vec::with_capacity(bytes.len() + 24);
+    match title_end {
+        Some((_, end)) => {
+            out.extend_from_slice(&bytes[..end]);
+            if !bytes[..end].ends_with(b"\n") {
+                out.extend_from_slice(eol);
+            }
+            out.extend_from_slice(eol);
+            out.extend_from_slice(indent);
+            out.extend_from_slice(b"Approval: approved");
+            out.extend_from_slice(eol);
+            out.extend_from_slice(&bytes[end..]);
+        }
+        None => {
+            out.extend_from_slice(b"Approval: approved");
+            out.extend_from_slice(eol);
+            out.extend_from_slice(eol);
+            out.extend_from_slice(bytes);
+        }
+    }
+    out
 }
 
 /// A README label's value: its byte range and its normalised word.
