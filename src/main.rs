@@ -23,6 +23,14 @@ fn main() -> color_eyre::Result<ExitCode> {
 
     let args = Cli::parse();
     let result = match &args.command {
+        // `loopdeck ROOT list`: the roots belong after the command.
+        Some(_) if !args.roots.is_empty() => {
+            let _ = writeln!(
+                io::stderr(),
+                "loopdeck: a command's directories go after it (`loopdeck list ROOT`), not before"
+            );
+            return Ok(ExitCode::from(loopdeck::exit::EXIT_USAGE as u8));
+        }
         Some(command) => {
             let mut out = io::BufWriter::new(io::stdout().lock());
             cli::run(&args.global, command, &mut out, &mut io::stderr())

@@ -259,3 +259,53 @@ fn help_describes_every_flag_and_shows_roots_as_optional() {
         }
     }
 }
+
+/// Globals go before the command as well as after it (`loopdeck --readonly
+/// act ...`), and directories given before a command are a usage error,
+/// never silently dropped.
+#[test]
+fn globals_before_the_command_apply_to_it() {
+    let ws = common::repo().join("examples/workspace");
+    let before = loopdeck()
+        .args(["--now", common::NOW, "list", ws.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    let after = loopdeck()
+        .args(["list", ws.to_str().unwrap(), "--json", "--now", common::NOW])
+        .output()
+        .unwrap();
+    assert!(
+        before.status.success(),
+        "{}",
+        String::from_utf8_lossy(&before.stderr)
+    );
+    assert_eq!(before.stdout, after.stdout);
+    // --readonly before `act` refuses the write.
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("repo");
+    common::copy_dir(
+        &common::repo().join("examples/workspace/gsd/paused-waiting"),
+        &project,
+    );
+    let state = fs::read(project.join(".planning/STATE.md")).unwrap();
+    let out = loopdeck()
+        .env("XDG_STATE_HOME", tmp.path().join("state"))
+        .args([
+            "--readonly",
+            "act",
+            project.to_str().unwrap(),
+            "add-blocker",
+            "x",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("read-only"));
+    assert_eq!(fs::read(project.join(".planning/STATE.md")).unwrap(), state);
+    // A root before a command.
+    loopdeck()
+        .args([ws.to_str().unwrap(), "list"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("go after it"));
+}

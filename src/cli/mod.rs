@@ -32,7 +32,8 @@ pub use crate::options::Global;
     name = "loopdeck",
     version,
     about = "A terminal console for the humans who supervise AI-agent software projects",
-    args_conflicts_with_subcommands = true
+    subcommand_precedence_over_arg = true,
+    override_usage = "loopdeck [OPTIONS] [ROOT]...\n       loopdeck [OPTIONS] <COMMAND>"
 )]
 pub struct Cli {
     #[command(flatten)]
