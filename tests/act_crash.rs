@@ -20,13 +20,14 @@ fn bin() -> std::path::PathBuf {
     assert_cmd::cargo::cargo_bin("loopdeck")
 }
 
-/// A cheap pseudo-random number from the clock (no crate needed).
-fn jitter(i: usize) -> u64 {
+/// A cheap pseudo-random number of microseconds below `range` from the
+/// clock (no crate needed).
+fn jitter(i: usize, range: u64) -> u64 {
     let nanos = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap()
         .subsec_nanos() as u64;
-    (nanos ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % 30_000
+    (nanos ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % range.max(1)
 }
 
 fn act(project: &Path, state: &Path, args: &[&str]) -> Command {
@@ -68,14 +69,35 @@ fn kill_writers(project: &Path, state: &Path, format: &str, args: &dyn Fn(usize)
         "gsd" => project.join(".planning"),
         _ => project.to_path_buf(),
     };
+    // Kills are spread over the time a whole decision takes on this
+    // machine (a dry run, which writes nothing, plus room for the writes),
+    // so some land and some die at every stage, however loaded it is.
+    let dry = {
+        let a = args(0);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let t = Instant::now();
+        assert!(
+            act(project, state, &a)
+                .arg("--dry-run")
+                .status()
+                .unwrap()
+                .success()
+        );
+        t.elapsed()
+    };
+    let range = (dry.as_micros() as u64) * 2 + 10_000;
     for i in 0..KILLS {
         let a = args(i);
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
         let mut child = act(project, state, &a).spawn().unwrap();
-        std::thread::sleep(Duration::from_micros(jitter(i)));
+        std::thread::sleep(Duration::from_micros(jitter(i, range)));
         let _ = child.kill();
         let _ = child.wait();
         reads(project, format);
+        // Each writer sweeps its dead predecessors' temp files before it
+        // writes: they never pile up.
+        let left = temp_files(&watched);
+        assert!(left <= 2, "{left} temp files after kill {i}");
     }
     // The next writer is not blocked by whatever lock a dead writer left.
     let started = Instant::now();
@@ -98,8 +120,11 @@ fn kill_writers(project: &Path, state: &Path, format: &str, args: &dyn Fn(usize)
         started.elapsed()
     );
     reads(project, format);
-    // The writer that just finished swept every dead writer's temp file.
-    assert_eq!(temp_files(&watched), 0, "temp files left in {watched:?}");
+    // A writer that wrote swept every dead writer's temp file (a refused
+    // one writes nothing, so it sweeps nothing).
+    if out.status.success() {
+        assert_eq!(temp_files(&watched), 0, "temp files left in {watched:?}");
+    }
 }
 
 #[test]
@@ -128,6 +153,7 @@ fn gsd_writers_killed_at_random_instants() {
             n == 1
         })
         .count();
+    eprintln!("{landed} of {KILLS} killed writers landed");
     assert!(landed > 1 && landed <= KILLS, "{landed} of {KILLS} landed");
 }
 
