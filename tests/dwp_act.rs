@@ -262,6 +262,34 @@ fn an_unapproved_plan_takes_nothing_but_approval() {
 
 /// Block then unblock a task of each approved real plan: the expected
 /// states are the real state with the updater's changes applied.
+/// Blocking a task after an open one would stop the plan for good (it could
+/// never be unblocked, and no other blocker could replace it): refused.
+#[test]
+fn only_the_current_task_can_be_blocked() {
+    let p = Plans::new();
+    // The interrupted plan: task 2 is the open one, task 3 after it.
+    let state = p.state(INTERRUPTED);
+    let open: Vec<u64> = state["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["status"] != "completed")
+        .map(|t| t["id"].as_u64().unwrap())
+        .collect();
+    assert!(open.len() >= 2, "{open:?}");
+    let later = open[1].to_string();
+    p.refused(
+        INTERRUPTED,
+        &["block", &later, "--reason", "r"],
+        1,
+        "prior required task is not completed",
+    );
+    p.ok(
+        INTERRUPTED,
+        &["block", &open[0].to_string(), "--reason", "r"],
+    );
+}
+
 #[test]
 fn block_and_unblock_on_every_approved_plan() {
     let p = Plans::new();
@@ -377,19 +405,22 @@ fn block_and_unblock_on_every_approved_plan() {
 #[test]
 fn a_blocker_is_resolved_only_after_the_tasks_before_it() {
     let p = Plans::new();
-    p.ok(LITE, &["block", "2", "--reason", "waiting"]);
+    // Task 1 of the Lite plan is open: task 2 can be neither blocked nor
+    // unblocked (either would strand the plan).
     p.refused(
         LITE,
-        &["unblock", "2"],
+        &["block", "2", "--reason", "waiting"],
         1,
         "prior required task is not completed",
     );
     p.refused(
         LITE,
-        &["block", "2", "--reason", "  "],
+        &["block", "1", "--reason", "  "],
         1,
         "blocking requires a reason",
     );
+    p.ok(LITE, &["block", "1", "--reason", "waiting"]);
+    p.ok(LITE, &["unblock", "1"]);
 }
 
 #[test]

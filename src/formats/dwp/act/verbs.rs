@@ -198,6 +198,11 @@ pub fn block(
     {
         return Err(refuse("cannot replace an unrelated blocker"));
     }
+    // Only the current task can be blocked: a later one, blocked while an
+    // earlier task is open, could never be unblocked (unblocking moves it
+    // to in_progress, which needs every prior task completed) and would
+    // stop the plan.
+    prior_completed(&c.doc.value, id)?;
     let since = existing
         .as_ref()
         .and_then(|b| b.get("since").cloned())
