@@ -377,10 +377,13 @@ pub fn run_undo(
     flags: &ActFlags,
     config: &Config,
     readonly: bool,
+    now: Option<DateTime<Utc>>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<i32> {
-    let opts = write_options(flags, config, readonly);
+    let mut opts = write_options(flags, config, readonly);
+    opts.by = Some(flags.by.clone().unwrap_or_else(login_name));
+    opts.now = now;
     let Some(dir) = opts.audit_dir.clone() else {
         return Ok(super::usage(
             err,

@@ -229,7 +229,7 @@ pub fn run(
                 crate::store::audit::Which::Last,
                 crate::store::audit::Which::Id,
             );
-            return act::run_undo(which, flags, &config, global.readonly, out, err);
+            return act::run_undo(which, flags, &config, global.readonly, global.now, out, err);
         }
         Command::List { roots, json } => {
             let (roots, found) = match walk(roots, err) {

@@ -215,17 +215,14 @@ pub fn undo(dir: &Path, which: &Which, opts: &WriteOptions) -> Result<Outcome, A
     let rec = find(dir, which)?;
     let mut opts = opts.clone();
     opts.audit_dir = Some(dir.to_path_buf());
-    let by = ["LOGNAME", "USER", "USERNAME"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
-        .unwrap_or_else(|| "unknown".to_owned());
+    let by = opts.by.clone().unwrap_or_else(|| "unknown".to_owned());
     let txn = Txn::new(
         Path::new(&rec.project),
         &rec.primary,
         rec.lock,
         &opts,
         &by,
-        Utc::now(),
+        opts.now.unwrap_or_else(Utc::now),
         serde_json::json!({"verb": "undo", "of": rec.id}),
     );
     exec::run(&txn, |snap| undo_edits(dir, &rec, snap), Order::AsGiven)
@@ -282,37 +279,18 @@ fn undo_edits(dir: &Path, rec: &Record, snap: &mut Snapshot) -> Result<Vec<Edit>
                 let edit = restore(dir, f)?;
                 cur.push(&mut edits, edit)?;
             }
-            Op::Append => {
-                let now = cur.get(&f.file)?;
-                let from = f.before.as_ref().map_or(0, |s| s.len) as usize;
-                let intact = match (&now, &f.after) {
-                    (Some(now), Some(after)) => {
-                        now.len() as u64 == after.len
-                            && now.len() >= from
-                            && Some(sha256_hex(&now[from..])) == f.appended_sha256
-                    }
-                    _ => false,
-                };
-                if !intact {
-                    return Err(conflict(
-                        rec,
-                        &f.file,
-                        f.after.as_ref(),
-                        now.as_deref().map(Stamp::of),
-                    ));
-                }
-                let now = now.unwrap_or_default();
-                let edit = match &f.before {
-                    None => Edit::Remove {
-                        file: f.file.clone(),
-                    },
-                    Some(_) => Edit::Replace {
-                        file: f.file.clone(),
-                        bytes: now[..from].to_vec(),
-                    },
-                };
-                cur.push(&mut edits, edit)?;
+            // NDJSON files are append-only logs (seed 003: existing lines
+            // are never modified): an undo never rewrites one. A record
+            // that was the decision itself (a bug transition) cannot be
+            // taken back; a log line beside it (a timeline event) stays as
+            // the history of what was done and undone.
+            Op::Append if f.file == rec.primary => {
+                return Err(ActError::Refused(Refusal::new(format!(
+                    "{} is append-only: its lines are never rewritten, so decision {} cannot be undone; make the next decision instead (`loopdeck act {} …`)",
+                    f.file, rec.id, rec.project
+                ))));
             }
+            Op::Append => {}
             Op::Rename => {
                 let Some(to) = &f.to else { continue };
                 let dest = sibling(&f.file, to);

@@ -120,6 +120,9 @@ pub struct WriteOptions {
     pub readonly: bool,
     pub wait: Duration,
     pub audit_dir: Option<PathBuf>,
+    /// Who and when, for a write no `Request` describes (`undo`).
+    pub by: Option<String>,
+    pub now: Option<DateTime<Utc>>,
 }
 
 impl Default for WriteOptions {
@@ -130,6 +133,8 @@ impl Default for WriteOptions {
             readonly: false,
             wait: Duration::from_secs(10),
             audit_dir: None,
+            by: None,
+            now: None,
         }
     }
 }

@@ -362,7 +362,8 @@ fn undo_puts_back_replaces_appends_removals_and_renames() {
     let undone = audit::undo(&e.audit, &Which::Last, &e.opts()).unwrap();
     assert!(undone.audit_id.is_some());
     assert_eq!(e.read("state.json"), "corrupt{");
-    assert_eq!(e.read("t.ndjson"), "{\"a\":1}");
+    // An NDJSON log is append-only: its line stays as history.
+    assert_eq!(e.read("t.ndjson"), "{\"a\":1}\n{\"a\":2}\n");
     assert_eq!(e.read("W.json"), "{}");
     assert_eq!(e.names(), vec!["W.json", "state.json", "t.ndjson"]);
     // The undo is a decision too: undoing it makes the decision again.
@@ -397,17 +398,41 @@ fn undo_is_refused_when_a_file_moved_on() {
     assert_eq!(e.read("state.json"), "{\"n\":3}");
     fs::write(e.project.join("state.json"), "{\"n\":2}").unwrap();
     fs::write(e.project.join("t.ndjson"), "{}\n{}\n").unwrap();
-    let err = audit::undo(&e.audit, &Which::Id(id.clone()), &e.opts()).unwrap_err();
-    assert!(
-        err.to_string().starts_with("t.ndjson has moved on"),
-        "{err}"
-    );
-    fs::write(e.project.join("t.ndjson"), "{}\n").unwrap();
+    // An agent appending to the log is not a conflict: the log is never
+    // rewritten by an undo.
     audit::undo(&e.audit, &Which::Id(id), &e.opts()).unwrap();
     assert_eq!(e.read("state.json"), "{\"n\":1}");
-    assert_eq!(e.read("t.ndjson"), "");
+    assert_eq!(e.read("t.ndjson"), "{}\n{}\n");
     let err = audit::undo(&e.audit, &Which::Id("nope".into()), &e.opts()).unwrap_err();
     assert_eq!(err.exit_code(), 1);
+}
+
+/// A decision whose primary file is an append-only log (a devloop bug
+/// transition) cannot be undone: its lines are never rewritten.
+#[test]
+fn a_decision_appended_to_an_append_only_primary_is_not_undone() {
+    let e = env(&[("b.ndjson", "{\"id\":\"b1\",\"status\":\"open\"}\n")]);
+    let txn = Txn::new(
+        &e.project,
+        "b.ndjson",
+        LockKind::Owner,
+        &e.opts(),
+        "ann",
+        chrono::Utc::now(),
+        serde_json::json!({"verb": "bug"}),
+    );
+    let out = transact(&txn, |_| {
+        Ok(vec![Edit::AppendLine {
+            file: "b.ndjson".into(),
+            line: b"{\"id\":\"b1\",\"status\":\"fixing\"}".to_vec(),
+        }])
+    })
+    .unwrap();
+    let before = e.read("b.ndjson");
+    let err = audit::undo(&e.audit, &Which::Id(out.audit_id.unwrap()), &e.opts()).unwrap_err();
+    assert_eq!(err.exit_code(), 1);
+    assert!(err.to_string().contains("append-only"), "{err}");
+    assert_eq!(e.read("b.ndjson"), before);
 }
 
 #[test]
