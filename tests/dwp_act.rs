@@ -657,27 +657,36 @@ fn a_stale_snapshot_is_refused_with_exit_3() {
 fn dry_run_and_readonly_write_nothing() {
     let p = Plans::new();
     for plan in [INTERRUPTED, LITE, NEW_SHAPE] {
+        // The current task (the first not completed): a decision the real
+        // run would make, so the dry run does all but the write.
+        let current = p.state(plan)["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["status"] != "completed")
+            .unwrap()["id"]
+            .to_string();
         let before = snapshot(&p.dir(plan));
-        let out = p.act(plan, &["block", "1", "--reason", "x", "--dry-run"]);
+        let out = p.act(plan, &["block", &current, "--reason", "x", "--dry-run"]);
         let err = String::from_utf8_lossy(&out.stderr);
-        // Task 1 is completed in the v1 plans: the dry run is refused like
-        // the real one; in the Lite plan it would be done.
-        if plan == LITE {
-            assert!(out.status.success(), "{err}");
-        } else {
-            assert!(err.contains("completed task requires an explicit refine/reopen reason"));
-        }
-        assert_eq!(snapshot(&p.dir(plan)), before);
+        let shown = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{plan}: {err}");
+        assert!(shown.contains("+++ b/state.json"), "{plan}: {shown}");
+        assert!(shown.contains("\"blocked\""), "{plan}: {shown}");
+        assert_eq!(snapshot(&p.dir(plan)), before, "{plan}");
         let out = loopdeck()
             .env("XDG_STATE_HOME", &p.state_home)
             .arg("act")
             .arg(p.dir(plan))
-            .args(["block", "2", "--reason", "x", "--readonly"])
+            .args(["block", &current, "--reason", "x", "--readonly"])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1));
         assert!(String::from_utf8_lossy(&out.stderr).contains("read-only"));
         assert_eq!(snapshot(&p.dir(plan)), before);
+        // The same decision, really made, writes.
+        p.ok(plan, &["block", &current, "--reason", "x"]);
+        assert_ne!(snapshot(&p.dir(plan)), before, "{plan}");
     }
 }
 
