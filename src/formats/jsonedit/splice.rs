@@ -119,74 +119,93 @@ fn diff(
     if same(old, new) {
         return Some(());
     }
-    match (&node.kind, old, new) {
+    let mark = edits.len();
+    let done = match (&node.kind, old, new) {
         (Kind::Object(members), Value::Object(o), Value::Object(n))
             if !o.is_empty() && !n.is_empty() =>
         {
-            // The old keys kept keep their order; new ones go anywhere.
-            let kept_old: Vec<&String> = o.keys().filter(|k| n.contains_key(*k)).collect();
-            let kept_new: Vec<&String> = n.keys().filter(|k| o.contains_key(*k)).collect();
-            if kept_old != kept_new || kept_old.is_empty() {
-                return None;
-            }
-            let removed: Vec<bool> = members.iter().map(|m| !n.contains_key(&m.key)).collect();
-            for (i, (m, gone)) in members.iter().zip(&removed).enumerate() {
-                // Of a key written twice, the last one is the value.
-                let last = !members[i + 1..].iter().any(|later| later.key == m.key);
-                if !gone && last {
-                    diff(b, &m.value, o.get(&m.key)?, n.get(&m.key)?, fmt, edits)?;
-                }
-            }
-            let starts: Vec<usize> = members.iter().map(|m| m.key_at).collect();
-            let ends: Vec<usize> = members.iter().map(|m| m.value.end).collect();
-            cut_runs(&removed, &starts, &ends, edits)?;
-            // New keys: after the member of the key before them, or before
-            // the first kept member.
-            let (sep, line) = separator(b, node, &starts, &ends, fmt);
-            let inline = !sep.contains('\n');
-            let member = |k: &String| -> Option<String> {
-                let v = render(n.get(k)?, fmt, &line, inline);
-                Some(format!("{}{}{v}", render_key(k, fmt), fmt.colon))
-            };
-            let mut before_first = String::new();
-            let mut pending: Option<usize> = None;
-            let mut after = String::new();
-            for k in n.keys() {
-                if o.contains_key(k) {
-                    if let Some(at) = pending.take() {
-                        edits.push((at, at, std::mem::take(&mut after).into_bytes()));
-                    }
-                    // The last member holding this key is the one that counts.
-                    let last = members.iter().rposition(|m| &m.key == k)?;
-                    pending = Some(ends[last]);
-                } else if pending.is_some() {
-                    after.push_str(&format!(",{sep}{}", member(k)?));
-                } else {
-                    before_first.push_str(&format!("{},{sep}", member(k)?));
-                }
-            }
-            if let Some(at) = pending {
-                edits.push((at, at, after.into_bytes()));
-            }
-            if !before_first.is_empty() {
-                let first = removed.iter().position(|gone| !gone)?;
-                edits.push((starts[first], starts[first], before_first.into_bytes()));
-            }
-            Some(())
+            object(b, node, members, o, n, fmt, edits)
         }
         (Kind::Array(items), Value::Array(o), Value::Array(n))
             if !o.is_empty() && !n.is_empty() =>
         {
             array(b, node, items, o, n, fmt, edits)
         }
-        _ => {
-            let line = line_indent(b, node.start);
-            let inline = !b[node.start..node.end].contains(&b'\n') && !old.is_null();
-            let text = render(new, fmt, &line, inline && !is_container(old));
-            edits.push((node.start, node.end, text.into_bytes()));
-            Some(())
+        _ => None,
+    };
+    if done.is_none() {
+        // The value as a whole, in the style of its place.
+        edits.truncate(mark);
+        let line = line_indent(b, node.start);
+        let inline = !b[node.start..node.end].contains(&b'\n') && !old.is_null();
+        let text = render(new, fmt, &line, inline && !is_container(old));
+        edits.push((node.start, node.end, text.into_bytes()));
+    }
+    Some(())
+}
+
+/// An object edited member by member: removed members cut out, new ones
+/// inserted after the member before them (`None`: kept keys reordered, or
+/// none kept).
+fn object(
+    b: &[u8],
+    node: &Node,
+    members: &[Member],
+    o: &serde_json::Map<String, Value>,
+    n: &serde_json::Map<String, Value>,
+    fmt: &Fmt,
+    edits: &mut Edits,
+) -> Option<()> {
+    // The old keys kept keep their order; new ones go anywhere.
+    let kept_old: Vec<&String> = o.keys().filter(|k| n.contains_key(*k)).collect();
+    let kept_new: Vec<&String> = n.keys().filter(|k| o.contains_key(*k)).collect();
+    if kept_old != kept_new || kept_old.is_empty() {
+        return None;
+    }
+    let removed: Vec<bool> = members.iter().map(|m| !n.contains_key(&m.key)).collect();
+    for (i, (m, gone)) in members.iter().zip(&removed).enumerate() {
+        // Of a key written twice, the last one is the value.
+        let last = !members[i + 1..].iter().any(|later| later.key == m.key);
+        if !gone && last {
+            diff(b, &m.value, o.get(&m.key)?, n.get(&m.key)?, fmt, edits)?;
         }
     }
+    let starts: Vec<usize> = members.iter().map(|m| m.key_at).collect();
+    let ends: Vec<usize> = members.iter().map(|m| m.value.end).collect();
+    cut_runs(&removed, &starts, &ends, edits)?;
+    // New keys: after the member of the key before them, or before
+    // the first kept member.
+    let (sep, line) = separator(b, node, &starts, &ends, fmt);
+    let inline = !sep.contains('\n');
+    let member = |k: &String| -> Option<String> {
+        let v = render(n.get(k)?, fmt, &line, inline);
+        Some(format!("{}{}{v}", render_key(k, fmt), fmt.colon))
+    };
+    let mut before_first = String::new();
+    let mut pending: Option<usize> = None;
+    let mut after = String::new();
+    for k in n.keys() {
+        if o.contains_key(k) {
+            if let Some(at) = pending.take() {
+                edits.push((at, at, std::mem::take(&mut after).into_bytes()));
+            }
+            // The last member holding this key is the one that counts.
+            let last = members.iter().rposition(|m| &m.key == k)?;
+            pending = Some(ends[last]);
+        } else if pending.is_some() {
+            after.push_str(&format!(",{sep}{}", member(k)?));
+        } else {
+            before_first.push_str(&format!("{},{sep}", member(k)?));
+        }
+    }
+    if let Some(at) = pending {
+        edits.push((at, at, after.into_bytes()));
+    }
+    if !before_first.is_empty() {
+        let first = removed.iter().position(|gone| !gone)?;
+        edits.push((starts[first], starts[first], before_first.into_bytes()));
+    }
+    Some(())
 }
 
 /// An array edited element by element: the elements equal in both (their
@@ -247,27 +266,37 @@ fn array(
     cut_runs(&removed, &starts, &ends, edits)
 }
 
-/// The pairs of indexes of a longest common subsequence of `o` and `n`
-/// (`None` when the arrays are too big to compare this way).
+/// The pairs of indexes of a longest common subsequence of `o` and `n`:
+/// their common start and end, and between them by dynamic programming
+/// (`None` when that part is too big to compare this way).
 fn common(o: &[Value], n: &[Value]) -> Option<Vec<(usize, usize)>> {
-    if o.len().saturating_mul(n.len()) > 4_000_000 {
+    let pre = o.iter().zip(n).take_while(|(a, b)| same(a, b)).count();
+    let post = o[pre..]
+        .iter()
+        .rev()
+        .zip(n[pre..].iter().rev())
+        .take_while(|(a, b)| same(a, b))
+        .count();
+    let (om, nm) = (&o[pre..o.len() - post], &n[pre..n.len() - post]);
+    if om.len().saturating_mul(nm.len()) > 4_000_000 {
         return None;
     }
-    let w = n.len() + 1;
-    let mut t = vec![0u32; (o.len() + 1) * w];
-    for i in (0..o.len()).rev() {
-        for j in (0..n.len()).rev() {
-            t[i * w + j] = if same(&o[i], &n[j]) {
+    let w = nm.len() + 1;
+    let mut t = vec![0u32; (om.len() + 1) * w];
+    for i in (0..om.len()).rev() {
+        for j in (0..nm.len()).rev() {
+            t[i * w + j] = if same(&om[i], &nm[j]) {
                 t[(i + 1) * w + j + 1] + 1
             } else {
                 t[(i + 1) * w + j].max(t[i * w + j + 1])
             };
         }
     }
-    let (mut i, mut j, mut out) = (0, 0, Vec::new());
-    while i < o.len() && j < n.len() {
-        if same(&o[i], &n[j]) {
-            out.push((i, j));
+    let mut out: Vec<(usize, usize)> = (0..pre).map(|i| (i, i)).collect();
+    let (mut i, mut j) = (0, 0);
+    while i < om.len() && j < nm.len() {
+        if same(&om[i], &nm[j]) {
+            out.push((pre + i, pre + j));
             i += 1;
             j += 1;
         } else if t[(i + 1) * w + j] >= t[i * w + j + 1] {
@@ -276,6 +305,8 @@ fn common(o: &[Value], n: &[Value]) -> Option<Vec<(usize, usize)>> {
             j += 1;
         }
     }
+    let (ot, nt) = (o.len() - post, n.len() - post);
+    out.extend((0..post).map(|k| (ot + k, nt + k)));
     Some(out)
 }
 

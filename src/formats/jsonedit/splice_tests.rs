@@ -65,11 +65,34 @@ fn removed_keys_are_cut_with_their_separator() {
 }
 
 #[test]
-fn reordered_keys_are_not_spliced() {
-    let src = "{\"a\": 1, \"b\": 2}";
-    let old: Value = serde_json::from_str(src).unwrap();
-    let new = json!({"b": 2, "a": 1});
-    assert!(splice(src.as_bytes(), &old, &new, false).is_none());
+fn reordered_keys_rewrite_only_their_object() {
+    let src = "{\n  \"o\": {\"a\": 1, \"b\": 2},\n  \"n\": 1.50\n}\n";
+    assert_eq!(
+        edit(src, |v| v["o"] = json!({"b": 2, "a": 1})),
+        "{\n  \"o\": {\n    \"b\": 2,\n    \"a\": 1\n  },\n  \"n\": 1.50\n}\n"
+    );
+}
+
+#[test]
+fn long_logs_compare_only_what_changed() {
+    let log: Vec<Value> = (0..5000).map(|i| json!({"t": i, "s": "x"})).collect();
+    // `1.50`: bytes only a splice keeps.
+    let src = serde_json::to_string_pretty(&json!({ "log": log }))
+        .unwrap()
+        .replace("\"x\"", "1.50");
+    let out = edit(&src, |v| {
+        v["log"].as_array_mut().unwrap().push(json!({"t": -1}));
+    });
+    assert!(
+        out.starts_with(&src[..src.len() - 8]),
+        "{}",
+        &out[out.len() - 80..]
+    );
+    assert!(
+        out.ends_with("},\n    {\n      \"t\": -1\n    }\n  ]\n}"),
+        "{}",
+        &out[out.len() - 80..]
+    );
 }
 
 #[test]
