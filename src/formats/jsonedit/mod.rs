@@ -3,6 +3,14 @@
 //! (spaces, tabs, or one line), the same treatment of non-ASCII text
 //! (`\uXXXX` escapes as Python's `json.dump` writes by default, or raw
 //! UTF-8), the same final newline, byte-order mark and line endings.
+//!
+//! An edit is written as an edit: `to_bytes` splices the changed values
+//! into the bytes as read (see `splice`), so untouched parts keep every
+//! byte (big integers, `1.50`, `1e3`, escapes, duplicate keys, one-line
+//! objects). Only a change the splice cannot express (keys reordered) is
+//! written by re-serialising the whole document.
+
+mod splice;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -13,6 +21,9 @@ use serde_json::ser::{Formatter, PrettyFormatter};
 pub struct JsonDoc {
     pub value: Value,
     style: Style,
+    /// The bytes as read (BOM included) and their parse.
+    original: Vec<u8>,
+    parsed: Value,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,13 +43,30 @@ impl JsonDoc {
         let body = if bom { &bytes[3..] } else { bytes };
         let value: Value = serde_json::from_slice(body).map_err(|e| e.to_string())?;
         Ok(JsonDoc {
+            parsed: value.clone(),
             value,
             style: Style::detect(body, bom),
+            original: bytes.to_vec(),
         })
     }
 
-    /// The document in its original style.
+    /// The document as read with `value`'s changes spliced in; the whole
+    /// document in its original style when the splice cannot say it.
     pub fn to_bytes(&self) -> Vec<u8> {
+        if splice::same(&self.value, &self.parsed) {
+            return self.original.clone();
+        }
+        splice::splice(
+            &self.original,
+            &self.parsed,
+            &self.value,
+            self.style.ascii_only,
+        )
+        .unwrap_or_else(|| self.rewrite())
+    }
+
+    /// The whole document re-serialised in its original style.
+    fn rewrite(&self) -> Vec<u8> {
         let mut out = Vec::new();
         if self.style.bom {
             out.extend_from_slice(b"\xEF\xBB\xBF");
@@ -212,7 +240,7 @@ mod tests {
         let out = String::from_utf8(doc.to_bytes()).unwrap();
         assert_eq!(
             out,
-            "\u{feff}{\n  \"zeta\": 1,\n  \"unknown\": {\n    \"k\": [\n      1,\n      2\n    ]\n  },\n  \"alpha\": \"文\",\n  \"new\": true\n}\n"
+            "\u{feff}{\n  \"zeta\": 1,\n  \"unknown\": {\"k\": [1, 2]},\n  \"alpha\": \"文\",\n  \"new\": true\n}\n"
         );
     }
 }
