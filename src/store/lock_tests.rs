@@ -234,7 +234,8 @@ fn a_breaker_breaks_only_the_lock_it_judged() {
 #[test]
 fn a_lock_path_that_is_no_lock_file_is_held_until_the_deadline() {
     use std::os::unix::fs::symlink;
-    let makers: [(&str, fn(&Path)); 4] = [
+    type Make = fn(&Path);
+    let makers: [(&str, Make); 4] = [
         ("directory", |p| fs::create_dir(p).unwrap()),
         ("link", |p| symlink("elsewhere", p).unwrap()),
         ("link to a directory", |p| {
