@@ -576,3 +576,51 @@ fn sync_parent(p: &Path) {
         sync_dir(d);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::txn::WriteOptions;
+
+    /// An audit log that fails only after the files are written (the
+    /// preflight passed; here it is skipped): the message says the
+    /// decision was written, never that nothing was.
+    #[test]
+    fn an_audit_failure_after_the_write_says_the_decision_was_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("p");
+        fs::create_dir(&project).unwrap();
+        fs::write(project.join("state.json"), "{}").unwrap();
+        let dir = tmp.path().join("audit");
+        fs::create_dir_all(dir.join(audit::LOG)).unwrap();
+        let txn = Txn::new(
+            &project,
+            "state.json",
+            LockKind::Owner,
+            &WriteOptions::default(),
+            "tester",
+            chrono::Utc::now(),
+            serde_json::json!({"verb": "test"}),
+        );
+        let step = Step {
+            edit: Edit::Replace {
+                file: "state.json".to_owned(),
+                bytes: b"{\"x\":1}".to_vec(),
+            },
+            before: Some(Some(b"{}".to_vec())),
+            after: Some(Some(b"{\"x\":1}".to_vec())),
+        };
+        let err = apply(&txn, &dir, vec![step]).unwrap_err();
+        let msg = err.to_string();
+        assert_eq!(fs::read(project.join("state.json")).unwrap(), b"{\"x\":1}");
+        assert!(
+            msg.contains("the decision WAS written (state.json), but its audit record failed"),
+            "{msg}"
+        );
+        assert!(!msg.contains("nothing written"), "{msg}");
+        assert!(
+            audit_preflight(&dir).is_err(),
+            "the preflight would refuse it"
+        );
+    }
+}
