@@ -127,7 +127,9 @@ fn preflight(txn: &Txn, steps: &[Step]) -> Result<(), ActError> {
         };
         let file = s.edit.file();
         let target = atomic::write_target(&txn.project, file).map_err(store_err(file))?;
-        atomic::check_writable(&target, replacing).map_err(store_err(file))?;
+        // A dry run (maybe under --readonly) creates nothing, not even the
+        // throwaway file the owner check tries.
+        atomic::check_writable(&target, replacing && !txn.dry_run).map_err(store_err(file))?;
     }
     Ok(())
 }
