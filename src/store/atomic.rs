@@ -3,8 +3,9 @@
 //!
 //! A replace writes a temp file created with `O_EXCL` beside the target
 //! (`.<name>.loopdeck-<pid>-<random>.tmp`, so a killed writer's leftovers
-//! can be recognised and swept), gives it the original mode (a new file:
-//! 0644 minus the umask), writes everything, fsyncs, renames it over the
+//! can be recognised and swept), gives it the original owner and mode (a
+//! new file: ours, 0644 minus the umask; a read-only file, or one whose
+//! owner cannot be kept, is refused), writes everything, fsyncs, renames it over the
 //! target and fsyncs the directory. A reader sees the old bytes or the new
 //! ones, never a mix.
 //!
@@ -123,21 +124,18 @@ pub fn random_u64() -> u64 {
 }
 
 /// Replace the regular file `path` (no link: see [`write_target`]) with
-/// `bytes` atomically, keeping its mode; create it (0644 minus the umask)
-/// when it does not exist.
+/// `bytes` atomically, keeping its mode and its owner; create it (0644
+/// minus the umask) when it does not exist. A file the caller may not
+/// write (`access(W_OK)`), or one whose owner the replacement could not
+/// keep, is refused (see [`check_writable`]).
 pub fn replace(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mode = match fs::symlink_metadata(path) {
-        Ok(m) if m.is_file() => Some(permissions_of(&m)),
-        Ok(_) => return Err(StoreError::NotRegular),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e.into()),
-    };
+    let keep = check_writable(path, true)?.map(|m| Keep::of(&m));
     let tmp = dir.join(temp_name(path));
-    let result = write_temp(&tmp, bytes, mode).and_then(|()| {
+    let result = write_temp(&tmp, bytes, keep.as_ref()).and_then(|()| {
         fs::rename(&tmp, path)?;
         sync_dir(dir);
         Ok(())
@@ -145,13 +143,125 @@ pub fn replace(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
-    result.map_err(StoreError::from)
+    result
 }
 
-fn write_temp(tmp: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
-    let mut file = create_excl(tmp, mode)?;
+/// What a replacement keeps of the file it replaces.
+struct Keep {
+    mode: u32,
+    owner: Option<(u32, u32)>,
+}
+
+impl Keep {
+    fn of(m: &fs::Metadata) -> Self {
+        Keep {
+            mode: permissions_of(m),
+            owner: owner_of(m),
+        }
+    }
+}
+
+/// May the file at `path` (no link: see [`write_target`]) be written by
+/// this process, in place or replaced? `None`: it does not exist (a new
+/// file). Refused: not a regular file; a file the caller has no write
+/// permission for (`access(W_OK)`: a read-only file is never replaced
+/// behind its owner's back); when `replacing` (not appending in place), a
+/// file owned by another user or group that this process cannot give a
+/// replacement to (the owner would change).
+pub fn check_writable(path: &Path, replacing: bool) -> Result<Option<fs::Metadata>, StoreError> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) if m.is_file() => m,
+        Ok(_) => return Err(StoreError::NotRegular),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    if !may_write(path) {
+        return Err(StoreError::Io(io::Error::other(format!(
+            "read-only file (mode {:04o}); loopdeck does not write a file its user may not write",
+            permissions_of(&meta)
+        ))));
+    }
+    if let Some((uid, gid)) = owner_of(&meta)
+        && replacing
+        && !can_give(path, uid, gid)
+    {
+        return Err(not_keeping_owner(uid));
+    }
+    Ok(Some(meta))
+}
+
+fn not_keeping_owner(uid: u32) -> StoreError {
+    StoreError::Io(io::Error::other(format!(
+        "owned by uid {uid}; replacing it would change its owner"
+    )))
+}
+
+/// The file's (uid, gid) when either differs from this process's.
+#[cfg(unix)]
+fn owner_of(m: &fs::Metadata) -> Option<(u32, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: no arguments, always succeed.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    (m.uid() != uid || m.gid() != gid).then(|| (m.uid(), m.gid()))
+}
+
+#[cfg(not(unix))]
+fn owner_of(_: &fs::Metadata) -> Option<(u32, u32)> {
+    None
+}
+
+#[cfg(unix)]
+fn may_write(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a valid NUL-terminated path; only checks permissions.
+    unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) == 0 }
+}
+
+#[cfg(not(unix))]
+fn may_write(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| !m.permissions().readonly())
+}
+
+/// Can a file this process creates beside `path` be given to `uid:gid`?
+/// Tried on a throwaway temp file, so a decision touching several files is
+/// refused before the first is written.
+fn can_give(path: &Path, uid: u32, gid: u32) -> bool {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let tmp = dir.join(temp_name(path));
+    let given = create_excl(&tmp, Some(0o600)).and_then(|f| chown_file(&f, uid, gid));
+    let _ = fs::remove_file(&tmp);
+    given.is_ok()
+}
+
+#[cfg(unix)]
+fn chown_file(f: &File, uid: u32, gid: u32) -> io::Result<()> {
+    std::os::unix::fs::fchown(f, Some(uid), Some(gid))
+}
+
+#[cfg(not(unix))]
+fn chown_file(_: &File, _: u32, _: u32) -> io::Result<()> {
+    Ok(())
+}
+
+fn write_temp(tmp: &Path, bytes: &[u8], keep: Option<&Keep>) -> Result<(), StoreError> {
+    let mut file = create_excl(tmp, keep.map(|k| k.mode))?;
+    if let Some(k) = keep {
+        if let Some((uid, gid)) = k.owner {
+            chown_file(&file, uid, gid).map_err(|_| not_keeping_owner(uid))?;
+        }
+        // After the chown (which clears set-id bits); fchmod is not masked
+        // by the umask: the original mode exactly.
+        set_mode(&file, k.mode)?;
+    }
     file.write_all(bytes)?;
-    file.sync_all()
+    file.sync_all()?;
+    Ok(())
 }
 
 #[cfg(unix)]
@@ -165,36 +275,67 @@ fn permissions_of(m: &fs::Metadata) -> u32 {
     u32::from(m.permissions().readonly())
 }
 
-/// Create `path` exclusively (never following a link), with `mode` exactly
-/// when given, else 0644 minus the umask.
+/// Create `path` exclusively (never following a link): 0600 when `mode`
+/// is given (the caller then sets it with [`set_mode`]), else 0644 minus
+/// the umask.
 #[cfg(unix)]
 fn create_excl(path: &Path, mode: Option<u32>) -> io::Result<File> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let file = fs::OpenOptions::new()
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(if mode.is_some() { 0o600 } else { 0o644 })
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)?;
-    if let Some(mode) = mode {
-        // fchmod is not masked by the umask: the original mode exactly.
-        file.set_permissions(fs::Permissions::from_mode(mode))?;
-    }
-    Ok(file)
+        .open(path)
 }
 
 #[cfg(not(unix))]
-fn create_excl(path: &Path, mode: Option<u32>) -> io::Result<File> {
-    let file = fs::OpenOptions::new()
+fn create_excl(path: &Path, _mode: Option<u32>) -> io::Result<File> {
+    fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .open(path)?;
-    if mode == Some(1) {
+        .open(path)
+}
+
+#[cfg(unix)]
+fn set_mode(file: &File, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(file: &File, mode: u32) -> io::Result<()> {
+    if mode == 1 {
         let mut p = file.metadata()?.permissions();
         p.set_readonly(true);
         file.set_permissions(p)?;
     }
-    Ok(file)
+    Ok(())
+}
+
+/// Open the existing file at `path` (no link: see [`write_target`]) for
+/// reading, without blocking and without following a link: a FIFO, a
+/// device, a directory or a link is refused (`NotRegular`), never waited
+/// on. `None`: absent.
+pub fn open_regular(path: &Path) -> Result<Option<File>, StoreError> {
+    let mut o = fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC);
+    }
+    let f = match o.open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(StoreError::NotRegular),
+        Err(e) => return Err(e.into()),
+    };
+    if !f.metadata()?.is_file() {
+        return Err(StoreError::NotRegular);
+    }
+    Ok(Some(f))
 }
 
 /// fsync a directory after a rename or a removal in it. Some file systems

@@ -3,9 +3,11 @@
 //! removed). An NDJSON append is shown as the one hunk of its line, never
 //! by diffing the whole (possibly huge) file.
 
-use std::fs::File;
-use std::io::{self, Read};
+use std::io::Read;
 use std::path::Path;
+
+use super::StoreError;
+use super::atomic::open_regular;
 
 use similar::TextDiff;
 
@@ -54,13 +56,12 @@ impl Ending {
         Ending { newlines, tail }
     }
 
-    /// The ending of the file at `path`, read in chunks (a missing file:
-    /// empty).
-    pub fn of_file(path: &Path) -> io::Result<Self> {
-        let mut f = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Ending::default()),
-            Err(e) => return Err(e),
+    /// The ending of the regular file at `path`, read in chunks (a missing
+    /// file: empty). A FIFO, a device or a link is refused, never waited on
+    /// (see [`open_regular`]).
+    pub fn of_file(path: &Path) -> Result<Self, StoreError> {
+        let Some(mut f) = open_regular(path)? else {
+            return Ok(Ending::default());
         };
         let mut end = Ending::default();
         let mut buf = vec![0u8; 64 * 1024];

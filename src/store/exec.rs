@@ -25,7 +25,7 @@
 //! recorded the answer, so an interruption never loses a question unanswered.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::{self, File};
+use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -79,6 +79,7 @@ pub(crate) fn run(
     if txn.dry_run {
         let edits = decide(&mut first)?;
         let steps = plan(txn, &mut first, edits, order)?;
+        preflight(txn, &steps)?;
         return Ok(Outcome {
             dry_run: true,
             files: preview(txn, &steps),
@@ -105,9 +106,66 @@ pub(crate) fn run(
         cas(txn, file, bytes.as_deref(), false)?;
     }
     let dir = audit_dir.ok_or_else(|| ActError::Refused(Refusal::new(audit::NO_DIR)))?;
+    preflight(txn, &steps)?;
+    audit_preflight(&dir)?;
     let result = apply(txn, &dir, steps);
     drop(guard);
     result
+}
+
+/// Before anything is written (and before a dry run reads a file it
+/// appends to): every file an edit replaces or appends to is absent or a
+/// regular file this process may write (a FIFO is never opened, a
+/// read-only file never replaced; see [`atomic::check_writable`]), so a
+/// decision is refused whole rather than half written.
+fn preflight(txn: &Txn, steps: &[Step]) -> Result<(), ActError> {
+    for s in steps {
+        let replacing = match s.edit {
+            Edit::Replace { .. } => true,
+            Edit::AppendLine { .. } => false,
+            Edit::Remove { .. } | Edit::RenameAside { .. } => continue,
+        };
+        let file = s.edit.file();
+        let target = atomic::write_target(&txn.project, file).map_err(store_err(file))?;
+        // A dry run (maybe under --readonly) creates nothing, not even the
+        // throwaway file the owner check tries.
+        atomic::check_writable(&target, replacing && !txn.dry_run).map_err(store_err(file))?;
+    }
+    Ok(())
+}
+
+/// Before anything is written: the audit log can be appended to and its
+/// blob directory exists, so a decision is never written without the
+/// record `loopdeck undo` needs.
+fn audit_preflight(dir: &Path) -> Result<(), ActError> {
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir.join(audit::BLOBS))
+        .map_err(|e| store_err("audit blobs")(e.into()))?;
+    let mut o = fs::OpenOptions::new();
+    o.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o644)
+            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC);
+    }
+    let log = o
+        .open(dir.join(audit::LOG))
+        .map_err(|e| store_err(audit::LOG)(e.into()))?;
+    if !log
+        .metadata()
+        .map_err(|e| store_err(audit::LOG)(e.into()))?
+        .is_file()
+    {
+        return Err(store_err(audit::LOG)(StoreError::NotRegular));
+    }
+    Ok(())
 }
 
 /// `--expect-sha256`: the primary on disk must have this sha256.
@@ -264,13 +322,12 @@ fn changed(file: &str, before: Option<u64>, now: Option<u64>, written: bool) -> 
     ))
 }
 
-/// The sha256 and length of the file at `path` followed by `extra`, read
-/// in chunks (`None`: absent).
-fn stream_stamp(path: &Path, extra: &[u8]) -> io::Result<Option<Stamp>> {
-    let mut f = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+/// The sha256 and length of the regular file at `path` followed by
+/// `extra`, read in chunks (`None`: absent). A FIFO or a device is refused,
+/// never waited on.
+fn stream_stamp(path: &Path, extra: &[u8]) -> Result<Option<Stamp>, StoreError> {
+    let Some(mut f) = atomic::open_regular(path)? else {
+        return Ok(None);
     };
     let mut h = Sha256::new();
     let mut len = 0u64;
@@ -290,13 +347,11 @@ fn stream_stamp(path: &Path, extra: &[u8]) -> io::Result<Option<Stamp>> {
     Ok(Some(Stamp { sha256, len }))
 }
 
-/// The last byte of the file at `path` (`None`: empty or absent).
-fn last_byte(path: &Path) -> io::Result<Option<u8>> {
+/// The last byte of the regular file at `path` (`None`: empty or absent).
+fn last_byte(path: &Path) -> Result<Option<u8>, StoreError> {
     use std::io::{Seek, SeekFrom};
-    let mut f = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+    let Some(mut f) = atomic::open_regular(path)? else {
+        return Ok(None);
     };
     let len = f.metadata()?.len();
     if len == 0 {
@@ -425,7 +480,16 @@ fn apply(txn: &Txn, dir: &Path, steps: Vec<Step>) -> Result<Outcome, ActError> {
     if let Some(e) = failure {
         return Err(e);
     }
-    logged?;
+    if let Err(e) = logged {
+        let written: Vec<&str> = files.iter().map(|f| f.file.as_str()).collect();
+        return Err(ActError::Store {
+            file: audit::LOG.to_owned(),
+            source: StoreError::Io(io::Error::other(format!(
+                "the decision WAS written ({}), but its audit record failed: {e}; `loopdeck undo` will not find it",
+                written.join(", ")
+            ))),
+        });
+    }
     Ok(Outcome {
         dry_run: false,
         files,
@@ -467,15 +531,15 @@ fn apply_one(
             let last = match &s.before {
                 Some(b) => b.as_deref().and_then(|b| b.last().copied()),
                 None => {
-                    rec.before = stream_stamp(&target, b"").map_err(|e| err(e.into()))?;
-                    last_byte(&target).map_err(|e| err(e.into()))?
+                    rec.before = stream_stamp(&target, b"").map_err(&err)?;
+                    last_byte(&target).map_err(&err)?
                 }
             };
             let add = appended(last, line);
             rec.appended_sha256 = Some(sha256_hex(&add));
             ndjson::append_line(&target, line).map_err(&err)?;
             if s.before.is_none() {
-                rec.after = stream_stamp(&target, b"").map_err(|e| err(e.into()))?;
+                rec.after = stream_stamp(&target, b"").map_err(&err)?;
             }
         }
         Edit::Remove { .. } => {
@@ -512,5 +576,53 @@ fn apply_one(
 fn sync_parent(p: &Path) {
     if let Some(d) = p.parent() {
         sync_dir(d);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::txn::WriteOptions;
+
+    /// An audit log that fails only after the files are written (the
+    /// preflight passed; here it is skipped): the message says the
+    /// decision was written, never that nothing was.
+    #[test]
+    fn an_audit_failure_after_the_write_says_the_decision_was_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("p");
+        fs::create_dir(&project).unwrap();
+        fs::write(project.join("state.json"), "{}").unwrap();
+        let dir = tmp.path().join("audit");
+        fs::create_dir_all(dir.join(audit::LOG)).unwrap();
+        let txn = Txn::new(
+            &project,
+            "state.json",
+            LockKind::Owner,
+            &WriteOptions::default(),
+            "tester",
+            chrono::Utc::now(),
+            serde_json::json!({"verb": "test"}),
+        );
+        let step = Step {
+            edit: Edit::Replace {
+                file: "state.json".to_owned(),
+                bytes: b"{\"x\":1}".to_vec(),
+            },
+            before: Some(Some(b"{}".to_vec())),
+            after: Some(Some(b"{\"x\":1}".to_vec())),
+        };
+        let err = apply(&txn, &dir, vec![step]).unwrap_err();
+        let msg = err.to_string();
+        assert_eq!(fs::read(project.join("state.json")).unwrap(), b"{\"x\":1}");
+        assert!(
+            msg.contains("the decision WAS written (state.json), but its audit record failed"),
+            "{msg}"
+        );
+        assert!(!msg.contains("nothing written"), "{msg}");
+        assert!(
+            audit_preflight(&dir).is_err(),
+            "the preflight would refuse it"
+        );
     }
 }

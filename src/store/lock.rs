@@ -14,12 +14,15 @@
 //!   removed, then the create is retried.
 //! - `Owner` (loopdeck's own, PRD-master and devloop):
 //!   `<primary>.loopdeck-lock`, a JSON record `{pid, host, boot_id,
-//!   started, at}` published whole (written to a temp file, then
+//!   started, at, pid_ns}` published whole (written to a temp file, then
 //!   hard-linked into place, so no reader ever sees it half written).
 //!   Stale, on this host, when the boot id differs, or the pid is gone (or
 //!   a zombie), or the pid now belongs to a process started at another
 //!   time (field 22 of `/proc/PID/stat`). A lock from another host is
-//!   never judged stale. Broken by renaming it away, then retried.
+//!   never judged stale, unless it names this boot id and this pid
+//!   namespace (a container restarted under a new host name): then the
+//!   pid decides. A lock naming another pid namespace is never judged by
+//!   its pid. Broken by renaming it away, then retried.
 //!
 //! A live holder is waited for up to the transaction's wait, then the
 //! write stops with [`ActError::Locked`] (exit 3) naming the holder.
@@ -118,6 +121,8 @@ pub fn acquire(
     };
     let deadline = Instant::now() + wait;
     let mut round = 0u32;
+    let mut quick = 0u32;
+    let waited = || format!("waited {:.1} s for it", wait.as_secs_f64());
     loop {
         let created = match kind {
             LockKind::Owner => publish(&path, &body),
@@ -142,21 +147,37 @@ pub fn acquire(
             _ => judge_pid_file(&path),
         };
         match verdict {
-            Verdict::Gone => continue,
+            Verdict::Gone => {
+                if out_of_quick_rounds(&mut quick, deadline) {
+                    return Err(ActError::Locked(format!(
+                        "{name} keeps coming back as soon as it is gone; {} (retry later)",
+                        waited()
+                    )));
+                }
+            }
             Verdict::Stale(seen) => {
                 if !break_lock(&path, &seen) {
                     // Another breaker is at it: let it finish.
                     std::thread::sleep(Duration::from_millis(1 + random_u64() % 5));
                 }
-                continue;
+                if out_of_quick_rounds(&mut quick, deadline) {
+                    return Err(ActError::Locked(format!(
+                        "{name} is stale but could not be broken; {} (inspect it, and remove it if its writer is gone)",
+                        waited()
+                    )));
+                }
             }
-            Verdict::Live(holder) => {
+            Verdict::Live(holder) | Verdict::Foreign(holder) => {
                 let now = Instant::now();
                 if now >= deadline {
-                    return Err(ActError::Locked(format!(
-                        "{name} is held by {holder}; waited {:.1} s for it (retry later, or remove the lock if that writer is gone)",
-                        wait.as_secs_f64()
-                    )));
+                    return Err(ActError::Locked(if holder.starts_with(NOT_A_LOCK) {
+                        format!("{name} {holder}; {}", waited())
+                    } else {
+                        format!(
+                            "{name} is held by {holder}; {} (retry later, or remove the lock if that writer is gone)",
+                            waited()
+                        )
+                    }));
                 }
                 let step = Duration::from_millis((2u64 << round.min(5)) + random_u64() % 10);
                 round += 1;
@@ -164,6 +185,24 @@ pub fn acquire(
             }
         }
     }
+}
+
+/// The start of what a lock path that is no lock file is said to be.
+const NOT_A_LOCK: &str = "is not a lock file loopdeck or GSD writes";
+
+/// A lock that vanished, or was stale and broken, is retried at once a
+/// few times; past that every retry sleeps a little and the deadline
+/// holds (`true`: the deadline has passed), so nothing spins forever.
+fn out_of_quick_rounds(quick: &mut u32, deadline: Instant) -> bool {
+    *quick += 1;
+    if *quick <= 16 {
+        return false;
+    }
+    if Instant::now() >= deadline {
+        return true;
+    }
+    std::thread::sleep(Duration::from_millis(1 + random_u64() % 5));
+    false
 }
 
 /// How long the DWP lock directory of `primary` has existed (`None`: no
@@ -196,12 +235,15 @@ pub fn remove_dir_lock(project: &Path, primary: &str) -> Result<(), StoreError> 
 
 /// What a lock found on disk is.
 enum Verdict {
-    /// It vanished while being looked at: retry at once.
+    /// It was not found when looked at: retry at once.
     Gone,
     /// Its writer is gone: break it (as it was seen).
     Stale(Seen),
     /// Held; the text names the holder.
     Live(String),
+    /// Something that is no lock file (a directory, a link, a FIFO, an
+    /// unreadable file) is in its place: held until a human looks.
+    Foreign(String),
 }
 
 /// The (device, inode) of `path`, not following a link.
@@ -253,18 +295,58 @@ fn publish(path: &Path, body: &[u8]) -> io::Result<(u64, u64)> {
     }
 }
 
-/// Read a small lock file; its age and identity.
+/// What a look at a lock path found.
+enum Look {
+    /// Nothing there (only "not found" is gone).
+    Gone,
+    /// Something that cannot be read as a plain lock file: what it is.
+    Foreign(String),
+    /// A lock file: its body, age and identity.
+    Lock(Vec<u8>, Duration, Seen),
+}
+
+impl Look {
+    fn lock(self) -> Option<(Vec<u8>, Duration, Seen)> {
+        match self {
+            Look::Lock(body, age, seen) => Some((body, age, seen)),
+            _ => None,
+        }
+    }
+}
+
 /// Read a small lock file: its body, age and identity, all from one open
-/// file (never a body from one lock and an inode from the next).
-fn inspect(path: &Path) -> Option<(Vec<u8>, Duration, Seen)> {
-    let f = fs::OpenOptions::new()
+/// file (never a body from one lock and an inode from the next). A path
+/// that exists but is no regular file, or cannot be opened or read, is
+/// [`Look::Foreign`], never gone.
+fn inspect(path: &Path) -> Look {
+    let foreign = |what: String| Look::Foreign(format!("{NOT_A_LOCK} ({what}); inspect it"));
+    let f = match fs::OpenOptions::new()
         .read(true)
         .custom_flags_nofollow()
         .open(path)
-        .ok()?;
-    let meta = f.metadata().ok()?;
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Look::Gone,
+        Err(e) => {
+            let kind = fs::symlink_metadata(path).map(|m| m.file_type());
+            return match kind {
+                Err(k) if k.kind() == io::ErrorKind::NotFound => Look::Gone,
+                Ok(t) if t.is_symlink() => foreign("a symbolic link".to_owned()),
+                _ => foreign(format!("cannot be opened: {e}")),
+            };
+        }
+    };
+    let meta = match f.metadata() {
+        Ok(m) => m,
+        Err(e) => return foreign(format!("cannot be read: {e}")),
+    };
     if !meta.is_file() {
-        return None;
+        let what = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file"
+        };
+        return foreign(what.to_owned());
     }
     let age = meta
         .modified()
@@ -272,12 +354,14 @@ fn inspect(path: &Path) -> Option<(Vec<u8>, Duration, Seen)> {
         .and_then(|m| SystemTime::now().duration_since(m).ok())
         .unwrap_or_default();
     let mut body = Vec::new();
-    f.take(4096).read_to_end(&mut body).ok()?;
+    if let Err(e) = f.take(4096).read_to_end(&mut body) {
+        return foreign(format!("cannot be read: {e}"));
+    }
     let seen = Seen {
         id: meta_id(&meta),
         body: body.clone(),
     };
-    Some((body, age, seen))
+    Look::Lock(body, age, seen)
 }
 
 /// A lock file as it was judged: its identity and its body. A freed inode
@@ -306,8 +390,10 @@ impl NoFollow for fs::OpenOptions {
 }
 
 fn judge_pid_file(path: &Path) -> Verdict {
-    let Some((body, age, seen)) = inspect(path) else {
-        return Verdict::Gone;
+    let (body, age, seen) = match inspect(path) {
+        Look::Lock(body, age, seen) => (body, age, seen),
+        Look::Gone => return Verdict::Gone,
+        Look::Foreign(what) => return Verdict::Foreign(what),
     };
     let pid = std::str::from_utf8(&body)
         .ok()
@@ -328,8 +414,10 @@ fn judge_pid_file(path: &Path) -> Verdict {
 }
 
 fn judge_owner(path: &Path) -> Verdict {
-    let Some((body, age, seen)) = inspect(path) else {
-        return Verdict::Gone;
+    let (body, age, seen) = match inspect(path) {
+        Look::Lock(body, age, seen) => (body, age, seen),
+        Look::Gone => return Verdict::Gone,
+        Look::Foreign(what) => return Verdict::Foreign(what),
     };
     let Ok(rec) = serde_json::from_slice::<OwnerRecord>(&body) else {
         return if age > FRESH_CREATE_FLOOR {
@@ -347,13 +435,25 @@ fn judge_owner(path: &Path) -> Verdict {
             .map(|a| format!(" (since {a})"))
             .unwrap_or_default()
     );
-    if rec.host != host_name() {
+    // A container's host name changes at each start while its boot id
+    // and pid namespace stay: the same boot and pid namespace is the same
+    // machine, whatever the name. A lock naming another pid namespace
+    // cannot be judged by pid here.
+    let same_pids = match (&rec.pid_ns, pid_namespace()) {
+        (Some(theirs), Some(ours)) => Some(*theirs == ours),
+        _ => None,
+    };
+    let same_boot = matches!((&rec.boot_id, boot_id()), (Some(t), Some(o)) if *t == o);
+    if rec.host != host_name() && !(same_boot && same_pids == Some(true)) {
         return Verdict::Live(holder);
     }
     if let (Some(theirs), Some(ours)) = (&rec.boot_id, boot_id())
         && *theirs != ours
     {
         return Verdict::Stale(seen);
+    }
+    if same_pids == Some(false) {
+        return Verdict::Live(holder);
     }
     if !pid_alive(rec.pid) {
         return Verdict::Stale(seen);
@@ -383,7 +483,7 @@ fn break_lock(path: &Path, seen: &Seen) -> bool {
         }
         Err(_) => return false,
     };
-    if inspect(path).map(|t| t.2).as_ref() == Some(seen) {
+    if inspect(path).lock().map(|t| t.2).as_ref() == Some(seen) {
         let dir = path.parent().unwrap_or(Path::new("."));
         let aside = dir.join(temp_name(path));
         if fs::rename(path, &aside).is_ok() {
@@ -406,12 +506,12 @@ fn turn_of(path: &Path) -> PathBuf {
 /// A breaker killed during its turn leaves it: a dead pid's turn, or one
 /// older than a few seconds, is cleared.
 fn clear_dead_turn(turn: &Path) {
-    if let Some((body, age, other)) = inspect(turn) {
+    if let Some((body, age, other)) = inspect(turn).lock() {
         let pid = std::str::from_utf8(&body)
             .ok()
             .and_then(|s| s.trim().parse::<u32>().ok());
         if (age > Duration::from_secs(5) || pid.is_some_and(|p| !pid_alive(p)))
-            && inspect(turn).map(|t| t.2) == Some(other)
+            && inspect(turn).lock().map(|t| t.2) == Some(other)
         {
             let _ = fs::remove_file(turn);
         }
@@ -465,6 +565,15 @@ pub fn boot_id() -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
+/// This process's pid namespace (`readlink /proc/self/ns/pid`, e.g.
+/// `pid:[4026531836]`).
+pub fn pid_namespace() -> Option<String> {
+    fs::read_link("/proc/self/ns/pid")
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+}
+
 /// This host's name.
 pub fn host_name() -> String {
     #[cfg(unix)]
@@ -494,6 +603,10 @@ struct OwnerRecord {
     /// When the lock was taken (for people).
     #[serde(default)]
     at: Option<String>,
+    /// The pid namespace of `pid` (`readlink /proc/self/ns/pid`); absent
+    /// in older locks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pid_ns: Option<String>,
 }
 
 impl OwnerRecord {
@@ -505,6 +618,7 @@ impl OwnerRecord {
             boot_id: boot_id(),
             started: start_ticks(pid),
             at: super::utc(SystemTime::now()).map(|t| t.to_rfc3339()),
+            pid_ns: pid_namespace(),
         }
     }
 

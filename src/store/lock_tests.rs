@@ -203,7 +203,7 @@ fn a_breaker_breaks_only_the_lock_it_judged() {
     let p = project();
     let lock = p.path().join("state.json.loopdeck-lock");
     fs::write(&lock, "live holder").unwrap();
-    let (_, _, now) = inspect(&lock).unwrap();
+    let (_, _, now) = inspect(&lock).lock().unwrap();
     // Same inode, another body: a new holder on a reused inode.
     let judged = Seen {
         id: now.id,
@@ -217,7 +217,7 @@ fn a_breaker_breaks_only_the_lock_it_judged() {
     fs::write(&lock, "stale").unwrap();
     let turn = p.path().join("state.json.loopdeck-lock.break");
     fs::write(&turn, dead_pid().to_string()).unwrap();
-    let (_, _, seen) = inspect(&lock).unwrap();
+    let (_, _, seen) = inspect(&lock).lock().unwrap();
     assert!(
         !break_lock(&lock, &seen),
         "the dead breaker's turn is cleared first"
@@ -225,4 +225,86 @@ fn a_breaker_breaks_only_the_lock_it_judged() {
     assert!(!turn.exists());
     assert!(break_lock(&lock, &seen));
     assert_eq!(super::super::list_names(p.path()), vec!["state.json"]);
+}
+
+/// Whatever sits at a lock path and is no lock file (a directory, a link,
+/// a FIFO) is held: waited for up to the deadline, then `Locked`, never a
+/// spin that takes it for gone.
+#[cfg(unix)]
+#[test]
+fn a_lock_path_that_is_no_lock_file_is_held_until_the_deadline() {
+    use std::os::unix::fs::symlink;
+    type Make = fn(&Path);
+    let makers: [(&str, Make); 4] = [
+        ("directory", |p| fs::create_dir(p).unwrap()),
+        ("link", |p| symlink("elsewhere", p).unwrap()),
+        ("link to a directory", |p| {
+            fs::create_dir(p.with_extension("real")).unwrap();
+            symlink(p.with_extension("real"), p).unwrap();
+        }),
+        ("fifo", |p| {
+            let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        }),
+    ];
+    for (what, make) in makers {
+        for kind in [LockKind::PidFile, LockKind::Owner] {
+            let p = project();
+            make(&p.path().join(lock_name("state.json", kind)));
+            let t = Instant::now();
+            let err = acquire(p.path(), "state.json", kind, Duration::from_millis(100))
+                .map(drop)
+                .expect_err(what);
+            assert!(t.elapsed() >= Duration::from_millis(100), "{what}");
+            assert_eq!(err.exit_code(), 3, "{what}: {err}");
+            let msg = err.to_string();
+            assert!(
+                msg.contains("is not a lock file loopdeck or GSD writes")
+                    && msg.contains("inspect it"),
+                "{what}: {msg}"
+            );
+        }
+    }
+}
+
+/// A container restarted under a new host name shares the boot id and the
+/// pid namespace: its dead writer's lock is judged by pid. Without the
+/// namespace (an older lock) another host name is still never judged.
+#[test]
+fn owner_lock_of_a_restarted_container_is_judged_by_pid() {
+    let p = project();
+    let lock = p.path().join("state.json.loopdeck-lock");
+    let ns = pid_namespace().unwrap();
+    let me = std::process::id();
+    fs::write(
+        &lock,
+        serde_json::json!({"pid": dead_pid(), "host": "old-container-name", "boot_id": boot_id(), "pid_ns": ns}).to_string(),
+    )
+    .unwrap();
+    drop(acquire(p.path(), "state.json", LockKind::Owner, Duration::ZERO).unwrap());
+    // A live writer there is waited for.
+    fs::write(
+        &lock,
+        serde_json::json!({"pid": me, "host": "old-container-name", "boot_id": boot_id(), "started": start_ticks(me), "pid_ns": ns}).to_string(),
+    )
+    .unwrap();
+    let err = acquire(p.path(), "state.json", LockKind::Owner, Duration::ZERO).unwrap_err();
+    assert!(err.to_string().contains("old-container-name"), "{err}");
+    // Old lock (no pid_ns), or another pid namespace: never judged by pid.
+    for rec in [
+        serde_json::json!({"pid": dead_pid(), "host": "old-container-name", "boot_id": boot_id()}),
+        serde_json::json!({"pid": dead_pid(), "host": "old-container-name", "boot_id": boot_id(), "pid_ns": "pid:[1]"}),
+        serde_json::json!({"pid": dead_pid(), "host": host_name(), "boot_id": boot_id(), "pid_ns": "pid:[1]"}),
+    ] {
+        fs::write(&lock, rec.to_string()).unwrap();
+        assert!(
+            acquire(p.path(), "state.json", LockKind::Owner, Duration::ZERO).is_err(),
+            "{rec}"
+        );
+    }
+    // The lock loopdeck writes records its namespace.
+    fs::remove_file(&lock).unwrap();
+    let _g = acquire(p.path(), "state.json", LockKind::Owner, Duration::ZERO).unwrap();
+    let rec: serde_json::Value = serde_json::from_slice(&fs::read(&lock).unwrap()).unwrap();
+    assert_eq!(rec["pid_ns"], ns);
 }

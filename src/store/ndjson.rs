@@ -474,6 +474,15 @@ pub fn append_line(path: &Path, line: &[u8]) -> Result<(), StoreError> {
             format!("short append: {n} of {} bytes written", bytes.len()),
         )));
     }
+    // The record is on disk before the decision is reported made (the
+    // audit log appends through here too); a file this append created is
+    // in its directory too.
+    file.sync_data()?;
+    if meta.len() == 0
+        && let Some(dir) = path.parent()
+    {
+        super::atomic::sync_dir(dir);
+    }
     Ok(())
 }
 
