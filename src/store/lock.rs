@@ -102,6 +102,12 @@ pub fn acquire(
         source,
     };
     let path = contained(project, &name).map_err(store)?;
+    // A writer killed while taking or breaking the lock leaves its temp
+    // files beside it; every writer sweeps them here, before it takes the
+    // lock, even one whose decision is then refused (and writes nothing).
+    if let Some(dir) = path.parent() {
+        super::sweep::sweep(dir);
+    }
     if kind == LockKind::MkdirDir {
         return match fs::create_dir(&path) {
             Ok(()) => Ok(LockGuard {
