@@ -195,6 +195,15 @@ pub enum Event {
     Key(KeyEvent),
     /// A fresh read of every project (strings as the files hold them).
     Loaded(Vec<Project>),
+    /// A fresh read of part of the projects: those in exactly `dirs`, and
+    /// every one under `trees`. A project shown there and missing from
+    /// `projects` is missing from disk (held, then gone, as after `Loaded`);
+    /// the others are left as they are.
+    Reread {
+        dirs: Vec<PathBuf>,
+        trees: Vec<PathBuf>,
+        projects: Vec<Project>,
+    },
     /// The watcher could not start; changes are looked for by polling.
     Polling,
     /// The excerpts asked for with `Effect::ReadExcerpts`.
@@ -605,6 +614,25 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
             events,
             at_start,
         } => older(m, path, &anchor, events, at_start),
+        Event::Reread {
+            dirs,
+            trees,
+            projects,
+        } => {
+            let (saved, inbox) = m.remember();
+            let before = m.selected.clone();
+            let mut effects = m.absorb_part(&dirs, &trees, projects);
+            m.resync_list();
+            if m.selected == before {
+                m.restore(saved, inbox);
+            }
+            if m.follow_timeline {
+                m.follow();
+            }
+            m.clamp_panes();
+            effects.push(Effect::Render);
+            effects
+        }
         Event::Loaded(projects) => {
             let (saved, inbox) = m.remember();
             let before = m.selected.clone();

@@ -6,8 +6,8 @@
 //! passes. The runtime keeps the time: it answers `Effect::SettleAfter(n)`
 //! with `Event::Settle(n)`.
 
-use std::collections::HashMap;
-use std::path::PathBuf;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 
 use super::{Effect, Model};
 use crate::model::{Event as TimelineEvent, Format, Project};
@@ -123,6 +123,67 @@ impl Model {
             }
         }
         self.projects = shown;
+        effects
+    }
+
+    /// The projects to show after a reading of part of them: those in
+    /// exactly `dirs` and every one under `trees`. Each project read is
+    /// taken as `absorb` takes it; one shown there and missing from `fresh`
+    /// is missing as `absorb` has it; the others stay as they are. The list
+    /// is then ordered as a full reading orders it (newest first).
+    pub(super) fn absorb_part(
+        &mut self,
+        dirs: &[PathBuf],
+        trees: &[PathBuf],
+        fresh: Vec<Project>,
+    ) -> Vec<Effect> {
+        let in_scope =
+            |p: &Path| dirs.iter().any(|d| d == p) || trees.iter().any(|t| p.starts_with(t));
+        let mut effects = Vec::new();
+        let mut at: HashMap<Identity, usize> = self
+            .projects
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (identity(p), i))
+            .collect();
+        let mut read: HashSet<Identity> = HashSet::new();
+        for mut p in fresh {
+            let id = identity(&p);
+            read.insert(id.clone());
+            match at.get(&id).copied() {
+                Some(i) if broke(&self.projects[i], &p) => self.hold(id, Some(p), &mut effects),
+                Some(i) => {
+                    self.held.remove(&id);
+                    extend_timeline(&mut self.timeline_back, &self.projects[i], &mut p);
+                    self.projects[i] = p;
+                }
+                None => {
+                    self.held.remove(&id);
+                    at.insert(id, self.projects.len());
+                    self.projects.push(p);
+                }
+            }
+        }
+        let missing: Vec<Identity> = self
+            .projects
+            .iter()
+            .filter(|p| in_scope(&p.path))
+            .map(identity)
+            .filter(|id| !read.contains(id))
+            .collect();
+        for id in missing {
+            let keep = match self.held.get(&id) {
+                Some(Held::Gone) => self.selected.as_ref() == Some(&id),
+                _ => {
+                    self.hold(id.clone(), None, &mut effects);
+                    true
+                }
+            };
+            if !keep {
+                self.projects.retain(|p| identity(p) != id);
+            }
+        }
+        crate::model::sort_newest_first(&mut self.projects);
         effects
     }
 

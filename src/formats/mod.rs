@@ -261,6 +261,38 @@ fn load_dir_with(dir: &Path, detect: &Detector) -> Discovery {
     }
 }
 
+/// The directories of a format's own state, which never hold another
+/// project (the walk does not enter them).
+pub fn own_dirs() -> &'static [&'static str] {
+    OWN_DIRS
+}
+
+/// Read part of `root` again: the project(s) in exactly `dir` or, with
+/// `tree`, every project under `dir` (walked as discovery walks). Ids are
+/// relative to `root`, as `discover` sets them. A `dir` that is missing, a
+/// file or a link yields nothing (the walk would not find projects there)
+/// and no problem.
+pub fn read_under(root: &Path, dir: &Path, tree: bool) -> Discovery {
+    // A root may be a link; below it, the walk follows none.
+    let walkable = if dir == root {
+        std::fs::metadata(dir).is_ok_and(|m| m.is_dir())
+    } else {
+        std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir())
+    };
+    if !walkable {
+        return Discovery::default();
+    }
+    let mut found = if tree {
+        discover(&[dir.to_path_buf()])
+    } else {
+        load_dir(dir)
+    };
+    for p in &mut found.projects {
+        p.id = id_under(root, &p.path);
+    }
+    found
+}
+
 fn is_symlink(p: &Path) -> bool {
     std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
 }

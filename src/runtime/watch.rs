@@ -34,14 +34,31 @@ fn relevant(e: &Event) -> bool {
     !matches!(e.kind, EventKind::Access(_)) && e.paths.iter().any(|p| !noise(p))
 }
 
-/// A watcher on `roots`; each relevant change sends `Msg::Changed`.
-/// `None` when the platform refuses (then poll).
+/// What the loop is told of a watcher's report: the changed paths (build
+/// and VCS churn left out), or no paths when anything may have changed (an
+/// overflow: notify's `Rescan` carries no paths; an error; an event
+/// without paths). `None`: nothing a project shows changed.
+fn message(res: notify::Result<Event>) -> Option<Msg> {
+    let Ok(e) = res else {
+        return Some(Msg::Changed(Vec::new()));
+    };
+    if e.need_rescan() || e.paths.is_empty() {
+        return Some(Msg::Changed(Vec::new()));
+    }
+    if !relevant(&e) {
+        return None;
+    }
+    Some(Msg::Changed(
+        e.paths.into_iter().filter(|p| !noise(p)).collect(),
+    ))
+}
+
+/// A watcher on `roots`; each relevant change sends `Msg::Changed` with
+/// its paths. `None` when the platform refuses (then poll).
 pub fn start(roots: &[PathBuf], tx: Sender<Msg>) -> Option<RecommendedWatcher> {
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<Event>| {
-        if let Ok(e) = res
-            && relevant(&e)
-        {
-            let _ = tx.send(Msg::Changed);
+        if let Some(msg) = message(res) {
+            let _ = tx.send(msg);
         }
     })
     .ok()?;
@@ -77,5 +94,33 @@ mod tests {
             EventKind::Modify(ModifyKind::Any),
             "/w/p/state.json"
         )));
+    }
+
+    fn paths(msg: Option<Msg>) -> Option<Vec<PathBuf>> {
+        match msg {
+            Some(Msg::Changed(p)) => Some(p),
+            Some(_) => panic!("not a change"),
+            None => None,
+        }
+    }
+
+    #[test]
+    fn a_change_carries_its_paths_and_an_overflow_none() {
+        let e = Event::new(EventKind::Modify(ModifyKind::Any))
+            .add_path(PathBuf::from("/w/p/state.json"))
+            .add_path(PathBuf::from("/w/p/target/x"));
+        assert_eq!(
+            paths(message(Ok(e))),
+            Some(vec![PathBuf::from("/w/p/state.json")])
+        );
+        let rescan = Event::new(EventKind::Other).set_flag(notify::event::Flag::Rescan);
+        assert_eq!(paths(message(Ok(rescan))), Some(Vec::new()));
+        let bare = Event::new(EventKind::Modify(ModifyKind::Any));
+        assert_eq!(paths(message(Ok(bare))), Some(Vec::new()));
+        let err = notify::Error::generic("queue overflow");
+        assert_eq!(paths(message(Err(err))), Some(Vec::new()));
+        let read = Event::new(EventKind::Access(AccessKind::Any))
+            .add_path(PathBuf::from("/w/p/state.json"));
+        assert_eq!(paths(message(Ok(read))), None);
     }
 }
