@@ -13,23 +13,6 @@ use std::process::{Command, Output};
 use common::{NOW, repo};
 use serde_json::Value;
 
-/// `setpriv` runs the binary as nobody; without it the tests are skipped,
-/// except in CI, where its absence is a failure.
-fn setpriv() -> Option<PathBuf> {
-    let found = ["/usr/bin/setpriv", "/bin/setpriv", "/usr/sbin/setpriv"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "setpriv is required in CI"
-        );
-        eprintln!("skipped: setpriv is missing");
-    }
-    found
-}
-
 fn as_nobody(setpriv: &Path, args: &[&str]) -> Output {
     Command::new(setpriv)
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
@@ -94,7 +77,9 @@ const CHECKOUT: &str = "shop-api/.dwp/plans/PLAN_checkout_refactor";
 
 #[test]
 fn an_unreadable_plan_directory_stays_listed_with_its_problem() {
-    let Some(setpriv) = setpriv() else { return };
+    let Some(setpriv) = common::setpriv() else {
+        return;
+    };
     let (_t, root) = shop_api();
     let plan = root.join(SEARCH);
     // Baseline: as nobody, both plans read without a problem.
@@ -135,7 +120,9 @@ fn an_unreadable_plan_directory_stays_listed_with_its_problem() {
 
 #[test]
 fn an_unreadable_plans_directory_is_listed_with_its_problem() {
-    let Some(setpriv) = setpriv() else { return };
+    let Some(setpriv) = common::setpriv() else {
+        return;
+    };
     let (_t, root) = shop_api();
     for dir in [".dwp/plans", ".dwp"] {
         let path = root.join("shop-api").join(dir);

@@ -218,23 +218,6 @@ fn appends_reach_the_disk_before_the_decision_is_reported() {
     assert!(synced >= 3, "{text}");
 }
 
-/// Root ignores file modes: these runs go through `setpriv` as nobody
-/// (uid 65534); without it they are skipped, except in CI.
-fn setpriv() -> Option<PathBuf> {
-    let found = ["/usr/bin/setpriv", "/bin/setpriv", "/usr/sbin/setpriv"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "setpriv is required in CI"
-        );
-        eprintln!("skipped: setpriv is missing");
-    }
-    found
-}
-
 fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
@@ -295,7 +278,7 @@ fn a_file_whose_owner_cannot_be_kept_or_that_is_read_only_is_refused() {
         eprintln!("skipped: needs root to set up owners");
         return;
     }
-    let Some(setpriv) = setpriv() else {
+    let Some(setpriv) = common::setpriv() else {
         return;
     };
     let env = Env::new();

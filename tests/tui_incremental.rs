@@ -10,64 +10,14 @@
 //! Needs tmux (Linux: inotify); skipped, saying so, without it outside CI.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 use std::thread::sleep;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-const NOW: &str = "2026-06-01T12:00:00Z";
-
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux runs");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "inc"])
-    }
-
-    fn wait_for(&self, needle: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if s.contains(needle) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "never saw {needle:?}; screen:\n{s}"
-            );
-            sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .arg("kill-server")
-            .output();
-    }
-}
-
-fn tmux_available() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
+use common::NOW;
+use common::tmux::{Tmux, skip_without_tmux};
 
 fn state(file: &Path, name: &str) {
     // In place (same inode): truncate and write.
@@ -83,12 +33,7 @@ fn state(file: &Path, name: &str) {
 #[cfg(target_os = "linux")]
 #[test]
 fn editing_one_project_re_reads_only_that_one_in_tmux() {
-    if !tmux_available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have tmux (.ci/run installs it)"
-        );
-        eprintln!("tmux is not installed: skipping");
+    if skip_without_tmux() {
         return;
     }
     let t = tempfile::tempdir().unwrap();
@@ -101,33 +46,8 @@ fn editing_one_project_re_reads_only_that_one_in_tmux() {
     state(&outside.join("b.json"), "bravo-one");
     std::fs::hard_link(outside.join("b.json"), root.join("b").join("state.json")).unwrap();
 
-    let tmux = Tmux {
-        socket: format!("loopdeck-inc-{}", std::process::id()),
-    };
-    let bin = assert_cmd::cargo::cargo_bin("loopdeck");
-    let cmd = format!(
-        "{} {} --now {NOW}; echo EXITED:$?; sleep 60",
-        bin.display(),
-        root.display()
-    );
-    tmux.run(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "inc",
-        "-x",
-        "140",
-        "-y",
-        "30",
-        "env",
-        "NO_COLOR=1",
-        "XDG_CONFIG_HOME=/nonexistent-loopdeck-test-config",
-        "sh",
-        "-c",
-        &cmd,
-    ]);
+    let tmux = Tmux::new("inc");
+    tmux.start(&root, NOW, "140", "30");
     tmux.wait_for("alpha-one");
     tmux.wait_for("bravo-one");
     // Let the watcher settle in before the edits.
@@ -148,6 +68,6 @@ fn editing_one_project_re_reads_only_that_one_in_tmux() {
     );
 
     // B was readable all along: a full reload shows its new name.
-    tmux.run(&["send-keys", "-t", "inc", "r"]);
+    tmux.keys(&["r"]);
     tmux.wait_for("bravo-two");
 }

@@ -12,86 +12,11 @@
 
 mod common;
 
-use std::process::Command;
 use std::thread::sleep;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use common::tmux::{Tmux, skip_without_tmux};
 use common::{NOW, workspace, write};
-
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux runs");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "e2e"])
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "e2e"];
-        args.extend_from_slice(keys);
-        self.run(&args);
-    }
-
-    /// Wait until the screen shows `needle` (the console draws on events,
-    /// so poll for a while rather than sleep a fixed time).
-    fn wait_for(&self, needle: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if s.contains(needle) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "never saw {needle:?}; screen:\n{s}"
-            );
-            sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Wait until the screen satisfies `ok`.
-    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if ok(&s) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "never saw {what}; screen:\n{s}"
-            );
-            sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Wait until the screen no longer shows `needle`.
-    fn wait_gone(&self, needle: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if !s.contains(needle) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "still see {needle:?}; screen:\n{s}"
-            );
-            sleep(Duration::from_millis(50));
-        }
-    }
-}
 
 /// The projects in the console's order (the list's), with their format.
 fn listed(ws: &std::path::Path) -> Vec<(String, String)> {
@@ -125,63 +50,6 @@ fn second_tab(format: &str) -> &'static str {
     }
 }
 
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .arg("kill-server")
-            .output();
-    }
-}
-
-fn tmux_available() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// Without tmux: fail in CI, skip (saying so) elsewhere.
-fn skip_without_tmux() -> bool {
-    if tmux_available() {
-        return false;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must have tmux (.ci/run installs it)"
-    );
-    eprintln!("tmux is not installed: skipping the end-to-end console test (apt-get install tmux)");
-    true
-}
-
-/// Start the console on `root` in a detached tmux session `e2e`.
-fn start(tmux: &Tmux, root: &std::path::Path, width: &str, height: &str) {
-    let bin = assert_cmd::cargo::cargo_bin("loopdeck");
-    let cmd = format!(
-        "{} {} --now {NOW}; echo EXITED:$?; sleep 60",
-        bin.display(),
-        root.display()
-    );
-    tmux.run(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "e2e",
-        "-x",
-        width,
-        "-y",
-        height,
-        "env",
-        "NO_COLOR=1",
-        "sh",
-        "-c",
-        &cmd,
-    ]);
-}
-
 #[test]
 fn timeline_reads_back_and_the_open_project_keeps_its_identity_in_tmux() {
     if skip_without_tmux() {
@@ -201,10 +69,8 @@ fn timeline_reads_back_and_the_open_project_keeps_its_identity_in_tmux() {
     }
     text.push_str(&own);
     write(&timeline, text);
-    let tmux = Tmux {
-        socket: format!("loopdeck-e2e-back-{}", std::process::id()),
-    };
-    start(&tmux, &ws.join("devloop"), "120", "40");
+    let tmux = Tmux::new("e2e-back");
+    tmux.start(&ws.join("devloop"), NOW, "120", "40");
     tmux.wait_for(" 3 projects");
     tmux.keys(&["/", "s", "h", "i", "p", "p", "e", "d", "Enter"]);
     let title = " 供应商对账助手 · devloop ";
@@ -260,10 +126,8 @@ fn navigate_filter_help_inbox_quit_in_tmux() {
         &ws.join("prd-master/osc-title/state.json"),
         r#"{"workflow_version":"0.6","current_stage":"2","project_name":"osc\u001b]2;PWNED-TITLE\u0007name","last_updated_at_utc":"2026-06-01T11:59:00Z"}"#,
     );
-    let tmux = Tmux {
-        socket: format!("loopdeck-e2e-{}", std::process::id()),
-    };
-    start(&tmux, &ws, "100", "30");
+    let tmux = Tmux::new("e2e");
+    tmux.start(&ws, NOW, "100", "30");
     tmux.run(&["select-pane", "-t", "e2e", "-T", "e2e-title"]);
 
     // The hostile name appears once the projects are read: the escape is

@@ -8,6 +8,8 @@ use std::time::SystemTime;
 
 use assert_cmd::Command;
 
+pub mod tmux;
+
 /// The reference "now" every timestamp of the example workspace is chosen against.
 pub const NOW: &str = "2026-06-01T12:00:00Z";
 
@@ -181,4 +183,22 @@ pub fn world_readable(dir: &Path) {
             chmod(&e.path(), 0o644);
         }
     }
+}
+
+/// `setpriv`, to run the binary as nobody (root ignores file modes);
+/// without it a test is skipped, saying so, except in CI, where its
+/// absence is a failure.
+pub fn setpriv() -> Option<PathBuf> {
+    let found = ["/usr/bin/setpriv", "/bin/setpriv", "/usr/sbin/setpriv"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file());
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "setpriv is required in CI"
+        );
+        eprintln!("skipped: setpriv is missing");
+    }
+    found
 }

@@ -1,0 +1,128 @@
+//! The console driven in tmux, as a user runs it: a private tmux server per
+//! test (its own socket), one session named [`SESSION`], keys sent, the
+//! screen captured and waited on.
+
+use std::path::Path;
+use std::process::Command;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+/// The session every test's console runs in (each test has its own server).
+pub const SESSION: &str = "e2e";
+
+pub struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// A private tmux server named after `label` and this process.
+    pub fn new(label: &str) -> Self {
+        Tmux {
+            socket: format!("loopdeck-{label}-{}", std::process::id()),
+        }
+    }
+
+    pub fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Start the console on `root` (at `now`, without colour) in a detached
+    /// session of `width` x `height`.
+    pub fn start(&self, root: &Path, now: &str, width: &str, height: &str) {
+        let bin = assert_cmd::cargo::cargo_bin("loopdeck");
+        let cmd = format!(
+            "{} {} --now {now}; echo EXITED:$?; sleep 60",
+            bin.display(),
+            root.display()
+        );
+        self.run(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            SESSION,
+            "-x",
+            width,
+            "-y",
+            height,
+            "env",
+            "NO_COLOR=1",
+            // The user's own config (its roots, theme) never leaks in.
+            "XDG_CONFIG_HOME=/nonexistent-loopdeck-test-config",
+            "sh",
+            "-c",
+            &cmd,
+        ]);
+    }
+
+    pub fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", SESSION])
+    }
+
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", SESSION];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    /// Wait until the screen satisfies `ok` (the console draws on events, so
+    /// poll for a while rather than sleep a fixed time).
+    pub fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "never saw {what}; screen:\n{s}"
+            );
+            sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Wait until the screen shows `needle`.
+    pub fn wait_for(&self, needle: &str) -> String {
+        self.wait_until(&format!("{needle:?}"), |s| s.contains(needle))
+    }
+
+    /// Wait until the screen no longer shows `needle`.
+    pub fn wait_gone(&self, needle: &str) -> String {
+        self.wait_until(&format!("{needle:?} gone"), |s| !s.contains(needle))
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .output();
+    }
+}
+
+/// Without tmux: fail in CI, skip (saying so) elsewhere.
+pub fn skip_without_tmux() -> bool {
+    let available = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if available {
+        return false;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must have tmux (.ci/run installs it)"
+    );
+    eprintln!("tmux is not installed: skipping the end-to-end console test (apt-get install tmux)");
+    true
+}
