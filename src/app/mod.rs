@@ -557,6 +557,24 @@ impl Model {
 /// What the panes had selected (tab, row identity) and the inbox row.
 type Remembered = (Vec<(Tab, String)>, Option<(PathBuf, String)>);
 
+/// Merge a reading (all projects, or some) with `merge`, keeping the
+/// user's place: the selection, the panes' scroll, a followed timeline.
+fn after_read(m: &mut Model, merge: impl FnOnce(&mut Model) -> Vec<Effect>) -> Vec<Effect> {
+    let (saved, inbox) = m.remember();
+    let before = m.selected.clone();
+    let mut effects = merge(m);
+    m.resync_list();
+    if m.selected == before {
+        m.restore(saved, inbox);
+    }
+    if m.follow_timeline {
+        m.follow();
+    }
+    m.clamp_panes();
+    effects.push(Effect::Render);
+    effects
+}
+
 /// Apply `event` to the model; return what the runtime must do.
 pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
     let mut effects = step(m, event);
@@ -618,38 +636,13 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
             dirs,
             trees,
             projects,
-        } => {
-            let (saved, inbox) = m.remember();
-            let before = m.selected.clone();
-            let mut effects = m.absorb_part(&dirs, &trees, projects);
-            m.resync_list();
-            if m.selected == before {
-                m.restore(saved, inbox);
-            }
-            if m.follow_timeline {
-                m.follow();
-            }
-            m.clamp_panes();
-            effects.push(Effect::Render);
-            effects
-        }
-        Event::Loaded(projects) => {
-            let (saved, inbox) = m.remember();
-            let before = m.selected.clone();
-            let mut effects = m.absorb(projects);
+        } => after_read(m, |m| m.absorb_part(&dirs, &trees, projects)),
+        Event::Loaded(projects) => after_read(m, |m| {
+            let effects = m.absorb(projects);
             m.loading = false;
             m.failure = None;
-            m.resync_list();
-            if m.selected == before {
-                m.restore(saved, inbox);
-            }
-            if m.follow_timeline {
-                m.follow();
-            }
-            m.clamp_panes();
-            effects.push(Effect::Render);
             effects
-        }
+        }),
         Event::Key(key) if key.kind == KeyEventKind::Release => Vec::new(),
         // Raw mode turns off SIGINT: Ctrl-C quits from any mode.
         Event::Key(key)
