@@ -62,9 +62,7 @@ pub(crate) fn run(
     decide: impl FnOnce(&mut Snapshot) -> Result<Vec<Edit>, ActError>,
     order: Order,
 ) -> Result<Outcome, ActError> {
-    if txn.readonly && !txn.dry_run {
-        return Err(ActError::ReadOnly);
-    }
+    super::txn::gate(txn.readonly, txn.dry_run)?;
     let audit_dir = if txn.dry_run {
         None
     } else {

@@ -139,6 +139,24 @@ impl Default for WriteOptions {
     }
 }
 
+/// The read-only gate, the one rule every write passes: `--readonly` (or
+/// `readonly = true`) refuses anything but a dry run. `transact` applies it;
+/// a write that does not go through a transaction (a remote decision, a
+/// lock removed, a project directory created) calls it first.
+pub fn gate(readonly: bool, dry_run: bool) -> Result<(), ActError> {
+    if readonly && !dry_run {
+        return Err(ActError::ReadOnly);
+    }
+    Ok(())
+}
+
+impl WriteOptions {
+    /// [`gate`] for these options.
+    pub fn gate(&self) -> Result<(), ActError> {
+        gate(self.readonly, self.dry_run)
+    }
+}
+
 impl Txn {
     /// A transaction on `primary` in `project` guarded by `lock`.
     pub fn new(

@@ -58,7 +58,7 @@ fn stale_snapshot(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<(), 
     let Some(expect) = &opts.expect_sha256 else {
         return Ok(());
     };
-    if (opts.readonly && !opts.dry_run) || matches!(req.verb, Verb::Unlock { .. }) {
+    if opts.gate().is_err() || matches!(req.verb, Verb::Unlock { .. }) {
         return Ok(());
     }
     let found = crate::store::read_in(dir, STATE, crate::store::txn::DECISION_READ_LIMIT)

@@ -107,9 +107,7 @@ pub fn new_project(
             workspace.display()
         )));
     }
-    if opts.readonly && !opts.dry_run {
-        return Err(ActError::ReadOnly);
-    }
+    opts.gate()?;
     let primary = format!("{name}/{STATE_FILE}");
     let t = txn(workspace, &primary, req, opts);
     let decide =

@@ -143,9 +143,7 @@ fn project_id(meta: &Map<String, Value>, dir: &Path) -> String {
 /// Ask the server. The read-only gate and `--expect-sha256` (against
 /// `project.json`) hold here too; `--dry-run` sends nothing.
 fn remote(dir: &Path, req: &Request, opts: &WriteOptions, api: &str) -> Result<Outcome, ActError> {
-    if opts.readonly && !opts.dry_run {
-        return Err(ActError::ReadOnly);
-    }
+    opts.gate()?;
     let bytes = crate::store::read_in(dir, PROJECT_FILE, crate::store::STATE_FILE_LIMIT).map_err(
         |source| ActError::Store {
             file: PROJECT_FILE.to_owned(),

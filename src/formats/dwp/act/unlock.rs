@@ -15,9 +15,7 @@ use crate::store::txn::{ActError, FileChange, Outcome, WriteOptions};
 const STALE_AFTER: Duration = Duration::from_secs(60);
 
 pub fn unlock(dir: &Path, confirm: bool, opts: &WriteOptions) -> Result<Outcome, ActError> {
-    if opts.readonly && !opts.dry_run {
-        return Err(ActError::ReadOnly);
-    }
+    opts.gate()?;
     let Some(age) = lock::dir_lock_age(dir, STATE) else {
         return Err(refuse(
             "state.json is not locked: there is no state.json.lock to remove",
