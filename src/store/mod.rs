@@ -4,6 +4,7 @@
 
 pub mod atomic;
 pub mod audit;
+pub mod cache;
 pub mod diff;
 mod exec;
 pub mod lock;
