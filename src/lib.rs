@@ -19,3 +19,4 @@ pub mod cli;
 pub mod formats;
 pub mod runtime;
 pub mod ui;
+pub mod watch;

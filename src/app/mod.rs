@@ -107,12 +107,7 @@ pub enum Mode {
     Help,
 }
 
-/// Is the console told about file changes, or does it look for them?
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Liveness {
-    Live,
-    Polling,
-}
+pub use crate::watch::Liveness;
 
 /// A drawer over the detail pane.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -204,8 +199,8 @@ pub enum Event {
         trees: Vec<PathBuf>,
         projects: Vec<Project>,
     },
-    /// The watcher could not start; changes are looked for by polling.
-    Polling,
+    /// How changes are noticed now (watched, polled and why).
+    Liveness(Liveness),
     /// The excerpts asked for with `Effect::ReadExcerpts`.
     Excerpts(PathBuf, Vec<Excerpt>),
     Resize,
@@ -307,7 +302,7 @@ impl Model {
             roots,
             projects: Vec::new(),
             loading: true,
-            live: Liveness::Live,
+            live: Liveness::Live { watches: 0 },
             readonly,
             now,
             screen: Screen::Projects,
@@ -602,8 +597,8 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
             m.size = (w, h);
             vec![Effect::Render]
         }
-        Event::Polling => {
-            m.live = Liveness::Polling;
+        Event::Liveness(l) => {
+            m.live = l;
             vec![Effect::Render]
         }
         Event::Failed(why) => {

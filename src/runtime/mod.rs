@@ -4,14 +4,11 @@
 //! resize; ages are refreshed once a minute). Each frame is wrapped in
 //! synchronized-update escapes, so a terminal (or tmux, or SSH) gets it in
 //! one piece. Reading projects happens on a loader thread, never in the way
-//! of a key; `schedule` decides when: one read at a time, and a change
-//! re-reads only the projects its paths belong to.
+//! of a key; the `watch` engine decides when: one read at a time, and a
+//! change re-reads only the projects its paths belong to.
 
 pub mod config;
-mod schedule;
-mod watch;
 
-use std::collections::BTreeSet;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
@@ -27,209 +24,55 @@ use crate::app::{self, Effect, Event, Model};
 use crate::exit::{EXIT_OK, EXIT_USAGE};
 use crate::model::text::sanitize_line;
 use crate::options::Global;
+use crate::watch::{self, Engine, Reading, Sink, Target, WORKER};
 use crate::{formats, ui};
-use schedule::{Action, Schedule, Target};
 
 /// What reaches the loop.
 pub enum Msg {
     App(Event),
-    /// Files changed at these paths; none: anything may have changed
-    /// (an overflow, a poll): read everything.
-    Changed(Vec<PathBuf>),
-    /// The read `id` (of the schedule) is done, with its event. `escalate`:
-    /// a partial read met problems only a full read reports (a directory
-    /// that cannot be listed): read everything.
-    Read {
-        id: u64,
-        event: Event,
-        escalate: bool,
-    },
+    /// From the engine that follows the projects on disk.
+    Feed(watch::Msg),
+}
+
+impl From<watch::Msg> for Msg {
+    fn from(m: watch::Msg) -> Self {
+        Msg::Feed(m)
+    }
 }
 
 /// How often ages are refreshed while nothing else happens.
 const CLOCK: Duration = Duration::from_secs(60);
-/// After a file changes, wait this long for the rest of a burst (a writer's
-/// temp file, then its rename) before reading again.
-const SETTLE: Duration = Duration::from_millis(30);
 
 /// After a reading breaks a project that read well, or loses it, show
 /// the last good reading this long before believing the new one.
 const SETTLE_BAD: Duration = Duration::from_secs(2);
 
-/// Worker threads are named so: their panics are reported in the console
-/// (as `Event::Failed`), not by the terminal-restoring panic hook.
-const WORKER: &str = "loopdeck-worker";
-
-/// Run `f` and give its answer, or the panic's message (which no caller
-/// ever sees as a dead thread). The message is drawn safe by the view.
-fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
-        let why = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_owned());
-        format!("{what}: {why}")
-    })
-}
-
 /// Run `job` on a worker thread; its event, or `Event::Failed` when it
 /// panics, reaches the loop. A thread that cannot start is a failure too.
 fn worker(tx: Sender<Msg>, what: &'static str, job: impl FnOnce() -> Event + Send + 'static) {
-    job_worker(
-        tx,
+    watch::job_worker(
+        move |m| tx.send(m).is_ok(),
         what,
         move || Msg::App(job()),
         |why| Msg::App(Event::Failed(why)),
     );
 }
 
-/// Run `job` on a worker thread and send its message; when it panics, or
-/// the thread cannot start, send `failed(why)`.
-fn job_worker(
-    tx: Sender<Msg>,
-    what: &'static str,
-    job: impl FnOnce() -> Msg + Send + 'static,
-    failed: impl Fn(String) -> Msg + Clone + Send + 'static,
-) {
-    let fail = tx.clone();
-    let failed_here = failed.clone();
-    let spawned = thread::Builder::new()
-        .name(WORKER.to_owned())
-        .spawn(move || {
-            let msg = guarded(what, job).unwrap_or_else(failed);
-            let _ = tx.send(msg);
-        });
-    if let Err(e) = spawned {
-        let _ = fail.send(failed_here(format!("{what}: {e}")));
-    }
-}
-
-/// The answer of read `id` that failed.
-fn read_failed(id: u64) -> impl Fn(String) -> Msg + Clone + Send + 'static {
-    move |why| Msg::Read {
-        id,
-        event: Event::Failed(why),
-        escalate: false,
-    }
-}
-
-/// Read every project in the background (read `id` of the schedule).
-/// Strings stay as the files hold them (a decision made from them writes
-/// them back unchanged); the view makes them safe when it draws them.
-fn load(roots: Vec<PathBuf>, tx: Sender<Msg>, id: u64) {
-    let problems_tx = tx.clone();
-    job_worker(
-        tx,
-        "reading the projects",
-        move || {
-            let found = formats::discover(&roots);
-            let problems = found.problems.iter().map(ToString::to_string).collect();
-            let _ = problems_tx.send(Msg::App(Event::RootProblems(problems)));
-            Msg::Read {
-                id,
-                event: Event::Loaded(found.projects),
-                escalate: false,
-            }
+/// The app's event for a reading.
+fn reading_event(reading: Reading) -> Event {
+    match reading {
+        Reading::All(projects) => Event::Loaded(projects),
+        Reading::Part {
+            dirs,
+            trees,
+            projects,
+        } => Event::Reread {
+            dirs,
+            trees,
+            projects,
         },
-        read_failed(id),
-    );
-}
-
-/// Read only `targets` in the background (read `id` of the schedule): the
-/// project(s) of a directory, or every project under one; ids relative to
-/// the first root holding each.
-fn read_some(roots: Vec<PathBuf>, targets: Vec<Target>, tx: Sender<Msg>, id: u64) {
-    job_worker(
-        tx,
-        "reading the projects",
-        move || {
-            let mut dirs = Vec::new();
-            let mut trees = Vec::new();
-            let mut projects = Vec::new();
-            let mut escalate = false;
-            for t in targets {
-                let (dir, tree) = match t {
-                    Target::Dir(d) => (d, false),
-                    Target::Tree(d) => (d, true),
-                };
-                let root = roots
-                    .iter()
-                    .find(|r| dir.starts_with(r))
-                    .unwrap_or(&dir)
-                    .clone();
-                let found = formats::read_under(&root, &dir, tree);
-                escalate |= !found.problems.is_empty();
-                projects.extend(found.projects);
-                if tree {
-                    trees.push(dir);
-                } else {
-                    dirs.push(dir);
-                }
-            }
-            Msg::Read {
-                id,
-                event: Event::Reread {
-                    dirs,
-                    trees,
-                    projects,
-                },
-                escalate,
-            }
-        },
-        read_failed(id),
-    );
-}
-
-/// Start what the schedule asks for.
-fn perform(actions: Vec<Action>, roots: &[PathBuf], tx: &Sender<Msg>, wake: &mut Option<Instant>) {
-    for a in actions {
-        match a {
-            Action::ReadAll { id } => load(roots.to_vec(), tx.clone(), id),
-            Action::ReadSome { id, targets } => read_some(roots.to_vec(), targets, tx.clone(), id),
-            Action::WakeAt(at) => *wake = Some(at),
-        }
+        Reading::Failed(why) => Event::Failed(why),
     }
-}
-
-/// Each root as the watcher spells it (notify makes a relative root
-/// absolute), with the root as given (as the projects' paths spell it).
-fn spellings(roots: &[PathBuf]) -> Vec<(PathBuf, PathBuf)> {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    roots
-        .iter()
-        .map(|r| {
-            let abs = if r.is_absolute() {
-                r.clone()
-            } else {
-                cwd.join(r)
-            };
-            (abs, r.clone())
-        })
-        .collect()
-}
-
-/// What changed `paths` ask the schedule to read (`None`: everything).
-/// `spelled` is `spellings(roots)`.
-fn targets(
-    paths: &[PathBuf],
-    spelled: &[(PathBuf, PathBuf)],
-    roots: &[PathBuf],
-    known: &BTreeSet<PathBuf>,
-) -> Option<Vec<Target>> {
-    let mut out = Vec::new();
-    if paths.is_empty() {
-        return None;
-    }
-    for p in paths {
-        // A path under a root is spelled as the root is.
-        let p = spelled
-            .iter()
-            .find_map(|(abs, root)| p.strip_prefix(abs).ok().map(|rel| root.join(rel)))
-            .unwrap_or_else(|| p.clone());
-        out.extend(schedule::targets_of(&p, roots, known, formats::own_dirs())?);
-    }
-    Some(out)
 }
 
 /// Timeline events before `anchor`, read in the background.
@@ -289,24 +132,11 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
     }
 
     let (tx, rx) = mpsc::channel::<Msg>();
-    let mut sched = Schedule::new(SETTLE);
-    let spelled = spellings(&roots);
-    // When the schedule wants `tick` next.
-    let mut wake: Option<Instant> = None;
-    perform(sched.full_reload(Instant::now()), &roots, &tx, &mut wake);
-    let _watcher = match watch::start(&roots, tx.clone()) {
-        Some(w) => Some(w),
-        None => {
-            let _ = tx.send(Msg::App(Event::Polling));
-            let poll_tx = tx.clone();
-            thread::spawn(move || {
-                while poll_tx.send(Msg::Changed(Vec::new())).is_ok() {
-                    thread::sleep(watch::POLL_EVERY);
-                }
-            });
-            None
-        }
-    };
+    let mut engine = Engine::start(
+        roots.clone(),
+        Sink::new(tx.clone()),
+        &watch::Options::default(),
+    );
     let input_tx = tx.clone();
     thread::spawn(move || {
         while let Ok(ev) = event::read() {
@@ -369,9 +199,6 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
     let result = (|| -> color_eyre::Result<()> {
         // Holds of a broken reading, due at these times (SETTLE_BAD).
         let mut settles: Vec<(Instant, u64)> = Vec::new();
-        // The directories of the projects shown, for mapping changed paths
-        // to projects; built again after a reading.
-        let mut known: Option<BTreeSet<PathBuf>> = None;
         let mut dirty = true;
         let mut last_clock = Instant::now();
         loop {
@@ -383,7 +210,8 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                 dirty = false;
             }
             let clock = CLOCK.saturating_sub(last_clock.elapsed());
-            let wait = wake
+            let wait = engine
+                .wake_at()
                 .into_iter()
                 .chain(settles.iter().map(|(at, _)| *at))
                 .min()
@@ -414,14 +242,12 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                             .map(|((path, _), _)| Target::Dir(path.clone()))
                             .collect();
                         app::update(&mut model, Event::Settle(seq));
-                        known = None;
                         dirty = true;
-                        perform(sched.changed(again, now), &roots, &tx, &mut wake);
+                        engine.reread(again, now);
                     }
-                    if wake.is_some_and(|at| at <= now) {
+                    if engine.wake_at().is_some_and(|at| at <= now) {
                         woke = true;
-                        wake = None;
-                        perform(sched.tick(now), &roots, &tx, &mut wake);
+                        engine.tick(now);
                     }
                     if !woke {
                         last_clock = Instant::now();
@@ -435,27 +261,20 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
             for msg in std::iter::once(first).chain(rx.try_iter()) {
                 let now = Instant::now();
                 match msg {
-                    Msg::Changed(paths) => {
-                        let known = known.get_or_insert_with(|| {
-                            model.projects.iter().map(|p| p.path.clone()).collect()
-                        });
-                        let actions = match targets(&paths, &spelled, &roots, known) {
-                            Some(t) => sched.changed(t, now),
-                            None => sched.changed_all(now),
-                        };
-                        perform(actions, &roots, &tx, &mut wake);
-                    }
-                    Msg::Read {
+                    Msg::Feed(watch::Msg::Changed(paths)) => engine.changed(&paths, now),
+                    Msg::Feed(watch::Msg::Read {
                         id,
-                        event,
+                        reading,
                         escalate,
-                    } => {
-                        effects.extend(app::update(&mut model, event));
-                        known = None;
-                        if escalate {
-                            perform(sched.full_reload(now), &roots, &tx, &mut wake);
-                        }
-                        perform(sched.read_done(id, now), &roots, &tx, &mut wake);
+                    }) => {
+                        engine.read_done(id, &reading, escalate, now);
+                        effects.extend(app::update(&mut model, reading_event(reading)));
+                    }
+                    Msg::Feed(watch::Msg::RootProblems(p)) => {
+                        effects.extend(app::update(&mut model, Event::RootProblems(p)));
+                    }
+                    Msg::Feed(watch::Msg::Liveness(l)) => {
+                        effects.extend(app::update(&mut model, Event::Liveness(l)));
                     }
                     Msg::App(ev) => effects.extend(app::update(&mut model, ev)),
                 }
@@ -464,9 +283,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                 match e {
                     Effect::Quit => return Ok(()),
                     Effect::FullRedraw => terminal.clear()?,
-                    Effect::Reload => {
-                        perform(sched.full_reload(Instant::now()), &roots, &tx, &mut wake);
-                    }
+                    Effect::Reload => engine.reload(Instant::now()),
                     Effect::Render => {}
                     Effect::SettleAfter(seq) => settles.push((Instant::now() + SETTLE_BAD, *seq)),
                     Effect::ReadOlder { path, anchor, want } => {
@@ -536,38 +353,14 @@ mod tests {
         }
     }
 
-    /// The next `Event` the loop would get (skipping root problems).
+    /// The next `Event` the loop would get (skipping the engine's).
     fn next_event(rx: &mpsc::Receiver<Msg>) -> Event {
         loop {
             match rx.recv_timeout(Duration::from_secs(20)) {
-                Ok(Msg::App(Event::RootProblems(_))) => continue,
-                Ok(Msg::App(ev) | Msg::Read { event: ev, .. }) => return ev,
-                Ok(Msg::Changed(_)) => continue,
+                Ok(Msg::App(ev)) => return ev,
+                Ok(Msg::Feed(_)) => continue,
                 Err(e) => panic!("no event: {e}"),
             }
-        }
-    }
-
-    /// The console's load keeps strings as the file holds them: a decision
-    /// made from them would write them back unchanged (the view makes
-    /// them safe when it draws them).
-    #[test]
-    fn a_console_load_keeps_the_escape_in_the_model() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("state.json"),
-            r#"{"workflow_version":"0.6","current_stage":"2","project_name":"osc\u001b]2;T\u0007name","last_updated_at_utc":"2026-06-01T11:59:00Z"}"#,
-        )
-        .unwrap();
-        let (tx, rx) = mpsc::channel::<Msg>();
-        load(vec![dir.path().to_path_buf()], tx, 1);
-        match next_event(&rx) {
-            Event::Loaded(projects) => {
-                assert_eq!(projects.len(), 1);
-                assert_eq!(projects[0].name, "osc\u{1b}]2;T\u{7}name");
-                assert_eq!(projects[0].files[0].file, "state.json");
-            }
-            other => panic!("not loaded: {other:?}"),
         }
     }
 
@@ -611,111 +404,6 @@ mod tests {
             ),
         )
         .unwrap();
-    }
-
-    fn reread(
-        rx: &mpsc::Receiver<Msg>,
-    ) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<crate::model::Project>) {
-        match rx.recv_timeout(Duration::from_secs(20)) {
-            Ok(Msg::Read {
-                event:
-                    Event::Reread {
-                        dirs,
-                        trees,
-                        projects,
-                    },
-                escalate: false,
-                ..
-            }) => (dirs, trees, projects),
-            Ok(Msg::Read {
-                event, escalate, ..
-            }) => panic!("not a reread: {event:?} {escalate}"),
-            Ok(_) => panic!("not a read"),
-            Err(e) => panic!("no read: {e}"),
-        }
-    }
-
-    /// With the watcher on a root of two projects, editing one asks to read
-    /// that one again, never the other, and never everything.
-    #[test]
-    fn editing_one_project_asks_to_read_only_that_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_path_buf();
-        let (a, b) = (root.join("a"), root.join("b"));
-        state(&a, "A");
-        state(&b, "B");
-        let (tx, rx) = mpsc::channel::<Msg>();
-        let _w = watch::start(std::slice::from_ref(&root), tx).expect("a watcher");
-        let known: BTreeSet<PathBuf> = [a.clone(), b.clone()].into_iter().collect();
-        state(&a, "A2");
-        let mut asked: BTreeSet<Target> = BTreeSet::new();
-        let until = Instant::now() + Duration::from_millis(500);
-        while let Ok(msg) = rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
-            if let Msg::Changed(paths) = msg {
-                let roots = std::slice::from_ref(&root);
-                let t = targets(&paths, &spellings(roots), roots, &known)
-                    .unwrap_or_else(|| panic!("everything asked for: {paths:?}"));
-                asked.extend(t);
-            }
-        }
-        assert!(asked.contains(&Target::Dir(a.clone())), "{asked:?}");
-        assert!(
-            asked
-                .iter()
-                .all(|t| matches!(t, Target::Dir(d) | Target::Tree(d) if d.starts_with(&a))),
-            "{asked:?}"
-        );
-    }
-
-    /// notify reports absolute paths under a relative root: they are
-    /// spelled as the root is, so they find their project.
-    #[test]
-    fn a_relative_root_finds_its_projects() {
-        let roots = [PathBuf::from(".")];
-        let known: BTreeSet<PathBuf> = [PathBuf::from("./a")].into_iter().collect();
-        let cwd = std::env::current_dir().unwrap();
-        let changed = [cwd.join(".").join("a").join("state.json")];
-        let t = targets(&changed, &spellings(&roots), &roots, &known).expect("not everything");
-        assert!(t.contains(&Target::Dir(PathBuf::from("./a"))), "{t:?}");
-    }
-
-    /// A partial read reads only its targets, with ids relative to the
-    /// root; a vanished directory gives nothing; a tree finds a new project.
-    #[test]
-    fn a_partial_read_reads_only_its_targets() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_path_buf();
-        let (a, b) = (root.join("g").join("a"), root.join("b"));
-        state(&a, "A");
-        state(&b, "B");
-        let (tx, rx) = mpsc::channel::<Msg>();
-        read_some(
-            vec![root.clone()],
-            vec![Target::Dir(a.clone())],
-            tx.clone(),
-            3,
-        );
-        let (dirs, trees, projects) = reread(&rx);
-        assert_eq!((dirs, trees), (vec![a.clone()], vec![]));
-        let got: Vec<(&str, &str)> = projects
-            .iter()
-            .map(|p| (p.id.as_str(), p.name.as_str()))
-            .collect();
-        assert_eq!(got, [("g/a", "A")]);
-
-        std::fs::remove_dir_all(&b).unwrap();
-        state(&root.join("g").join("new"), "N");
-        read_some(
-            vec![root.clone()],
-            vec![Target::Dir(b.clone()), Target::Tree(root.join("g"))],
-            tx,
-            4,
-        );
-        let (dirs, trees, projects) = reread(&rx);
-        assert_eq!((dirs, trees), (vec![b], vec![root.join("g")]));
-        let mut got: Vec<&str> = projects.iter().map(|p| p.id.as_str()).collect();
-        got.sort_unstable();
-        assert_eq!(got, ["g/a", "g/new"]);
     }
 
     /// Merging a partial read: the project read is updated, the others are

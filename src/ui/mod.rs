@@ -127,9 +127,16 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
     if waiting > 0 {
         right.push(Span::styled(format!("  ◆ {waiting} waiting"), t.warn));
     }
-    right.push(match m.live {
-        Liveness::Live => Span::styled("  ● live", t.ok),
-        Liveness::Polling => Span::styled("  ○ polling", t.warn),
+    right.push(match &m.live {
+        Liveness::Starting => Span::styled("  ◌ watching…", t.muted),
+        Liveness::Live { .. } => Span::styled("  ● live", t.ok),
+        Liveness::Polling { every_secs, reason } => Span::styled(
+            format!(
+                "  ○ polling {every_secs}s: {}",
+                truncate(&sanitize_line(reason), 40)
+            ),
+            t.warn,
+        ),
     });
     if m.readonly {
         right.push(Span::styled("  READ-ONLY", t.error.patch(t.bold)));

@@ -1,22 +1,23 @@
-//! Telling the loop that files changed: a notify watcher on each root, or,
-//! when the platform refuses one, a slow poll.
+//! Telling the engine that files changed: a notify watcher on each root,
+//! or, when the platform refuses one, a poll.
 //!
 //! Events are filtered here (reads, and churn in build or VCS directories,
-//! never change a project) and debounced by the loop, which waits a short
-//! settle time after the first change before reading again. The debouncer
-//! crates run a ticking thread; this way an idle console does not wake.
+//! never change a project) and debounced by the schedule, which waits a
+//! short settle time after the first change before reading again. The
+//! debouncer crates run a ticking thread; this way an idle console does
+//! not wake.
+//!
+//! The watches are set up on their own thread, so the first reading (and
+//! the first frame) never waits for them; `Msg::Liveness` says when they
+//! are in place, or why changes are polled for instead.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::Sender;
-use std::time::Duration;
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::thread;
 
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
-use super::Msg;
-
-/// Without a watcher, look again this often (a full read costs ~35 ms per
-/// 1,000 projects, so this keeps an idle console well under 1% of a core).
-pub const POLL_EVERY: Duration = Duration::from_secs(10);
+use super::{Liveness, Msg, Options, Sink};
 
 /// Directories whose churn never changes a project (build output, VCS):
 /// the same list the walk skips (`store::NOISE_DIRS`).
@@ -54,20 +55,69 @@ fn message(res: notify::Result<Event>) -> Option<Msg> {
 }
 
 /// A watcher on `roots`; each relevant change sends `Msg::Changed` with
-/// its paths. `None` when the platform refuses (then poll).
-pub fn start(roots: &[PathBuf], tx: Sender<Msg>) -> Option<RecommendedWatcher> {
+/// its paths. `Err`: why the platform refuses (then poll).
+pub(super) fn start(roots: &[PathBuf], sink: Sink) -> Result<RecommendedWatcher, String> {
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<Event>| {
         if let Some(msg) = message(res) {
-            let _ = tx.send(msg);
+            let _ = sink.send(msg);
         }
     })
-    .ok()?;
+    .map_err(|e| format!("no watcher: {e}"))?;
     // A root that does not exist is a problem in the header (the loader
     // says so); it must not send every other root to polling.
     for root in roots.iter().filter(|r| r.is_dir()) {
-        watcher.watch(root, RecursiveMode::Recursive).ok()?;
+        watcher
+            .watch(root, RecursiveMode::Recursive)
+            .map_err(|e| format!("cannot watch {}: {e}", root.display()))?;
     }
-    Some(watcher)
+    Ok(watcher)
+}
+
+/// The watching thread; dropping the handle stops it.
+pub struct Handle {
+    _stop: Sender<()>,
+}
+
+/// Set up the watches on `roots` on a thread of their own, say how changes
+/// will be noticed, and poll when they cannot be watched.
+pub fn spawn(roots: Vec<PathBuf>, sink: Sink, opts: Options) -> Handle {
+    let (stop, stopped) = mpsc::channel::<()>();
+    let _ = sink.send(Msg::Liveness(Liveness::Starting));
+    let fail = sink.clone();
+    let spawned = thread::Builder::new()
+        .name("loopdeck-watcher".to_owned())
+        .spawn(move || {
+            let _watcher = match start(&roots, sink.clone()) {
+                Ok(w) => {
+                    let _ = sink.send(Msg::Liveness(Liveness::Live { watches: 0 }));
+                    Some(w)
+                }
+                Err(reason) => {
+                    let _ = sink.send(Msg::Liveness(Liveness::Polling {
+                        every_secs: opts.poll_every.as_secs(),
+                        reason,
+                    }));
+                    None
+                }
+            };
+            loop {
+                match stopped.recv_timeout(opts.poll_every) {
+                    Err(RecvTimeoutError::Timeout) => {
+                        if _watcher.is_none() && !sink.send(Msg::Changed(Vec::new())) {
+                            return;
+                        }
+                    }
+                    _ => return,
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        let _ = fail.send(Msg::Liveness(Liveness::Polling {
+            every_secs: 0,
+            reason: format!("the watcher thread did not start: {e}"),
+        }));
+    }
+    Handle { _stop: stop }
 }
 
 #[cfg(test)]
