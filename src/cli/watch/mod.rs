@@ -122,14 +122,12 @@ fn on_hangup(tx: Sender<Msg>) -> Result<(), String> {
         .map_err(|e| format!("cannot watch stdout: {e}"))
 }
 
-/// Apply `reading` to `projects`; the projects it replaced and the ones it
-/// brought (to diff), or why it failed.
-fn apply(
-    projects: &mut Vec<Project>,
-    reading: Reading,
-) -> Result<(Vec<Project>, Vec<Project>), String> {
+/// Apply `reading` to `projects`: the projects it replaced, and where the
+/// ones it brought begin in `projects` (to diff without a copy); or why it
+/// failed.
+fn apply(projects: &mut Vec<Project>, reading: Reading) -> Result<(Vec<Project>, usize), String> {
     match reading {
-        Reading::All(fresh) => Ok((mem::replace(projects, fresh.clone()), fresh)),
+        Reading::All(fresh) => Ok((mem::replace(projects, fresh), 0)),
         Reading::Part {
             dirs,
             trees,
@@ -140,8 +138,9 @@ fn apply(
             let (old, kept): (Vec<Project>, Vec<Project>) =
                 mem::take(projects).into_iter().partition(|p| read(&p.path));
             *projects = kept;
-            projects.extend(fresh.iter().cloned());
-            Ok((old, fresh))
+            let start = projects.len();
+            projects.extend(fresh);
+            Ok((old, start))
         }
         Reading::Failed(why) => Err(why),
     }
@@ -179,12 +178,12 @@ impl Feed<'_> {
 
     fn read(&mut self, reading: Reading, out: &mut dyn Write) -> io::Result<()> {
         match apply(&mut self.projects, reading) {
-            Ok((old, new)) => {
+            Ok((old, start)) => {
                 if !self.snapshot_sent {
                     return self.snapshot(out);
                 }
                 let now = self.global.now.unwrap_or_else(Utc::now);
-                for c in changes::diff(&old, &new) {
+                for c in changes::diff(&old, &self.projects[start..]) {
                     lines::change(out, self.json, &c, now)?;
                 }
                 Ok(())
