@@ -11,12 +11,13 @@
 //!   scroll the old tail out: the longest suffix of the old tail that is a
 //!   prefix of the new one is what both share, and the events after it are
 //!   new. When they share nothing (the log was truncated or replaced, or
-//!   more events than the tail holds were appended at once): if every
-//!   event of the new tail is later than the old tail's last event, they
-//!   are all new (appended, or written after a rotation); otherwise the
-//!   tail is **reset**: one change says "the tail is now this", and no
-//!   event of it is announced as new (a log cut back to its first lines, or
-//!   restored from a copy, repeats nothing as news).
+//!   more events than the tail holds were appended at once): if no event
+//!   of the new tail is earlier than the old tail's last event, they are
+//!   all new, and some before them may not have been read (a **gap**:
+//!   more were appended than one reading holds, or the log was rotated);
+//!   otherwise the tail is **reset**: one change says "the tail is now
+//!   this", and no event of it is announced as new (a log cut back to its
+//!   first lines, or restored from a copy, repeats nothing as news).
 //! - **Bugs**: a new id is opened; a known id whose status differs moved
 //!   from the old status to the new one.
 //! - **Inbox**: an item is known by [`item_key`] (its kind and `ref`, as
@@ -41,10 +42,12 @@ pub enum Change<'a> {
         old: &'a Project,
         project: &'a Project,
     },
-    /// Events appended to the timeline, oldest first.
+    /// Events appended to the timeline, oldest first. `gap`: events
+    /// between the last ones known and these may not have been read.
     Events {
         project: &'a Project,
         events: &'a [Event],
+        gap: bool,
     },
     /// The timeline was truncated or replaced: its tail is now
     /// `project.detail.timeline`.
@@ -84,6 +87,9 @@ pub enum Tail {
     /// The events from this index of the new tail on are new (none when it
     /// is the tail's length).
     NewFrom(usize),
+    /// Every event of the new tail is new, and some before them may be
+    /// missing.
+    Gap,
     /// The log was truncated or replaced: the new tail replaces the old.
     Reset,
 }
@@ -98,15 +104,12 @@ pub fn tail(old: &[Event], new: &[Event]) -> Tail {
         return Tail::NewFrom(shared);
     }
     let last = old.last().and_then(|e| e.at);
-    let all_later = !new.is_empty()
+    // Timestamps have a second's resolution: a busy log writes many in one.
+    let none_earlier = !new.is_empty()
         && new
             .iter()
-            .all(|e| matches!((e.at, last), (Some(t), Some(l)) if t > l));
-    if all_later {
-        Tail::NewFrom(0)
-    } else {
-        Tail::Reset
-    }
+            .all(|e| matches!((e.at, last), (Some(t), Some(l)) if t >= l));
+    if none_earlier { Tail::Gap } else { Tail::Reset }
 }
 
 /// An inbox item's identity within its project: its kind and `ref`
@@ -189,6 +192,12 @@ fn within<'a>(old: &'a Project, new: &'a Project, out: &mut Vec<Change<'a>>) {
         Tail::NewFrom(i) if i < timeline.len() => out.push(Change::Events {
             project: new,
             events: &timeline[i..],
+            gap: false,
+        }),
+        Tail::Gap => out.push(Change::Events {
+            project: new,
+            events: timeline,
+            gap: true,
         }),
         Tail::NewFrom(_) => {}
         Tail::Reset => out.push(Change::TimelineReset { project: new }),

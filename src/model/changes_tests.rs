@@ -59,8 +59,13 @@ fn names(changes: &[Change<'_>]) -> Vec<String> {
             Change::Added(p) => format!("added {}", p.id),
             Change::Removed(p) => format!("removed {}", p.id),
             Change::Changed { project, .. } => format!("changed {}", project.id),
-            Change::Events { project, events } => format!(
-                "events {} {}",
+            Change::Events {
+                project,
+                events,
+                gap,
+            } => format!(
+                "events{} {} {}",
+                if *gap { "+gap" } else { "" },
                 project.id,
                 events
                     .iter()
@@ -152,8 +157,10 @@ fn a_truncated_log_is_a_reset_not_news() {
     assert_eq!(tail(&old, &[]), Tail::Reset);
     // Replaced with other, older lines.
     assert_eq!(tail(&old, &[ev(0, "restored")]), Tail::Reset);
-    // Rotated, then written to: what follows the old last event is new.
-    assert_eq!(tail(&old, &[ev(9, "after")]), Tail::NewFrom(0));
+    // Rotated, then written to, or outrun: what follows the old last
+    // event is new (in the same second too), with a possible gap.
+    assert_eq!(tail(&old, &[ev(9, "after")]), Tail::Gap);
+    assert_eq!(tail(&old, &[ev(4, "same second")]), Tail::Gap);
     // An event without a time cannot be placed: reset.
     let untimed = Event {
         at: None,
@@ -166,6 +173,18 @@ fn a_truncated_log_is_a_reset_not_news() {
     let before = vec![a.clone()];
     a.detail.timeline.truncate(2);
     assert_eq!(names(&diff(&before, &[a])), ["changed a", "reset a"]);
+}
+
+#[test]
+fn more_appended_than_the_tail_holds_is_news_with_a_gap() {
+    let mut a = project("a");
+    a.detail.timeline = (0..3).map(|i| ev(i, &format!("e{i}"))).collect();
+    let old = vec![a.clone()];
+    a.detail.timeline = (5..8).map(|i| ev(i, &format!("e{i}"))).collect();
+    assert_eq!(
+        names(&diff(&old, &[a])),
+        ["changed a", "events+gap a e5,e6,e7"]
+    );
 }
 
 #[test]

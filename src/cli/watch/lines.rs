@@ -53,6 +53,12 @@ pub enum Body<'a> {
         path: String,
         event: &'a Event,
     },
+    /// Events may be missing before the next `timeline_event`s.
+    TimelineGap {
+        at: String,
+        project: &'a str,
+        path: String,
+    },
     TimelineReset {
         at: String,
         project: &'a str,
@@ -195,7 +201,23 @@ pub fn change(
     now: DateTime<Utc>,
 ) -> io::Result<()> {
     let at = stamp();
-    if let Change::Events { project, events } = change {
+    if let Change::Events {
+        project,
+        events,
+        gap,
+    } = change
+    {
+        if *gap {
+            emit(
+                out,
+                json_out,
+                Body::TimelineGap {
+                    at: at.clone(),
+                    project: &project.id,
+                    path: display_path(&project.path),
+                },
+            )?;
+        }
         for event in *events {
             emit(
                 out,
@@ -239,7 +261,8 @@ fn s(text: &str) -> String {
 /// How the watcher notices changes, in words.
 pub fn liveness(l: &Liveness) -> String {
     match l {
-        Liveness::Starting => "starting to watch".to_owned(),
+        Liveness::Starting => "starting".to_owned(),
+        Liveness::Live { watches: 0 } => "live".to_owned(),
         Liveness::Live { watches } => format!("live ({watches} watches)"),
         Liveness::Polling { every_secs, reason } => {
             format!("polling every {every_secs}s: {}", s(reason))
@@ -300,6 +323,11 @@ fn plain(body: &Body<'_>) -> String {
             s(&event.source),
             s(&event.kind),
             s(&event.summary)
+        ),
+        Body::TimelineGap { at, project, .. } => format!(
+            "{} timeline {}  events before these may be missing\n",
+            time(at),
+            s(project)
         ),
         Body::TimelineReset {
             at,

@@ -19,6 +19,10 @@
 //!   anything `show --json` shows differs.
 //! - `timeline_event`: `project` (id), `path`, `event` as `show --json`'s
 //!   `timeline` spells it; one line per event appended, oldest first.
+//! - `timeline_gap`: `project`, `path`: the `timeline_event`s that follow
+//!   are new, but events before them may be missing (more were appended
+//!   than one reading holds, or the log was rotated); `show --json` has the
+//!   tail.
 //! - `timeline_reset`: `project`, `path`, `timeline`: the log was truncated
 //!   or replaced, this is its tail now (replace yours; none of it is
 //!   announced as new).
