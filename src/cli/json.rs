@@ -8,15 +8,15 @@
 use std::io::{self, Write};
 
 use serde::Serialize;
-use serde_json::ser::{Formatter, PrettyFormatter};
+use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 
-struct SafeFormatter<'a>(PrettyFormatter<'a>);
+struct SafeFormatter<F>(F);
 
 fn must_escape(c: char) -> bool {
     matches!(c, '\u{7f}'..='\u{9f}' | '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-impl Formatter for SafeFormatter<'_> {
+impl<F: Formatter> Formatter for SafeFormatter<F> {
     fn write_string_fragment<W: ?Sized + Write>(
         &mut self,
         w: &mut W,
@@ -67,6 +67,15 @@ pub fn write<W: Write + ?Sized, T: Serialize>(out: &mut W, value: &T) -> io::Res
         serde_json::Serializer::with_formatter(&mut *out, SafeFormatter(PrettyFormatter::new()));
     value.serialize(&mut ser).map_err(io::Error::other)?;
     out.write_all(b"\n")
+}
+
+/// Write `value` as one line of terminal-safe JSON (NDJSON), newline included.
+pub fn line<W: Write + ?Sized, T: Serialize>(out: &mut W, value: &T) -> io::Result<()> {
+    let mut buf = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, SafeFormatter(CompactFormatter));
+    value.serialize(&mut ser).map_err(io::Error::other)?;
+    buf.push(b'\n');
+    out.write_all(&buf)
 }
 
 #[cfg(test)]

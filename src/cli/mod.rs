@@ -11,6 +11,7 @@ pub mod act;
 mod json;
 mod table;
 pub mod views;
+mod watch;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -92,6 +93,17 @@ pub enum Command {
         #[arg(value_name = "ROOT")]
         roots: Vec<PathBuf>,
         /// Print JSON ("schema_version": 1) instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The projects, then one line per change as it happens (until
+    /// SIGTERM/SIGINT or the reader goes away; exit 0).
+    Watch {
+        /// Directories searched for projects (default: the config's roots,
+        /// else the current directory).
+        #[arg(value_name = "ROOT")]
+        roots: Vec<PathBuf>,
+        /// One JSON object per line ("schema_version": 1) instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -230,6 +242,9 @@ pub fn run(
                 crate::store::audit::Which::Id,
             );
             return act::run_undo(which, flags, &config, global.readonly, global.now, out, err);
+        }
+        Command::Watch { roots, json } => {
+            return watch::run(global, &config, roots, *json, out, err);
         }
         Command::List { roots, json } => {
             let (roots, found) = match walk(roots, err) {

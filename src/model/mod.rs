@@ -1,6 +1,7 @@
 //! Format-neutral domain types. No I/O lives here: every value is built by a
 //! reader in `formats/` and consumed by `cli/`, `app/` and `ui/`.
 
+pub mod changes;
 mod detail;
 #[cfg(test)]
 pub(crate) mod every_string;

@@ -1,0 +1,339 @@
+//! `loopdeck watch [ROOT...] [--json]`: the projects under the roots, then
+//! every change to them as it happens, until stopped (SIGTERM, SIGINT,
+//! SIGHUP) or until the reader goes away (a closed pipe). Exit 0 then.
+//! The roots follow `list`'s rules (a command-line root that does not
+//! exist: exit 2). Nothing is printed while nothing changes.
+//!
+//! # The feed (`--json`): one JSON object per line
+//!
+//! Every line has `"schema_version": 1`, `"type"` and `"at"` (RFC 3339 in
+//! UTC, milliseconds: when loopdeck saw the change; `--now` fixes only the
+//! ages in rows, as for `list`). Strings are as the files hold them
+//! (controls escaped by JSON). Lines, by `type`:
+//!
+//! - `snapshot` (first, once): `now`, `roots`, `problems` (roots and
+//!   directories that could not be read, `"path: reason"`), `watcher`, and
+//!   `projects`: every row exactly as `list --json` gives it.
+//! - `project_added`, `project_changed`, `project_removed`: `project`, the
+//!   new row as `list --json` gives it (removed: the last row). Changed:
+//!   anything `show --json` shows differs.
+//! - `timeline_event`: `project` (id), `path`, `event` as `show --json`'s
+//!   `timeline` spells it; one line per event appended, oldest first.
+//! - `timeline_gap`: `project`, `path`: the `timeline_event`s that follow
+//!   are new, but events before them may be missing (more were appended
+//!   than one reading holds, or the log was rotated); `show --json` has the
+//!   tail.
+//! - `timeline_reset`: `project`, `path`, `timeline`: the log was truncated
+//!   or replaced, this is its tail now (replace yours; none of it is
+//!   announced as new).
+//! - `bug_opened`: `project`, `path`, `bug` as `show --json` spells it.
+//! - `bug_transitioned`: `project`, `path`, `from`, `to`, `bug`.
+//! - `inbox_added`, `inbox_changed`, `inbox_removed`: `key` (stable:
+//!   `PROJECT_PATH#KIND:REF`, `#2`... for a repeated ref) and `item` as
+//!   `inbox --json` gives it (removed: as it was). A project that appears
+//!   brings its items; one that goes takes them.
+//! - `watcher`: how changes are noticed, when that changes: `{"state":
+//!   "starting"}`, `{"state": "live", "watches": N}`, `{"state": "polling",
+//!   "every_secs": N, "reason": "..."}`.
+//! - `problems`: the roots' problems, when they change (`[]`: none left).
+//! - `read_failed`: `reason`: a reading failed; the next change reads again.
+//!
+//! Within one reading: projects removed first, then each project added or
+//! changed followed by its events, bugs and inbox items.
+//!
+//! Without `--json`: the `list` table, a line saying how changes are
+//! noticed, then one plain line per change (strings made safe).
+
+mod lines;
+
+use std::io::{self, Write};
+use std::mem;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::thread;
+use std::time::Instant;
+
+use chrono::Utc;
+
+use super::views::{Row, rfc3339};
+use crate::config::Config;
+use crate::exit::{EXIT_OK, EXIT_USAGE};
+use crate::model::changes;
+use crate::model::text::sanitize_line;
+use crate::model::{Project, sort_newest_first};
+use crate::options::Global;
+use crate::watch::{self, Engine, Liveness, Reading, Sink};
+use lines::Body;
+
+/// What reaches the feed's loop.
+enum Msg {
+    Feed(watch::Msg),
+    /// A signal asked the run to end, or the reader went away.
+    Stop,
+}
+
+impl From<watch::Msg> for Msg {
+    fn from(m: watch::Msg) -> Self {
+        Msg::Feed(m)
+    }
+}
+
+/// End the run on SIGTERM, SIGINT or SIGHUP (an SSH session that ends).
+/// signal-hook is already in the build (crossterm uses it) and keeps the
+/// handler async-signal-safe: a self-pipe read by its own thread.
+fn on_signals(tx: Sender<Msg>) -> Result<(), String> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])
+        .map_err(|e| format!("cannot handle signals: {e}"))?;
+    thread::Builder::new()
+        .name("loopdeck-signals".to_owned())
+        .spawn(move || {
+            if signals.forever().next().is_some() {
+                let _ = tx.send(Msg::Stop);
+            }
+        })
+        .map(|_| ())
+        .map_err(|e| format!("cannot handle signals: {e}"))
+}
+
+/// End the run when the reader of stdout goes away while nothing changes
+/// (a pipe's reader closes; an SSH client disconnects): `poll` with no
+/// events reports only errors and hang-ups. A regular file or a terminal
+/// that stays open never wakes it.
+fn on_hangup(tx: Sender<Msg>) -> Result<(), String> {
+    thread::Builder::new()
+        .name("loopdeck-stdout".to_owned())
+        .spawn(move || {
+            loop {
+                let mut fd = libc::pollfd {
+                    fd: libc::STDOUT_FILENO,
+                    events: 0,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd, for the duration of the call.
+                let n = unsafe { libc::poll(&mut fd, 1, -1) };
+                if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                if n > 0 && fd.revents & (libc::POLLERR | libc::POLLHUP) != 0 {
+                    let _ = tx.send(Msg::Stop);
+                }
+                // An error, or stdout not open: nothing to wait for.
+                return;
+            }
+        })
+        .map(|_| ())
+        .map_err(|e| format!("cannot watch stdout: {e}"))
+}
+
+/// Apply `reading` to `projects`: the projects it replaced, and where the
+/// ones it brought begin in `projects` (to diff without a copy); or why it
+/// failed.
+fn apply(projects: &mut Vec<Project>, reading: Reading) -> Result<(Vec<Project>, usize), String> {
+    match reading {
+        Reading::All(fresh) => Ok((mem::replace(projects, fresh), 0)),
+        Reading::Part {
+            dirs,
+            trees,
+            projects: fresh,
+        } => {
+            let read =
+                |p: &Path| dirs.iter().any(|d| d == p) || trees.iter().any(|t| p.starts_with(t));
+            let (old, kept): (Vec<Project>, Vec<Project>) =
+                mem::take(projects).into_iter().partition(|p| read(&p.path));
+            *projects = kept;
+            let start = projects.len();
+            projects.extend(fresh);
+            Ok((old, start))
+        }
+        Reading::Failed(why) => Err(why),
+    }
+}
+
+/// The feed's state between messages.
+struct Feed<'g> {
+    global: &'g Global,
+    json: bool,
+    roots: Vec<String>,
+    projects: Vec<Project>,
+    watcher: Liveness,
+    problems: Vec<String>,
+    snapshot_sent: bool,
+}
+
+impl Feed<'_> {
+    fn snapshot(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        self.snapshot_sent = true;
+        let now = self.global.now.unwrap_or_else(Utc::now);
+        sort_newest_first(&mut self.projects);
+        lines::emit(
+            out,
+            self.json,
+            Body::Snapshot {
+                at: lines::stamp(),
+                now: rfc3339(self.global.now),
+                roots: &self.roots,
+                problems: &self.problems,
+                watcher: &self.watcher,
+                projects: self.projects.iter().map(|p| Row::new(p, now)).collect(),
+            },
+        )
+    }
+
+    fn read(&mut self, reading: Reading, out: &mut dyn Write) -> io::Result<()> {
+        match apply(&mut self.projects, reading) {
+            Ok((old, start)) => {
+                if !self.snapshot_sent {
+                    return self.snapshot(out);
+                }
+                let now = self.global.now.unwrap_or_else(Utc::now);
+                for c in changes::diff(&old, &self.projects[start..]) {
+                    lines::change(out, self.json, &c, now)?;
+                }
+                Ok(())
+            }
+            Err(why) => {
+                if !self.snapshot_sent {
+                    self.snapshot(out)?;
+                }
+                lines::emit(
+                    out,
+                    self.json,
+                    Body::ReadFailed {
+                        at: lines::stamp(),
+                        reason: &why,
+                    },
+                )
+            }
+        }
+    }
+
+    fn liveness(&mut self, l: Liveness, out: &mut dyn Write) -> io::Result<()> {
+        if l == self.watcher {
+            return Ok(());
+        }
+        self.watcher = l;
+        if !self.snapshot_sent {
+            return Ok(());
+        }
+        lines::emit(
+            out,
+            self.json,
+            Body::Watcher {
+                at: lines::stamp(),
+                watcher: &self.watcher,
+            },
+        )
+    }
+
+    fn problems(&mut self, p: Vec<String>, out: &mut dyn Write) -> io::Result<()> {
+        if p == self.problems {
+            return Ok(());
+        }
+        self.problems = p;
+        if !self.snapshot_sent {
+            return Ok(());
+        }
+        lines::emit(
+            out,
+            self.json,
+            Body::Problems {
+                at: lines::stamp(),
+                problems: &self.problems,
+            },
+        )
+    }
+}
+
+/// Run the feed on `roots` until stopped; write errors end it (a closed
+/// pipe is not a failure: the caller exits 0 on `BrokenPipe`).
+pub fn run(
+    global: &Global,
+    config: &Config,
+    roots: &[PathBuf],
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<i32> {
+    let roots = match crate::config::roots(roots, config) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(err, "loopdeck: {}", sanitize_line(&e.to_string()));
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let (tx, rx) = mpsc::channel::<Msg>();
+    for started in [on_signals(tx.clone()), on_hangup(tx.clone())] {
+        if let Err(why) = started {
+            let _ = writeln!(err, "loopdeck: {}", sanitize_line(&why));
+        }
+    }
+    let mut engine = Engine::start(
+        roots.clone(),
+        Sink::new(tx.clone()),
+        &watch::Options::default(),
+    );
+    drop(tx);
+    let mut feed = Feed {
+        global,
+        json,
+        roots: roots
+            .iter()
+            .map(|r| r.to_string_lossy().into_owned())
+            .collect(),
+        projects: Vec::new(),
+        watcher: Liveness::Starting,
+        problems: Vec::new(),
+        snapshot_sent: false,
+    };
+    loop {
+        let msg = match engine.wake_at() {
+            Some(at) => match rx.recv_timeout(at.saturating_duration_since(Instant::now())) {
+                Ok(m) => m,
+                Err(RecvTimeoutError::Timeout) => {
+                    engine.tick(Instant::now());
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => return Ok(EXIT_OK),
+            },
+            None => match rx.recv() {
+                Ok(m) => m,
+                Err(_) => return Ok(EXIT_OK),
+            },
+        };
+        let now = Instant::now();
+        match msg {
+            Msg::Stop => return Ok(EXIT_OK),
+            Msg::Feed(watch::Msg::Changed(paths)) => engine.changed(&paths, now),
+            Msg::Feed(watch::Msg::Read {
+                id,
+                reading,
+                escalate,
+            }) => {
+                engine.read_done(id, &reading, escalate, now);
+                feed.read(reading, out)?;
+            }
+            Msg::Feed(watch::Msg::RootProblems(p)) => feed.problems(p, out)?,
+            Msg::Feed(watch::Msg::Liveness(l)) => feed.liveness(l, out)?,
+        }
+    }
+}
+
+/// A line's envelope, for tests of the schema.
+#[cfg(test)]
+fn envelope(body: Body<'_>) -> serde_json::Value {
+    let mut out = Vec::new();
+    super::json::line(
+        &mut out,
+        &lines::Line {
+            schema_version: super::views::SCHEMA_VERSION,
+            body,
+        },
+    )
+    .map_err(|e| e.to_string())
+    .and_then(|()| serde_json::from_slice(&out).map_err(|e| e.to_string()))
+    .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,93 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+use std::path::PathBuf;
+
+use super::*;
+use crate::model::changes::Change;
+use crate::model::{Format, InboxItem, InboxKind};
+
+fn project(dir: &str) -> Project {
+    let mut p = Project::new(Format::Gsd, PathBuf::from(dir), dir.to_owned());
+    p.id = dir.trim_start_matches("/w/").to_owned();
+    p
+}
+
+/// A partial reading replaces exactly the projects of its directories and
+/// trees; one missing there is gone; the others stay.
+#[test]
+fn a_partial_reading_replaces_what_it_read() {
+    let mut projects = vec![project("/w/a"), project("/w/b"), project("/w/t/c")];
+    let mut a2 = project("/w/a");
+    a2.status = "executing".to_owned();
+    let (old, start) = apply(
+        &mut projects,
+        Reading::Part {
+            dirs: vec![PathBuf::from("/w/a")],
+            trees: vec![PathBuf::from("/w/t")],
+            projects: vec![a2.clone()],
+        },
+    )
+    .unwrap();
+    let ids = |ps: &[Project]| ps.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&old), ["a", "t/c"]);
+    assert_eq!(projects[start..], [a2]);
+    assert_eq!(ids(&projects), ["b", "a"]);
+    assert_eq!(projects[1].status, "executing");
+    let changes = changes::diff(&old, &projects[start..]);
+    assert!(matches!(changes[0], Change::Removed(p) if p.id == "t/c"));
+    assert!(matches!(changes[1], Change::Changed { project, .. } if project.id == "a"));
+    assert!(apply(&mut projects, Reading::Failed("boom".into())).is_err());
+}
+
+/// Each line carries the envelope, and an inbox item comes as `inbox
+/// --json` spells it, with a stable key.
+#[test]
+fn lines_carry_the_envelope_and_inbox_rows() {
+    let mut p = project("/w/a");
+    p.inbox.push(InboxItem {
+        kind: InboxKind::Waiting,
+        reference: "WAITING.json".to_owned(),
+        title: "need a key\u{1b}[31m".to_owned(),
+        since: None,
+        options: Vec::new(),
+        subject: None,
+        act: None,
+    });
+    let old = [project("/w/a")];
+    let new = [p];
+    let c = changes::diff(&old, &new);
+    let at = lines::stamp();
+    let now = Utc::now();
+    let v = envelope(lines::body(&c[1], now, &at).unwrap());
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["type"], "inbox_added");
+    assert_eq!(v["at"], at.as_str());
+    assert_eq!(v["key"], "/w/a#waiting:WAITING.json");
+    assert_eq!(v["item"]["project"], "a");
+    assert_eq!(v["item"]["kind"], "waiting");
+    assert_eq!(v["item"]["title"], "need a key\u{1b}[31m");
+    let v = envelope(lines::body(&c[0], now, &at).unwrap());
+    assert_eq!(v["type"], "project_changed");
+    assert_eq!(v["project"]["needs_human"], 1);
+
+    // The plain line makes the title safe.
+    let mut out = Vec::new();
+    lines::change(&mut out, false, &c[1], now).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("waiting  a  waiting: need a key"), "{text}");
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+}
+
+#[test]
+fn the_watcher_state_serializes_with_its_reason() {
+    let l = Liveness::Polling {
+        every_secs: 10,
+        reason: "the watch limit was reached".to_owned(),
+    };
+    let v = envelope(Body::Watcher {
+        at: lines::stamp(),
+        watcher: &l,
+    });
+    assert_eq!(v["type"], "watcher");
+    assert_eq!(v["watcher"]["state"], "polling");
+    assert_eq!(v["watcher"]["every_secs"], 10);
+}
