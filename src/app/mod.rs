@@ -4,12 +4,15 @@
 
 mod actions;
 mod commands;
+mod notice;
 pub mod panes;
 mod reading;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_issue7;
+#[cfg(test)]
+mod tests_notice;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -24,6 +27,7 @@ pub use commands::{
     Binding, Command, KEYMAP, Key, Scope, applies as command_applies, help_rows, hints, lookup,
     matching as commands_matching,
 };
+pub use notice::{Notices, item_key};
 pub use reading::{Back, Freshness, Held, Identity};
 
 /// Below this size the console asks for a larger terminal and ignores
@@ -128,14 +132,22 @@ pub struct Pane {
     pub first: Scroll,
 }
 
-/// Where a list's window starts; written by the view while drawing.
-/// Equal whatever it holds: it is presentation, not state to compare.
+/// Where a list's window starts, and how many rows it drew; written by
+/// the view while drawing. Equal whatever it holds: it is presentation,
+/// not state to compare.
 #[derive(Debug, Default)]
-pub struct Scroll(std::sync::atomic::AtomicUsize);
+pub struct Scroll {
+    first: std::sync::atomic::AtomicUsize,
+    /// Rows drawn from `first` in the last frame (0: none since a reading).
+    shown: std::sync::atomic::AtomicUsize,
+}
 
 impl Scroll {
     pub const fn new() -> Self {
-        Scroll(std::sync::atomic::AtomicUsize::new(0))
+        Scroll {
+            first: std::sync::atomic::AtomicUsize::new(0),
+            shown: std::sync::atomic::AtomicUsize::new(0),
+        }
     }
 
     /// The first row to draw so that `selected` is visible in `height`
@@ -143,7 +155,7 @@ impl Scroll {
     pub fn window(&self, selected: usize, height: usize, len: usize) -> usize {
         use std::sync::atomic::Ordering::Relaxed;
         let height = height.max(1);
-        let prev = self.0.load(Relaxed).min(len.saturating_sub(height));
+        let prev = self.first.load(Relaxed).min(len.saturating_sub(height));
         let first = if selected < prev {
             selected
         } else if selected >= prev + height {
@@ -151,16 +163,32 @@ impl Scroll {
         } else {
             prev
         };
-        self.0.store(first, Relaxed);
+        self.first.store(first, Relaxed);
+        self.shown
+            .store(len.saturating_sub(first).min(height), Relaxed);
         first
+    }
+
+    /// The rows the last frame drew.
+    pub fn shown(&self) -> std::ops::Range<usize> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let first = self.first.load(Relaxed);
+        first..first + self.shown.load(Relaxed)
+    }
+
+    /// What was drawn no longer matches the rows (a reading came in).
+    pub fn forget_shown(&self) {
+        self.shown.store(0, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
 impl Clone for Scroll {
     fn clone(&self) -> Self {
-        Scroll(std::sync::atomic::AtomicUsize::new(
-            self.0.load(std::sync::atomic::Ordering::Relaxed),
-        ))
+        use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+        Scroll {
+            first: AtomicUsize::new(self.first.load(Relaxed)),
+            shown: AtomicUsize::new(self.shown.load(Relaxed)),
+        }
     }
 }
 
@@ -243,6 +271,13 @@ pub enum Effect {
         anchor: TimelineEvent,
         want: usize,
     },
+    /// Items started waiting for a human: ring the bell and/or notify
+    /// the desktop through the terminal (raw strings; the runtime makes
+    /// them safe).
+    Notify {
+        title: String,
+        body: String,
+    },
     Quit,
 }
 
@@ -294,6 +329,8 @@ pub struct Model {
     pub timeline_back: HashMap<PathBuf, Back>,
     /// `g` on the Timeline: land on the first event once it is read.
     timeline_to_top: bool,
+    /// New items and Timeline events (see `notice`).
+    pub notices: Notices,
 }
 
 impl Model {
@@ -329,6 +366,7 @@ impl Model {
             hold_seq: 0,
             timeline_back: HashMap::new(),
             timeline_to_top: false,
+            notices: Notices::default(),
         }
     }
 
@@ -572,7 +610,22 @@ fn after_read(m: &mut Model, merge: impl FnOnce(&mut Model) -> Vec<Effect>) -> V
 
 /// Apply `event` to the model; return what the runtime must do.
 pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
+    let key = matches!(&event, Event::Key(k) if k.kind != KeyEventKind::Release);
+    let reading = matches!(
+        event,
+        Event::Loaded(_) | Event::Reread { .. } | Event::Settle(_)
+    );
+    if key {
+        notice::before_key(m);
+    }
+    if reading {
+        notice::before_reading(m);
+    }
     let mut effects = step(m, event);
+    if reading {
+        effects.extend(notice::after_reading(m));
+    }
+    notice::after_step(m, key);
     // A project away more than a week shows what to reread: ask for it once.
     if let Some(p) = m.selected_project()
         && since_seconds(p.updated_at, m.now).map(Scenario::for_age) == Some(Scenario::C)

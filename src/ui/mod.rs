@@ -126,6 +126,11 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
     let waiting = m.waiting_total();
     if waiting > 0 {
         right.push(Span::styled(format!("  ◆ {waiting} waiting"), t.warn));
+        // Arrived since the user last looked (marked • in the inbox).
+        let new = m.new_total();
+        if new > 0 {
+            right.push(Span::styled(format!(" · {new} new"), t.warn.patch(t.bold)));
+        }
     }
     right.push(match &m.live {
         Liveness::Starting => Span::styled("  ◌ watching…", t.muted),
