@@ -205,7 +205,7 @@ mod tests {
 
         let big = "x".repeat(10_000);
         let s = osc9(&big);
-        assert_eq!(s.chars().count(), MAX_CHARS + 4, "ESC ] 9 ; text BEL");
+        assert_eq!(s.chars().count(), 4 + MAX_CHARS + 1, "ESC ] 9 ; text BEL");
         assert!(s.ends_with("x…\u{7}"));
         let wide = "问".repeat(10_000);
         assert_eq!(field(&wide).chars().count(), MAX_CHARS);

@@ -19,6 +19,8 @@ mod widgets;
 #[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
+mod notice_tests;
+#[cfg(test)]
 mod style_tests;
 #[cfg(test)]
 mod tests;
