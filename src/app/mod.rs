@@ -615,9 +615,7 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
         event,
         Event::Loaded(_) | Event::Reread { .. } | Event::Settle(_)
     );
-    if key {
-        notice::before_key(m);
-    }
+    let seen = key && notice::before_key(m);
     if reading {
         notice::before_reading(m);
     }
@@ -626,6 +624,9 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
         effects.extend(notice::after_reading(m));
     }
     notice::after_step(m, key);
+    if seen && !effects.contains(&Effect::Render) {
+        effects.push(Effect::Render);
+    }
     // A project away more than a week shows what to reread: ask for it once.
     if let Some(p) = m.selected_project()
         && since_seconds(p.updated_at, m.now).map(Scenario::for_age) == Some(Scenario::C)

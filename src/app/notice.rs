@@ -233,11 +233,12 @@ fn notice(fresh: &[(&Project, &InboxItem)]) -> Effect {
 }
 
 /// A key is about to act on what the last frame showed: the new items on
-/// screen are seen.
-pub(super) fn before_key(m: &mut Model) {
+/// screen are seen. Did any mark go (the frame must be drawn again)?
+pub(super) fn before_key(m: &mut Model) -> bool {
     if m.notices.unseen.is_empty() || matches!(m.mode, Mode::Help | Mode::Palette) {
-        return;
+        return false;
     }
+    let before = m.new_total();
     match m.screen {
         Screen::Inbox => {
             let rows = panes::inbox(m);
@@ -250,6 +251,7 @@ pub(super) fn before_key(m: &mut Model) {
         }
         Screen::Projects => see_open_project(m),
     }
+    m.new_total() != before
 }
 
 /// After any event: a key that opened a project's detail sees its items;

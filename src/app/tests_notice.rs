@@ -321,3 +321,19 @@ fn returning_to_the_end_by_moving_down_clears_the_count() {
     update(&mut m, Event::Loaded(vec![tail(&base, 8, 50)]));
     assert_eq!(m.timeline_new_below(), 2);
 }
+
+/// The key that sees a mark may do nothing else (j on the only row): the
+/// frame is drawn again all the same, so the mark goes from the screen.
+#[test]
+fn a_key_that_only_sees_a_mark_redraws() {
+    let mut m = model(vec![project("alpha", Format::Gsd, 0)]);
+    update(
+        &mut m,
+        Event::Loaded(vec![project("alpha", Format::Gsd, 1)]),
+    );
+    update(&mut m, key('i'));
+    draw_inbox(&m, 10);
+    assert_eq!(update(&mut m, key('j')), vec![Effect::Render]);
+    assert_eq!(m.new_total(), 0);
+    assert_eq!(update(&mut m, key('j')), vec![], "nothing more to draw");
+}
