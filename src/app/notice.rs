@@ -47,6 +47,9 @@ pub struct Notices {
     primed: bool,
     /// The items believed waiting, per project (only projects with some).
     known: HashMap<Identity, Known>,
+    /// The paths of `known`: a project without items and not known costs
+    /// a reading no allocation (10,000 projects, 50 readings a second).
+    known_paths: HashSet<PathBuf>,
     /// New items not seen yet, per project.
     unseen: HashMap<Identity, HashSet<String>>,
     /// The newest Timeline event when the user scrolled up from the end,
@@ -146,10 +149,14 @@ pub(super) fn after_reading(m: &mut Model) -> Option<Effect> {
     let n = &mut m.notices;
     let mut fresh: Vec<(&Project, &InboxItem)> = Vec::new();
     for p in &m.projects {
+        if p.inbox.is_empty() && !n.known_paths.contains(p.path.as_path()) {
+            continue;
+        }
         let id = identity(p);
         match n.known.get_mut(&id) {
             None if p.inbox.is_empty() => {}
             None => {
+                n.known_paths.insert(p.path.clone());
                 fresh.extend(p.inbox.iter().map(|i| (p, i)));
                 n.known.insert(
                     id,
@@ -179,6 +186,9 @@ pub(super) fn after_reading(m: &mut Model) -> Option<Effect> {
                     }
                     if keys.is_empty() {
                         n.known.remove(&id);
+                        if !n.known.keys().any(|(path, _)| path == &p.path) {
+                            n.known_paths.remove(p.path.as_path());
+                        }
                     } else {
                         k.items = keys;
                         if k.problems != p.problems {
