@@ -615,13 +615,14 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
         event,
         Event::Loaded(_) | Event::Reread { .. } | Event::Settle(_)
     );
+    let full = matches!(event, Event::Loaded(_));
     let seen = key && notice::before_key(m);
     if reading {
         notice::before_reading(m);
     }
     let mut effects = step(m, event);
     if reading {
-        effects.extend(notice::after_reading(m));
+        effects.extend(notice::after_reading(m, full));
     }
     notice::after_step(m, key);
     if seen && !effects.contains(&Effect::Render) {

@@ -43,7 +43,7 @@ struct Known {
 
 #[derive(Debug, Clone, Default)]
 pub struct Notices {
-    /// A reading has been taken in: later ones can bring something new.
+    /// A full reading has been taken in: later ones can bring something new.
     primed: bool,
     /// The items believed waiting, per project (only projects with some).
     known: HashMap<Identity, Known>,
@@ -143,7 +143,8 @@ pub(super) fn before_reading(m: &mut Model) {
 }
 
 /// After a reading is merged: what is new, and the notification for it.
-pub(super) fn after_reading(m: &mut Model) -> Option<Effect> {
+/// `full`: a reading of every project (the first one of a run primes).
+pub(super) fn after_reading(m: &mut Model, full: bool) -> Option<Effect> {
     // The rows drawn belong to the last frame: not these.
     m.inbox.first.forget_shown();
     let n = &mut m.notices;
@@ -199,7 +200,11 @@ pub(super) fn after_reading(m: &mut Model) -> Option<Effect> {
             }
         }
     }
-    if !std::mem::replace(&mut n.primed, true) || fresh.is_empty() {
+    // Before the first full reading, the items read were there before
+    // the console was: known, not new.
+    let primed = n.primed;
+    n.primed |= full;
+    if !primed || fresh.is_empty() {
         return None;
     }
     for (p, i) in &fresh {

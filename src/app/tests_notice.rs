@@ -55,6 +55,34 @@ fn the_first_reading_of_a_run_notifies_nothing() {
     assert_eq!(m.new_total(), 0, "nothing is new on opening");
 }
 
+/// A partial reading that arrives before the first full one (a change
+/// during the start) does not make the full one's items new.
+#[test]
+fn the_run_is_primed_by_its_first_full_reading() {
+    let mut m = Model::new(vec!["/w".into()], false, Utc::now());
+    let b = project("beta", Format::PrdMaster, 1);
+    let effects = update(
+        &mut m,
+        Event::Reread {
+            dirs: vec![b.path.clone()],
+            trees: vec![],
+            projects: vec![b.clone()],
+        },
+    );
+    assert_eq!(notifies(&effects), vec![]);
+    let effects = update(
+        &mut m,
+        Event::Loaded(vec![project("alpha", Format::Gsd, 2), b.clone()]),
+    );
+    assert_eq!(notifies(&effects), vec![]);
+    assert_eq!(m.new_total(), 0);
+    let effects = update(
+        &mut m,
+        Event::Loaded(vec![project("alpha", Format::Gsd, 3), b]),
+    );
+    assert_eq!(notifies(&effects).len(), 1);
+}
+
 #[test]
 fn a_new_item_notifies_once() {
     let a = project("alpha", Format::Gsd, 0);

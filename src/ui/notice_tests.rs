@@ -24,17 +24,20 @@ fn new_items_are_marked_in_the_header_and_the_inbox() {
     let (_t, mut m) = workspace_model();
     let waiting = m.waiting_total();
     let mut fresh = m.projects.clone();
-    let mut asked = 0;
     // The question was written long ago (it sorts first, oldest first);
     // the approval just now (last).
-    for (p, (kind, title, age)) in fresh.iter_mut().zip([
-        (
-            InboxKind::Question,
-            "Ship the restock rules on Monday?",
-            60 * 24 * 60,
-        ),
-        (InboxKind::Approval, "Approve plan v3", 2),
-    ]) {
+    for (asked, (p, (kind, title, age))) in fresh
+        .iter_mut()
+        .zip([
+            (
+                InboxKind::Question,
+                "Ship the restock rules on Monday?",
+                60 * 24 * 60,
+            ),
+            (InboxKind::Approval, "Approve plan v3", 2),
+        ])
+        .enumerate()
+    {
         p.inbox.push(InboxItem {
             kind,
             reference: format!("NEW-{asked}"),
@@ -44,7 +47,6 @@ fn new_items_are_marked_in_the_header_and_the_inbox() {
             subject: None,
             act: None,
         });
-        asked += 1;
     }
     update(&mut m, Event::Loaded(fresh));
     assert_eq!(m.waiting_total(), waiting + 2);
