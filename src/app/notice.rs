@@ -28,6 +28,9 @@ use super::reading::{Identity, identity};
 use super::{Effect, Focus, Mode, Model, Screen, Tab, panes};
 use crate::model::{Event as TimelineEvent, Format, InboxItem, InboxKind, Problem, Project};
 
+/// The most Timeline events kept in front of the tail while scrolled up.
+pub const KEEP_MAX: usize = 2_000;
+
 /// An item's identity inside its project.
 pub fn item_key(item: &InboxItem) -> String {
     format!("{:?}|{}", item.kind, item.reference)
@@ -134,6 +137,14 @@ pub(super) fn before_reading(m: &mut Model) {
     let Some(p) = m.selected_project() else {
         return;
     };
+    // A user away while an agent writes on: past this many events the
+    // older ones go (the rows move once) rather than memory growing.
+    if p.detail.timeline.len() > KEEP_MAX {
+        if let Some(path) = m.notices.kept.take() {
+            m.timeline_back.remove(&path);
+        }
+        return;
+    }
     if p.format != Format::Devloop || m.timeline_back.contains_key(&p.path) {
         return;
     }

@@ -365,3 +365,26 @@ fn a_key_that_only_sees_a_mark_redraws() {
     assert_eq!(m.new_total(), 0);
     assert_eq!(update(&mut m, key('j')), vec![], "nothing more to draw");
 }
+
+/// Scrolled up and away while an agent writes on: the events kept in
+/// front of the tail stop at `KEEP_MAX` (memory stays bounded).
+#[test]
+fn the_events_kept_while_scrolled_up_are_bounded() {
+    let mut m = devloop();
+    let base = tail(&m.projects[0], 5, 5);
+    update(&mut m, Event::Loaded(vec![base.clone()]));
+    update(&mut m, key('4'));
+    update(&mut m, key('k'));
+    // Less than the tail (50) at a time, so the tail continues what is kept.
+    let step = 40;
+    let mut end = 5;
+    let mut longest = 0;
+    for _ in 0..(notice::KEEP_MAX / step + 10) {
+        end += step;
+        update(&mut m, Event::Loaded(vec![tail(&base, end, 50)]));
+        longest = longest.max(m.projects[0].detail.timeline.len());
+    }
+    assert!(longest > 50, "kept while it could");
+    assert!(longest <= notice::KEEP_MAX + step, "{longest}");
+    assert!(m.projects[0].detail.timeline.len() <= notice::KEEP_MAX + step);
+}
