@@ -1,4 +1,4 @@
-//! The configuration file: default roots, theme, mouse. One loading for
+//! The configuration file: default roots, theme, mouse, notifications. One loading for
 //! every command, the console's included.
 //!
 //! `--config FILE` (which must exist), else `config.toml` in the user's
@@ -31,6 +31,9 @@ pub struct Config {
     /// The devloop server, for the decisions the seed routes through it.
     #[serde(default)]
     pub devloop: DevloopConfig,
+    /// `[notify]`: the bell and desktop notifications of the console.
+    #[serde(default)]
+    pub notify: NotifyConfig,
     /// The file this config was read from (none: the defaults).
     #[serde(skip)]
     pub file: Option<PathBuf>,
@@ -43,6 +46,40 @@ pub struct DevloopConfig {
     /// `api = "http://host:port"`: sign-off, abandon and new requirements
     /// go through the server's REST API.
     pub api: Option<String>,
+}
+
+/// `[notify]`: what the console does when items start waiting for a human.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NotifyConfig {
+    /// Ring the terminal bell (default true).
+    pub bell: bool,
+    /// A desktop notification through the terminal (default off).
+    pub desktop: Desktop,
+    /// Also under `--readonly` (default true); false silences both.
+    pub when_readonly: bool,
+}
+
+impl Default for NotifyConfig {
+    fn default() -> Self {
+        NotifyConfig {
+            bell: true,
+            desktop: Desktop::Off,
+            when_readonly: true,
+        }
+    }
+}
+
+/// How a desktop notification is asked of the terminal.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Desktop {
+    #[default]
+    Off,
+    /// `ESC ] 9 ; text BEL` (iTerm2, WezTerm, Windows Terminal, ghostty, kitty...).
+    Osc9,
+    /// `ESC ] 777 ; notify ; title ; body BEL` (rxvt-unicode, foot, VTE...).
+    Osc777,
 }
 
 #[derive(Debug, Error)]
@@ -219,6 +256,59 @@ mod tests {
             .to_string();
         assert!(
             e.starts_with("cannot read the config file /nonexistent/loopdeck.toml:"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_notify_table_reads_and_its_mistakes_name_their_line() {
+        assert_eq!(
+            parse("", "c.toml").unwrap().notify,
+            NotifyConfig {
+                bell: true,
+                desktop: Desktop::Off,
+                when_readonly: true
+            }
+        );
+        let c = parse(
+            "[notify]\nbell = false\ndesktop = \"osc777\"\nwhen_readonly = false\n",
+            "c.toml",
+        )
+        .unwrap();
+        assert_eq!(
+            c.notify,
+            NotifyConfig {
+                bell: false,
+                desktop: Desktop::Osc777,
+                when_readonly: false
+            }
+        );
+        assert_eq!(
+            parse("[notify]\ndesktop = \"osc9\"\n", "c.toml")
+                .unwrap()
+                .notify
+                .desktop,
+            Desktop::Osc9
+        );
+        let e = parse("[notify]\nbell = true\ndesktop = \"growl\"\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("config file c.toml, line 3, column 11: unknown variant `growl`"),
+            "{e}"
+        );
+        let e = parse("[notify]\nbell = \"yes\"\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("config file c.toml, line 2, column 8:"),
+            "{e}"
+        );
+        let e = parse("[notify]\nsound = true\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("config file c.toml, line 2, column 1: unknown field `sound`"),
             "{e}"
         );
     }

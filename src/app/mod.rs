@@ -4,12 +4,16 @@
 
 mod actions;
 mod commands;
+mod notice;
 pub mod panes;
 mod reading;
+mod scroll;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_issue7;
+#[cfg(test)]
+mod tests_notice;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -24,7 +28,9 @@ pub use commands::{
     Binding, Command, KEYMAP, Key, Scope, applies as command_applies, help_rows, hints, lookup,
     matching as commands_matching,
 };
+pub use notice::{Notices, item_key};
 pub use reading::{Back, Freshness, Held, Identity};
+pub use scroll::Scroll;
 
 /// Below this size the console asks for a larger terminal and ignores
 /// every key but quit.
@@ -128,50 +134,6 @@ pub struct Pane {
     pub first: Scroll,
 }
 
-/// Where a list's window starts; written by the view while drawing.
-/// Equal whatever it holds: it is presentation, not state to compare.
-#[derive(Debug, Default)]
-pub struct Scroll(std::sync::atomic::AtomicUsize);
-
-impl Scroll {
-    pub const fn new() -> Self {
-        Scroll(std::sync::atomic::AtomicUsize::new(0))
-    }
-
-    /// The first row to draw so that `selected` is visible in `height`
-    /// rows of `len`, moving the window only when the selection leaves it.
-    pub fn window(&self, selected: usize, height: usize, len: usize) -> usize {
-        use std::sync::atomic::Ordering::Relaxed;
-        let height = height.max(1);
-        let prev = self.0.load(Relaxed).min(len.saturating_sub(height));
-        let first = if selected < prev {
-            selected
-        } else if selected >= prev + height {
-            selected + 1 - height
-        } else {
-            prev
-        };
-        self.0.store(first, Relaxed);
-        first
-    }
-}
-
-impl Clone for Scroll {
-    fn clone(&self) -> Self {
-        Scroll(std::sync::atomic::AtomicUsize::new(
-            self.0.load(std::sync::atomic::Ordering::Relaxed),
-        ))
-    }
-}
-
-impl PartialEq for Scroll {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl Eq for Scroll {}
-
 /// The Bugs tab's status and severity filters (cycled with `s` and `v`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BugFilter {
@@ -243,6 +205,13 @@ pub enum Effect {
         anchor: TimelineEvent,
         want: usize,
     },
+    /// Items started waiting for a human: ring the bell and/or notify
+    /// the desktop through the terminal (raw strings; the runtime makes
+    /// them safe).
+    Notify {
+        title: String,
+        body: String,
+    },
     Quit,
 }
 
@@ -294,6 +263,8 @@ pub struct Model {
     pub timeline_back: HashMap<PathBuf, Back>,
     /// `g` on the Timeline: land on the first event once it is read.
     timeline_to_top: bool,
+    /// New items and Timeline events (see `notice`).
+    pub notices: Notices,
 }
 
 impl Model {
@@ -329,6 +300,7 @@ impl Model {
             hold_seq: 0,
             timeline_back: HashMap::new(),
             timeline_to_top: false,
+            notices: Notices::default(),
         }
     }
 
@@ -572,7 +544,24 @@ fn after_read(m: &mut Model, merge: impl FnOnce(&mut Model) -> Vec<Effect>) -> V
 
 /// Apply `event` to the model; return what the runtime must do.
 pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
+    let key = matches!(&event, Event::Key(k) if k.kind != KeyEventKind::Release);
+    let reading = matches!(
+        event,
+        Event::Loaded(_) | Event::Reread { .. } | Event::Settle(_)
+    );
+    let full = matches!(event, Event::Loaded(_));
+    let seen = key && notice::before_key(m);
+    if reading {
+        notice::before_reading(m);
+    }
     let mut effects = step(m, event);
+    if reading {
+        effects.extend(notice::after_reading(m, full));
+    }
+    notice::after_step(m, key);
+    if seen && !effects.contains(&Effect::Render) {
+        effects.push(Effect::Render);
+    }
     // A project away more than a week shows what to reread: ask for it once.
     if let Some(p) = m.selected_project()
         && since_seconds(p.updated_at, m.now).map(Scenario::for_age) == Some(Scenario::C)

@@ -8,6 +8,7 @@
 //! change re-reads only the projects its paths belong to.
 
 pub mod config;
+pub mod notify;
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
@@ -131,6 +132,11 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         return Ok(EXIT_USAGE);
     }
 
+    let notifier = notify::Notifier::new(
+        &cfg.notify,
+        global.readonly || cfg.readonly,
+        notify::Notifier::in_tmux(),
+    );
     let (tx, rx) = mpsc::channel::<Msg>();
     let mut engine = Engine::start(
         roots.clone(),
@@ -285,6 +291,11 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     Effect::FullRedraw => terminal.clear()?,
                     Effect::Reload => engine.reload(Instant::now()),
                     Effect::Render => {}
+                    // Between frames: the last one ended its synchronized
+                    // update; the next starts after this.
+                    Effect::Notify { title, body } => {
+                        notifier.send(&mut io::stdout(), title, body)?;
+                    }
                     Effect::SettleAfter(seq) => settles.push((Instant::now() + SETTLE_BAD, *seq)),
                     Effect::ReadOlder { path, anchor, want } => {
                         read_older(path.clone(), anchor.clone(), *want, tx.clone());

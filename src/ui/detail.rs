@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 
 use super::widgets::{block, clean, fit, path_tail};
 use super::{devloop, tabs};
-use crate::app::Focus;
+use crate::app::{Focus, Tab};
 use crate::model::Format;
 use crate::model::text::{truncate, width};
 
@@ -64,7 +64,22 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     } else {
         title.push(Span::raw(" "));
     }
-    let outer = block(m, Line::from(title), focused);
+    let mut outer = block(m, Line::from(title), focused);
+    // Scrolled up while events arrive: say so under the Timeline.
+    let below = if m.tab == Tab::Timeline {
+        m.timeline_new_below()
+    } else {
+        0
+    };
+    if below > 0 {
+        outer = outer.title_bottom(
+            Line::from(Span::styled(
+                format!(" ↓ {below} new below · f follows "),
+                t.warn.patch(t.bold),
+            ))
+            .right_aligned(),
+        );
+    }
     let inside = outer.inner(area);
     f.render_widget(outer, area);
 

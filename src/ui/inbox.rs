@@ -13,7 +13,12 @@ use crate::app::panes;
 pub fn render(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let rows = panes::inbox(m);
-    let mut title = format!(" Inbox · {} waiting ", rows.len());
+    let new = m.new_total();
+    let mut title = if new > 0 {
+        format!(" Inbox · {} waiting · {new} new ", rows.len())
+    } else {
+        format!(" Inbox · {} waiting ", rows.len())
+    };
     if !m.inbox.filter.is_empty() {
         title = format!(" Inbox /{} · {} ", m.inbox.filter, rows.len());
     }
@@ -64,7 +69,13 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             let (pi, ii) = rows[i];
             let p = &m.projects[pi];
             let item = &p.inbox[ii];
-            let mut text = format!("{} {}", item.reference, item.title);
+            // • marks an item that arrived since the user last looked.
+            let mark = if m.notices.is_new(p, item) {
+                "• "
+            } else {
+                ""
+            };
+            let mut text = format!("{mark}{} {}", item.reference, item.title);
             let options = p.options_at(item, m.now);
             if !options.is_empty() {
                 text.push_str(&format!("  [{}]", options.join(" / ")));

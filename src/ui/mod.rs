@@ -19,6 +19,8 @@ mod widgets;
 #[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
+mod notice_tests;
+#[cfg(test)]
 mod style_tests;
 #[cfg(test)]
 mod tests;
@@ -126,6 +128,11 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
     let waiting = m.waiting_total();
     if waiting > 0 {
         right.push(Span::styled(format!("  ◆ {waiting} waiting"), t.warn));
+        // Arrived since the user last looked (marked • in the inbox).
+        let new = m.new_total();
+        if new > 0 {
+            right.push(Span::styled(format!(" · {new} new"), t.warn.patch(t.bold)));
+        }
     }
     right.push(match &m.live {
         Liveness::Starting => Span::styled("  ◌ watching…", t.muted),
