@@ -27,6 +27,17 @@ pub(super) fn is_read(e: &Event) -> bool {
     matches!(e.kind, EventKind::Access(_))
 }
 
+/// Does the watcher's thread need this report (to keep the watches
+/// matching the tree, or to fall back to polling)? Not reads, not paths
+/// outside the roots (a root's parent's other entries) or in noise.
+pub(super) fn for_the_watcher(res: &notify::Result<Event>, roots: &[PathBuf]) -> bool {
+    match res {
+        Err(_) => true,
+        Ok(e) if e.need_rescan() => true,
+        Ok(e) => !is_read(e) && e.paths.iter().any(|p| counts(p, roots)),
+    }
+}
+
 /// What the loop is told of a watcher's report: the changed paths (build
 /// and VCS churn, and the roots' parents' other entries, left out), or no
 /// paths when anything may have changed (an overflow: notify's `Rescan`
@@ -93,6 +104,29 @@ mod tests {
         // A root under a directory named like a noise one is still watched.
         let nested = [PathBuf::from("/home/u/.cache/ws")];
         assert!(counts(Path::new("/home/u/.cache/ws/p/state.json"), &nested));
+    }
+
+    #[test]
+    fn the_watcher_thread_hears_of_changes_under_the_roots_only() {
+        let modify = EventKind::Modify(ModifyKind::Any);
+        let create = EventKind::Create(notify::event::CreateKind::Folder);
+        assert!(for_the_watcher(&at(create, "/w"), &roots()));
+        assert!(for_the_watcher(&at(modify, "/w/p/state.json"), &roots()));
+        assert!(!for_the_watcher(
+            &at(create, "/other-dir-beside-the-root"),
+            &roots()
+        ));
+        assert!(!for_the_watcher(
+            &at(modify, "/w/p/node_modules/x"),
+            &roots()
+        ));
+        assert!(!for_the_watcher(
+            &at(EventKind::Access(AccessKind::Any), "/w/p/state.json"),
+            &roots()
+        ));
+        let rescan = Event::new(EventKind::Other).set_flag(notify::event::Flag::Rescan);
+        assert!(for_the_watcher(&Ok(rescan), &roots()));
+        assert!(for_the_watcher(&Err(notify::Error::generic("x")), &roots()));
     }
 
     #[test]

@@ -44,8 +44,9 @@ pub(super) fn run(
         if let Some(msg) = events::message(&res, &cb_roots) {
             let _ = to_front.send(msg);
         }
-        // Reads (loopdeck's own among them) are most events: not passed on.
-        if !matches!(&res, Ok(e) if events::is_read(e)) {
+        // Reads (loopdeck's own among them) are most events, and a root's
+        // parent sees its other entries' churn: neither is passed on.
+        if events::for_the_watcher(&res, &cb_roots) {
             let _ = tx.send(In::Event(res));
         }
     });

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use notify::event::{ModifyKind, RenameMode};
+use notify::event::{CreateKind, ModifyKind, RenameMode};
 use notify::{Event, EventKind};
 
 use super::super::{Msg, Sink};
@@ -274,6 +274,8 @@ impl<B: Backend> Watching<B> {
             self.note(p);
         }
         match e.kind {
+            // A new file needs no watch (and no stat to tell).
+            EventKind::Create(CreateKind::File) => {}
             EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(RenameMode::To)) => {
                 for p in &e.paths {
                     self.appeared(p);
@@ -391,3 +393,7 @@ impl<B: Backend> Watching<B> {
 #[cfg(test)]
 #[path = "watching_tests.rs"]
 mod tests;
+
+#[cfg(all(test, target_os = "linux"))]
+#[path = "measure_tests.rs"]
+mod measure;
