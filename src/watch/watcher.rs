@@ -28,9 +28,9 @@ mod status;
 mod watching;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
-use std::sync::{Arc, Mutex};
 use std::thread;
 
 use super::{Liveness, Msg, Options, Sink};
@@ -58,16 +58,13 @@ enum In {
 /// The watching thread; dropping the handle stops it.
 pub struct Handle {
     stop: Arc<AtomicBool>,
-    tx: Option<Mutex<Sender<In>>>,
+    tx: Sender<In>,
 }
 
 impl Drop for Handle {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        if let Some(tx) = &self.tx {
-            let tx = tx.lock().unwrap_or_else(|e| e.into_inner());
-            let _ = tx.send(In::Stop);
-        }
+        let _ = self.tx.send(In::Stop);
     }
 }
 
@@ -98,8 +95,5 @@ pub fn spawn(roots: Vec<PathBuf>, sink: Sink, opts: Options) -> Handle {
             reason: format!("the watcher thread did not start: {e}"),
         }));
     }
-    Handle {
-        stop,
-        tx: Some(Mutex::new(tx)),
-    }
+    Handle { stop, tx }
 }
