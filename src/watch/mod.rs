@@ -106,7 +106,8 @@ impl Sink {
 pub struct Options {
     /// How often to look when events cannot be had.
     pub poll_every: Duration,
-    /// How often the reconciliation scan stats the watched directories.
+    /// How often the reconciliation scan stats the watched directories
+    /// (stretched when one scan costs more than 1/400 of that time).
     pub reconcile_every: Duration,
     /// Events when possible, or polling only.
     pub mode: Mode,

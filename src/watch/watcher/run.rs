@@ -114,18 +114,30 @@ fn follow<B: Backend>(
         }
         let mut recount = false;
         if next_scan <= now {
+            let started = Instant::now();
             let pending = w.scan();
+            let took = started.elapsed();
             if !drain(w, rx) {
                 return;
             }
             w.finish(pending, true);
-            next_scan = Instant::now() + reconcile;
+            next_scan = Instant::now() + scan_period(reconcile, took);
             recount = true;
         }
         if !w.tell(recount) {
             return;
         }
     }
+}
+
+/// An idle console's scans cost at most 1/`SCAN_SHARE` of a core.
+const SCAN_SHARE: u32 = 400;
+
+/// When the next scan is due: `every`, or later when the last scan took
+/// so long (a huge tree) that scanning every `every` would cost more than
+/// 1/`SCAN_SHARE` of a core while nothing happens.
+fn scan_period(every: Duration, took: Duration) -> Duration {
+    every.max(took.saturating_mul(SCAN_SHARE))
 }
 
 /// Take the events in flight (false: stop).
@@ -162,5 +174,20 @@ pub(super) fn poll_only(sink: &Sink, opts: &Options, rx: &Receiver<In>, reason: 
             Ok(In::Stop) | Err(RecvTimeoutError::Disconnected) => return,
             Ok(In::Event(_)) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slow_scan_spaces_the_next_ones_out() {
+        let every = Duration::from_secs(45);
+        assert_eq!(scan_period(every, Duration::from_millis(40)), every);
+        assert_eq!(
+            scan_period(every, Duration::from_millis(300)),
+            Duration::from_secs(120)
+        );
     }
 }
