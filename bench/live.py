@@ -142,6 +142,8 @@ class Feed:
                 for t, line in self.lines:
                     if t >= t0 and token in line:
                         return t
+            if self.proc.poll() is not None:
+                return None
             time.sleep(0.002)
         return None
 

@@ -34,6 +34,9 @@ pub struct Config {
     /// `[notify]`: the bell and desktop notifications of the console.
     #[serde(default)]
     pub notify: NotifyConfig,
+    /// How changes on disk are noticed.
+    #[serde(default)]
+    pub watch: WatchConfig,
     /// The file this config was read from (none: the defaults).
     #[serde(skip)]
     pub file: Option<PathBuf>,
@@ -80,6 +83,48 @@ pub enum Desktop {
     Osc9,
     /// `ESC ] 777 ; notify ; title ; body BEL` (rxvt-unicode, foot, VTE...).
     Osc777,
+}
+
+/// `[watch]`: how changes on disk are noticed.
+#[derive(Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct WatchConfig {
+    /// Seconds between two looks while polling (default 10).
+    #[serde(default, deserialize_with = "seconds")]
+    pub poll_secs: Option<u64>,
+    /// Seconds between two reconciliation scans, which stat the watched
+    /// directories for what events missed (default 45).
+    #[serde(default, deserialize_with = "seconds")]
+    pub reconcile_secs: Option<u64>,
+    /// `"auto"` (file system events when possible) or `"poll"` (never).
+    #[serde(default)]
+    pub mode: crate::watch::Mode,
+}
+
+/// A number of seconds, at least one.
+fn seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let n = u64::deserialize(d)?;
+    if n == 0 {
+        return Err(serde::de::Error::custom("must be at least 1 (seconds)"));
+    }
+    Ok(Some(n))
+}
+
+/// The watcher's settings from `[watch]` (the defaults for what is not
+/// set). The testing knob `LOOPDECK_MAX_WATCHES` is read by the watcher.
+pub fn watch_options(config: &Config) -> crate::watch::Options {
+    let w = &config.watch;
+    let default = crate::watch::Options::default();
+    crate::watch::Options {
+        poll_every: w
+            .poll_secs
+            .map_or(default.poll_every, std::time::Duration::from_secs),
+        reconcile_every: w
+            .reconcile_secs
+            .map_or(default.reconcile_every, std::time::Duration::from_secs),
+        mode: w.mode,
+        ..default
+    }
 }
 
 #[derive(Debug, Error)]
@@ -311,6 +356,49 @@ mod tests {
             e.starts_with("config file c.toml, line 2, column 1: unknown field `sound`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_watch_table_sets_the_watcher_and_bad_values_are_explained() {
+        use crate::watch::Mode;
+        use std::time::Duration;
+        let c = parse(
+            "[watch]\npoll_secs = 3\nreconcile_secs = 30\nmode = \"poll\"\n",
+            "c.toml",
+        )
+        .unwrap();
+        let o = watch_options(&c);
+        assert_eq!(o.poll_every, Duration::from_secs(3));
+        assert_eq!(o.reconcile_every, Duration::from_secs(30));
+        assert_eq!(o.mode, Mode::Poll);
+        let d = watch_options(&Config::default());
+        assert_eq!(
+            (d.poll_every, d.reconcile_every, d.mode, d.max_watches),
+            (
+                Duration::from_secs(10),
+                Duration::from_secs(45),
+                Mode::Auto,
+                None
+            )
+        );
+        let e = parse("[watch]\nmode = \"inotify\"\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "config file c.toml, line 2, column 8: unknown variant `inotify`, expected `auto` or `poll`"
+        );
+        let e = parse("[watch]\npoll_secs = 0\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "config file c.toml, line 2, column 13: must be at least 1 (seconds)"
+        );
+        let e = parse("[watch]\npoll = 5\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2, column 1: unknown field `poll`"), "{e}");
     }
 
     #[test]

@@ -330,11 +330,9 @@ fn each_change_on_disk_is_its_line_and_quiet_is_quiet() {
     assert_eq!(feed.stderr(), "");
 }
 
-/// The whole root deleted and recreated: its projects go, then come back.
-/// The feed prints what the engine reads; re-watching a recreated root is
-/// the engine's (issue 9 §2, `src/watch`).
+/// The whole root deleted and recreated: its projects go, then come back
+/// (the watcher watches each root's parent, so a recreated root is seen).
 #[test]
-#[ignore = "needs issue 9 §2: the watcher re-establishes watches on a recreated root"]
 fn a_root_deleted_and_recreated_is_followed() {
     let (_dir, root) = workspace();
     let mut feed = Feed::start(&root);

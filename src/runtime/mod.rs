@@ -141,7 +141,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
     let mut engine = Engine::start(
         roots.clone(),
         Sink::new(tx.clone()),
-        &watch::Options::default(),
+        &crate::config::watch_options(&cfg),
     );
     let input_tx = tx.clone();
     thread::spawn(move || {

@@ -23,7 +23,7 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-pub use walk::{NOISE_DIRS, Unreadable, WalkEntry, is_noise_dir, walk};
+pub use walk::{MAX_DEPTH, NOISE_DIRS, Unreadable, WalkEntry, is_noise_dir, walk};
 
 /// The largest state file loopdeck reads whole. Larger files are reported,
 /// never loaded: a 50 MB single-line `state.json` must not stall the list.

@@ -43,7 +43,7 @@ pub struct Unreadable {
 }
 
 /// How deep below a root the walk goes.
-const MAX_DEPTH: usize = 24;
+pub const MAX_DEPTH: usize = 24;
 
 /// One directory met during a walk.
 pub struct WalkEntry<'a> {

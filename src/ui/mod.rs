@@ -137,14 +137,12 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
     right.push(match &m.live {
         Liveness::Starting => Span::styled("  ◌ watching…", t.muted),
         Liveness::Live { .. } => Span::styled("  ● live", t.ok),
-        Liveness::Polling { every_secs, reason } => Span::styled(
-            format!(
-                "  ○ polling {every_secs}s: {}",
-                truncate(&sanitize_line(reason), 40)
-            ),
-            t.warn,
-        ),
+        Liveness::Polling { every_secs, .. } => {
+            Span::styled(format!("  ○ polling {every_secs}s"), t.warn)
+        }
     });
+    // Why it polls matters more than the roots: it gets the room first.
+    let polling = right.len() - 1;
     if m.readonly {
         right.push(Span::styled("  READ-ONLY", t.error.patch(t.bold)));
     }
@@ -159,7 +157,14 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
         ));
     }
     let used: usize = right.iter().map(|s| s.width()).sum();
-    let room = (width as usize).saturating_sub(used + 2);
+    let mut room = (width as usize).saturating_sub(used + 2);
+    if let Liveness::Polling { every_secs, reason } = &m.live
+        && room > 8
+    {
+        let why = truncate(&sanitize_line(reason), room - 2).into_owned();
+        room = room.saturating_sub(unicode_width::UnicodeWidthStr::width(why.as_str()) + 2);
+        right[polling] = Span::styled(format!("  ○ polling {every_secs}s: {why}"), t.warn);
+    }
     if room > 4 {
         let roots: Vec<String> = m
             .roots

@@ -8,7 +8,7 @@
 
 mod loader;
 pub mod schedule;
-mod watcher;
+pub mod watcher;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -23,6 +23,7 @@ use crate::store::cache::ReadCache;
 pub use loader::{WORKER, guarded, job_worker};
 pub use schedule::Target;
 use schedule::{Action, Schedule};
+pub use watcher::Mode;
 
 /// After a file changes, wait this long for the rest of a burst (a writer's
 /// temp file, then its rename) before reading again.
@@ -105,12 +106,26 @@ impl Sink {
 pub struct Options {
     /// How often to look when events cannot be had.
     pub poll_every: Duration,
+    /// How often the reconciliation scan stats the watched directories
+    /// (stretched when one scan costs more than 1/400 of that time).
+    pub reconcile_every: Duration,
+    /// Events when possible, or polling only.
+    pub mode: Mode,
+    /// Testing knob: adding watch N+1 fails as the inotify limit does
+    /// (also `LOOPDECK_MAX_WATCHES=N`).
+    pub max_watches: Option<usize>,
 }
+
+/// The reconciliation scan's period unless configured otherwise.
+pub const RECONCILE_EVERY: Duration = Duration::from_secs(45);
 
 impl Default for Options {
     fn default() -> Self {
         Self {
             poll_every: POLL_EVERY,
+            reconcile_every: RECONCILE_EVERY,
+            mode: Mode::Auto,
+            max_watches: None,
         }
     }
 }

@@ -66,7 +66,15 @@ fn editing_one_project_asks_to_read_only_that_one() {
     state(&a, "A");
     state(&b, "B");
     let (tx, rx) = mpsc::channel::<Msg>();
-    let _w = watcher::start(std::slice::from_ref(&root), Sink::new(tx)).expect("a watcher");
+    let _w = watcher::spawn(vec![root.clone()], Sink::new(tx), Options::default());
+    // The watches are in place (and the catch-up read asked for) first.
+    loop {
+        match rx.recv_timeout(Duration::from_secs(20)).expect("live") {
+            Msg::Liveness(Liveness::Live { .. }) => break,
+            Msg::Liveness(l @ Liveness::Polling { .. }) => panic!("{l:?}"),
+            _ => {}
+        }
+    }
     let known: BTreeSet<PathBuf> = [a.clone(), b.clone()].into_iter().collect();
     state(&a, "A2");
     let mut asked: BTreeSet<Target> = BTreeSet::new();

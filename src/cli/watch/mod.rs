@@ -271,7 +271,7 @@ pub fn run(
     let mut engine = Engine::start(
         roots.clone(),
         Sink::new(tx.clone()),
-        &watch::Options::default(),
+        &crate::config::watch_options(config),
     );
     drop(tx);
     let mut feed = Feed {

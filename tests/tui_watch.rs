@@ -1,0 +1,97 @@
+//! End to end (tmux): the header says when changes are polled for and
+//! why (the watch limit, simulated with the testing knob
+//! `LOOPDECK_MAX_WATCHES`), and a root deleted and recreated shows its new
+//! project with no key pressed.
+//!
+//! Needs tmux (Linux: inotify); skipped, saying so, without it outside CI.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure
+
+mod common;
+
+use std::path::Path;
+
+use common::NOW;
+use common::tmux::{SESSION, Tmux, skip_without_tmux};
+
+fn state(dir: &Path, name: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    let tmp = dir.join(".state.json.tmp");
+    std::fs::write(
+        &tmp,
+        format!(
+            r#"{{"workflow_version":"0.6","current_stage":"2","project_name":"{name}","last_updated_at_utc":"2026-06-01T11:59:00Z"}}"#
+        ),
+    )
+    .unwrap();
+    std::fs::rename(&tmp, dir.join("state.json")).unwrap();
+}
+
+/// Start the console on `root` with `env` set (as `Tmux::start` does).
+fn start_with(tmux: &Tmux, root: &Path, env: &[&str]) {
+    let bin = assert_cmd::cargo::cargo_bin("loopdeck");
+    let cmd = format!(
+        "{} {} --now {NOW}; echo EXITED:$?; sleep 60",
+        bin.display(),
+        root.display()
+    );
+    let mut args = vec![
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        SESSION,
+        "-x",
+        "200",
+        "-y",
+        "30",
+        "env",
+        "NO_COLOR=1",
+        "XDG_CONFIG_HOME=/nonexistent-loopdeck-test-config",
+    ];
+    args.extend_from_slice(env);
+    args.extend_from_slice(&["sh", "-c", &cmd]);
+    tmux.run(&args);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_header_says_polling_and_why_when_the_watch_limit_is_reached() {
+    if skip_without_tmux() {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("ws");
+    state(&root.join("a"), "alpha-one");
+    state(&root.join("b"), "bravo-one");
+    let tmux = Tmux::new("watch-limit");
+    start_with(&tmux, &root, &["LOOPDECK_MAX_WATCHES=2"]);
+    tmux.wait_for("alpha-one");
+    // The header shows the reason's first 40 characters; the whole one
+    // is in `Liveness` (tests/watcher.rs).
+    let s = tmux.wait_for("○ polling 10s: inotify watch limit reached (LOOPDECK_M");
+    assert!(!s.contains("● live"), "{s}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_root_deleted_and_recreated_shows_its_new_project_with_no_key_pressed() {
+    if skip_without_tmux() {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("ws");
+    state(&root.join("a"), "alpha-one");
+    let tmux = Tmux::new("watch-root");
+    start_with(&tmux, &root, &[]);
+    tmux.wait_for("alpha-one");
+    tmux.wait_for("● live");
+    std::fs::remove_dir_all(&root).unwrap();
+    tmux.wait_for("alpha-one (gone)");
+    state(&root.join("c"), "charlie-new");
+    tmux.wait_for("charlie-new");
+    // And later edits in the recreated root are seen too.
+    state(&root.join("c"), "charlie-two");
+    let s = tmux.wait_for("charlie-two");
+    assert!(s.contains("● live"), "{s}");
+}

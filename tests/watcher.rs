@@ -1,0 +1,276 @@
+//! The watcher on real temporary directories, through the library's
+//! engine and a channel (no terminal): what a writer does is seen, and
+//! when events cannot be had the watcher polls, says why, and still sees.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use loopdeck::watch::{Engine, Liveness, Mode, Msg, Options, Reading, Sink, watcher};
+
+const DEADLINE: Duration = Duration::from_secs(30);
+
+fn state(dir: &Path, name: &str) {
+    fs::create_dir_all(dir).unwrap();
+    let tmp = dir.join(".state.json.tmp");
+    fs::write(
+        &tmp,
+        format!(
+            r#"{{"workflow_version":"0.6","current_stage":"2","project_name":"{name}","last_updated_at_utc":"2026-06-01T11:59:00Z"}}"#
+        ),
+    )
+    .unwrap();
+    // As editors and agents save: a new file renamed over the old one.
+    fs::rename(&tmp, dir.join("state.json")).unwrap();
+}
+
+/// Wait for the watcher to say how it notices changes.
+fn liveness(rx: &Receiver<Msg>) -> Liveness {
+    let until = Instant::now() + DEADLINE;
+    loop {
+        match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok(Msg::Liveness(Liveness::Starting)) => {}
+            Ok(Msg::Liveness(l)) => return l,
+            Ok(_) => {}
+            Err(e) => panic!("no liveness: {e}"),
+        }
+    }
+}
+
+fn live(rx: &Receiver<Msg>) -> usize {
+    match liveness(rx) {
+        Liveness::Live { watches } => watches,
+        other => panic!("not live: {other:?}"),
+    }
+}
+
+/// Do `act` until a change of `path` is reported (each try waits a
+/// second: a new directory's watches are set up a moment after it
+/// appears).
+fn seen_after(rx: &Receiver<Msg>, path: &Path, mut act: impl FnMut(usize)) {
+    let until = Instant::now() + DEADLINE;
+    let mut tries = 0;
+    while Instant::now() < until {
+        act(tries);
+        tries += 1;
+        let round = Instant::now() + Duration::from_secs(1);
+        while let Ok(msg) = rx.recv_timeout(round.saturating_duration_since(Instant::now())) {
+            if let Msg::Changed(paths) = msg
+                && paths.iter().any(|p| p == path)
+            {
+                return;
+            }
+        }
+    }
+    panic!("no change of {} reported", path.display());
+}
+
+fn spawn(root: &Path, opts: Options) -> (watcher::Handle, Receiver<Msg>) {
+    let (tx, rx) = mpsc::channel::<Msg>();
+    (
+        watcher::spawn(vec![root.to_path_buf()], Sink::new(tx), opts),
+        rx,
+    )
+}
+
+fn append(path: &Path, line: &str) {
+    use std::io::Write;
+    let mut f = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    writeln!(f, "{line}").unwrap();
+}
+
+#[test]
+fn a_rename_over_save_is_seen_every_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    state(&root.join("p"), "A");
+    let (_h, rx) = spawn(&root, Options::default());
+    assert!(live(&rx) >= 2);
+    for name in ["B", "C", "D"] {
+        let mut once = true;
+        seen_after(&rx, &root.join("p/state.json"), |_| {
+            if std::mem::take(&mut once) {
+                state(&root.join("p"), name);
+            }
+        });
+    }
+}
+
+#[test]
+fn a_new_project_directory_is_watched_and_later_edits_inside_are_seen() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    fs::create_dir(root.join("old")).unwrap();
+    let (_h, rx) = spawn(&root, Options::default());
+    live(&rx);
+    let planning = root.join("new/.planning");
+    fs::create_dir_all(&planning).unwrap();
+    let file = planning.join("STATE.md");
+    seen_after(&rx, &file, |i| append(&file, &format!("line {i}")));
+    // And deeper still: a phase directory made later.
+    let phase = planning.join("phases/01-x");
+    fs::create_dir_all(&phase).unwrap();
+    let plan = phase.join("01-01-PLAN.md");
+    seen_after(&rx, &plan, |i| append(&plan, &format!("task {i}")));
+}
+
+#[test]
+fn a_root_deleted_and_recreated_is_followed_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap().join("ws");
+    state(&root.join("p"), "A");
+    let (_h, rx) = spawn(&root, Options::default());
+    live(&rx);
+    fs::remove_dir_all(&root).unwrap();
+    fs::create_dir_all(root.join("p")).unwrap();
+    let log = root.join("p/log.ndjson");
+    seen_after(&rx, &log, |i| append(&log, &format!("{{\"n\":{i}}}")));
+    // The recreated root's new directories are watched too.
+    fs::create_dir_all(root.join("q")).unwrap();
+    let q = root.join("q/state.json");
+    seen_after(&rx, &q, |i| state(&root.join("q"), &format!("Q{i}")));
+}
+
+/// An engine driven as a front end drives it, remembering what the
+/// watcher last said.
+struct Driver {
+    engine: Engine,
+    rx: Receiver<Msg>,
+    said: Option<Liveness>,
+}
+
+impl Driver {
+    fn start(root: &Path, opts: &Options) -> Self {
+        let (tx, rx) = mpsc::channel::<Msg>();
+        let engine = Engine::start(vec![root.to_path_buf()], Sink::new(tx), opts);
+        Driver {
+            engine,
+            rx,
+            said: None,
+        }
+    }
+
+    /// Handle messages until `done` says so (given each reading's
+    /// project names).
+    fn until(&mut self, what: &str, mut done: impl FnMut(&Self, &[String]) -> bool) {
+        let until = Instant::now() + DEADLINE;
+        while Instant::now() < until {
+            let wait = self
+                .engine
+                .wake_at()
+                .map_or(Duration::from_millis(200), |at| {
+                    at.saturating_duration_since(Instant::now())
+                })
+                .min(Duration::from_millis(200));
+            let mut names = Vec::new();
+            match self.rx.recv_timeout(wait) {
+                Ok(Msg::Changed(paths)) => self.engine.changed(&paths, Instant::now()),
+                Ok(Msg::Read {
+                    id,
+                    reading,
+                    escalate,
+                }) => {
+                    self.engine
+                        .read_done(id, &reading, escalate, Instant::now());
+                    names = match &reading {
+                        Reading::All(p) => p.iter().map(|p| p.name.clone()).collect(),
+                        Reading::Part { projects, .. } => {
+                            projects.iter().map(|p| p.name.clone()).collect()
+                        }
+                        Reading::Failed(why) => panic!("{why}"),
+                    };
+                }
+                Ok(Msg::Liveness(l)) => self.said = Some(l),
+                Ok(_) | Err(_) => {}
+            }
+            self.engine.tick(Instant::now());
+            if done(self, &names) {
+                return;
+            }
+        }
+        panic!("never: {what} (the watcher said {:?})", self.said);
+    }
+
+    fn sees(&mut self, name: &str) {
+        self.until(name, |_, names| names.iter().any(|n| n == name));
+    }
+
+    fn polling(&mut self) -> (u64, String) {
+        self.until("polling", |d, _| {
+            matches!(d.said, Some(Liveness::Polling { .. }))
+        });
+        match self.said.clone() {
+            Some(Liveness::Polling { every_secs, reason }) => (every_secs, reason),
+            _ => unreachable!(),
+        }
+    }
+}
+
+#[test]
+fn polling_when_configured_says_so_and_still_sees_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    state(&root.join("p"), "A");
+    let opts = Options {
+        mode: Mode::Poll,
+        poll_every: Duration::from_secs(1),
+        ..Options::default()
+    };
+    let mut d = Driver::start(&root, &opts);
+    assert_eq!(
+        d.polling(),
+        (
+            1,
+            "polling is configured ([watch] mode = \"poll\")".to_owned()
+        )
+    );
+    d.sees("A");
+    state(&root.join("p"), "A2");
+    state(&root.join("deep/er/new"), "NEW");
+    d.sees("A2");
+    d.sees("NEW");
+}
+
+#[test]
+fn the_watch_limit_polls_with_its_reason_and_still_sees_new_projects() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    state(&root.join("p"), "A");
+    let opts = Options {
+        max_watches: Some(2),
+        poll_every: Duration::from_secs(1),
+        ..Options::default()
+    };
+    let mut d = Driver::start(&root, &opts);
+    assert_eq!(
+        d.polling(),
+        (
+            1,
+            "inotify watch limit reached (LOOPDECK_MAX_WATCHES = 2, a testing limit)".to_owned()
+        )
+    );
+    // The project's directory holds no watch (the root's parent and the
+    // root took both): polling sees its edits, and new projects.
+    state(&root.join("p"), "A2");
+    state(&root.join("deep/er/new"), "NEW");
+    d.sees("A2");
+    d.sees("NEW");
+}
+
+#[test]
+fn a_root_that_does_not_exist_yet_is_watched_once_it_appears() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root: PathBuf = tmp.path().canonicalize().unwrap().join("later");
+    let (_h, rx) = spawn(&root, Options::default());
+    // Only its parent is watched.
+    assert_eq!(live(&rx), 1);
+    fs::create_dir_all(root.join("p")).unwrap();
+    let f = root.join("p/state.json");
+    seen_after(&rx, &f, |i| state(&root.join("p"), &format!("P{i}")));
+}
