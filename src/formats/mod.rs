@@ -109,9 +109,9 @@ pub fn discover(roots: &[PathBuf]) -> Discovery {
     discover_with(roots, &detect)
 }
 
-type Detector = dyn Fn(&WalkEntry<'_>) -> (Vec<Project>, Vec<String>) + Sync;
+type Detector<'a> = dyn Fn(&WalkEntry<'_>) -> (Vec<Project>, Vec<String>) + Sync + 'a;
 
-fn discover_with(roots: &[PathBuf], detect: &Detector) -> Discovery {
+fn discover_with(roots: &[PathBuf], detect: &Detector<'_>) -> Discovery {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
@@ -222,7 +222,7 @@ pub fn load_dir(dir: &Path) -> Discovery {
     load_dir_with(dir, &detect)
 }
 
-fn load_dir_with(dir: &Path, detect: &Detector) -> Discovery {
+fn load_dir_with(dir: &Path, detect: &Detector<'_>) -> Discovery {
     let names = match store::list_dir(dir) {
         Ok(names) => names,
         Err(e) => {
@@ -268,21 +268,31 @@ pub fn own_dirs() -> &'static [&'static str] {
 }
 
 /// [`discover`], keeping what `cache` allows between readings (the console
-/// and `watch` read through one cache for their whole run).
+/// and `watch` read through one cache for their whole run): files that did
+/// not change are not parsed again, NDJSON logs are read from the offset
+/// last read. What the cache holds for files this reading did not meet
+/// (projects removed) is dropped.
 pub fn discover_cached(roots: &[PathBuf], cache: &store::cache::ReadCache) -> Discovery {
-    let _ = cache;
-    discover(roots)
+    let pass = cache.begin_pass();
+    let found = discover_with(roots, &|entry| cache.enter(pass, || detect(entry)));
+    cache.sweep(pass, None);
+    found
 }
 
-/// [`read_under`], keeping what `cache` allows between readings.
+/// [`read_under`], keeping what `cache` allows between readings; what it
+/// holds for files under `dir` this reading did not meet is dropped.
 pub fn read_under_cached(
     root: &Path,
     dir: &Path,
     tree: bool,
     cache: &store::cache::ReadCache,
 ) -> Discovery {
-    let _ = cache;
-    read_under(root, dir, tree)
+    let pass = cache.begin_pass();
+    let found = read_under_with(root, dir, tree, &|entry| {
+        cache.enter(pass, || detect(entry))
+    });
+    cache.sweep(pass, Some(dir));
+    found
 }
 
 /// Read part of `root` again: the project(s) in exactly `dir` or, with
@@ -291,6 +301,10 @@ pub fn read_under_cached(
 /// file or a link yields nothing (the walk would not find projects there)
 /// and no problem.
 pub fn read_under(root: &Path, dir: &Path, tree: bool) -> Discovery {
+    read_under_with(root, dir, tree, &detect)
+}
+
+fn read_under_with(root: &Path, dir: &Path, tree: bool, detect: &Detector<'_>) -> Discovery {
     // A root may be a link; below it, the walk follows none.
     let walkable = if dir == root {
         std::fs::metadata(dir).is_ok_and(|m| m.is_dir())
@@ -301,9 +315,9 @@ pub fn read_under(root: &Path, dir: &Path, tree: bool) -> Discovery {
         return Discovery::default();
     }
     let mut found = if tree {
-        discover(&[dir.to_path_buf()])
+        discover_with(&[dir.to_path_buf()], detect)
     } else {
-        load_dir(dir)
+        load_dir_with(dir, detect)
     };
     for p in &mut found.projects {
         p.id = id_under(root, &p.path);

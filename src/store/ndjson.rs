@@ -13,6 +13,7 @@ use std::path::Path;
 
 use super::{StoreError, open_in, open_nonblocking};
 
+pub mod incremental;
 mod keyset;
 mod scan;
 pub use keyset::KeySet;

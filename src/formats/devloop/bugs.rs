@@ -13,8 +13,8 @@ use std::path::Path;
 use super::schema::BugLine;
 use super::timeline::report_lines;
 use crate::model::{Bug, BugStats, BugTransition, Finding, Level, Project};
-use crate::store::StoreError;
 use crate::store::ndjson::{self, KeyVisitor, Latest, ReverseLines};
+use crate::store::{StoreError, cache};
 
 pub const BUGS: &str = "bugs.ndjson";
 /// Bugs listed in full (the most recently updated); all are counted.
@@ -25,20 +25,52 @@ pub const MAX_BUGS_LISTED: usize = 1000;
 /// bandwidth, not system calls.
 const SCAN_CHUNK: usize = 1024 * 1024;
 
+/// What a scan of `bugs.ndjson` found.
+#[derive(Clone)]
+enum Scanned {
+    Vanished,
+    Problem(String),
+    Read {
+        bugs: Vec<Bug>,
+        stats: BugStats,
+        skipped: usize,
+        torn: bool,
+    },
+}
+
 /// The bugs into `p.detail.bugs` (by id, so by discovery time) and
-/// `p.detail.bug_stats`.
+/// `p.detail.bug_stats`. Inside a cached reading, an unchanged file is not
+/// scanned again.
 pub fn read(p: &mut Project, dir: &Path) {
+    let (bugs, stats) = match cache::memo_stat(dir, BUGS, || scan(dir)) {
+        Scanned::Vanished => return,
+        Scanned::Problem(e) => return p.problem(BUGS, e),
+        Scanned::Read {
+            bugs,
+            stats,
+            skipped,
+            torn,
+        } => {
+            report_lines(p, BUGS, skipped, torn);
+            (bugs, stats)
+        }
+    };
+    findings(p, &bugs);
+    p.detail.bugs = bugs;
+    p.detail.bug_stats = Some(stats);
+}
+
+fn scan(dir: &Path) -> Scanned {
     let lines = match ReverseLines::open_in(dir, BUGS, u64::MAX) {
         Ok(r) => r.with_chunk(SCAN_CHUNK),
-        Err(StoreError::Vanished) => return,
-        Err(e) => return p.problem(BUGS, e.to_string()),
+        Err(StoreError::Vanished) => return Scanned::Vanished,
+        Err(e) => return Scanned::Problem(e.to_string()),
     };
     let mut v = Visitor::default();
     let scan = match ndjson::scan_by_key(lines, "id", &mut v) {
         Ok(s) => s,
-        Err(e) => return p.problem(BUGS, e.to_string()),
+        Err(e) => return Scanned::Problem(e.to_string()),
     };
-    report_lines(p, BUGS, scan.skipped, scan.torn);
     let Visitor {
         mut bugs,
         chains,
@@ -51,7 +83,17 @@ pub fn read(p: &mut Project, dir: &Path) {
         }
     }
     bugs.sort_by(|a, b| a.id.cmp(&b.id));
-    for b in &bugs {
+    Scanned::Read {
+        bugs,
+        stats,
+        skipped: scan.skipped,
+        torn: scan.torn,
+    }
+}
+
+/// Transitions the bug lifecycle does not allow.
+fn findings(p: &mut Project, bugs: &[Bug]) {
+    for b in bugs {
         for t in &b.history {
             let Some(from) = t.from.as_deref() else {
                 continue;
@@ -79,8 +121,6 @@ pub fn read(p: &mut Project, dir: &Path) {
             }
         }
     }
-    p.detail.bugs = bugs;
-    p.detail.bug_stats = Some(stats);
 }
 
 /// The status history of a bug whose latest line has none, rebuilt from its
