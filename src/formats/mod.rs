@@ -371,7 +371,11 @@ pub(crate) fn file_name(dir: &Path) -> String {
 /// Read a text file inside a project (bounded). Invalid UTF-8 is replaced,
 /// and reported by the returned flag.
 pub(crate) fn read_text(dir: &Path, relative: &str) -> Result<(String, bool), StoreError> {
-    store::read_in(dir, relative, store::STATE_FILE_LIMIT).map(text_of)
+    // Inside a cached reading, a file that did not change is not read
+    // again.
+    store::cache::memo_in(dir, relative, store::STATE_FILE_LIMIT, |bytes| {
+        text_of(bytes.to_vec())
+    })
 }
 
 /// Bytes as text; invalid UTF-8 is replaced, and reported by the flag.

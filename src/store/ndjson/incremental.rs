@@ -259,3 +259,7 @@ impl<T: Clone> State<T> {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "incremental_tests.rs"]
+mod tests;
