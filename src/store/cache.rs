@@ -44,11 +44,25 @@ pub struct ReadCache {
     inner: Arc<Inner>,
 }
 
-#[derive(Default)]
 struct Inner {
     entries: Mutex<HashMap<Key, Entry>>,
     pass: AtomicU64,
     bytes_read: AtomicU64,
+    /// Files neither read nor parsed again.
+    reused: AtomicU64,
+    racy: Duration,
+}
+
+impl Default for Inner {
+    fn default() -> Self {
+        Inner {
+            entries: Mutex::default(),
+            pass: AtomicU64::new(0),
+            bytes_read: AtomicU64::new(0),
+            reused: AtomicU64::new(0),
+            racy: RACY,
+        }
+    }
 }
 
 type Key = (PathBuf, TypeId);
@@ -75,6 +89,37 @@ thread_local! {
 impl ReadCache {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A cache that trusts a file's times once they are `racy` old
+    /// (tests use zero, with files whose writes they order themselves).
+    pub fn with_racy_window(racy: Duration) -> Self {
+        ReadCache {
+            inner: Arc::new(Inner {
+                racy,
+                ..Inner::default()
+            }),
+        }
+    }
+
+    /// How many times a file was neither read nor parsed again.
+    pub fn reused(&self) -> u64 {
+        self.inner.reused.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn count_reuse(&self) {
+        self.inner.reused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Can `id`'s times be trusted to change on the next write, looked at
+    /// `now` (taken before the stat)? Not when they are within the racy
+    /// window of it.
+    pub(crate) fn settled(&self, id: &FileId, now: SystemTime) -> bool {
+        let Ok(now) = now.duration_since(SystemTime::UNIX_EPOCH) else {
+            return false;
+        };
+        let limit = now.as_nanos() as i128 - self.inner.racy.as_nanos() as i128;
+        id.mtime < limit && id.ctime < limit
     }
 
     /// Start a pass (one reading of some projects): its number, for
@@ -196,16 +241,6 @@ impl FileId {
             mtime: ns(m.modified()),
             ctime: ns(m.created()),
         }
-    }
-
-    /// Can these times be trusted to change on the next write, looked at
-    /// `now` (taken before the stat)? Not when they are within [`RACY`].
-    pub fn settled(&self, now: SystemTime) -> bool {
-        let Ok(now) = now.duration_since(SystemTime::UNIX_EPOCH) else {
-            return false;
-        };
-        let limit = now.as_nanos() as i128 - RACY.as_nanos() as i128;
-        self.mtime < limit && self.ctime < limit
     }
 }
 

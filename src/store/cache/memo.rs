@@ -52,6 +52,7 @@ pub fn memo_in<T: Clone + Send + Sync + 'static>(
     let kept = cache.take::<Memo<T>>(&path);
     if let Some(m) = kept.as_ref().filter(|m| m.id == id && m.settled) {
         stamp_known(&path, &m.sha256, id.len);
+        cache.count_reuse();
         let value = m.value.clone();
         if let Some(m) = kept {
             cache.put(pass, &path, m);
@@ -69,7 +70,7 @@ pub fn memo_in<T: Clone + Send + Sync + 'static>(
         &path,
         Memo {
             id,
-            settled: id.settled(now),
+            settled: cache.settled(&id, now),
             sha256,
             value: value.clone(),
         },
@@ -102,6 +103,7 @@ pub fn memo_stat<T: Clone + Send + Sync + 'static>(
     };
     if let Some(kept) = cache.take::<Computed<T>>(&path) {
         if kept.id == id && kept.settled {
+            cache.count_reuse();
             let value = kept.value.clone();
             cache.put(pass, &path, kept);
             return value;
@@ -113,7 +115,7 @@ pub fn memo_stat<T: Clone + Send + Sync + 'static>(
         &path,
         Computed {
             id,
-            settled: id.settled(now),
+            settled: cache.settled(&id, now),
             value: value.clone(),
         },
     );

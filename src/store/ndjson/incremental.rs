@@ -98,7 +98,7 @@ pub fn tail_in<T: Clone + Send + Sync + 'static>(
         state.fold(base, new, &mut parse);
         state.last = buf.last().copied();
         state.id = id;
-        state.settled = id.settled(now);
+        state.settled = cache.settled(&id, now);
         state.trim();
     }
     let tail = state.tail(bytes_read);
@@ -145,7 +145,7 @@ fn fresh<T: Clone + Send + Sync + 'static>(
     cache.count_read(read);
     let state = State {
         id,
-        settled: id.settled(now),
+        settled: cache.settled(&id, now),
         max_items,
         max_bytes,
         end,
