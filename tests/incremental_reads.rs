@@ -340,3 +340,61 @@ fn what_vanished_leaves_nothing_in_the_cache() {
     read_under_cached(&root, &project, false, &cache);
     assert!(cache.len() < base, "{} vs {base}", cache.len());
 }
+
+/// Bug lines appended at random — new bugs, transitions with and without
+/// a status history, lines that are not bugs, blank lines, lines cut
+/// anywhere — past the 1,000 bugs listed in full: after each append the
+/// cached reading (read on from the last offset) equals a fresh scan.
+#[test]
+fn random_bug_appends_read_as_a_fresh_scan() {
+    let (_tmp, root, project) = devloop();
+    let bugs = project.join("bugs.ndjson");
+    let mut seed = 11u64;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) as usize
+    };
+    let statuses = ["open", "fixing", "fixed", "verified", "wontfix", "reopened"];
+    let mut line = |next: &mut dyn FnMut() -> usize| -> String {
+        let id = next() % 1100;
+        let status = statuses[next() % statuses.len()];
+        match next() % 12 {
+            0 => "not a bug\n".to_owned(),
+            1 => "\n".to_owned(),
+            2 => format!("{{\"id\":\"BUG-{id}\",\"title\":7}}\n"),
+            3 => format!(
+                "{{\"id\":\"BUG-{id}\",\"status\":\"{status}\",\"status_history\":[{{\"from\":\"open\",\"to\":\"{status}\",\"by\":\"coder\"}}]}}\n"
+            ),
+            _ => format!(
+                "{{\"id\":\"BUG-{id}\",\"status\":\"{status}\",\"severity\":\"high\",\"title\":\"bug {id}\"}}\n"
+            ),
+        }
+    };
+    let mut body = String::new();
+    for _ in 0..3000 {
+        body.push_str(&line(&mut next));
+    }
+    fs::write(&bugs, &body).unwrap();
+    let cache = cache();
+    same(&root, Some(&project), &cache, "first");
+    for step in 0..30 {
+        let mut text = String::new();
+        for _ in 0..(next() % 6) {
+            text.push_str(&line(&mut next));
+        }
+        let cut = next() % (text.len() + 1);
+        tick(&root);
+        append(&bugs, &text.as_bytes()[..cut]);
+        same(&root, None, &cache, &format!("step {step}, torn"));
+        tick(&root);
+        let before = cache.bytes_read();
+        let rest = &text.as_bytes()[cut..];
+        append(&bugs, rest);
+        same(&root, Some(&project), &cache, &format!("step {step}"));
+        // Only the appended bytes (and the one before them) were read.
+        let want = if rest.is_empty() { 0 } else { rest.len() + 1 };
+        assert_eq!(cache.bytes_read() - before, want as u64, "step {step}");
+    }
+}

@@ -145,9 +145,18 @@ impl ReadCache {
     /// Drop the entries pass `pass` did not use: all of them, or (`under`)
     /// those of files under that directory. A file that vanished, or a
     /// project no longer read, leaves nothing behind.
+    /// A file counts as met when any of its entries was used (a parse
+    /// reused whole keeps the log state kept beside it).
     pub fn sweep(&self, pass: u64, under: Option<&Path>) {
-        self.lock()
-            .retain(|(path, _), e| e.seen >= pass || under.is_some_and(|d| !path.starts_with(d)));
+        let mut entries = self.lock();
+        let met: std::collections::HashSet<PathBuf> = entries
+            .iter()
+            .filter(|(_, e)| e.seen >= pass)
+            .map(|((path, _), _)| path.clone())
+            .collect();
+        entries.retain(|(path, _), _| {
+            met.contains(path) || under.is_some_and(|d| !path.starts_with(d))
+        });
     }
 
     /// Bytes read through the cache's own reads (incremental NDJSON reads,

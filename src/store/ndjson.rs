@@ -14,6 +14,7 @@ use std::path::Path;
 use super::{StoreError, open_in, open_nonblocking};
 
 pub mod incremental;
+pub mod keyed;
 mod keyset;
 mod scan;
 pub use keyset::KeySet;

@@ -13,7 +13,7 @@ use std::path::Path;
 use super::schema::BugLine;
 use super::timeline::report_lines;
 use crate::model::{Bug, BugStats, BugTransition, Finding, Level, Project};
-use crate::store::ndjson::{self, KeyVisitor, Latest, ReverseLines};
+use crate::store::ndjson::{self, KeyVisitor, Latest, ReverseLines, keyed};
 use crate::store::{StoreError, cache};
 
 pub const BUGS: &str = "bugs.ndjson";
@@ -61,6 +61,14 @@ pub fn read(p: &mut Project, dir: &Path) {
 }
 
 fn scan(dir: &Path) -> Scanned {
+    // Inside a cached reading: from the last offset, replayed.
+    if let Some(read) = keyed::keyed_in(dir, BUGS, "id", "status", parses, replay) {
+        return match read {
+            Ok(scanned) => scanned,
+            Err(StoreError::Vanished) => Scanned::Vanished,
+            Err(e) => Scanned::Problem(e.to_string()),
+        };
+    }
     let lines = match ReverseLines::open_in(dir, BUGS, u64::MAX) {
         Ok(r) => r.with_chunk(SCAN_CHUNK),
         Err(StoreError::Vanished) => return Scanned::Vanished,
@@ -71,6 +79,44 @@ fn scan(dir: &Path) -> Scanned {
         Ok(s) => s,
         Err(e) => return Scanned::Problem(e.to_string()),
     };
+    finish(v, scan.skipped, scan.torn)
+}
+
+/// Does the visitor take `line` as a bug when it lists it in full?
+fn parses(line: &[u8]) -> bool {
+    serde_json::from_slice::<BugLine>(line).is_ok()
+}
+
+/// What [`ndjson::scan_by_key`] would give, from the lines a keyed log
+/// kept: the same visitor, met with the same lines in the same order.
+fn replay(log: &keyed::KeyedLog) -> Scanned {
+    let (lines, chains) = log.lines_newest_first();
+    let mut v = Visitor::default();
+    let mut seen: HashMap<&str, bool> = HashMap::new();
+    let mut skipped = log.keyless;
+    for (k, line) in lines {
+        match seen.get(k) {
+            Some(false) => {}
+            Some(true) => v.older(k, line),
+            None => match v.latest(k, line) {
+                Latest::Reject => skipped += 1,
+                verdict => {
+                    seen.insert(k, verdict == Latest::AcceptWithHistory);
+                }
+            },
+        }
+    }
+    for (k, chain) in chains {
+        if seen.get(k) == Some(&true) {
+            for status in chain {
+                v.older_status(k, status);
+            }
+        }
+    }
+    finish(v, skipped, log.torn())
+}
+
+fn finish(v: Visitor, skipped: usize, torn: bool) -> Scanned {
     let Visitor {
         mut bugs,
         chains,
@@ -86,8 +132,8 @@ fn scan(dir: &Path) -> Scanned {
     Scanned::Read {
         bugs,
         stats,
-        skipped: scan.skipped,
-        torn: scan.torn,
+        skipped,
+        torn,
     }
 }
 
@@ -219,10 +265,16 @@ impl KeyVisitor for Visitor {
     }
 
     fn older(&mut self, key: &str, line: &[u8]) {
+        if let Some(status) = ndjson::top_level_str(line, "status") {
+            self.older_status(key, status);
+        }
+    }
+}
+
+impl Visitor {
+    /// The status of an older line of `key` (newest first).
+    fn older_status(&mut self, key: &str, status: &str) {
         let Some(chain) = self.by_id.get(key).and_then(|i| self.chains.get_mut(i)) else {
-            return;
-        };
-        let Some(status) = ndjson::top_level_str(line, "status") else {
             return;
         };
         if status != chain.later {
