@@ -398,3 +398,26 @@ fn random_bug_appends_read_as_a_fresh_scan() {
         assert_eq!(cache.bytes_read() - before, want as u64, "step {step}");
     }
 }
+
+/// Reading a project that holds another (a root that is itself a
+/// project) keeps what the cache holds for the one inside it.
+#[test]
+fn reading_one_project_keeps_the_cache_of_the_projects_inside_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("outer");
+    let prd = repo().join("examples/workspace/prd-master/fba-smart-restock");
+    copy_dir(&prd, &root);
+    copy_dir(&prd, &root.join("inner"));
+    let cache = cache();
+    let d = same(&root, Some(&root), &cache, "first");
+    assert_eq!(d.projects.len(), 2);
+    let held = cache.len();
+    assert!(held >= 2, "{held}");
+    read_under_cached(&root, &root, false, &cache);
+    assert_eq!(cache.len(), held);
+    // The inner project removed: a reading of the outer one alone does
+    // not know; a reading of the tree drops it.
+    fs::remove_dir_all(root.join("inner")).unwrap();
+    read_under_cached(&root, &root, true, &cache);
+    assert!(cache.len() < held, "{} vs {held}", cache.len());
+}

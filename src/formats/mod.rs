@@ -291,7 +291,29 @@ pub fn read_under_cached(
     let found = read_under_with(root, dir, tree, &|entry| {
         cache.enter(pass, || detect(entry))
     });
-    cache.sweep(pass, Some(dir));
+    if tree {
+        cache.sweep(pass, Some(dir));
+    } else {
+        // Only what the reading of `dir` itself reads: its files and its
+        // formats' own directories, not the projects below it.
+        cache.sweep_where(pass, |path| {
+            let Ok(rel) = path.strip_prefix(dir) else {
+                return false;
+            };
+            let mut parts = rel.components();
+            match (parts.next(), parts.next()) {
+                (Some(_), None) => true,
+                (Some(first), Some(_)) => {
+                    let first = first.as_os_str();
+                    OWN_DIRS
+                        .iter()
+                        .chain(devloop::OWN_DIRS)
+                        .any(|d| first == *d)
+                }
+                _ => false,
+            }
+        });
+    }
     found
 }
 

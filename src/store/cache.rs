@@ -145,18 +145,21 @@ impl ReadCache {
     /// Drop the entries pass `pass` did not use: all of them, or (`under`)
     /// those of files under that directory. A file that vanished, or a
     /// project no longer read, leaves nothing behind.
-    /// A file counts as met when any of its entries was used (a parse
-    /// reused whole keeps the log state kept beside it).
     pub fn sweep(&self, pass: u64, under: Option<&Path>) {
+        self.sweep_where(pass, |path| under.is_none_or(|d| path.starts_with(d)));
+    }
+
+    /// Drop the entries pass `pass` did not use among the files `within`
+    /// says it read. A file counts as used when any of its entries was (a
+    /// parse reused whole keeps the log state kept beside it).
+    pub fn sweep_where(&self, pass: u64, within: impl Fn(&Path) -> bool) {
         let mut entries = self.lock();
         let met: std::collections::HashSet<PathBuf> = entries
             .iter()
             .filter(|(_, e)| e.seen >= pass)
             .map(|((path, _), _)| path.clone())
             .collect();
-        entries.retain(|(path, _), _| {
-            met.contains(path) || under.is_some_and(|d| !path.starts_with(d))
-        });
+        entries.retain(|(path, _), _| met.contains(path) || !within(path));
     }
 
     /// Bytes read through the cache's own reads (incremental NDJSON reads,
