@@ -111,6 +111,40 @@ fn main() {
         stats(fresh),
     );
 
+    // 1b. The same project with a 100,000-line bugs.ndjson (5,000 bugs).
+    let bugs = project.join("bugs.ndjson");
+    let bug = |i: usize| {
+        let status = ["open", "fixing", "fixed", "verified"][(i / 5000) % 4];
+        format!(
+            "{{\"id\":\"BUG-{:04}\",\"status\":\"{status}\",\"severity\":\"high\",\"title\":\"bug {} in the restock job\",\"unit_id\":\"U-01\"}}\n",
+            i % 5000,
+            i % 5000
+        )
+    };
+    let body: String = (0..100_000).map(bug).collect();
+    fs::write(&bugs, body).unwrap_or_else(|e| panic!("{e}"));
+    age();
+    read_under_cached(&root, &project, false, &cache);
+    let (mut cached, mut fresh) = (Vec::new(), Vec::new());
+    let mut n = 100_000;
+    for _ in 0..50 {
+        let ten: String = (n..n + 10).map(bug).collect();
+        n += 10;
+        append(&bugs, &ten);
+        let t = Instant::now();
+        let c = read_under_cached(&root, &project, false, &cache);
+        cached.push(t.elapsed());
+        let t = Instant::now();
+        let f = read_under(&root, &project, false);
+        fresh.push(t.elapsed());
+        assert_eq!(c.projects, f.projects, "cached reading differs");
+    }
+    report(
+        "devloop project, 100,000-line bugs.ndjson (5,000 bugs), re-read after appending 10 lines (50 rounds)",
+        stats(cached),
+        stats(fresh),
+    );
+
     // 2. 1,000 projects, one touched.
     let ws = tmp.path().join("ws");
     let mut sources: Vec<PathBuf> = Vec::new();

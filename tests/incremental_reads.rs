@@ -158,9 +158,9 @@ fn appends_whole_and_torn_read_as_fresh_and_only_the_new_bytes_are_read() {
     append(&timeline, line.as_bytes());
     let d = same(&root, None, &cache, "one line appended");
     assert_eq!(timeline_of(&d, "p-restock").last().unwrap(), "step 1");
-    // The new line and the byte before it (checked unchanged): nothing
-    // else is read again.
-    assert_eq!(cache.bytes_read() - before, line.len() as u64 + 1);
+    // The new line and the 32 bytes before it (checked unchanged):
+    // nothing else is read again.
+    assert_eq!(cache.bytes_read() - before, line.len() as u64 + 32);
 
     tick(&root);
     let line = event(2);
@@ -393,8 +393,8 @@ fn random_bug_appends_read_as_a_fresh_scan() {
         let rest = &text.as_bytes()[cut..];
         append(&bugs, rest);
         same(&root, Some(&project), &cache, &format!("step {step}"));
-        // Only the appended bytes (and the one before them) were read.
-        let want = if rest.is_empty() { 0 } else { rest.len() + 1 };
+        // Only the appended bytes (and the 32 before them) were read.
+        let want = if rest.is_empty() { 0 } else { rest.len() + 32 };
         assert_eq!(cache.bytes_read() - before, want as u64, "step {step}");
     }
 }

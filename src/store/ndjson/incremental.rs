@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use std::path::Path;
 use std::time::SystemTime;
 
-use super::{MAX_LINE, RevLine, ReverseLines, Tail, is_blank, read_exact_at};
+use super::{MAX_LINE, RevLine, ReverseLines, Tail, check, is_blank};
 use crate::store::StoreError;
 use crate::store::cache::{FileId, ReadCache, current, plain_path};
 
@@ -30,8 +30,8 @@ struct State<T> {
     /// The bytes from `end` to the size read (`None`: longer than the
     /// budget, dropped; such a line can never be in the window).
     pending: Option<Vec<u8>>,
-    /// The last byte read (checked before going on from it).
-    last: Option<u8>,
+    /// The last bytes read (checked before going on from them).
+    check: Vec<u8>,
     /// The window: start offset and item (`None`: a skipped line).
     lines: VecDeque<(u64, Option<T>)>,
 }
@@ -77,26 +77,19 @@ pub fn tail_in<T: Clone + Send + Sync + 'static>(
             return fresh(&cache, pass, &path, lines, id, now, max_items, &mut parse);
         }
     } else {
-        // Grown: read from one byte before the end last read, to check
-        // that byte is still there.
-        let from = state.id.len.saturating_sub(1);
-        let mut buf = vec![0u8; (id.len - from) as usize];
+        // Grown: read on from the end last read, once the bytes it ended
+        // with are checked to be still there.
         let mut file = lines.file;
-        read_exact_at(&mut file, &mut buf, from)?;
-        bytes_read = buf.len() as u64;
-        cache.count_read(bytes_read);
-        let new = if state.id.len == 0 {
-            &buf[..]
-        } else if Some(buf[0]) == state.last {
-            &buf[1..]
-        } else {
+        let Some(buf) = check::read_on(&mut file, &state.check, state.id.len, id.len)? else {
             let lines = ReverseLines::open_in(project, relative, max_bytes)?.with_chunk(chunk);
             let id = FileId::of(&lines.file.metadata()?);
             return fresh(&cache, pass, &path, lines, id, now, max_items, &mut parse);
         };
-        let base = id.len - new.len() as u64;
-        state.fold(base, new, &mut parse);
-        state.last = buf.last().copied();
+        bytes_read = buf.len() as u64;
+        cache.count_read(bytes_read);
+        let new = &buf[state.check.len()..];
+        state.fold(state.id.len, new, &mut parse);
+        state.check = check::tail_of(&buf);
         state.id = id;
         state.settled = cache.settled(&id, now);
         state.trim();
@@ -141,8 +134,9 @@ fn fresh<T: Clone + Send + Sync + 'static>(
     let bytes_read = lines.bytes_read();
     cache.count_read(bytes_read);
     let max_bytes = lines.budget + lines.bytes_read;
-    let (end, pending, last, read) = pending_tail(&mut lines, id.len, max_bytes)?;
-    cache.count_read(read);
+    let (end, pending, read) = pending_tail(&mut lines, id.len, max_bytes)?;
+    let check = check::last_bytes(&mut lines.file, id.len)?;
+    cache.count_read(read + check.len() as u64);
     let state = State {
         id,
         settled: cache.settled(&id, now),
@@ -150,7 +144,7 @@ fn fresh<T: Clone + Send + Sync + 'static>(
         max_bytes,
         end,
         pending,
-        last,
+        check,
         lines: window,
     };
     let tail = state.tail(bytes_read);
@@ -161,28 +155,27 @@ fn fresh<T: Clone + Send + Sync + 'static>(
 /// The offset after the last newline of a file of `len` bytes (when the
 /// bytes after it are more than `max_bytes`, an offset before them: out of
 /// any window), the bytes after it (`None` when more than `max_bytes`),
-/// its last byte, and the bytes read to know.
-type Pending = (u64, Option<Vec<u8>>, Option<u8>, u64);
+/// and the bytes read to know.
+type Pending = (u64, Option<Vec<u8>>, u64);
 
 fn pending_tail(lines: &mut ReverseLines, len: u64, max_bytes: u64) -> Result<Pending, StoreError> {
     if len == 0 {
-        return Ok((0, Some(Vec::new()), None, 0));
+        return Ok((0, Some(Vec::new()), 0));
     }
     if !lines.torn() && lines.started {
-        return Ok((len, Some(Vec::new()), Some(b'\n'), 0));
+        return Ok((len, Some(Vec::new()), 0));
     }
     let want = len.min(max_bytes.saturating_add(1));
     let mut buf = vec![0u8; want as usize];
-    read_exact_at(&mut lines.file, &mut buf, len - want)?;
-    let last = buf.last().copied();
+    check::read_at(&mut lines.file, &mut buf, len - want)?;
     Ok(match super::memrchr_newline(&buf) {
         Some(i) => {
             let end = len - want + i as u64 + 1;
-            (end, Some(buf[i + 1..].to_vec()), last, want)
+            (end, Some(buf[i + 1..].to_vec()), want)
         }
         // No newline in the file: the pending line starts at 0.
-        None if want == len => (0, Some(buf), last, want),
-        None => (len - want, None, last, want),
+        None if want == len => (0, Some(buf), want),
+        None => (len - want, None, want),
     })
 }
 
@@ -248,7 +241,7 @@ impl<T: Clone> State<T> {
     fn tail(&self, bytes_read: u64) -> Tail<T> {
         let items: Vec<T> = self.lines.iter().filter_map(|(_, i)| i.clone()).collect();
         let skipped = self.lines.iter().filter(|(_, i)| i.is_none()).count();
-        let torn = self.id.len > 0 && self.last != Some(b'\n');
+        let torn = self.id.len > 0 && self.check.last() != Some(&b'\n');
         let complete = items.len() < self.max_items && self.id.len <= self.max_bytes;
         Tail {
             items,

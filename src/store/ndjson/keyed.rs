@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::SystemTime;
 
-use super::{MAX_LINE, ReverseLines, is_blank, read_exact_at, top_level_str};
+use super::{MAX_LINE, ReverseLines, check, is_blank, top_level_str};
 use crate::store::StoreError;
 use crate::store::cache::{FileId, current, plain_path};
 
@@ -47,7 +47,8 @@ pub struct KeyedLog {
     accepts: fn(&[u8]) -> bool,
     end: u64,
     pending: Option<Vec<u8>>,
-    last: Option<u8>,
+    /// The last bytes read (checked before going on from them).
+    check: Vec<u8>,
     /// Lines without the key, or too long to hold.
     pub keyless: usize,
     pub keys: HashMap<String, KeyLines>,
@@ -58,7 +59,7 @@ pub struct KeyedLog {
 impl KeyedLog {
     /// Did the file end in a line without its newline?
     pub fn torn(&self) -> bool {
-        self.id.len > 0 && self.last != Some(b'\n')
+        self.id.len > 0 && self.check.last() != Some(&b'\n')
     }
 
     /// Every kept line, newest first, with its key; then, per key, its
@@ -98,7 +99,7 @@ impl KeyedLog {
             accepts,
             end: 0,
             pending: Some(Vec::new()),
-            last: None,
+            check: Vec::new(),
             keyless: 0,
             keys: HashMap::new(),
             touched: HashSet::new(),
@@ -133,9 +134,6 @@ impl KeyedLog {
             } else {
                 self.pending = None;
             }
-        }
-        if let Some(&b) = new.last() {
-            self.last = Some(b);
         }
     }
 
@@ -201,35 +199,40 @@ pub fn keyed_in<T>(
                 && id.len >= k.id.len
                 && (id.len > k.id.len || (id == k.id && k.settled))
         });
-        let (mut log, from) = match reuse {
+        let (mut log, mut from) = match reuse {
             Some(log) => {
                 let from = log.id.len;
                 (log, from)
             }
             None => (KeyedLog::new(id, key, chain_field, accepts), 0),
         };
-        let mut at = from.saturating_sub(1);
-        let mut check = from > 0;
-        while at < id.len {
-            let n = ((id.len - at) as usize).min(FOLD_CHUNK);
-            let mut buf = vec![0u8; n];
-            read_exact_at(&mut file, &mut buf, at)?;
-            cache.count_read(n as u64);
-            let new = if check {
-                check = false;
-                if Some(buf[0]) != log.last {
-                    // Not an append: read it all again.
-                    log = KeyedLog::new(id, key, chain_field, accepts);
-                    at = 0;
-                    continue;
+        if from > 0 {
+            match check::read_on(&mut file, &log.check, from, id.len)? {
+                Some(buf) => {
+                    cache.count_read(buf.len() as u64);
+                    log.fold(from, &buf[log.check.len()..]);
+                    log.collapse();
+                    log.check = check::tail_of(&buf);
                 }
-                &buf[1..]
-            } else {
-                &buf[..]
-            };
-            log.fold(at + (n - new.len()) as u64, new);
-            log.collapse();
-            at += n as u64;
+                // Not an append: read it all again.
+                None => {
+                    log = KeyedLog::new(id, key, chain_field, accepts);
+                    from = 0;
+                }
+            }
+        }
+        if from == 0 {
+            let mut at = 0;
+            while at < id.len {
+                let n = ((id.len - at) as usize).min(FOLD_CHUNK);
+                let mut buf = vec![0u8; n];
+                check::read_at(&mut file, &mut buf, at)?;
+                cache.count_read(n as u64);
+                log.fold(at, &buf);
+                log.collapse();
+                at += n as u64;
+            }
+            log.check = check::last_bytes(&mut file, id.len)?;
         }
         log.id = id;
         log.settled = cache.settled(&id, now);
