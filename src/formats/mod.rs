@@ -396,7 +396,7 @@ pub(crate) fn read_text(dir: &Path, relative: &str) -> Result<(String, bool), St
     // Inside a cached reading, a file that did not change is not read
     // again.
     store::cache::memo_in(dir, relative, store::STATE_FILE_LIMIT, |bytes| {
-        text_of(bytes.to_vec())
+        text_of(bytes)
     })
 }
 

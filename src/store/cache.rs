@@ -209,6 +209,11 @@ impl ReadCache {
     }
 }
 
+/// Does the reading on this thread read through a cache?
+pub fn active() -> bool {
+    CURRENT.with(|c| c.borrow().is_some())
+}
+
 /// The cache the reading on this thread uses, and its pass.
 pub(crate) fn current() -> Option<(ReadCache, u64)> {
     CURRENT.with(|c| c.borrow().clone())

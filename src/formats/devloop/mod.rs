@@ -146,8 +146,9 @@ fn open_meta(dir: &Path) -> Option<Meta> {
         |reason: String| recognised(dir).then(|| Meta::Unreadable(unreadable(dir, reason)));
     // Inside a cached reading, a project.json that did not change is not
     // parsed again.
-    let parsed = match store::cache::memo_in(dir, PROJECT_FILE, store::STATE_FILE_LIMIT, parse_meta)
-    {
+    let parsed = match store::cache::memo_in(dir, PROJECT_FILE, store::STATE_FILE_LIMIT, |b| {
+        parse_meta(&b)
+    }) {
         Ok(parsed) => parsed,
         Err(StoreError::Vanished) => {
             // A link to nothing is still a project.json someone wrote.
@@ -309,7 +310,7 @@ where
     // Inside a cached reading, a file that did not change is not parsed
     // again.
     match store::cache::memo_in(dir, rel, store::STATE_FILE_LIMIT, |bytes| {
-        schema::parse_file::<T>(bytes)
+        schema::parse_file::<T>(&bytes)
     }) {
         Ok(parsed) => match parsed {
             Ok((t, problems)) => {

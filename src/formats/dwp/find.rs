@@ -205,7 +205,7 @@ fn read_json<T: schema::Tolerant + Clone + Send + Sync + 'static>(
     // Inside a cached reading, a file that did not change is not parsed
     // again.
     let parsed = match store::cache::memo_in(dir, file, store::STATE_FILE_LIMIT, |bytes| {
-        schema::parse::<T>(bytes)
+        schema::parse::<T>(&bytes)
     }) {
         Ok(parsed) => parsed,
         Err(StoreError::Vanished) => return None,

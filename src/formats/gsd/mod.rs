@@ -98,9 +98,9 @@ pub fn load(dir: &Path) -> Option<Project> {
     };
     // Inside a cached reading, a STATE.md that did not change is not read
     // again (a `.planning` that is a link is always read).
-    let text = if real {
+    let text = if real && store::cache::active() {
         store::cache::memo_in(dir, STATE_FILE, store::STATE_FILE_LIMIT, |b| {
-            super::text_of(b.to_vec())
+            super::text_of(b)
         })
     } else {
         read("STATE.md", STATE_FILE).map(super::text_of)

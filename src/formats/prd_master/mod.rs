@@ -69,19 +69,20 @@ pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
     let dir = entry.path;
     // Inside a cached reading, a state.json that did not change is not
     // parsed again.
-    let parsed = match store::cache::memo_in(dir, STATE_FILE, store::STATE_FILE_LIMIT, parse) {
-        Ok(parsed) => parsed,
-        Err(StoreError::NotRegular) if store::is_dir(&dir.join(STATE_FILE)) => {
-            return deliverables.then(|| rebuilt(dir, Why::Corrupt(NOT_A_FILE.to_owned())));
-        }
-        Err(e) => {
-            // Without deliverables, only bytes that look like a PRD-master
-            // state make the directory a project: a FIFO, a link out of the
-            // project or an unreadable `state.json` may be anyone's.
-            let ours = deliverables || (matches!(e, StoreError::TooLarge { .. }) && sniff(dir));
-            return ours.then(|| rebuilt(dir, Why::Corrupt(e.to_string())));
-        }
-    };
+    let parsed =
+        match store::cache::memo_in(dir, STATE_FILE, store::STATE_FILE_LIMIT, |b| parse(&b)) {
+            Ok(parsed) => parsed,
+            Err(StoreError::NotRegular) if store::is_dir(&dir.join(STATE_FILE)) => {
+                return deliverables.then(|| rebuilt(dir, Why::Corrupt(NOT_A_FILE.to_owned())));
+            }
+            Err(e) => {
+                // Without deliverables, only bytes that look like a PRD-master
+                // state make the directory a project: a FIFO, a link out of the
+                // project or an unreadable `state.json` may be anyone's.
+                let ours = deliverables || (matches!(e, StoreError::TooLarge { .. }) && sniff(dir));
+                return ours.then(|| rebuilt(dir, Why::Corrupt(e.to_string())));
+            }
+        };
     match parsed {
         Parsed::Prd(state, problems) => Some(from_state(dir, state, problems)),
         Parsed::NotPrd => deliverables.then(|| rebuilt(dir, Why::NotPrd)),

@@ -33,20 +33,20 @@ pub fn memo_in<T: Clone + Send + Sync + 'static>(
     dir: &Path,
     relative: &str,
     limit: u64,
-    parse: impl FnOnce(&[u8]) -> T,
+    parse: impl FnOnce(Vec<u8>) -> T,
 ) -> Result<T, StoreError> {
     let Some((cache, pass)) = current() else {
-        return read_in(dir, relative, limit).map(|b| parse(&b));
+        return read_in(dir, relative, limit).map(parse);
     };
     let Some(path) = plain_path(dir, relative) else {
-        return read_in(dir, relative, limit).map(|b| parse(&b));
+        return read_in(dir, relative, limit).map(parse);
     };
     let now = SystemTime::now();
     let id = match std::fs::symlink_metadata(&path) {
         Ok(m) if m.is_file() && m.len() <= limit => FileId::of(&m),
         _ => {
             cache.forget::<Memo<T>>(&path);
-            return read_in(dir, relative, limit).map(|b| parse(&b));
+            return read_in(dir, relative, limit).map(parse);
         }
     };
     let kept = cache.take::<Memo<T>>(&path);
@@ -63,7 +63,7 @@ pub fn memo_in<T: Clone + Send + Sync + 'static>(
     let sha256 = sha256_hex(&bytes);
     let value = match kept {
         Some(m) if m.sha256 == sha256 => m.value,
-        _ => parse(&bytes),
+        _ => parse(bytes),
     };
     cache.put(
         pass,
