@@ -93,13 +93,16 @@ fn main() {
     let rounds = 200;
     let (mut cached, mut fresh) = (Vec::new(), Vec::new());
     let mut n = 100_000;
+    let mut read = Vec::new();
     for _ in 0..rounds {
         let ten: String = (n..n + 10).map(event).collect();
         n += 10;
         append(&timeline, &ten);
+        let before = cache.bytes_read();
         let t = Instant::now();
         let c = read_under_cached(&root, &project, false, &cache);
         cached.push(t.elapsed());
+        read.push(cache.bytes_read() - before);
         let t = Instant::now();
         let f = read_under(&root, &project, false);
         fresh.push(t.elapsed());
@@ -110,13 +113,20 @@ fn main() {
         stats(cached),
         stats(fresh),
     );
+    read.sort_unstable();
+    println!(
+        "  bytes read per cached re-read: median {} (10 lines appended: {} bytes)",
+        read[read.len() / 2],
+        (n - 10..n).map(|i| event(i).len()).sum::<usize>()
+    );
 
     // 1b. The same project with a 100,000-line bugs.ndjson (5,000 bugs).
     let bugs = project.join("bugs.ndjson");
     let bug = |i: usize| {
         let status = ["open", "fixing", "fixed", "verified"][(i / 5000) % 4];
+        // Each line carries the bug's history, as devloop writes it.
         format!(
-            "{{\"id\":\"BUG-{:04}\",\"status\":\"{status}\",\"severity\":\"high\",\"title\":\"bug {} in the restock job\",\"unit_id\":\"U-01\"}}\n",
+            "{{\"id\":\"BUG-{:04}\",\"status\":\"{status}\",\"severity\":\"high\",\"title\":\"bug {} in the restock job\",\"unit_id\":\"U-01\",\"status_history\":[{{\"from\":\"open\",\"to\":\"{status}\",\"by\":\"coder\"}}]}}\n",
             i % 5000,
             i % 5000
         )
@@ -127,13 +137,16 @@ fn main() {
     read_under_cached(&root, &project, false, &cache);
     let (mut cached, mut fresh) = (Vec::new(), Vec::new());
     let mut n = 100_000;
+    let mut read = Vec::new();
     for _ in 0..50 {
         let ten: String = (n..n + 10).map(bug).collect();
         n += 10;
         append(&bugs, &ten);
+        let before = cache.bytes_read();
         let t = Instant::now();
         let c = read_under_cached(&root, &project, false, &cache);
         cached.push(t.elapsed());
+        read.push(cache.bytes_read() - before);
         let t = Instant::now();
         let f = read_under(&root, &project, false);
         fresh.push(t.elapsed());
@@ -143,6 +156,13 @@ fn main() {
         "devloop project, 100,000-line bugs.ndjson (5,000 bugs), re-read after appending 10 lines (50 rounds)",
         stats(cached),
         stats(fresh),
+    );
+    read.sort_unstable();
+    println!(
+        "  bytes read per cached re-read: median {} (10 lines appended: {} bytes; file {} bytes)",
+        read[read.len() / 2],
+        (n - 10..n).map(|i| bug(i).len()).sum::<usize>(),
+        fs::metadata(&bugs).map_or(0, |m| m.len())
     );
 
     // 2. 1,000 projects, one touched.

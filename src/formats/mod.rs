@@ -4,6 +4,7 @@
 //! names.
 
 pub mod act;
+mod cached;
 pub mod devloop;
 pub mod dwp;
 pub mod gsd;
@@ -19,6 +20,8 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use crate::guard;
 use crate::model::{Excerpt, FileStamp, Problem, Project, sort_newest_first};
 use crate::store::{self, StoreError, WalkEntry};
+
+pub use cached::{discover_cached, read_under_cached};
 
 /// Every project in the directory `entry` describes, and the names of its
 /// sub-directories the walk need not enter (a format's own state).
@@ -265,56 +268,6 @@ fn load_dir_with(dir: &Path, detect: &Detector<'_>) -> Discovery {
 /// project (the walk does not enter them).
 pub fn own_dirs() -> &'static [&'static str] {
     OWN_DIRS
-}
-
-/// [`discover`], keeping what `cache` allows between readings (the console
-/// and `watch` read through one cache for their whole run): files that did
-/// not change are not parsed again, NDJSON logs are read from the offset
-/// last read. What the cache holds for files this reading did not meet
-/// (projects removed) is dropped.
-pub fn discover_cached(roots: &[PathBuf], cache: &store::cache::ReadCache) -> Discovery {
-    let pass = cache.begin_pass();
-    let found = discover_with(roots, &|entry| cache.enter(pass, || detect(entry)));
-    cache.sweep(pass, None);
-    found
-}
-
-/// [`read_under`], keeping what `cache` allows between readings; what it
-/// holds for files under `dir` this reading did not meet is dropped.
-pub fn read_under_cached(
-    root: &Path,
-    dir: &Path,
-    tree: bool,
-    cache: &store::cache::ReadCache,
-) -> Discovery {
-    let pass = cache.begin_pass();
-    let found = read_under_with(root, dir, tree, &|entry| {
-        cache.enter(pass, || detect(entry))
-    });
-    if tree {
-        cache.sweep(pass, Some(dir));
-    } else {
-        // Only what the reading of `dir` itself reads: its files and its
-        // formats' own directories, not the projects below it.
-        cache.sweep_where(pass, |path| {
-            let Ok(rel) = path.strip_prefix(dir) else {
-                return false;
-            };
-            let mut parts = rel.components();
-            match (parts.next(), parts.next()) {
-                (Some(_), None) => true,
-                (Some(first), Some(_)) => {
-                    let first = first.as_os_str();
-                    OWN_DIRS
-                        .iter()
-                        .chain(devloop::OWN_DIRS)
-                        .any(|d| first == *d)
-                }
-                _ => false,
-            }
-        });
-    }
-    found
 }
 
 /// Read part of `root` again: the project(s) in exactly `dir` or, with

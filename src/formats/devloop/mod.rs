@@ -42,6 +42,7 @@ pub mod timeline;
 mod docs;
 mod inbox;
 pub mod kinds;
+mod meta;
 mod status;
 mod units;
 
@@ -50,6 +51,7 @@ use docs::{PrdInfo, contracts, prd, sdd};
 #[cfg(test)]
 use inbox::rfc3339;
 use inbox::{Budget, inbox, resume};
+use meta::{ParsedMeta, parse_meta};
 use units::units;
 
 use std::collections::{HashMap, HashSet};
@@ -58,7 +60,6 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::json::reason as json_reason;
 use super::{file_name, read_text};
 use crate::model::{
     Agent, Dag, Finding, Format, InboxItem, InboxKind, L1Status, L2Status, L3Status, Level, Loops,
@@ -170,31 +171,6 @@ fn open_meta(dir: &Path) -> Option<Meta> {
         ParsedMeta::NotOurs => None,
         ParsedMeta::Bad(reason) => unreadable_here(reason),
     }
-}
-
-/// What the bytes of a `project.json` say (they alone: kept by the read
-/// cache).
-#[derive(Clone)]
-enum ParsedMeta {
-    Read(ProjectMeta, Vec<String>),
-    /// Some other tool's project.json.
-    NotOurs,
-    Bad(String),
-}
-
-fn parse_meta(bytes: &[u8]) -> ParsedMeta {
-    let map = match serde_json::from_slice::<Value>(strip_bom(bytes)) {
-        Ok(Value::Object(map)) => map,
-        Ok(_) => return ParsedMeta::NotOurs,
-        Err(e) => return ParsedMeta::Bad(json_reason(&e)),
-    };
-    if !(map.contains_key("company_id") && map.contains_key("status")) {
-        return ParsedMeta::NotOurs;
-    }
-    let mut problems = Vec::new();
-    let meta: ProjectMeta =
-        schema::tolerant(Value::Object(map), "", &mut problems).unwrap_or_default();
-    ParsedMeta::Read(meta, problems)
 }
 
 fn strip_bom(b: &[u8]) -> &[u8] {
