@@ -357,7 +357,7 @@ fn random_bug_appends_read_as_a_fresh_scan() {
         (seed >> 33) as usize
     };
     let statuses = ["open", "fixing", "fixed", "verified", "wontfix", "reopened"];
-    let mut line = |next: &mut dyn FnMut() -> usize| -> String {
+    let line = |next: &mut dyn FnMut() -> usize| -> String {
         let id = next() % 1100;
         let status = statuses[next() % statuses.len()];
         match next() % 12 {

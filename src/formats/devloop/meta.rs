@@ -10,6 +10,7 @@ use crate::formats::json::reason as json_reason;
 /// What the bytes of a `project.json` say (they alone: kept by the read
 /// cache).
 #[derive(Clone)]
+#[allow(clippy::large_enum_variant)] // one per project.json, never a list
 pub(super) enum ParsedMeta {
     Read(ProjectMeta, Vec<String>),
     /// Some other tool's project.json.

@@ -95,6 +95,7 @@ pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
 /// What the bytes of a `state.json` say (they alone: kept by the read
 /// cache).
 #[derive(Clone)]
+#[allow(clippy::large_enum_variant)] // one per state.json, never a list
 enum Parsed {
     Prd(schema::State, Vec<String>),
     NotPrd,

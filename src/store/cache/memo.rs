@@ -101,13 +101,14 @@ pub fn memo_stat<T: Clone + Send + Sync + 'static>(
             return compute();
         }
     };
-    if let Some(kept) = cache.take::<Computed<T>>(&path) {
-        if kept.id == id && kept.settled {
-            cache.count_reuse();
-            let value = kept.value.clone();
-            cache.put(pass, &path, kept);
-            return value;
-        }
+    if let Some(kept) = cache.take::<Computed<T>>(&path)
+        && kept.id == id
+        && kept.settled
+    {
+        cache.count_reuse();
+        let value = kept.value.clone();
+        cache.put(pass, &path, kept);
+        return value;
     }
     let value = compute();
     cache.put(

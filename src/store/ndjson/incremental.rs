@@ -221,7 +221,7 @@ impl<T: Clone> State<T> {
             if start == 0 {
                 len <= self.max_bytes
             } else {
-                start - 1 >= len.saturating_sub(self.max_bytes)
+                start > len.saturating_sub(self.max_bytes)
             }
         };
         while self.lines.front().is_some_and(|(s, _)| !reached(*s)) {

@@ -37,6 +37,11 @@ pub struct KeyLines {
     pub chain: Vec<String>,
 }
 
+/// A kept line and its key.
+pub type KeyLine<'a> = (&'a str, &'a [u8]);
+/// A key and its chain values, newest first.
+pub type KeyChain<'a> = (&'a str, Vec<&'a str>);
+
 /// A keyed log as read so far (see the module documentation).
 #[derive(Debug)]
 pub struct KeyedLog {
@@ -64,13 +69,13 @@ impl KeyedLog {
 
     /// Every kept line, newest first, with its key; then, per key, its
     /// chain values newest first (as `(key, None, value)`).
-    pub fn lines_newest_first(&self) -> (Vec<(&str, &[u8])>, Vec<(&str, Vec<&str>)>) {
+    pub fn lines_newest_first(&self) -> (Vec<KeyLine<'_>>, Vec<KeyChain<'_>>) {
         let mut lines: Vec<(u64, &str, &[u8])> = self
             .keys
             .iter()
             .flat_map(|(k, kl)| kl.lines.iter().map(move |(o, l)| (*o, k.as_str(), &l[..])))
             .collect();
-        lines.sort_by(|a, b| b.0.cmp(&a.0));
+        lines.sort_by_key(|l| std::cmp::Reverse(l.0));
         let chains = self
             .keys
             .iter()
