@@ -42,7 +42,7 @@ enum Scanned {
 /// `p.detail.bug_stats`. Inside a cached reading, an unchanged file is not
 /// scanned again.
 pub fn read(p: &mut Project, dir: &Path) {
-    let (bugs, stats) = match cache::memo_stat(dir, BUGS, || scan(dir)) {
+    let (bugs, stats) = match cache::memo_stat(dir, BUGS, scan) {
         Scanned::Vanished => return,
         Scanned::Problem(e) => return p.problem(BUGS, e),
         Scanned::Read {

@@ -2,25 +2,29 @@
 //! file's identity and sha256 ([`memo_in`]); and a value computed from a
 //! file read in part, kept with its identity alone ([`memo_stat`]).
 
+use std::marker::PhantomData;
 use std::path::Path;
 use std::time::SystemTime;
 
 use super::{FileId, current, plain_path, read_counted, stamp_known};
 use crate::store::{StoreError, read_in, sha256_hex};
 
-/// A whole file's parse.
-struct Memo<T> {
+/// A whole file's parse, by `parse` (its type is part of the key: two
+/// readers of one file never take each other's value).
+struct Memo<T, F> {
     id: FileId,
     settled: bool,
     sha256: String,
     value: T,
+    by: PhantomData<fn() -> F>,
 }
 
 /// A value computed from a file (read in part by the computation).
-struct Computed<T> {
+struct Computed<T, F> {
     id: FileId,
     settled: bool,
     value: T,
+    by: PhantomData<fn() -> F>,
 }
 
 /// `parse` of the bytes of `relative` in `dir` (read whole, at most
@@ -29,12 +33,11 @@ struct Computed<T> {
 /// reading is neither read nor parsed again (its stamp is the one kept);
 /// a file whose times changed is read, and parsed only if its sha256
 /// changed too. `parse` must depend on the bytes alone.
-pub fn memo_in<T: Clone + Send + Sync + 'static>(
-    dir: &Path,
-    relative: &str,
-    limit: u64,
-    parse: impl FnOnce(Vec<u8>) -> T,
-) -> Result<T, StoreError> {
+pub fn memo_in<T, F>(dir: &Path, relative: &str, limit: u64, parse: F) -> Result<T, StoreError>
+where
+    T: Clone + Send + Sync + 'static,
+    F: FnOnce(Vec<u8>) -> T + 'static,
+{
     let Some((cache, pass)) = current() else {
         return read_in(dir, relative, limit).map(parse);
     };
@@ -45,11 +48,11 @@ pub fn memo_in<T: Clone + Send + Sync + 'static>(
     let id = match std::fs::symlink_metadata(&path) {
         Ok(m) if m.is_file() && m.len() <= limit => FileId::of(&m),
         _ => {
-            cache.forget::<Memo<T>>(&path);
+            cache.forget::<Memo<T, F>>(&path);
             return read_in(dir, relative, limit).map(parse);
         }
     };
-    let kept = cache.take::<Memo<T>>(&path);
+    let kept = cache.take::<Memo<T, F>>(&path);
     if let Some(m) = kept.as_ref().filter(|m| m.id == id && m.settled) {
         stamp_known(&path, &m.sha256, id.len);
         cache.count_reuse();
@@ -68,40 +71,41 @@ pub fn memo_in<T: Clone + Send + Sync + 'static>(
     cache.put(
         pass,
         &path,
-        Memo {
+        Memo::<T, F> {
             id,
             settled: cache.settled(&id, now),
             sha256,
             value: value.clone(),
+            by: PhantomData,
         },
     );
     Ok(value)
 }
 
-/// `compute` (a reading of `relative` in `dir`, in part), kept with the
+/// `compute(dir)` (a reading of `relative` in `dir`, in part), kept with the
 /// file's identity: inside a cached reading, a file whose identity and
 /// times did not change since the last reading is not read again. A file
 /// that is missing, a link or not a regular file is computed every time.
-pub fn memo_stat<T: Clone + Send + Sync + 'static>(
-    dir: &Path,
-    relative: &str,
-    compute: impl FnOnce() -> T,
-) -> T {
+pub fn memo_stat<T, F>(dir: &Path, relative: &str, compute: F) -> T
+where
+    T: Clone + Send + Sync + 'static,
+    F: FnOnce(&Path) -> T + 'static,
+{
     let Some((cache, pass)) = current() else {
-        return compute();
+        return compute(dir);
     };
     let Some(path) = plain_path(dir, relative) else {
-        return compute();
+        return compute(dir);
     };
     let now = SystemTime::now();
     let id = match std::fs::symlink_metadata(&path) {
         Ok(m) if m.is_file() => FileId::of(&m),
         _ => {
-            cache.forget::<Computed<T>>(&path);
-            return compute();
+            cache.forget::<Computed<T, F>>(&path);
+            return compute(dir);
         }
     };
-    if let Some(kept) = cache.take::<Computed<T>>(&path)
+    if let Some(kept) = cache.take::<Computed<T, F>>(&path)
         && kept.id == id
         && kept.settled
     {
@@ -110,14 +114,15 @@ pub fn memo_stat<T: Clone + Send + Sync + 'static>(
         cache.put(pass, &path, kept);
         return value;
     }
-    let value = compute();
+    let value = compute(dir);
     cache.put(
         pass,
         &path,
-        Computed {
+        Computed::<T, F> {
             id,
             settled: cache.settled(&id, now),
             value: value.clone(),
+            by: PhantomData,
         },
     );
     value

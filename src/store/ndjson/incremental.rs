@@ -13,6 +13,7 @@
 //! most the byte budget.
 
 use std::collections::VecDeque;
+use std::marker::PhantomData;
 use std::path::Path;
 use std::time::SystemTime;
 
@@ -20,7 +21,9 @@ use super::{MAX_LINE, RevLine, ReverseLines, Tail, check, is_blank};
 use crate::store::StoreError;
 use crate::store::cache::{FileId, ReadCache, current, plain_path};
 
-struct State<T> {
+/// The parse function's type is part of the key: two readers of one file
+/// never take each other's state.
+struct State<T, F> {
     id: FileId,
     settled: bool,
     max_items: usize,
@@ -34,18 +37,23 @@ struct State<T> {
     check: Vec<u8>,
     /// The window: start offset and item (`None`: a skipped line).
     lines: VecDeque<(u64, Option<T>)>,
+    by: PhantomData<fn() -> F>,
 }
 
 /// [`super::tail_in`], read from the last offset inside a cached reading
 /// (see the module documentation); `chunk` is the fresh walk's step.
-pub fn tail_in<T: Clone + Send + Sync + 'static>(
+pub fn tail_in<T, F>(
     project: &Path,
     relative: &str,
     max_items: usize,
     max_bytes: u64,
     chunk: usize,
-    mut parse: impl FnMut(&[u8]) -> Option<T>,
-) -> Result<Tail<T>, StoreError> {
+    mut parse: F,
+) -> Result<Tail<T>, StoreError>
+where
+    T: Clone + Send + Sync + 'static,
+    F: FnMut(&[u8]) -> Option<T> + 'static,
+{
     let fresh_only = |parse: &mut dyn FnMut(&[u8]) -> Option<T>| {
         super::collect_tail(
             ReverseLines::open_in(project, relative, max_bytes)?.with_chunk(chunk),
@@ -57,7 +65,7 @@ pub fn tail_in<T: Clone + Send + Sync + 'static>(
     let (Some((cache, pass)), Some(path)) = (cached, plain_path(project, relative)) else {
         return fresh_only(&mut parse);
     };
-    let kept = cache.take::<State<T>>(&path);
+    let kept = cache.take::<State<T, F>>(&path);
     let now = SystemTime::now();
     let lines = ReverseLines::open_in(project, relative, max_bytes)?.with_chunk(chunk);
     let id = FileId::of(&lines.file.metadata()?);
@@ -102,7 +110,7 @@ pub fn tail_in<T: Clone + Send + Sync + 'static>(
 /// Read the window afresh (walking back from the end, as
 /// [`super::collect_tail`] does), keep it, and answer from it.
 #[allow(clippy::too_many_arguments)]
-fn fresh<T: Clone + Send + Sync + 'static>(
+fn fresh<T, F>(
     cache: &ReadCache,
     pass: u64,
     path: &Path,
@@ -110,8 +118,12 @@ fn fresh<T: Clone + Send + Sync + 'static>(
     id: FileId,
     now: SystemTime,
     max_items: usize,
-    parse: &mut dyn FnMut(&[u8]) -> Option<T>,
-) -> Result<Tail<T>, StoreError> {
+    parse: &mut F,
+) -> Result<Tail<T>, StoreError>
+where
+    T: Clone + Send + Sync + 'static,
+    F: FnMut(&[u8]) -> Option<T> + 'static,
+{
     let mut window = VecDeque::new();
     let mut items = 0;
     while items < max_items {
@@ -146,6 +158,7 @@ fn fresh<T: Clone + Send + Sync + 'static>(
         pending,
         check,
         lines: window,
+        by: PhantomData::<fn() -> F>,
     };
     let tail = state.tail(bytes_read);
     cache.put(pass, path, state);
@@ -179,7 +192,7 @@ fn pending_tail(lines: &mut ReverseLines, len: u64, max_bytes: u64) -> Result<Pe
     })
 }
 
-impl<T: Clone> State<T> {
+impl<T: Clone, F> State<T, F> {
     /// Fold the bytes appended after the last reading (`new` starts at
     /// the file offset `base`).
     fn fold(&mut self, base: u64, new: &[u8], parse: &mut dyn FnMut(&[u8]) -> Option<T>) {
