@@ -35,10 +35,13 @@ fn same(root: &Path, project: Option<&Path>, cache: &ReadCache, what: &str) -> D
     let cached = discover_cached(&roots, cache);
     let fresh = discover(&roots);
     assert_eq!(text(&cached), text(&fresh), "{what}: discover");
+    // Every field, the stamps decisions compare with included.
+    assert!(cached.projects == fresh.projects, "{what}: discover");
     if let Some(dir) = project {
         let cached = read_under_cached(root, dir, false, cache);
         let fresh = read_under(root, dir, false);
         assert_eq!(text(&cached), text(&fresh), "{what}: read_under");
+        assert!(cached.projects == fresh.projects, "{what}: read_under");
         assert!(!fresh.projects.is_empty(), "{what}: no project at {dir:?}");
     }
     cached
