@@ -274,7 +274,9 @@ pub(crate) fn plain_path(dir: &Path, relative: &str) -> Option<PathBuf> {
             return None;
         };
         path.push(name);
-        if comps.peek().is_some() && !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+        // Each directory once per reading (the store's own memory of the
+        // real directories it met).
+        if comps.peek().is_some() && !super::dir_cache::lstat(&path).is_ok_and(|m| m.is_dir()) {
             return None;
         }
     }
