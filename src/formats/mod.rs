@@ -4,6 +4,7 @@
 //! names.
 
 pub mod act;
+mod cached;
 pub mod devloop;
 pub mod dwp;
 pub mod gsd;
@@ -19,6 +20,8 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use crate::guard;
 use crate::model::{Excerpt, FileStamp, Problem, Project, sort_newest_first};
 use crate::store::{self, StoreError, WalkEntry};
+
+pub use cached::{discover_cached, read_under_cached};
 
 /// Every project in the directory `entry` describes, and the names of its
 /// sub-directories the walk need not enter (a format's own state).
@@ -109,9 +112,9 @@ pub fn discover(roots: &[PathBuf]) -> Discovery {
     discover_with(roots, &detect)
 }
 
-type Detector = dyn Fn(&WalkEntry<'_>) -> (Vec<Project>, Vec<String>) + Sync;
+type Detector<'a> = dyn Fn(&WalkEntry<'_>) -> (Vec<Project>, Vec<String>) + Sync + 'a;
 
-fn discover_with(roots: &[PathBuf], detect: &Detector) -> Discovery {
+fn discover_with(roots: &[PathBuf], detect: &Detector<'_>) -> Discovery {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
@@ -222,7 +225,7 @@ pub fn load_dir(dir: &Path) -> Discovery {
     load_dir_with(dir, &detect)
 }
 
-fn load_dir_with(dir: &Path, detect: &Detector) -> Discovery {
+fn load_dir_with(dir: &Path, detect: &Detector<'_>) -> Discovery {
     let names = match store::list_dir(dir) {
         Ok(names) => names,
         Err(e) => {
@@ -267,30 +270,16 @@ pub fn own_dirs() -> &'static [&'static str] {
     OWN_DIRS
 }
 
-/// [`discover`], keeping what `cache` allows between readings (the console
-/// and `watch` read through one cache for their whole run).
-pub fn discover_cached(roots: &[PathBuf], cache: &store::cache::ReadCache) -> Discovery {
-    let _ = cache;
-    discover(roots)
-}
-
-/// [`read_under`], keeping what `cache` allows between readings.
-pub fn read_under_cached(
-    root: &Path,
-    dir: &Path,
-    tree: bool,
-    cache: &store::cache::ReadCache,
-) -> Discovery {
-    let _ = cache;
-    read_under(root, dir, tree)
-}
-
 /// Read part of `root` again: the project(s) in exactly `dir` or, with
 /// `tree`, every project under `dir` (walked as discovery walks). Ids are
 /// relative to `root`, as `discover` sets them. A `dir` that is missing, a
 /// file or a link yields nothing (the walk would not find projects there)
 /// and no problem.
 pub fn read_under(root: &Path, dir: &Path, tree: bool) -> Discovery {
+    read_under_with(root, dir, tree, &detect)
+}
+
+fn read_under_with(root: &Path, dir: &Path, tree: bool, detect: &Detector<'_>) -> Discovery {
     // A root may be a link; below it, the walk follows none.
     let walkable = if dir == root {
         std::fs::metadata(dir).is_ok_and(|m| m.is_dir())
@@ -301,9 +290,9 @@ pub fn read_under(root: &Path, dir: &Path, tree: bool) -> Discovery {
         return Discovery::default();
     }
     let mut found = if tree {
-        discover(&[dir.to_path_buf()])
+        discover_with(&[dir.to_path_buf()], detect)
     } else {
-        load_dir(dir)
+        load_dir_with(dir, detect)
     };
     for p in &mut found.projects {
         p.id = id_under(root, &p.path);
@@ -357,7 +346,11 @@ pub(crate) fn file_name(dir: &Path) -> String {
 /// Read a text file inside a project (bounded). Invalid UTF-8 is replaced,
 /// and reported by the returned flag.
 pub(crate) fn read_text(dir: &Path, relative: &str) -> Result<(String, bool), StoreError> {
-    store::read_in(dir, relative, store::STATE_FILE_LIMIT).map(text_of)
+    // Inside a cached reading, a file that did not change is not read
+    // again.
+    store::cache::memo_in(dir, relative, store::STATE_FILE_LIMIT, |bytes| {
+        text_of(bytes)
+    })
 }
 
 /// Bytes as text; invalid UTF-8 is replaced, and reported by the flag.

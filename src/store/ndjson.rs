@@ -13,6 +13,9 @@ use std::path::Path;
 
 use super::{StoreError, open_in, open_nonblocking};
 
+mod check;
+pub mod incremental;
+pub mod keyed;
 mod keyset;
 mod scan;
 pub use keyset::KeySet;

@@ -75,6 +75,30 @@ pub(super) fn record(path: impl FnOnce() -> PathBuf, bytes: &[u8]) {
     });
 }
 
+/// Record the stamp of a file whose bytes this reading did not read again
+/// (the read cache knows them unchanged: see [`super::cache`]).
+pub(super) fn record_known(path: &Path, sha256: &str, len: u64) {
+    if !active() {
+        return;
+    }
+    let path = if is_normal(path) {
+        path.to_path_buf()
+    } else {
+        normalize(path)
+    };
+    STAMPS.with(|s| {
+        if let Some(v) = s.borrow_mut().as_mut()
+            && !v.iter().any(|st| st.path.as_os_str() == path.as_os_str())
+        {
+            v.push(Stamp {
+                sha256: sha256.to_owned(),
+                len,
+                path,
+            });
+        }
+    });
+}
+
 /// Is `path` already as [`normalize`] spells it (no `.` or `..`
 /// component, no doubled or trailing separator)? Checked on its bytes:
 /// nearly every path a reader builds is, and then costs no allocation.

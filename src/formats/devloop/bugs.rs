@@ -13,8 +13,8 @@ use std::path::Path;
 use super::schema::BugLine;
 use super::timeline::report_lines;
 use crate::model::{Bug, BugStats, BugTransition, Finding, Level, Project};
-use crate::store::StoreError;
-use crate::store::ndjson::{self, KeyVisitor, Latest, ReverseLines};
+use crate::store::ndjson::{self, KeyVisitor, Latest, ReverseLines, keyed};
+use crate::store::{StoreError, cache};
 
 pub const BUGS: &str = "bugs.ndjson";
 /// Bugs listed in full (the most recently updated); all are counted.
@@ -25,20 +25,98 @@ pub const MAX_BUGS_LISTED: usize = 1000;
 /// bandwidth, not system calls.
 const SCAN_CHUNK: usize = 1024 * 1024;
 
+/// What a scan of `bugs.ndjson` found.
+#[derive(Clone)]
+enum Scanned {
+    Vanished,
+    Problem(String),
+    Read {
+        bugs: Vec<Bug>,
+        stats: BugStats,
+        skipped: usize,
+        torn: bool,
+    },
+}
+
 /// The bugs into `p.detail.bugs` (by id, so by discovery time) and
-/// `p.detail.bug_stats`.
+/// `p.detail.bug_stats`. Inside a cached reading, an unchanged file is not
+/// scanned again.
 pub fn read(p: &mut Project, dir: &Path) {
+    let (bugs, stats) = match cache::memo_stat(dir, BUGS, scan) {
+        Scanned::Vanished => return,
+        Scanned::Problem(e) => return p.problem(BUGS, e),
+        Scanned::Read {
+            bugs,
+            stats,
+            skipped,
+            torn,
+        } => {
+            report_lines(p, BUGS, skipped, torn);
+            (bugs, stats)
+        }
+    };
+    findings(p, &bugs);
+    p.detail.bugs = bugs;
+    p.detail.bug_stats = Some(stats);
+}
+
+fn scan(dir: &Path) -> Scanned {
+    // Inside a cached reading: from the last offset, replayed.
+    if let Some(read) = keyed::keyed_in(dir, BUGS, "id", "status", parses, replay) {
+        return match read {
+            Ok(scanned) => scanned,
+            Err(StoreError::Vanished) => Scanned::Vanished,
+            Err(e) => Scanned::Problem(e.to_string()),
+        };
+    }
     let lines = match ReverseLines::open_in(dir, BUGS, u64::MAX) {
         Ok(r) => r.with_chunk(SCAN_CHUNK),
-        Err(StoreError::Vanished) => return,
-        Err(e) => return p.problem(BUGS, e.to_string()),
+        Err(StoreError::Vanished) => return Scanned::Vanished,
+        Err(e) => return Scanned::Problem(e.to_string()),
     };
     let mut v = Visitor::default();
     let scan = match ndjson::scan_by_key(lines, "id", &mut v) {
         Ok(s) => s,
-        Err(e) => return p.problem(BUGS, e.to_string()),
+        Err(e) => return Scanned::Problem(e.to_string()),
     };
-    report_lines(p, BUGS, scan.skipped, scan.torn);
+    finish(v, scan.skipped, scan.torn)
+}
+
+/// Does the visitor take `line` as a bug when it lists it in full?
+fn parses(line: &[u8]) -> bool {
+    serde_json::from_slice::<BugLine>(line).is_ok()
+}
+
+/// What [`ndjson::scan_by_key`] would give, from the lines a keyed log
+/// kept: the same visitor, met with the same lines in the same order.
+fn replay(log: &keyed::KeyedLog) -> Scanned {
+    let (lines, chains) = log.lines_newest_first();
+    let mut v = Visitor::default();
+    let mut seen: HashMap<&str, bool> = HashMap::new();
+    let mut skipped = log.keyless;
+    for (k, line) in lines {
+        match seen.get(k) {
+            Some(false) => {}
+            Some(true) => v.older(k, line),
+            None => match v.latest(k, line) {
+                Latest::Reject => skipped += 1,
+                verdict => {
+                    seen.insert(k, verdict == Latest::AcceptWithHistory);
+                }
+            },
+        }
+    }
+    for (k, chain) in chains {
+        if seen.get(k) == Some(&true) {
+            for status in chain {
+                v.older_status(k, status);
+            }
+        }
+    }
+    finish(v, skipped, log.torn())
+}
+
+fn finish(v: Visitor, skipped: usize, torn: bool) -> Scanned {
     let Visitor {
         mut bugs,
         chains,
@@ -51,7 +129,17 @@ pub fn read(p: &mut Project, dir: &Path) {
         }
     }
     bugs.sort_by(|a, b| a.id.cmp(&b.id));
-    for b in &bugs {
+    Scanned::Read {
+        bugs,
+        stats,
+        skipped,
+        torn,
+    }
+}
+
+/// Transitions the bug lifecycle does not allow.
+fn findings(p: &mut Project, bugs: &[Bug]) {
+    for b in bugs {
         for t in &b.history {
             let Some(from) = t.from.as_deref() else {
                 continue;
@@ -79,8 +167,6 @@ pub fn read(p: &mut Project, dir: &Path) {
             }
         }
     }
-    p.detail.bugs = bugs;
-    p.detail.bug_stats = Some(stats);
 }
 
 /// The status history of a bug whose latest line has none, rebuilt from its
@@ -179,10 +265,16 @@ impl KeyVisitor for Visitor {
     }
 
     fn older(&mut self, key: &str, line: &[u8]) {
+        if let Some(status) = ndjson::top_level_str(line, "status") {
+            self.older_status(key, status);
+        }
+    }
+}
+
+impl Visitor {
+    /// The status of an older line of `key` (newest first).
+    fn older_status(&mut self, key: &str, status: &str) {
         let Some(chain) = self.by_id.get(key).and_then(|i| self.chains.get_mut(i)) else {
-            return;
-        };
-        let Some(status) = ndjson::top_level_str(line, "status") else {
             return;
         };
         if status != chain.later {

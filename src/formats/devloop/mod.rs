@@ -42,6 +42,7 @@ pub mod timeline;
 mod docs;
 mod inbox;
 pub mod kinds;
+mod meta;
 mod status;
 mod units;
 
@@ -50,6 +51,7 @@ use docs::{PrdInfo, contracts, prd, sdd};
 #[cfg(test)]
 use inbox::rfc3339;
 use inbox::{Budget, inbox, resume};
+use meta::{ParsedMeta, parse_meta};
 use units::units;
 
 use std::collections::{HashMap, HashSet};
@@ -58,7 +60,6 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::json::reason as json_reason;
 use super::{file_name, read_text};
 use crate::model::{
     Agent, Dag, Finding, Format, InboxItem, InboxKind, L1Status, L2Status, L3Status, Level, Loops,
@@ -144,8 +145,12 @@ enum Meta {
 fn open_meta(dir: &Path) -> Option<Meta> {
     let unreadable_here =
         |reason: String| recognised(dir).then(|| Meta::Unreadable(unreadable(dir, reason)));
-    let bytes = match store::read_in(dir, PROJECT_FILE, store::STATE_FILE_LIMIT) {
-        Ok(b) => b,
+    // Inside a cached reading, a project.json that did not change is not
+    // parsed again.
+    let parsed = match store::cache::memo_in(dir, PROJECT_FILE, store::STATE_FILE_LIMIT, |b| {
+        parse_meta(&b)
+    }) {
+        Ok(parsed) => parsed,
         Err(StoreError::Vanished) => {
             // A link to nothing is still a project.json someone wrote.
             let link = std::fs::symlink_metadata(dir.join(PROJECT_FILE))
@@ -161,19 +166,11 @@ fn open_meta(dir: &Path) -> Option<Meta> {
         }
         Err(e) => return unreadable_here(e.to_string()),
     };
-    let map = match serde_json::from_slice::<Value>(strip_bom(&bytes)) {
-        Ok(Value::Object(map)) => map,
-        // Some other tool's project.json.
-        Ok(_) => return None,
-        Err(e) => return unreadable_here(json_reason(&e)),
-    };
-    if !(map.contains_key("company_id") && map.contains_key("status")) {
-        return None;
+    match parsed {
+        ParsedMeta::Read(meta, problems) => Some(Meta::Read(meta, problems)),
+        ParsedMeta::NotOurs => None,
+        ParsedMeta::Bad(reason) => unreadable_here(reason),
     }
-    let mut problems = Vec::new();
-    let meta: ProjectMeta =
-        schema::tolerant(Value::Object(map), "", &mut problems).unwrap_or_default();
-    Some(Meta::Read(meta, problems))
 }
 
 fn strip_bom(b: &[u8]) -> &[u8] {
@@ -282,13 +279,16 @@ pub(crate) fn unreadable(dir: &Path, reason: String) -> Project {
 
 /// Read a JSON object file inside the project; a missing file is `None`
 /// without a problem, anything else unreadable is a problem.
-pub(crate) fn read_json<T: serde::de::DeserializeOwned + Default>(
-    p: &mut Project,
-    dir: &Path,
-    rel: &str,
-) -> Option<T> {
-    match store::read_in(dir, rel, store::STATE_FILE_LIMIT) {
-        Ok(bytes) => match schema::parse_file::<T>(&bytes) {
+pub(crate) fn read_json<T>(p: &mut Project, dir: &Path, rel: &str) -> Option<T>
+where
+    T: serde::de::DeserializeOwned + Default + Clone + Send + Sync + 'static,
+{
+    // Inside a cached reading, a file that did not change is not parsed
+    // again.
+    match store::cache::memo_in(dir, rel, store::STATE_FILE_LIMIT, |bytes| {
+        schema::parse_file::<T>(&bytes)
+    }) {
+        Ok(parsed) => match parsed {
             Ok((t, problems)) => {
                 for problem in problems {
                     p.problem(rel, problem);

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use super::html::rev_number;
 use super::schema::{ChangelogLine, EventLine};
 use crate::model::{Event, Finding, Level, Project};
-use crate::store::ndjson::{self, ReverseLines, Tail};
+use crate::store::ndjson::{self, Tail, incremental};
 use crate::store::{self, StoreError};
 
 pub const TIMELINE: &str = "timeline.ndjson";
@@ -74,9 +74,14 @@ pub fn report_lines(p: &mut Project, file: &str, skipped: usize, torn: bool) {
 
 /// The last events into `p.detail.timeline`; returns the time of the last.
 pub fn read(p: &mut Project, dir: &Path) -> Option<DateTime<Utc>> {
-    let tail: Tail<Event> = match ReverseLines::open_in(dir, TIMELINE, TIMELINE_BYTES)
-        .and_then(|r| ndjson::collect_tail(r.with_chunk(TIMELINE_CHUNK), TIMELINE_EVENTS, event))
-    {
+    let tail: Tail<Event> = match incremental::tail_in(
+        dir,
+        TIMELINE,
+        TIMELINE_EVENTS,
+        TIMELINE_BYTES,
+        TIMELINE_CHUNK,
+        event,
+    ) {
         Ok(t) => t,
         Err(StoreError::Vanished) => return None,
         Err(e) => {
@@ -103,9 +108,14 @@ pub struct Changes {
 /// `changelog.ndjson` into `p.detail.revisions` (else the `history/`
 /// archive names), with findings for archives that are missing.
 pub fn changelog(p: &mut Project, dir: &Path) -> Changes {
-    let tail = match ndjson::tail_in(dir, CHANGELOG, CHANGELOG_ENTRIES, CHANGELOG_BYTES, |l| {
-        serde_json::from_slice::<ChangelogLine>(l).ok()
-    }) {
+    let tail = match incremental::tail_in(
+        dir,
+        CHANGELOG,
+        CHANGELOG_ENTRIES,
+        CHANGELOG_BYTES,
+        ndjson::CHUNK,
+        |l| serde_json::from_slice::<ChangelogLine>(l).ok(),
+    ) {
         Ok(t) => t,
         Err(StoreError::Vanished) => {
             p.detail.revisions = history_revisions(dir);

@@ -197,16 +197,24 @@ fn read_plan(dir: &Path, bare: bool) -> Option<Project> {
     Some(p)
 }
 
-fn read_json<T: schema::Tolerant>(p: &mut Project, dir: &Path, file: &str) -> Option<T> {
-    let bytes = match store::read_in(dir, file, store::STATE_FILE_LIMIT) {
-        Ok(b) => b,
+fn read_json<T: schema::Tolerant + Clone + Send + Sync + 'static>(
+    p: &mut Project,
+    dir: &Path,
+    file: &str,
+) -> Option<T> {
+    // Inside a cached reading, a file that did not change is not parsed
+    // again.
+    let parsed = match store::cache::memo_in(dir, file, store::STATE_FILE_LIMIT, |bytes| {
+        schema::parse::<T>(&bytes)
+    }) {
+        Ok(parsed) => parsed,
         Err(StoreError::Vanished) => return None,
         Err(e) => {
             p.problem(file, e.to_string());
             return None;
         }
     };
-    match schema::parse::<T>(&bytes) {
+    match parsed {
         Ok((v, problems)) => {
             for problem in problems {
                 p.problem(file, problem);

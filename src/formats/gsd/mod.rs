@@ -96,7 +96,16 @@ pub fn load(dir: &Path) -> Option<Project> {
             store::read_in(dir, full, store::STATE_FILE_LIMIT)
         }
     };
-    let text = match read("STATE.md", STATE_FILE).map(super::text_of) {
+    // Inside a cached reading, a STATE.md that did not change is not read
+    // again (a `.planning` that is a link is always read).
+    let text = if real && store::cache::active() {
+        store::cache::memo_in(dir, STATE_FILE, store::STATE_FILE_LIMIT, |b| {
+            super::text_of(b)
+        })
+    } else {
+        read("STATE.md", STATE_FILE).map(super::text_of)
+    };
+    let text = match text {
         Err(StoreError::Vanished) => {
             let reason = dangling(dir)?;
             return Some(unreadable(p, reason));

@@ -67,24 +67,49 @@ pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
         return deliverables.then(|| rebuilt(entry.path, Why::Missing));
     }
     let dir = entry.path;
-    let bytes = match store::read_in(dir, STATE_FILE, store::STATE_FILE_LIMIT) {
-        Ok(bytes) => bytes,
-        Err(StoreError::NotRegular) if store::is_dir(&dir.join(STATE_FILE)) => {
-            return deliverables.then(|| rebuilt(dir, Why::Corrupt(NOT_A_FILE.to_owned())));
+    // Inside a cached reading, a state.json that did not change is not
+    // parsed again.
+    let parsed =
+        match store::cache::memo_in(dir, STATE_FILE, store::STATE_FILE_LIMIT, |b| parse(&b)) {
+            Ok(parsed) => parsed,
+            Err(StoreError::NotRegular) if store::is_dir(&dir.join(STATE_FILE)) => {
+                return deliverables.then(|| rebuilt(dir, Why::Corrupt(NOT_A_FILE.to_owned())));
+            }
+            Err(e) => {
+                // Without deliverables, only bytes that look like a PRD-master
+                // state make the directory a project: a FIFO, a link out of the
+                // project or an unreadable `state.json` may be anyone's.
+                let ours = deliverables || (matches!(e, StoreError::TooLarge { .. }) && sniff(dir));
+                return ours.then(|| rebuilt(dir, Why::Corrupt(e.to_string())));
+            }
+        };
+    match parsed {
+        Parsed::Prd(state, problems) => Some(from_state(dir, state, problems)),
+        Parsed::NotPrd => deliverables.then(|| rebuilt(dir, Why::NotPrd)),
+        Parsed::Syntax { reason, markers } => {
+            (deliverables || markers).then(|| rebuilt(dir, Why::Corrupt(reason)))
         }
-        Err(e) => {
-            // Without deliverables, only bytes that look like a PRD-master
-            // state make the directory a project: a FIFO, a link out of the
-            // project or an unreadable `state.json` may be anyone's.
-            let ours = deliverables || (matches!(e, StoreError::TooLarge { .. }) && sniff(dir));
-            return ours.then(|| rebuilt(dir, Why::Corrupt(e.to_string())));
-        }
-    };
-    match schema::parse(&bytes) {
-        Ok((state, problems)) if is_prd_state(&state) => Some(from_state(dir, state, problems)),
-        Ok(_) | Err(ParseFailure::NotAnObject) => deliverables.then(|| rebuilt(dir, Why::NotPrd)),
-        Err(ParseFailure::Syntax(e)) => (deliverables || mentions_markers(&bytes))
-            .then(|| rebuilt(dir, Why::Corrupt(json_reason(&e)))),
+    }
+}
+
+/// What the bytes of a `state.json` say (they alone: kept by the read
+/// cache).
+#[derive(Clone)]
+#[allow(clippy::large_enum_variant)] // one per state.json, never a list
+enum Parsed {
+    Prd(schema::State, Vec<String>),
+    NotPrd,
+    Syntax { reason: String, markers: bool },
+}
+
+fn parse(bytes: &[u8]) -> Parsed {
+    match schema::parse(bytes) {
+        Ok((state, problems)) if is_prd_state(&state) => Parsed::Prd(state, problems),
+        Ok(_) | Err(ParseFailure::NotAnObject) => Parsed::NotPrd,
+        Err(ParseFailure::Syntax(e)) => Parsed::Syntax {
+            reason: json_reason(&e),
+            markers: mentions_markers(bytes),
+        },
     }
 }
 

@@ -1,0 +1,52 @@
+//! Reading a log on from where the last reading stopped, after checking
+//! that the bytes it ended with are still there: a file rewritten in place
+//! (`cat new > log` keeps the inode) to a larger size is then read afresh,
+//! not taken for an append.
+
+use std::fs::File;
+use std::io;
+
+use super::read_exact_at;
+use crate::store::StoreError;
+
+/// How many of its last bytes a kept reading checks.
+pub const CHECK: usize = 32;
+
+/// `buf.len()` bytes at `at`; a file that shrank under us has vanished
+/// (as [`super::ReverseLines`] says).
+pub fn read_at(file: &mut File, buf: &mut [u8], at: u64) -> Result<(), StoreError> {
+    read_exact_at(file, buf, at).map_err(|e| {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            StoreError::Vanished
+        } else {
+            StoreError::from(e)
+        }
+    })
+}
+
+/// The last bytes (at most [`CHECK`]) of a file of `len` bytes.
+pub fn last_bytes(file: &mut File, len: u64) -> Result<Vec<u8>, StoreError> {
+    let n = len.min(CHECK as u64);
+    let mut buf = vec![0u8; n as usize];
+    read_at(file, &mut buf, len - n)?;
+    Ok(buf)
+}
+
+/// The bytes from `from - check.len()` to `len`, when the first of them
+/// are `check` (the file was appended to); `None` when they are not.
+pub fn read_on(
+    file: &mut File,
+    check: &[u8],
+    from: u64,
+    len: u64,
+) -> Result<Option<Vec<u8>>, StoreError> {
+    let start = from - check.len() as u64;
+    let mut buf = vec![0u8; (len - start) as usize];
+    read_at(file, &mut buf, start)?;
+    Ok(buf.starts_with(check).then_some(buf))
+}
+
+/// The last [`CHECK`] bytes of `buf`.
+pub fn tail_of(buf: &[u8]) -> Vec<u8> {
+    buf[buf.len().saturating_sub(CHECK)..].to_vec()
+}
