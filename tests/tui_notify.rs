@@ -27,34 +27,10 @@ use common::tmux::{SESSION, Tmux, skip_without_tmux};
 const ESC: &str = "\u{1b}";
 const BEL: char = '\u{7}';
 
-/// Start the console with `config` on `root` (the driver's `start`, plus
-/// `--config`).
+/// Start the console with `config` on `root`.
 fn start(tmux: &Tmux, config: &Path, root: &Path) {
-    let bin = assert_cmd::cargo::cargo_bin("loopdeck");
-    let cmd = format!(
-        "{} --config {} {} --now {NOW}; echo EXITED:$?; sleep 60",
-        bin.display(),
-        config.display(),
-        root.display()
-    );
-    tmux.run(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        SESSION,
-        "-x",
-        "140",
-        "-y",
-        "30",
-        "env",
-        "NO_COLOR=1",
-        "XDG_CONFIG_HOME=/nonexistent-loopdeck-test-config",
-        "sh",
-        "-c",
-        &cmd,
-    ]);
+    let config = format!("--config {}", config.display());
+    tmux.start_with(root, NOW, "140", "30", &[], &[&config]);
 }
 
 /// Write `text` to `path` as an agent saves: a temporary file renamed over.

@@ -11,7 +11,7 @@ mod common;
 use std::path::Path;
 
 use common::NOW;
-use common::tmux::{SESSION, Tmux, skip_without_tmux};
+use common::tmux::{Tmux, skip_without_tmux};
 
 fn state(dir: &Path, name: &str) {
     std::fs::create_dir_all(dir).unwrap();
@@ -26,34 +26,6 @@ fn state(dir: &Path, name: &str) {
     std::fs::rename(&tmp, dir.join("state.json")).unwrap();
 }
 
-/// Start the console on `root` with `env` set (as `Tmux::start` does).
-fn start_with(tmux: &Tmux, root: &Path, env: &[&str]) {
-    let bin = assert_cmd::cargo::cargo_bin("loopdeck");
-    let cmd = format!(
-        "{} {} --now {NOW}; echo EXITED:$?; sleep 60",
-        bin.display(),
-        root.display()
-    );
-    let mut args = vec![
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        SESSION,
-        "-x",
-        "200",
-        "-y",
-        "30",
-        "env",
-        "NO_COLOR=1",
-        "XDG_CONFIG_HOME=/nonexistent-loopdeck-test-config",
-    ];
-    args.extend_from_slice(env);
-    args.extend_from_slice(&["sh", "-c", &cmd]);
-    tmux.run(&args);
-}
-
 #[cfg(target_os = "linux")]
 #[test]
 fn the_header_says_polling_and_why_when_the_watch_limit_is_reached() {
@@ -65,7 +37,7 @@ fn the_header_says_polling_and_why_when_the_watch_limit_is_reached() {
     state(&root.join("a"), "alpha-one");
     state(&root.join("b"), "bravo-one");
     let tmux = Tmux::new("watch-limit");
-    start_with(&tmux, &root, &["LOOPDECK_MAX_WATCHES=2"]);
+    tmux.start_with(&root, NOW, "200", "30", &["LOOPDECK_MAX_WATCHES=2"], &[]);
     tmux.wait_for("alpha-one");
     // The header shows the reason's first 40 characters; the whole one
     // is in `Liveness` (tests/watcher.rs).
@@ -83,7 +55,7 @@ fn a_root_deleted_and_recreated_shows_its_new_project_with_no_key_pressed() {
     let root = t.path().join("ws");
     state(&root.join("a"), "alpha-one");
     let tmux = Tmux::new("watch-root");
-    start_with(&tmux, &root, &[]);
+    tmux.start(&root, NOW, "200", "30");
     tmux.wait_for("alpha-one");
     tmux.wait_for("● live");
     std::fs::remove_dir_all(&root).unwrap();

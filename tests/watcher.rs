@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use loopdeck::watch::{Engine, Liveness, Mode, Msg, Options, Reading, Sink, watcher};
+use loopdeck::watch::{Engine, Liveness, Mode, Msg, Options, Reading, Sink, Update, watcher};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -169,15 +169,12 @@ impl Driver {
                 })
                 .min(Duration::from_millis(200));
             let mut names = Vec::new();
-            match self.rx.recv_timeout(wait) {
-                Ok(Msg::Changed(paths)) => self.engine.changed(&paths, Instant::now()),
-                Ok(Msg::Read {
-                    id,
-                    reading,
-                    escalate,
-                }) => {
-                    self.engine
-                        .read_done(id, &reading, escalate, Instant::now());
+            let update = match self.rx.recv_timeout(wait) {
+                Ok(m) => self.engine.handle(m, Instant::now()),
+                Err(_) => None,
+            };
+            match update {
+                Some(Update::Reading(reading)) => {
                     names = match &reading {
                         Reading::All(p) => p.iter().map(|p| p.name.clone()).collect(),
                         Reading::Part { projects, .. } => {
@@ -186,8 +183,8 @@ impl Driver {
                         Reading::Failed(why) => panic!("{why}"),
                     };
                 }
-                Ok(Msg::Liveness(l)) => self.said = Some(l),
-                Ok(_) | Err(_) => {}
+                Some(Update::Liveness(l)) => self.said = Some(l),
+                Some(Update::RootProblems(_)) | None => {}
             }
             self.engine.tick(Instant::now());
             if done(self, &names) {

@@ -25,7 +25,7 @@ use crate::app::{self, Effect, Event, Model};
 use crate::exit::{EXIT_OK, EXIT_USAGE};
 use crate::model::text::sanitize_line;
 use crate::options::Global;
-use crate::watch::{self, Engine, Reading, Sink, Target, WORKER};
+use crate::watch::{self, Engine, Reading, Sink, Target, Update, WORKER};
 use crate::{formats, ui};
 
 /// What reaches the loop.
@@ -59,20 +59,22 @@ fn worker(tx: Sender<Msg>, what: &'static str, job: impl FnOnce() -> Event + Sen
     );
 }
 
-/// The app's event for a reading.
-fn reading_event(reading: Reading) -> Event {
-    match reading {
-        Reading::All(projects) => Event::Loaded(projects),
-        Reading::Part {
+/// The app's event for what the engine hands over.
+fn update_event(u: Update) -> Event {
+    match u {
+        Update::Reading(Reading::All(projects)) => Event::Loaded(projects),
+        Update::Reading(Reading::Part {
             dirs,
             trees,
             projects,
-        } => Event::Reread {
+        }) => Event::Reread {
             dirs,
             trees,
             projects,
         },
-        Reading::Failed(why) => Event::Failed(why),
+        Update::Reading(Reading::Failed(why)) => Event::Failed(why),
+        Update::RootProblems(p) => Event::RootProblems(p),
+        Update::Liveness(l) => Event::Liveness(l),
     }
 }
 
@@ -267,20 +269,10 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
             for msg in std::iter::once(first).chain(rx.try_iter()) {
                 let now = Instant::now();
                 match msg {
-                    Msg::Feed(watch::Msg::Changed(paths)) => engine.changed(&paths, now),
-                    Msg::Feed(watch::Msg::Read {
-                        id,
-                        reading,
-                        escalate,
-                    }) => {
-                        engine.read_done(id, &reading, escalate, now);
-                        effects.extend(app::update(&mut model, reading_event(reading)));
-                    }
-                    Msg::Feed(watch::Msg::RootProblems(p)) => {
-                        effects.extend(app::update(&mut model, Event::RootProblems(p)));
-                    }
-                    Msg::Feed(watch::Msg::Liveness(l)) => {
-                        effects.extend(app::update(&mut model, Event::Liveness(l)));
+                    Msg::Feed(m) => {
+                        if let Some(u) = engine.handle(m, now) {
+                            effects.extend(app::update(&mut model, update_event(u)));
+                        }
                     }
                     Msg::App(ev) => effects.extend(app::update(&mut model, ev)),
                 }

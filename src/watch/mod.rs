@@ -64,15 +64,15 @@ pub enum Reading {
     Failed(String),
 }
 
-/// What reaches the front end's channel from the engine.
+/// What reaches the front end's channel from the engine; every one is
+/// handed back to [`Engine::handle`].
 #[derive(Debug)]
 pub enum Msg {
     /// Files changed at these paths; none: anything may have changed (an
-    /// overflow, a poll): read everything. Hand it to [`Engine::changed`].
+    /// overflow, a poll): read everything.
     Changed(Vec<PathBuf>),
     /// The read `id` is done. `escalate`: a partial read met problems only
-    /// a full read reports: the engine reads everything next. Hand it to
-    /// [`Engine::read_done`], then apply `reading`.
+    /// a full read reports: the engine reads everything next.
     Read {
         id: u64,
         reading: Reading,
@@ -80,6 +80,18 @@ pub enum Msg {
     },
     /// What a full reading could not read at the level of roots and
     /// directories ("path: reason"), sent before its `Read`.
+    RootProblems(Vec<String>),
+    /// How changes are noticed now.
+    Liveness(Liveness),
+}
+
+/// What a front end applies of an engine message ([`Engine::handle`]
+/// keeps the rest).
+#[derive(Debug)]
+pub enum Update {
+    /// A reading to apply to the front end's projects.
+    Reading(Reading),
+    /// What a full reading could not read at the level of roots.
     RootProblems(Vec<String>),
     /// How changes are noticed now.
     Liveness(Liveness),
@@ -164,8 +176,29 @@ impl Engine {
         engine
     }
 
+    /// Take one of the engine's messages: follow a change, learn from a
+    /// reading and start what is due; answer what the front end applies.
+    pub fn handle(&mut self, msg: Msg, now: Instant) -> Option<Update> {
+        match msg {
+            Msg::Changed(paths) => {
+                self.changed(&paths, now);
+                None
+            }
+            Msg::Read {
+                id,
+                reading,
+                escalate,
+            } => {
+                self.read_done(id, &reading, escalate, now);
+                Some(Update::Reading(reading))
+            }
+            Msg::RootProblems(p) => Some(Update::RootProblems(p)),
+            Msg::Liveness(l) => Some(Update::Liveness(l)),
+        }
+    }
+
     /// Files changed at `paths` (`Msg::Changed`).
-    pub fn changed(&mut self, paths: &[PathBuf], now: Instant) {
+    fn changed(&mut self, paths: &[PathBuf], now: Instant) {
         let actions = match loader::targets(paths, &self.spelled, &self.roots, &self.known) {
             Some(t) => self.sched.changed(t, now),
             None => self.sched.changed_all(now),
@@ -188,7 +221,7 @@ impl Engine {
 
     /// The read `id` is done with `reading` (`Msg::Read`): learn the
     /// projects it found, and start what is due next.
-    pub fn read_done(&mut self, id: u64, reading: &Reading, escalate: bool, now: Instant) {
+    fn read_done(&mut self, id: u64, reading: &Reading, escalate: bool, now: Instant) {
         match reading {
             Reading::All(projects) => {
                 self.known = projects.iter().map(|p| p.path.clone()).collect();

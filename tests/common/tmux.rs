@@ -35,13 +35,28 @@ impl Tmux {
     /// Start the console on `root` (at `now`, without colour) in a detached
     /// session of `width` x `height`.
     pub fn start(&self, root: &Path, now: &str, width: &str, height: &str) {
+        self.start_with(root, now, width, height, &[], &[]);
+    }
+
+    /// [`Tmux::start`], with `env` (`NAME=value`) added to the console's
+    /// environment and `args` (e.g. `--config FILE`) to its command line.
+    pub fn start_with(
+        &self,
+        root: &Path,
+        now: &str,
+        width: &str,
+        height: &str,
+        env: &[&str],
+        args: &[&str],
+    ) {
         let bin = assert_cmd::cargo::cargo_bin("loopdeck");
         let cmd = format!(
-            "{} {} --now {now}; echo EXITED:$?; sleep 60",
+            "{} {} {} --now {now}; echo EXITED:$?; sleep 60",
             bin.display(),
+            args.join(" "),
             root.display()
         );
-        self.run(&[
+        let mut tmux = vec![
             "-f",
             "/dev/null",
             "new-session",
@@ -56,10 +71,10 @@ impl Tmux {
             "NO_COLOR=1",
             // The user's own config (its roots, theme) never leaks in.
             "XDG_CONFIG_HOME=/nonexistent-loopdeck-test-config",
-            "sh",
-            "-c",
-            &cmd,
-        ]);
+        ];
+        tmux.extend_from_slice(env);
+        tmux.extend_from_slice(&["sh", "-c", &cmd]);
+        self.run(&tmux);
     }
 
     pub fn screen(&self) -> String {

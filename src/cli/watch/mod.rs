@@ -62,7 +62,7 @@ use crate::model::changes;
 use crate::model::text::sanitize_line;
 use crate::model::{Project, sort_newest_first};
 use crate::options::Global;
-use crate::watch::{self, Engine, Liveness, Reading, Sink};
+use crate::watch::{self, Engine, Liveness, Reading, Sink, Update};
 use lines::Body;
 
 /// What reaches the feed's loop.
@@ -304,17 +304,12 @@ pub fn run(
         let now = Instant::now();
         match msg {
             Msg::Stop => return Ok(EXIT_OK),
-            Msg::Feed(watch::Msg::Changed(paths)) => engine.changed(&paths, now),
-            Msg::Feed(watch::Msg::Read {
-                id,
-                reading,
-                escalate,
-            }) => {
-                engine.read_done(id, &reading, escalate, now);
-                feed.read(reading, out)?;
-            }
-            Msg::Feed(watch::Msg::RootProblems(p)) => feed.problems(p, out)?,
-            Msg::Feed(watch::Msg::Liveness(l)) => feed.liveness(l, out)?,
+            Msg::Feed(m) => match engine.handle(m, now) {
+                Some(Update::Reading(reading)) => feed.read(reading, out)?,
+                Some(Update::RootProblems(p)) => feed.problems(p, out)?,
+                Some(Update::Liveness(l)) => feed.liveness(l, out)?,
+                None => {}
+            },
         }
     }
 }
