@@ -48,6 +48,18 @@ impl Backend for notify::RecommendedWatcher {
     }
 }
 
+/// Does the walk enter `dir`, at `depth` below its root? A directory, not
+/// a link to one, except the root itself: the walk lists a root given as
+/// a link (`~/work -> /data/work`) through it, so its watches must too.
+fn walked_dir(dir: &Path, depth: usize) -> bool {
+    let meta = if depth == 0 {
+        fs::metadata(dir)
+    } else {
+        fs::symlink_metadata(dir)
+    };
+    meta.is_ok_and(|m| m.is_dir())
+}
+
 /// At most this many paths are remembered between two scans; beyond, the
 /// next scan does not judge whether events missed anything.
 const SEEN_MAX: usize = 100_000;
@@ -192,7 +204,7 @@ impl<B: Backend> Watching<B> {
                 break;
             }
             // A link is not followed, a file is not watched.
-            if !fs::symlink_metadata(&d).is_ok_and(|m| m.is_dir()) {
+            if !walked_dir(&d, depth) {
                 continue;
             }
             if !self.set.contains(&d) {
@@ -236,7 +248,7 @@ impl<B: Backend> Watching<B> {
         if self.set.contains(path) || set::depth_in(path, &self.roots).is_none() {
             return;
         }
-        if fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+        if set::depth_in(path, &self.roots).is_some_and(|depth| walked_dir(path, depth))
             && self.ensure(path.to_path_buf()) > 0
         {
             let _ = self.sink.send(Msg::Changed(vec![path.to_path_buf()]));

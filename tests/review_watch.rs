@@ -1,0 +1,154 @@
+//! Issue 9 under a hostile file system: `loopdeck watch --json` run as a
+//! user runs it, on real files, with this test as the writer.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const DEADLINE: Duration = Duration::from_secs(30);
+const RESTOCK: &str = "devloop/data/companies/acme/projects/p-restock";
+
+struct Feed {
+    child: Child,
+    lines: Receiver<String>,
+    seen: Vec<Value>,
+}
+
+impl Feed {
+    fn start(root: &Path, env: &[(&str, &str)]) -> Feed {
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("loopdeck"));
+        cmd.args(["watch", "--json"])
+            .arg(root)
+            .env("NO_COLOR", "1")
+            .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn loopdeck watch");
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Feed {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    fn next(&mut self, wait: Duration) -> Option<Value> {
+        match self.lines.recv_timeout(wait) {
+            Ok(line) => {
+                let v: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("not one JSON object per line ({e}): {line}"));
+                assert_eq!(v["schema_version"], 1, "{line}");
+                self.seen.push(v.clone());
+                Some(v)
+            }
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => {
+                let mut err = String::new();
+                if let Some(mut e) = self.child.stderr.take() {
+                    let _ = e.read_to_string(&mut err);
+                }
+                panic!("the feed ended; lines: {:#?}\nstderr: {err}", self.seen)
+            }
+        }
+    }
+
+    fn wait_for(&mut self, what: &str, want: impl Fn(&Value) -> bool) -> Value {
+        let end = Instant::now() + DEADLINE;
+        while let Some(left) = end.checked_duration_since(Instant::now()) {
+            if let Some(v) = self.next(left)
+                && want(&v)
+            {
+                return v;
+            }
+        }
+        panic!("no line for {what}; lines: {:#?}", self.seen);
+    }
+}
+
+impl Drop for Feed {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn is(v: &Value, ty: &str) -> bool {
+    v["type"] == ty
+}
+
+fn append(path: &Path, text: &str) {
+    let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+fn note(summary: &str) -> String {
+    format!(
+        "{{\"ts\":\"2026-06-01T12:00:01Z\",\"source\":\"coder\",\"kind\":\"note\",\"summary\":\"{summary}\"}}\n"
+    )
+}
+
+fn started(feed: &mut Feed) -> Value {
+    let snap = feed.wait_for("the snapshot", |v| is(v, "snapshot"));
+    if snap["watcher"]["state"] != "live" {
+        feed.wait_for("the watcher live", |v| {
+            is(v, "watcher") && v["watcher"]["state"] == "live"
+        });
+    }
+    snap
+}
+
+fn workspace() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    common::copy_dir(&common::repo().join("examples/workspace"), &root);
+    (dir, root)
+}
+
+/// A root given as a symbolic link to the workspace (`~/work -> /data/work`):
+/// the walk lists through it, so the watches must too. Live means seen.
+#[test]
+fn a_root_that_is_a_symlink_is_watched() {
+    let (dir, real) = workspace();
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let mut feed = Feed::start(&link, &[]);
+    let snap = started(&mut feed);
+    assert!(
+        snap["projects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["id"] == RESTOCK)
+    );
+    // The read that follows the watches' setup is over.
+    thread::sleep(Duration::from_millis(1500));
+    append(
+        &real.join(RESTOCK).join("timeline.ndjson"),
+        &note("through the link"),
+    );
+    feed.wait_for("the append under a linked root", |v| {
+        is(v, "timeline_event") && v["event"]["summary"] == "through the link"
+    });
+}
