@@ -36,6 +36,11 @@ impl Feed {
         for (k, v) in env {
             cmd.env(k, v);
         }
+        Feed::spawn(cmd)
+    }
+
+    /// `cmd` with stdout piped, read line by line.
+    fn spawn(mut cmd: Command) -> Feed {
         let mut child = cmd.spawn().expect("spawn loopdeck watch");
         let out = child.stdout.take().unwrap();
         let (tx, lines) = mpsc::channel();
@@ -150,5 +155,54 @@ fn a_root_that_is_a_symlink_is_watched() {
     );
     feed.wait_for("the append under a linked root", |v| {
         is(v, "timeline_event") && v["event"]["summary"] == "through the link"
+    });
+}
+
+/// A directory the user could not read when the run began (no watch can be
+/// added to it) is made readable: its projects appear, and from then on
+/// its edits are seen too, as anywhere else while the header says live.
+/// Run as nobody (root ignores permission bits).
+#[test]
+fn a_directory_made_readable_is_watched_from_then_on() {
+    let Some(setpriv) = common::setpriv() else {
+        return;
+    };
+    let (dir, root) = workspace();
+    common::world_readable(dir.path());
+    let gsd = root.join("gsd");
+    common::chmod(&gsd, 0o000);
+    let mut cmd = Command::new(setpriv);
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(assert_cmd::cargo::cargo_bin("loopdeck"))
+        .args(["watch", "--json"])
+        .arg(&root)
+        .env("NO_COLOR", "1")
+        .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut feed = Feed::spawn(cmd);
+    let snap = started(&mut feed);
+    assert!(
+        !snap["projects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["id"] == "gsd/scene1-active-phase"),
+        "unreadable at the start"
+    );
+    common::chmod(&gsd, 0o755);
+    feed.wait_for("the projects of the directory made readable", |v| {
+        is(v, "project_added") && v["project"]["id"] == "gsd/scene1-active-phase"
+    });
+    let state = gsd.join("scene1-active-phase/.planning/STATE.md");
+    let text = fs::read_to_string(&state)
+        .unwrap()
+        .replace("  percent: 20\n", "  percent: 55\n");
+    fs::write(&state, text).unwrap();
+    feed.wait_for("an edit inside it", |v| {
+        is(v, "project_changed")
+            && v["project"]["id"] == "gsd/scene1-active-phase"
+            && v["project"]["progress_percent"] == 55
     });
 }

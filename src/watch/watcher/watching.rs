@@ -298,6 +298,13 @@ impl<B: Backend> Watching<B> {
                     self.gone(p);
                 }
             }
+            // A directory made readable (chmod): one whose watch was
+            // refused can have it now.
+            EventKind::Modify(ModifyKind::Metadata(_)) => {
+                for p in &e.paths {
+                    self.appeared(p);
+                }
+            }
             EventKind::Modify(ModifyKind::Name(RenameMode::Any | RenameMode::Other)) => {
                 for p in &e.paths {
                     if p.exists() {
@@ -321,6 +328,7 @@ impl<B: Backend> Watching<B> {
         let unjudged = std::mem::take(&mut self.seen_full);
         self.watch_parents();
         let mut changes = Vec::new();
+        let mut unwatched = Vec::new();
         for root in self.roots.clone() {
             if !self.set.contains(&root) && self.ensure(root.clone()) > 0 {
                 changes.push(Change::Added {
@@ -337,6 +345,16 @@ impl<B: Backend> Watching<B> {
                 // Gone: its parent's listing tells, or it was a root.
                 None => self.gone(&dir),
                 Some(new) => {
+                    // Directories whose watch was refused (no permission
+                    // then): tried again.
+                    if let Some(depth) = set::depth_in(&dir, &self.roots) {
+                        unwatched.extend(
+                            new.iter()
+                                .filter(|e| e.dir && set::enters(&e.name.to_string_lossy(), depth))
+                                .map(|e| dir.join(&e.name))
+                                .filter(|p| !self.set.contains(p)),
+                        );
+                    }
                     if let Some(old) = self.listings.get(&dir) {
                         changes.extend(scan::diff(&dir, old, &new));
                     }
@@ -355,6 +373,11 @@ impl<B: Backend> Watching<B> {
                     self.ensure(path.clone());
                 }
                 _ => {}
+            }
+        }
+        for d in unwatched {
+            if !self.incomplete && !self.set.contains(&d) && self.ensure(d.clone()) > 0 {
+                let _ = self.sink.send(Msg::Changed(vec![d]));
             }
         }
         if self.incomplete {
