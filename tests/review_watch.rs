@@ -206,3 +206,33 @@ fn a_directory_made_readable_is_watched_from_then_on() {
             && v["project"]["progress_percent"] == 55
     });
 }
+
+/// The root's parent deleted and recreated (a checkout dir wiped and cloned
+/// again): the projects come back, and later edits are seen.
+#[test]
+fn a_root_whose_parent_is_deleted_and_recreated_is_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let parent = dir.path().join("checkout");
+    let root = parent.join("ws");
+    common::copy_dir(&common::repo().join("examples/workspace"), &root);
+    let mut feed = Feed::start(&root, &[]);
+    started(&mut feed);
+    fs::remove_dir_all(&parent).unwrap();
+    feed.wait_for("the projects going", |v| {
+        is(v, "project_removed") && v["project"]["id"] == RESTOCK
+    });
+    fs::create_dir(&parent).unwrap();
+    thread::sleep(Duration::from_millis(300));
+    common::copy_dir(&common::repo().join("examples/workspace"), &root);
+    feed.wait_for("the projects back", |v| {
+        is(v, "project_added") && v["project"]["id"] == RESTOCK
+    });
+    thread::sleep(Duration::from_millis(500));
+    append(
+        &root.join(RESTOCK).join("timeline.ndjson"),
+        &note("after the parent came back"),
+    );
+    feed.wait_for("an append after the return", |v| {
+        is(v, "timeline_event") && v["event"]["summary"] == "after the parent came back"
+    });
+}

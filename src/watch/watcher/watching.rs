@@ -76,7 +76,8 @@ pub(super) struct Watching<B> {
     backend: B,
     /// The roots, absolute, spelled as notify spells event paths.
     roots: Vec<PathBuf>,
-    /// Each root's parent, watched so a recreated root is noticed.
+    /// Each root's parent (or, while it is gone, its nearest ancestor that
+    /// exists), watched so a recreated root is noticed.
     parents: BTreeSet<PathBuf>,
     set: WatchSet,
     listings: HashMap<PathBuf, Vec<Entry>>,
@@ -169,24 +170,41 @@ impl<B: Backend> Watching<B> {
     }
 
     fn watch_parents(&mut self) {
-        for root in self.roots.clone() {
-            let Some(parent) = root.parent() else {
-                continue;
-            };
-            if self.incomplete
-                || self.parents.contains(parent)
-                || self.set.contains(parent)
-                || !parent.is_dir()
-            {
+        // The nearest existing ancestor of each root: its parent, or above
+        // when the parent went away too (its return is then seen).
+        let wanted: BTreeSet<PathBuf> = self
+            .roots
+            .iter()
+            .filter_map(|r| r.ancestors().skip(1).find(|a| a.is_dir()))
+            .map(Path::to_path_buf)
+            .collect();
+        for old in self.parents.clone() {
+            if !wanted.contains(&old) {
+                self.parents.remove(&old);
+                self.backend.remove(&old);
+            }
+        }
+        for parent in wanted {
+            if self.incomplete || self.parents.contains(&parent) || self.set.contains(&parent) {
                 continue;
             }
-            match self.add(parent) {
+            match self.add(&parent) {
                 Ok(()) => {
-                    self.parents.insert(parent.to_path_buf());
+                    self.parents.insert(parent);
                 }
                 Err(Refused::Limit) => self.hit_limit(),
                 Err(Refused::Other) => {}
             }
+        }
+    }
+
+    /// Something above a root came or went: watch the nearest ancestor that
+    /// is there now, and a root back already (made before that watch) is
+    /// watched and read.
+    fn above_a_root(&mut self) {
+        self.watch_parents();
+        for root in self.roots.clone() {
+            self.appeared(&root);
         }
     }
 
@@ -285,6 +303,10 @@ impl<B: Backend> Watching<B> {
         for p in &e.paths {
             self.note(p);
         }
+        let above = e
+            .paths
+            .iter()
+            .any(|p| super::events::on_the_way(p, &self.roots));
         match e.kind {
             // A new file needs no watch (and no stat to tell).
             EventKind::Create(CreateKind::File) => {}
@@ -315,6 +337,9 @@ impl<B: Backend> Watching<B> {
                 }
             }
             _ => {}
+        }
+        if above {
+            self.above_a_root();
         }
     }
 
