@@ -236,3 +236,139 @@ fn a_root_whose_parent_is_deleted_and_recreated_is_followed() {
         is(v, "timeline_event") && v["event"]["summary"] == "after the parent came back"
     });
 }
+
+/// An agent appends fast, sometimes a line in two writes: every event of
+/// the file is reported once, in order, a torn line never; an event left
+/// out only after a `timeline_gap` says so.
+#[test]
+fn rapid_appends_are_reported_once_each_in_order() {
+    let (_dir, root) = workspace();
+    let log = root.join(RESTOCK).join("timeline.ndjson");
+    let mut feed = Feed::start(&root, &[]);
+    started(&mut feed);
+    thread::sleep(Duration::from_millis(500));
+    const N: usize = 600;
+    let mut f = fs::OpenOptions::new().append(true).open(&log).unwrap();
+    for i in 0..N {
+        let line = note(&format!("rapid {i}"));
+        if i % 50 == 7 {
+            // Torn: the first half now, the rest after a reading could look.
+            let (a, b) = line.split_at(line.len() / 2);
+            f.write_all(a.as_bytes()).unwrap();
+            thread::sleep(Duration::from_millis(120));
+            f.write_all(b.as_bytes()).unwrap();
+        } else {
+            f.write_all(line.as_bytes()).unwrap();
+        }
+        if i % 10 == 9 {
+            thread::sleep(Duration::from_millis(15));
+        }
+    }
+    let last = format!("rapid {}", N - 1);
+    feed.wait_for("the last event", |v| {
+        is(v, "timeline_event") && v["event"]["summary"] == last.as_str()
+    });
+    // Whatever else is in flight.
+    while feed.next(Duration::from_millis(1500)).is_some() {}
+    let mut expect = 0usize;
+    let mut gap = false;
+    for v in &feed.seen {
+        if is(v, "timeline_gap") {
+            gap = true;
+        } else if is(v, "timeline_reset") {
+            panic!("an append is no reset: {v}");
+        } else if is(v, "timeline_event") {
+            let s = v["event"]["summary"].as_str().unwrap();
+            let i: usize = s
+                .strip_prefix("rapid ")
+                .unwrap_or_else(|| panic!("not an appended event: {v}"))
+                .parse()
+                .unwrap_or_else(|_| panic!("a torn line reported: {v}"));
+            assert!(i >= expect, "event {i} again or out of order (expected {expect})");
+            assert!(i == expect || gap, "events {expect}..{i} lost without a gap");
+            expect = i + 1;
+            gap = false;
+        }
+    }
+    assert_eq!(expect, N);
+}
+
+/// A project directory renamed inside the root: it leaves under its old id
+/// and comes back under the new one, whose edits are seen; one renamed out
+/// of the root leaves, and its edits there are not reported.
+#[test]
+fn directories_renamed_within_and_out_of_the_root_are_followed() {
+    let (dir, root) = workspace();
+    let mut feed = Feed::start(&root, &[]);
+    started(&mut feed);
+    let companies = root.join("devloop/data/companies");
+    fs::rename(companies.join("acme"), companies.join("acme2")).unwrap();
+    let moved = "devloop/data/companies/acme2/projects/p-restock";
+    feed.wait_for("the project under its new path", |v| {
+        is(v, "project_added") && v["project"]["id"] == moved
+    });
+    assert!(
+        feed.seen
+            .iter()
+            .any(|v| is(v, "project_removed") && v["project"]["id"] == RESTOCK)
+    );
+    thread::sleep(Duration::from_millis(300));
+    append(
+        &root.join(moved).join("timeline.ndjson"),
+        &note("after the rename"),
+    );
+    feed.wait_for("an append after the rename", |v| {
+        is(v, "timeline_event")
+            && v["event"]["summary"] == "after the rename"
+            && v["project"] == moved
+    });
+    // Out of the root.
+    let out = dir.path().join("outside");
+    fs::rename(root.join("devloop"), &out).unwrap();
+    feed.wait_for("the project leaving", |v| {
+        is(v, "project_removed") && v["project"]["id"] == moved
+    });
+    thread::sleep(Duration::from_millis(300));
+    append(
+        &out.join("data/companies/acme2/projects/p-restock/timeline.ndjson"),
+        &note("outside now"),
+    );
+    // A sign that the feed is still live: an edit in the root.
+    let state = root.join("prd-master/fba-smart-restock/state.json");
+    let text = fs::read_to_string(&state).unwrap().replace(
+        "\"project_name\": \"fba-smart-restock\"",
+        "\"project_name\": \"still here\"",
+    );
+    fs::write(&state, text).unwrap();
+    feed.wait_for("the edit in the root", |v| {
+        is(v, "project_changed") && v["project"]["name"] == "still here"
+    });
+    while feed.next(Duration::from_millis(1000)).is_some() {}
+    assert!(
+        !feed.seen.iter().any(|v| v.to_string().contains("outside now")),
+        "an edit out of the root reported"
+    );
+}
+
+/// A project directory replaced by a file of the same name: it leaves,
+/// and the feed goes on.
+#[test]
+fn a_project_directory_replaced_by_a_file_leaves() {
+    let (_dir, root) = workspace();
+    let mut feed = Feed::start(&root, &[]);
+    started(&mut feed);
+    let review = root.join("prd-master/restock-v1-review");
+    fs::remove_dir_all(&review).unwrap();
+    fs::write(&review, "now a file\n").unwrap();
+    feed.wait_for("the project leaving", |v| {
+        is(v, "project_removed") && v["project"]["id"] == "prd-master/restock-v1-review"
+    });
+    fs::remove_file(&review).unwrap();
+    common::copy_dir(
+        &common::repo().join("examples/workspace/prd-master/restock-v1-review"),
+        &review,
+    );
+    feed.wait_for("the project back", |v| {
+        is(v, "project_added") && v["project"]["id"] == "prd-master/restock-v1-review"
+    });
+}
