@@ -284,8 +284,14 @@ fn rapid_appends_are_reported_once_each_in_order() {
                 .unwrap_or_else(|| panic!("not an appended event: {v}"))
                 .parse()
                 .unwrap_or_else(|_| panic!("a torn line reported: {v}"));
-            assert!(i >= expect, "event {i} again or out of order (expected {expect})");
-            assert!(i == expect || gap, "events {expect}..{i} lost without a gap");
+            assert!(
+                i >= expect,
+                "event {i} again or out of order (expected {expect})"
+            );
+            assert!(
+                i == expect || gap,
+                "events {expect}..{i} lost without a gap"
+            );
             expect = i + 1;
             gap = false;
         }
@@ -345,7 +351,10 @@ fn directories_renamed_within_and_out_of_the_root_are_followed() {
     });
     while feed.next(Duration::from_millis(1000)).is_some() {}
     assert!(
-        !feed.seen.iter().any(|v| v.to_string().contains("outside now")),
+        !feed
+            .seen
+            .iter()
+            .any(|v| v.to_string().contains("outside now")),
         "an edit out of the root reported"
     );
 }
