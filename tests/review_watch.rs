@@ -381,3 +381,49 @@ fn a_project_directory_replaced_by_a_file_leaves() {
         is(v, "project_added") && v["project"]["id"] == "prd-master/restock-v1-review"
     });
 }
+
+/// A reader that stops reading (an SSH session stalled) while changes pour
+/// in: the pipe fills and a write blocks. SIGTERM still ends the run.
+#[test]
+fn sigterm_ends_a_run_blocked_on_a_full_pipe() {
+    let (_dir, root) = workspace();
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("loopdeck"))
+        .args(["watch", "--json"])
+        .arg(&root)
+        .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The pipe is held open and never read.
+    let _out = child.stdout.take().unwrap();
+    let log = root.join(RESTOCK).join("timeline.ndjson");
+    thread::sleep(Duration::from_millis(1500));
+    let long = "x".repeat(2000);
+    let end = Instant::now() + Duration::from_secs(10);
+    let mut i = 0;
+    // Well past a pipe's 64 KiB.
+    while Instant::now() < end && i < 400 {
+        append(&log, &note(&format!("{long} {i}")));
+        i += 1;
+        if i % 20 == 0 {
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+    thread::sleep(Duration::from_secs(2));
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let end = Instant::now() + DEADLINE;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > end {
+            let _ = child.kill();
+            panic!("SIGTERM did not end a run blocked on its output");
+        }
+        thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+}
