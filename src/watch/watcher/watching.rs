@@ -257,6 +257,11 @@ impl<B: Backend> Watching<B> {
             self.backend.remove(&d);
             self.listings.remove(&d);
         }
+        // A root's parent that went: its watch died with it (one made
+        // again at once under that name needs a watch of its own).
+        if self.parents.iter().any(|a| a.starts_with(path)) {
+            self.parents.retain(|a| !a.starts_with(path));
+        }
     }
 
     /// `path` appeared: a directory the walk enters gets its watches now,
