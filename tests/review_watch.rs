@@ -427,3 +427,30 @@ fn sigterm_ends_a_run_blocked_on_a_full_pipe() {
     };
     assert_eq!(status.code(), Some(0));
 }
+
+/// A root that is a link, pointed at another tree (`ln -sfn`, the way a
+/// release or a checkout is switched): the new tree's projects show, and
+/// its later edits are seen.
+#[test]
+fn a_root_link_pointed_elsewhere_is_followed() {
+    let (dir, first) = workspace();
+    let second = dir.path().join("ws2");
+    common::copy_dir(&common::repo().join("examples/workspace"), &second);
+    let link = dir.path().join("current");
+    std::os::unix::fs::symlink(&first, &link).unwrap();
+    let mut feed = Feed::start(&link, &[]);
+    started(&mut feed);
+    thread::sleep(Duration::from_millis(1000));
+    // Switched as `ln -sfn` does: a new link renamed over the old.
+    let tmp = dir.path().join("current.tmp");
+    std::os::unix::fs::symlink(&second, &tmp).unwrap();
+    fs::rename(&tmp, &link).unwrap();
+    thread::sleep(Duration::from_millis(1500));
+    append(
+        &second.join(RESTOCK).join("timeline.ndjson"),
+        &note("in the new tree"),
+    );
+    feed.wait_for("an append in the tree the link points at now", |v| {
+        is(v, "timeline_event") && v["event"]["summary"] == "in the new tree"
+    });
+}

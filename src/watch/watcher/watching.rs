@@ -278,6 +278,15 @@ impl<B: Backend> Watching<B> {
         }
     }
 
+    /// A root created or renamed to while watched: another directory (a
+    /// link pointed elsewhere, `ln -sfn`) is there now; the old one's
+    /// watches go, so [`Watching::appeared`] watches the new one.
+    fn replaced(&mut self, path: &Path) {
+        if self.set.contains(path) && self.roots.iter().any(|r| r == path) {
+            self.gone(path);
+        }
+    }
+
     fn note(&mut self, path: &Path) {
         if self.seen.len() < SEEN_MAX {
             self.seen.insert(path.to_path_buf());
@@ -317,6 +326,7 @@ impl<B: Backend> Watching<B> {
             EventKind::Create(CreateKind::File) => {}
             EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(RenameMode::To)) => {
                 for p in &e.paths {
+                    self.replaced(p);
                     self.appeared(p);
                 }
             }
