@@ -6,8 +6,9 @@
 //! The text comes from the projects' files: it is made safe here, where
 //! it is output. Control characters (ESC, BEL, C1, newlines...) would end
 //! or forge an escape sequence and become spaces (so do bidirectional
-//! controls and line separators, which would reorder or break the text); `;` would split OSC 777's
-//! fields (and turn OSC 9 text into a ConEmu sub-command) and becomes `,`;
+//! controls and line separators, which would reorder or break the text);
+//! `;` would split OSC 777's fields (and turn OSC 9 text into a ConEmu
+//! sub-command) and becomes `,`;
 //! each field is capped at [`MAX_CHARS`] characters.
 //!
 //! Inside tmux (`$TMUX` set) the OSC is wrapped in tmux's DCS passthrough
