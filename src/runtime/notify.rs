@@ -5,8 +5,10 @@
 //!
 //! The text comes from the projects' files: it is made safe here, where
 //! it is output. Control characters (ESC, BEL, C1, newlines...) would end
-//! or forge an escape sequence and become spaces; `;` would split OSC 777's
-//! fields (and turn OSC 9 text into a ConEmu sub-command) and becomes `,`;
+//! or forge an escape sequence and become spaces (so do bidirectional
+//! controls and line separators, which would reorder or break the text);
+//! `;` would split OSC 777's fields (and turn OSC 9 text into a ConEmu
+//! sub-command) and becomes `,`;
 //! each field is capped at [`MAX_CHARS`] characters.
 //!
 //! Inside tmux (`$TMUX` set) the OSC is wrapped in tmux's DCS passthrough
@@ -87,7 +89,7 @@ pub fn field(text: &str) -> String {
     for c in text.chars() {
         let c = match c {
             ';' => ',',
-            c if c.is_control() => ' ',
+            c if c.is_control() || reorders(c) => ' ',
             c => c,
         };
         // Runs of blanks (a newline and its indent) become one space.
@@ -107,6 +109,21 @@ pub fn field(text: &str) -> String {
         count += 1;
     }
     out.trim_end().to_owned()
+}
+
+/// A bidirectional control (it would reorder what the notification shows:
+/// a title that reads other than it is) or a line or paragraph separator.
+fn reorders(c: char) -> bool {
+    matches!(
+        c,
+        '\u{202A}'..='\u{202E}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{200E}'
+            | '\u{200F}'
+            | '\u{061C}'
+            | '\u{2028}'
+            | '\u{2029}'
+    )
 }
 
 /// OSC 9: `ESC ] 9 ; text BEL`.
@@ -202,6 +219,12 @@ mod tests {
         assert_eq!(s.matches(';').count(), 3, "{s:?}");
         assert_eq!(field(evil), "a ]0,pwned b,c d e f g z");
         assert!(!field("x\u{9b}31m").contains('\u{9b}'));
+        // Bidirectional overrides and separators neither reorder nor break
+        // the notification's text.
+        assert_eq!(
+            field("gpj.\u{202e}exe\u{2066}a\u{2069}\u{200f}b\u{061c}\u{2028}c\u{2029}d"),
+            "gpj. exe a b c d"
+        );
 
         let big = "x".repeat(10_000);
         let s = osc9(&big);

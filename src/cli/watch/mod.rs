@@ -78,6 +78,9 @@ impl From<watch::Msg> for Msg {
     }
 }
 
+/// How long a signal waits for the loop to end by itself.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// End the run on SIGTERM, SIGINT or SIGHUP (an SSH session that ends).
 /// signal-hook is already in the build (crossterm uses it) and keeps the
 /// handler async-signal-safe: a self-pipe read by its own thread.
@@ -90,6 +93,11 @@ fn on_signals(tx: Sender<Msg>) -> Result<(), String> {
         .spawn(move || {
             if signals.forever().next().is_some() {
                 let _ = tx.send(Msg::Stop);
+                // The loop ends at once, unless a write blocks on a reader
+                // that stopped reading (a stalled SSH session, a full
+                // pipe): then the run ends here, as asked.
+                thread::sleep(STOP_GRACE);
+                std::process::exit(EXIT_OK);
             }
         })
         .map(|_| ())

@@ -34,8 +34,20 @@ pub(super) fn for_the_watcher(res: &notify::Result<Event>, roots: &[PathBuf]) ->
     match res {
         Err(_) => true,
         Ok(e) if e.need_rescan() => true,
-        Ok(e) => !is_read(e) && e.paths.iter().any(|p| counts(p, roots)),
+        Ok(e) => {
+            !is_read(e)
+                && e.paths
+                    .iter()
+                    .any(|p| counts(p, roots) || on_the_way(p, roots))
+        }
     }
+}
+
+/// Is `path` above a root (the root's parent, or the parent's own parent
+/// when that went away too)? Its coming and going moves the watch that
+/// notices the root's return.
+pub(super) fn on_the_way(path: &Path, roots: &[PathBuf]) -> bool {
+    roots.iter().any(|r| r.starts_with(path) && r != path)
 }
 
 /// What the loop is told of a watcher's report: the changed paths (build
@@ -116,6 +128,9 @@ mod tests {
             &at(create, "/other-dir-beside-the-root"),
             &roots()
         ));
+        // The root's parent going or coming back.
+        assert!(for_the_watcher(&at(create, "/"), &roots()));
+        assert!(message(&at(create, "/"), &roots()).is_none());
         assert!(!for_the_watcher(
             &at(modify, "/w/p/node_modules/x"),
             &roots()

@@ -48,6 +48,18 @@ impl Backend for notify::RecommendedWatcher {
     }
 }
 
+/// Does the walk enter `dir`, at `depth` below its root? A directory, not
+/// a link to one, except the root itself: the walk lists a root given as
+/// a link (`~/work -> /data/work`) through it, so its watches must too.
+fn walked_dir(dir: &Path, depth: usize) -> bool {
+    let meta = if depth == 0 {
+        fs::metadata(dir)
+    } else {
+        fs::symlink_metadata(dir)
+    };
+    meta.is_ok_and(|m| m.is_dir())
+}
+
 /// At most this many paths are remembered between two scans; beyond, the
 /// next scan does not judge whether events missed anything.
 const SEEN_MAX: usize = 100_000;
@@ -64,7 +76,8 @@ pub(super) struct Watching<B> {
     backend: B,
     /// The roots, absolute, spelled as notify spells event paths.
     roots: Vec<PathBuf>,
-    /// Each root's parent, watched so a recreated root is noticed.
+    /// Each root's parent (or, while it is gone, its nearest ancestor that
+    /// exists), watched so a recreated root is noticed.
     parents: BTreeSet<PathBuf>,
     set: WatchSet,
     listings: HashMap<PathBuf, Vec<Entry>>,
@@ -157,24 +170,41 @@ impl<B: Backend> Watching<B> {
     }
 
     fn watch_parents(&mut self) {
-        for root in self.roots.clone() {
-            let Some(parent) = root.parent() else {
-                continue;
-            };
-            if self.incomplete
-                || self.parents.contains(parent)
-                || self.set.contains(parent)
-                || !parent.is_dir()
-            {
+        // The nearest existing ancestor of each root: its parent, or above
+        // when the parent went away too (its return is then seen).
+        let wanted: BTreeSet<PathBuf> = self
+            .roots
+            .iter()
+            .filter_map(|r| r.ancestors().skip(1).find(|a| a.is_dir()))
+            .map(Path::to_path_buf)
+            .collect();
+        for old in self.parents.clone() {
+            if !wanted.contains(&old) {
+                self.parents.remove(&old);
+                self.backend.remove(&old);
+            }
+        }
+        for parent in wanted {
+            if self.incomplete || self.parents.contains(&parent) || self.set.contains(&parent) {
                 continue;
             }
-            match self.add(parent) {
+            match self.add(&parent) {
                 Ok(()) => {
-                    self.parents.insert(parent.to_path_buf());
+                    self.parents.insert(parent);
                 }
                 Err(Refused::Limit) => self.hit_limit(),
                 Err(Refused::Other) => {}
             }
+        }
+    }
+
+    /// Something above a root came or went: watch the nearest ancestor that
+    /// is there now, and a root back already (made before that watch) is
+    /// watched and read.
+    fn above_a_root(&mut self) {
+        self.watch_parents();
+        for root in self.roots.clone() {
+            self.appeared(&root);
         }
     }
 
@@ -192,7 +222,7 @@ impl<B: Backend> Watching<B> {
                 break;
             }
             // A link is not followed, a file is not watched.
-            if !fs::symlink_metadata(&d).is_ok_and(|m| m.is_dir()) {
+            if !walked_dir(&d, depth) {
                 continue;
             }
             if !self.set.contains(&d) {
@@ -227,6 +257,11 @@ impl<B: Backend> Watching<B> {
             self.backend.remove(&d);
             self.listings.remove(&d);
         }
+        // A root's parent that went: its watch died with it (one made
+        // again at once under that name needs a watch of its own).
+        if self.parents.iter().any(|a| a.starts_with(path)) {
+            self.parents.retain(|a| !a.starts_with(path));
+        }
     }
 
     /// `path` appeared: a directory the walk enters gets its watches now,
@@ -236,10 +271,19 @@ impl<B: Backend> Watching<B> {
         if self.set.contains(path) || set::depth_in(path, &self.roots).is_none() {
             return;
         }
-        if fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+        if set::depth_in(path, &self.roots).is_some_and(|depth| walked_dir(path, depth))
             && self.ensure(path.to_path_buf()) > 0
         {
             let _ = self.sink.send(Msg::Changed(vec![path.to_path_buf()]));
+        }
+    }
+
+    /// A root created or renamed to while watched: another directory (a
+    /// link pointed elsewhere, `ln -sfn`) is there now; the old one's
+    /// watches go, so [`Watching::appeared`] watches the new one.
+    fn replaced(&mut self, path: &Path) {
+        if self.set.contains(path) && self.roots.iter().any(|r| r == path) {
+            self.gone(path);
         }
     }
 
@@ -273,17 +317,29 @@ impl<B: Backend> Watching<B> {
         for p in &e.paths {
             self.note(p);
         }
+        let above = e
+            .paths
+            .iter()
+            .any(|p| super::events::on_the_way(p, &self.roots));
         match e.kind {
             // A new file needs no watch (and no stat to tell).
             EventKind::Create(CreateKind::File) => {}
             EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(RenameMode::To)) => {
                 for p in &e.paths {
+                    self.replaced(p);
                     self.appeared(p);
                 }
             }
             EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(RenameMode::From)) => {
                 for p in &e.paths {
                     self.gone(p);
+                }
+            }
+            // A directory made readable (chmod): one whose watch was
+            // refused can have it now.
+            EventKind::Modify(ModifyKind::Metadata(_)) => {
+                for p in &e.paths {
+                    self.appeared(p);
                 }
             }
             EventKind::Modify(ModifyKind::Name(RenameMode::Any | RenameMode::Other)) => {
@@ -297,6 +353,9 @@ impl<B: Backend> Watching<B> {
             }
             _ => {}
         }
+        if above {
+            self.above_a_root();
+        }
     }
 
     /// The reconciliation scan: stat every watched directory's entries and
@@ -309,6 +368,7 @@ impl<B: Backend> Watching<B> {
         let unjudged = std::mem::take(&mut self.seen_full);
         self.watch_parents();
         let mut changes = Vec::new();
+        let mut unwatched = Vec::new();
         for root in self.roots.clone() {
             if !self.set.contains(&root) && self.ensure(root.clone()) > 0 {
                 changes.push(Change::Added {
@@ -325,6 +385,16 @@ impl<B: Backend> Watching<B> {
                 // Gone: its parent's listing tells, or it was a root.
                 None => self.gone(&dir),
                 Some(new) => {
+                    // Directories whose watch was refused (no permission
+                    // then): tried again.
+                    if let Some(depth) = set::depth_in(&dir, &self.roots) {
+                        unwatched.extend(
+                            new.iter()
+                                .filter(|e| e.dir && set::enters(&e.name.to_string_lossy(), depth))
+                                .map(|e| dir.join(&e.name))
+                                .filter(|p| !self.set.contains(p)),
+                        );
+                    }
                     if let Some(old) = self.listings.get(&dir) {
                         changes.extend(scan::diff(&dir, old, &new));
                     }
@@ -343,6 +413,11 @@ impl<B: Backend> Watching<B> {
                     self.ensure(path.clone());
                 }
                 _ => {}
+            }
+        }
+        for d in unwatched {
+            if !self.incomplete && !self.set.contains(&d) && self.ensure(d.clone()) > 0 {
+                let _ = self.sink.send(Msg::Changed(vec![d]));
             }
         }
         if self.incomplete {

@@ -15,12 +15,17 @@ use super::*;
 struct Fake {
     watched: BTreeSet<PathBuf>,
     limit: Option<usize>,
+    /// Refused as a directory without permission is.
+    refused: BTreeSet<PathBuf>,
 }
 
 impl Backend for Fake {
     fn add(&mut self, dir: &Path) -> Result<(), Refused> {
         if self.limit.is_some_and(|l| self.watched.len() >= l) {
             return Err(Refused::Limit);
+        }
+        if self.refused.contains(dir) {
+            return Err(Refused::Other);
         }
         self.watched.insert(dir.to_path_buf());
         Ok(())
@@ -289,4 +294,23 @@ fn the_scan_sends_what_events_missed_and_polls_until_events_are_seen_again() {
     let scan = r.w.finish(p, true);
     assert_eq!((scan.missed, scan.confirmed), (0, 1));
     assert!(!r.w.status.polling());
+}
+
+/// A directory whose watch was refused (no permission then) is tried again
+/// by the scan, and read once watched, even when no event said so.
+#[test]
+fn a_refused_directory_is_watched_by_a_later_scan() {
+    let mut r = rig(None);
+    let gsd = r.root.join("gsd");
+    r.w.backend.refused.insert(gsd.clone());
+    r.w.setup();
+    assert!(!rel(&r).contains(&"gsd".to_owned()), "{:?}", rel(&r));
+    msgs(&r.rx);
+    r.w.backend.refused.clear();
+    let pending = r.w.scan();
+    r.w.finish(pending, true);
+    let watched = rel(&r);
+    assert!(watched.contains(&"gsd/.planning".to_owned()), "{watched:?}");
+    assert!(changed(&msgs(&r.rx)).contains(&vec![gsd]));
+    assert!(!r.w.status.polling(), "nothing was missed");
 }
