@@ -26,6 +26,11 @@ use crate::store::cache::{FileId, current, plain_path};
 /// The read step of a first reading.
 const FOLD_CHUNK: usize = 1024 * 1024;
 
+/// The most bytes a log may keep beyond one line per key (lines no
+/// reading takes as their key's state, e.g. from a writer whose lines never
+/// parse): past it the file is not kept, and each reading scans it.
+pub const MAX_EXCESS: usize = MAX_LINE;
+
 /// The lines of one key a reading still needs.
 #[derive(Debug, Clone, Default)]
 pub struct KeyLines {
@@ -59,6 +64,8 @@ pub struct KeyedLog {
     pub keys: HashMap<String, KeyLines>,
     /// Keys whose lines grew since they were last collapsed.
     touched: HashSet<String>,
+    /// Bytes of the kept lines beyond each key's oldest one.
+    excess: usize,
 }
 
 impl KeyedLog {
@@ -108,6 +115,7 @@ impl KeyedLog {
             keyless: 0,
             keys: HashMap::new(),
             touched: HashSet::new(),
+            excess: 0,
         }
     }
 
@@ -151,8 +159,11 @@ impl KeyedLog {
             return;
         };
         let kl = self.keys.entry(k.to_owned()).or_default();
-        if !kl.lines.is_empty() && !self.touched.contains(k) {
-            self.touched.insert(k.to_owned());
+        if !kl.lines.is_empty() {
+            self.excess += line.len();
+            if !self.touched.contains(k) {
+                self.touched.insert(k.to_owned());
+            }
         }
         kl.lines.push((offset, line.to_vec()));
     }
@@ -167,6 +178,10 @@ impl KeyedLog {
             let Some(newest) = kl.lines.iter().rposition(|(_, l)| (self.accepts)(l)) else {
                 continue;
             };
+            // The lines dropped go from the excess; the newest taken
+            // becomes the key's oldest kept line.
+            let dropped: usize = kl.lines[1..=newest].iter().map(|(_, l)| l.len()).sum();
+            self.excess -= dropped;
             for (_, l) in kl.lines.drain(..newest) {
                 if let Some(v) = top_level_str(&l, self.chain_field)
                     && kl.chain.last().map(String::as_str) != Some(v)
@@ -179,8 +194,9 @@ impl KeyedLog {
 }
 
 /// `answer` of the keyed log `relative` in `project`, read on from the
-/// last offset inside a cached reading; `None` outside one (the caller
-/// scans the file itself).
+/// last offset inside a cached reading; `None` outside one, or when the
+/// log would keep more than [`MAX_EXCESS`] (the caller scans the file
+/// itself).
 pub fn keyed_in<T>(
     project: &Path,
     relative: &str,
@@ -193,7 +209,7 @@ pub fn keyed_in<T>(
     let path = plain_path(project, relative)?;
     let kept = cache.take::<KeyedLog>(&path);
     let now = SystemTime::now();
-    let read = || -> Result<KeyedLog, StoreError> {
+    let read = || -> Result<Option<KeyedLog>, StoreError> {
         let mut file = ReverseLines::open_in(project, relative, 0)?.file;
         let id = FileId::of(&file.metadata()?);
         let reuse = kept.filter(|k| {
@@ -217,6 +233,9 @@ pub fn keyed_in<T>(
                     cache.count_read(buf.len() as u64);
                     log.fold(from, &buf[log.check.len()..]);
                     log.collapse();
+                    if log.excess > MAX_EXCESS {
+                        return Ok(None);
+                    }
                     log.check = check::tail_of(&buf);
                 }
                 // Not an append: read it all again.
@@ -235,17 +254,25 @@ pub fn keyed_in<T>(
                 cache.count_read(n as u64);
                 log.fold(at, &buf);
                 log.collapse();
+                if log.excess > MAX_EXCESS {
+                    return Ok(None);
+                }
                 at += n as u64;
             }
             log.check = check::last_bytes(&mut file, id.len)?;
         }
         log.id = id;
         log.settled = cache.settled(&id, now);
-        Ok(log)
+        Ok(Some(log))
     };
-    Some(read().map(|log| {
-        let out = answer(&log);
-        cache.put(pass, &path, log);
-        out
-    }))
+    match read() {
+        Ok(Some(log)) => {
+            let out = answer(&log);
+            cache.put(pass, &path, log);
+            Some(Ok(out))
+        }
+        // Not kept (nor its memory): the caller scans the file.
+        Ok(None) => None,
+        Err(e) => Some(Err(e)),
+    }
 }

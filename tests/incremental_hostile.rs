@@ -1,0 +1,192 @@
+//! Hostile logs read through one `ReadCache`: lines that cross the
+//! timeline's byte budget, lines longer than it, torn tails, blank and
+//! garbage lines, in random order. After every write the cached reading
+//! must equal a fresh one, byte for byte in JSON.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::{copy_dir, repo};
+use loopdeck::formats::{Discovery, discover, discover_cached};
+use loopdeck::store::cache::ReadCache;
+
+fn text(d: &Discovery) -> String {
+    serde_json::to_string_pretty(&(&d.projects, &d.problems)).unwrap()
+}
+
+fn same(root: &Path, cache: &ReadCache, what: &str) {
+    let roots = [root.to_path_buf()];
+    let cached = discover_cached(&roots, cache);
+    let fresh = discover(&roots);
+    let (c, f) = (text(&cached), text(&fresh));
+    if c != f {
+        let diff: Vec<String> = c
+            .lines()
+            .zip(f.lines())
+            .filter(|(a, b)| a != b)
+            .take(6)
+            .map(|(a, b)| format!("cached {a}\n fresh {b}"))
+            .collect();
+        panic!("{what}: cached != fresh\n{}", diff.join("\n"));
+    }
+    assert!(cached.projects == fresh.projects, "{what}");
+}
+
+/// Wait until the file system's clock has moved on (a poll, not a timing).
+fn tick(dir: &Path) {
+    let probe = dir.join(".tick");
+    fs::write(&probe, "a").unwrap();
+    let first = fs::metadata(&probe).unwrap().modified().unwrap();
+    for _ in 0..100_000 {
+        fs::write(&probe, "a").unwrap();
+        if fs::metadata(&probe).unwrap().modified().unwrap() != first {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    fs::remove_file(&probe).unwrap();
+}
+
+fn append(path: &Path, bytes: &[u8]) {
+    let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(bytes).unwrap();
+}
+
+fn devloop() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("devloop");
+    copy_dir(&repo().join("examples/workspace/devloop"), &root);
+    let project = root.join("data/companies/acme/projects/p-restock");
+    (tmp, root, project)
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) as usize
+    }
+}
+
+fn event(i: usize, pad: usize) -> String {
+    format!(
+        "{{\"ts\":\"2026-06-01T12:{:02}:{:02}Z\",\"source\":\"dev-agent\",\"kind\":\"unit_passed\",\"ref\":\"unit/U-{i}\",\"summary\":\"step {i} {}\"}}\n",
+        (i / 60) % 60,
+        i % 60,
+        "x".repeat(pad)
+    )
+}
+
+/// A line of a hostile timeline: mostly small events, some blank or
+/// garbage, some big enough that a few of them cross the 1 MiB budget,
+/// some longer than the budget itself.
+fn line(rng: &mut Rng, i: usize) -> String {
+    match rng.next() % 20 {
+        0 => "\n".to_owned(),
+        1 => "not json at all\n".to_owned(),
+        2 | 3 => event(i, 150_000 + rng.next() % 200_000),
+        4 => event(i, 1024 * 1024 + rng.next() % 1000),
+        5 => format!("{}\n", "y".repeat(1024 * 1024 - 1 + rng.next() % 3)),
+        _ => event(i, rng.next() % 100),
+    }
+}
+
+fn hostile(file: &str, seed: u64, steps: usize) {
+    let (_tmp, root, project) = devloop();
+    let log = project.join(file);
+    let cache = ReadCache::with_racy_window(Duration::ZERO);
+    same(&root, &cache, "first");
+    let mut rng = Rng(seed);
+    let mut n = 0;
+    for step in 0..steps {
+        let mut text = String::new();
+        for _ in 0..(1 + rng.next() % 4) {
+            n += 1;
+            text.push_str(&line(&mut rng, n));
+        }
+        let cut = rng.next() % (text.len() + 1);
+        tick(&root);
+        append(&log, &text.as_bytes()[..cut]);
+        same(&root, &cache, &format!("{file} step {step}, torn at {cut}"));
+        tick(&root);
+        append(&log, &text.as_bytes()[cut..]);
+        same(&root, &cache, &format!("{file} step {step}"));
+    }
+}
+
+#[test]
+fn a_timeline_with_lines_across_its_byte_budget_reads_as_fresh() {
+    hostile("timeline.ndjson", 7, 40);
+}
+
+#[test]
+fn a_changelog_with_lines_across_its_byte_budget_reads_as_fresh() {
+    hostile("changelog.ndjson", 13, 40);
+}
+
+/// The bytes a keyed log keeps in memory, as `keyed_in` answers.
+fn kept_bytes(dir: &Path, cache: &ReadCache) -> Option<usize> {
+    use loopdeck::store::ndjson::keyed::keyed_in;
+    let accepts = |l: &[u8]| {
+        serde_json::from_slice::<serde_json::Value>(l)
+            .ok()
+            .and_then(|v| v.get("severity").map(serde_json::Value::is_string))
+            .unwrap_or(false)
+    };
+    let pass = cache.begin_pass();
+    cache.enter(pass, || {
+        keyed_in(dir, "bugs.ndjson", "id", "status", accepts, |log| {
+            log.keys
+                .values()
+                .flat_map(|k| k.lines.iter().map(|(_, l)| l.len()))
+                .sum::<usize>()
+        })
+        .map(Result::unwrap)
+    })
+}
+
+/// A writer whose bug lines never parse (here `severity` is a number)
+/// must not make the cache hold the whole file: a fresh scan holds one
+/// record per bug, and so must the cache (or it must not keep the file).
+#[test]
+fn a_bug_log_whose_lines_never_parse_is_not_held_whole_in_memory() {
+    let (_tmp, root, project) = devloop();
+    let bugs = project.join("bugs.ndjson");
+    let mut body = String::new();
+    for i in 0..150_000 {
+        body.push_str(&format!(
+            "{{\"id\":\"BUG-{}\",\"status\":\"open\",\"severity\":2,\"title\":\"t {i}\"}}\n",
+            i % 3
+        ));
+    }
+    fs::write(&bugs, &body).unwrap();
+    let cache = ReadCache::with_racy_window(Duration::ZERO);
+    let kept = kept_bytes(&project, &cache);
+    assert!(
+        kept.is_none_or(|k| k <= 5 * 1024 * 1024),
+        "a {} byte log keeps {kept:?} bytes",
+        body.len()
+    );
+    // And a reading through the cache still equals a fresh one.
+    same(&root, &cache, "first");
+    tick(&root);
+    append(
+        &bugs,
+        b"{\"id\":\"BUG-1\",\"status\":\"fixed\",\"severity\":\"high\"}\n",
+    );
+    same(&root, &cache, "appended");
+    tick(&root);
+    append(
+        &bugs,
+        b"{\"id\":\"BUG-1\",\"status\":\"open\",\"severity\":3}\n",
+    );
+    same(&root, &cache, "appended again");
+}
