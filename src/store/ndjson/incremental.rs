@@ -35,8 +35,11 @@ struct State<T, F> {
     pending: Option<Vec<u8>>,
     /// The last bytes read (checked before going on from them).
     check: Vec<u8>,
-    /// The window: start offset and item (`None`: a skipped line).
-    lines: VecDeque<(u64, Option<T>)>,
+    /// The window: start offset and item (`None`: a skipped line). The
+    /// item is boxed so a skipped line costs 16 bytes, not an item's
+    /// size: a window of short garbage lines (pretty-printed JSON in a
+    /// log) holds hundreds of thousands of them.
+    lines: VecDeque<(u64, Option<Box<T>>)>,
     by: PhantomData<fn() -> F>,
 }
 
@@ -154,7 +157,7 @@ where
         };
         if let Some(item) = entry {
             items += usize::from(item.is_some());
-            window.push_front((start, item));
+            window.push_front((start, item.map(Box::new)));
         }
     }
     let bytes_read = lines.bytes_read();
@@ -225,7 +228,7 @@ impl<T: Clone, F> State<T, F> {
                 _ => Some(None),
             };
             if let Some(item) = entry {
-                self.lines.push_back((start, item));
+                self.lines.push_back((start, item.map(Box::new)));
             }
             at += i + 1;
             self.end = base + at as u64;
@@ -266,7 +269,11 @@ impl<T: Clone, F> State<T, F> {
     }
 
     fn tail(&self, bytes_read: u64) -> Tail<T> {
-        let items: Vec<T> = self.lines.iter().filter_map(|(_, i)| i.clone()).collect();
+        let items: Vec<T> = self
+            .lines
+            .iter()
+            .filter_map(|(_, i)| i.as_deref().cloned())
+            .collect();
         let skipped = self.lines.iter().filter(|(_, i)| i.is_none()).count();
         let torn = self.id.len > 0 && self.check.last() != Some(&b'\n');
         let complete = items.len() < self.max_items && self.id.len <= self.max_bytes;
