@@ -190,3 +190,41 @@ fn a_bug_log_whose_lines_never_parse_is_not_held_whole_in_memory() {
     );
     same(&root, &cache, "appended again");
 }
+
+/// A writer that died mid-line, and the next one cutting the torn tail
+/// off (back to the last newline) before appending a record of its own:
+/// the file grew, and its last 32 bytes before the old end are the same
+/// (the records end alike), but the line there is a new one.
+#[test]
+fn a_torn_tail_cut_off_and_replaced_by_a_longer_record_reads_as_fresh() {
+    for file in ["timeline.ndjson", "bugs.ndjson"] {
+        let (_tmp, root, project) = devloop();
+        let log = project.join(file);
+        let record = |who: &str| match file {
+            "bugs.ndjson" => format!(
+                "{{\"id\":\"BUG-{who}\",\"status\":\"open\",\"severity\":\"high\",\"title\":\"{}\"}}\n",
+                "x".repeat(120)
+            ),
+            _ => format!(
+                "{{\"ts\":\"2026-06-01T12:00:00Z\",\"source\":\"dev-agent\",\"kind\":\"unit_passed\",\"summary\":\"by {who}: {}\"}}\n",
+                "x".repeat(120)
+            ),
+        };
+        let cache = ReadCache::with_racy_window(Duration::ZERO);
+        same(&root, &cache, "first");
+        let before = fs::metadata(&log).unwrap().len();
+        // The first writer dies 20 bytes before the end of its record.
+        let first = record("first");
+        tick(&root);
+        append(&log, &first.as_bytes()[..first.len() - 20]);
+        same(&root, &cache, &format!("{file}: torn"));
+        // The next one cuts the torn tail off and writes a longer record
+        // that ends as the first would have.
+        tick(&root);
+        let f = fs::OpenOptions::new().write(true).open(&log).unwrap();
+        f.set_len(before).unwrap();
+        drop(f);
+        append(&log, record("second writer").as_bytes());
+        same(&root, &cache, &format!("{file}: cut off and replaced"));
+    }
+}

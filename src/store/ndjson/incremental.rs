@@ -33,7 +33,8 @@ struct State<T, F> {
     /// The bytes from `end` to the size read (`None`: longer than the
     /// budget, dropped; such a line can never be in the window).
     pending: Option<Vec<u8>>,
-    /// The last bytes read (checked before going on from them).
+    /// The last bytes read (checked before going on from them): the
+    /// pending bytes and the [`check::CHECK`] before them.
     check: Vec<u8>,
     /// The window: start offset and item (`None`: a skipped line). The
     /// item is boxed so a skipped line costs 16 bytes, not an item's
@@ -103,9 +104,14 @@ where
         }
     } else {
         // Grown: read on from the end last read, once the bytes it ended
-        // with are checked to be still there.
+        // with (a pending line too long to keep cannot be checked: read
+        // afresh) are checked to be still there.
         let mut file = lines.file;
-        let Some(buf) = check::read_on(&mut file, &state.check, state.id.len, id.len)? else {
+        let checked = match state.pending {
+            Some(_) => check::read_on(&mut file, &state.check, state.id.len, id.len)?,
+            None => None,
+        };
+        let Some(buf) = checked else {
             let lines = ReverseLines::open_in(project, relative, max_bytes)?.with_chunk(chunk);
             let id = FileId::of(&lines.file.metadata()?);
             return fresh(&cache, pass, &path, lines, id, now, max_items, &mut parse);
@@ -113,8 +119,12 @@ where
         bytes_read = buf.len() as u64;
         cache.count_read(bytes_read);
         let new = &buf[state.check.len()..];
+        let start = state.id.len - state.check.len() as u64;
         state.fold(state.id.len, new, &mut parse);
-        state.check = check::tail_of(&buf);
+        state.check = match state.pending {
+            Some(_) => check::since_end_of(&buf, start, state.end),
+            None => check::tail_of(&buf),
+        };
         state.id = id;
         state.settled = cache.settled(&id, now);
         state.trim();
@@ -164,7 +174,10 @@ where
     cache.count_read(bytes_read);
     let max_bytes = lines.budget + lines.bytes_read;
     let (end, pending, read) = pending_tail(&mut lines, id.len, max_bytes)?;
-    let check = check::last_bytes(&mut lines.file, id.len)?;
+    let check = match pending {
+        Some(_) => check::since_end(&mut lines.file, end, id.len)?,
+        None => check::last_bytes(&mut lines.file, id.len)?,
+    };
     cache.count_read(read + check.len() as u64);
     let state = State {
         id,

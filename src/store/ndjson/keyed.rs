@@ -57,7 +57,8 @@ pub struct KeyedLog {
     accepts: fn(&[u8]) -> bool,
     end: u64,
     pending: Option<Vec<u8>>,
-    /// The last bytes read (checked before going on from them).
+    /// The last bytes read (checked before going on from them): the
+    /// pending bytes and the [`check::CHECK`] before them.
     check: Vec<u8>,
     /// Lines without the key, or too long to hold.
     pub keyless: usize,
@@ -228,15 +229,25 @@ pub fn keyed_in<T>(
             None => (KeyedLog::new(id, key, chain_field, accepts), 0),
         };
         if from > 0 {
-            match check::read_on(&mut file, &log.check, from, id.len)? {
+            // A pending line too long to keep cannot be checked: read it
+            // all again.
+            let checked = match log.pending {
+                Some(_) => check::read_on(&mut file, &log.check, from, id.len)?,
+                None => None,
+            };
+            match checked {
                 Some(buf) => {
                     cache.count_read(buf.len() as u64);
+                    let start = from - log.check.len() as u64;
                     log.fold(from, &buf[log.check.len()..]);
                     log.collapse();
                     if log.excess > MAX_EXCESS {
                         return Ok(None);
                     }
-                    log.check = check::tail_of(&buf);
+                    log.check = match log.pending {
+                        Some(_) => check::since_end_of(&buf, start, log.end),
+                        None => check::tail_of(&buf),
+                    };
                 }
                 // Not an append: read it all again.
                 None => {
@@ -259,7 +270,10 @@ pub fn keyed_in<T>(
                 }
                 at += n as u64;
             }
-            log.check = check::last_bytes(&mut file, id.len)?;
+            log.check = match log.pending {
+                Some(_) => check::since_end(&mut file, log.end, id.len)?,
+                None => check::last_bytes(&mut file, id.len)?,
+            };
         }
         log.id = id;
         log.settled = cache.settled(&id, now);
