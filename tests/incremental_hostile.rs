@@ -228,3 +228,33 @@ fn a_torn_tail_cut_off_and_replaced_by_a_longer_record_reads_as_fresh() {
         same(&root, &cache, &format!("{file}: cut off and replaced"));
     }
 }
+
+/// Bug lines at the line limit (4 MiB) and one byte over it, whole and
+/// torn, appended to a log read through the cache.
+#[test]
+fn bug_lines_at_the_line_limit_read_as_fresh() {
+    let (_tmp, root, project) = devloop();
+    let bugs = project.join("bugs.ndjson");
+    let cache = ReadCache::with_racy_window(Duration::ZERO);
+    same(&root, &cache, "first");
+    let limit = 4 * 1024 * 1024;
+    for (i, len) in [limit - 1, limit, limit + 1, limit + 2]
+        .into_iter()
+        .enumerate()
+    {
+        let head = format!("{{\"id\":\"BUG-L{i}\",\"status\":\"open\",\"title\":\"");
+        let pad = len - head.len() - 2;
+        let line = format!("{head}{}\"}}\n", "t".repeat(pad));
+        assert_eq!(line.len(), len + 1);
+        let cut = line.len() / 2;
+        tick(&root);
+        append(&bugs, &line.as_bytes()[..cut]);
+        same(&root, &cache, &format!("{len}: torn"));
+        tick(&root);
+        append(&bugs, &line.as_bytes()[cut..]);
+        same(&root, &cache, &format!("{len}: whole"));
+        tick(&root);
+        append(&bugs, b"{\"id\":\"BUG-1\",\"status\":\"fixed\"}\n");
+        same(&root, &cache, &format!("{len}: and a short one"));
+    }
+}
