@@ -9,8 +9,9 @@
 //! a fresh walk would no longer reach (past `max_items` items, or out of
 //! the byte budget), so the result equals a fresh reading. A file that
 //! shrank, was replaced (new inode) or rewritten at the same size is read
-//! afresh. Memory: the kept lines' parsed items, plus a pending line of at
-//! most the byte budget.
+//! afresh. Memory: the kept lines' parsed items (16 bytes per skipped
+//! line), plus a pending line of at most the byte budget (held twice: to
+//! parse, and to check that it is still there before going on).
 
 use std::collections::VecDeque;
 use std::marker::PhantomData;

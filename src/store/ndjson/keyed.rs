@@ -8,7 +8,9 @@
 //! state — from its newest line back to the newest one `accepts` takes
 //! (one line, nearly always) — plus the values of `chain_field` of its
 //! older lines, with repeats dropped (what a key's history is rebuilt
-//! from). Memory grows with the number of keys, never with the file.
+//! from). Memory grows with the number of keys, never with the file: a
+//! log keeping more than [`MAX_EXCESS`] bytes beyond one line per key (lines
+//! that never parse) is not kept.
 //!
 //! [`KeyedLog::lines_newest_first`] gives what a walk from the end of the
 //! file would meet, to replay through the same visitor as
