@@ -46,6 +46,24 @@ pub fn read_on(
     Ok(buf.starts_with(check).then_some(buf))
 }
 
+/// The bytes from `end - CHECK` (or 0) to `len`: the last [`CHECK`] bytes
+/// before `end` (the offset after the last newline) and the pending bytes
+/// after it. A torn tail cut off and replaced by a longer record that ends
+/// alike is then not taken for an append: every pending byte is checked.
+pub fn since_end(file: &mut File, end: u64, len: u64) -> Result<Vec<u8>, StoreError> {
+    let start = end.saturating_sub(CHECK as u64);
+    let mut buf = vec![0u8; (len - start) as usize];
+    read_at(file, &mut buf, start)?;
+    Ok(buf)
+}
+
+/// What [`since_end`] gives, out of `buf` (the file's bytes from offset
+/// `start` to its end).
+pub fn since_end_of(buf: &[u8], start: u64, end: u64) -> Vec<u8> {
+    let from = end.saturating_sub(CHECK as u64).max(start) - start;
+    buf[(from as usize).min(buf.len())..].to_vec()
+}
+
 /// The last [`CHECK`] bytes of `buf`.
 pub fn tail_of(buf: &[u8]) -> Vec<u8> {
     buf[buf.len().saturating_sub(CHECK)..].to_vec()

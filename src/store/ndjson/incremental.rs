@@ -9,8 +9,9 @@
 //! a fresh walk would no longer reach (past `max_items` items, or out of
 //! the byte budget), so the result equals a fresh reading. A file that
 //! shrank, was replaced (new inode) or rewritten at the same size is read
-//! afresh. Memory: the kept lines' parsed items, plus a pending line of at
-//! most the byte budget.
+//! afresh. Memory: the kept lines' parsed items (16 bytes per skipped
+//! line), plus a pending line of at most the byte budget (held twice: to
+//! parse, and to check that it is still there before going on).
 
 use std::collections::VecDeque;
 use std::marker::PhantomData;
@@ -33,10 +34,14 @@ struct State<T, F> {
     /// The bytes from `end` to the size read (`None`: longer than the
     /// budget, dropped; such a line can never be in the window).
     pending: Option<Vec<u8>>,
-    /// The last bytes read (checked before going on from them).
+    /// The last bytes read (checked before going on from them): the
+    /// pending bytes and the [`check::CHECK`] before them.
     check: Vec<u8>,
-    /// The window: start offset and item (`None`: a skipped line).
-    lines: VecDeque<(u64, Option<T>)>,
+    /// The window: start offset and item (`None`: a skipped line). The
+    /// item is boxed so a skipped line costs 16 bytes, not an item's
+    /// size: a window of short garbage lines (pretty-printed JSON in a
+    /// log) holds hundreds of thousands of them.
+    lines: VecDeque<(u64, Option<Box<T>>)>,
     by: PhantomData<fn() -> F>,
 }
 
@@ -100,9 +105,14 @@ where
         }
     } else {
         // Grown: read on from the end last read, once the bytes it ended
-        // with are checked to be still there.
+        // with (a pending line too long to keep cannot be checked: read
+        // afresh) are checked to be still there.
         let mut file = lines.file;
-        let Some(buf) = check::read_on(&mut file, &state.check, state.id.len, id.len)? else {
+        let checked = match state.pending {
+            Some(_) => check::read_on(&mut file, &state.check, state.id.len, id.len)?,
+            None => None,
+        };
+        let Some(buf) = checked else {
             let lines = ReverseLines::open_in(project, relative, max_bytes)?.with_chunk(chunk);
             let id = FileId::of(&lines.file.metadata()?);
             return fresh(&cache, pass, &path, lines, id, now, max_items, &mut parse);
@@ -110,8 +120,12 @@ where
         bytes_read = buf.len() as u64;
         cache.count_read(bytes_read);
         let new = &buf[state.check.len()..];
+        let start = state.id.len - state.check.len() as u64;
         state.fold(state.id.len, new, &mut parse);
-        state.check = check::tail_of(&buf);
+        state.check = match state.pending {
+            Some(_) => check::since_end_of(&buf, start, state.end),
+            None => check::tail_of(&buf),
+        };
         state.id = id;
         state.settled = cache.settled(&id, now);
         state.trim();
@@ -154,14 +168,17 @@ where
         };
         if let Some(item) = entry {
             items += usize::from(item.is_some());
-            window.push_front((start, item));
+            window.push_front((start, item.map(Box::new)));
         }
     }
     let bytes_read = lines.bytes_read();
     cache.count_read(bytes_read);
     let max_bytes = lines.budget + lines.bytes_read;
     let (end, pending, read) = pending_tail(&mut lines, id.len, max_bytes)?;
-    let check = check::last_bytes(&mut lines.file, id.len)?;
+    let check = match pending {
+        Some(_) => check::since_end(&mut lines.file, end, id.len)?,
+        None => check::last_bytes(&mut lines.file, id.len)?,
+    };
     cache.count_read(read + check.len() as u64);
     let state = State {
         id,
@@ -225,7 +242,7 @@ impl<T: Clone, F> State<T, F> {
                 _ => Some(None),
             };
             if let Some(item) = entry {
-                self.lines.push_back((start, item));
+                self.lines.push_back((start, item.map(Box::new)));
             }
             at += i + 1;
             self.end = base + at as u64;
@@ -266,7 +283,11 @@ impl<T: Clone, F> State<T, F> {
     }
 
     fn tail(&self, bytes_read: u64) -> Tail<T> {
-        let items: Vec<T> = self.lines.iter().filter_map(|(_, i)| i.clone()).collect();
+        let items: Vec<T> = self
+            .lines
+            .iter()
+            .filter_map(|(_, i)| i.as_deref().cloned())
+            .collect();
         let skipped = self.lines.iter().filter(|(_, i)| i.is_none()).count();
         let torn = self.id.len > 0 && self.check.last() != Some(&b'\n');
         let complete = items.len() < self.max_items && self.id.len <= self.max_bytes;

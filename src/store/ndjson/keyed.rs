@@ -8,7 +8,9 @@
 //! state — from its newest line back to the newest one `accepts` takes
 //! (one line, nearly always) — plus the values of `chain_field` of its
 //! older lines, with repeats dropped (what a key's history is rebuilt
-//! from). Memory grows with the number of keys, never with the file.
+//! from). Memory grows with the number of keys, never with the file: a
+//! log keeping more than [`MAX_EXCESS`] bytes beyond one line per key (lines
+//! that never parse) is not kept.
 //!
 //! [`KeyedLog::lines_newest_first`] gives what a walk from the end of the
 //! file would meet, to replay through the same visitor as
@@ -25,6 +27,11 @@ use crate::store::cache::{FileId, current, plain_path};
 
 /// The read step of a first reading.
 const FOLD_CHUNK: usize = 1024 * 1024;
+
+/// The most bytes a log may keep beyond one line per key (lines no
+/// reading takes as their key's state, e.g. from a writer whose lines never
+/// parse): past it the file is not kept, and each reading scans it.
+pub const MAX_EXCESS: usize = MAX_LINE;
 
 /// The lines of one key a reading still needs.
 #[derive(Debug, Clone, Default)]
@@ -52,13 +59,16 @@ pub struct KeyedLog {
     accepts: fn(&[u8]) -> bool,
     end: u64,
     pending: Option<Vec<u8>>,
-    /// The last bytes read (checked before going on from them).
+    /// The last bytes read (checked before going on from them): the
+    /// pending bytes and the [`check::CHECK`] before them.
     check: Vec<u8>,
     /// Lines without the key, or too long to hold.
     pub keyless: usize,
     pub keys: HashMap<String, KeyLines>,
     /// Keys whose lines grew since they were last collapsed.
     touched: HashSet<String>,
+    /// Bytes of the kept lines beyond each key's oldest one.
+    excess: usize,
 }
 
 impl KeyedLog {
@@ -108,6 +118,7 @@ impl KeyedLog {
             keyless: 0,
             keys: HashMap::new(),
             touched: HashSet::new(),
+            excess: 0,
         }
     }
 
@@ -151,8 +162,11 @@ impl KeyedLog {
             return;
         };
         let kl = self.keys.entry(k.to_owned()).or_default();
-        if !kl.lines.is_empty() && !self.touched.contains(k) {
-            self.touched.insert(k.to_owned());
+        if !kl.lines.is_empty() {
+            self.excess += line.len();
+            if !self.touched.contains(k) {
+                self.touched.insert(k.to_owned());
+            }
         }
         kl.lines.push((offset, line.to_vec()));
     }
@@ -167,6 +181,10 @@ impl KeyedLog {
             let Some(newest) = kl.lines.iter().rposition(|(_, l)| (self.accepts)(l)) else {
                 continue;
             };
+            // The lines dropped go from the excess; the newest taken
+            // becomes the key's oldest kept line.
+            let dropped: usize = kl.lines[1..=newest].iter().map(|(_, l)| l.len()).sum();
+            self.excess -= dropped;
             for (_, l) in kl.lines.drain(..newest) {
                 if let Some(v) = top_level_str(&l, self.chain_field)
                     && kl.chain.last().map(String::as_str) != Some(v)
@@ -179,8 +197,9 @@ impl KeyedLog {
 }
 
 /// `answer` of the keyed log `relative` in `project`, read on from the
-/// last offset inside a cached reading; `None` outside one (the caller
-/// scans the file itself).
+/// last offset inside a cached reading; `None` outside one, or when the
+/// log would keep more than [`MAX_EXCESS`] (the caller scans the file
+/// itself).
 pub fn keyed_in<T>(
     project: &Path,
     relative: &str,
@@ -193,7 +212,7 @@ pub fn keyed_in<T>(
     let path = plain_path(project, relative)?;
     let kept = cache.take::<KeyedLog>(&path);
     let now = SystemTime::now();
-    let read = || -> Result<KeyedLog, StoreError> {
+    let read = || -> Result<Option<KeyedLog>, StoreError> {
         let mut file = ReverseLines::open_in(project, relative, 0)?.file;
         let id = FileId::of(&file.metadata()?);
         let reuse = kept.filter(|k| {
@@ -212,12 +231,25 @@ pub fn keyed_in<T>(
             None => (KeyedLog::new(id, key, chain_field, accepts), 0),
         };
         if from > 0 {
-            match check::read_on(&mut file, &log.check, from, id.len)? {
+            // A pending line too long to keep cannot be checked: read it
+            // all again.
+            let checked = match log.pending {
+                Some(_) => check::read_on(&mut file, &log.check, from, id.len)?,
+                None => None,
+            };
+            match checked {
                 Some(buf) => {
                     cache.count_read(buf.len() as u64);
+                    let start = from - log.check.len() as u64;
                     log.fold(from, &buf[log.check.len()..]);
                     log.collapse();
-                    log.check = check::tail_of(&buf);
+                    if log.excess > MAX_EXCESS {
+                        return Ok(None);
+                    }
+                    log.check = match log.pending {
+                        Some(_) => check::since_end_of(&buf, start, log.end),
+                        None => check::tail_of(&buf),
+                    };
                 }
                 // Not an append: read it all again.
                 None => {
@@ -235,17 +267,28 @@ pub fn keyed_in<T>(
                 cache.count_read(n as u64);
                 log.fold(at, &buf);
                 log.collapse();
+                if log.excess > MAX_EXCESS {
+                    return Ok(None);
+                }
                 at += n as u64;
             }
-            log.check = check::last_bytes(&mut file, id.len)?;
+            log.check = match log.pending {
+                Some(_) => check::since_end(&mut file, log.end, id.len)?,
+                None => check::last_bytes(&mut file, id.len)?,
+            };
         }
         log.id = id;
         log.settled = cache.settled(&id, now);
-        Ok(log)
+        Ok(Some(log))
     };
-    Some(read().map(|log| {
-        let out = answer(&log);
-        cache.put(pass, &path, log);
-        out
-    }))
+    match read() {
+        Ok(Some(log)) => {
+            let out = answer(&log);
+            cache.put(pass, &path, log);
+            Some(Ok(out))
+        }
+        // Not kept (nor its memory): the caller scans the file.
+        Ok(None) => None,
+        Err(e) => Some(Err(e)),
+    }
 }
