@@ -426,7 +426,11 @@ fn plain_lines_are_safe() {
             }
         }
     };
-    wait(&rx, &|l| l.starts_with("watching: live"));
+    // Live in the snapshot's last line, or in a watcher line after it
+    // (when the watches took longer than the first reading).
+    wait(&rx, &|l| {
+        l.starts_with("watching: live") || l.contains(" watcher  live")
+    });
     append(
         &root.join(RESTOCK).join("timeline.ndjson"),
         "{\"ts\":\"2026-06-01T12:00:01Z\",\"source\":\"coder\",\"kind\":\"note\",\"summary\":\"plain \\u001b]0;pwned\\u0007 text\"}\n",
