@@ -29,6 +29,12 @@ pub use watcher::Mode;
 /// temp file, then its rename) before reading again.
 pub const SETTLE: Duration = Duration::from_millis(30);
 
+/// Reads start at least this far apart: a writer that never stops (an
+/// agent appending a thousand lines a second) costs a few readings and
+/// frames a second, not one per settle; a change after a quiet spell is
+/// still read after the settle alone.
+pub const MIN_GAP: Duration = Duration::from_millis(100);
+
 /// Without a watcher, look again this often unless configured otherwise
 /// (a full read costs ~35 ms per 1,000 projects, so this keeps an idle
 /// console well under 1% of a core).
@@ -165,7 +171,7 @@ impl Engine {
         let mut engine = Self {
             spelled: loader::spellings(&roots),
             roots,
-            sched: Schedule::new(SETTLE),
+            sched: Schedule::new(SETTLE).with_min_gap(MIN_GAP),
             known: BTreeSet::new(),
             wake: None,
             sink,

@@ -5,7 +5,9 @@
 //! Rules: a change waits a short settle time (the rest of a burst: a
 //! writer's temp file, then its rename) before it is read; at most one read
 //! is in flight; changes arriving during a read are gathered into one
-//! follow-up read of just what they touched; a full reload asked for during
+//! follow-up read of just what they touched; reads start at least a
+//! minimum gap apart (under a writer that never stops, the screen is
+//! brought up to date a few times a second, not after every line); a full reload asked for during
 //! a read runs once after it, and covers the changes gathered meanwhile.
 //! Nothing asked for is dropped.
 
@@ -46,6 +48,10 @@ pub struct Schedule {
     all: bool,
     /// When what is wanted may be read.
     due: Option<Instant>,
+    /// The least time between the starts of two reads.
+    min_gap: Duration,
+    /// When the last read started.
+    last_start: Option<Instant>,
 }
 
 impl Schedule {
@@ -57,7 +63,16 @@ impl Schedule {
             waiting: BTreeSet::new(),
             all: false,
             due: None,
+            min_gap: Duration::ZERO,
+            last_start: None,
         }
+    }
+
+    /// Start reads at least `gap` apart (a change after a quiet spell is
+    /// still read after the settle alone).
+    pub fn with_min_gap(mut self, gap: Duration) -> Self {
+        self.min_gap = gap;
+        self
     }
 
     /// Is a read in flight?
@@ -117,13 +132,20 @@ impl Schedule {
                 self.due = None;
                 Vec::new()
             }
-            Some(at) if at <= now => vec![self.start()],
-            Some(at) => vec![Action::WakeAt(at)],
+            Some(at) => {
+                let at = self.last_start.map_or(at, |s| at.max(s + self.min_gap));
+                if at <= now {
+                    vec![self.start(now)]
+                } else {
+                    vec![Action::WakeAt(at)]
+                }
+            }
             None => Vec::new(),
         }
     }
 
-    fn start(&mut self) -> Action {
+    fn start(&mut self, now: Instant) -> Action {
+        self.last_start = Some(now);
         self.next_id += 1;
         let id = self.next_id;
         self.reading = Some(id);

@@ -224,3 +224,30 @@ fn a_path_belongs_to_the_deepest_project_holding_it() {
 }
 
 use std::path::Path;
+
+#[test]
+fn reads_start_a_minimum_gap_apart_but_a_quiet_change_waits_only_the_settle() {
+    let t0 = Instant::now();
+    let gap = Duration::from_millis(100);
+    let mut s = Schedule::new(SETTLE).with_min_gap(gap);
+    // After a quiet spell: the settle alone.
+    s.changed([dir("/w/a")], t0);
+    let first = s.tick(ms(t0, 30));
+    let id = id_of(started(&first).unwrap());
+    // A writer that never stops: the next read waits for the gap from the
+    // first read's start (t0+30), not only for its settle.
+    assert_eq!(s.read_done(id, ms(t0, 35)), []);
+    assert_eq!(
+        s.changed([dir("/w/a")], ms(t0, 40)),
+        [Action::WakeAt(ms(t0, 130))]
+    );
+    assert_eq!(s.tick(ms(t0, 70)), [Action::WakeAt(ms(t0, 130))]);
+    let second = s.tick(ms(t0, 130));
+    assert_eq!(id_of(started(&second).unwrap()), id + 1);
+    assert_eq!(s.read_done(id + 1, ms(t0, 135)), []);
+    // Quiet again, long after: the settle alone.
+    assert_eq!(
+        s.changed([dir("/w/a")], ms(t0, 1_000)),
+        [Action::WakeAt(ms(t0, 1_030))]
+    );
+}
