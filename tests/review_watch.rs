@@ -4,131 +4,18 @@
 
 mod common;
 
+use common::feed::{DEADLINE, Feed, RESTOCK, append, is, started, workspace};
+
 use std::fs;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::io::Write;
+use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
-
-use serde_json::Value;
-
-const DEADLINE: Duration = Duration::from_secs(30);
-const RESTOCK: &str = "devloop/data/companies/acme/projects/p-restock";
-
-struct Feed {
-    child: Child,
-    lines: Receiver<String>,
-    seen: Vec<Value>,
-}
-
-impl Feed {
-    fn start(root: &Path, env: &[(&str, &str)]) -> Feed {
-        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("loopdeck"));
-        cmd.args(["watch", "--json"])
-            .arg(root)
-            .env("NO_COLOR", "1")
-            .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        Feed::spawn(cmd)
-    }
-
-    /// `cmd` with stdout piped, read line by line.
-    fn spawn(mut cmd: Command) -> Feed {
-        let mut child = cmd.spawn().expect("spawn loopdeck watch");
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Feed {
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    fn next(&mut self, wait: Duration) -> Option<Value> {
-        match self.lines.recv_timeout(wait) {
-            Ok(line) => {
-                let v: Value = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| panic!("not one JSON object per line ({e}): {line}"));
-                assert_eq!(v["schema_version"], 1, "{line}");
-                self.seen.push(v.clone());
-                Some(v)
-            }
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => {
-                let mut err = String::new();
-                if let Some(mut e) = self.child.stderr.take() {
-                    let _ = e.read_to_string(&mut err);
-                }
-                panic!("the feed ended; lines: {:#?}\nstderr: {err}", self.seen)
-            }
-        }
-    }
-
-    fn wait_for(&mut self, what: &str, want: impl Fn(&Value) -> bool) -> Value {
-        let end = Instant::now() + DEADLINE;
-        while let Some(left) = end.checked_duration_since(Instant::now()) {
-            if let Some(v) = self.next(left)
-                && want(&v)
-            {
-                return v;
-            }
-        }
-        panic!("no line for {what}; lines: {:#?}", self.seen);
-    }
-}
-
-impl Drop for Feed {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn is(v: &Value, ty: &str) -> bool {
-    v["type"] == ty
-}
-
-fn append(path: &Path, text: &str) {
-    let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
-    f.write_all(text.as_bytes()).unwrap();
-}
 
 fn note(summary: &str) -> String {
     format!(
         "{{\"ts\":\"2026-06-01T12:00:01Z\",\"source\":\"coder\",\"kind\":\"note\",\"summary\":\"{summary}\"}}\n"
     )
-}
-
-fn started(feed: &mut Feed) -> Value {
-    let snap = feed.wait_for("the snapshot", |v| is(v, "snapshot"));
-    if snap["watcher"]["state"] != "live" {
-        feed.wait_for("the watcher live", |v| {
-            is(v, "watcher") && v["watcher"]["state"] == "live"
-        });
-    }
-    snap
-}
-
-fn workspace() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("ws");
-    common::copy_dir(&common::repo().join("examples/workspace"), &root);
-    (dir, root)
 }
 
 /// A root given as a symbolic link to the workspace (`~/work -> /data/work`):
@@ -138,7 +25,7 @@ fn a_root_that_is_a_symlink_is_watched() {
     let (dir, real) = workspace();
     let link = dir.path().join("link");
     std::os::unix::fs::symlink(&real, &link).unwrap();
-    let mut feed = Feed::start(&link, &[]);
+    let mut feed = Feed::start_with(&link, &[]);
     let snap = started(&mut feed);
     assert!(
         snap["projects"]
@@ -215,7 +102,7 @@ fn a_root_whose_parent_is_deleted_and_recreated_is_followed() {
     let parent = dir.path().join("checkout");
     let root = parent.join("ws");
     common::copy_dir(&common::repo().join("examples/workspace"), &root);
-    let mut feed = Feed::start(&root, &[]);
+    let mut feed = Feed::start_with(&root, &[]);
     started(&mut feed);
     fs::remove_dir_all(&parent).unwrap();
     feed.wait_for("the projects going", |v| {
@@ -244,7 +131,7 @@ fn a_root_whose_parent_is_deleted_and_recreated_is_followed() {
 fn rapid_appends_are_reported_once_each_in_order() {
     let (_dir, root) = workspace();
     let log = root.join(RESTOCK).join("timeline.ndjson");
-    let mut feed = Feed::start(&root, &[]);
+    let mut feed = Feed::start_with(&root, &[]);
     started(&mut feed);
     thread::sleep(Duration::from_millis(500));
     const N: usize = 600;
@@ -305,7 +192,7 @@ fn rapid_appends_are_reported_once_each_in_order() {
 #[test]
 fn directories_renamed_within_and_out_of_the_root_are_followed() {
     let (dir, root) = workspace();
-    let mut feed = Feed::start(&root, &[]);
+    let mut feed = Feed::start_with(&root, &[]);
     started(&mut feed);
     let companies = root.join("devloop/data/companies");
     fs::rename(companies.join("acme"), companies.join("acme2")).unwrap();
@@ -364,7 +251,7 @@ fn directories_renamed_within_and_out_of_the_root_are_followed() {
 #[test]
 fn a_project_directory_replaced_by_a_file_leaves() {
     let (_dir, root) = workspace();
-    let mut feed = Feed::start(&root, &[]);
+    let mut feed = Feed::start_with(&root, &[]);
     started(&mut feed);
     let review = root.join("prd-master/restock-v1-review");
     fs::remove_dir_all(&review).unwrap();
@@ -438,7 +325,7 @@ fn a_root_link_pointed_elsewhere_is_followed() {
     common::copy_dir(&common::repo().join("examples/workspace"), &second);
     let link = dir.path().join("current");
     std::os::unix::fs::symlink(&first, &link).unwrap();
-    let mut feed = Feed::start(&link, &[]);
+    let mut feed = Feed::start_with(&link, &[]);
     started(&mut feed);
     thread::sleep(Duration::from_millis(1000));
     // Switched as `ln -sfn` does: a new link renamed over the old.

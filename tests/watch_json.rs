@@ -6,158 +6,16 @@
 
 mod common;
 
+use common::feed::{DEADLINE, Feed, RESTOCK, append, is, started, workspace};
+
 use std::fs;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-
-/// How long any one expected line may take (generous: a loaded machine).
-const DEADLINE: Duration = Duration::from_secs(30);
-
-const RESTOCK: &str = "devloop/data/companies/acme/projects/p-restock";
-
-struct Feed {
-    child: Child,
-    lines: Receiver<String>,
-    /// Every line seen, in order.
-    seen: Vec<Value>,
-}
-
-impl Feed {
-    fn start(root: &Path) -> Feed {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("loopdeck"))
-            .args(["watch", "--json"])
-            .arg(root)
-            .env("NO_COLOR", "1")
-            .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn loopdeck watch");
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Feed {
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// The next line, parsed and checked for the envelope; `None` when no
-    /// line came within `wait`.
-    fn next(&mut self, wait: Duration) -> Option<Value> {
-        match self.lines.recv_timeout(wait) {
-            Ok(line) => {
-                let v: Value = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| panic!("not one JSON object per line ({e}): {line}"));
-                assert_eq!(v["schema_version"], 1, "{line}");
-                assert!(v["type"].is_string(), "{line}");
-                let at = v["at"].as_str().unwrap_or_else(|| panic!("no at: {line}"));
-                chrono::DateTime::parse_from_rfc3339(at).expect("at is RFC 3339");
-                self.seen.push(v.clone());
-                Some(v)
-            }
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => {
-                let err = self.stderr();
-                panic!(
-                    "the feed ended; lines so far: {:#?}\nstderr: {err}",
-                    self.seen
-                )
-            }
-        }
-    }
-
-    /// Lines until one matches `want` (what only the step produces).
-    fn wait_for(&mut self, what: &str, want: impl Fn(&Value) -> bool) -> Value {
-        let end = Instant::now() + DEADLINE;
-        while let Some(left) = end.checked_duration_since(Instant::now()) {
-            if let Some(v) = self.next(left)
-                && want(&v)
-            {
-                return v;
-            }
-        }
-        panic!("no line for {what}; lines: {:#?}", self.seen);
-    }
-
-    /// No line at all for `quiet`.
-    fn quiet(&mut self, quiet: Duration) {
-        if let Some(v) = self.next(quiet) {
-            panic!("a line while nothing changed: {v}");
-        }
-    }
-
-    fn stderr(&mut self) -> String {
-        let mut s = String::new();
-        if let Some(mut e) = self.child.stderr.take() {
-            let _ = e.read_to_string(&mut s);
-        }
-        s
-    }
-
-    /// Exit code within the deadline.
-    fn exit_code(&mut self) -> Option<i32> {
-        let end = Instant::now() + DEADLINE;
-        while Instant::now() < end {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code();
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        panic!("still running after the deadline");
-    }
-}
-
-impl Drop for Feed {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn workspace() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("ws");
-    common::copy_dir(&common::repo().join("examples/workspace"), &root);
-    (dir, root)
-}
-
-fn append(path: &Path, text: &str) {
-    let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
-    f.write_all(text.as_bytes()).unwrap();
-}
-
-fn is(v: &Value, ty: &str) -> bool {
-    v["type"] == ty
-}
-
-/// The snapshot, then the watcher live: changes from here on are seen.
-fn started(feed: &mut Feed) -> Value {
-    let snap = feed.wait_for("the snapshot", |v| is(v, "snapshot"));
-    assert_eq!(feed.seen.len(), 1, "the snapshot comes first");
-    if snap["watcher"]["state"] != "live" {
-        feed.wait_for("the watcher live", |v| {
-            is(v, "watcher") && v["watcher"]["state"] == "live"
-        });
-    }
-    snap
-}
 
 #[test]
 fn the_snapshot_holds_every_list_row() {

@@ -8,6 +8,7 @@ use std::time::SystemTime;
 
 use assert_cmd::Command;
 
+pub mod feed;
 pub mod tmux;
 
 /// The reference "now" every timestamp of the example workspace is chosen against.
