@@ -37,21 +37,6 @@ fn same(root: &Path, cache: &ReadCache, what: &str) {
     assert!(cached.projects == fresh.projects, "{what}");
 }
 
-/// Wait until the file system's clock has moved on (a poll, not a timing).
-fn tick(dir: &Path) {
-    let probe = dir.join(".tick");
-    fs::write(&probe, "a").unwrap();
-    let first = fs::metadata(&probe).unwrap().modified().unwrap();
-    for _ in 0..100_000 {
-        fs::write(&probe, "a").unwrap();
-        if fs::metadata(&probe).unwrap().modified().unwrap() != first {
-            break;
-        }
-        std::thread::yield_now();
-    }
-    fs::remove_file(&probe).unwrap();
-}
-
 fn append(path: &Path, bytes: &[u8]) {
     let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
     f.write_all(bytes).unwrap();
@@ -113,10 +98,10 @@ fn hostile(file: &str, seed: u64, steps: usize) {
             text.push_str(&line(&mut rng, n));
         }
         let cut = rng.next() % (text.len() + 1);
-        tick(&root);
+        common::tick(&root);
         append(&log, &text.as_bytes()[..cut]);
         same(&root, &cache, &format!("{file} step {step}, torn at {cut}"));
-        tick(&root);
+        common::tick(&root);
         append(&log, &text.as_bytes()[cut..]);
         same(&root, &cache, &format!("{file} step {step}"));
     }
@@ -177,13 +162,13 @@ fn a_bug_log_whose_lines_never_parse_is_not_held_whole_in_memory() {
     );
     // And a reading through the cache still equals a fresh one.
     same(&root, &cache, "first");
-    tick(&root);
+    common::tick(&root);
     append(
         &bugs,
         b"{\"id\":\"BUG-1\",\"status\":\"fixed\",\"severity\":\"high\"}\n",
     );
     same(&root, &cache, "appended");
-    tick(&root);
+    common::tick(&root);
     append(
         &bugs,
         b"{\"id\":\"BUG-1\",\"status\":\"open\",\"severity\":3}\n",
@@ -215,12 +200,12 @@ fn a_torn_tail_cut_off_and_replaced_by_a_longer_record_reads_as_fresh() {
         let before = fs::metadata(&log).unwrap().len();
         // The first writer dies 20 bytes before the end of its record.
         let first = record("first");
-        tick(&root);
+        common::tick(&root);
         append(&log, &first.as_bytes()[..first.len() - 20]);
         same(&root, &cache, &format!("{file}: torn"));
         // The next one cuts the torn tail off and writes a longer record
         // that ends as the first would have.
-        tick(&root);
+        common::tick(&root);
         let f = fs::OpenOptions::new().write(true).open(&log).unwrap();
         f.set_len(before).unwrap();
         drop(f);
@@ -247,13 +232,13 @@ fn bug_lines_at_the_line_limit_read_as_fresh() {
         let line = format!("{head}{}\"}}\n", "t".repeat(pad));
         assert_eq!(line.len(), len + 1);
         let cut = line.len() / 2;
-        tick(&root);
+        common::tick(&root);
         append(&bugs, &line.as_bytes()[..cut]);
         same(&root, &cache, &format!("{len}: torn"));
-        tick(&root);
+        common::tick(&root);
         append(&bugs, &line.as_bytes()[cut..]);
         same(&root, &cache, &format!("{len}: whole"));
-        tick(&root);
+        common::tick(&root);
         append(&bugs, b"{\"id\":\"BUG-1\",\"status\":\"fixed\"}\n");
         same(&root, &cache, &format!("{len}: and a short one"));
     }
@@ -280,7 +265,7 @@ fn a_log_rewritten_in_place_with_an_earlier_line_edited_reads_as_fresh() {
     assert_ne!(prev, lines[n - 2]);
     rewritten.push_str(&format!("{prev}\n{}\n", lines[n - 1]));
     rewritten.push_str(&event(9000, 0));
-    tick(&root);
+    common::tick(&root);
     fs::write(&log, &rewritten).unwrap();
     same(&root, &cache, "rewritten in place");
 }

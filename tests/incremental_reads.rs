@@ -47,23 +47,6 @@ fn same(root: &Path, project: Option<&Path>, cache: &ReadCache, what: &str) -> D
     cached
 }
 
-/// Wait until the file system's clock has moved on, so the next write
-/// gets times different from every stat taken so far (a poll on the
-/// file system itself, not a timing).
-fn tick(dir: &Path) {
-    let probe = dir.join(".tick");
-    fs::write(&probe, "a").unwrap();
-    let first = fs::metadata(&probe).unwrap().modified().unwrap();
-    for _ in 0..100_000 {
-        fs::write(&probe, "a").unwrap();
-        if fs::metadata(&probe).unwrap().modified().unwrap() != first {
-            break;
-        }
-        std::thread::yield_now();
-    }
-    fs::remove_file(&probe).unwrap();
-}
-
 fn append(path: &Path, bytes: &[u8]) {
     let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
     f.write_all(bytes).unwrap();
@@ -100,7 +83,7 @@ fn the_example_workspace_read_twice_through_one_cache() {
     let (_tmp, ws) = workspace();
     let cache = cache();
     same(&ws, None, &cache, "first");
-    tick(&ws);
+    common::tick(&ws);
     let read = cache.bytes_read();
     let reused = cache.reused();
     same(&ws, None, &cache, "second");
@@ -135,7 +118,7 @@ fn every_real_file_read_twice_through_one_cache() {
     let cache = cache();
     let first = same(&root, None, &cache, "first");
     assert!(first.projects.len() >= 120, "{}", first.projects.len());
-    tick(&root);
+    common::tick(&root);
     same(&root, None, &cache, "second");
     // One file changed among them.
     let one = root.join("Mimo01__pmkar/.planning/STATE.md");
@@ -155,7 +138,7 @@ fn appends_whole_and_torn_read_as_fresh_and_only_the_new_bytes_are_read() {
     let cache = cache();
     same(&root, Some(&project), &cache, "first");
 
-    tick(&root);
+    common::tick(&root);
     let before = cache.bytes_read();
     let line = event(1);
     append(&timeline, line.as_bytes());
@@ -165,20 +148,20 @@ fn appends_whole_and_torn_read_as_fresh_and_only_the_new_bytes_are_read() {
     // nothing else is read again.
     assert_eq!(cache.bytes_read() - before, line.len() as u64 + 32);
 
-    tick(&root);
+    common::tick(&root);
     let line = event(2);
     let (head, rest) = line.split_at(line.len() / 2);
     append(&timeline, head.as_bytes());
     let d = same(&root, Some(&project), &cache, "half a line");
     assert_eq!(timeline_of(&d, "p-restock").last().unwrap(), "step 1");
-    tick(&root);
+    common::tick(&root);
     append(&timeline, rest.as_bytes());
     let d = same(&root, Some(&project), &cache, "the rest of it");
     assert_eq!(timeline_of(&d, "p-restock").last().unwrap(), "step 2");
 
     // Many lines, garbage among them, past the 50 events kept.
     for round in 0..5 {
-        tick(&root);
+        common::tick(&root);
         let mut text = String::new();
         for i in 0..40 {
             text.push_str(&event(100 + round * 40 + i));
@@ -199,7 +182,7 @@ fn bugs_appended_torn_and_completed_read_as_fresh() {
     same(&root, Some(&project), &cache, "first");
     let line = "{\"id\":\"BUG-900\",\"status\":\"open\",\"severity\":\"high\",\"title\":\"new\",\"unit_id\":\"U-01\"}\n";
     let (head, rest) = line.split_at(30);
-    tick(&root);
+    common::tick(&root);
     append(&bugs, head.as_bytes());
     let d = same(&root, Some(&project), &cache, "torn bug");
     let p = d
@@ -208,7 +191,7 @@ fn bugs_appended_torn_and_completed_read_as_fresh() {
         .find(|p| p.id.ends_with("p-restock"))
         .unwrap();
     assert!(!p.detail.bugs.iter().any(|b| b.id == "BUG-900"));
-    tick(&root);
+    common::tick(&root);
     append(&bugs, rest.as_bytes());
     let d = same(&root, Some(&project), &cache, "completed bug");
     let p = d
@@ -217,7 +200,7 @@ fn bugs_appended_torn_and_completed_read_as_fresh() {
         .find(|p| p.id.ends_with("p-restock"))
         .unwrap();
     assert!(p.detail.bugs.iter().any(|b| b.id == "BUG-900"));
-    tick(&root);
+    common::tick(&root);
     append(&bugs, line.replace("open", "fixed").as_bytes());
     same(&root, Some(&project), &cache, "transitioned");
 }
@@ -229,7 +212,7 @@ fn truncated_and_replaced_files_read_as_fresh() {
     let cache = cache();
     same(&root, Some(&project), &cache, "first");
 
-    tick(&root);
+    common::tick(&root);
     let body = fs::read_to_string(&timeline).unwrap();
     let half: String = body.lines().take(10).map(|l| format!("{l}\n")).collect();
     fs::write(&timeline, &half).unwrap();
@@ -237,7 +220,7 @@ fn truncated_and_replaced_files_read_as_fresh() {
     assert_eq!(timeline_of(&d, "p-restock").len(), 10);
 
     // Replaced by rename: a new inode, larger than before.
-    tick(&root);
+    common::tick(&root);
     let mut longer = half.clone();
     for i in 0..20 {
         longer.push_str(&event(i));
@@ -248,7 +231,7 @@ fn truncated_and_replaced_files_read_as_fresh() {
     assert_eq!(timeline_of(&d, "p-restock").last().unwrap(), "step 19");
 
     // project.json replaced by rename.
-    tick(&root);
+    common::tick(&root);
     let meta = fs::read_to_string(project.join("project.json")).unwrap();
     fs::write(project.join("p.tmp"), meta.replace("FBA", "XYZ")).unwrap();
     fs::rename(project.join("p.tmp"), project.join("project.json")).unwrap();
@@ -280,7 +263,7 @@ fn a_rewrite_at_the_same_size_with_the_mtime_restored_is_seen() {
         let changed = body.replacen("e", "a", 3);
         assert_eq!(changed.len(), body.len());
         assert_ne!(changed, body, "{file}");
-        tick(&root);
+        common::tick(&root);
         fs::write(&path, &changed).unwrap();
         fs::File::options()
             .append(true)
@@ -299,7 +282,7 @@ fn a_project_deleted_and_recreated_reads_as_fresh() {
     same(&root, Some(&project), &cache, "first");
     let saved = tempfile::tempdir().unwrap();
     copy_dir(&project, saved.path());
-    tick(&root);
+    common::tick(&root);
     fs::remove_dir_all(&project).unwrap();
     let d = same(&root, None, &cache, "deleted");
     assert!(!d.projects.iter().any(|p| p.id.ends_with("p-restock")));
@@ -388,10 +371,10 @@ fn random_bug_appends_read_as_a_fresh_scan() {
             text.push_str(&line(&mut next));
         }
         let cut = next() % (text.len() + 1);
-        tick(&root);
+        common::tick(&root);
         append(&bugs, &text.as_bytes()[..cut]);
         same(&root, None, &cache, &format!("step {step}, torn"));
-        tick(&root);
+        common::tick(&root);
         let before = cache.bytes_read();
         let rest = &text.as_bytes()[cut..];
         append(&bugs, rest);

@@ -274,12 +274,7 @@ fn a_project_directory_replaced_by_a_file_leaves() {
 #[test]
 fn sigterm_ends_a_run_blocked_on_a_full_pipe() {
     let (_dir, root) = workspace();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("loopdeck"))
-        .args(["watch", "--json"])
-        .arg(&root)
-        .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
+    let mut child = common::feed::command(&root)
         .stderr(Stdio::null())
         .spawn()
         .unwrap();

@@ -218,15 +218,7 @@ fn a_root_deleted_and_recreated_is_followed() {
 #[test]
 fn a_closed_reader_ends_the_run_quietly() {
     let (_dir, root) = workspace();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("loopdeck"))
-        .args(["watch", "--json"])
-        .arg(&root)
-        .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::feed::command(&root).spawn().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut first = String::new();
     out.read_line(&mut first).unwrap();

@@ -17,6 +17,20 @@ pub const DEADLINE: Duration = Duration::from_secs(30);
 
 pub const RESTOCK: &str = "devloop/data/companies/acme/projects/p-restock";
 
+/// `loopdeck watch --json ROOT`, stdout and stderr piped, no stdin, the
+/// user's own config kept out.
+pub fn command(root: &Path) -> Command {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("loopdeck"));
+    cmd.args(["watch", "--json"])
+        .arg(root)
+        .env("NO_COLOR", "1")
+        .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
 pub struct Feed {
     pub child: Child,
     lines: Receiver<String>,
@@ -32,14 +46,7 @@ impl Feed {
 
     /// [`Feed::start`] with `env` added to its environment.
     pub fn start_with(root: &Path, env: &[(&str, &str)]) -> Feed {
-        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("loopdeck"));
-        cmd.args(["watch", "--json"])
-            .arg(root)
-            .env("NO_COLOR", "1")
-            .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        let mut cmd = command(root);
         for (k, v) in env {
             cmd.env(k, v);
         }

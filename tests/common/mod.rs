@@ -203,3 +203,20 @@ pub fn setpriv() -> Option<PathBuf> {
     }
     found
 }
+
+/// Wait until the file system's clock has moved on, so the next write
+/// gets times different from every stat taken so far (a poll on the
+/// file system itself, not a timing).
+pub fn tick(dir: &Path) {
+    let probe = dir.join(".tick");
+    fs::write(&probe, "a").unwrap();
+    let first = fs::metadata(&probe).unwrap().modified().unwrap();
+    for _ in 0..100_000 {
+        fs::write(&probe, "a").unwrap();
+        if fs::metadata(&probe).unwrap().modified().unwrap() != first {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    fs::remove_file(&probe).unwrap();
+}
