@@ -98,6 +98,13 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
         }
         Command::Open => open(m),
         Command::Back => back(m),
+        Command::Decide => return super::decide::open(m, None),
+        Command::Pick(n) => return super::decide::pick_key(m, n),
+        Command::YesNo(yes) => match super::decide::yes_no(m, yes) {
+            Some(i) => return super::decide::open(m, Some(i)),
+            None => return Vec::new(),
+        },
+        Command::Undo => return super::decide::undo(m),
         // A new filter replaces the old one (which the title showed).
         Command::Filter => {
             m.focused_pane().filter.clear();

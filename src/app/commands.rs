@@ -33,6 +33,14 @@ pub enum Command {
     CycleBugStatus,
     CycleBugSeverity,
     FollowTimeline,
+    /// Decide on the selected row (answer, transition, approve…).
+    Decide,
+    /// Pick option n of the selected inbox item at once.
+    Pick(usize),
+    /// Pick the selected inbox item's yes (or no) option.
+    YesNo(bool),
+    /// Undo the last decision made in this console.
+    Undo,
 }
 
 /// One key as the table names it.
@@ -43,6 +51,8 @@ pub enum Key {
     Code(KeyCode),
     /// Any of the digits 1-9 (the command gets the digit).
     Digit,
+    /// A digit 1-9, ASCII or full-width (as an IME types it).
+    AnyDigit,
 }
 
 impl Key {
@@ -52,6 +62,7 @@ impl Key {
             (Key::Ctrl(c), KeyCode::Char(d)) => ctrl && c == d,
             (Key::Char(c), KeyCode::Char(d)) => !ctrl && c == d,
             (Key::Digit, KeyCode::Char('1'..='9')) => !ctrl,
+            (Key::AnyDigit, code) => !ctrl && super::decide::keys_digit(code).is_some(),
             (Key::Code(c), code) => c == code,
             _ => false,
         }
@@ -136,6 +147,12 @@ pub const KEYMAP: &[Binding] = &[
     b(N, InTab(Tab::Timeline), &[C('f')], "f", Command::FollowTimeline, "timeline: follow the end", Some((0, "f follow"))),
     b(N, Drawer, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, "scroll down", Some((0, "j/k scroll"))),
     b(N, Drawer, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, "scroll up", None),
+    // Decisions: the hint names what `a` does on the selected row.
+    b(N, Any, &[C('a')], "a", Command::Decide, "decide on the selected item: answer, transition, approve…", Some((0, "a decide"))),
+    b(N, Inbox, &[Key::AnyDigit], "1-9", Command::Pick(0), "inbox: pick the item's option by its number", Some((1, "1-9 pick"))),
+    b(N, Inbox, &[C('y')], "y", Command::YesNo(true), "inbox: pick the item's yes option", None),
+    b(N, Inbox, &[C('n')], "n", Command::YesNo(false), "inbox: pick the item's no option", None),
+    b(N, Any, &[C('u')], "u", Command::Undo, "undo the last decision made here", Some((4, "u undo"))),
     b(N, Any, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, "move down", Some((1, "j/k move"))),
     b(N, Any, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, "move up", None),
     b(N, Any, &[C('g'), K(KeyCode::Home)], "g Home", Command::Top, "go to the top (the Timeline reads back)", None),
@@ -192,6 +209,11 @@ pub fn applies(m: &Model, cmd: Command) -> bool {
         Command::NextTab | Command::PrevTab | Command::TabNumber(_) => !inbox && m.tabs().len() > 1,
         Command::Projects => inbox,
         Command::Inbox => !inbox,
+        Command::Decide => super::decide::offers(m).is_some(),
+        Command::Pick(_) => {
+            super::decide::offers(m).is_some_and(|(_, _, c)| c.iter().any(|c| c.option.is_some()))
+        }
+        Command::YesNo(yes) => super::decide::yes_no(m, yes).is_some(),
         _ => true,
     }
 }
@@ -210,29 +232,67 @@ pub fn lookup(m: &Model, key: &KeyEvent) -> Option<Command> {
         (Command::TabNumber(_), KeyCode::Char(c @ '1'..='9')) => {
             Command::TabNumber(c as usize - '1' as usize)
         }
+        (Command::Pick(_), code) => Command::Pick(super::decide::keys_digit(code).unwrap_or(0)),
         (cmd, _) => cmd,
     })
 }
 
-/// The help screen's rows here: (keys, description), each once.
-pub fn help_rows(m: &Model) -> Vec<(&'static str, &'static str)> {
-    let mut rows: Vec<(&'static str, &'static str)> = Vec::new();
+/// Is `cmd` a decision (off in read-only mode)?
+pub fn is_decision(cmd: Command) -> bool {
+    matches!(
+        cmd,
+        Command::Decide | Command::Pick(_) | Command::YesNo(_) | Command::Undo
+    )
+}
+
+/// One row of the `?` help: the keys, what they do here, and whether the
+/// command is off (a decision in read-only mode: shown greyed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpRow {
+    pub keys: &'static str,
+    pub description: String,
+    pub off: bool,
+}
+
+/// The help screen's rows here, each key label once.
+pub fn help_rows(m: &Model) -> Vec<HelpRow> {
+    let mut rows: Vec<HelpRow> = Vec::new();
     for b in active(m, Mode::Normal).filter(|b| !b.label.is_empty()) {
-        if !rows.iter().any(|(l, _)| *l == b.label) {
-            rows.push((b.label, b.description));
+        if rows.iter().any(|r| r.keys == b.label) {
+            continue;
         }
+        // What `a` does depends on the row: say it.
+        let description = match (b.command, super::decide::hint(m)) {
+            (Command::Decide, Some(h)) => {
+                format!("{} (here: {})", b.description, h.trim_start_matches("a "))
+            }
+            _ => b.description.to_owned(),
+        };
+        rows.push(HelpRow {
+            keys: b.label,
+            description,
+            off: m.readonly && is_decision(b.command),
+        });
     }
     rows
 }
 
+/// One entry of the hint bar; `off`: a decision in read-only mode, shown
+/// greyed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hint {
+    pub text: String,
+    pub off: bool,
+}
+
 /// The hint bar's entries here, most important first.
-pub fn hints(m: &Model) -> Vec<&'static str> {
+pub fn hints(m: &Model) -> Vec<Hint> {
     let mode = if m.mode == Mode::Help {
         Mode::Help
     } else {
         Mode::Normal
     };
-    let mut found: Vec<(u8, &'static str)> = Vec::new();
+    let mut found: Vec<(u8, Hint)> = Vec::new();
     let mut seen: Vec<Key> = Vec::new();
     for b in active(m, mode) {
         // The first row for a key wins, as in dispatch (a row without a
@@ -241,12 +301,27 @@ pub fn hints(m: &Model) -> Vec<&'static str> {
             continue;
         }
         seen.extend_from_slice(b.keys);
-        if let Some(hint) = b.hint {
-            found.push(hint);
+        // `u` says why there is nothing to undo, but is hinted only when
+        // there is something.
+        if b.command == Command::Undo && m.last.is_none() {
+            continue;
+        }
+        if let Some((rank, text)) = b.hint {
+            let text = match b.command {
+                Command::Decide => super::decide::hint(m).unwrap_or_else(|| text.to_owned()),
+                _ => text.to_owned(),
+            };
+            found.push((
+                rank,
+                Hint {
+                    text,
+                    off: m.readonly && is_decision(b.command),
+                },
+            ));
         }
     }
     found.sort_by_key(|(rank, _)| *rank);
-    found.into_iter().map(|(_, t)| t).collect()
+    found.into_iter().map(|(_, h)| h).collect()
 }
 
 /// Palette entries whose description contains `input` (case-insensitive),

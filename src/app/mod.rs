@@ -4,6 +4,7 @@
 
 mod actions;
 mod commands;
+pub mod decide;
 mod notice;
 pub mod panes;
 mod reading;
@@ -25,8 +26,8 @@ use crate::model::{Event as TimelineEvent, Excerpt, Format, Project, Scenario, s
 pub use actions::run;
 use actions::{filter_key, older, palette_key};
 pub use commands::{
-    Binding, Command, KEYMAP, Key, Scope, applies as command_applies, help_rows, hints, lookup,
-    matching as commands_matching,
+    Binding, Command, HelpRow, Hint, KEYMAP, Key, Scope, applies as command_applies, help_rows,
+    hints, is_decision, lookup, matching as commands_matching,
 };
 pub use notice::{Notices, item_key};
 pub use reading::{Back, Freshness, Held, Identity};
@@ -111,6 +112,8 @@ pub enum Mode {
     Palette,
     /// `?`: the key help.
     Help,
+    /// The decision form (`decide`) has the keys.
+    Decide,
 }
 
 pub use crate::watch::Liveness;
@@ -183,6 +186,14 @@ pub enum Event {
         /// Nothing older exists (or the file changed under the anchor).
         at_start: bool,
     },
+    /// Text pasted into the terminal (bracketed paste), whole.
+    Paste(String),
+    /// A preview, a write or an undo asked for with `Effect::Decide` or
+    /// `Effect::Undo` (carrying its `seq`) came back.
+    Decided {
+        seq: u64,
+        result: decide::Decided,
+    },
 }
 
 /// What the runtime must do after an update.
@@ -212,6 +223,27 @@ pub enum Effect {
         title: String,
         body: String,
     },
+    /// Make `verb` on the project at `path` with the code `loopdeck act`
+    /// runs, against the files as the console read them (`expect`: file,
+    /// sha256); `dry_run` previews. Answered by `Event::Decided`.
+    Decide {
+        seq: u64,
+        path: PathBuf,
+        format: Format,
+        verb: crate::model::Verb,
+        expect: Vec<(String, String)>,
+        dry_run: bool,
+    },
+    /// Undo the decision with audit id `id` (`loopdeck undo ID`); `dry_run`
+    /// previews. Answered by `Event::Decided`.
+    Undo {
+        seq: u64,
+        id: String,
+        dry_run: bool,
+    },
+    /// Read the project in this directory again (after a write or a
+    /// conflict), without waiting for the watcher.
+    Reread(PathBuf),
     Quit,
 }
 
@@ -265,6 +297,15 @@ pub struct Model {
     timeline_to_top: bool,
     /// New items and Timeline events (see `notice`).
     pub notices: Notices,
+    /// The decision form, when open (`Mode::Decide`).
+    pub form: Option<decide::Form>,
+    /// A short message after a decision (or why none can be made), shown
+    /// in the hint bar until the next key.
+    pub status: Option<String>,
+    /// The last decision made in this console (`u` undoes it).
+    pub last: Option<decide::Last>,
+    /// Numbers the effects the form waits for.
+    pub decide_seq: u64,
 }
 
 impl Model {
@@ -301,6 +342,10 @@ impl Model {
             timeline_back: HashMap::new(),
             timeline_to_top: false,
             notices: Notices::default(),
+            form: None,
+            status: None,
+            last: None,
+            decide_seq: 0,
         }
     }
 
@@ -628,9 +673,12 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
             effects
         }),
         Event::Key(key) if key.kind == KeyEventKind::Release => Vec::new(),
-        // Raw mode turns off SIGINT: Ctrl-C quits from any mode.
+        // Raw mode turns off SIGINT: Ctrl-C quits from any mode but the
+        // decision form's, where it cancels (typed text is never lost).
         Event::Key(key)
-            if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) =>
+            if key.code == KeyCode::Char('c')
+                && key.modifiers.contains(KeyModifiers::CONTROL)
+                && m.mode != Mode::Decide =>
         {
             vec![Effect::Quit]
         }
@@ -643,13 +691,27 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
                 Vec::new()
             }
         }
+        Event::Paste(text) => match m.mode {
+            Mode::Decide => decide::paste(m, &text),
+            _ => Vec::new(),
+        },
+        Event::Decided { seq, result } => decide::decided(m, seq, result),
         Event::Key(key) => match m.mode {
-            Mode::Normal | Mode::Help => match commands::lookup(m, &key) {
-                Some(cmd) => run(m, cmd),
-                None => Vec::new(),
-            },
+            Mode::Normal | Mode::Help => {
+                // A message after a decision lasts until the next key.
+                let had = m.status.take().is_some();
+                let mut effects = match commands::lookup(m, &key) {
+                    Some(cmd) => run(m, cmd),
+                    None => Vec::new(),
+                };
+                if had && !effects.contains(&Effect::Render) {
+                    effects.push(Effect::Render);
+                }
+                effects
+            }
             Mode::Filter => filter_key(m, key),
             Mode::Palette => palette_key(m, key),
+            Mode::Decide => decide::form_key(m, key),
         },
     }
 }

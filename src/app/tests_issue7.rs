@@ -335,10 +335,10 @@ fn help_scrolls_with_the_movement_keys() {
     assert_eq!(m.help_scroll, 0);
     // At a small size the rows below the fold come into view.
     let rows = help_rows(&m);
-    let last = rows.last().expect("rows").1;
-    assert!(!screen(&m, 60, 12).contains(last));
+    let last = rows.last().expect("rows").description.clone();
+    assert!(!screen(&m, 60, 12).contains(&last));
     update(&mut m, key('G'));
-    assert!(screen(&m, 60, 12).contains(last), "{}", screen(&m, 60, 12));
+    assert!(screen(&m, 60, 12).contains(&last), "{}", screen(&m, 60, 12));
     update(&mut m, key('q'));
     assert_eq!(m.mode, Mode::Normal);
 }
@@ -393,7 +393,7 @@ fn one_table_drives_dispatch_help_hints_and_palette() {
                 Key::Char(c) => KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE),
                 Key::Ctrl(c) => KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL),
                 Key::Code(c) => KeyEvent::new(c, KeyModifiers::NONE),
-                Key::Digit => KeyEvent::new(KeyCode::Char('1'), KeyModifiers::NONE),
+                Key::Digit | Key::AnyDigit => KeyEvent::new(KeyCode::Char('1'), KeyModifiers::NONE),
             };
             let got = lookup(&m, &ev).expect("bound");
             let first = commands::active(&m, Mode::Normal)
@@ -406,15 +406,15 @@ fn one_table_drives_dispatch_help_hints_and_palette() {
             );
         }
         assert!(
-            help_rows(&m).iter().any(|(l, _)| *l == b.label),
+            help_rows(&m).iter().any(|r| r.keys == b.label),
             "help lists {}",
             b.label
         );
     }
-    let h = hints(&m);
-    assert_eq!(h.first().copied(), Some("s status"), "{h:?}");
-    assert!(h.contains(&"Enter history"), "{h:?}");
-    assert!(!h.contains(&"f follow"), "not on Bugs: {h:?}");
+    let h: Vec<String> = hints(&m).into_iter().map(|h| h.text).collect();
+    assert_eq!(h.first().map(String::as_str), Some("s status"), "{h:?}");
+    assert!(h.iter().any(|t| t == "Enter history"), "{h:?}");
+    assert!(!h.iter().any(|t| t == "f follow"), "not on Bugs: {h:?}");
     // The palette offers the table's descriptions.
     let found = commands_matching(&m, "severity");
     assert_eq!(found.first().map(|f| f.0), Some(Command::CycleBugSeverity));

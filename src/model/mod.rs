@@ -25,7 +25,7 @@ pub use resume::{
     relative_age, short_time, since_seconds,
 };
 pub use status::StatusKind;
-pub use verb::{Address, FileStamp, Request, Verb};
+pub use verb::{Address, Field, FileStamp, Request, Verb};
 
 /// The four on-disk formats loopdeck understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -259,6 +259,12 @@ pub struct Project {
     pub statusline: String,
     /// Every file read whole, with the sha256 and length of the bytes read.
     pub files: Vec<FileStamp>,
+    /// The decisions this project offers beside its inbox items and bugs:
+    /// on a row (a task, an agent, a blocker: `target` names it) or on the
+    /// project itself (`target` is `None`). Set by the reader, which alone
+    /// knows the format's rules; the console offers exactly these.
+    #[serde(skip)]
+    pub acts: Vec<Address>,
 }
 
 impl Project {
@@ -285,6 +291,7 @@ impl Project {
             detail: Detail::default(),
             statusline: String::new(),
             files: Vec::new(),
+            acts: Vec::new(),
         }
     }
 

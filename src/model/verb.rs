@@ -143,3 +143,185 @@ pub struct FileStamp {
     pub sha256: String,
     pub len: u64,
 }
+
+/// A field a decision needs typed (an answer, a reason, a note).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    /// What the form calls it.
+    pub label: &'static str,
+    /// Refused empty.
+    pub required: bool,
+    /// Free text over several lines (an answer); else one line (an id).
+    pub multiline: bool,
+}
+
+const fn field(label: &'static str, required: bool, multiline: bool) -> Field {
+    Field {
+        label,
+        required,
+        multiline,
+    }
+}
+
+const TEXT: Field = field("answer", true, true);
+
+impl Address {
+    /// An address on `target` (a row) or on the project (`None`).
+    pub fn new(verb: &'static str, target: Option<String>, options: Vec<String>) -> Self {
+        Address {
+            verb,
+            target,
+            options,
+        }
+    }
+
+    /// Must one of the options be picked (no free text instead)? GSD's
+    /// WAITING.json answer takes an option or free text; a choice, a bug
+    /// status or a resume decision only an option.
+    pub fn option_required(&self) -> bool {
+        matches!(self.verb, "choose" | "bug" | "resume-agent" | "sign-off")
+    }
+
+    /// The fields the decision needs typed once `option` is picked
+    /// (`None`: no option, so free text where the verb takes it).
+    pub fn fields(&self, option: Option<&str>) -> Vec<Field> {
+        match (self.verb, option) {
+            ("answer" | "evidence", None) => vec![TEXT],
+            ("requirement", _) => vec![field("requirement", true, true)],
+            ("add-decision", _) => vec![
+                field("decision", true, true),
+                field("rationale", false, true),
+                field("phase", false, false),
+            ],
+            ("add-blocker", _) => vec![field("blocker", true, true)],
+            ("block", _) => vec![field("reason", true, true), field("needs", false, true)],
+            ("reopen", _) => vec![field("reason", true, true)],
+            ("bug", Some("duplicate")) => vec![
+                field("duplicate of (bug id)", true, false),
+                field("note", false, true),
+            ],
+            ("bug", Some("fixed")) => {
+                vec![field("note", false, true), field("fix ref", false, false)]
+            }
+            ("bug", Some(_)) => vec![field("note", false, true)],
+            _ => Vec::new(),
+        }
+    }
+
+    /// What the decision does, in a few words ("answer OQ-3",
+    /// "bug BUG-2 → fixed").
+    pub fn describe(&self, option: Option<&str>) -> String {
+        let target = self
+            .target
+            .as_deref()
+            .filter(|t| !(self.verb == "answer" && is_sha256(t)));
+        let head = match (self.verb, option) {
+            ("sign-off", Some("abandon")) => "abandon".to_owned(),
+            (verb, _) => verb.to_owned(),
+        };
+        let mut s = match target {
+            Some(t) => format!("{head} {t}"),
+            None => head,
+        };
+        match (self.verb, option) {
+            ("sign-off", _) | (_, None) => {}
+            ("bug", Some(o)) => s.push_str(&format!(" → {o}")),
+            (_, Some(o)) => s.push_str(&format!(": {o}")),
+        }
+        s
+    }
+
+    /// The verb for `option` (picked from `options`) and the typed
+    /// `values` (one per [`Address::fields`], in order); `Err` says what is
+    /// missing.
+    pub fn build(&self, option: Option<&str>, values: &[String]) -> Result<Verb, String> {
+        let fields = self.fields(option);
+        for (i, f) in fields.iter().enumerate() {
+            let v = values.get(i).map_or("", |v| v.trim());
+            if f.required && v.is_empty() {
+                return Err(format!("{} is empty", f.label));
+            }
+        }
+        if option.is_none() && self.option_required() {
+            return Err("pick one of the options".to_owned());
+        }
+        let text = |i: usize| -> Option<String> {
+            values
+                .get(i)
+                .map(|v| v.trim_end().to_owned())
+                .filter(|v| !v.trim().is_empty())
+        };
+        let line = |i: usize| text(i).map(|v| v.trim().to_owned());
+        let target = || self.target.clone().unwrap_or_default();
+        let picked = || option.unwrap_or_default().to_owned();
+        Ok(match self.verb {
+            "answer" => Verb::Answer {
+                id: self.target.clone(),
+                text: option.map_or_else(|| text(0).unwrap_or_default(), str::to_owned),
+                key_decision: false,
+                rationale: None,
+            },
+            "evidence" => Verb::Evidence {
+                id: target(),
+                text: text(0).unwrap_or_default(),
+            },
+            "choose" => Verb::Choose { option: picked() },
+            "add-decision" => Verb::AddDecision {
+                text: text(0).unwrap_or_default(),
+                rationale: text(1),
+                phase: line(2),
+            },
+            "add-blocker" => Verb::AddBlocker {
+                text: text(0).unwrap_or_default(),
+            },
+            "resolve-blocker" => Verb::ResolveBlocker { text: target() },
+            "approve" => Verb::Approve,
+            "block" => Verb::Block {
+                task: target(),
+                reason: text(0).unwrap_or_default(),
+                needs: text(1),
+            },
+            "unblock" => Verb::Unblock { task: target() },
+            "reopen" => Verb::Reopen {
+                task: target(),
+                reason: text(0).unwrap_or_default(),
+            },
+            "reconcile" => Verb::Reconcile,
+            // The console's confirm dialog is the confirmation.
+            "unlock" => Verb::Unlock { confirm: true },
+            "bug" => {
+                let (duplicate_of, note, fix_ref) = match option {
+                    Some("duplicate") => (line(0), text(1), None),
+                    Some("fixed") => (None, text(0), line(1)),
+                    _ => (None, text(0), None),
+                };
+                Verb::Bug {
+                    id: target(),
+                    status: picked(),
+                    note,
+                    duplicate_of,
+                    fix_ref,
+                }
+            }
+            "resume-agent" => Verb::ResumeAgent {
+                agent: target(),
+                choice: picked(),
+            },
+            "sign-off" if option == Some("abandon") => Verb::Abandon,
+            "sign-off" => Verb::SignOff,
+            "abandon" => Verb::Abandon,
+            "requirement" => Verb::Requirement {
+                text: text(0).unwrap_or_default(),
+            },
+            other => return Err(format!("`{other}` is not a decision the console makes")),
+        })
+    }
+}
+
+fn is_sha256(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+#[cfg(test)]
+#[path = "verb_tests.rs"]
+mod tests;

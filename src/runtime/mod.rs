@@ -8,6 +8,7 @@
 //! change re-reads only the projects its paths belong to.
 
 pub mod config;
+mod decide;
 pub mod notify;
 
 use std::io::{self, IsTerminal, Write};
@@ -145,12 +146,20 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         Sink::new(tx.clone()),
         &crate::config::watch_options(&cfg),
     );
+    let decider = decide::Decider {
+        by: crate::cli::act::login_name(),
+        now: global.now,
+        readonly: global.readonly || cfg.readonly,
+        devloop_api: cfg.devloop.api.clone(),
+        audit_dir: crate::store::audit::default_dir(),
+    };
     let input_tx = tx.clone();
     thread::spawn(move || {
         while let Ok(ev) = event::read() {
             let msg = match ev {
                 TermEvent::Key(k) => Event::Key(k),
                 TermEvent::Resize(w, h) => Event::Size(w, h),
+                TermEvent::Paste(text) => Event::Paste(text),
                 TermEvent::Mouse(me) => match me.kind {
                     MouseEventKind::ScrollDown => {
                         Event::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE))
@@ -173,12 +182,19 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
             .iter()
             .map(|r| r.to_string_lossy().into_owned())
             .collect(),
-        global.readonly,
+        global.readonly || cfg.readonly,
         global.now.unwrap_or_else(Utc::now),
     );
     // ratatui::init enters the alternate screen and raw mode, and installs a
     // panic hook that restores the terminal before the report is printed.
     let mut terminal = ratatui::init();
+    // Pasted text arrives whole (one event), never as keys that could act.
+    let _ = execute!(io::stdout(), crossterm::event::EnableBracketedPaste);
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = execute!(io::stdout(), crossterm::event::DisableBracketedPaste);
+        previous(info);
+    }));
     if cfg.mouse {
         let _ = execute!(io::stdout(), crossterm::event::EnableMouseCapture);
         // ratatui's hook restores raw mode and the screen; a panic must also
@@ -289,6 +305,40 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                         notifier.send(&mut io::stdout(), title, body)?;
                     }
                     Effect::SettleAfter(seq) => settles.push((Instant::now() + SETTLE_BAD, *seq)),
+                    Effect::Decide {
+                        seq,
+                        path,
+                        format,
+                        verb,
+                        expect,
+                        dry_run,
+                    } => {
+                        let (d, seq, path, format, verb, expect, dry_run) = (
+                            decider.clone(),
+                            *seq,
+                            path.clone(),
+                            *format,
+                            verb.clone(),
+                            expect.clone(),
+                            *dry_run,
+                        );
+                        worker(tx.clone(), "deciding", move || Event::Decided {
+                            seq,
+                            result: d.decide(path, format, verb, expect, dry_run),
+                        });
+                    }
+                    Effect::Undo { seq, id, dry_run } => {
+                        let (d, seq, id, dry_run) = (decider.clone(), *seq, id.clone(), *dry_run);
+                        worker(tx.clone(), "undoing", move || Event::Decided {
+                            seq,
+                            result: d.undo(id, dry_run),
+                        });
+                    }
+                    // Only the project written is read again; the
+                    // watcher's own events for the write join this read.
+                    Effect::Reread(path) => {
+                        engine.reread(vec![Target::Dir(path.clone())], Instant::now());
+                    }
                     Effect::ReadOlder { path, anchor, want } => {
                         read_older(path.clone(), anchor.clone(), *want, tx.clone());
                     }
@@ -307,6 +357,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
     if cfg.mouse {
         let _ = execute!(io::stdout(), crossterm::event::DisableMouseCapture);
     }
+    let _ = execute!(io::stdout(), crossterm::event::DisableBracketedPaste);
     ratatui::restore();
     result?;
     Ok(EXIT_OK)

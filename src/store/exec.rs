@@ -76,6 +76,7 @@ pub(crate) fn run(
     }
     if txn.dry_run {
         let edits = decide(&mut first)?;
+        check_files(txn, &first)?;
         let steps = plan(txn, &mut first, edits, order)?;
         preflight(txn, &steps)?;
         return Ok(Outcome {
@@ -86,6 +87,7 @@ pub(crate) fn run(
     }
     let (guard, mut snap, edits) = if txn.lock == LockKind::MkdirDir {
         let edits = decide(&mut first)?;
+        check_files(txn, &first)?;
         let guard = lock::acquire(&txn.project, &txn.primary, txn.lock, txn.wait)?;
         (guard, first, edits)
     } else {
@@ -96,6 +98,7 @@ pub(crate) fn run(
             check_expect(txn, expect, &mut snap)?;
         }
         let edits = decide(&mut snap)?;
+        check_files(txn, &snap)?;
         (guard, snap, edits)
     };
     let steps = plan(txn, &mut snap, edits, order)?;
@@ -181,6 +184,29 @@ fn check_expect(txn: &Txn, expect: &str, snap: &mut Snapshot) -> Result<(), ActE
             txn.primary
         )
     }))
+}
+
+/// The caller's reading (`expect_files`): every file the decision read
+/// must hold the bytes the caller was shown.
+fn check_files(txn: &Txn, snap: &Snapshot) -> Result<(), ActError> {
+    for (file, expect) in &txn.expect_files {
+        if !snap.has(file) {
+            continue;
+        }
+        let found = snap.bytes(file).map(sha256_hex);
+        if found.as_deref() != Some(expect.as_str()) {
+            let found = found.map_or_else(|| "no file".to_owned(), |h| short(&h));
+            return Err(ActError::Changed(format!(
+                "{file} changed on disk since it was read (sha256 {} → {found}); nothing written",
+                short(expect)
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn short(hex: &str) -> String {
+    hex.chars().take(12).collect()
 }
 
 /// The edits in their order, each with what its file holds before and

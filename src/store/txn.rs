@@ -97,6 +97,10 @@ pub struct Txn {
     pub wait: Duration,
     /// The caller's snapshot of `primary` (`--expect-sha256`).
     pub expect_sha256: Option<String>,
+    /// The reading a console decision was made from: (file, sha256) of
+    /// each file read whole. A file the decision reads must still have
+    /// these bytes, or nothing is written (see [`WriteOptions::expect_files`]).
+    pub expect_files: Vec<(String, String)>,
     /// Compute and show, write nothing.
     pub dry_run: bool,
     /// `--readonly` or `readonly = true`: refuse at this one gate.
@@ -116,6 +120,12 @@ pub struct Txn {
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
     pub expect_sha256: Option<String>,
+    /// (file, sha256) of the files the caller read, as the console showed
+    /// them: every one of them the decision reads must still hold those
+    /// bytes (a question is answered against the reading it was shown
+    /// from, never against a newer file). Files it does not read are not
+    /// checked.
+    pub expect_files: Vec<(String, String)>,
     pub dry_run: bool,
     pub readonly: bool,
     pub wait: Duration,
@@ -129,6 +139,7 @@ impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {
             expect_sha256: None,
+            expect_files: Vec::new(),
             dry_run: false,
             readonly: false,
             wait: Duration::from_secs(10),
@@ -174,6 +185,7 @@ impl Txn {
             lock,
             wait: opts.wait,
             expect_sha256: opts.expect_sha256.clone(),
+            expect_files: opts.expect_files.clone(),
             dry_run: opts.dry_run,
             readonly: opts.readonly,
             by: by.to_owned(),

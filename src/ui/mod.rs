@@ -7,6 +7,7 @@
 //! more the projects screen shows the list and the detail side by side;
 //! below that, only the focused side, with a breadcrumb.
 
+mod decide;
 mod detail;
 mod devloop;
 mod inbox;
@@ -89,6 +90,7 @@ fn draw(m: &View, f: &mut Frame) {
     match m.mode {
         Mode::Help => overlay::help(m, f, body),
         Mode::Palette => overlay::palette(m, f, body),
+        Mode::Decide => decide::render(m, f, body),
         Mode::Normal | Mode::Filter => {}
     }
 }
@@ -221,18 +223,35 @@ fn hint_line(m: &View, width: u16) -> Line<'static> {
         used += unicode_width::UnicodeWidthStr::width(text.as_str());
         spans.push(Span::styled(text, style.patch(t.bold)));
     }
-    let mut text = String::new();
+    if let Some(status) = &m.status {
+        let text = truncate(&format!(" {} ", sanitize_line(status)), width as usize).into_owned();
+        used += unicode_width::UnicodeWidthStr::width(text.as_str());
+        spans.push(Span::styled(text, t.accent.patch(t.bold)));
+    }
+    let mut first = true;
     for h in crate::app::hints(m) {
-        let add = if text.is_empty() {
-            format!(" {h}")
+        let text = if h.off {
+            format!("{} (read-only)", h.text)
         } else {
-            format!(" · {h}")
+            h.text
         };
-        if used + text.chars().count() + add.chars().count() > width as usize {
+        let add = if first {
+            format!(" {text}")
+        } else {
+            format!(" · {text}")
+        };
+        let w = unicode_width::UnicodeWidthStr::width(add.as_str());
+        if used + w > width as usize {
             break;
         }
-        text.push_str(&add);
+        used += w;
+        first = false;
+        let style = if h.off {
+            t.muted.add_modifier(ratatui::style::Modifier::CROSSED_OUT)
+        } else {
+            t.muted
+        };
+        spans.push(Span::styled(add, style));
     }
-    spans.push(Span::styled(text, t.muted));
     Line::from(spans)
 }

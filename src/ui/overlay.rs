@@ -9,7 +9,7 @@ use ratatui::widgets::{Clear, Paragraph};
 use super::widgets::{block, offset};
 use crate::app::{commands_matching, help_rows};
 
-fn centered(area: Rect, width: u16, height: u16) -> Rect {
+pub(super) fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let [row] = Layout::vertical([Constraint::Length(height.min(area.height))])
         .flex(Flex::Center)
         .areas(area);
@@ -25,11 +25,19 @@ pub fn help(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let lines: Vec<Line> = help_rows(m)
         .into_iter()
-        .map(|(key, desc)| {
-            Line::from(vec![
-                Span::styled(format!(" {key:<8}"), t.accent),
-                Span::raw(desc.to_owned()),
-            ])
+        .map(|r| {
+            if r.off {
+                // A decision in read-only mode: greyed, with the reason.
+                Line::from(vec![
+                    Span::styled(format!(" {:<8}", r.keys), t.muted),
+                    Span::styled(format!("{} (off: read-only)", r.description), t.muted),
+                ])
+            } else {
+                Line::from(vec![
+                    Span::styled(format!(" {:<8}", r.keys), t.accent),
+                    Span::raw(r.description),
+                ])
+            }
         })
         .collect();
     let total = lines.len() as u16;

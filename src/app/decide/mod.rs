@@ -1,0 +1,634 @@
+//! Deciding in the console: the offers of the selected row, the form that
+//! collects what a decision needs (an option, typed text), its preview (the
+//! same diff `act --dry-run` prints), the confirm, the write, a conflict,
+//! and undo. Pure: the preview, the write and the undo are effects
+//! ([`Effect::Decide`], [`Effect::Undo`]) the runtime carries out with the
+//! very code `loopdeck act` runs, answered by [`Event::Decided`].
+
+mod keys;
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+
+use ratatui_textarea::{TextArea, WrapMode};
+
+use super::{Effect, Focus, Mode, Model, Screen, Tab, panes};
+use crate::model::{Address, Field, Format, InboxItem, Project, Verb};
+
+pub use keys::{digit as keys_digit, form_key, paste, pick_key, yes_no};
+
+/// Typed text longer than this is warned about before it is sent.
+pub const LONG_TEXT: usize = 4000;
+
+/// One thing the user can pick: a decision and, where it offers options,
+/// one of them (`None`: free text, or a decision without options).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    pub address: Address,
+    pub option: Option<String>,
+}
+
+impl Choice {
+    /// What the chooser shows for it.
+    pub fn label(&self) -> String {
+        match &self.option {
+            Some(o) => o.clone(),
+            None if !self.address.options.is_empty() => "type an answer…".to_owned(),
+            None => self.address.describe(None),
+        }
+    }
+}
+
+/// A field being typed.
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub field: Field,
+    pub area: TextArea<'static>,
+}
+
+impl Input {
+    fn new(field: Field) -> Self {
+        let mut area = TextArea::default();
+        area.set_wrap_mode(WrapMode::WordOrGlyph);
+        Input { field, area }
+    }
+
+    /// The text typed, lines joined with `\n`.
+    pub fn text(&self) -> String {
+        self.area.lines().join("\n")
+    }
+
+    /// Characters typed (a line break counts as one).
+    pub fn chars(&self) -> usize {
+        let lines = self.area.lines();
+        lines.iter().map(|l| l.chars().count()).sum::<usize>() + lines.len().saturating_sub(1)
+    }
+}
+
+/// What the form decides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum What {
+    /// One of `choices` (picked in [`Stage::Choose`] when there are several).
+    Decide,
+    /// Undo the decision with this audit id (the last one made here).
+    Undo { id: String, label: String },
+}
+
+/// One file of a preview: its name and the unified diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiff {
+    pub file: String,
+    pub diff: String,
+}
+
+/// Where the form is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stage {
+    /// Several choices: pick one (digits, j/k and Enter).
+    Choose,
+    /// Typing the fields.
+    Edit,
+    /// Esc with text typed: discard it?
+    Discard,
+    /// The preview was asked for.
+    Previewing,
+    /// The preview: what will change. `yes` is the focused button (No by
+    /// default).
+    Confirm {
+        files: Vec<FileDiff>,
+        scroll: u16,
+        yes: bool,
+    },
+    /// The write was asked for.
+    Writing,
+    /// Nothing was written: the file changed on disk, was locked, or the
+    /// rules refused. `conflict`: the project is read again and the typed
+    /// text kept for a retry.
+    Failed { message: String, conflict: bool },
+}
+
+/// The decision form over the console.
+#[derive(Debug, Clone)]
+pub struct Form {
+    /// The project decided on.
+    pub path: PathBuf,
+    pub format: Format,
+    pub project: String,
+    /// What is being decided (the question, the row), raw.
+    pub heading: String,
+    pub what: What,
+    pub choices: Vec<Choice>,
+    /// The choice under the cursor (Choose), then the one picked.
+    pub pick: usize,
+    pub inputs: Vec<Input>,
+    pub focus: usize,
+    pub stage: Stage,
+    /// The files the decision is made against, as the console showed them
+    /// when the form opened: (file, sha256).
+    pub base: Vec<(String, String)>,
+    /// A message under the fields (empty answer, too long, a refusal).
+    pub note: Option<String>,
+    /// The long-text warning was shown: the next submit sends.
+    pub long_ok: bool,
+    /// The decision previewed (the write makes exactly this one).
+    pub verb: Option<Verb>,
+    /// The answer to the effect in flight must carry this number.
+    pub seq: u64,
+    /// Opened from the inbox: after the write the inbox moves on.
+    pub from_inbox: bool,
+}
+
+impl Form {
+    pub fn choice(&self) -> Option<&Choice> {
+        self.choices.get(self.pick)
+    }
+
+    /// Has anything been typed?
+    pub fn typed(&self) -> bool {
+        self.inputs.iter().any(|i| !i.text().trim().is_empty())
+    }
+
+    /// The title of the dialog ("answer OQ-3", "undo answer OQ-3").
+    pub fn title(&self) -> String {
+        match &self.what {
+            What::Undo { label, .. } => format!("undo {label}"),
+            What::Decide => match (self.stage == Stage::Choose, self.choice()) {
+                (false, Some(c)) => c.address.describe(c.option.as_deref()),
+                _ => "decide".to_owned(),
+            },
+        }
+    }
+}
+
+/// The last decision made in this console (`u` undoes it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Last {
+    pub id: String,
+    pub label: String,
+    pub path: PathBuf,
+    pub format: Format,
+}
+
+/// What a preview, a write or an undo came back with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decided {
+    /// Done (or, dry, would be done): each file's diff, the audit id.
+    Done {
+        files: Vec<FileDiff>,
+        audit_id: Option<String>,
+    },
+    /// Nothing written. `conflict`: the file changed on disk or is locked.
+    Failed { message: String, conflict: bool },
+}
+
+/// Why no decision can be made here (read-only), if so.
+pub fn readonly_reason(m: &Model) -> Option<&'static str> {
+    m.readonly
+        .then_some("read-only (--readonly or readonly = true): decisions are off")
+}
+
+/// The row the keys are on, as (project index, row target, tab); the
+/// target of a Phases blocker is its text.
+fn row(m: &Model) -> Option<(usize, Option<String>, Tab)> {
+    let (path, format) = m.selected.as_ref()?;
+    let pi = m
+        .projects
+        .iter()
+        .position(|p| &p.path == path && p.format == *format)?;
+    if m.focus != Focus::Detail || m.drawer.is_some() && m.tab != Tab::Bugs {
+        return Some((pi, None, Tab::Overview));
+    }
+    let p = &m.projects[pi];
+    let key = panes::keys(m, p, m.tab)
+        .get(m.pane(m.tab).selected)
+        .cloned();
+    let target = match m.tab {
+        Tab::Phases => key.and_then(|k| k.strip_prefix("b|").map(str::to_owned)),
+        Tab::Frontier | Tab::Tasks | Tab::Bugs | Tab::Agents => key,
+        _ => None,
+    };
+    Some((pi, target, m.tab))
+}
+
+/// The tab a decision without a row belongs on.
+fn home(verb: &str) -> Tab {
+    match verb {
+        "answer" | "evidence" | "choose" => Tab::Frontier,
+        "add-decision" | "add-blocker" | "resolve-blocker" => Tab::Phases,
+        "approve" | "block" | "unblock" | "reopen" | "reconcile" | "unlock" => Tab::Tasks,
+        "resume-agent" => Tab::Agents,
+        "bug" => Tab::Bugs,
+        _ => Tab::Overview,
+    }
+}
+
+/// Every decision project `p` offers, at `now`: its inbox items', its
+/// bugs', and its other rows' and its own (`Project::acts`), each once.
+fn addresses(m: &Model, p: &Project) -> Vec<Address> {
+    let mut all: Vec<Address> = Vec::new();
+    let inbox = p.inbox_at(m.now);
+    let found = inbox
+        .iter()
+        .filter_map(|i| i.act.clone())
+        .chain(p.detail.bugs.iter().filter_map(|b| b.act.clone()))
+        .chain(p.acts.iter().cloned());
+    for a in found {
+        if !all.iter().any(|b| b.verb == a.verb && b.target == a.target) {
+            all.push(a);
+        }
+    }
+    all
+}
+
+/// The choices one address offers: each option, then free text where the
+/// verb takes it.
+fn choices_of(a: &Address) -> Vec<Choice> {
+    let mut out: Vec<Choice> = a
+        .options
+        .iter()
+        .map(|o| Choice {
+            address: a.clone(),
+            option: Some(o.clone()),
+        })
+        .collect();
+    if out.is_empty() || !a.option_required() {
+        out.push(Choice {
+            address: a.clone(),
+            option: None,
+        });
+    }
+    out
+}
+
+/// What the selected row (or, in the inbox, item) offers: the project
+/// index, a heading, and the choices.
+pub fn offers(m: &Model) -> Option<(usize, String, Vec<Choice>)> {
+    if m.screen == Screen::Inbox {
+        let (pi, ii) = *panes::inbox(m).get(m.inbox.selected)?;
+        let p = &m.projects[pi];
+        let item: InboxItem = p.inbox_at(m.now).into_iter().nth(ii)?;
+        let a = item.act?;
+        return Some((pi, item.title, choices_of(&a)));
+    }
+    let (pi, target, tab) = row(m)?;
+    let p = &m.projects[pi];
+    let all = addresses(m, p);
+    let mut chosen: Vec<&Address> = Vec::new();
+    if let Some(t) = &target {
+        chosen.extend(
+            all.iter()
+                .filter(|a| a.target.as_deref() == Some(t.as_str())),
+        );
+    }
+    chosen.extend(all.iter().filter(|a| {
+        !a.target.as_ref().is_some_and(|t| {
+            // Row decisions belong to their rows; GSD's WAITING.json answer
+            // is addressed by a sha256, not a row: it is the project's.
+            !(a.verb == "answer" && t.len() == 64)
+        }) && (tab == Tab::Overview || home(a.verb) == tab)
+    }));
+    if chosen.is_empty() {
+        return None;
+    }
+    let heading = match &target {
+        Some(t) => t.clone(),
+        None => p.name.clone(),
+    };
+    let choices = chosen.into_iter().flat_map(choices_of).collect();
+    Some((pi, heading, choices))
+}
+
+/// The hint for the decide key here ("a answer", "a bug →"), if any.
+pub fn hint(m: &Model) -> Option<String> {
+    let (_, _, choices) = offers(m)?;
+    let first = &choices.first()?.address;
+    let same = choices.iter().all(|c| c.address.verb == first.verb);
+    Some(if same {
+        format!("a {}", first.verb)
+    } else {
+        "a decide".to_owned()
+    })
+}
+
+/// Open the form on the selected row's decisions; `pick` picks a choice
+/// at once (an option key in the inbox).
+pub fn open(m: &mut Model, pick: Option<usize>) -> Vec<Effect> {
+    if let Some(why) = readonly_reason(m) {
+        m.status = Some(why.to_owned());
+        return vec![Effect::Render];
+    }
+    let Some((pi, heading, choices)) = offers(m) else {
+        m.status = Some("nothing to decide here".to_owned());
+        return vec![Effect::Render];
+    };
+    if pick.is_some_and(|i| i >= choices.len()) {
+        return Vec::new();
+    }
+    let p = &m.projects[pi];
+    let single = choices.len() == 1;
+    let mut form = Form {
+        path: p.path.clone(),
+        format: p.format,
+        project: p.name.clone(),
+        heading,
+        what: What::Decide,
+        choices,
+        pick: pick.unwrap_or(0),
+        inputs: Vec::new(),
+        focus: 0,
+        stage: Stage::Choose,
+        base: base_of(p),
+        note: None,
+        long_ok: false,
+        verb: None,
+        seq: 0,
+        from_inbox: m.screen == Screen::Inbox,
+    };
+    m.status = None;
+    m.mode = Mode::Decide;
+    let effects = if single || pick.is_some() {
+        chosen(&mut form, &mut m.decide_seq)
+    } else {
+        Vec::new()
+    };
+    m.form = Some(form);
+    let mut out = vec![Effect::Render];
+    out.extend(effects);
+    out
+}
+
+/// The stamps of the files `p` was read from.
+fn base_of(p: &Project) -> Vec<(String, String)> {
+    p.files
+        .iter()
+        .map(|f| (f.file.clone(), f.sha256.clone()))
+        .collect()
+}
+
+/// The choice under the cursor was picked: type its fields, or preview.
+fn chosen(form: &mut Form, seq: &mut u64) -> Vec<Effect> {
+    let Some(c) = form.choice().cloned() else {
+        return Vec::new();
+    };
+    let fields = c.address.fields(c.option.as_deref());
+    form.note = None;
+    if fields.is_empty() {
+        form.inputs.clear();
+        return preview(form, seq);
+    }
+    // Text already typed for the same fields is kept (back from a confirm).
+    let same = form.inputs.len() == fields.len()
+        && form.inputs.iter().zip(&fields).all(|(i, f)| i.field == *f);
+    if !same {
+        form.inputs = fields.into_iter().map(Input::new).collect();
+        form.focus = 0;
+    }
+    form.stage = Stage::Edit;
+    Vec::new()
+}
+
+/// Build the decision and ask for its preview (a dry run).
+fn preview(form: &mut Form, seq: &mut u64) -> Vec<Effect> {
+    match &form.what {
+        What::Undo { id, .. } => {
+            *seq += 1;
+            form.seq = *seq;
+            form.stage = Stage::Previewing;
+            vec![Effect::Undo {
+                seq: *seq,
+                id: id.clone(),
+                dry_run: true,
+            }]
+        }
+        What::Decide => {
+            let Some(c) = form.choice().cloned() else {
+                return Vec::new();
+            };
+            let values: Vec<String> = form.inputs.iter().map(Input::text).collect();
+            match c.address.build(c.option.as_deref(), &values) {
+                Err(why) => {
+                    form.note = Some(why);
+                    if form.inputs.is_empty() {
+                        form.stage = Stage::Choose;
+                    }
+                    Vec::new()
+                }
+                Ok(verb) => {
+                    *seq += 1;
+                    form.seq = *seq;
+                    form.stage = Stage::Previewing;
+                    form.verb = Some(verb.clone());
+                    vec![decide_effect(form, verb, true)]
+                }
+            }
+        }
+    }
+}
+
+fn decide_effect(form: &Form, verb: Verb, dry_run: bool) -> Effect {
+    Effect::Decide {
+        seq: form.seq,
+        path: form.path.clone(),
+        format: form.format,
+        verb,
+        expect: form.base.clone(),
+        dry_run,
+    }
+}
+
+/// Confirmed: write exactly the decision previewed.
+fn write(form: &mut Form, seq: &mut u64) -> Vec<Effect> {
+    *seq += 1;
+    form.seq = *seq;
+    form.stage = Stage::Writing;
+    match (&form.what, form.verb.clone()) {
+        (What::Undo { id, .. }, _) => vec![Effect::Undo {
+            seq: *seq,
+            id: id.clone(),
+            dry_run: false,
+        }],
+        (What::Decide, Some(verb)) => vec![decide_effect(form, verb, false)],
+        (What::Decide, None) => Vec::new(),
+    }
+}
+
+/// `u`: undo the last decision made in this console, after its preview.
+pub fn undo(m: &mut Model) -> Vec<Effect> {
+    if let Some(why) = readonly_reason(m) {
+        m.status = Some(why.to_owned());
+        return vec![Effect::Render];
+    }
+    let Some(last) = m.last.clone() else {
+        m.status = Some("nothing to undo: no decision was made in this console".to_owned());
+        return vec![Effect::Render];
+    };
+    let mut form = Form {
+        path: last.path.clone(),
+        format: last.format,
+        project: m
+            .projects
+            .iter()
+            .find(|p| p.path == last.path)
+            .map_or_else(|| last.path.display().to_string(), |p| p.name.clone()),
+        heading: format!("undo {} (audit {})", last.label, last.id),
+        what: What::Undo {
+            id: last.id,
+            label: last.label,
+        },
+        choices: Vec::new(),
+        pick: 0,
+        inputs: Vec::new(),
+        focus: 0,
+        stage: Stage::Previewing,
+        base: Vec::new(),
+        note: None,
+        long_ok: false,
+        verb: None,
+        seq: 0,
+        from_inbox: false,
+    };
+    m.status = None;
+    m.mode = Mode::Decide;
+    let effects = preview(&mut form, &mut m.decide_seq);
+    m.form = Some(form);
+    let mut out = vec![Effect::Render];
+    out.extend(effects);
+    out
+}
+
+/// A preview, a write or an undo came back.
+pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
+    let Some(form) = m.form.as_mut() else {
+        return Vec::new();
+    };
+    if form.seq != seq {
+        return Vec::new();
+    }
+    let reread = Effect::Reread(form.path.clone());
+    match (form.stage.clone(), result) {
+        (Stage::Previewing, Decided::Done { files, .. }) => {
+            form.stage = Stage::Confirm {
+                files,
+                scroll: 0,
+                yes: false,
+            };
+            vec![Effect::Render]
+        }
+        (Stage::Writing, Decided::Done { files, audit_id }) => {
+            let Some(form) = m.form.take() else {
+                return Vec::new();
+            };
+            m.mode = Mode::Normal;
+            let written: Vec<&str> = files.iter().map(|f| f.file.as_str()).collect();
+            let label = match &form.what {
+                What::Undo { label, .. } => format!("undone: {label}"),
+                What::Decide => form.title(),
+            };
+            m.status = Some(format!(
+                "{label} · wrote {}{}",
+                written.join(", "),
+                if matches!(form.what, What::Decide) && audit_id.is_some() {
+                    " · u undoes"
+                } else {
+                    ""
+                }
+            ));
+            m.last = match (&form.what, audit_id) {
+                (What::Decide, Some(id)) => Some(Last {
+                    id,
+                    label: form.title(),
+                    path: form.path.clone(),
+                    format: form.format,
+                }),
+                _ => None,
+            };
+            if form.from_inbox && m.screen == Screen::Inbox {
+                // The item answered goes with the next reading; the
+                // selection is on the next one already.
+                let len = panes::inbox(m).len();
+                if m.inbox.selected + 1 < len {
+                    m.inbox.selected += 1;
+                }
+            }
+            vec![reread, Effect::Render]
+        }
+        (_, Decided::Failed { message, conflict }) => {
+            form.stage = Stage::Failed { message, conflict };
+            if conflict {
+                vec![reread, Effect::Render]
+            } else {
+                vec![Effect::Render]
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// After a conflict or a refusal: back to the form with the text kept,
+/// against the project as it reads now.
+fn retry(m: &mut Model) -> Vec<Effect> {
+    let Some(mut form) = m.form.take() else {
+        return Vec::new();
+    };
+    if let Some(p) = m
+        .projects
+        .iter()
+        .find(|p| p.path == form.path && p.format == form.format)
+    {
+        form.base = base_of(p);
+        // The decision must still be offered: a question answered
+        // elsewhere meanwhile is gone.
+        if let (What::Decide, Some(c)) = (&form.what, form.choice()) {
+            let still = addresses(m, p)
+                .into_iter()
+                .find(|a| a.verb == c.address.verb && a.target == c.address.target);
+            match still {
+                Some(a) => {
+                    let option = c.option.clone();
+                    if let Some(ch) = form.choices.get_mut(form.pick) {
+                        ch.address = a;
+                        ch.option = option;
+                    }
+                }
+                None => {
+                    form.stage = Stage::Failed {
+                        message: format!(
+                            "{} is no longer offered: the project moved on (your text is still here; Esc closes)",
+                            c.address.describe(None)
+                        ),
+                        conflict: false,
+                    };
+                    m.form = Some(form);
+                    return vec![Effect::Render];
+                }
+            }
+        }
+    }
+    form.stage = if form.inputs.is_empty() {
+        if form.choices.len() > 1 {
+            Stage::Choose
+        } else {
+            Stage::Edit
+        }
+    } else {
+        Stage::Edit
+    };
+    form.note = None;
+    let effects = if form.inputs.is_empty() && form.choices.len() <= 1 {
+        preview(&mut form, &mut m.decide_seq)
+    } else {
+        Vec::new()
+    };
+    m.form = Some(form);
+    let mut out = vec![Effect::Render];
+    out.extend(effects);
+    out
+}
+
+/// Close the form.
+fn close(m: &mut Model) -> Vec<Effect> {
+    m.form = None;
+    m.mode = Mode::Normal;
+    vec![Effect::Render]
+}
