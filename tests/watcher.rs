@@ -8,7 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use loopdeck::watch::{Engine, Liveness, Mode, Msg, Options, Reading, Sink, Update, watcher};
+use loopdeck::watch::{
+    Engine, Liveness, Mode, Msg, Options, Reading, Sink, Target, Update, watcher,
+};
+
+mod common;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -270,4 +274,94 @@ fn a_root_that_does_not_exist_yet_is_watched_once_it_appears() {
     fs::create_dir_all(root.join("p")).unwrap();
     let f = root.join("p/state.json");
     seen_after(&rx, &f, |i| state(&root.join("p"), &format!("P{i}")));
+}
+
+/// A decision the console makes (`formats::act`, then the front end's
+/// `reread` of the project, as the runtime does) is read as one change of
+/// that project: never everything, never another project, and the
+/// watcher's own events for the write join the same read (at most one
+/// more when they arrive after it started, on a loaded machine).
+#[test]
+fn a_decision_written_is_read_again_as_one_change_of_its_project() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap().join("ws");
+    common::copy_dir(&common::repo().join("examples/workspace/prd-master"), &root);
+    let audit = tmp.path().join("state");
+    let mut d = Driver::start(&root, &Options::default());
+    // Live, and every reading of the start (the first one and the
+    // catch-up once the watches are set) done: 700 ms without one.
+    let mut first: Vec<loopdeck::model::Project> = Vec::new();
+    let until = Instant::now() + DEADLINE;
+    let mut last_read = Instant::now();
+    while first.is_empty()
+        || !matches!(d.said, Some(Liveness::Live { .. }))
+        || last_read.elapsed() < Duration::from_millis(700)
+    {
+        assert!(Instant::now() < until, "no first reading, or not live");
+        if let Ok(m) = d.rx.recv_timeout(Duration::from_millis(50)) {
+            match d.engine.handle(m, Instant::now()) {
+                Some(Update::Reading(Reading::All(p))) => {
+                    first = p;
+                    last_read = Instant::now();
+                }
+                Some(Update::Reading(_)) => last_read = Instant::now(),
+                Some(Update::Liveness(l)) => d.said = Some(l),
+                _ => {}
+            }
+        }
+        d.engine.tick(Instant::now());
+    }
+    // The first question that can be answered now.
+    let opts = loopdeck::store::txn::WriteOptions {
+        audit_dir: Some(audit),
+        ..Default::default()
+    };
+    let written = first
+        .iter()
+        .flat_map(|p| p.inbox.iter().map(move |i| (p, i)))
+        .find_map(|(p, i)| {
+            let a = i.act.as_ref().filter(|a| a.verb == "answer")?;
+            let verb = a.build(None, &["by the console".to_owned()]).ok()?;
+            let req = loopdeck::model::Request {
+                verb,
+                by: "tester".into(),
+                now: chrono::Utc::now(),
+                devloop_api: None,
+            };
+            loopdeck::formats::act::act(p, &req, &opts)
+                .ok()
+                .map(|_| p.path.clone())
+        })
+        .expect("a question answered");
+    d.engine
+        .reread(vec![Target::Dir(written.clone())], Instant::now());
+    let mut reads: Vec<(Vec<PathBuf>, Vec<PathBuf>)> = Vec::new();
+    let quiet = Instant::now() + Duration::from_millis(1500);
+    while Instant::now() < quiet {
+        let wait = d
+            .engine
+            .wake_at()
+            .map_or(Duration::from_millis(50), |at| {
+                at.saturating_duration_since(Instant::now())
+            })
+            .min(Duration::from_millis(50));
+        if let Ok(m) = d.rx.recv_timeout(wait) {
+            match d.engine.handle(m, Instant::now()) {
+                Some(Update::Reading(Reading::Part { dirs, trees, .. })) => {
+                    reads.push((dirs, trees));
+                }
+                Some(Update::Reading(other)) => panic!("not a partial read: {other:?}"),
+                _ => {}
+            }
+        }
+        d.engine.tick(Instant::now());
+    }
+    assert!(!reads.is_empty() && reads.len() <= 2, "{reads:?}");
+    for (dirs, trees) in &reads {
+        assert_eq!(dirs, &vec![written.clone()], "{reads:?}");
+        // The files written inside it are looked at (one stat each: a
+        // new entry there might be a nested project), nothing outside.
+        assert!(trees.iter().all(|t| t.starts_with(&written)), "{reads:?}");
+    }
+    eprintln!("reads after the decision: {}", reads.len());
 }

@@ -473,3 +473,44 @@ fn without_an_audit_log_nothing_is_written() {
     assert_eq!(e.read("state.json"), "{}");
     assert_eq!(e.names(), vec!["state.json"]);
 }
+
+/// The console's reading (`expect_files`): a decision is made only against
+/// the bytes the user was shown, for every file it reads (dry runs
+/// included); a file it does not read is not checked.
+#[test]
+fn a_decision_is_refused_when_a_file_it_reads_is_not_what_was_shown() {
+    for lock in [LockKind::Owner, LockKind::MkdirDir, LockKind::PidFile] {
+        let e = env(&[("state.json", "{\"n\":1}\n"), ("notes.md", "a\n")]);
+        let shown = |f: &str| (f.to_owned(), crate::store::sha256_hex(e.read(f).as_bytes()));
+        let mut opts = e.opts();
+        opts.expect_files = vec![shown("state.json"), shown("notes.md")];
+        // Another writer changes state.json after the console read it.
+        fs::write(e.project.join("state.json"), "{\"n\":2}\n").unwrap();
+        for dry_run in [true, false] {
+            opts.dry_run = dry_run;
+            let err = transact(&e.txn(lock, &opts), |snap| {
+                snap.read("state.json")?;
+                Ok(vec![replace("state.json", "{\"n\":9}\n")])
+            })
+            .unwrap_err();
+            assert!(matches!(err, ActError::Changed(_)), "{lock:?} {err:?}");
+            assert!(
+                err.to_string()
+                    .starts_with("state.json changed on disk since it was read"),
+                "{err}"
+            );
+            assert_eq!(e.read("state.json"), "{\"n\":2}\n");
+        }
+        assert!(e.log().is_empty(), "nothing audited");
+        // notes.md changed too, but this decision does not read it.
+        fs::write(e.project.join("notes.md"), "b\n").unwrap();
+        opts.dry_run = false;
+        opts.expect_files = vec![shown("state.json"), ("notes.md".into(), "0".repeat(64))];
+        transact(&e.txn(lock, &opts), |snap| {
+            snap.read("state.json")?;
+            Ok(vec![replace("state.json", "{\"n\":3}\n")])
+        })
+        .unwrap();
+        assert_eq!(e.read("state.json"), "{\"n\":3}\n");
+    }
+}
