@@ -334,3 +334,193 @@ fn an_inbox_option_is_picked_by_its_digit_full_width_too() {
         }
     );
 }
+
+fn alt_enter() -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT))
+}
+
+/// A devloop project with bug BUG-1 (open → fixing, wontfix, duplicate)
+/// and BUG-2, on its Bugs tab.
+fn devloop_on_bugs() -> Model {
+    let mut p = Project::new(Format::Devloop, PathBuf::from("/w/loop"), "loop".into());
+    p.id = "loop".into();
+    for id in ["BUG-1", "BUG-2"] {
+        p.detail.bugs.push(crate::model::Bug {
+            id: id.into(),
+            title: format!("{id} title"),
+            status: "open".into(),
+            status_kind: crate::model::StatusKind::Waiting,
+            severity: "P2".into(),
+            unit: None,
+            history: Vec::new(),
+            act: Some(Address::new(
+                "bug",
+                Some(id.into()),
+                vec!["fixing".into(), "wontfix".into(), "duplicate".into()],
+            )),
+        });
+    }
+    let mut m = model(vec![p], false);
+    update(&mut m, code(KeyCode::Enter));
+    let bugs = m.tabs().iter().position(|t| *t == crate::app::Tab::Bugs).unwrap();
+    update(&mut m, key(char::from_digit(bugs as u32 + 1, 10).unwrap()));
+    assert_eq!(m.tab, crate::app::Tab::Bugs);
+    m
+}
+
+#[test]
+fn a_bug_row_offers_its_legal_states_and_the_fields_each_needs() {
+    let mut m = devloop_on_bugs();
+    update(&mut m, key('j'));
+    assert_eq!(crate::app::decide::hint(&m).as_deref(), Some("a bug"));
+    update(&mut m, key('a'));
+    let f = m.form.as_ref().unwrap();
+    assert_eq!(f.stage, Stage::Choose);
+    let labels: Vec<String> = f.choices.iter().map(super::Choice::label).collect();
+    assert_eq!(labels, ["fixing", "wontfix", "duplicate"]);
+    assert_eq!(f.choices[0].address.target.as_deref(), Some("BUG-2"));
+    // `3`: duplicate needs the other bug's id (one line) and takes a note.
+    update(&mut m, key('3'));
+    let f = m.form.as_ref().unwrap();
+    assert_eq!(f.stage, Stage::Edit);
+    assert_eq!(f.inputs.len(), 2);
+    assert!(f.inputs[0].field.required && !f.inputs[0].field.multiline);
+    typed(&mut m, "BUG-1");
+    // Enter in a one-line field goes to the next field; Tab cycles.
+    update(&mut m, code(KeyCode::Enter));
+    assert_eq!(m.form.as_ref().unwrap().focus, 1);
+    typed(&mut m, "same crash");
+    update(&mut m, code(KeyCode::Enter));
+    typed(&mut m, "second line");
+    let (_, verb, _, _) = decide(&update(&mut m, alt_enter()));
+    assert_eq!(
+        verb,
+        Verb::Bug {
+            id: "BUG-2".into(),
+            status: "duplicate".into(),
+            note: Some("same crash\nsecond line".into()),
+            duplicate_of: Some("BUG-1".into()),
+            fix_ref: None,
+        }
+    );
+    // Esc in the chooser closes; from the editor with nothing typed it
+    // goes back to the chooser.
+    update(&mut m, code(KeyCode::Esc));
+    update(&mut m, code(KeyCode::Esc));
+    update(&mut m, key('y'));
+    assert!(m.form.is_none());
+}
+
+#[test]
+fn pasted_text_lands_whole_with_line_breaks_and_one_line_fields_stay_one_line() {
+    let mut m = devloop_on_bugs();
+    update(&mut m, key('a'));
+    update(&mut m, key('3'));
+    update(&mut m, Event::Paste("BUG-2\r\nextra".into()));
+    update(&mut m, code(KeyCode::Tab));
+    update(&mut m, Event::Paste("line 1\r\nline 2 ✅ 中文".into()));
+    let f = m.form.as_ref().unwrap();
+    assert_eq!(f.inputs[0].text(), "BUG-2 extra");
+    assert_eq!(f.inputs[1].text(), "line 1\nline 2 ✅ 中文");
+    assert_eq!(f.inputs[1].chars(), "line 1\nline 2 ✅ 中文".chars().count());
+    // Paste never acts outside a text field.
+    let mut m = model(vec![prd("alpha")], false);
+    assert!(update(&mut m, Event::Paste("q".into())).is_empty());
+    assert!(m.form.is_none());
+}
+
+#[test]
+fn over_4000_characters_is_warned_once_then_sent() {
+    let mut m = model(vec![prd("alpha")], false);
+    update(&mut m, key('i'));
+    update(&mut m, key('a'));
+    update(&mut m, Event::Paste("长".repeat(super::LONG_TEXT + 1)));
+    let effects = update(&mut m, ctrl('s'));
+    assert!(!effects.iter().any(|e| matches!(e, Effect::Decide { .. })));
+    assert!(
+        m.form.as_ref().unwrap().note.as_deref().unwrap().contains("over 4000"),
+        "{:?}",
+        m.form.as_ref().unwrap().note
+    );
+    let (_, verb, _, _) = decide(&update(&mut m, ctrl('s')));
+    assert!(matches!(verb, Verb::Answer { text, .. } if text.chars().count() == 4001));
+}
+
+#[test]
+fn an_answer_after_the_preview_was_left_is_ignored() {
+    let mut m = model(vec![prd("alpha")], false);
+    update(&mut m, key('i'));
+    update(&mut m, key('a'));
+    typed(&mut m, "x");
+    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
+    update(&mut m, code(KeyCode::Esc));
+    assert_eq!(m.form.as_ref().unwrap().stage, Stage::Edit);
+    let effects = update(&mut m, Event::Decided { seq, result: done(&["state.json"], None) });
+    assert!(effects.is_empty());
+    assert_eq!(m.form.as_ref().unwrap().stage, Stage::Edit);
+}
+
+#[test]
+fn ctrl_c_in_the_form_cancels_it_and_never_quits_with_text_typed() {
+    let mut m = model(vec![prd("alpha")], false);
+    update(&mut m, key('i'));
+    update(&mut m, key('a'));
+    typed(&mut m, "half an answer");
+    let effects = update(&mut m, ctrl('c'));
+    assert!(!effects.contains(&Effect::Quit));
+    assert_eq!(m.form.as_ref().unwrap().stage, Stage::Discard);
+}
+
+#[test]
+fn a_refusal_at_the_preview_keeps_the_text_and_says_why() {
+    let mut m = model(vec![prd("alpha")], false);
+    update(&mut m, key('i'));
+    update(&mut m, key('a'));
+    typed(&mut m, "x");
+    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
+    let effects = update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: Decided::Failed {
+                message: "OQ-1 waits on OQ-0, still open".into(),
+                conflict: false,
+            },
+        },
+    );
+    assert!(!effects.iter().any(|e| matches!(e, Effect::Reread(_))));
+    update(&mut m, code(KeyCode::Enter));
+    let f = m.form.as_ref().unwrap();
+    assert_eq!(f.stage, Stage::Edit);
+    assert_eq!(f.inputs[0].text(), "x");
+}
+
+#[test]
+fn after_a_conflict_a_question_answered_elsewhere_is_no_longer_offered() {
+    let mut m = model(vec![prd("alpha")], false);
+    update(&mut m, key('i'));
+    update(&mut m, key('a'));
+    typed(&mut m, "x");
+    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
+    update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: Decided::Failed {
+                message: "state.json changed on disk".into(),
+                conflict: true,
+            },
+        },
+    );
+    let mut fresh = prd("alpha");
+    fresh.inbox.remove(0);
+    update(&mut m, Event::Loaded(vec![fresh]));
+    update(&mut m, code(KeyCode::Enter));
+    let f = m.form.as_ref().unwrap();
+    assert!(
+        matches!(&f.stage, Stage::Failed { message, .. } if message.contains("no longer offered")),
+        "{:?}",
+        f.stage
+    );
+    assert_eq!(f.inputs[0].text(), "x", "the text is still there");
+}
