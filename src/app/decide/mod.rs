@@ -211,15 +211,17 @@ fn row(m: &Model) -> Option<(usize, Option<String>, Tab)> {
     Some((pi, target, m.tab))
 }
 
-/// The tab a decision without a row belongs on.
-fn home(verb: &str) -> Tab {
+/// The tabs a decision without a row is offered on (a format shows only
+/// some of them: an answer is PRD-master's Frontier or GSD's Phases).
+fn homes(verb: &str) -> &'static [Tab] {
     match verb {
-        "answer" | "evidence" | "choose" => Tab::Frontier,
-        "add-decision" | "add-blocker" | "resolve-blocker" => Tab::Phases,
-        "approve" | "block" | "unblock" | "reopen" | "reconcile" | "unlock" => Tab::Tasks,
-        "resume-agent" => Tab::Agents,
-        "bug" => Tab::Bugs,
-        _ => Tab::Overview,
+        "answer" => &[Tab::Frontier, Tab::Phases],
+        "evidence" | "choose" => &[Tab::Frontier],
+        "add-decision" | "add-blocker" | "resolve-blocker" => &[Tab::Phases],
+        "approve" | "block" | "unblock" | "reopen" | "reconcile" | "unlock" => &[Tab::Tasks],
+        "resume-agent" => &[Tab::Agents],
+        "bug" => &[Tab::Bugs],
+        _ => &[Tab::Overview],
     }
 }
 
@@ -281,22 +283,44 @@ pub fn offers(m: &Model) -> Option<(usize, String, Vec<Choice>)> {
                 .filter(|a| a.target.as_deref() == Some(t.as_str())),
         );
     }
+    let on_row = !chosen.is_empty();
     chosen.extend(all.iter().filter(|a| {
-        !a.target.as_ref().is_some_and(|t| {
-            // Row decisions belong to their rows; GSD's WAITING.json answer
-            // is addressed by a sha256, not a row: it is the project's.
-            !(a.verb == "answer" && t.len() == 64)
-        }) && (tab == Tab::Overview || home(a.verb) == tab)
+        // Row decisions belong to their rows; GSD's WAITING.json answer is
+        // addressed by a sha256, not a row: it is the project's.
+        let project_wide = a
+            .target
+            .as_ref()
+            .is_none_or(|t| a.verb == "answer" && t.len() == 64);
+        project_wide && (tab == Tab::Overview || homes(a.verb).contains(&tab))
     }));
     if chosen.is_empty() {
         return None;
     }
-    let heading = match &target {
-        Some(t) => t.clone(),
-        None => p.name.clone(),
+    let heading = match (&target, on_row) {
+        (Some(t), true) => row_heading(m, p, t),
+        _ => p.name.clone(),
     };
     let choices = chosen.into_iter().flat_map(choices_of).collect();
     Some((pi, heading, choices))
+}
+
+/// What the row `target` is, in words: its inbox item's title (a
+/// question), a bug's or a task's title, else the target itself.
+fn row_heading(m: &Model, p: &Project, target: &str) -> String {
+    let inbox = p.inbox_at(m.now);
+    let item = inbox
+        .iter()
+        .find(|i| i.act.as_ref().and_then(|a| a.target.as_deref()) == Some(target));
+    if let Some(i) = item {
+        return format!("{} {}", i.reference, i.title);
+    }
+    let bug = p.detail.bugs.iter().find(|b| b.id == target);
+    let task = p.detail.tasks.iter().find(|t| t.id == target);
+    match (bug, task) {
+        (Some(b), _) => format!("{} ({}) {}", b.id, b.status, b.title),
+        (_, Some(t)) => format!("task {} ({}) {}", t.id, t.status, t.title),
+        _ => target.to_owned(),
+    }
 }
 
 /// The hint for the decide key here ("a answer", "a bug →"), if any.

@@ -362,7 +362,11 @@ fn devloop_on_bugs() -> Model {
     }
     let mut m = model(vec![p], false);
     update(&mut m, code(KeyCode::Enter));
-    let bugs = m.tabs().iter().position(|t| *t == crate::app::Tab::Bugs).unwrap();
+    let bugs = m
+        .tabs()
+        .iter()
+        .position(|t| *t == crate::app::Tab::Bugs)
+        .unwrap();
     update(&mut m, key(char::from_digit(bugs as u32 + 1, 10).unwrap()));
     assert_eq!(m.tab, crate::app::Tab::Bugs);
     m
@@ -422,7 +426,10 @@ fn pasted_text_lands_whole_with_line_breaks_and_one_line_fields_stay_one_line() 
     let f = m.form.as_ref().unwrap();
     assert_eq!(f.inputs[0].text(), "BUG-2 extra");
     assert_eq!(f.inputs[1].text(), "line 1\nline 2 ✅ 中文");
-    assert_eq!(f.inputs[1].chars(), "line 1\nline 2 ✅ 中文".chars().count());
+    assert_eq!(
+        f.inputs[1].chars(),
+        "line 1\nline 2 ✅ 中文".chars().count()
+    );
     // Paste never acts outside a text field.
     let mut m = model(vec![prd("alpha")], false);
     assert!(update(&mut m, Event::Paste("q".into())).is_empty());
@@ -438,7 +445,13 @@ fn over_4000_characters_is_warned_once_then_sent() {
     let effects = update(&mut m, ctrl('s'));
     assert!(!effects.iter().any(|e| matches!(e, Effect::Decide { .. })));
     assert!(
-        m.form.as_ref().unwrap().note.as_deref().unwrap().contains("over 4000"),
+        m.form
+            .as_ref()
+            .unwrap()
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("over 4000"),
         "{:?}",
         m.form.as_ref().unwrap().note
     );
@@ -455,7 +468,13 @@ fn an_answer_after_the_preview_was_left_is_ignored() {
     let (seq, ..) = decide(&update(&mut m, ctrl('s')));
     update(&mut m, code(KeyCode::Esc));
     assert_eq!(m.form.as_ref().unwrap().stage, Stage::Edit);
-    let effects = update(&mut m, Event::Decided { seq, result: done(&["state.json"], None) });
+    let effects = update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: done(&["state.json"], None),
+        },
+    );
     assert!(effects.is_empty());
     assert_eq!(m.form.as_ref().unwrap().stage, Stage::Edit);
 }
@@ -523,4 +542,59 @@ fn after_a_conflict_a_question_answered_elsewhere_is_no_longer_offered() {
         f.stage
     );
     assert_eq!(f.inputs[0].text(), "x", "the text is still there");
+}
+
+/// A GSD project waiting on WAITING.json (options Yes / No).
+fn gsd_waiting() -> Model {
+    let mut p = Project::new(Format::Gsd, PathBuf::from("/w/g"), "g".into());
+    p.id = "g".into();
+    p.inbox.push(InboxItem {
+        kind: InboxKind::Waiting,
+        act: Some(Address::new(
+            "answer",
+            Some("c".repeat(64)),
+            vec!["Yes, add the signer".into(), "No".into()],
+        )),
+        reference: ".planning/WAITING.json".into(),
+        title: "[Phase 3] allow an extra signer?".into(),
+        since: None,
+        options: vec!["Yes, add the signer".into(), "No".into()],
+        subject: None,
+    });
+    p.blockers.push("waiting on the bank's sandbox".into());
+    model(vec![p], false)
+}
+
+#[test]
+fn gsd_waiting_is_answered_on_the_phases_tab_and_by_y_in_the_inbox() {
+    let mut m = gsd_waiting();
+    update(&mut m, code(KeyCode::Enter));
+    let phases = m
+        .tabs()
+        .iter()
+        .position(|t| *t == crate::app::Tab::Phases)
+        .unwrap();
+    update(
+        &mut m,
+        key(char::from_digit(phases as u32 + 1, 10).unwrap()),
+    );
+    update(&mut m, key('a'));
+    let f = m.form.as_ref().unwrap();
+    let labels: Vec<String> = f.choices.iter().map(super::Choice::label).collect();
+    assert_eq!(labels, ["Yes, add the signer", "No", "type an answer…"]);
+    // The third choice is free text.
+    update(&mut m, key('3'));
+    typed(&mut m, "only above 3 levels");
+    let (_, verb, _, _) = decide(&update(&mut m, ctrl('s')));
+    assert!(matches!(&verb, Verb::Answer { id: Some(sha), text, .. }
+        if sha == &"c".repeat(64) && text == "only above 3 levels"));
+
+    let mut m = gsd_waiting();
+    update(&mut m, key('i'));
+    let (_, verb, _, _) = decide(&update(&mut m, key('y')));
+    assert!(matches!(&verb, Verb::Answer { text, .. } if text == "Yes, add the signer"));
+    let mut m = gsd_waiting();
+    update(&mut m, key('i'));
+    let (_, verb, _, _) = decide(&update(&mut m, key('n')));
+    assert!(matches!(&verb, Verb::Answer { text, .. } if text == "No"));
 }
