@@ -334,7 +334,13 @@ pub fn matching(m: &Model, input: &str) -> Vec<(Command, &'static str)> {
         .iter()
         .filter(|b| b.mode == Mode::Normal && applies(m, b.command))
     {
-        if seen.contains(&b.command) || b.command == Command::Palette {
+        // An option is picked by its digit, not from the palette.
+        if seen.contains(&b.command)
+            || matches!(
+                b.command,
+                Command::Palette | Command::Pick(_) | Command::YesNo(_)
+            )
+        {
             continue;
         }
         seen.push(b.command);
