@@ -13,6 +13,7 @@ pub mod guard;
 pub mod model;
 pub mod options;
 pub mod store;
+pub mod who;
 
 pub mod app;
 pub mod cli;

@@ -219,47 +219,6 @@ impl ActVerb {
     }
 }
 
-/// The login name, for `--by`'s default.
-pub fn login_name() -> String {
-    ["LOGNAME", "USER", "USERNAME"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
-        .or_else(account_name)
-        .unwrap_or_else(|| "unknown".to_owned())
-}
-
-/// The name of this process's user account, from the password database
-/// (a shell without LOGNAME or USER: cron, a container, `env -i`).
-#[cfg(unix)]
-fn account_name() -> Option<String> {
-    let mut buf = vec![0u8; 4096];
-    // SAFETY: `pwd` and `result` are out-parameters getpwuid_r fills; `buf`
-    // outlives the borrowed `pw_name`, which is copied before it is freed.
-    unsafe {
-        let mut pwd: libc::passwd = std::mem::zeroed();
-        let mut result: *mut libc::passwd = std::ptr::null_mut();
-        let rc = libc::getpwuid_r(
-            libc::getuid(),
-            &mut pwd,
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-            &mut result,
-        );
-        if rc != 0 || result.is_null() || pwd.pw_name.is_null() {
-            return None;
-        }
-        let name = std::ffi::CStr::from_ptr(pwd.pw_name)
-            .to_string_lossy()
-            .into_owned();
-        (!name.trim().is_empty()).then_some(name)
-    }
-}
-
-#[cfg(not(unix))]
-fn account_name() -> Option<String> {
-    None
-}
-
 /// `--json`'s answer.
 #[derive(Serialize)]
 struct ActView<'a> {
@@ -321,7 +280,7 @@ pub fn run_act(
     }
     let req = Request {
         verb,
-        by: flags.by.clone().unwrap_or_else(login_name),
+        by: flags.by.clone().unwrap_or_else(crate::who::login_name),
         now,
         devloop_api: config.devloop.api.clone(),
     };
@@ -382,7 +341,7 @@ pub fn run_undo(
     err: &mut dyn Write,
 ) -> io::Result<i32> {
     let mut opts = write_options(flags, config, readonly);
-    opts.by = Some(flags.by.clone().unwrap_or_else(login_name));
+    opts.by = Some(flags.by.clone().unwrap_or_else(crate::who::login_name));
     opts.now = now;
     let Some(dir) = opts.audit_dir.clone() else {
         return Ok(super::usage(
@@ -460,23 +419,5 @@ fn write_outcome(out: &mut dyn Write, verb: &str, o: &Outcome) -> io::Result<()>
             "{verb}: done (audit {id}; `loopdeck undo {id}` puts it back)"
         ),
         None => writeln!(out, "{verb}: done"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[cfg(unix)]
-    #[test]
-    fn the_account_name_is_found_without_the_environment() {
-        // The password database's name for this uid, as `id -un` prints it.
-        let id = std::process::Command::new("id").arg("-un").output();
-        if let Ok(out) = id
-            && out.status.success()
-        {
-            let want = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-            assert_eq!(account_name().as_deref(), Some(want.as_str()));
-        }
     }
 }

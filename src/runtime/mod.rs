@@ -147,7 +147,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         &crate::config::watch_options(&cfg),
     );
     let decider = decide::Decider {
-        by: crate::cli::act::login_name(),
+        by: crate::who::login_name(),
         now: global.now,
         readonly: global.readonly || cfg.readonly,
         devloop_api: cfg.devloop.api.clone(),
