@@ -1,60 +1,468 @@
 //! The decision form over the console: the chooser, the editor, the
-//! confirm dialog with the diff, and what went wrong.
+//! confirm dialog with the diff, and what went wrong. The form's keys are
+//! shown in the hint bar ([`keys`]), not inside the dialog, so the dialog
+//! keeps its rows for the text and the diff.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
-use ratatui::text::Line;
-use ratatui::widgets::{Clear, Paragraph, Wrap};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Padding, Paragraph};
 
 use super::View;
-use super::overlay::centered;
-use super::widgets::block;
-use super::widgets::clean;
-use crate::app::decide::Stage;
+use super::overlay::{centered, clear};
+use super::widgets::{block, clean, clip, fit, offset, wrapped};
+use crate::app::decide::{FileDiff, Form, Input, LONG_TEXT, Stage};
+use crate::model::text::width as text_width;
+
+/// The widest the dialog gets: a diff line stays readable and a wide
+/// terminal calm.
+const MAX_WIDTH: u16 = 100;
+
+/// The tallest the editor gets.
+const EDIT_HEIGHT: u16 = 30;
+
+/// Lines of the heading (the question) kept above an editor or a diff.
+const HEAD_LINES: u16 = 3;
 
 pub fn render(m: &View, f: &mut Frame, area: Rect) {
     let Some(form) = &m.form else {
         return;
     };
-    let area = centered(
-        area,
-        area.width.saturating_sub(4).min(100),
-        area.height.saturating_sub(2),
+    let width = area.width.saturating_sub(4).min(MAX_WIDTH);
+    let full = area.height.saturating_sub(2).max(3);
+    // The text inside the border and its one column of padding each side.
+    let w = width.saturating_sub(4);
+    let t = &m.theme;
+    let title = fit(
+        Line::from(Span::styled(title(form), t.bold)),
+        width.saturating_sub(2),
     );
-    f.render_widget(Clear, area);
-    let mut lines: Vec<Line> = vec![Line::raw(clean(&form.heading).into_owned())];
+    let frame = |height: u16| {
+        let rect = centered(area, width, height.min(full));
+        let b = block(m, title.clone(), true).padding(Padding::horizontal(1));
+        (rect, b)
+    };
     match &form.stage {
-        Stage::Choose => {
-            for (i, c) in form.choices.iter().enumerate() {
-                lines.push(Line::raw(format!("{} {}", i + 1, clean(&c.label()))));
-            }
-        }
         Stage::Edit | Stage::Discard => {
-            for i in &form.inputs {
-                lines.push(Line::raw(format!(
-                    "{}: {}",
-                    i.field.label,
-                    clean(&i.text())
+            // Room to write in, not a wall of empty box on a tall screen
+            // (the editor scrolls).
+            let (rect, b) = frame(full.min(EDIT_HEIGHT));
+            clear(f, rect);
+            let inside = b.inner(rect);
+            f.render_widget(b, rect);
+            editor(m, f, form, inside);
+        }
+        Stage::Confirm { files, scroll, yes } => {
+            let (rect, b) = frame(full);
+            clear(f, rect);
+            let inside = b.inner(rect);
+            f.render_widget(b, rect);
+            confirm(m, f, form, inside, (files, *scroll, *yes));
+        }
+        Stage::Choose => {
+            // Room for the heading, a blank line, the choices, the note.
+            let room = full.saturating_sub(2);
+            let lines = chooser(m, form, w, room);
+            let (rect, b) = frame(lines.len() as u16 + 2);
+            clear(f, rect);
+            f.render_widget(Paragraph::new(lines).block(b), rect);
+        }
+        Stage::Previewing | Stage::Writing | Stage::Failed { .. } => {
+            let lines = message(m, form, w, full.saturating_sub(2));
+            let (rect, b) = frame(lines.len() as u16 + 2);
+            clear(f, rect);
+            f.render_widget(Paragraph::new(lines).block(b), rect);
+        }
+    }
+}
+
+/// The dialog's title for the stage.
+fn title(form: &Form) -> String {
+    let what = form.title();
+    match &form.stage {
+        Stage::Choose => format!(" Decide · {} ", form.project),
+        Stage::Confirm { .. } => format!(" Confirm: {what} · {} ", form.project),
+        Stage::Failed { conflict: true, .. } => " Changed on disk — nothing written ".to_owned(),
+        Stage::Failed { .. } => " Refused ".to_owned(),
+        _ => format!(" {what} · {} ", form.project),
+    }
+}
+
+/// The form's keys in its stage, for the hint bar (the one place they are
+/// shown).
+pub fn keys(form: &Form) -> String {
+    let kept = !form.inputs.is_empty();
+    match &form.stage {
+        Stage::Choose => "1-9/Enter pick · j/k move · Esc cancel".to_owned(),
+        Stage::Edit if form.inputs.len() > 1 => {
+            "Ctrl-S send · Alt-Enter send · Tab next field · Esc cancel · * required".to_owned()
+        }
+        Stage::Edit => "Ctrl-S send · Alt-Enter send · Esc cancel".to_owned(),
+        Stage::Discard => "y discard · n keep typing".to_owned(),
+        Stage::Previewing => "Esc back".to_owned(),
+        Stage::Writing => "writing: wait for it".to_owned(),
+        Stage::Confirm { .. } => "w write · n/Esc back · j/k scroll · Tab switch".to_owned(),
+        Stage::Failed { conflict: true, .. } => "Enter/Esc back to your text (kept)".to_owned(),
+        Stage::Failed { .. } if kept => "Enter/Esc back to your text (kept)".to_owned(),
+        Stage::Failed { .. } => "Enter try again · Esc close".to_owned(),
+    }
+}
+
+/// The heading (what is decided), wrapped, at most `max` lines.
+fn heading(m: &View, form: &Form, w: u16, max: u16) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    wrapped(&mut lines, w, &form.heading, m.theme.bold);
+    clip(lines, max.max(1), w)
+}
+
+/// The note under the fields (an empty answer, a long text, a refusal).
+fn note(m: &View, form: &Form, w: u16) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if let Some(n) = &form.note {
+        wrapped(&mut lines, w, n, m.theme.warn.patch(m.theme.bold));
+    }
+    clip(lines, 3, w)
+}
+
+/// The chooser: the heading, then the numbered choices, the one under the
+/// cursor highlighted; only the ones that fit in `room` rows.
+fn chooser(m: &View, form: &Form, w: u16, room: u16) -> Vec<Line<'static>> {
+    let t = &m.theme;
+    let note = note(m, form, w);
+    let mut lines = heading(m, form, w, (room / 3).max(1));
+    lines.push(Line::default());
+    let list = (room as usize)
+        .saturating_sub(lines.len() + note.len())
+        .max(1);
+    let first = offset(form.pick, list);
+    for (i, c) in form.choices.iter().enumerate().skip(first).take(list) {
+        let n = if i < 9 {
+            format!("{}", i + 1)
+        } else {
+            " ".to_owned()
+        };
+        let on = i == form.pick;
+        let line = Line::from(vec![
+            Span::raw(if on { "› " } else { "  " }),
+            Span::styled(format!("{n} "), if on { Style::new() } else { t.accent }),
+            Span::raw(c.label()),
+        ]);
+        let mut line = fit(line, w);
+        if on {
+            // The whole row, so the cursor reads without colour too.
+            let pad = (w as usize).saturating_sub(line.width());
+            line.spans.push(Span::raw(" ".repeat(pad)));
+            line = line.style(t.selection);
+        }
+        lines.push(line);
+    }
+    if form.choices.len() > first + list {
+        lines.push(Line::from(Span::styled(
+            format!("  … {} more", form.choices.len() - first - list),
+            t.muted,
+        )));
+    }
+    lines.extend(note);
+    lines
+}
+
+/// Waiting for the preview or the write, or what went wrong.
+fn message(m: &View, form: &Form, w: u16, room: u16) -> Vec<Line<'static>> {
+    let t = &m.theme;
+    let mut lines = heading(m, form, w, HEAD_LINES);
+    lines.push(Line::default());
+    match &form.stage {
+        Stage::Previewing => lines.push(Line::from(Span::styled(
+            "working out what would change…",
+            t.muted,
+        ))),
+        Stage::Writing => lines.push(Line::from(Span::styled("writing…", t.muted))),
+        Stage::Failed { message, conflict } => {
+            wrapped(&mut lines, w, message, t.error.patch(t.bold));
+            if *conflict {
+                lines.push(Line::default());
+                lines.push(Line::from(Span::styled(
+                    "The project was read again; your text is kept.",
+                    t.muted,
                 )));
             }
         }
-        Stage::Previewing => lines.push(Line::raw("computing what would change…")),
-        Stage::Writing => lines.push(Line::raw("writing…")),
-        Stage::Confirm { files, .. } => {
-            for fd in files {
-                lines.extend(fd.diff.lines().map(|l| Line::raw(clean(l).into_owned())));
-            }
-            lines.push(Line::raw("w write · n/Esc no"));
+        _ => {}
+    }
+    let lines = wrap_lines(lines, w);
+    clip(lines, room, w)
+}
+
+/// Lines wider than `w` (a long fixed sentence) wrapped, style kept.
+fn wrap_lines(lines: Vec<Line<'static>>, w: u16) -> Vec<Line<'static>> {
+    let mut out = Vec::with_capacity(lines.len());
+    for l in lines {
+        if l.width() <= w as usize || l.spans.len() != 1 {
+            out.push(l);
+            continue;
         }
-        Stage::Failed { message, .. } => lines.push(Line::raw(clean(message).into_owned())),
+        let style = l.spans[0].style;
+        wrapped(&mut out, w, &l.spans[0].content, style);
     }
-    if let Some(note) = &form.note {
-        lines.push(Line::raw(clean(note).into_owned()));
+    out
+}
+
+/// The editor: the heading, the option picked, one box per field (the
+/// focused multi-line one gets the room), the note; under Discard a small
+/// question over it.
+fn editor(m: &View, f: &mut Frame, form: &Form, area: Rect) {
+    let t = &m.theme;
+    let w = area.width;
+    let mut head = heading(m, form, w, HEAD_LINES);
+    if let Some(option) = form.choice().and_then(|c| c.option.as_deref()) {
+        head.push(fit(
+            Line::from(vec![
+                Span::styled("chosen: ", t.muted),
+                Span::styled(option.to_owned(), t.accent),
+            ]),
+            w,
+        ));
     }
-    f.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(block(m, format!(" {} ", clean(&form.title())), true)),
-        area,
+    let note = note(m, form, w);
+    // The box that grows: the focused field when it takes several lines,
+    // else the first that does.
+    let big = match form.inputs.get(form.focus) {
+        Some(i) if i.field.multiline => Some(form.focus),
+        _ => form.inputs.iter().position(|i| i.field.multiline),
+    };
+    let mut rows = vec![Constraint::Length(head.len() as u16), Constraint::Length(1)];
+    for (i, input) in form.inputs.iter().enumerate() {
+        rows.push(if Some(i) == big {
+            Constraint::Min(3)
+        } else if input.field.multiline {
+            Constraint::Length(4)
+        } else {
+            Constraint::Length(3)
+        });
+    }
+    if big.is_none() {
+        rows.push(Constraint::Min(0));
+    }
+    rows.push(Constraint::Length(note.len() as u16));
+    let areas = Layout::vertical(rows).split(area);
+    f.render_widget(Paragraph::new(head), areas[0]);
+    let editing = form.stage == Stage::Edit;
+    for (i, input) in form.inputs.iter().enumerate() {
+        let focused = editing && i == form.focus;
+        let area = input_widget(m, input, focused);
+        f.render_widget(&area, areas[i + 2]);
+    }
+    if let Some(last) = areas.last() {
+        f.render_widget(Paragraph::new(note), *last);
+    }
+    if form.stage == Stage::Discard {
+        let ask = centered(area, 44.min(w), 4);
+        clear(f, ask);
+        f.render_widget(
+            Paragraph::new(vec![
+                Line::from(Span::styled("Discard the typed text?", t.bold)),
+                Line::from(Span::styled("y discard · n keep typing", t.muted)),
+            ])
+            .block(
+                Block::bordered()
+                    .border_style(t.warn)
+                    .padding(Padding::horizontal(1)),
+            ),
+            ask,
+        );
+    }
+}
+
+/// A field's editor for this frame: ratatui-textarea's own widget, in a
+/// box titled with the label (`*`: required) and the character count; the
+/// cursor only in the focused one.
+fn input_widget(m: &View, input: &Input, focused: bool) -> ratatui_textarea::TextArea<'static> {
+    let t = &m.theme;
+    let mut area = input.area.clone();
+    let field = input.field;
+    let label = format!(
+        " {}{} ",
+        field.label,
+        if field.required { " *" } else { "" }
     );
+    let n = input.chars();
+    let (count, count_style) = if n > LONG_TEXT {
+        (
+            format!(" {n} chars: over {LONG_TEXT} "),
+            t.warn.patch(t.bold),
+        )
+    } else {
+        (format!(" {n} chars "), t.muted)
+    };
+    let border = if focused { t.accent } else { t.muted };
+    area.set_block(
+        Block::bordered()
+            .border_style(border)
+            .padding(Padding::horizontal(1))
+            .title(Line::from(Span::styled(
+                label,
+                if focused { t.accent } else { Style::new() },
+            )))
+            .title_top(Line::from(Span::styled(count, count_style)).right_aligned()),
+    );
+    area.set_style(Style::new());
+    area.set_cursor_line_style(Style::new());
+    area.set_cursor_style(if focused {
+        Style::new().add_modifier(Modifier::REVERSED)
+    } else {
+        Style::new()
+    });
+    area.set_placeholder_style(t.muted);
+    if focused {
+        area.set_placeholder_text("type here");
+    } else if !field.required {
+        area.set_placeholder_text(" (optional)");
+    } else {
+        area.set_placeholder_text("");
+    }
+    area
+}
+
+/// The confirm dialog: what changes, the diff (scrolled), the buttons.
+fn confirm(m: &View, f: &mut Frame, form: &Form, area: Rect, stage: (&[FileDiff], u16, bool)) {
+    let (files, scroll, yes) = stage;
+    let t = &m.theme;
+    let w = area.width;
+    let head = heading(m, form, w, 2);
+    let names: Vec<String> = files.iter().map(|d| d.file.clone()).collect();
+    let mut list = Vec::new();
+    let what = match files.len() {
+        1 => "writes 1 file: ".to_owned(),
+        n => format!("writes {n} files: "),
+    };
+    wrapped(
+        &mut list,
+        w,
+        &format!("{what}{}", names.join(" · ")),
+        t.bold,
+    );
+    let list = clip(list, 3, w);
+    let rule = || Line::from(Span::styled("─".repeat(w as usize), t.muted));
+    let [head_a, list_a, rule_a, diff_a, rule_b, buttons_a] = Layout::vertical([
+        Constraint::Length(head.len() as u16),
+        Constraint::Length(list.len() as u16),
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    f.render_widget(Paragraph::new(head), head_a);
+    f.render_widget(Paragraph::new(list), list_a);
+    f.render_widget(rule(), rule_a);
+    f.render_widget(rule(), rule_b);
+
+    let lines = diff_lines(m, files, w);
+    let total = lines.len() as u16;
+    let room = diff_a.height;
+    // Clamped here, like the help: `G` asks for the end.
+    let scroll = scroll.min(total.saturating_sub(room));
+    let shown: Vec<Line> = lines
+        .into_iter()
+        .skip(scroll as usize)
+        .take(room as usize)
+        .collect();
+    f.render_widget(Paragraph::new(shown), diff_a);
+
+    let button = |text: &'static str, on: bool| {
+        if on {
+            Span::styled(text, t.selection.patch(t.bold))
+        } else {
+            Span::styled(text, t.muted)
+        }
+    };
+    let where_ = if total > room {
+        format!(
+            "lines {}-{}/{total}",
+            scroll + 1,
+            (scroll + room).min(total)
+        )
+    } else {
+        format!("{total} lines")
+    };
+    let left = vec![
+        button("[ No ]", !yes),
+        Span::raw("  "),
+        button("[ Yes, write ]", yes),
+    ];
+    let used: usize = left.iter().map(Span::width).sum();
+    let pad = (w as usize).saturating_sub(used + text_width(&where_));
+    let mut spans = left;
+    if pad > 0 {
+        spans.push(Span::raw(" ".repeat(pad)));
+        spans.push(Span::styled(where_, t.muted));
+    }
+    f.render_widget(Line::from(spans), buttons_a);
+}
+
+/// The diffs as `act --dry-run` prints them, each line made safe, cut
+/// into rows of `w` columns (a continued row starts with the same `+`/`-`
+/// so it reads without colour too), added lines green, removed red.
+fn diff_lines(m: &View, files: &[FileDiff], w: u16) -> Vec<Line<'static>> {
+    let t = &m.theme;
+    let mut out = Vec::new();
+    for (i, fd) in files.iter().enumerate() {
+        if i > 0 {
+            out.push(Line::default());
+        }
+        for raw in fd.diff.lines() {
+            let line = clean(raw);
+            let style = if line.starts_with("+++") || line.starts_with("---") {
+                t.bold
+            } else if line.starts_with("@@") {
+                t.info
+            } else if line.starts_with('+') {
+                t.ok
+            } else if line.starts_with('-') {
+                t.error
+            } else {
+                Style::new()
+            };
+            let sign = match line.chars().next() {
+                Some(c @ ('+' | '-')) if !line.starts_with("+++") && !line.starts_with("---") => {
+                    Some(c)
+                }
+                _ => None,
+            };
+            for row in rows(&line, w as usize, sign) {
+                out.push(Line::from(Span::styled(row, style)));
+            }
+        }
+    }
+    out
+}
+
+/// `s` cut into rows of at most `w` display columns, never inside a wide
+/// character; rows after the first start with `sign` when given.
+fn rows(s: &str, w: usize, sign: Option<char>) -> Vec<String> {
+    let w = w.max(2);
+    if text_width(s) <= w {
+        return vec![s.to_owned()];
+    }
+    let mut out = Vec::new();
+    let mut row = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + cw > w {
+            out.push(std::mem::take(&mut row));
+            used = 0;
+            if let Some(sign) = sign {
+                row.push(sign);
+                used = 1;
+            }
+        }
+        row.push(c);
+        used += cw;
+    }
+    if !row.is_empty() {
+        out.push(row);
+    }
+    out
 }

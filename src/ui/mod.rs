@@ -18,6 +18,8 @@ pub mod theme;
 mod widgets;
 
 #[cfg(test)]
+mod decide_tests;
+#[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
 mod notice_tests;
@@ -228,17 +230,33 @@ fn hint_line(m: &View, width: u16) -> Line<'static> {
         used += unicode_width::UnicodeWidthStr::width(text.as_str());
         spans.push(Span::styled(text, t.accent.patch(t.bold)));
     }
+    if m.mode == Mode::Decide
+        && let Some(form) = &m.form
+    {
+        // The form's own keys, here only (the dialog keeps its rows).
+        let keys = format!(" {}", decide::keys(form));
+        let room = (width as usize).saturating_sub(used);
+        spans.push(Span::styled(truncate(&keys, room).into_owned(), t.muted));
+        return Line::from(spans);
+    }
+    let hints = crate::app::hints(m);
+    // Read-only: the decision keys greyed and crossed out, and the reason
+    // said once (not when the status line says it already).
+    let said = m.status.is_some() && m.status.as_deref() == crate::app::decide::readonly_reason(m);
+    if hints.iter().any(|h| h.off) && !said {
+        let text = " read-only: decisions off ";
+        let w = unicode_width::UnicodeWidthStr::width(text);
+        if used + w <= width as usize {
+            used += w;
+            spans.push(Span::styled(text, t.warn.patch(t.bold)));
+        }
+    }
     let mut first = true;
-    for h in crate::app::hints(m) {
-        let text = if h.off {
-            format!("{} (read-only)", h.text)
-        } else {
-            h.text
-        };
+    for h in hints {
         let add = if first {
-            format!(" {text}")
+            format!(" {}", h.text)
         } else {
-            format!(" · {text}")
+            format!(" · {}", h.text)
         };
         let w = unicode_width::UnicodeWidthStr::width(add.as_str());
         if used + w > width as usize {
@@ -246,12 +264,17 @@ fn hint_line(m: &View, width: u16) -> Line<'static> {
         }
         used += w;
         first = false;
-        let style = if h.off {
-            t.muted.add_modifier(ratatui::style::Modifier::CROSSED_OUT)
+        if h.off {
+            // The separator plain, the key crossed out.
+            let (sep, key) = add.split_at(add.len() - h.text.len());
+            spans.push(Span::styled(sep.to_owned(), t.muted));
+            spans.push(Span::styled(
+                key.to_owned(),
+                t.muted.add_modifier(ratatui::style::Modifier::CROSSED_OUT),
+            ));
         } else {
-            t.muted
-        };
-        spans.push(Span::styled(add, style));
+            spans.push(Span::styled(add, t.muted));
+        }
     }
     Line::from(spans)
 }

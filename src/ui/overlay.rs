@@ -19,6 +19,24 @@ pub(super) fn centered(area: Rect, width: u16, height: u16) -> Rect {
     cell
 }
 
+/// Clear `area` for a dialog drawn over the screen. A wide character of
+/// the screen under it whose second half falls on the dialog's left edge is
+/// blanked: a terminal would draw it over the border (ratatui does not
+/// send a cell a wide character covers).
+pub(super) fn clear(f: &mut Frame, area: Rect) {
+    f.render_widget(Clear, area);
+    let Some(left) = area.x.checked_sub(1) else {
+        return;
+    };
+    let buf = f.buffer_mut();
+    for y in area.top()..area.bottom() {
+        let cell = &mut buf[(left, y)];
+        if unicode_width::UnicodeWidthStr::width(cell.symbol()) > 1 {
+            cell.set_symbol(" ");
+        }
+    }
+}
+
 /// Every key of the current view, scrolled by `m.help_scroll` when the
 /// screen is shorter than the list.
 pub fn help(m: &View, f: &mut Frame, area: Rect) {
