@@ -178,12 +178,18 @@ fn edit_key(m: &mut Model, key: KeyEvent, esc: bool) -> Vec<Effect> {
 }
 
 fn confirm_key(m: &mut Model, key: KeyEvent, esc: bool) -> Vec<Effect> {
+    let page = m.page.max(1);
     let Some(f) = m.form.as_mut() else {
         return Vec::new();
     };
-    let Stage::Confirm { scroll, yes, .. } = &mut f.stage else {
+    let Stage::Confirm { files, scroll, yes } = &mut f.stage else {
         return Vec::new();
     };
+    // The view clamps to what fits; the model keeps within the diff's
+    // lines, so a key back up after `G` moves at once.
+    let lines: usize = files.iter().map(|d| d.diff.lines().count() + 1).sum();
+    let last = u16::try_from(lines.saturating_sub(page.min(lines))).unwrap_or(u16::MAX);
+    let step = u16::try_from(page).unwrap_or(u16::MAX);
     match key.code {
         _ if esc => return back(m),
         KeyCode::Char('n') => return back(m),
@@ -193,12 +199,14 @@ fn confirm_key(m: &mut Model, key: KeyEvent, esc: bool) -> Vec<Effect> {
         KeyCode::Enter if *yes => return write(f, &mut m.decide_seq),
         KeyCode::Enter => return back(m),
         KeyCode::Tab | KeyCode::BackTab | KeyCode::Left | KeyCode::Right => *yes = !*yes,
-        KeyCode::Char('j') | KeyCode::Down => *scroll = scroll.saturating_add(1),
-        KeyCode::Char('k') | KeyCode::Up => *scroll = scroll.saturating_sub(1),
-        KeyCode::PageDown | KeyCode::Char(' ') => *scroll = scroll.saturating_add(10),
-        KeyCode::PageUp => *scroll = scroll.saturating_sub(10),
+        KeyCode::Char('j') | KeyCode::Down => *scroll = scroll.saturating_add(1).min(last),
+        KeyCode::Char('k') | KeyCode::Up => *scroll = (*scroll).min(last).saturating_sub(1),
+        KeyCode::PageDown | KeyCode::Char(' ') => {
+            *scroll = scroll.saturating_add(step).min(last);
+        }
+        KeyCode::PageUp => *scroll = (*scroll).min(last).saturating_sub(step),
         KeyCode::Char('g') | KeyCode::Home => *scroll = 0,
-        KeyCode::Char('G') | KeyCode::End => *scroll = u16::MAX,
+        KeyCode::Char('G') | KeyCode::End => *scroll = last,
         _ => return Vec::new(),
     }
     vec![Effect::Render]
@@ -216,8 +224,14 @@ pub fn paste(m: &mut Model, text: &str) -> Vec<Effect> {
     let Some(input) = f.inputs.get_mut(f.focus) else {
         return Vec::new();
     };
-    // Terminals send a pasted line break as CR.
-    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    // Terminals send a pasted line break as CR. Other control characters
+    // (an escape sequence copied with the text) are not part of an answer.
+    let text: String = text
+        .replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .collect();
     let text = if single {
         text.replace('\n', " ")
     } else {

@@ -598,3 +598,54 @@ fn gsd_waiting_is_answered_on_the_phases_tab_and_by_y_in_the_inbox() {
     let (_, verb, _, _) = decide(&update(&mut m, key('n')));
     assert!(matches!(&verb, Verb::Answer { text, .. } if text == "No"));
 }
+
+#[test]
+fn the_confirm_scrolls_within_the_diff_and_back_up_at_once_after_g() {
+    let mut m = model(vec![prd("alpha")], false);
+    m.page = 5;
+    update(&mut m, key('i'));
+    update(&mut m, key('a'));
+    typed(&mut m, "x");
+    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
+    let diff: String = (0..20).map(|i| format!("+line {i}\n")).collect();
+    update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: Decided::Done {
+                files: vec![FileDiff {
+                    file: "state.json".into(),
+                    diff,
+                }],
+                audit_id: None,
+            },
+        },
+    );
+    let scroll = |m: &Model| match &m.form.as_ref().unwrap().stage {
+        Stage::Confirm { scroll, .. } => *scroll,
+        other => panic!("{other:?}"),
+    };
+    update(&mut m, key('G'));
+    assert_eq!(scroll(&m), 16, "21 lines, 5 a page");
+    update(&mut m, key('k'));
+    assert_eq!(scroll(&m), 15);
+    for _ in 0..30 {
+        update(&mut m, key('j'));
+    }
+    assert_eq!(scroll(&m), 16);
+}
+
+#[test]
+fn pasted_control_characters_are_dropped() {
+    let mut m = model(vec![prd("alpha")], false);
+    update(&mut m, key('i'));
+    update(&mut m, key('a'));
+    update(
+        &mut m,
+        Event::Paste("ok\u{1b}[31m red\u{7}\tand\u{9b}2J".into()),
+    );
+    assert_eq!(
+        m.form.as_ref().unwrap().inputs[0].text(),
+        "ok[31m red\tand2J"
+    );
+}
