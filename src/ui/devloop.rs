@@ -7,7 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use super::widgets::{
     Spec, bar, block, clean, column_widths, empty, field, fit, inner, safe_line, table,
@@ -267,7 +267,7 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                 wrapped(&mut lines, w, &format!("  {text}"), t.error);
             }
         }
-        f.render_widget(Clear, area);
+        super::overlay::clear(f, area);
         let n = lines.len();
         f.render_widget(
             Paragraph::new(lines)
@@ -404,7 +404,7 @@ pub fn bugs(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             }
             wrapped(&mut lines, w, &text, Style::new());
         }
-        f.render_widget(Clear, area);
+        super::overlay::clear(f, area);
         let n = lines.len();
         f.render_widget(
             Paragraph::new(lines)

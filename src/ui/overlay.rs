@@ -71,7 +71,7 @@ pub fn help(m: &View, f: &mut Frame, area: Rect) {
     } else {
         " Keys · Esc close ".to_owned()
     };
-    f.render_widget(Clear, area);
+    clear(f, area);
     f.render_widget(
         Paragraph::new(lines)
             .scroll((scroll, 0))
@@ -102,7 +102,7 @@ pub fn palette(m: &View, f: &mut Frame, area: Rect) {
     if matches.is_empty() {
         lines.push(Line::from(Span::styled(" no command matches", t.muted)));
     }
-    f.render_widget(Clear, area);
+    clear(f, area);
     f.render_widget(
         Paragraph::new(lines).block(block(m, " Commands ", true)),
         area,
