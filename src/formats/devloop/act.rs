@@ -22,6 +22,8 @@ mod event;
 pub mod http;
 mod project;
 
+pub(crate) use project::FINISHED;
+
 use std::path::Path;
 
 pub(crate) use crate::formats::act::not_for;

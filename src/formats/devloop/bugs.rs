@@ -56,6 +56,15 @@ pub fn read(p: &mut Project, dir: &Path) {
         }
     };
     findings(p, &bugs);
+    let mut bugs = bugs;
+    // A bug duplicates another one: with no other bug in the file, the act
+    // refuses `duplicate`, so it is not offered.
+    let first = bugs.first().map(|b| b.id.clone());
+    if bugs.iter().all(|b| Some(&b.id) == first.as_ref()) {
+        for a in bugs.iter_mut().filter_map(|b| b.act.as_mut()) {
+            a.options.retain(|o| o != "duplicate");
+        }
+    }
     p.detail.bugs = bugs;
     p.detail.bug_stats = Some(stats);
 }

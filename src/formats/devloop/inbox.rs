@@ -193,18 +193,26 @@ pub(super) fn inbox(
             .and_then(|r| r.strip_suffix(".json"))
             .unwrap_or(a.agent.as_str());
         // A decision already recorded for this pause (`act resume-agent`)
-        // is said: the server has not acted on it yet. It can be changed.
-        let title = match decided(&p.path, rel, a.paused_at) {
-            Some(d) => format!("{title}; {d}, waiting for the devloop server to act"),
-            None => title,
+        // is said: the server has not acted on it yet. It can be changed,
+        // not made again (the act refuses the same choice twice).
+        let (title, options) = match decided(&p.path, rel, a.paused_at) {
+            Some((d, choice)) => (
+                format!("{title}; {d}, waiting for the devloop server to act"),
+                options.into_iter().filter(|o| *o != choice).collect(),
+            ),
+            None => (title, options),
         };
+        let act = (!options.is_empty())
+            .then(|| Address::new("resume-agent", Some(stem.to_owned()), options.clone()));
+        // The agent's row (the Agents tab names it `Agent.agent`) offers
+        // the same decision when that name is the state file's, the one
+        // the act takes.
+        if let Some(a) = act.as_ref().filter(|_| stem == a.agent) {
+            p.acts.push(a.clone());
+        }
         items.push(InboxItem {
             kind: InboxKind::Resume,
-            act: Some(Address {
-                verb: "resume-agent",
-                target: Some(stem.to_owned()),
-                options: options.clone(),
-            }),
+            act,
             reference: rel.clone(),
             title,
             since: a.paused_at,
@@ -273,7 +281,7 @@ pub(super) fn inbox(
 
 /// `yibo chose restart at …`: the `resume_decision` the agent's state
 /// holds, when made for its current pause (at or after it paused).
-fn decided(dir: &Path, rel: &str, paused_at: Option<DateTime<Utc>>) -> Option<String> {
+fn decided(dir: &Path, rel: &str, paused_at: Option<DateTime<Utc>>) -> Option<(String, String)> {
     let bytes = store::read_in(dir, rel, store::STATE_FILE_LIMIT).ok()?;
     let v: Value =
         serde_json::from_slice(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes)).ok()?;
@@ -287,10 +295,11 @@ fn decided(dir: &Path, rel: &str, paused_at: Option<DateTime<Utc>>) -> Option<St
         return None;
     }
     let by = d.get("by").and_then(Value::as_str).unwrap_or("someone");
-    Some(match at_text {
+    let said = match at_text {
         Some(t) => format!("{by} chose {choice} at {t}"),
         None => format!("{by} chose {choice}"),
-    })
+    };
+    Some((said, choice.to_owned()))
 }
 
 /// The LoopStatusBar's facts: L1 units by status, L2 rounds and the latest

@@ -470,10 +470,33 @@ fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
         unsure: unsure.as_ref(),
     };
     inbox(&mut p, &prd, &budget, &waiting, &agents, meta_updated);
+    project_acts(&mut p);
     p.detail.loops = Some(inbox::loops(&p, &prd, &changes, &waiting, units.l2));
     resume(&mut p, dir, &prd, &progress.phase, passed, total);
     p.detail.progress = Some(progress);
     p
+}
+
+/// The decisions on the project itself, as `act` takes them without a
+/// server (seed 004's REST.signOff/abandon): sign-off (or abandon, its
+/// other option) once shipped, as the inbox item offers; abandon on any
+/// project not finished (shipped-final, abandoned); a requirement always
+/// (it needs the devloop server, and `act` says so when none is
+/// configured). `status` is `project.json`'s own word, as `act` reads it.
+fn project_acts(p: &mut Project) {
+    let status = p.status.as_str();
+    if status == "shipped" {
+        p.acts.push(crate::model::Address::new(
+            "sign-off",
+            None,
+            vec!["sign-off".to_owned(), "abandon".to_owned()],
+        ));
+    } else if !act::FINISHED.contains(&status) {
+        p.acts
+            .push(crate::model::Address::new("abandon", None, Vec::new()));
+    }
+    p.acts
+        .push(crate::model::Address::new("requirement", None, Vec::new()));
 }
 
 #[cfg(test)]
@@ -584,6 +607,134 @@ mod tests {
                 .iter()
                 .any(|f| f.code == "devloop.resume-token-expired")
         );
+    }
+
+    type Offer = (&'static str, Option<String>, Vec<String>);
+
+    fn acts(p: &Project) -> Vec<Offer> {
+        p.acts
+            .iter()
+            .map(|a| (a.verb, a.target.clone(), a.options.clone()))
+            .collect()
+    }
+
+    const PAUSED: &str = r#"{"agent":"tester","status":"paused","resume_token":"rt","updated_at":"2026-06-01T09:00:00Z"}"#;
+
+    #[test]
+    fn an_agent_row_offers_what_the_act_takes() {
+        let row = |agent: &str, options: &[&'static str]| {
+            (
+                "resume-agent",
+                Some(agent.to_owned()),
+                options.iter().map(|o| (*o).to_owned()).collect::<Vec<_>>(),
+            )
+        };
+        let rows = |p: &Project| -> Vec<Offer> {
+            acts(p)
+                .into_iter()
+                .filter(|a| a.0 == "resume-agent")
+                .collect()
+        };
+        // Paused with a fresh token: resume or restart, as the inbox item.
+        let (_t, p) = project(&[(PROJECT_FILE, META), ("agent-state/tester.json", PAUSED)]);
+        let p = p.unwrap();
+        assert_eq!(rows(&p), vec![row("tester", &["resume", "restart"])]);
+        assert_eq!(p.inbox[0].act.as_ref(), p.acts.first());
+        // The project moved on past the token's expiry: only restart.
+        let later = META.replace("2026-06-01T10:00:00Z", "2026-06-03T10:00:00Z");
+        let (_t, p) = project(&[(PROJECT_FILE, &later), ("agent-state/tester.json", PAUSED)]);
+        assert_eq!(rows(&p.unwrap()), vec![row("tester", &["restart"])]);
+        // A restart already decided for this pause: the act refuses it
+        // again; resume is left.
+        let decided = PAUSED.replace(
+            "\"updated_at\"",
+            r#""resume_decision":{"choice":"restart","by":"yibo","at":"2026-06-01T09:30:00Z"},"updated_at""#,
+        );
+        let (_t, p) = project(&[(PROJECT_FILE, META), ("agent-state/tester.json", &decided)]);
+        let p = p.unwrap();
+        assert_eq!(rows(&p), vec![row("tester", &["resume"])]);
+        assert_eq!(p.inbox[0].options, vec!["resume"]);
+        // ... and once expired, nothing is left to decide.
+        let (_t, p) = project(&[
+            (PROJECT_FILE, &later),
+            ("agent-state/tester.json", &decided),
+        ]);
+        let p = p.unwrap();
+        assert!(rows(&p).is_empty() && p.inbox[0].act.is_none());
+        // A running agent offers nothing.
+        let running = PAUSED.replace("paused", "running");
+        let (_t, p) = project(&[(PROJECT_FILE, META), ("agent-state/tester.json", &running)]);
+        assert!(rows(&p.unwrap()).is_empty());
+        // An agent whose state names it otherwise than its file: the row
+        // (named `Agent.agent`) offers nothing the act would not find; the
+        // inbox item, on the file's name, still does.
+        let (_t, p) = project(&[(PROJECT_FILE, META), ("agent-state/qa.json", PAUSED)]);
+        let p = p.unwrap();
+        assert!(rows(&p).is_empty());
+        let act = p.inbox[0].act.as_ref().unwrap();
+        assert_eq!(act.target.as_deref(), Some("qa"));
+    }
+
+    #[test]
+    fn the_project_offers_sign_off_abandon_and_a_requirement_by_its_status() {
+        let with = |status: &str| {
+            let (_t, p) = project(&[(PROJECT_FILE, &META.replace("running", status))]);
+            acts(&p.unwrap())
+        };
+        let plain = |v: &'static str| (v, None, Vec::<String>::new());
+        assert_eq!(
+            with("running"),
+            vec![plain("abandon"), plain("requirement")]
+        );
+        assert_eq!(
+            with("blocked"),
+            vec![plain("abandon"), plain("requirement")]
+        );
+        assert_eq!(
+            with("shipped"),
+            vec![
+                (
+                    "sign-off",
+                    None,
+                    vec!["sign-off".to_owned(), "abandon".to_owned()]
+                ),
+                plain("requirement")
+            ]
+        );
+        assert_eq!(with("shipped-final"), vec![plain("requirement")]);
+        assert_eq!(with("abandoned"), vec![plain("requirement")]);
+    }
+
+    #[test]
+    fn a_lone_bug_is_not_offered_as_a_duplicate() {
+        let bug = |id: &str| {
+            format!(
+                "{{\"id\":\"{id}\",\"status\":\"open\",\"title\":\"t\",\"severity\":\"P2\",\"created_at\":\"2026-06-01T09:00:00Z\"}}\n"
+            )
+        };
+        let options = |p: &Project| -> Vec<Vec<String>> {
+            p.detail
+                .bugs
+                .iter()
+                .map(|b| {
+                    b.act
+                        .as_ref()
+                        .map(|a| a.options.clone())
+                        .unwrap_or_default()
+                })
+                .collect()
+        };
+        let (_t, p) = project(&[(PROJECT_FILE, META), ("bugs.ndjson", &bug("B-1"))]);
+        assert_eq!(options(&p.unwrap()), vec![vec!["fixing", "wontfix"]]);
+        let two = format!("{}{}", bug("B-1"), bug("B-2"));
+        let (_t, p) = project(&[(PROJECT_FILE, META), ("bugs.ndjson", &two)]);
+        let p = p.unwrap();
+        assert!(
+            options(&p)
+                .iter()
+                .all(|o| o.contains(&"duplicate".to_owned()))
+        );
+        assert_eq!(options(&p).len(), 2);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::formats::act::not_for;
 use crate::formats::jsonedit::JsonDoc;
-use crate::model::{Format, Request, Verb};
+use crate::model::{Address, Format, Request, Verb};
 use crate::store::txn::{
     ActError, Edit, LockKind, Outcome, Refusal, Snapshot, Txn, WriteOptions, transact,
 };
@@ -76,8 +76,8 @@ fn stale_snapshot(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<(), 
 /// What a verb works on: the parsed state (checked coherent), the other
 /// files it may read, who decides and when.
 pub(crate) struct Ctx<'s> {
-    pub doc: JsonDoc,
-    pub snap: &'s mut Snapshot,
+    pub value: Value,
+    pub files: Files<'s>,
     pub by: String,
     /// `now` as the plan's timestamps spell it (RFC 3339, `Z`).
     pub now: String,
@@ -85,9 +85,28 @@ pub(crate) struct Ctx<'s> {
     pub extra: Vec<Edit>,
 }
 
+/// Where a verb reads the plan's other files from.
+pub(crate) enum Files<'s> {
+    /// A transaction: each file read once, and checked unchanged when
+    /// the edits are committed.
+    Snapshot(&'s mut Snapshot),
+    /// A reading (the offers a reader makes): the README's bytes as read
+    /// (`None`: no README). No rule reads PROGRESS.md, which a decision only
+    /// appends to: a trial sees none.
+    Read { readme: Option<&'s [u8]> },
+}
+
 impl Ctx<'_> {
     pub fn state(&mut self) -> &mut Value {
-        &mut self.doc.value
+        &mut self.value
+    }
+
+    /// The bytes of `file` (`None`: it does not exist).
+    pub fn read(&mut self, file: &str) -> Result<Option<&[u8]>, ActError> {
+        match &mut self.files {
+            Files::Snapshot(snap) => snap.read(file),
+            Files::Read { readme } => Ok(if file == README { *readme } else { None }),
+        }
     }
 }
 
@@ -122,48 +141,134 @@ fn run(
                 "no state.json: this plan has no state layer, so there is nothing for the protected updater to change",
             ));
         };
-        let doc = JsonDoc::parse(bytes).map_err(|e| refuse(format!("cannot read state: {e}")))?;
-        let before = doc.value.clone();
-        let errors = rules::state_errors(&doc.value);
-        if !errors.is_empty() {
-            return Err(refuse(format!("invalid input: {}", errors.join("; "))));
-        }
-        let era = rules::Era::of(&doc.value);
-        let mut ctx = Ctx {
-            doc,
-            snap,
-            by,
-            now,
-            extra: Vec::new(),
-        };
-        verb(&mut ctx)?;
-        let errors = rules::state_errors(&ctx.doc.value);
-        if !errors.is_empty() {
-            return Err(refuse(format!("invalid candidate: {}", errors.join("; "))));
-        }
-        if rules::Era::of(&ctx.doc.value) != era {
-            return Err(refuse("invalid candidate: the schema era changed"));
-        }
-        let completed = |v: &Value| v.get("status").and_then(Value::as_str) == Some("completed");
-        if completed(&ctx.doc.value) && !completed(&before) {
-            return Err(refuse(
-                "this decision would complete the plan: completion goes through the plan's finalizer, which verifies every artifact first; loopdeck never publishes it",
-            ));
-        }
+        let mut doc =
+            JsonDoc::parse(bytes).map_err(|e| refuse(format!("cannot read state: {e}")))?;
+        let value = std::mem::take(&mut doc.value);
+        let (value, mut extra) = apply(value, Files::Snapshot(&mut *snap), by, now, verb)?;
+        doc.value = value;
         // The updater takes its lock at write time: an existing one stops
         // the write (the store checks again when it takes it).
-        if crate::store::locate(ctx.snap.project(), LOCK).is_ok_and(|p| p.is_some()) {
+        if crate::store::locate(snap.project(), LOCK).is_ok_and(|p| p.is_some()) {
             return Err(ActError::Locked(
                 "state is locked; inspect interrupted writer before recovering lock".to_owned(),
             ));
         }
         let mut edits = vec![Edit::Replace {
             file: STATE.to_owned(),
-            bytes: ctx.doc.to_bytes(),
+            bytes: doc.to_bytes(),
         }];
-        edits.append(&mut ctx.extra);
+        edits.append(&mut extra);
         Ok(edits)
     })
+}
+
+/// The updater's rules around one verb, on a parsed state: check the input
+/// ("invalid input"), apply `verb`, check the candidate ("invalid
+/// candidate", the schema era, no completion). Returns the new state and
+/// the edits to the other files. Pure but for what `files` reads: a
+/// transaction and a reader's trial ([`offers`]) judge alike.
+pub(crate) fn apply(
+    value: Value,
+    files: Files<'_>,
+    by: String,
+    now: String,
+    verb: impl FnOnce(&mut Ctx<'_>) -> Result<(), ActError>,
+) -> Result<(Value, Vec<Edit>), ActError> {
+    let errors = rules::state_errors(&value);
+    if !errors.is_empty() {
+        return Err(refuse(format!("invalid input: {}", errors.join("; "))));
+    }
+    let completed = |v: &Value| v.get("status").and_then(Value::as_str) == Some("completed");
+    let was_completed = completed(&value);
+    let era = rules::Era::of(&value);
+    let mut ctx = Ctx {
+        value,
+        files,
+        by,
+        now,
+        extra: Vec::new(),
+    };
+    verb(&mut ctx)?;
+    let errors = rules::state_errors(&ctx.value);
+    if !errors.is_empty() {
+        return Err(refuse(format!("invalid candidate: {}", errors.join("; "))));
+    }
+    if rules::Era::of(&ctx.value) != era {
+        return Err(refuse("invalid candidate: the schema era changed"));
+    }
+    if completed(&ctx.value) && !was_completed {
+        return Err(refuse(
+            "this decision would complete the plan: completion goes through the plan's finalizer, which verifies every artifact first; loopdeck never publishes it",
+        ));
+    }
+    Ok((ctx.value, ctx.extra))
+}
+
+/// Text a trial types where a verb needs a reason.
+const SAMPLE_REASON: &str = "reason";
+
+/// A verb as a trial runs it.
+type Trial<'a> = &'a dyn Fn(&mut Ctx<'_>) -> Result<(), ActError>;
+
+/// The decisions the protected updater would take on the plan as read:
+/// `state` (state.json as parsed) and `readme` (README.md's bytes, `None`
+/// when there is none). Each candidate is tried in memory with the very
+/// code `act` runs ([`apply`] and the verb), so the console never offers
+/// what the rules refuse; nothing is read or written. `approve` and
+/// `reconcile` are the plan's (no target); `block`, `unblock` and
+/// `reopen` name their task by its id. `unlock` is not a rule of the
+/// state: the reader offers it with the stale lock it reports.
+pub fn offers(state: &Value, readme: Option<&[u8]>) -> Vec<Address> {
+    let now = "1970-01-01T00:00:00Z";
+    let ok = |verb: Trial<'_>| {
+        apply(
+            state.clone(),
+            Files::Read { readme },
+            "loopdeck".to_owned(),
+            now.to_owned(),
+            verb,
+        )
+        .is_ok()
+    };
+    if !rules::state_errors(state).is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    if ok(&verbs::approve) {
+        out.push(Address::new("approve", None, Vec::new()));
+    }
+    if readme.is_some() && ok(&reconcile::reconcile) {
+        out.push(Address::new("reconcile", None, Vec::new()));
+    }
+    let blocker = state
+        .get("blocked")
+        .and_then(|b| b.get("task"))
+        .and_then(Value::as_u64);
+    let tasks = state.get("tasks").and_then(Value::as_array);
+    for t in tasks.map(Vec::as_slice).unwrap_or_default() {
+        let Some(id) = rules::task_id(t) else {
+            continue;
+        };
+        let task = id.to_string();
+        let completed = rules::status(t) == Some("completed");
+        let tries: [(&'static str, bool, Trial<'_>); 3] = [
+            ("block", !completed, &|c| {
+                verbs::block(c, &task, SAMPLE_REASON, None)
+            }),
+            ("unblock", blocker == Some(id), &|c| {
+                verbs::unblock(c, &task)
+            }),
+            ("reopen", completed, &|c| {
+                verbs::reopen(c, &task, SAMPLE_REASON)
+            }),
+        ];
+        for (verb, worth, f) in tries {
+            if worth && ok(f) {
+                out.push(Address::new(verb, Some(task.clone()), Vec::new()));
+            }
+        }
+    }
+    out
 }
 
 /// The updater's gates for any decision but approval: a ready plan, an

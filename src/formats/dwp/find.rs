@@ -4,10 +4,14 @@
 //! stays a plan with its problem.
 
 use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
 
 use super::markdown::Readme;
 use super::schema::{self, Manifest, State};
 use super::{DWP_DIR, MANIFEST, PLAN_PREFIX, PLANS_DIR, Plan, README, STATE, fill, plan_kind};
+use crate::formats::jsonedit::JsonDoc;
 use crate::formats::{file_name, read_text};
 use crate::model::{Format, Project};
 use crate::store::{self, StoreError, WalkEntry};
@@ -168,22 +172,24 @@ fn read_plan(dir: &Path, bare: bool) -> Option<Project> {
     }
     let mut p = Project::new(Format::Dwp, dir.to_path_buf(), file_name(dir));
     let manifest: Option<Manifest> = if has(MANIFEST) {
-        read_json(&mut p, dir, MANIFEST)
+        read_json(&mut p, dir, MANIFEST, false).map(|(m, _)| m)
     } else {
         None
     };
-    let state: Option<State> = if has(STATE) {
-        read_json(&mut p, dir, STATE)
+    let (state, state_json): (Option<State>, Option<Arc<Value>>) = if has(STATE) {
+        match read_json(&mut p, dir, STATE, true) {
+            Some((s, raw)) => (Some(s), raw),
+            None => (None, None),
+        }
     } else {
-        None
+        (None, None)
     };
     if bare && !declares_dwp(manifest.as_ref(), state.as_ref()) {
         return None;
     }
-    let readme = if has(README) {
-        read_readme(&mut p, dir)
-    } else {
-        None
+    let (readme, readme_text) = match has(README).then(|| read_readme(&mut p, dir)).flatten() {
+        Some((r, text)) => (Some(r), text),
+        None => (None, None),
     };
     let plan = Plan {
         dir,
@@ -191,21 +197,29 @@ fn read_plan(dir: &Path, bare: bool) -> Option<Project> {
         manifest: manifest.as_ref(),
         state: state.as_ref(),
         readme: readme.as_ref(),
+        state_json: state_json.as_deref(),
+        readme_bytes: readme_text.as_deref().map(str::as_bytes),
         log_pending: Default::default(),
     };
     fill(&mut p, &plan);
     Some(p)
 }
 
+/// `file` parsed as `T`, and, with `raw`, as the JSON value the decisions
+/// take it for (`JsonDoc`'s reading: what `act` judges).
 fn read_json<T: schema::Tolerant + Clone + Send + Sync + 'static>(
     p: &mut Project,
     dir: &Path,
     file: &str,
-) -> Option<T> {
+    raw: bool,
+) -> Option<(T, Option<Arc<Value>>)> {
     // Inside a cached reading, a file that did not change is not parsed
     // again.
-    let parsed = match store::cache::memo_in(dir, file, store::STATE_FILE_LIMIT, |bytes| {
-        schema::parse::<T>(&bytes)
+    let parsed = match store::cache::memo_in(dir, file, store::STATE_FILE_LIMIT, move |bytes| {
+        let value = raw
+            .then(|| JsonDoc::parse(&bytes).ok().map(|d| Arc::new(d.value)))
+            .flatten();
+        (schema::parse::<T>(&bytes), value)
     }) {
         Ok(parsed) => parsed,
         Err(StoreError::Vanished) => return None,
@@ -215,26 +229,29 @@ fn read_json<T: schema::Tolerant + Clone + Send + Sync + 'static>(
         }
     };
     match parsed {
-        Ok((v, problems)) => {
+        (Ok((v, problems)), value) => {
             for problem in problems {
                 p.problem(file, problem);
             }
-            Some(v)
+            Some((v, value))
         }
-        Err(reason) => {
+        (Err(reason), _) => {
             p.problem(file, reason);
             None
         }
     }
 }
 
-fn read_readme(p: &mut Project, dir: &Path) -> Option<Readme> {
+/// The README, parsed, and its text when it is valid UTF-8 (the bytes the
+/// decisions read).
+fn read_readme(p: &mut Project, dir: &Path) -> Option<(Readme, Option<String>)> {
     match read_text(dir, README) {
         Ok((text, lossy)) => {
             if lossy {
                 p.problem(README, "not valid UTF-8; invalid bytes shown as �");
             }
-            Some(Readme::parse(&text))
+            let readme = Readme::parse(&text);
+            Some((readme, (!lossy).then_some(text)))
         }
         Err(StoreError::Vanished) => None,
         Err(e) => {

@@ -66,6 +66,10 @@ pub struct Plan<'a> {
     pub manifest: Option<&'a Manifest>,
     pub state: Option<&'a State>,
     pub readme: Option<&'a Readme>,
+    /// `state.json` as the decisions read it (`None`: missing, or not JSON).
+    pub state_json: Option<&'a serde_json::Value>,
+    /// README.md's bytes, when it is UTF-8 text.
+    pub readme_bytes: Option<&'a [u8]>,
     /// Whether a task file's own log still says pending, per file: many
     /// tasks may name the same file, and each file is read once.
     pub log_pending: std::cell::RefCell<std::collections::HashMap<String, bool>>,
@@ -238,6 +242,7 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
 
     let flags = waiting(p, plan, &tasks, &desync, finalizing);
     stale_lock(p, plan.dir);
+    offers(p, plan);
     p.detail.checkpoint = state
         .and_then(|s| s.checkpoint.as_ref())
         .map(|c| Checkpoint {
@@ -410,6 +415,34 @@ fn waiting(
         desync: !desync.is_empty(),
         approval_pending: approval.value == "pending" && !completed,
     }
+}
+
+/// The decisions the plan takes as read (`Project::acts`): exactly those
+/// its protected updater accepts (`act::offers` tries each one with the
+/// act code). An inbox item keeps its decision only when it is one of them
+/// (an unlock aside: a lock is no rule of the state). A README that is not
+/// UTF-8 offers neither approval nor reconciliation, which read it.
+fn offers(p: &mut Project, plan: &Plan<'_>) {
+    let readme_unreadable = plan.readme.is_some() && plan.readme_bytes.is_none();
+    let acts: Vec<Address> = plan
+        .state_json
+        .map(|s| act::offers(s, plan.readme_bytes))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|a| !(readme_unreadable && matches!(a.verb, "approve" | "reconcile")))
+        .collect();
+    for item in &mut p.inbox {
+        let offered = item.act.as_ref().is_some_and(|a| {
+            a.verb == "unlock"
+                || acts
+                    .iter()
+                    .any(|o| o.verb == a.verb && o.target == a.target)
+        });
+        if !offered {
+            item.act = None;
+        }
+    }
+    p.acts = acts;
 }
 
 /// Where a waiting item is decided (`loopdeck act PLAN VERB [TARGET]`).

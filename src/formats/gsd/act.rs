@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::splice::{Doc, List, flatten, one_line};
 use super::{STATE_FILE, WAITING_FILE};
 use crate::formats::act::not_for;
-use crate::model::{Format, Request, Verb};
+use crate::model::{Address, Format, Request, Verb};
 use crate::store::txn::{
     ActError, Edit, LockKind, Outcome, Refusal, Snapshot, Txn, WriteOptions, transact,
 };
@@ -126,6 +126,30 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
         },
     );
     Ok(edits)
+}
+
+/// The decisions `STATE.md` takes as read (`text`, its bytes as UTF-8):
+/// `add-decision` and `add-blocker` on the project, and `resolve-blocker`
+/// on each of the reader's `blockers` that the act finds (the needle is
+/// the blocker's own text). `None` when the act edits no such file (it
+/// does not parse as GSD's `STATE.md`): then nothing can be decided, an
+/// answer to WAITING.json included.
+pub(crate) fn offers(text: &str, blockers: &[String]) -> Option<Vec<Address>> {
+    let doc = Doc::parse(text.as_bytes()).ok()?;
+    let mut out = vec![
+        Address::new("add-decision", None, Vec::new()),
+        Address::new("add-blocker", None, Vec::new()),
+    ];
+    for b in blockers {
+        let found = one_line("the blocker to resolve", b)
+            .ok()
+            .and_then(|needle| doc.clone().resolve(List::Blockers, &needle))
+            .is_some_and(|removed| !removed.is_empty());
+        if found && !out.iter().any(|a| a.target.as_ref() == Some(b)) {
+            out.push(Address::new("resolve-blocker", Some(b.clone()), Vec::new()));
+        }
+    }
+    Some(out)
 }
 
 /// A GSD question has no id; `answer SHA256 TEXT` binds the answer to the

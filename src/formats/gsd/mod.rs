@@ -119,13 +119,14 @@ pub fn load(dir: &Path) -> Option<Project> {
             if lossy {
                 p.problem(STATE_FILE, "not valid UTF-8; invalid bytes shown as �");
             }
-            text
+            (text, lossy)
         }
         Err(e) => {
             p.updated_at = store::mtime(&state_path);
             return Some(unreadable(p, e.to_string()));
         }
     };
+    let (text, lossy) = text;
     p.statusline = statusline::statusline(&text);
     let (fm, rest) = frontmatter::split(&text);
     let body = body::parse(rest);
@@ -209,6 +210,12 @@ pub fn load(dir: &Path) -> Option<Project> {
     p.resume.read_first.push(STATE_FILE.to_owned());
     p.resume.last_session = body.last_session.clone();
     waiting(&mut p, read("WAITING.json", WAITING_FILE));
+    // What the act code would edit: a STATE.md that is not UTF-8 (or does
+    // not parse as GSD's) takes no decision, the answer included.
+    match (!lossy).then(|| act::offers(&text, &p.blockers)).flatten() {
+        Some(acts) => p.acts = acts,
+        None => p.inbox.iter_mut().for_each(|i| i.act = None),
+    }
     Some(p)
 }
 
@@ -250,7 +257,14 @@ fn waiting(p: &mut Project, file: Result<Vec<u8>, StoreError>) {
         title = format!("[Phase {ph}] {title}");
     }
     let since = w.since.as_deref().and_then(parse_time);
-    let options: Vec<String> = w.options.iter().map(act::option_label).collect();
+    // As the act reads them: one line each (an empty one cannot be the
+    // answer).
+    let options: Vec<String> = w
+        .options
+        .iter()
+        .map(|o| splice::flatten(&act::option_label(o)))
+        .collect();
+    let offered: Vec<String> = options.iter().filter(|o| !o.is_empty()).cloned().collect();
     p.inbox.push(InboxItem {
         kind: InboxKind::Waiting,
         // `loopdeck act DIR answer SHA256 TEXT` (TEXT: an option's label
@@ -259,7 +273,7 @@ fn waiting(p: &mut Project, file: Result<Vec<u8>, StoreError>) {
         act: Some(Address {
             verb: "answer",
             target: Some(store::sha256_hex(&bytes)),
-            options: options.clone(),
+            options: offered,
         }),
         reference: WAITING_FILE.to_owned(),
         title,
@@ -360,6 +374,74 @@ mod tests {
             "v2.0 [████░░░░░░] 40% · executing · 数据层 (2/5)"
         );
         assert!(p.problems.is_empty());
+    }
+
+    fn acts(p: &Project) -> Vec<(&str, Option<&str>)> {
+        p.acts
+            .iter()
+            .map(|a| (a.verb, a.target.as_deref()))
+            .collect()
+    }
+
+    #[test]
+    fn offers_the_decisions_the_act_code_takes() {
+        // Each blocker the act finds under GSD's own heading is resolved
+        // by its text; one under another heading (the reader lists it,
+        // `resolve-blocker` never reaches it) is not offered.
+        let (_t, p) = project(&[(
+            STATE_FILE,
+            "# State\n### Blockers\n- API key missing\n- CI red\n## Old blockers\n- legacy\n",
+        )]);
+        assert_eq!(p.blockers, vec!["API key missing", "CI red", "legacy"]);
+        assert_eq!(
+            acts(&p),
+            vec![
+                ("add-decision", None),
+                ("add-blocker", None),
+                ("resolve-blocker", Some("API key missing")),
+                ("resolve-blocker", Some("CI red")),
+            ]
+        );
+        // No blockers: only the project's decisions.
+        let (_t, p) = project(&[(STATE_FILE, "# State\n### Blockers\nNone\n")]);
+        assert_eq!(
+            acts(&p),
+            vec![("add-decision", None), ("add-blocker", None)]
+        );
+    }
+
+    #[test]
+    fn a_state_the_act_will_not_edit_offers_nothing() {
+        // A control character: the act refuses to write the file, so
+        // neither its decisions nor the WAITING.json answer are offered.
+        let waiting = r#"{"question":"Which?","options":["A","B"]}"#;
+        let (_t, p) = project(&[
+            (STATE_FILE, "# State\n### Blockers\n- a\u{1}b\n"),
+            (WAITING_FILE, waiting),
+        ]);
+        assert!(p.acts.is_empty(), "{:?}", p.acts);
+        assert_eq!(p.inbox.len(), 1);
+        assert!(p.inbox[0].act.is_none());
+        // Valid, the answer is offered with the options as the act reads
+        // them (one line each).
+        let (_t, p) = project(&[
+            (STATE_FILE, "# State\n"),
+            (
+                WAITING_FILE,
+                r#"{"question":"Which?","options":["A\n  one","B",""]}"#,
+            ),
+        ]);
+        let act = p.inbox[0].act.as_ref().unwrap();
+        assert_eq!(act.options, vec!["A one", "B"]);
+        assert_eq!(p.acts.len(), 2);
+        // Not UTF-8: not written, not offered.
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("demo");
+        fs::create_dir_all(dir.join(PLANNING_DIR)).unwrap();
+        fs::write(dir.join(STATE_FILE), b"# State\n### Blockers\n- \xff\n").unwrap();
+        fs::write(dir.join(WAITING_FILE), waiting).unwrap();
+        let p = load(&dir).unwrap();
+        assert!(p.acts.is_empty() && p.inbox[0].act.is_none());
     }
 
     #[test]

@@ -27,7 +27,7 @@ use crate::store::txn::{
 /// How long the server is given to answer.
 const SERVER_TIMEOUT: Duration = Duration::from_secs(10);
 /// A project that is over: nothing more can be decided on it.
-const FINISHED: &[&str] = &["shipped-final", "abandoned"];
+pub(crate) const FINISHED: &[&str] = &["shipped-final", "abandoned"];
 
 pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
     if let Verb::Requirement { text } = &req.verb

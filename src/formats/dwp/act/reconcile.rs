@@ -11,14 +11,14 @@ use crate::formats::dwp::markdown::Readme;
 use crate::store::txn::ActError;
 
 pub fn reconcile(c: &mut Ctx<'_>) -> Result<(), ActError> {
-    ready_and_approved(&c.doc.value)?;
-    let Some(bytes) = c.snap.read(README)? else {
+    ready_and_approved(&c.value)?;
+    let Some(bytes) = c.read(README)? else {
         return Err(refuse(
             "no README.md: there is no Markdown to reconcile state.json from",
         ));
     };
     let readme = Readme::parse(&String::from_utf8_lossy(bytes));
-    let tasks = c.doc.value["tasks"].as_array().cloned().unwrap_or_default();
+    let tasks = c.value["tasks"].as_array().cloned().unwrap_or_default();
     // (index, id, from, to, checked)
     let mut changes: Vec<(usize, u64, String, &'static str)> = Vec::new();
     for (i, t) in tasks.iter().enumerate() {
@@ -41,7 +41,7 @@ pub fn reconcile(c: &mut Ctx<'_>) -> Result<(), ActError> {
             "nothing to reconcile: the README's checkboxes and state.json agree",
         ));
     }
-    let blocked = c.doc.value.get("blocked").filter(|b| !b.is_null());
+    let blocked = c.value.get("blocked").filter(|b| !b.is_null());
     let blocked_task = blocked.and_then(|b| b.get("task")).and_then(Value::as_u64);
     if blocked.is_some()
         && changes
@@ -82,9 +82,9 @@ pub fn reconcile(c: &mut Ctx<'_>) -> Result<(), ActError> {
     finish(c, first, "reconcile", &note);
     lines.push(format!(
         "state.json regenerated from the README's checkboxes (Markdown wins); plan {}, {}/{} completed",
-        c.doc.value["status"].as_str().unwrap_or(""),
-        c.doc.value["completed_count"],
-        c.doc.value["task_count"]
+        c.value["status"].as_str().unwrap_or(""),
+        c.value["completed_count"],
+        c.value["task_count"]
     ));
     progress_note(c, "Reconciliation", &lines)
 }

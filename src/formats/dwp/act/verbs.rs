@@ -11,10 +11,10 @@ use crate::store::txn::{ActError, Edit};
 /// line, so the two stay in step). A v1 state has no approval field: the
 /// updater treats it as approved, and it stays v1.
 pub fn approve(c: &mut Ctx<'_>) -> Result<(), ActError> {
-    ready(&c.doc.value)?;
-    let era = Era::of(&c.doc.value);
+    ready(&c.value)?;
+    let era = Era::of(&c.value);
     let readme = readme_approval(c)?;
-    let current = c.doc.value.get("approval").and_then(Value::as_str);
+    let current = c.value.get("approval").and_then(Value::as_str);
     let pending_in_readme = readme.as_ref().is_some_and(|(_, v)| v == "pending");
     match (era, current) {
         (_, Some("approved" | "pre_approved")) if !pending_in_readme => {
@@ -30,7 +30,7 @@ pub fn approve(c: &mut Ctx<'_>) -> Result<(), ActError> {
             // is the value, and with neither the plan is pending (what the
             // inbox shows). A v1 state cannot hold the field, so the line
             // is added to the README, below its title; the state stays v1.
-            let bytes = c.snap.bytes(README).map(<[u8]>::to_vec);
+            let bytes = c.read(README)?.map(<[u8]>::to_vec);
             let Some(bytes) = bytes else {
                 return Err(refuse(
                     "a v1 plan records its approval in README.md, and this plan has none",
@@ -52,7 +52,7 @@ pub fn approve(c: &mut Ctx<'_>) -> Result<(), ActError> {
     if let Some((range, _)) = readme
         && pending_in_readme
     {
-        let bytes = c.snap.bytes(README).map(<[u8]>::to_vec).unwrap_or_default();
+        let bytes = c.read(README)?.map(<[u8]>::to_vec).unwrap_or_default();
         let mut out = bytes[..range.0].to_vec();
         out.extend_from_slice(b"approved");
         out.extend_from_slice(&bytes[range.1..]);
@@ -116,7 +116,7 @@ type Labelled = ((usize, usize), String);
 /// The byte range of the value on the README's first `Approval:` line
 /// outside fenced code, and that value lower-cased.
 fn readme_approval(c: &mut Ctx<'_>) -> Result<Option<Labelled>, ActError> {
-    let Some(bytes) = c.snap.read(README)? else {
+    let Some(bytes) = c.read(README)? else {
         return Ok(None);
     };
     // Not UTF-8: its bytes are left alone.
@@ -168,9 +168,9 @@ pub fn block(
     reason: &str,
     needs: Option<&str>,
 ) -> Result<(), ActError> {
-    ready_and_approved(&c.doc.value)?;
-    let (i, id) = find_task(&c.doc.value, task)?;
-    if rules::status(&c.doc.value["tasks"][i]) == Some("completed") {
+    ready_and_approved(&c.value)?;
+    let (i, id) = find_task(&c.value, task)?;
+    if rules::status(&c.value["tasks"][i]) == Some("completed") {
         return Err(refuse(
             "completed task requires an explicit refine/reopen reason",
         ));
@@ -191,7 +191,7 @@ pub fn block(
             rules::BLOCK_NEEDS_MAX
         )));
     }
-    let existing = c.doc.value.get("blocked").filter(|b| !b.is_null()).cloned();
+    let existing = c.value.get("blocked").filter(|b| !b.is_null()).cloned();
     if existing
         .as_ref()
         .is_some_and(|b| b.get("task").and_then(Value::as_u64) != Some(id))
@@ -202,7 +202,7 @@ pub fn block(
     // earlier task is open, could never be unblocked (unblocking moves it
     // to in_progress, which needs every prior task completed) and would
     // stop the plan.
-    prior_completed(&c.doc.value, id)?;
+    prior_completed(&c.value, id)?;
     let since = existing
         .as_ref()
         .and_then(|b| b.get("since").cloned())
@@ -218,13 +218,13 @@ pub fn block(
 /// `--resolve-blocker`: only the current blocker's own task, and it goes
 /// back to in_progress.
 pub fn unblock(c: &mut Ctx<'_>, task: &str) -> Result<(), ActError> {
-    ready_and_approved(&c.doc.value)?;
-    let (i, id) = find_task(&c.doc.value, task)?;
-    let blocked = c.doc.value.get("blocked").filter(|b| !b.is_null());
+    ready_and_approved(&c.value)?;
+    let (i, id) = find_task(&c.value, task)?;
+    let blocked = c.value.get("blocked").filter(|b| !b.is_null());
     if blocked.is_none_or(|b| b.get("task").and_then(Value::as_u64) != Some(id)) {
         return Err(refuse("cannot resolve an unrelated or absent blocker"));
     }
-    prior_completed(&c.doc.value, id)?;
+    prior_completed(&c.value, id)?;
     set(c.state(), "blocked", Value::Null);
     transition(c, i, "in_progress");
     let note = format!("Task {id} unblocked by {}; resumed.", c.by);
@@ -235,21 +235,21 @@ pub fn unblock(c: &mut Ctx<'_>, task: &str) -> Result<(), ActError> {
 /// `--reopen-reason`: a completed task back to in_progress, the reason
 /// recorded in PROGRESS.md before the state changes.
 pub fn reopen(c: &mut Ctx<'_>, task: &str, reason: &str) -> Result<(), ActError> {
-    ready_and_approved(&c.doc.value)?;
-    let (i, id) = find_task(&c.doc.value, task)?;
+    ready_and_approved(&c.value)?;
+    let (i, id) = find_task(&c.value, task)?;
     if reason.trim().is_empty() {
         return Err(refuse("reopening requires a reason"));
     }
-    if c.doc.value.get("blocked").is_some_and(|b| !b.is_null()) {
+    if c.value.get("blocked").is_some_and(|b| !b.is_null()) {
         return Err(refuse("resolve the active blocker explicitly first"));
     }
-    let status = rules::status(&c.doc.value["tasks"][i]).unwrap_or("");
+    let status = rules::status(&c.value["tasks"][i]).unwrap_or("");
     if status != "completed" {
         return Err(refuse(format!(
             "task {id} is {status}, not completed: there is nothing to reopen"
         )));
     }
-    prior_completed(&c.doc.value, id)?;
+    prior_completed(&c.value, id)?;
     transition(c, i, "in_progress");
     let note = format!("Task {id} reopened by {}: {reason}", c.by);
     finish(c, id, "reopen", &note);
@@ -309,9 +309,9 @@ fn prior_completed(state: &Value, id: u64) -> Result<(), ActError> {
 /// Set task `i`'s status; a v1 task records when it started (a v2/v5 task
 /// has no timestamp fields: its closed schema forbids them).
 pub fn transition(c: &mut Ctx<'_>, i: usize, to: &str) {
-    let era = Era::of(&c.doc.value);
+    let era = Era::of(&c.value);
     let now = c.now.clone();
-    let Some(task) = c.doc.value["tasks"][i].as_object_mut() else {
+    let Some(task) = c.value["tasks"][i].as_object_mut() else {
         return;
     };
     let from = task.get("status").and_then(Value::as_str).unwrap_or("");
@@ -364,7 +364,7 @@ pub fn one_line(s: &str) -> String {
 /// Append a dated section to PROGRESS.md (created when missing); every
 /// byte already there stays.
 pub fn progress_note(c: &mut Ctx<'_>, title: &str, lines: &[String]) -> Result<(), ActError> {
-    let before = c.snap.read(PROGRESS)?.map(<[u8]>::to_vec);
+    let before = c.read(PROGRESS)?.map(<[u8]>::to_vec);
     let crlf = before
         .as_deref()
         .is_some_and(|b| b.windows(2).any(|w| w == b"\r\n"));

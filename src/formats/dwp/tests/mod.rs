@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 mod contract;
 mod discovery;
+mod offers;
 
 const PLAN: &str = "PLAN_test_plan";
 

@@ -1,0 +1,164 @@
+//! The console never offers a decision the rules refuse: every decision a
+//! reader offers (`Project::acts`, each inbox item's `act`, each bug's
+//! `act`), with each of its options, is built as the console builds it
+//! (`Address::build`, sample text in the fields it requires) and made dry
+//! (`act --dry-run`'s path) on copies of the example workspace, every real
+//! DWP plan and every real GSD STATE.md: each must be accepted. A
+//! requirement alone is refused without a devloop server, with a message
+//! that names the config to set.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use common::{copy_dir, repo, workspace};
+use loopdeck::formats::act::act;
+use loopdeck::model::{Address, Format, Project, Request};
+use loopdeck::store::txn::WriteOptions;
+
+/// Every project of the example workspace, the real DWP plans and the real
+/// GSD files, read from a temp dir.
+fn projects(root: &Path) -> Vec<Project> {
+    let (_tmp, ws) = workspace();
+    copy_dir(&ws, &root.join("workspace"));
+    copy_dir(
+        &repo().join("tests/fixtures/dwp-real-world"),
+        &root.join("dwp-real-world"),
+    );
+    let gsd = repo().join("tests/fixtures/gsd-real-world");
+    for e in fs::read_dir(&gsd).unwrap() {
+        let e = e.unwrap();
+        let state = e.path().join("STATE.md");
+        if state.is_file() {
+            common::write(
+                &root
+                    .join("gsd-real-world")
+                    .join(e.file_name())
+                    .join(".planning/STATE.md"),
+                fs::read(&state).unwrap(),
+            );
+        }
+    }
+    loopdeck::formats::discover(&[root.to_path_buf()]).projects
+}
+
+/// Every decision `p` offers, as the console gathers them (each once).
+fn offered(p: &Project) -> Vec<Address> {
+    let mut all: Vec<Address> = Vec::new();
+    let found = p
+        .inbox
+        .iter()
+        .filter_map(|i| i.act.clone())
+        .chain(p.detail.bugs.iter().filter_map(|b| b.act.clone()))
+        .chain(p.acts.iter().cloned());
+    for a in found {
+        if !all.iter().any(|b| b.verb == a.verb && b.target == a.target) {
+            all.push(a);
+        }
+    }
+    all
+}
+
+/// What a user types into the fields `a` needs for `option`: sample text,
+/// and for a duplicate bug another bug of the project.
+fn values(p: &Project, a: &Address, option: Option<&str>) -> Vec<String> {
+    a.fields(option)
+        .iter()
+        .map(|f| match f.label {
+            "duplicate of (bug id)" => p
+                .detail
+                .bugs
+                .iter()
+                .map(|b| b.id.clone())
+                .find(|id| Some(id) != a.target.as_ref())
+                .unwrap_or_default(),
+            "phase" => String::new(),
+            label => format!("sample {label}"),
+        })
+        .collect()
+}
+
+#[test]
+fn every_offered_decision_is_accepted_by_the_act_code() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    let all = projects(&root);
+    let now: DateTime<Utc> = common::NOW.parse().unwrap();
+    let opts = WriteOptions {
+        dry_run: true,
+        audit_dir: Some(tmp.path().join("audit")),
+        ..Default::default()
+    };
+    let mut tried = Vec::new();
+    let mut failed = Vec::new();
+    for p in &all {
+        for a in offered(p) {
+            let mut options: Vec<Option<&str>> =
+                a.options.iter().map(|o| Some(o.as_str())).collect();
+            if options.is_empty() || !a.option_required() {
+                options.push(None);
+            }
+            for option in options {
+                let verb = match a.build(option, &values(p, &a, option)) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        failed.push(format!(
+                            "{} {:?}: {} {:?} {option:?}: cannot build: {e}",
+                            p.format.as_str(),
+                            p.id,
+                            a.verb,
+                            a.target
+                        ));
+                        continue;
+                    }
+                };
+                let req = Request {
+                    verb,
+                    by: "tester".to_owned(),
+                    now,
+                    devloop_api: None,
+                };
+                tried.push((p.format, a.verb));
+                match (a.verb, act(p, &req, &opts)) {
+                    ("requirement", Err(e)) if e.to_string().contains("[devloop]") => {}
+                    ("requirement", r) => failed.push(format!(
+                        "{} {:?}: requirement without a server: {:?}",
+                        p.format.as_str(),
+                        p.id,
+                        r.map(|_| "accepted")
+                    )),
+                    (_, Ok(_)) => {}
+                    (_, Err(e)) => failed.push(format!(
+                        "{} {:?}: {} {:?} {option:?}: {e}",
+                        p.format.as_str(),
+                        p.id,
+                        a.verb,
+                        a.target
+                    )),
+                }
+            }
+        }
+    }
+    assert!(failed.is_empty(), "refused:\n{}", failed.join("\n"));
+    // The readers offer row and project decisions in every format that
+    // has them.
+    for (format, verb) in [
+        (Format::Dwp, "block"),
+        (Format::Dwp, "reopen"),
+        (Format::Gsd, "add-decision"),
+        (Format::Gsd, "resolve-blocker"),
+        (Format::Devloop, "resume-agent"),
+        (Format::Devloop, "abandon"),
+        (Format::Devloop, "requirement"),
+        (Format::Devloop, "bug"),
+    ] {
+        assert!(
+            tried.contains(&(format, verb)),
+            "no {} project offers {verb}",
+            format.as_str()
+        );
+    }
+}
