@@ -196,7 +196,11 @@ fn row(m: &Model) -> Option<(usize, Option<String>, Tab)> {
         .projects
         .iter()
         .position(|p| &p.path == path && p.format == *format)?;
-    if m.focus != Focus::Detail || m.drawer.is_some() && m.tab != Tab::Bugs {
+    // A unit's drawer is for reading; a bug's drawer is its row.
+    if m.focus == Focus::Detail && m.drawer.is_some() && m.tab != Tab::Bugs {
+        return None;
+    }
+    if m.focus != Focus::Detail {
         return Some((pi, None, Tab::Overview));
     }
     let p = &m.projects[pi];
