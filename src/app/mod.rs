@@ -599,9 +599,17 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
     if reading {
         notice::before_reading(m);
     }
+    let covered = match &event {
+        Event::Loaded(_) => Some((None, Vec::new())),
+        Event::Reread { dirs, trees, .. } => Some((Some(dirs.clone()), trees.clone())),
+        _ => None,
+    };
     let mut effects = step(m, event);
     if reading {
         effects.extend(notice::after_reading(m, full));
+    }
+    if let Some((dirs, trees)) = covered {
+        effects.extend(decide::read(m, dirs.as_deref(), &trees));
     }
     notice::after_step(m, key);
     if seen && !effects.contains(&Effect::Render) {

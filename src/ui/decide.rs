@@ -182,10 +182,14 @@ fn message(m: &View, form: &Form, w: u16, room: u16) -> Vec<Line<'static>> {
             wrapped(&mut lines, w, message, t.error.patch(t.bold));
             if *conflict {
                 lines.push(Line::default());
-                lines.push(Line::from(Span::styled(
-                    "The project was read again; your text is kept.",
-                    t.muted,
-                )));
+                let said = match (form.unread, form.retry_queued) {
+                    (false, _) => "The project was read again; your text is kept.",
+                    (true, false) => "Reading the project again… your text is kept.",
+                    (true, true) => {
+                        "Reading the project again… your text comes back once it is read."
+                    }
+                };
+                lines.push(Line::from(Span::styled(said, t.muted)));
             }
         }
         _ => {}

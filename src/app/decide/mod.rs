@@ -137,6 +137,11 @@ pub struct Form {
     pub seq: u64,
     /// Opened from the inbox: after the write the inbox moves on.
     pub from_inbox: bool,
+    /// After a conflict: the project has not been read again yet, so a
+    /// retry would be made against the reading that conflicted.
+    pub unread: bool,
+    /// Enter was pressed while `unread`: retry once the reading arrives.
+    pub retry_queued: bool,
 }
 
 impl Form {
@@ -372,6 +377,8 @@ pub fn open(m: &mut Model, pick: Option<usize>) -> Vec<Effect> {
         verb: None,
         seq: 0,
         from_inbox: m.screen == Screen::Inbox,
+        unread: false,
+        retry_queued: false,
     };
     m.status = None;
     m.mode = Mode::Decide;
@@ -515,6 +522,8 @@ pub fn undo(m: &mut Model) -> Vec<Effect> {
         verb: None,
         seq: 0,
         from_inbox: false,
+        unread: false,
+        retry_queued: false,
     };
     m.status = None;
     m.mode = Mode::Decide;
@@ -583,6 +592,8 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
         }
         (_, Decided::Failed { message, conflict }) => {
             form.stage = Stage::Failed { message, conflict };
+            form.unread = conflict;
+            form.retry_queued = false;
             if conflict {
                 vec![reread, Effect::Render]
             } else {
@@ -593,9 +604,34 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
     }
 }
 
+/// A reading of the project at these directories (`None`: every
+/// project) was merged: a retry held for it goes ahead.
+pub fn read(m: &mut Model, dirs: Option<&[PathBuf]>, trees: &[PathBuf]) -> Vec<Effect> {
+    let Some(form) = m.form.as_mut() else {
+        return Vec::new();
+    };
+    let covers = dirs.is_none_or(|d| d.contains(&form.path))
+        || trees.iter().any(|t| form.path.starts_with(t));
+    if !form.unread || !covers {
+        return Vec::new();
+    }
+    form.unread = false;
+    if std::mem::take(&mut form.retry_queued) {
+        return retry(m);
+    }
+    Vec::new()
+}
+
 /// After a conflict or a refusal: back to the form with the text kept,
-/// against the project as it reads now.
+/// against the project as it reads now (after a conflict, once it has
+/// been read again).
 fn retry(m: &mut Model) -> Vec<Effect> {
+    if let Some(f) = m.form.as_mut()
+        && f.unread
+    {
+        f.retry_queued = true;
+        return vec![Effect::Render];
+    }
     let Some(mut form) = m.form.take() else {
         return Vec::new();
     };

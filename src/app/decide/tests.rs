@@ -649,3 +649,61 @@ fn pasted_control_characters_are_dropped() {
         "ok[31m red\tand2J"
     );
 }
+
+/// Enter right after a conflict, before the project is read again, waits
+/// for that reading: a retry against the reading that conflicted would
+/// only conflict again.
+#[test]
+fn a_retry_before_the_project_is_read_again_waits_for_the_reading() {
+    let mut m = model(vec![prd("alpha"), prd("beta")], false);
+    update(&mut m, key('i'));
+    update(&mut m, key('a'));
+    typed(&mut m, "yes");
+    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
+    update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: Decided::Failed {
+                message: "state.json changed on disk since it was read".into(),
+                conflict: true,
+            },
+        },
+    );
+    let path = m.form.as_ref().unwrap().path.clone();
+    update(&mut m, code(KeyCode::Enter));
+    let f = m.form.as_ref().unwrap();
+    assert!(matches!(f.stage, Stage::Failed { .. }) && f.retry_queued);
+    // Another project's reading does not release it.
+    let other = if path.ends_with("alpha") {
+        "beta"
+    } else {
+        "alpha"
+    };
+    update(
+        &mut m,
+        Event::Reread {
+            dirs: vec![PathBuf::from(format!("/w/{other}"))],
+            trees: vec![],
+            projects: vec![prd(other)],
+        },
+    );
+    assert!(matches!(
+        m.form.as_ref().unwrap().stage,
+        Stage::Failed { .. }
+    ));
+    let mut fresh = prd(path.file_name().unwrap().to_str().unwrap());
+    fresh.files[0].sha256 = "b".repeat(64);
+    update(
+        &mut m,
+        Event::Reread {
+            dirs: vec![path.clone()],
+            trees: vec![],
+            projects: vec![fresh],
+        },
+    );
+    let f = m.form.as_ref().unwrap();
+    assert_eq!(f.stage, Stage::Edit);
+    assert_eq!(f.inputs[0].text(), "yes");
+    assert_eq!(f.base, vec![("state.json".to_owned(), "b".repeat(64))]);
+}
