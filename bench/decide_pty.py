@@ -15,8 +15,9 @@ once (`--now` fixed, the audit log in a temp XDG_STATE_HOME) and:
   2. For every other question: selects it (the inbox filter `/[qNN]`
      Enter), `a`, types a short answer, Ctrl-S, waits for the diff
      (`+++ b/state.json`), then times from writing `w` to the first screen
-     update that shows the result (the status line's "· wrote"). Prints
-     median / p95 / max.
+     update that shows the result (the status line's "· wrote"), and to
+     the screen showing the project read again (the answered item gone
+     from the filtered inbox). Prints median / p95 / max of each.
   3. Baseline: there is no earlier build with decisions in the console, so
      no `--baseline BIN`. Instead the same write made headless,
      `loopdeck act DIR answer OQ-5 TEXT` (process start to exit), on a
@@ -240,7 +241,7 @@ def main():
         cold_keys = c.keys_sent
 
         # 2. Every other question, selected by its tag.
-        times = []
+        times, reread = [], []
         for i in range(1, N):
             text = f"answer {i}"
             c.send(b"/", 0); c.send(CTRL_U, 0)
@@ -255,6 +256,10 @@ def main():
             c.send(b"w", 0)
             t1 = c.wait_for("· wrote")
             times.append(t1 - t0)
+            # The project read again: the answered item leaves the
+            # filtered inbox.
+            t2 = c.wait(lambda s, i=i: f"/{tag(i)} · 1 " not in s, "the item gone")
+            reread.append(t2 - t0)
             if not answered(ws, i, text):
                 sys.exit(f"bench-{i:02d}: the answer is not in state.json")
             # The status line lasts until the next key: clear it so the
@@ -277,11 +282,13 @@ def main():
                 sys.exit(f"headless bench-{i:02d}: the answer is not in state.json")
 
         med, p95, mx = stats(times)
+        rmed, rp95, rmx = stats(reread)
         amed, ap95, amx = stats(act)
         print(f"questions                 {N} (PRD-master projects, one frontier question each)")
         print(f"cold start                {cold_keys} keys + the answer's {len(cold)} characters "
               f"(i, a, text, Ctrl-S, w); {ms(t_done - start)} from start with the keys sent as fast as the screen allowed")
         print(f"w to the updated screen   median {ms(med)} · p95 {ms(p95)} · max {ms(mx)} over {len(times)} writes")
+        print(f"w to the item gone        median {ms(rmed)} · p95 {ms(rp95)} · max {ms(rmx)} (the project read again and redrawn)")
         print(f"loopdeck act (headless)   median {ms(amed)} · p95 {ms(ap95)} · max {ms(amx)} over {len(act)} runs (process start to exit)")
         print(f"console / headless        {med / amed:.2f}x (medians)")
         print("baseline build            none: no earlier build decides in the console; the headless act is the baseline")

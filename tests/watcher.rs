@@ -334,7 +334,7 @@ fn a_decision_written_is_read_again_as_one_change_of_its_project() {
         })
         .expect("a question answered");
     d.engine
-        .reread(vec![Target::Dir(written.clone())], Instant::now());
+        .written(vec![Target::Dir(written.clone())], Instant::now());
     let mut reads: Vec<(Vec<PathBuf>, Vec<PathBuf>)> = Vec::new();
     let quiet = Instant::now() + Duration::from_millis(1500);
     while Instant::now() < quiet {

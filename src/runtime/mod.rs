@@ -337,7 +337,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     // Only the project written is read again; the
                     // watcher's own events for the write join this read.
                     Effect::Reread(path) => {
-                        engine.reread(vec![Target::Dir(path.clone())], Instant::now());
+                        engine.written(vec![Target::Dir(path.clone())], Instant::now());
                     }
                     Effect::ReadOlder { path, anchor, want } => {
                         read_older(path.clone(), anchor.clone(), *want, tx.clone());

@@ -219,6 +219,14 @@ impl Engine {
         self.perform(actions);
     }
 
+    /// `targets` were just written by the front end (a decision): read
+    /// them after the settle, without the read gap; changes the watcher
+    /// reports for the same write join this read.
+    pub fn written(&mut self, targets: Vec<Target>, now: Instant) {
+        let actions = self.sched.written(targets, now);
+        self.perform(actions);
+    }
+
     /// Read everything now (or right after the read in flight).
     pub fn reload(&mut self, now: Instant) {
         let actions = self.sched.full_reload(now);

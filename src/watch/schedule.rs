@@ -52,6 +52,8 @@ pub struct Schedule {
     min_gap: Duration,
     /// When the last read started.
     last_start: Option<Instant>,
+    /// What is wanted is read without the gap (a front end's own write).
+    urgent: bool,
 }
 
 impl Schedule {
@@ -65,6 +67,7 @@ impl Schedule {
             due: None,
             min_gap: Duration::ZERO,
             last_start: None,
+            urgent: false,
         }
     }
 
@@ -94,6 +97,22 @@ impl Schedule {
             return self.tick(now);
         }
         self.due.get_or_insert(now + self.settle);
+        self.tick(now)
+    }
+
+    /// `targets` were just written by the front end itself (a decision):
+    /// read them after the settle (the watcher's events for the same write
+    /// join the read) but without the gap (or as soon as the read in
+    /// flight is done).
+    pub fn written(
+        &mut self,
+        targets: impl IntoIterator<Item = Target>,
+        now: Instant,
+    ) -> Vec<Action> {
+        self.waiting.extend(targets);
+        self.urgent = true;
+        let at = now + self.settle;
+        self.due = Some(self.due.map_or(at, |d| d.min(at)));
         self.tick(now)
     }
 
@@ -133,7 +152,10 @@ impl Schedule {
                 Vec::new()
             }
             Some(at) => {
-                let at = self.last_start.map_or(at, |s| at.max(s + self.min_gap));
+                let at = match self.last_start {
+                    Some(s) if !self.urgent => at.max(s + self.min_gap),
+                    _ => at,
+                };
                 if at <= now {
                     vec![self.start(now)]
                 } else {
@@ -146,6 +168,7 @@ impl Schedule {
 
     fn start(&mut self, now: Instant) -> Action {
         self.last_start = Some(now);
+        self.urgent = false;
         self.next_id += 1;
         let id = self.next_id;
         self.reading = Some(id);

@@ -251,3 +251,47 @@ fn reads_start_a_minimum_gap_apart_but_a_quiet_change_waits_only_the_settle() {
         [Action::WakeAt(ms(t0, 1_030))]
     );
 }
+
+/// A decision the front end wrote is read after the settle (the watcher's
+/// events for the same write join it) but is not held back by the gap;
+/// after a read in flight, as soon as it is done.
+#[test]
+fn a_write_of_the_front_end_is_read_after_the_settle_without_the_gap() {
+    let t0 = Instant::now();
+    let mut s = Schedule::new(SETTLE).with_min_gap(Duration::from_millis(100));
+    s.changed([dir("/w/a")], t0);
+    let first = s.tick(ms(t0, 30));
+    let id = id_of(started(&first).unwrap());
+    assert_eq!(s.read_done(id, ms(t0, 35)), []);
+    // The decision came back; the gap would hold a change until t0+130.
+    assert_eq!(
+        s.written([dir("/w/b")], ms(t0, 40)),
+        [Action::WakeAt(ms(t0, 70))]
+    );
+    // The watcher's events for the write arrive within the settle.
+    assert_eq!(
+        s.changed([dir("/w/b"), dir("/w/c")], ms(t0, 42)),
+        [Action::WakeAt(ms(t0, 70))]
+    );
+    match started(&s.tick(ms(t0, 70))) {
+        Some(Action::ReadSome { id, targets }) => {
+            assert_eq!(targets, &vec![dir("/w/b"), dir("/w/c")]);
+            assert_eq!(s.read_done(*id, ms(t0, 75)), []);
+        }
+        other => panic!("not read after the settle: {other:?}"),
+    }
+    // Only once: the next change waits for the gap again.
+    assert_eq!(
+        s.changed([dir("/w/b")], ms(t0, 80)),
+        [Action::WakeAt(ms(t0, 170))]
+    );
+    // Written during a read: read right after it.
+    let reading = s.tick(ms(t0, 170));
+    let id = id_of(started(&reading).unwrap());
+    assert_eq!(s.written([dir("/w/d")], ms(t0, 171)), []);
+    assert_eq!(s.read_done(id, ms(t0, 172)), [Action::WakeAt(ms(t0, 201))]);
+    assert!(matches!(
+        started(&s.tick(ms(t0, 201))),
+        Some(Action::ReadSome { targets, .. }) if targets == &vec![dir("/w/d")]
+    ));
+}
