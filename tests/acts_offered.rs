@@ -45,23 +45,6 @@ fn projects(root: &Path) -> Vec<Project> {
     loopdeck::formats::discover(&[root.to_path_buf()]).projects
 }
 
-/// Every decision `p` offers, as the console gathers them (each once).
-fn offered(p: &Project) -> Vec<Address> {
-    let mut all: Vec<Address> = Vec::new();
-    let found = p
-        .inbox
-        .iter()
-        .filter_map(|i| i.act.clone())
-        .chain(p.detail.bugs.iter().filter_map(|b| b.act.clone()))
-        .chain(p.acts.iter().cloned());
-    for a in found {
-        if !all.iter().any(|b| b.verb == a.verb && b.target == a.target) {
-            all.push(a);
-        }
-    }
-    all
-}
-
 /// What a user types into the fields `a` needs for `option`: sample text,
 /// and for a duplicate bug another bug of the project.
 fn values(p: &Project, a: &Address, option: Option<&str>) -> Vec<String> {
@@ -95,7 +78,8 @@ fn every_offered_decision_is_accepted_by_the_act_code() {
     let mut tried = Vec::new();
     let mut failed = Vec::new();
     for p in &all {
-        for a in offered(p) {
+        // As the console gathers them, each once, at the decision's `now`.
+        for a in p.addresses_at(now) {
             let mut options: Vec<Option<&str>> =
                 a.options.iter().map(|o| Some(o.as_str())).collect();
             if options.is_empty() || !a.option_required() {

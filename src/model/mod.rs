@@ -314,6 +314,25 @@ impl Project {
             .collect()
     }
 
+    /// Every decision the project offers at `now`, each (verb, target)
+    /// once: its inbox items', its bugs', and its rows' and its own
+    /// (`acts`).
+    pub fn addresses_at(&self, now: DateTime<Utc>) -> Vec<Address> {
+        let mut all: Vec<Address> = Vec::new();
+        let found = self
+            .inbox_at(now)
+            .into_iter()
+            .filter_map(|i| i.act)
+            .chain(self.detail.bugs.iter().filter_map(|b| b.act.clone()))
+            .chain(self.acts.iter().cloned());
+        for a in found {
+            if !all.iter().any(|b| b.verb == a.verb && b.target == a.target) {
+                all.push(a);
+            }
+        }
+        all
+    }
+
     /// The inbox as it stands at `now` (see [`Project::options_at`]).
     pub fn inbox_at(&self, now: DateTime<Utc>) -> Vec<InboxItem> {
         self.inbox

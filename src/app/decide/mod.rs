@@ -234,24 +234,6 @@ fn homes(verb: &str) -> &'static [Tab] {
     }
 }
 
-/// Every decision project `p` offers, at `now`: its inbox items', its
-/// bugs', and its other rows' and its own (`Project::acts`), each once.
-fn addresses(m: &Model, p: &Project) -> Vec<Address> {
-    let mut all: Vec<Address> = Vec::new();
-    let inbox = p.inbox_at(m.now);
-    let found = inbox
-        .iter()
-        .filter_map(|i| i.act.clone())
-        .chain(p.detail.bugs.iter().filter_map(|b| b.act.clone()))
-        .chain(p.acts.iter().cloned());
-    for a in found {
-        if !all.iter().any(|b| b.verb == a.verb && b.target == a.target) {
-            all.push(a);
-        }
-    }
-    all
-}
-
 /// The choices one address offers: each option, then free text where the
 /// verb takes it.
 fn choices_of(a: &Address) -> Vec<Choice> {
@@ -284,7 +266,7 @@ pub fn offers(m: &Model) -> Option<(usize, String, Vec<Choice>)> {
     }
     let (pi, target, tab) = row(m)?;
     let p = &m.projects[pi];
-    let all = addresses(m, p);
+    let all = p.addresses_at(m.now);
     let mut chosen: Vec<&Address> = Vec::new();
     if let Some(t) = &target {
         chosen.extend(
@@ -387,6 +369,11 @@ pub fn open(m: &mut Model, pick: Option<usize>) -> Vec<Effect> {
     } else {
         Vec::new()
     };
+    show(m, form, effects)
+}
+
+/// Put `form` on screen with the effects it asked for.
+fn show(m: &mut Model, form: Form, effects: Vec<Effect>) -> Vec<Effect> {
     m.form = Some(form);
     let mut out = vec![Effect::Render];
     out.extend(effects);
@@ -528,10 +515,7 @@ pub fn undo(m: &mut Model) -> Vec<Effect> {
     m.status = None;
     m.mode = Mode::Decide;
     let effects = preview(&mut form, &mut m.decide_seq);
-    m.form = Some(form);
-    let mut out = vec![Effect::Render];
-    out.extend(effects);
-    out
+    show(m, form, effects)
 }
 
 /// A preview, a write or an undo came back.
@@ -644,7 +628,8 @@ fn retry(m: &mut Model) -> Vec<Effect> {
         // The decision must still be offered: a question answered
         // elsewhere meanwhile is gone.
         if let (What::Decide, Some(c)) = (&form.what, form.choice()) {
-            let still = addresses(m, p)
+            let still = p
+                .addresses_at(m.now)
                 .into_iter()
                 .find(|a| a.verb == c.address.verb && a.target == c.address.target);
             match still {
@@ -684,10 +669,7 @@ fn retry(m: &mut Model) -> Vec<Effect> {
     } else {
         Vec::new()
     };
-    m.form = Some(form);
-    let mut out = vec![Effect::Render];
-    out.extend(effects);
-    out
+    show(m, form, effects)
 }
 
 /// Close the form.

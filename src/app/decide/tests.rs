@@ -99,6 +99,29 @@ fn done(files: &[&str], audit: Option<&str>) -> Decided {
     }
 }
 
+/// The inbox's first question answered with `text` up to its preview;
+/// the preview's seq.
+fn previewed(m: &mut Model, text: &str) -> u64 {
+    update(m, key('i'));
+    update(m, key('a'));
+    typed(m, text);
+    decide(&update(m, ctrl('s'))).0
+}
+
+/// The effect numbered `seq` failed: a conflict or a refusal.
+fn failed(m: &mut Model, seq: u64, message: &str, conflict: bool) -> Vec<Effect> {
+    update(
+        m,
+        Event::Decided {
+            seq,
+            result: Decided::Failed {
+                message: message.into(),
+                conflict,
+            },
+        },
+    )
+}
+
 #[test]
 fn answering_from_the_inbox_previews_confirms_writes_and_moves_on() {
     let mut m = model(vec![prd("alpha")], false);
@@ -200,19 +223,12 @@ fn an_empty_answer_is_refused_and_esc_asks_before_discarding_text() {
 #[test]
 fn a_conflict_keeps_the_text_rereads_and_retries_against_the_new_reading() {
     let mut m = model(vec![prd("alpha")], false);
-    update(&mut m, key('i'));
-    update(&mut m, key('a'));
-    typed(&mut m, "yes");
-    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
-    let effects = update(
+    let seq = previewed(&mut m, "yes");
+    let effects = failed(
         &mut m,
-        Event::Decided {
-            seq,
-            result: Decided::Failed {
-                message: "state.json changed on disk since it was read".into(),
-                conflict: true,
-            },
-        },
+        seq,
+        "state.json changed on disk since it was read",
+        true,
     );
     assert!(effects.contains(&Effect::Reread(PathBuf::from("/w/alpha"))));
     assert!(matches!(
@@ -279,16 +295,7 @@ fn undo_previews_then_undoes_the_last_decision_with_its_own_confirm() {
             _ => None,
         })
         .expect("the undo");
-    update(
-        &mut m,
-        Event::Decided {
-            seq,
-            result: Decided::Failed {
-                message: "state.json moved on since the decision".into(),
-                conflict: true,
-            },
-        },
-    );
+    failed(&mut m, seq, "state.json moved on since the decision", true);
     assert!(matches!(
         &m.form.as_ref().unwrap().stage,
         Stage::Failed { message, .. } if message.contains("moved on")
@@ -462,10 +469,7 @@ fn over_4000_characters_is_warned_once_then_sent() {
 #[test]
 fn an_answer_after_the_preview_was_left_is_ignored() {
     let mut m = model(vec![prd("alpha")], false);
-    update(&mut m, key('i'));
-    update(&mut m, key('a'));
-    typed(&mut m, "x");
-    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
+    let seq = previewed(&mut m, "x");
     update(&mut m, code(KeyCode::Esc));
     assert_eq!(m.form.as_ref().unwrap().stage, Stage::Edit);
     let effects = update(
@@ -493,20 +497,8 @@ fn ctrl_c_in_the_form_cancels_it_and_never_quits_with_text_typed() {
 #[test]
 fn a_refusal_at_the_preview_keeps_the_text_and_says_why() {
     let mut m = model(vec![prd("alpha")], false);
-    update(&mut m, key('i'));
-    update(&mut m, key('a'));
-    typed(&mut m, "x");
-    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
-    let effects = update(
-        &mut m,
-        Event::Decided {
-            seq,
-            result: Decided::Failed {
-                message: "OQ-1 waits on OQ-0, still open".into(),
-                conflict: false,
-            },
-        },
-    );
+    let seq = previewed(&mut m, "x");
+    let effects = failed(&mut m, seq, "OQ-1 waits on OQ-0, still open", false);
     assert!(!effects.iter().any(|e| matches!(e, Effect::Reread(_))));
     update(&mut m, code(KeyCode::Enter));
     let f = m.form.as_ref().unwrap();
@@ -517,20 +509,8 @@ fn a_refusal_at_the_preview_keeps_the_text_and_says_why() {
 #[test]
 fn after_a_conflict_a_question_answered_elsewhere_is_no_longer_offered() {
     let mut m = model(vec![prd("alpha")], false);
-    update(&mut m, key('i'));
-    update(&mut m, key('a'));
-    typed(&mut m, "x");
-    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
-    update(
-        &mut m,
-        Event::Decided {
-            seq,
-            result: Decided::Failed {
-                message: "state.json changed on disk".into(),
-                conflict: true,
-            },
-        },
-    );
+    let seq = previewed(&mut m, "x");
+    failed(&mut m, seq, "state.json changed on disk", true);
     let mut fresh = prd("alpha");
     fresh.inbox.remove(0);
     update(&mut m, Event::Loaded(vec![fresh]));
@@ -603,10 +583,7 @@ fn gsd_waiting_is_answered_on_the_phases_tab_and_by_y_in_the_inbox() {
 fn the_confirm_scrolls_within_the_diff_and_back_up_at_once_after_g() {
     let mut m = model(vec![prd("alpha")], false);
     m.page = 5;
-    update(&mut m, key('i'));
-    update(&mut m, key('a'));
-    typed(&mut m, "x");
-    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
+    let seq = previewed(&mut m, "x");
     let diff: String = (0..20).map(|i| format!("+line {i}\n")).collect();
     update(
         &mut m,
@@ -656,19 +633,12 @@ fn pasted_control_characters_are_dropped() {
 #[test]
 fn a_retry_before_the_project_is_read_again_waits_for_the_reading() {
     let mut m = model(vec![prd("alpha"), prd("beta")], false);
-    update(&mut m, key('i'));
-    update(&mut m, key('a'));
-    typed(&mut m, "yes");
-    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
-    update(
+    let seq = previewed(&mut m, "yes");
+    failed(
         &mut m,
-        Event::Decided {
-            seq,
-            result: Decided::Failed {
-                message: "state.json changed on disk since it was read".into(),
-                conflict: true,
-            },
-        },
+        seq,
+        "state.json changed on disk since it was read",
+        true,
     );
     let path = m.form.as_ref().unwrap().path.clone();
     update(&mut m, code(KeyCode::Enter));
