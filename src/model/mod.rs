@@ -340,12 +340,18 @@ impl Project {
             .map(|i| {
                 let options = self.options_at(i, now);
                 // The decision address offers what the item offers.
-                let act = i.act.clone().map(|mut a| {
-                    if i.kind == InboxKind::Resume {
-                        a.options.retain(|o| options.contains(o));
-                    }
-                    a
-                });
+                // A resume with no option left (its token lapsed after a
+                // restart was recorded) can no longer be decided.
+                let act = i
+                    .act
+                    .clone()
+                    .map(|mut a| {
+                        if i.kind == InboxKind::Resume {
+                            a.options.retain(|o| options.contains(o));
+                        }
+                        a
+                    })
+                    .filter(|a| i.kind != InboxKind::Resume || !a.options.is_empty());
                 InboxItem {
                     options,
                     act,

@@ -186,14 +186,19 @@ impl Address {
     /// (`None`: no option, so free text where the verb takes it).
     pub fn fields(&self, option: Option<&str>) -> Vec<Field> {
         match (self.verb, option) {
+            // GSD's answer (addressed by WAITING.json's sha256) is one line
+            // of STATE.md, as its decisions and blockers are.
+            ("answer", None) if self.target.as_deref().is_some_and(is_sha256) => {
+                vec![field("answer", true, false)]
+            }
             ("answer" | "evidence", None) => vec![TEXT],
             ("requirement", _) => vec![field("requirement", true, true)],
             ("add-decision", _) => vec![
-                field("decision", true, true),
-                field("rationale", false, true),
+                field("decision", true, false),
+                field("rationale", false, false),
                 field("phase", false, false),
             ],
-            ("add-blocker", _) => vec![field("blocker", true, true)],
+            ("add-blocker", _) => vec![field("blocker", true, false)],
             ("block", _) => vec![field("reason", true, true), field("needs", false, true)],
             ("reopen", _) => vec![field("reason", true, true)],
             ("bug", Some("duplicate")) => vec![

@@ -28,6 +28,9 @@ fn an_answer_is_free_text_or_the_option_picked() {
     );
     let gsd = addr("answer", Some(&"a".repeat(64)), &["Yes", "No"]);
     assert!(gsd.fields(Some("No")).is_empty());
+    // GSD writes an answer as one line of STATE.md; PRD-master keeps lines.
+    assert!(!gsd.fields(None)[0].multiline);
+    assert!(a.fields(None)[0].multiline);
     assert!(matches!(
         gsd.build(Some("No"), &[]).unwrap(),
         Verb::Answer { text, .. } if text == "No"
@@ -83,5 +86,51 @@ fn optional_fields_left_empty_are_absent() {
     assert_eq!(
         addr("unlock", None, &[]).build(None, &[]).unwrap(),
         Verb::Unlock { confirm: true }
+    );
+}
+
+/// A paused agent whose restart is already recorded offers only
+/// `resume`; once its token lapses nothing is left to decide: the item
+/// still waits, but offers no decision (instead of one that can never be
+/// sent).
+#[test]
+fn a_resume_with_no_option_left_offers_no_decision() {
+    use crate::model::{Agent, Format, InboxItem, InboxKind, Project, StatusKind};
+    use chrono::TimeZone;
+    let paused = chrono::Utc.with_ymd_and_hms(2026, 5, 31, 0, 0, 0).unwrap();
+    let mut p = Project::new(Format::Devloop, "/w/l".into(), "l".into());
+    p.detail.agents.push(Agent {
+        agent: "dev-1".into(),
+        status: "paused".into(),
+        status_kind: StatusKind::Waiting,
+        step: None,
+        step_index: None,
+        total_steps: None,
+        doing: None,
+        unit: None,
+        progress_pct: None,
+        paused_at: Some(paused),
+        has_resume_token: true,
+        resume_expires_at: Some(paused + chrono::Duration::hours(24)),
+        started_at: None,
+        error: None,
+    });
+    p.inbox.push(InboxItem {
+        kind: InboxKind::Resume,
+        act: Some(addr("resume-agent", Some("dev-1"), &["resume"])),
+        reference: "agent-state/dev-1.json".into(),
+        title: "dev-1 paused".into(),
+        since: Some(paused),
+        options: vec!["resume".into()],
+        subject: Some("dev-1".into()),
+    });
+    let before = p.inbox_at(paused + chrono::Duration::hours(2));
+    assert_eq!(before[0].act.as_ref().unwrap().options, ["resume"]);
+    let after = p.inbox_at(paused + chrono::Duration::hours(25));
+    assert_eq!(after.len(), 1, "still waiting");
+    assert!(after[0].act.is_none(), "{:?}", after[0].act);
+    assert!(
+        p.addresses_at(paused + chrono::Duration::hours(25))
+            .is_empty()
     );
 }

@@ -112,7 +112,7 @@ pub fn keys(form: &Form) -> String {
 /// The heading (what is decided), wrapped, at most `max` lines.
 fn heading(m: &View, form: &Form, w: u16, max: u16) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    wrapped(&mut lines, w, &form.heading, m.theme.bold);
+    wrapped(&mut lines, w, form.heading_now(), m.theme.bold);
     clip(lines, max.max(1), w)
 }
 

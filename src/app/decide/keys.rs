@@ -233,7 +233,7 @@ pub fn paste(m: &mut Model, text: &str) -> Vec<Effect> {
         .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
         .collect();
     let text = if single {
-        text.replace('\n', " ")
+        text.replace(['\n', '\t'], " ")
     } else {
         text
     };

@@ -27,13 +27,22 @@ pub const LONG_TEXT: usize = 4000;
 pub struct Choice {
     pub address: Address,
     pub option: Option<String>,
+    /// What it decides on, in words (the question, the bug, the project):
+    /// the dialog's heading once it is picked.
+    pub heading: String,
+    /// The chooser lists several decisions: each says its verb.
+    pub mixed: bool,
 }
 
 impl Choice {
     /// What the chooser shows for it.
     pub fn label(&self) -> String {
         match &self.option {
+            Some(_) if self.mixed => self.address.describe(self.option.as_deref()),
             Some(o) => o.clone(),
+            None if self.mixed && !self.address.options.is_empty() => {
+                format!("{}: type an answer…", self.address.describe(None))
+            }
             None if !self.address.options.is_empty() => "type an answer…".to_owned(),
             None => self.address.describe(None),
         }
@@ -154,6 +163,16 @@ impl Form {
         self.inputs.iter().any(|i| !i.text().trim().is_empty())
     }
 
+    /// What the dialog is headed by now: the list's heading while
+    /// choosing, then what the picked choice decides on.
+    pub fn heading_now(&self) -> &str {
+        match (&self.stage, self.choice()) {
+            (Stage::Choose, _) | (_, None) => &self.heading,
+            (_, Some(c)) if c.heading.is_empty() => &self.heading,
+            (_, Some(c)) => &c.heading,
+        }
+    }
+
     /// The title of the dialog ("answer OQ-3", "undo answer OQ-3").
     pub fn title(&self) -> String {
         match &self.what {
@@ -236,20 +255,16 @@ fn homes(verb: &str) -> &'static [Tab] {
 
 /// The choices one address offers: each option, then free text where the
 /// verb takes it.
-fn choices_of(a: &Address) -> Vec<Choice> {
-    let mut out: Vec<Choice> = a
-        .options
-        .iter()
-        .map(|o| Choice {
-            address: a.clone(),
-            option: Some(o.clone()),
-        })
-        .collect();
+fn choices_of(a: &Address, heading: &str) -> Vec<Choice> {
+    let choice = |option: Option<&String>| Choice {
+        address: a.clone(),
+        option: option.cloned(),
+        heading: heading.to_owned(),
+        mixed: false,
+    };
+    let mut out: Vec<Choice> = a.options.iter().map(|o| choice(Some(o))).collect();
     if out.is_empty() || !a.option_required() {
-        out.push(Choice {
-            address: a.clone(),
-            option: None,
-        });
+        out.push(choice(None));
     }
     out
 }
@@ -262,7 +277,8 @@ pub fn offers(m: &Model) -> Option<(usize, String, Vec<Choice>)> {
         let p = &m.projects[pi];
         let item: InboxItem = p.inbox_at(m.now).into_iter().nth(ii)?;
         let a = item.act?;
-        return Some((pi, item.title, choices_of(&a)));
+        let choices = choices_of(&a, &item.title);
+        return Some((pi, item.title, choices));
     }
     let (pi, target, tab) = row(m)?;
     let p = &m.projects[pi];
@@ -291,8 +307,32 @@ pub fn offers(m: &Model) -> Option<(usize, String, Vec<Choice>)> {
         (Some(t), true) => row_heading(m, p, t),
         _ => p.name.clone(),
     };
-    let choices = chosen.into_iter().flat_map(choices_of).collect();
+    let mixed = chosen.len() > 1;
+    let choices = chosen
+        .into_iter()
+        .flat_map(|a| {
+            let own = match &a.target {
+                Some(t) if on_row && target.as_ref() == Some(t) => heading.clone(),
+                _ => item_heading(m, p, a),
+            };
+            choices_of(a, &own)
+        })
+        .map(|c| Choice { mixed, ..c })
+        .collect();
     Some((pi, heading, choices))
+}
+
+/// A project-wide decision's heading: the inbox item that offers it
+/// (`next_action`'s question, WAITING.json's), else the project's name.
+fn item_heading(m: &Model, p: &Project, a: &Address) -> String {
+    p.inbox_at(m.now)
+        .into_iter()
+        .find(|i| {
+            i.act
+                .as_ref()
+                .is_some_and(|b| b.verb == a.verb && b.target == a.target)
+        })
+        .map_or_else(|| p.name.clone(), |i| i.title)
 }
 
 /// What the row `target` is, in words: its inbox item's title (a

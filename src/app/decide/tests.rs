@@ -427,11 +427,11 @@ fn pasted_text_lands_whole_with_line_breaks_and_one_line_fields_stay_one_line() 
     let mut m = devloop_on_bugs();
     update(&mut m, key('a'));
     update(&mut m, key('3'));
-    update(&mut m, Event::Paste("BUG-2\r\nextra".into()));
+    update(&mut m, Event::Paste("BUG-2\r\nextra\tmore".into()));
     update(&mut m, code(KeyCode::Tab));
     update(&mut m, Event::Paste("line 1\r\nline 2 ✅ 中文".into()));
     let f = m.form.as_ref().unwrap();
-    assert_eq!(f.inputs[0].text(), "BUG-2 extra");
+    assert_eq!(f.inputs[0].text(), "BUG-2 extra more");
     assert_eq!(f.inputs[1].text(), "line 1\nline 2 ✅ 中文");
     assert_eq!(
         f.inputs[1].chars(),
@@ -676,4 +676,59 @@ fn a_retry_before_the_project_is_read_again_waits_for_the_reading() {
     assert_eq!(f.stage, Stage::Edit);
     assert_eq!(f.inputs[0].text(), "yes");
     assert_eq!(f.base, vec![("state.json".to_owned(), "b".repeat(64))]);
+}
+
+/// A Frontier row with its own answer and the project's `next_action`
+/// choice: the list says each verb, and the dialog is headed by what the
+/// picked choice decides.
+#[test]
+fn a_list_of_several_decisions_names_each_and_heads_the_dialog_by_the_pick() {
+    let mut p = prd("alpha");
+    p.inbox.truncate(1);
+    p.frontier.questions.push(crate::model::Question {
+        id: "OQ-1".into(),
+        title: "question OQ-1".into(),
+        kind: "decision".into(),
+        priority: None,
+        owner: None,
+        status: None,
+        waiting_on: Vec::new(),
+        evidence_needed: None,
+        acceptance_threshold: None,
+        due_by: None,
+    });
+    p.inbox.push(InboxItem {
+        kind: InboxKind::Choice,
+        act: Some(Address::new(
+            "choose",
+            None,
+            vec!["keep".into(), "drop".into()],
+        )),
+        reference: "next_action".into(),
+        title: "V1 right?".into(),
+        since: None,
+        options: vec!["keep".into(), "drop".into()],
+        subject: None,
+    });
+    let mut m = model(vec![p], false);
+    update(&mut m, code(KeyCode::Enter));
+    let front = m
+        .tabs()
+        .iter()
+        .position(|t| *t == crate::app::Tab::Frontier)
+        .unwrap();
+    update(&mut m, key(char::from_digit(front as u32 + 1, 10).unwrap()));
+    update(&mut m, key('a'));
+    let f = m.form.as_ref().unwrap();
+    let labels: Vec<String> = f.choices.iter().map(super::Choice::label).collect();
+    assert_eq!(labels, ["answer OQ-1", "choose: keep", "choose: drop"]);
+    assert_eq!(f.heading_now(), "OQ-1 question OQ-1");
+    let (_, verb, _, _) = decide(&update(&mut m, key('3')));
+    assert_eq!(
+        verb,
+        Verb::Choose {
+            option: "drop".into()
+        }
+    );
+    assert_eq!(m.form.as_ref().unwrap().heading_now(), "V1 right?");
 }

@@ -27,6 +27,8 @@ pub(crate) const STATE: &str = "state.json";
 pub(crate) const README: &str = "README.md";
 pub(crate) const PROGRESS: &str = "PROGRESS.md";
 pub(crate) const LOCK: &str = "state.json.lock";
+/// The marker an interrupted finalization leaves.
+pub(crate) const FINALIZING: &str = ".finalizing.json";
 
 /// Make `req` on the plan in `dir`.
 pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
@@ -136,6 +138,14 @@ fn run(
     let now = req.now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let by = req.by.clone();
     transact(&txn, move |snap| {
+        // Seed 002: an interrupted publication leaves `.finalizing.json`;
+        // normal validation fails until its evidence is inspected and the
+        // finalizer's recovery ran for the same candidate.
+        if snap.read(FINALIZING)?.is_some() {
+            return Err(refuse(
+                "a finalization was interrupted (.finalizing.json): the updater refuses every state change until its evidence is inspected and the finalizer's recovery runs for the same candidate; loopdeck does not recover it",
+            ));
+        }
         let Some(bytes) = snap.read(STATE)? else {
             return Err(refuse(
                 "no state.json: this plan has no state layer, so there is nothing for the protected updater to change",

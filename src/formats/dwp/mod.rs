@@ -52,7 +52,7 @@ const STATE: &str = "state.json";
 const README: &str = "README.md";
 const PROGRESS: &str = "PROGRESS.md";
 /// Left by an interrupted publication of the plan's final state.
-const FINALIZING: &str = ".finalizing.json";
+const FINALIZING: &str = act::FINALIZING;
 /// The receipt a finished publication writes.
 const RECEIPT: &str = "analysis_results/FINALIZATION.json";
 /// The protected updater's lock directory (`<state.json>.lock`, made with mkdir).
@@ -242,7 +242,7 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
 
     let flags = waiting(p, plan, &tasks, &desync, finalizing);
     stale_lock(p, plan.dir);
-    offers(p, plan);
+    offers(p, plan, finalizing);
     p.detail.checkpoint = state
         .and_then(|s| s.checkpoint.as_ref())
         .map(|c| Checkpoint {
@@ -421,11 +421,14 @@ fn waiting(
 /// its protected updater accepts (`act::offers` tries each one with the
 /// act code). An inbox item keeps its decision only when it is one of them
 /// (an unlock aside: a lock is no rule of the state). A README that is not
-/// UTF-8 offers neither approval nor reconciliation, which read it.
-fn offers(p: &mut Project, plan: &Plan<'_>) {
+/// UTF-8 offers neither approval nor reconciliation, which read it. An
+/// interrupted finalization (`.finalizing.json`) offers nothing but
+/// unlocking: the updater refuses every state change until it is recovered.
+fn offers(p: &mut Project, plan: &Plan<'_>, finalizing: bool) {
     let readme_unreadable = plan.readme.is_some() && plan.readme_bytes.is_none();
     let acts: Vec<Address> = plan
         .state_json
+        .filter(|_| !finalizing)
         .map(|s| act::offers(s, plan.readme_bytes))
         .unwrap_or_default()
         .into_iter()

@@ -144,7 +144,10 @@ pub(crate) fn offers(text: &str, blockers: &[String]) -> Option<Vec<Address>> {
         let found = one_line("the blocker to resolve", b)
             .ok()
             .and_then(|needle| doc.clone().resolve(List::Blockers, &needle))
-            .is_some_and(|removed| !removed.is_empty());
+            // Only a blocker its own text names alone: resolving by
+            // text removes every line containing it, and a row stands for
+            // one line.
+            .is_some_and(|removed| removed.len() == 1);
         if found && !out.iter().any(|a| a.target.as_ref() == Some(b)) {
             out.push(Address::new("resolve-blocker", Some(b.clone()), Vec::new()));
         }

@@ -264,7 +264,9 @@ fn waiting(p: &mut Project, file: Result<Vec<u8>, StoreError>) {
         .iter()
         .map(|o| splice::flatten(&act::option_label(o)))
         .collect();
-    let offered: Vec<String> = options.iter().filter(|o| !o.is_empty()).cloned().collect();
+    // Shown as offered: the item's n-th option is the one digit n picks.
+    let options: Vec<String> = options.into_iter().filter(|o| !o.is_empty()).collect();
+    let offered = options.clone();
     p.inbox.push(InboxItem {
         kind: InboxKind::Waiting,
         // `loopdeck act DIR answer SHA256 TEXT` (TEXT: an option's label
@@ -402,6 +404,20 @@ mod tests {
                 ("resolve-blocker", Some("CI red")),
             ]
         );
+        // A blocker whose text another contains would take both lines
+        // with it: only the longer, which names itself alone, is offered.
+        let (_t, p) = project(&[(
+            STATE_FILE,
+            "# State\n### Blockers\n- CI red\n- CI red on main since Tuesday\n",
+        )]);
+        assert_eq!(
+            acts(&p),
+            vec![
+                ("add-decision", None),
+                ("add-blocker", None),
+                ("resolve-blocker", Some("CI red on main since Tuesday")),
+            ]
+        );
         // No blockers: only the project's decisions.
         let (_t, p) = project(&[(STATE_FILE, "# State\n### Blockers\nNone\n")]);
         assert_eq!(
@@ -433,6 +449,8 @@ mod tests {
         ]);
         let act = p.inbox[0].act.as_ref().unwrap();
         assert_eq!(act.options, vec!["A one", "B"]);
+        // The item shows the options its digits pick.
+        assert_eq!(p.inbox[0].options, act.options);
         assert_eq!(p.acts.len(), 2);
         // Not UTF-8: not written, not offered.
         let tmp = tempfile::tempdir().unwrap();

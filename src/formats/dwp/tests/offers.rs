@@ -101,3 +101,32 @@ fn a_plan_without_state_offers_nothing() {
     assert!(p.acts.is_empty(), "{:?}", p.acts);
     assert_eq!(inbox_act(&p, InboxKind::Approval), None);
 }
+
+/// Seed 002: an interrupted finalization leaves `.finalizing.json`, and
+/// normal validation fails until it is recovered: the plan offers no
+/// state change (the inbox says to inspect it) and the act refuses one.
+#[test]
+fn an_interrupted_finalization_offers_and_takes_no_state_change() {
+    let mut f = full_plan(&["completed", "in_progress", "pending"]);
+    f.set(FINALIZING, r#"{"candidate_sha256":"0"}"#.to_owned());
+    let (t, p) = read(&f);
+    assert!(p.acts.is_empty(), "{:?}", p.acts);
+    assert!(p.inbox.iter().all(|i| i.act.is_none()), "{:?}", p.inbox);
+    let req = crate::model::Request {
+        verb: crate::model::Verb::Block {
+            task: "2".into(),
+            reason: "r".into(),
+            needs: None,
+        },
+        by: "t".into(),
+        now: chrono::Utc::now(),
+        devloop_api: None,
+    };
+    let opts = crate::store::txn::WriteOptions {
+        dry_run: true,
+        ..Default::default()
+    };
+    let err = act::act(&p.path, &req, &opts).unwrap_err();
+    assert!(err.to_string().contains(".finalizing.json"), "{err}");
+    drop(t);
+}
