@@ -146,3 +146,90 @@ fn every_offered_decision_is_accepted_by_the_act_code() {
         );
     }
 }
+
+/// The console writes exactly what it previewed: the write expects every
+/// file the preview read (`Outcome::read`) to hold the same bytes. A file
+/// changed between the preview and the confirm (here: a line break
+/// appended, which keeps every file readable) stops every offered
+/// decision with "changed on disk", nothing written — a devloop bug's
+/// `bugs.ndjson` too, which no reading stamps.
+#[test]
+fn every_offered_decision_written_from_its_preview_is_refused_when_a_read_file_moved() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    let all = projects(&root);
+    let now: DateTime<Utc> = common::NOW.parse().unwrap();
+    let dry = WriteOptions {
+        dry_run: true,
+        audit_dir: Some(tmp.path().join("audit")),
+        ..Default::default()
+    };
+    let mut checked = Vec::new();
+    let mut failed = Vec::new();
+    for p in &all {
+        for a in p.addresses_at(now) {
+            if a.verb == "requirement" {
+                continue; // a server's business, not a file's
+            }
+            let option = a.options.first().map(String::as_str);
+            let Ok(verb) = a.build(option, &values(p, &a, option)) else {
+                continue;
+            };
+            let req = Request {
+                verb,
+                by: "tester".to_owned(),
+                now,
+                devloop_api: None,
+            };
+            let Ok(preview) = act(p, &req, &dry) else {
+                continue;
+            };
+            if preview.read.is_empty() {
+                // A stale lock removed: no file is decided on.
+                assert_eq!(a.verb, "unlock", "{:?}", p.id);
+                continue;
+            }
+            for (file, _) in &preview.read {
+                let path = p.path.join(file);
+                let mut bytes = fs::read(&path).unwrap();
+                bytes.push(b'\n');
+                fs::write(&path, &bytes).unwrap();
+            }
+            let write = WriteOptions {
+                dry_run: false,
+                expect_files: preview.read.clone(),
+                ..dry.clone()
+            };
+            let before: Vec<Vec<u8>> = preview
+                .read
+                .iter()
+                .map(|(f, _)| fs::read(p.path.join(f)).unwrap())
+                .collect();
+            match act(p, &req, &write) {
+                Err(loopdeck::store::txn::ActError::Changed(_)) => {
+                    checked.push((p.format, a.verb));
+                }
+                r => failed.push(format!(
+                    "{} {:?}: {} {:?}: {:?}",
+                    p.format.as_str(),
+                    p.id,
+                    a.verb,
+                    a.target,
+                    r.map(|o| o.files.len())
+                )),
+            }
+            let after: Vec<Vec<u8>> = preview
+                .read
+                .iter()
+                .map(|(f, _)| fs::read(p.path.join(f)).unwrap())
+                .collect();
+            assert_eq!(before, after, "nothing written for {:?} {}", p.id, a.verb);
+        }
+    }
+    assert!(failed.is_empty(), "not stopped:\n{}", failed.join("\n"));
+    assert!(checked.contains(&(Format::Devloop, "bug")), "{checked:?}");
+    assert!(
+        checked.contains(&(Format::PrdMaster, "answer")),
+        "{checked:?}"
+    );
+}

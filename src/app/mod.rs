@@ -692,8 +692,11 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
         }
         // Nothing is drawn but the request for a larger terminal: a key
         // must not act on what cannot be seen. Only quit does.
+        // The decision form is never quit this way: its text would be
+        // lost, or a write cut in the middle.
         Event::Key(key) if m.too_small() => {
-            if key.code == KeyCode::Char('q') && key.modifiers.is_empty() {
+            if key.code == KeyCode::Char('q') && key.modifiers.is_empty() && m.mode != Mode::Decide
+            {
                 vec![Effect::Quit]
             } else {
                 Vec::new()
@@ -701,7 +704,19 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
         }
         Event::Paste(text) => match m.mode {
             Mode::Decide => decide::paste(m, &text),
-            _ => Vec::new(),
+            // Typed into a filter or the palette as keys, one line of it.
+            Mode::Filter | Mode::Palette => {
+                let mut effects = Vec::new();
+                for c in text.chars().map(|c| if c.is_control() { ' ' } else { c }) {
+                    let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+                    effects.extend(match m.mode {
+                        Mode::Filter => filter_key(m, key),
+                        _ => palette_key(m, key),
+                    });
+                }
+                effects
+            }
+            Mode::Normal | Mode::Help => Vec::new(),
         },
         Event::Decided { seq, result } => decide::decided(m, seq, result),
         Event::Key(key) => match m.mode {

@@ -86,6 +86,7 @@ fn answer(result: Result<Outcome, ActError>) -> Decided {
                 })
                 .collect(),
             audit_id: o.audit_id,
+            read: o.read,
         },
         Err(e) => Decided::Failed {
             conflict: matches!(e, ActError::Changed(_) | ActError::Locked(_)),

@@ -60,6 +60,30 @@ fn worker(tx: Sender<Msg>, what: &'static str, job: impl FnOnce() -> Event + Sen
     );
 }
 
+/// Run a decision (or an undo) on a worker thread; its answer, or its
+/// failure, comes back as the `Event::Decided` the form waits for (a
+/// decision whose thread died must not leave the form waiting).
+fn decision_worker(
+    tx: Sender<Msg>,
+    seq: u64,
+    job: impl FnOnce() -> app::decide::Decided + Send + 'static,
+) {
+    watch::job_worker(
+        move |m| tx.send(m).is_ok(),
+        "deciding",
+        move || Msg::App(Event::Decided { seq, result: job() }),
+        move |why| {
+            Msg::App(Event::Decided {
+                seq,
+                result: app::decide::Decided::Failed {
+                    message: format!("{why}; check the files before trying again"),
+                    conflict: false,
+                },
+            })
+        },
+    );
+}
+
 /// The app's event for what the engine hands over.
 fn update_event(u: Update) -> Event {
     match u {
@@ -322,17 +346,13 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                             expect.clone(),
                             *dry_run,
                         );
-                        worker(tx.clone(), "deciding", move || Event::Decided {
-                            seq,
-                            result: d.decide(path, format, verb, expect, dry_run),
+                        decision_worker(tx.clone(), seq, move || {
+                            d.decide(path, format, verb, expect, dry_run)
                         });
                     }
                     Effect::Undo { seq, id, dry_run } => {
                         let (d, seq, id, dry_run) = (decider.clone(), *seq, id.clone(), *dry_run);
-                        worker(tx.clone(), "undoing", move || Event::Decided {
-                            seq,
-                            result: d.undo(id, dry_run),
-                        });
+                        decision_worker(tx.clone(), seq, move || d.undo(id, dry_run));
                     }
                     // Only the project written is read again; the
                     // watcher's own events for the write join this read.
@@ -529,6 +549,31 @@ mod tests {
             .collect();
         assert!(!left.contains(&"a"), "{left:?}");
         assert!(left.contains(&"b") && left.contains(&"c"), "{left:?}");
+    }
+
+    /// A decision whose thread dies answers the form it was asked for
+    /// (with its number), so the form never waits in "writing…" for ever.
+    #[test]
+    fn a_panicking_decision_answers_its_form() {
+        let (tx, rx) = mpsc::channel::<Msg>();
+        decision_worker(tx, 7, || {
+            let v: Vec<u8> = Vec::new();
+            let i = v.len() + 3;
+            app::decide::Decided::Failed {
+                message: format!("{}", v[i]),
+                conflict: false,
+            }
+        });
+        match next_event(&rx) {
+            Event::Decided {
+                seq: 7,
+                result: app::decide::Decided::Failed { message, conflict },
+            } => {
+                assert!(message.starts_with("deciding: "), "{message}");
+                assert!(!conflict);
+            }
+            other => panic!("not the form's answer: {other:?}"),
+        }
     }
 
     #[test]

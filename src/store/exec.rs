@@ -79,10 +79,16 @@ pub(crate) fn run(
         check_files(txn, &first)?;
         let steps = plan(txn, &mut first, edits, order)?;
         preflight(txn, &steps)?;
+        let read = first
+            .entries()
+            .iter()
+            .filter_map(|(f, b)| b.as_deref().map(|b| (f.clone(), sha256_hex(b))))
+            .collect();
         return Ok(Outcome {
             dry_run: true,
             files: preview(txn, &steps),
             audit_id: None,
+            read,
         });
     }
     let (guard, mut snap, edits) = if txn.lock == LockKind::MkdirDir {
@@ -518,6 +524,7 @@ fn apply(txn: &Txn, dir: &Path, steps: Vec<Step>) -> Result<Outcome, ActError> {
         dry_run: false,
         files,
         audit_id: Some(id),
+        read: Vec::new(),
     })
 }
 

@@ -313,6 +313,11 @@ pub struct Outcome {
     /// The audit log's id for this decision (`loopdeck undo ID`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audit_id: Option<String>,
+    /// A dry run: (file, sha256) of every file the decision read, as it
+    /// read them. Writing with these as `expect_files` makes exactly the
+    /// change previewed, or nothing.
+    #[serde(skip)]
+    pub read: Vec<(String, String)>,
 }
 
 /// Run `decide` under the write rules and apply its edits: the read-only

@@ -92,7 +92,6 @@ fn title(form: &Form) -> String {
 /// The form's keys in its stage, for the hint bar (the one place they are
 /// shown).
 pub fn keys(form: &Form) -> String {
-    let kept = !form.inputs.is_empty();
     match &form.stage {
         Stage::Choose => "1-9/Enter pick · j/k move · Esc cancel".to_owned(),
         Stage::Edit if form.inputs.len() > 1 => {
@@ -103,8 +102,8 @@ pub fn keys(form: &Form) -> String {
         Stage::Previewing => "Esc back".to_owned(),
         Stage::Writing => "writing: wait for it".to_owned(),
         Stage::Confirm { .. } => "w write · n/Esc back · j/k scroll · Tab switch".to_owned(),
-        Stage::Failed { conflict: true, .. } => "Enter/Esc back to your text (kept)".to_owned(),
-        Stage::Failed { .. } if kept => "Enter/Esc back to your text (kept)".to_owned(),
+        Stage::Failed { .. } if form.gone => "Esc close (asks about your text)".to_owned(),
+        Stage::Failed { .. } if form.typed() => "Enter/Esc back to your text (kept)".to_owned(),
         Stage::Failed { .. } => "Enter try again · Esc close".to_owned(),
     }
 }
@@ -182,12 +181,16 @@ fn message(m: &View, form: &Form, w: u16, room: u16) -> Vec<Line<'static>> {
             wrapped(&mut lines, w, message, t.error.patch(t.bold));
             if *conflict {
                 lines.push(Line::default());
-                let said = match (form.unread, form.retry_queued) {
-                    (false, _) => "The project was read again; your text is kept.",
-                    (true, false) => "Reading the project again… your text is kept.",
-                    (true, true) => {
+                let kept = !form.inputs.is_empty();
+                let said = match (form.unread, form.retry_queued, kept) {
+                    (false, _, true) => "The project was read again; your text is kept.",
+                    (false, _, false) => "The project was read again.",
+                    (true, false, true) => "Reading the project again… your text is kept.",
+                    (true, false, false) => "Reading the project again…",
+                    (true, true, true) => {
                         "Reading the project again… your text comes back once it is read."
                     }
+                    (true, true, false) => "Reading the project again… then trying again.",
                 };
                 lines.push(Line::from(Span::styled(said, t.muted)));
             }

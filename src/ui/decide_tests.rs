@@ -185,6 +185,7 @@ fn confirm_model() -> Model {
     previewed(
         &mut m,
         Decided::Done {
+            read: Vec::new(),
             files: answer_diffs(),
             audit_id: None,
         },
@@ -473,6 +474,7 @@ fn hostile_text_in_the_form_never_reaches_the_buffer_raw() {
     previewed(
         &mut m,
         Decided::Done {
+            read: Vec::new(),
             files: vec![FileDiff {
                 file: evil("file"),
                 diff: format!(

@@ -66,16 +66,19 @@ pub fn form_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
         Stage::Previewing if esc => back(m),
         Stage::Previewing | Stage::Writing => Vec::new(),
         Stage::Confirm { .. } => confirm_key(m, key, esc),
-        Stage::Failed { conflict, .. } => match key.code {
+        Stage::Failed { .. } => match key.code {
             KeyCode::Enter | KeyCode::Char('r') => retry(m),
-            _ if esc => {
-                if conflict || m.form.as_ref().is_some_and(|f| !f.inputs.is_empty()) {
-                    // Back to the text, kept.
-                    retry(m)
-                } else {
-                    close(m)
+            // Esc: back to the text typed (kept), else out. A decision that
+            // is no longer offered has nothing to go back to: ask before
+            // throwing its text away.
+            _ if esc => match m.form.as_ref().map(|f| (f.typed(), f.gone)) {
+                Some((true, false)) => retry(m),
+                Some((true, true)) => {
+                    set_stage(m, Stage::Discard);
+                    vec![Effect::Render]
                 }
-            }
+                _ => close(m),
+            },
             _ => Vec::new(),
         },
     }

@@ -151,6 +151,11 @@ pub struct Form {
     pub unread: bool,
     /// Enter was pressed while `unread`: retry once the reading arrives.
     pub retry_queued: bool,
+    /// The decision is no longer offered (the project moved on).
+    pub gone: bool,
+    /// Opened from the inbox: the item after the one decided, by identity
+    /// (the inbox lands there after the write, whatever was read first).
+    pub next_item: Option<(PathBuf, String)>,
 }
 
 impl Form {
@@ -197,10 +202,12 @@ pub struct Last {
 /// What a preview, a write or an undo came back with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decided {
-    /// Done (or, dry, would be done): each file's diff, the audit id.
+    /// Done (or, dry, would be done): each file's diff, the audit id, and
+    /// (dry) every file the decision read: (file, sha256).
     Done {
         files: Vec<FileDiff>,
         audit_id: Option<String>,
+        read: Vec<(String, String)>,
     },
     /// Nothing written. `conflict`: the file changed on disk or is locked.
     Failed { message: String, conflict: bool },
@@ -401,7 +408,14 @@ pub fn open(m: &mut Model, pick: Option<usize>) -> Vec<Effect> {
         from_inbox: m.screen == Screen::Inbox,
         unread: false,
         retry_queued: false,
+        gone: false,
+        next_item: None,
     };
+    if form.from_inbox {
+        form.next_item = panes::inbox(m)
+            .get(m.inbox.selected + 1)
+            .map(|&row| panes::inbox_key(m, row));
+    }
     m.status = None;
     m.mode = Mode::Decide;
     let effects = if single || pick.is_some() {
@@ -551,6 +565,8 @@ pub fn undo(m: &mut Model) -> Vec<Effect> {
         from_inbox: false,
         unread: false,
         retry_queued: false,
+        gone: false,
+        next_item: None,
     };
     m.status = None;
     m.mode = Mode::Decide;
@@ -568,7 +584,14 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
     }
     let reread = Effect::Reread(form.path.clone());
     match (form.stage.clone(), result) {
-        (Stage::Previewing, Decided::Done { files, .. }) => {
+        (Stage::Previewing, Decided::Done { files, read, .. }) => {
+            // The write is made on exactly the bytes previewed: every file
+            // the preview read (a devloop bug's log too, which no reading
+            // stamps) must still hold them.
+            for (file, sha) in read {
+                form.base.retain(|(f, _)| f != &file);
+                form.base.push((file, sha));
+            }
             form.stage = Stage::Confirm {
                 files,
                 scroll: 0,
@@ -576,7 +599,12 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
             };
             vec![Effect::Render]
         }
-        (Stage::Writing, Decided::Done { files, audit_id }) => {
+        (
+            Stage::Writing,
+            Decided::Done {
+                files, audit_id, ..
+            },
+        ) => {
             let Some(form) = m.form.take() else {
                 return Vec::new();
             };
@@ -605,11 +633,15 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
                 _ => None,
             };
             if form.from_inbox && m.screen == Screen::Inbox {
-                // The item answered goes with the next reading; the
-                // selection is on the next one already.
-                let len = panes::inbox(m).len();
-                if m.inbox.selected + 1 < len {
-                    m.inbox.selected += 1;
+                // On to the item after the one decided, by identity: the
+                // reading of the write may have come first (the item is
+                // gone already) or not (it goes with the next reading).
+                let rows = panes::inbox(m);
+                if let Some(at) = form.next_item.as_ref().and_then(|key| {
+                    rows.iter()
+                        .position(|&row| &panes::inbox_key(m, row) == key)
+                }) {
+                    m.inbox.selected = at;
                 }
             }
             vec![reread, Effect::Render]
@@ -659,39 +691,54 @@ fn retry(m: &mut Model) -> Vec<Effect> {
     let Some(mut form) = m.form.take() else {
         return Vec::new();
     };
-    if let Some(p) = m
+    let project = m
         .projects
         .iter()
-        .find(|p| p.path == form.path && p.format == form.format)
-    {
+        .find(|p| p.path == form.path && p.format == form.format);
+    if let Some(p) = project {
         form.base = base_of(p);
-        // The decision must still be offered: a question answered
-        // elsewhere meanwhile is gone.
-        if let (What::Decide, Some(c)) = (&form.what, form.choice()) {
-            let still = p
-                .addresses_at(m.now)
+    }
+    // The decision must still be offered, with the option picked: a
+    // question answered elsewhere meanwhile is gone; a bug moved on offers
+    // other states.
+    if let (What::Decide, Some(c)) = (&form.what, form.choice().cloned()) {
+        let still = project.and_then(|p| {
+            p.addresses_at(m.now)
                 .into_iter()
-                .find(|a| a.verb == c.address.verb && a.target == c.address.target);
-            match still {
-                Some(a) => {
-                    let option = c.option.clone();
-                    if let Some(ch) = form.choices.get_mut(form.pick) {
-                        ch.address = a;
-                        ch.option = option;
-                    }
-                }
-                None => {
-                    form.stage = Stage::Failed {
-                        message: format!(
-                            "{} is no longer offered: the project moved on (your text is still here; Esc closes)",
-                            c.address.describe(None)
-                        ),
-                        conflict: false,
-                    };
-                    m.form = Some(form);
-                    return vec![Effect::Render];
-                }
-            }
+                .find(|a| a.verb == c.address.verb && a.target == c.address.target)
+        });
+        let Some(a) = still else {
+            form.gone = true;
+            form.stage = Stage::Failed {
+                message: format!(
+                    "{} is no longer offered: the project moved on (your text is still here; Esc closes)",
+                    c.address.describe(None)
+                ),
+                conflict: false,
+            };
+            return show(m, form, Vec::new());
+        };
+        let option_left = c.option.as_ref().is_none_or(|o| a.options.contains(o));
+        if !option_left {
+            // Offer this decision's choices as they are now; the text
+            // typed stays for the fields they share.
+            let fresh = choices_of(&a, &c.heading);
+            form.choices
+                .retain(|x| !(x.address.verb == a.verb && x.address.target == a.target));
+            let at = form.choices.len();
+            let mixed = c.mixed;
+            form.choices
+                .extend(fresh.into_iter().map(|x| Choice { mixed, ..x }));
+            form.pick = at;
+            form.note = Some(format!(
+                "{} is no longer offered: pick again",
+                c.address.describe(c.option.as_deref())
+            ));
+            form.stage = Stage::Choose;
+            return show(m, form, Vec::new());
+        }
+        if let Some(ch) = form.choices.get_mut(form.pick) {
+            ch.address = a;
         }
     }
     form.stage = if form.inputs.is_empty() {

@@ -88,6 +88,7 @@ fn decide(effects: &[Effect]) -> (u64, Verb, Vec<(String, String)>, bool) {
 
 fn done(files: &[&str], audit: Option<&str>) -> Decided {
     Decided::Done {
+        read: Vec::new(),
         files: files
             .iter()
             .map(|f| FileDiff {
@@ -590,6 +591,7 @@ fn the_confirm_scrolls_within_the_diff_and_back_up_at_once_after_g() {
         Event::Decided {
             seq,
             result: Decided::Done {
+                read: Vec::new(),
                 files: vec![FileDiff {
                     file: "state.json".into(),
                     diff,
@@ -731,4 +733,192 @@ fn a_list_of_several_decisions_names_each_and_heads_the_dialog_by_the_pick() {
         }
     );
     assert_eq!(m.form.as_ref().unwrap().heading_now(), "V1 right?");
+}
+
+/// The watcher's reading of the write can be merged before the write's
+/// own answer (the audit append and its fsync
+/// come after the files are renamed). The inbox must then still land on
+/// the item after the one answered, not skip it.
+#[test]
+fn a_reading_before_the_answer_does_not_skip_the_next_item() {
+    let three = |with_first: bool| {
+        let mut p = prd("alpha");
+        let mut third = p.inbox[1].clone();
+        third.reference = "OQ-3".into();
+        third.title = "question OQ-3".into();
+        third.act = Some(Address::new("answer", Some("OQ-3".into()), Vec::new()));
+        third.subject = Some("OQ-3".into());
+        third.since = Some(Utc.with_ymd_and_hms(2026, 5, 3, 0, 0, 0).unwrap());
+        p.inbox.push(third);
+        if !with_first {
+            p.inbox.remove(0);
+            p.files[0].sha256 = "b".repeat(64);
+        }
+        p
+    };
+    let mut m = model(vec![three(true)], false);
+    update(&mut m, key('i'));
+    let titles = |m: &Model| -> Vec<String> {
+        crate::app::panes::inbox(m)
+            .iter()
+            .map(|&(pi, ii)| m.projects[pi].inbox_at(m.now)[ii].title.clone())
+            .collect()
+    };
+    let first = titles(&m)[m.inbox.selected].clone();
+    let second = titles(&m)[m.inbox.selected + 1].clone();
+    update(&mut m, key('a'));
+    typed(&mut m, "ok");
+    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
+    update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: done(&["state.json"], None),
+        },
+    );
+    let (seq, ..) = decide(&update(&mut m, key('w')));
+    // The watcher's reading of the write arrives first …
+    update(&mut m, Event::Loaded(vec![three(false)]));
+    assert!(!titles(&m).contains(&first));
+    // … then the write's answer.
+    update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: done(&["state.json"], Some("A1")),
+        },
+    );
+    assert_eq!(titles(&m)[m.inbox.selected], second, "{:?}", titles(&m));
+}
+
+/// The terminal shrinks below 40x8 while an
+/// answer is typed; the user types on (the text holds a `q`): the console
+/// must not quit and throw the text away.
+#[test]
+fn a_q_typed_while_too_small_does_not_quit_the_form() {
+    let mut m = model(vec![prd("alpha")], false);
+    update(&mut m, Event::Size(100, 30));
+    update(&mut m, key('i'));
+    update(&mut m, key('a'));
+    typed(&mut m, "allow");
+    update(&mut m, Event::Size(35, 7));
+    let effects = update(&mut m, key('q'));
+    assert!(!effects.contains(&Effect::Quit), "quit with the text typed");
+}
+
+/// "No longer offered … Esc closes": Esc asks before throwing the text
+/// away, and `y` closes; it never comes back to the same dialog.
+#[test]
+fn esc_leaves_a_question_no_longer_offered() {
+    let mut m = model(vec![prd("alpha")], false);
+    let seq = previewed(&mut m, "x");
+    failed(&mut m, seq, "changed", true);
+    let mut fresh = prd("alpha");
+    fresh.inbox.remove(0);
+    update(&mut m, Event::Loaded(vec![fresh]));
+    update(&mut m, code(KeyCode::Enter));
+    assert!(m.form.as_ref().unwrap().gone);
+    update(&mut m, code(KeyCode::Esc));
+    assert_eq!(m.form.as_ref().unwrap().stage, Stage::Discard);
+    update(&mut m, key('y'));
+    assert!(m.form.is_none());
+}
+
+/// An undo refused because the file moved on: nothing was typed, so Esc
+/// closes (it used to preview the refused undo again, for ever).
+#[test]
+fn esc_closes_an_undo_refused_because_the_file_moved_on() {
+    let mut m = model(vec![prd("alpha")], false);
+    m.last = Some(super::Last {
+        id: "A1".into(),
+        label: "answer OQ-1".into(),
+        path: PathBuf::from("/w/alpha"),
+        format: Format::PrdMaster,
+    });
+    let seq = update(&mut m, key('u'))
+        .iter()
+        .find_map(|e| match e {
+            Effect::Undo { seq, .. } => Some(*seq),
+            _ => None,
+        })
+        .unwrap();
+    failed(
+        &mut m,
+        seq,
+        "state.json has moved on since decision A1; nothing undone",
+        true,
+    );
+    let effects = update(&mut m, code(KeyCode::Esc));
+    assert!(!effects.iter().any(|e| matches!(e, Effect::Undo { .. })));
+    assert!(m.form.is_none());
+}
+
+/// A bug moved on between the choice and the retry: its new states are
+/// offered again (the text kept), never the old one for ever.
+#[test]
+fn a_retry_offers_a_moved_bugs_states_again() {
+    let mut m = devloop_on_bugs();
+    update(&mut m, key('a'));
+    update(&mut m, key('2'));
+    typed(&mut m, "not ours");
+    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
+    failed(&mut m, seq, "bugs.ndjson changed on disk", true);
+    // The bug is now `fixing`: fixed, open, wontfix, duplicate.
+    let mut p = m.projects[0].clone();
+    p.detail.bugs[0].status = "fixing".into();
+    p.detail.bugs[0].act = Some(Address::new(
+        "bug",
+        Some("BUG-1".into()),
+        vec!["fixed".into(), "open".into(), "duplicate".into()],
+    ));
+    update(&mut m, Event::Loaded(vec![p]));
+    update(&mut m, code(KeyCode::Enter));
+    let f = m.form.as_ref().unwrap();
+    assert_eq!(f.stage, Stage::Choose);
+    let labels: Vec<String> = f.choices.iter().map(super::Choice::label).collect();
+    assert_eq!(labels, ["fixed", "open", "duplicate"]);
+    assert!(f.note.as_deref().unwrap().contains("no longer offered"));
+    // `open` takes a note too: the text typed is still there.
+    update(&mut m, key('2'));
+    assert_eq!(m.form.as_ref().unwrap().inputs[0].text(), "not ours");
+}
+
+/// The write is made against every file the preview read, not only
+/// those the reading stamped (a bug's log).
+#[test]
+fn the_write_expects_the_bytes_the_preview_read() {
+    let mut m = model(vec![prd("alpha")], false);
+    let seq = previewed(&mut m, "x");
+    update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: Decided::Done {
+                read: vec![
+                    ("state.json".into(), "a".repeat(64)),
+                    ("bugs.ndjson".into(), "c".repeat(64)),
+                ],
+                files: vec![],
+                audit_id: None,
+            },
+        },
+    );
+    let (_, _, expect, dry) = decide(&update(&mut m, key('w')));
+    assert!(!dry);
+    assert_eq!(
+        expect,
+        vec![
+            ("state.json".to_owned(), "a".repeat(64)),
+            ("bugs.ndjson".to_owned(), "c".repeat(64)),
+        ]
+    );
+}
+
+/// Pasting into the filter types it (one line of it).
+#[test]
+fn a_paste_into_the_filter_is_typed() {
+    let mut m = model(vec![prd("alpha"), prd("beta")], false);
+    update(&mut m, key('/'));
+    update(&mut m, Event::Paste("bet\na".into()));
+    assert_eq!(m.list.filter, "bet a");
 }

@@ -187,6 +187,7 @@ fn remote(dir: &Path, req: &Request, opts: &WriteOptions, api: &str) -> Result<O
             dry_run: true,
             files: Vec::new(),
             audit_id: None,
+            read: Vec::new(),
         });
     }
     let token = std::env::var(http::TOKEN_ENV).ok();
@@ -207,6 +208,7 @@ fn remote(dir: &Path, req: &Request, opts: &WriteOptions, api: &str) -> Result<O
             dry_run: false,
             files: Vec::new(),
             audit_id: None,
+            read: Vec::new(),
         }),
         409 => Err(refuse(format!(
             "the devloop server refused the {action}: {pid} is finished (409 Conflict){said}"

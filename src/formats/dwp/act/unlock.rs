@@ -45,6 +45,7 @@ pub fn unlock(dir: &Path, confirm: bool, opts: &WriteOptions) -> Result<Outcome,
             diff: format!("removed stale {LOCK} (held for {shown})\n"),
         }],
         audit_id: None,
+        read: Vec::new(),
     })
 }
 
