@@ -129,11 +129,20 @@ fn note(m: &View, form: &Form, w: u16) -> Vec<Line<'static>> {
 fn chooser(m: &View, form: &Form, w: u16, room: u16) -> Vec<Line<'static>> {
     let t = &m.theme;
     let note = note(m, form, w);
-    let mut lines = heading(m, form, w, (room / 3).max(1));
-    lines.push(Line::default());
-    let list = (room as usize)
+    // A small terminal keeps the choices, not the spacing: one line of
+    // heading, no blank line.
+    let small = room < 6;
+    let mut lines = heading(m, form, w, if small { 1 } else { (room / 3).max(1) });
+    if !small {
+        lines.push(Line::default());
+    }
+    let mut list = (room as usize)
         .saturating_sub(lines.len() + note.len())
         .max(1);
+    if form.choices.len() > list {
+        // The "… more" line takes one.
+        list = list.saturating_sub(1).max(1);
+    }
     let first = offset(form.pick, list);
     for (i, c) in form.choices.iter().enumerate().skip(first).take(list) {
         let n = if i < 9 {

@@ -227,6 +227,25 @@ fn the_chooser_numbers_the_options_and_highlights_the_cursor() {
     assert!(!buf[(x, y)].modifier.contains(Modifier::REVERSED));
 }
 
+/// At the smallest size the console draws (40x8) the chooser still shows
+/// the choice under the cursor (it used to show the heading alone).
+#[test]
+fn the_chooser_at_40x8_still_shows_the_cursor_row() {
+    let p = project(
+        "approval-flow",
+        "[OQ-4] 规则存储用哪种数据库？这决定部署方式。",
+        Address::new(
+            "answer",
+            Some("OQ-4".into()),
+            vec!["Postgres".into(), "SQLite".into(), "Files".into()],
+        ),
+    );
+    let mut m = opened(p, false, 'a');
+    update(&mut m, key('j'));
+    let s = screen(&m, 40, 8);
+    assert!(s.contains("› 2 SQLite"), "{s}");
+}
+
 #[test]
 fn the_editor_draws_cjk_and_emoji_inside_its_borders() {
     let mut m = opened(answer_project(), false, 'a');
