@@ -191,7 +191,13 @@ impl Address {
             ("answer", None) if self.target.as_deref().is_some_and(is_sha256) => {
                 vec![field("answer", true, false)]
             }
-            ("answer" | "evidence", None) => vec![TEXT],
+            // PRD-master: a rationale, when given, records the answer as a
+            // key decision D-n (`act answer --key-decision --rationale`).
+            ("answer", None) => vec![
+                TEXT,
+                field("rationale, for a key decision D-n", false, true),
+            ],
+            ("evidence", None) => vec![TEXT],
             ("requirement", _) => vec![field("requirement", true, true)],
             ("add-decision", _) => vec![
                 field("decision", true, false),
@@ -260,12 +266,15 @@ impl Address {
         let target = || self.target.clone().unwrap_or_default();
         let picked = || option.unwrap_or_default().to_owned();
         Ok(match self.verb {
-            "answer" => Verb::Answer {
-                id: self.target.clone(),
-                text: option.map_or_else(|| text(0).unwrap_or_default(), str::to_owned),
-                key_decision: false,
-                rationale: None,
-            },
+            "answer" => {
+                let rationale = option.is_none().then(|| text(1)).flatten();
+                Verb::Answer {
+                    id: self.target.clone(),
+                    text: option.map_or_else(|| text(0).unwrap_or_default(), str::to_owned),
+                    key_decision: rationale.is_some(),
+                    rationale,
+                }
+            }
             "evidence" => Verb::Evidence {
                 id: target(),
                 text: text(0).unwrap_or_default(),

@@ -12,7 +12,23 @@ fn addr(verb: &'static str, target: Option<&str>, options: &[&str]) -> Address {
 #[test]
 fn an_answer_is_free_text_or_the_option_picked() {
     let a = addr("answer", Some("OQ-3"), &[]);
-    assert_eq!(a.fields(None).len(), 1);
+    assert_eq!(
+        a.fields(None).len(),
+        2,
+        "the answer and an optional rationale"
+    );
+    assert!(!a.fields(None)[1].required);
+    // A rationale makes the answer a key decision D-n.
+    assert_eq!(
+        a.build(None, &["Postgres".to_owned(), "ops know it".to_owned()])
+            .unwrap(),
+        Verb::Answer {
+            id: Some("OQ-3".into()),
+            text: "Postgres".into(),
+            key_decision: true,
+            rationale: Some("ops know it".into())
+        }
+    );
     assert_eq!(
         a.build(None, &["  Postgres \n".to_owned()]).unwrap(),
         Verb::Answer {
