@@ -188,6 +188,18 @@ pub(crate) fn apply(
     if !errors.is_empty() {
         return Err(refuse(format!("invalid input: {}", errors.join("; "))));
     }
+    apply_to_valid(value, files, by, now, verb)
+}
+
+/// [`apply`] on a state already checked valid (a reader's trials check it
+/// once, not once per trial).
+fn apply_to_valid(
+    value: Value,
+    files: Files<'_>,
+    by: String,
+    now: String,
+    verb: impl FnOnce(&mut Ctx<'_>) -> Result<(), ActError>,
+) -> Result<(Value, Vec<Edit>), ActError> {
     let completed = |v: &Value| v.get("status").and_then(Value::as_str) == Some("completed");
     let was_completed = completed(&value);
     let era = rules::Era::of(&value);
@@ -231,7 +243,7 @@ type Trial<'a> = &'a dyn Fn(&mut Ctx<'_>) -> Result<(), ActError>;
 pub fn offers(state: &Value, readme: Option<&[u8]>) -> Vec<Address> {
     let now = "1970-01-01T00:00:00Z";
     let ok = |verb: Trial<'_>| {
-        apply(
+        apply_to_valid(
             state.clone(),
             Files::Read { readme },
             "loopdeck".to_owned(),
