@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use loopdeck::app::{Event, Model, update};
-use loopdeck::model::{Format, InboxItem, InboxKind, Project, StatusKind};
+use loopdeck::model::{Address, Format, InboxItem, InboxKind, Project, StatusKind};
 use ratatui::{Terminal, backend::TestBackend};
 
 fn projects(n: usize) -> Vec<Project> {
@@ -40,7 +40,13 @@ fn projects(n: usize) -> Vec<Project> {
                     since: p.updated_at,
                     options: vec![],
                     subject: None,
-                    act: None,
+                    // Decidable, as real questions are: the hint bar and
+                    // the keymap ask what `a` offers on every frame.
+                    act: Some(Address {
+                        verb: "answer",
+                        target: Some("OQ-1".into()),
+                        options: vec![],
+                    }),
                 });
             }
             p
