@@ -262,9 +262,15 @@ pub fn help_rows(m: &Model) -> Vec<HelpRow> {
             continue;
         }
         // What `a` does depends on the row: say it.
-        let description = match (b.command, super::decide::hint(m)) {
-            (Command::Decide, Some(h)) => {
-                format!("{} (here: {})", b.description, h.trim_start_matches("a "))
+        let description = match (b.command, super::decide::offers(m)) {
+            (Command::Decide, Some((_, _, choices))) => {
+                let mut verbs: Vec<&str> = Vec::new();
+                for c in &choices {
+                    if !verbs.contains(&c.address.verb) {
+                        verbs.push(c.address.verb);
+                    }
+                }
+                format!("decide on the selected row: {}", verbs.join(", "))
             }
             _ => b.description.to_owned(),
         };

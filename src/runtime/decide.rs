@@ -50,6 +50,12 @@ impl Decider {
             now: self.now.unwrap_or_else(Utc::now),
             devloop_api: self.devloop_api.clone(),
         };
+        if !path.is_dir() {
+            return Decided::Failed {
+                message: format!("{} is gone from disk; nothing written", path.display()),
+                conflict: false,
+            };
+        }
         let project = Project::new(format, path, String::new());
         answer(crate::formats::act::act(
             &project,

@@ -75,8 +75,8 @@ pub(crate) fn run(
         check_expect(txn, expect, &mut first)?;
     }
     if txn.dry_run {
-        let edits = decide(&mut first)?;
-        check_files(txn, &first)?;
+        let edits = decide(&mut first);
+        let edits = made_on_what_was_shown(txn, &first, edits)?;
         let steps = plan(txn, &mut first, edits, order)?;
         preflight(txn, &steps)?;
         let read = first
@@ -92,8 +92,8 @@ pub(crate) fn run(
         });
     }
     let (guard, mut snap, edits) = if txn.lock == LockKind::MkdirDir {
-        let edits = decide(&mut first)?;
-        check_files(txn, &first)?;
+        let edits = decide(&mut first);
+        let edits = made_on_what_was_shown(txn, &first, edits)?;
         let guard = lock::acquire(&txn.project, &txn.primary, txn.lock, txn.wait)?;
         (guard, first, edits)
     } else {
@@ -103,8 +103,8 @@ pub(crate) fn run(
         if let Some(expect) = &txn.expect_sha256 {
             check_expect(txn, expect, &mut snap)?;
         }
-        let edits = decide(&mut snap)?;
-        check_files(txn, &snap)?;
+        let edits = decide(&mut snap);
+        let edits = made_on_what_was_shown(txn, &snap, edits)?;
         (guard, snap, edits)
     };
     let steps = plan(txn, &mut snap, edits, order)?;
@@ -190,6 +190,21 @@ fn check_expect(txn: &Txn, expect: &str, snap: &mut Snapshot) -> Result<(), ActE
             txn.primary
         )
     }))
+}
+
+/// `decide`'s answer, checked against the caller's reading: a decision,
+/// or a refusal, made on bytes the caller was not shown (a file another
+/// writer is rewriting, found corrupt) is a change on disk.
+fn made_on_what_was_shown(
+    txn: &Txn,
+    snap: &Snapshot,
+    decided: Result<Vec<Edit>, ActError>,
+) -> Result<Vec<Edit>, ActError> {
+    match decided {
+        Ok(edits) => check_files(txn, snap).map(|()| edits),
+        Err(refusal @ ActError::Refused(_)) => check_files(txn, snap).and(Err(refusal)),
+        Err(other) => Err(other),
+    }
 }
 
 /// The caller's reading (`expect_files`): every file the decision read

@@ -514,3 +514,33 @@ fn a_decision_is_refused_when_a_file_it_reads_is_not_what_was_shown() {
         assert_eq!(e.read("state.json"), "{\"n\":3}\n");
     }
 }
+
+/// A refusal made on bytes the caller was not shown (another writer is
+/// rewriting the file: decide finds it corrupt) is a change on disk, so
+/// the console reads the project again instead of calling it corrupt; a
+/// refusal on the bytes shown stays a refusal.
+#[test]
+fn a_refusal_on_bytes_not_shown_is_a_change_on_disk() {
+    let e = env(&[("state.json", "{\"n\":1}\n")]);
+    let shown = crate::store::sha256_hex(b"{\"n\":1}\n");
+    let mut opts = e.opts();
+    opts.expect_files = vec![("state.json".to_owned(), shown)];
+    let parse = |snap: &mut Snapshot| -> Result<Vec<Edit>, ActError> {
+        let b = snap.read("state.json")?.unwrap_or_default().to_vec();
+        serde_json::from_slice::<serde_json::Value>(&b)
+            .map_err(|_| ActError::Refused(Refusal::new("state.json is corrupt")))?;
+        Err(ActError::Refused(Refusal::new("not allowed")))
+    };
+    for dry_run in [true, false] {
+        opts.dry_run = dry_run;
+        let err = transact(&e.txn(LockKind::Owner, &opts), parse).unwrap_err();
+        assert_eq!(err.to_string(), "not allowed");
+    }
+    // Half written by another process.
+    fs::write(e.project.join("state.json"), "{\"n\":").unwrap();
+    for dry_run in [true, false] {
+        opts.dry_run = dry_run;
+        let err = transact(&e.txn(LockKind::Owner, &opts), parse).unwrap_err();
+        assert!(matches!(err, ActError::Changed(_)), "{err}");
+    }
+}

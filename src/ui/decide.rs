@@ -345,7 +345,10 @@ fn confirm(m: &View, f: &mut Frame, form: &Form, area: Rect, stage: (&[FileDiff]
     let (files, scroll, yes) = stage;
     let t = &m.theme;
     let w = area.width;
-    let head = heading(m, form, w, 2);
+    // A short terminal keeps the diff and the buttons: one line of heading
+    // and of file names, no rules.
+    let small = area.height < 9;
+    let head = heading(m, form, w, if small { 1 } else { 2 });
     let names: Vec<String> = files.iter().map(|d| d.file.clone()).collect();
     let mut list = Vec::new();
     let what = match files.len() {
@@ -358,14 +361,21 @@ fn confirm(m: &View, f: &mut Frame, form: &Form, area: Rect, stage: (&[FileDiff]
         &format!("{what}{}", names.join(" · ")),
         t.bold,
     );
-    let list = clip(list, 3, w);
+    let list = clip(list, if small { 1 } else { 3 }, w);
     let rule = || Line::from(Span::styled("─".repeat(w as usize), t.muted));
+    let rules = u16::from(!small);
+    // The buttons and a line of the diff first, then the heading, then
+    // the file names.
+    let mut left = area.height.saturating_sub(2 + 2 * rules);
+    let head_h = (head.len() as u16).min(left);
+    left -= head_h;
+    let list_h = (list.len() as u16).min(left);
     let [head_a, list_a, rule_a, diff_a, rule_b, buttons_a] = Layout::vertical([
-        Constraint::Length(head.len() as u16),
-        Constraint::Length(list.len() as u16),
-        Constraint::Length(1),
+        Constraint::Length(head_h),
+        Constraint::Length(list_h),
+        Constraint::Length(rules),
         Constraint::Min(1),
-        Constraint::Length(1),
+        Constraint::Length(rules),
         Constraint::Length(1),
     ])
     .areas(area);

@@ -227,6 +227,16 @@ fn the_chooser_numbers_the_options_and_highlights_the_cursor() {
     assert!(!buf[(x, y)].modifier.contains(Modifier::REVERSED));
 }
 
+/// At 40x8 the confirm still shows the buttons (Tab then Enter must not
+/// write blind) and a line of the diff.
+#[test]
+fn the_confirm_at_40x8_shows_its_buttons() {
+    let m = confirm_model();
+    let s = screen(&m, 40, 8);
+    assert!(s.contains("[ No ]"), "{s}");
+    assert!(s.contains("state.json"), "{s}");
+}
+
 /// At the smallest size the console draws (40x8) the chooser still shows
 /// the choice under the cursor (it used to show the heading alone).
 #[test]

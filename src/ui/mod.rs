@@ -67,8 +67,15 @@ pub fn render(model: &Model, theme: &Theme, f: &mut Frame) {
 fn draw(m: &View, f: &mut Frame) {
     let area = f.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        // With the decision form open, q does not quit (its text would be
+        // lost): say what a larger terminal brings back instead.
+        let how = if m.mode == Mode::Decide {
+            "your decision is kept"
+        } else {
+            "q quits"
+        };
         let msg = format!(
-            "terminal too small ({}x{}); loopdeck needs {MIN_WIDTH}x{MIN_HEIGHT} · q quits",
+            "terminal too small ({}x{}); loopdeck needs {MIN_WIDTH}x{MIN_HEIGHT} · {how}",
             area.width, area.height
         );
         f.render_widget(

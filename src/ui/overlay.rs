@@ -59,7 +59,7 @@ pub fn help(m: &View, f: &mut Frame, area: Rect) {
         })
         .collect();
     let total = lines.len() as u16;
-    let area = centered(area, 56, total.saturating_add(2));
+    let area = centered(area, 72, total.saturating_add(2));
     let room = area.height.saturating_sub(2);
     let scroll = m.help_scroll.min(total.saturating_sub(room));
     let title = if total > room {

@@ -170,4 +170,10 @@ fn dry_run_with_a_server_sends_nothing() {
     assert_eq!(code(&o), 0, "{}", err(&o));
     assert!(l.accept().is_err(), "a dry run connected to the server");
     assert_eq!(tree(&dir), before);
+    // It says what it would send, and where (the console's confirm shows
+    // this in place of a diff).
+    let said = String::from_utf8_lossy(&o.stdout);
+    let url = format!("POST http://{}/projects/", l.local_addr().unwrap());
+    assert!(said.contains(&url) && said.contains("/sign-off"), "{said}");
+    assert!(said.contains("\"origin\""), "{said}");
 }

@@ -54,9 +54,14 @@ pub fn form_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
         Stage::Choose => choose_key(m, key, esc),
         Stage::Edit => edit_key(m, key, esc),
         Stage::Discard => match key.code {
-            KeyCode::Char('y') | KeyCode::Char('d') => close(m),
+            KeyCode::Char('y') => close(m),
             _ if esc || matches!(key.code, KeyCode::Char('n')) => {
-                set_stage(m, Stage::Edit);
+                let back = m
+                    .form
+                    .as_mut()
+                    .and_then(|f| f.before_discard.take())
+                    .unwrap_or(Stage::Edit);
+                set_stage(m, back);
                 vec![Effect::Render]
             }
             _ => Vec::new(),
@@ -73,15 +78,20 @@ pub fn form_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
             // throwing its text away.
             _ if esc => match m.form.as_ref().map(|f| (f.typed(), f.gone)) {
                 Some((true, false)) => retry(m),
-                Some((true, true)) => {
-                    set_stage(m, Stage::Discard);
-                    vec![Effect::Render]
-                }
+                Some((true, true)) => ask_discard(m),
                 _ => close(m),
             },
             _ => Vec::new(),
         },
     }
+}
+
+/// Ask before throwing typed text away; `n` comes back here.
+fn ask_discard(m: &mut Model) -> Vec<Effect> {
+    if let Some(f) = m.form.as_mut() {
+        f.before_discard = Some(std::mem::replace(&mut f.stage, Stage::Discard));
+    }
+    vec![Effect::Render]
 }
 
 fn set_stage(m: &mut Model, stage: Stage) {
@@ -108,6 +118,11 @@ fn back(m: &mut Model) -> Vec<Effect> {
 
 fn choose_key(m: &mut Model, key: KeyEvent, esc: bool) -> Vec<Effect> {
     if esc {
+        // Text typed before (a retry asking to pick again) is not thrown
+        // away without asking.
+        if m.form.as_ref().is_some_and(super::Form::typed) {
+            return ask_discard(m);
+        }
         return close(m);
     }
     let Some(f) = m.form.as_mut() else {
@@ -149,8 +164,7 @@ fn edit_key(m: &mut Model, key: KeyEvent, esc: bool) -> Vec<Effect> {
     }
     if esc {
         if f.typed() {
-            f.stage = Stage::Discard;
-            return vec![Effect::Render];
+            return ask_discard(m);
         }
         if f.choices.len() > 1 {
             f.stage = Stage::Choose;

@@ -153,6 +153,8 @@ pub struct Form {
     pub retry_queued: bool,
     /// The decision is no longer offered (the project moved on).
     pub gone: bool,
+    /// Where `n` (keep typing) goes back to from the discard question.
+    pub before_discard: Option<Stage>,
     /// Opened from the inbox: the item after the one decided, by identity
     /// (the inbox lands there after the write, whatever was read first).
     pub next_item: Option<(PathBuf, String)>,
@@ -232,6 +234,10 @@ fn row(m: &Model) -> Option<(usize, Option<String>, Tab)> {
         return None;
     }
     if m.focus != Focus::Detail {
+        // Only a project the list shows: a filter may hide the selection.
+        if !panes::projects(m).contains(&pi) {
+            return None;
+        }
         return Some((pi, None, Tab::Overview));
     }
     let p = &m.projects[pi];
@@ -409,6 +415,7 @@ pub fn open(m: &mut Model, pick: Option<usize>) -> Vec<Effect> {
         unread: false,
         retry_queued: false,
         gone: false,
+        before_discard: None,
         next_item: None,
     };
     if form.from_inbox {
@@ -453,11 +460,24 @@ fn chosen(form: &mut Form, seq: &mut u64) -> Vec<Effect> {
         form.inputs.clear();
         return preview(form, seq);
     }
-    // Text already typed for the same fields is kept (back from a confirm).
+    // Text already typed is kept for the fields the new choice shares
+    // (back from a confirm, or another state picked after a retry).
     let same = form.inputs.len() == fields.len()
         && form.inputs.iter().zip(&fields).all(|(i, f)| i.field == *f);
     if !same {
-        form.inputs = fields.into_iter().map(Input::new).collect();
+        let old = std::mem::take(&mut form.inputs);
+        form.inputs = fields
+            .into_iter()
+            .map(|f| {
+                old.iter().find(|i| i.field.label == f.label).map_or_else(
+                    || Input::new(f),
+                    |i| Input {
+                        field: f,
+                        area: i.area.clone(),
+                    },
+                )
+            })
+            .collect();
         form.focus = 0;
     }
     form.stage = Stage::Edit;
@@ -566,6 +586,7 @@ pub fn undo(m: &mut Model) -> Vec<Effect> {
         unread: false,
         retry_queued: false,
         gone: false,
+        before_discard: None,
         next_item: None,
     };
     m.status = None;
@@ -614,24 +635,32 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
                 What::Undo { label, .. } => format!("undone: {label}"),
                 What::Decide => form.title(),
             };
-            m.status = Some(format!(
-                "{label} · wrote {}{}",
-                written.join(", "),
-                if matches!(form.what, What::Decide) && audit_id.is_some() {
-                    " · u undoes"
-                } else {
-                    ""
-                }
-            ));
-            m.last = match (&form.what, audit_id) {
-                (What::Decide, Some(id)) => Some(Last {
-                    id,
-                    label: form.title(),
-                    path: form.path.clone(),
-                    format: form.format,
-                }),
-                _ => None,
+            let done = if written.is_empty() {
+                // A decision sent to a server (devloop sign-off, abandon,
+                // requirement): no file here, nothing to undo.
+                "done".to_owned()
+            } else {
+                format!("wrote {}", written.join(", "))
             };
+            let undoes = matches!(form.what, What::Decide) && audit_id.is_some();
+            m.status = Some(format!(
+                "{label} · {done}{}",
+                if undoes { " · u undoes" } else { "" }
+            ));
+            match (&form.what, audit_id) {
+                (What::Decide, Some(id)) => {
+                    m.last = Some(Last {
+                        id,
+                        label: form.title(),
+                        path: form.path.clone(),
+                        format: form.format,
+                    });
+                }
+                // Undone: nothing left to undo here.
+                (What::Undo { .. }, _) => m.last = None,
+                // Nothing audited: the last decision stays undoable.
+                (What::Decide, None) => {}
+            }
             if form.from_inbox && m.screen == Screen::Inbox {
                 // On to the item after the one decided, by identity: the
                 // reading of the write may have come first (the item is

@@ -922,3 +922,122 @@ fn a_paste_into_the_filter_is_typed() {
     update(&mut m, Event::Paste("bet\na".into()));
     assert_eq!(m.list.filter, "bet a");
 }
+
+/// After a conflict the bug moved on; the chooser asks to pick
+/// again, the note typed is kept in `inputs` — but Esc there closes the
+/// form without asking: the typed note is thrown away.
+#[test]
+fn esc_in_the_pick_again_list_asks_before_losing_typed_text() {
+    let mut m = devloop_on_bugs();
+    update(&mut m, key('a'));
+    update(&mut m, key('2')); // wontfix: a note
+    typed(&mut m, "a long careful note");
+    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
+    failed(&mut m, seq, "bugs.ndjson changed on disk", true);
+    let mut p = m.projects[0].clone();
+    p.detail.bugs[0].status = "fixing".into();
+    p.detail.bugs[0].act = Some(Address::new(
+        "bug",
+        Some("BUG-1".into()),
+        vec!["fixed".into(), "open".into(), "duplicate".into()],
+    ));
+    update(&mut m, Event::Loaded(vec![p]));
+    update(&mut m, code(KeyCode::Enter));
+    assert_eq!(m.form.as_ref().unwrap().stage, Stage::Choose);
+    assert!(m.form.as_ref().unwrap().typed());
+    update(&mut m, code(KeyCode::Esc));
+    // Asks before discarding, as Edit does; `n` comes back to the list.
+    assert_eq!(m.form.as_ref().unwrap().stage, Stage::Discard);
+    update(&mut m, key('n'));
+    assert_eq!(m.form.as_ref().unwrap().stage, Stage::Choose);
+    assert_eq!(
+        m.form.as_ref().unwrap().inputs[0].text(),
+        "a long careful note"
+    );
+}
+
+/// Picking again a state whose fields differ (fixed: note + fix
+/// ref) throws the typed note away, although `note` is a field they share.
+#[test]
+fn picking_again_keeps_the_text_of_the_fields_shared() {
+    let mut m = devloop_on_bugs();
+    update(&mut m, key('a'));
+    update(&mut m, key('2')); // wontfix: a note
+    typed(&mut m, "a long careful note");
+    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
+    failed(&mut m, seq, "bugs.ndjson changed on disk", true);
+    let mut p = m.projects[0].clone();
+    p.detail.bugs[0].status = "fixing".into();
+    p.detail.bugs[0].act = Some(Address::new(
+        "bug",
+        Some("BUG-1".into()),
+        vec!["fixed".into(), "open".into(), "duplicate".into()],
+    ));
+    update(&mut m, Event::Loaded(vec![p]));
+    update(&mut m, code(KeyCode::Enter));
+    update(&mut m, key('1')); // fixed: note + fix ref
+    let f = m.form.as_ref().unwrap();
+    assert_eq!(
+        f.inputs[0].text(),
+        "a long careful note",
+        "the note is lost"
+    );
+}
+
+/// The project list filtered to no row still decides on the
+/// project selected before the filter (not on screen).
+#[test]
+fn a_project_the_list_filter_hides_offers_nothing() {
+    let mut beta = prd("beta");
+    beta.acts.push(Address::new("sign-off", None, Vec::new()));
+    let mut m = model(vec![prd("alpha"), beta], false);
+    update(&mut m, key('/'));
+    typed(&mut m, "beta");
+    update(&mut m, code(KeyCode::Enter));
+    assert!(crate::app::decide::offers(&m).is_some());
+    update(&mut m, key('/'));
+    update(&mut m, ctrl('u'));
+    typed(&mut m, "zzzz");
+    update(&mut m, code(KeyCode::Enter));
+    assert!(
+        crate::app::decide::offers(&m).is_none(),
+        "offered: {:?}",
+        crate::app::decide::offers(&m).map(|o| o.1)
+    );
+}
+
+/// A decision sent to a server (no audit record) says it is done and
+/// leaves the last audited decision undoable.
+#[test]
+fn a_decision_without_an_audit_record_keeps_the_last_one_undoable() {
+    let mut m = model(vec![prd("alpha")], false);
+    let last = super::Last {
+        id: "A1".into(),
+        label: "answer OQ-1".into(),
+        path: PathBuf::from("/w/alpha"),
+        format: Format::PrdMaster,
+    };
+    m.last = Some(last.clone());
+    let seq = previewed(&mut m, "x");
+    update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: done(&["state.json"], None),
+        },
+    );
+    let (seq, ..) = decide(&update(&mut m, key('w')));
+    update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: done(&[], None),
+        },
+    );
+    assert_eq!(m.last, Some(last));
+    assert!(
+        m.status.as_deref().unwrap().ends_with("· done"),
+        "{:?}",
+        m.status
+    );
+}

@@ -182,16 +182,25 @@ fn remote(dir: &Path, req: &Request, opts: &WriteOptions, api: &str) -> Result<O
     body.insert("origin".into(), Value::from(req.by.as_str()));
     let body = serde_json::to_vec(&Value::Object(body)).unwrap_or_default();
     let path = format!("/projects/{}/{action}", http::segment(&pid));
+    let where_ = format!("{}{path}", api.trim().trim_end_matches('/'));
     if opts.dry_run {
+        // What would be sent, in place of a diff: no file here changes.
         return Ok(Outcome {
             dry_run: true,
-            files: Vec::new(),
+            files: vec![crate::store::txn::FileChange {
+                file: format!("POST {where_}"),
+                before: None,
+                after: None,
+                diff: format!(
+                    "POST {where_}\n{}\n(the devloop server records the {action}; no file here is written)\n",
+                    String::from_utf8_lossy(&body)
+                ),
+            }],
             audit_id: None,
             read: Vec::new(),
         });
     }
     let token = std::env::var(http::TOKEN_ENV).ok();
-    let where_ = format!("{}{path}", api.trim().trim_end_matches('/'));
     let answer = http::post_json(&base, &path, &body, token.as_deref(), SERVER_TIMEOUT)
         .map_err(|e| match e {
             HttpError::Timeout(..) => refuse(format!(
