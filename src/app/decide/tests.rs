@@ -853,17 +853,15 @@ fn esc_closes_an_undo_refused_because_the_file_moved_on() {
     assert!(m.form.is_none());
 }
 
-/// A bug moved on between the choice and the retry: its new states are
-/// offered again (the text kept), never the old one for ever.
-#[test]
-fn a_retry_offers_a_moved_bugs_states_again() {
+/// BUG-1 on its way to wontfix with `note` typed, then moved to fixing by
+/// another writer: the conflict, the reading, Enter (pick again).
+fn moved_on_after_a_note(note: &str) -> Model {
     let mut m = devloop_on_bugs();
     update(&mut m, key('a'));
-    update(&mut m, key('2'));
-    typed(&mut m, "not ours");
+    update(&mut m, key('2')); // wontfix: a note
+    typed(&mut m, note);
     let (seq, ..) = decide(&update(&mut m, ctrl('s')));
     failed(&mut m, seq, "bugs.ndjson changed on disk", true);
-    // The bug is now `fixing`: fixed, open, wontfix, duplicate.
     let mut p = m.projects[0].clone();
     p.detail.bugs[0].status = "fixing".into();
     p.detail.bugs[0].act = Some(Address::new(
@@ -873,6 +871,15 @@ fn a_retry_offers_a_moved_bugs_states_again() {
     ));
     update(&mut m, Event::Loaded(vec![p]));
     update(&mut m, code(KeyCode::Enter));
+    m
+}
+
+/// A bug moved on between the choice and the retry: its new states are
+/// offered again (the text kept), never the old one for ever.
+#[test]
+fn a_retry_offers_a_moved_bugs_states_again() {
+    // The bug is now `fixing`: fixed, open, duplicate.
+    let mut m = moved_on_after_a_note("not ours");
     let f = m.form.as_ref().unwrap();
     assert_eq!(f.stage, Stage::Choose);
     let labels: Vec<String> = f.choices.iter().map(super::Choice::label).collect();
@@ -923,26 +930,11 @@ fn a_paste_into_the_filter_is_typed() {
     assert_eq!(m.list.filter, "bet a");
 }
 
-/// After a conflict the bug moved on; the chooser asks to pick
-/// again, the note typed is kept in `inputs` — but Esc there closes the
-/// form without asking: the typed note is thrown away.
+/// A bug moved on after a conflict: the list asks to pick again with the
+/// note still typed, and Esc there asks before throwing it away.
 #[test]
 fn esc_in_the_pick_again_list_asks_before_losing_typed_text() {
-    let mut m = devloop_on_bugs();
-    update(&mut m, key('a'));
-    update(&mut m, key('2')); // wontfix: a note
-    typed(&mut m, "a long careful note");
-    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
-    failed(&mut m, seq, "bugs.ndjson changed on disk", true);
-    let mut p = m.projects[0].clone();
-    p.detail.bugs[0].status = "fixing".into();
-    p.detail.bugs[0].act = Some(Address::new(
-        "bug",
-        Some("BUG-1".into()),
-        vec!["fixed".into(), "open".into(), "duplicate".into()],
-    ));
-    update(&mut m, Event::Loaded(vec![p]));
-    update(&mut m, code(KeyCode::Enter));
+    let mut m = moved_on_after_a_note("a long careful note");
     assert_eq!(m.form.as_ref().unwrap().stage, Stage::Choose);
     assert!(m.form.as_ref().unwrap().typed());
     update(&mut m, code(KeyCode::Esc));
@@ -956,25 +948,11 @@ fn esc_in_the_pick_again_list_asks_before_losing_typed_text() {
     );
 }
 
-/// Picking again a state whose fields differ (fixed: note + fix
-/// ref) throws the typed note away, although `note` is a field they share.
+/// Picking again a state whose fields differ (fixed: note + fix ref)
+/// keeps the note, a field they share.
 #[test]
 fn picking_again_keeps_the_text_of_the_fields_shared() {
-    let mut m = devloop_on_bugs();
-    update(&mut m, key('a'));
-    update(&mut m, key('2')); // wontfix: a note
-    typed(&mut m, "a long careful note");
-    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
-    failed(&mut m, seq, "bugs.ndjson changed on disk", true);
-    let mut p = m.projects[0].clone();
-    p.detail.bugs[0].status = "fixing".into();
-    p.detail.bugs[0].act = Some(Address::new(
-        "bug",
-        Some("BUG-1".into()),
-        vec!["fixed".into(), "open".into(), "duplicate".into()],
-    ));
-    update(&mut m, Event::Loaded(vec![p]));
-    update(&mut m, code(KeyCode::Enter));
+    let mut m = moved_on_after_a_note("a long careful note");
     update(&mut m, key('1')); // fixed: note + fix ref
     let f = m.form.as_ref().unwrap();
     assert_eq!(
