@@ -188,7 +188,7 @@ impl Address {
         match (self.verb, option) {
             // GSD's answer (addressed by WAITING.json's sha256) is one line
             // of STATE.md, as its decisions and blockers are.
-            ("answer", None) if self.target.as_deref().is_some_and(is_sha256) => {
+            ("answer", None) if self.target.is_some() && self.row().is_none() => {
                 vec![field("answer", true, false)]
             }
             // PRD-master: a rationale, when given, records the answer as a
@@ -219,13 +219,19 @@ impl Address {
         }
     }
 
+    /// The row the decision is on (a question, a task, a bug, an agent, a
+    /// blocker), or `None` for the project's own. An answer bound to a
+    /// file's sha256 (GSD's WAITING.json has no id) is the project's.
+    pub fn row(&self) -> Option<&str> {
+        self.target
+            .as_deref()
+            .filter(|t| !(self.verb == "answer" && is_sha256(t)))
+    }
+
     /// What the decision does, in a few words ("answer OQ-3",
     /// "bug BUG-2 → fixed").
     pub fn describe(&self, option: Option<&str>) -> String {
-        let target = self
-            .target
-            .as_deref()
-            .filter(|t| !(self.verb == "answer" && is_sha256(t)));
+        let target = self.row();
         let head = match (self.verb, option) {
             ("sign-off", Some("abandon")) => "abandon".to_owned(),
             (verb, _) => verb.to_owned(),

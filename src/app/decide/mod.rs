@@ -298,21 +298,15 @@ pub fn offers(m: &Model) -> Option<(usize, String, Vec<Choice>)> {
     let all = p.addresses_at(m.now);
     let mut chosen: Vec<&Address> = Vec::new();
     if let Some(t) = &target {
-        chosen.extend(
-            all.iter()
-                .filter(|a| a.target.as_deref() == Some(t.as_str())),
-        );
+        chosen.extend(all.iter().filter(|a| a.row() == Some(t.as_str())));
     }
     let on_row = !chosen.is_empty();
-    chosen.extend(all.iter().filter(|a| {
-        // Row decisions belong to their rows; GSD's WAITING.json answer is
-        // addressed by a sha256, not a row: it is the project's.
-        let project_wide = a
-            .target
-            .as_ref()
-            .is_none_or(|t| a.verb == "answer" && t.len() == 64);
-        project_wide && (tab == Tab::Overview || homes(a.verb).contains(&tab))
-    }));
+    // The project's own decisions, on the tabs they belong to.
+    chosen.extend(
+        all.iter().filter(|a| {
+            a.row().is_none() && (tab == Tab::Overview || homes(a.verb).contains(&tab))
+        }),
+    );
     if chosen.is_empty() {
         return None;
     }
