@@ -161,6 +161,39 @@ pub struct Form {
 }
 
 impl Form {
+    /// A form on the project (path, format, name), headed by `heading`,
+    /// offering `choices` (none for an undo), nothing typed yet.
+    fn new(
+        (path, format, project): (PathBuf, Format, String),
+        heading: String,
+        what: What,
+        choices: Vec<Choice>,
+    ) -> Self {
+        Form {
+            path,
+            format,
+            project,
+            heading,
+            what,
+            choices,
+            pick: 0,
+            inputs: Vec::new(),
+            focus: 0,
+            stage: Stage::Choose,
+            base: Vec::new(),
+            note: None,
+            long_ok: false,
+            verb: None,
+            seq: 0,
+            from_inbox: false,
+            unread: false,
+            retry_queued: false,
+            gone: false,
+            before_discard: None,
+            next_item: None,
+        }
+    }
+
     pub fn choice(&self) -> Option<&Choice> {
         self.choices.get(self.pick)
     }
@@ -389,29 +422,15 @@ pub fn open(m: &mut Model, pick: Option<usize>) -> Vec<Effect> {
     }
     let p = &m.projects[pi];
     let single = choices.len() == 1;
-    let mut form = Form {
-        path: p.path.clone(),
-        format: p.format,
-        project: p.name.clone(),
+    let mut form = Form::new(
+        (p.path.clone(), p.format, p.name.clone()),
         heading,
-        what: What::Decide,
+        What::Decide,
         choices,
-        pick: pick.unwrap_or(0),
-        inputs: Vec::new(),
-        focus: 0,
-        stage: Stage::Choose,
-        base: base_of(p),
-        note: None,
-        long_ok: false,
-        verb: None,
-        seq: 0,
-        from_inbox: m.screen == Screen::Inbox,
-        unread: false,
-        retry_queued: false,
-        gone: false,
-        before_discard: None,
-        next_item: None,
-    };
+    );
+    form.pick = pick.unwrap_or(0);
+    form.base = base_of(p);
+    form.from_inbox = m.screen == Screen::Inbox;
     if form.from_inbox {
         form.next_item = panes::inbox(m)
             .get(m.inbox.selected + 1)
@@ -553,36 +572,21 @@ pub fn undo(m: &mut Model) -> Vec<Effect> {
         m.status = Some("nothing to undo: no decision was made in this console".to_owned());
         return vec![Effect::Render];
     };
-    let mut form = Form {
-        path: last.path.clone(),
-        format: last.format,
-        project: m
-            .projects
-            .iter()
-            .find(|p| p.path == last.path)
-            .map_or_else(|| last.path.display().to_string(), |p| p.name.clone()),
-        heading: format!("undo {} (audit {})", last.label, last.id),
-        what: What::Undo {
+    let project = m
+        .projects
+        .iter()
+        .find(|p| p.path == last.path)
+        .map_or_else(|| last.path.display().to_string(), |p| p.name.clone());
+    let mut form = Form::new(
+        (last.path.clone(), last.format, project),
+        format!("undo {} (audit {})", last.label, last.id),
+        What::Undo {
             id: last.id,
             label: last.label,
         },
-        choices: Vec::new(),
-        pick: 0,
-        inputs: Vec::new(),
-        focus: 0,
-        stage: Stage::Previewing,
-        base: Vec::new(),
-        note: None,
-        long_ok: false,
-        verb: None,
-        seq: 0,
-        from_inbox: false,
-        unread: false,
-        retry_queued: false,
-        gone: false,
-        before_discard: None,
-        next_item: None,
-    };
+        Vec::new(),
+    );
+    form.stage = Stage::Previewing;
     m.status = None;
     m.mode = Mode::Decide;
     let effects = preview(&mut form, &mut m.decide_seq);
