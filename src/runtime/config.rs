@@ -35,7 +35,9 @@ mod tests {
         c.file = Some("c.toml".into());
         assert_eq!(
             theme(&c, false).unwrap_err().to_string(),
-            "config file c.toml: no theme named neon (built in: default, solarized-dark)"
+            "config file c.toml: no theme named neon (built in: default, light, solarized-dark)"
         );
+        let c = crate::config::parse("theme = \"light\"\n", "c.toml").unwrap();
+        assert_eq!(theme(&c, false).unwrap().name, "light");
     }
 }

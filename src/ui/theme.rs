@@ -14,6 +14,7 @@ use thiserror::Error;
 /// The built-in themes, embedded so the binary needs no files.
 pub const BUILTIN: &[(&str, &str)] = &[
     ("default", include_str!("../../themes/default.toml")),
+    ("light", include_str!("../../themes/light.toml")),
     (
         "solarized-dark",
         include_str!("../../themes/solarized-dark.toml"),
@@ -32,8 +33,17 @@ pub enum ThemeError {
         key: &'static str,
         value: String,
     },
-    #[error("no theme named {0} (built in: default, solarized-dark)")]
+    #[error("no theme named {0} (built in: {names})", names = builtin_names())]
     Unknown(String),
+}
+
+/// The names of the built-in themes, as an error lists them.
+fn builtin_names() -> String {
+    BUILTIN
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[derive(Deserialize)]
@@ -206,7 +216,7 @@ mod tests {
         assert!(missing.contains("missing field `muted`"), "{missing}");
         assert_eq!(
             Theme::builtin("neon", false).unwrap_err().to_string(),
-            "no theme named neon (built in: default, solarized-dark)"
+            "no theme named neon (built in: default, light, solarized-dark)"
         );
     }
 }
