@@ -178,6 +178,18 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
             m.drawer = None;
         }
         Command::FollowTimeline => m.follow(),
+        Command::CycleSort | Command::SortBy(_) => {
+            let sort = match cmd {
+                Command::SortBy(sort) => sort,
+                _ => m.sort.next(),
+            };
+            if sort == m.sort {
+                return Vec::new();
+            }
+            // The selection stays on the same project, wherever it moved.
+            m.sort = sort;
+            m.resync_list();
+        }
     }
     render
 }

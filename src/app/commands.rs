@@ -5,6 +5,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::panes::Sort;
 use super::{Focus, Mode, Model, Screen, Tab};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +42,10 @@ pub enum Command {
     YesNo(bool),
     /// Undo the last decision made in this console.
     Undo,
+    /// Sort the project list the next way (update, name, waiting, status).
+    CycleSort,
+    /// Sort the project list this way.
+    SortBy(Sort),
 }
 
 /// One key as the table names it.
@@ -164,6 +169,7 @@ pub const KEYMAP: &[Binding] = &[
     b(N, Any, &[Key::Digit], "1-9", Command::TabNumber(0), "pick a tab by its number", None),
     b(N, Drawer, &[K(KeyCode::Esc)], "Esc", Command::Back, "back: clear the filter, close, leave", Some((1, "Esc close"))),
     b(N, List, &[K(KeyCode::Esc)], "Esc", Command::Back, "back: clear the filter, close, leave", None),
+    b(N, List, &[C('S')], "S", Command::CycleSort, "sort the list: update, name, waiting, status", None),
     b(N, Any, &[K(KeyCode::Esc)], "Esc", Command::Back, "back: clear the filter, close, leave", Some((3, "Esc back"))),
     b(N, Any, &[C('i')], "i", Command::Inbox, "inbox: everything waiting for a human", Some((4, "i inbox"))),
     b(N, Any, &[C('p')], "p", Command::Projects, "projects", None),
@@ -183,6 +189,10 @@ pub const KEYMAP: &[Binding] = &[
     b(N, Any, &[], "", Command::GoTab(Tab::Timeline), "tab: Timeline", None),
     b(N, Any, &[], "", Command::GoTab(Tab::Agents), "tab: Agents", None),
     b(N, Any, &[], "", Command::GoTab(Tab::Findings), "tab: Findings", None),
+    b(N, Any, &[], "", Command::SortBy(Sort::Updated), "sort: by update, newest first", None),
+    b(N, Any, &[], "", Command::SortBy(Sort::Name), "sort: by name", None),
+    b(N, Any, &[], "", Command::SortBy(Sort::Waiting), "sort: by waiting, most first", None),
+    b(N, Any, &[], "", Command::SortBy(Sort::Status), "sort: by status, what needs you first", None),
 ];
 
 fn in_scope(m: &Model, scope: Scope) -> bool {
@@ -208,6 +218,7 @@ pub fn applies(m: &Model, cmd: Command) -> bool {
         Command::FollowTimeline => !inbox && m.tab == Tab::Timeline,
         Command::NextTab | Command::PrevTab | Command::TabNumber(_) => !inbox && m.tabs().len() > 1,
         Command::Projects => inbox,
+        Command::CycleSort | Command::SortBy(_) => !inbox,
         Command::Inbox => !inbox,
         Command::Decide => super::decide::offers(m).is_some(),
         Command::Pick(_) => {

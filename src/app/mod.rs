@@ -15,6 +15,8 @@ mod tests;
 mod tests_issue7;
 #[cfg(test)]
 mod tests_notice;
+#[cfg(test)]
+mod tests_sort;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -261,6 +263,8 @@ pub struct Model {
     pub mode: Mode,
     /// The project list.
     pub list: Pane,
+    /// The project list's order (`S` cycles it).
+    pub sort: panes::Sort,
     pub inbox: Pane,
     /// One pane per detail tab, reset when another project is selected.
     pub panes: HashMap<Tab, Pane>,
@@ -322,6 +326,7 @@ impl Model {
             tab: Tab::Overview,
             mode: Mode::Normal,
             list: Pane::default(),
+            sort: panes::Sort::default(),
             inbox: Pane::default(),
             panes: HashMap::new(),
             selected: None,

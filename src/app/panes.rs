@@ -2,7 +2,7 @@
 //! model. Shared by `update` (to bound selections) and `ui` (to draw), so
 //! the two never disagree about what row N is.
 
-use crate::model::{Format, InboxItem, Project};
+use crate::model::{Format, InboxItem, Project, StatusKind};
 
 use super::{Model, Tab};
 
@@ -31,9 +31,61 @@ fn matches(filter: &str, haystack: &[&str]) -> bool {
     haystack.iter().any(|h| h.to_lowercase().contains(&needle))
 }
 
-/// Indices of the projects that pass the list filter, in list order.
+/// The order of the project list (`S` cycles it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Sort {
+    /// Newest update first (the order the projects are held in).
+    #[default]
+    Updated,
+    /// By name, ignoring case.
+    Name,
+    /// Most items waiting for a human first.
+    Waiting,
+    /// What needs a human first: waiting, failed, blocked, rebuilt,
+    /// running, planning, unknown, done.
+    Status,
+}
+
+impl Sort {
+    /// Every order, as `S` cycles through them.
+    pub const ALL: [Sort; 4] = [Sort::Updated, Sort::Name, Sort::Waiting, Sort::Status];
+
+    /// The order after this one.
+    pub fn next(self) -> Sort {
+        let at = Sort::ALL.iter().position(|s| *s == self).unwrap_or(0);
+        Sort::ALL[(at + 1) % Sort::ALL.len()]
+    }
+
+    /// How the list title says it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Sort::Updated => "by update",
+            Sort::Name => "by name",
+            Sort::Waiting => "by waiting",
+            Sort::Status => "by status",
+        }
+    }
+}
+
+/// Where a status kind goes when the list is sorted by status.
+fn urgency(kind: StatusKind) -> u8 {
+    match kind {
+        StatusKind::Waiting => 0,
+        StatusKind::Failed => 1,
+        StatusKind::Blocked => 2,
+        StatusKind::Rebuilt => 3,
+        StatusKind::Running => 4,
+        StatusKind::Planning => 5,
+        StatusKind::Unknown => 6,
+        StatusKind::Done => 7,
+    }
+}
+
+/// Indices of the projects that pass the list filter, in list order
+/// (`m.sort`; ties keep the newest update first).
 pub fn projects(m: &Model) -> Vec<usize> {
-    m.projects
+    let mut rows: Vec<usize> = m
+        .projects
         .iter()
         .enumerate()
         .filter(|(_, p)| {
@@ -43,7 +95,16 @@ pub fn projects(m: &Model) -> Vec<usize> {
             )
         })
         .map(|(i, _)| i)
-        .collect()
+        .collect();
+    let p = &m.projects;
+    // Stable sorts: the projects are held newest first.
+    match m.sort {
+        Sort::Updated => {}
+        Sort::Name => rows.sort_by_cached_key(|&i| p[i].name.to_lowercase()),
+        Sort::Waiting => rows.sort_by_key(|&i| std::cmp::Reverse(p[i].needs_human())),
+        Sort::Status => rows.sort_by_key(|&i| urgency(p[i].status_kind)),
+    }
+    rows
 }
 
 /// Every inbox item across projects, oldest first (unknown times last), as

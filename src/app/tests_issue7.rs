@@ -337,8 +337,13 @@ fn help_scrolls_with_the_movement_keys() {
     let rows = help_rows(&m);
     let last = rows.last().expect("rows").description.clone();
     assert!(!screen(&m, 60, 12).contains(&last));
-    update(&mut m, key('G'));
+    // The keys end where the legend of symbols begins; G shows its end.
+    m.page = 8;
+    update(&mut m, code(KeyCode::PageDown));
+    update(&mut m, code(KeyCode::PageDown));
     assert!(screen(&m, 60, 12).contains(&last), "{}", screen(&m, 60, 12));
+    update(&mut m, key('G'));
+    assert!(screen(&m, 60, 12).contains("█░      progress"));
     update(&mut m, key('q'));
     assert_eq!(m.mode, Mode::Normal);
 }

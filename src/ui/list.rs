@@ -1,4 +1,5 @@
-//! The project list: newest update first; status symbol and colour, age,
+//! The project list, newest update first unless sorted otherwise (the
+//! title says how); status symbol and colour, age,
 //! format badge, waiting-for-human count, name.
 
 use super::View;
@@ -77,13 +78,19 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             &cols,
         )
     });
-    let mut title = format!(" Projects {}/{} ", rows.len(), m.projects.len());
+    let mut title = format!(
+        " Projects {}/{} · {} ",
+        rows.len(),
+        m.projects.len(),
+        m.sort.label()
+    );
     if !m.list.filter.is_empty() {
         title = format!(
-            " Projects /{} {}/{} ",
+            " Projects /{} {}/{} · {} ",
             m.list.filter,
             rows.len(),
-            m.projects.len()
+            m.projects.len(),
+            m.sort.label()
         );
     }
     let table = Table::new(visible, widths)

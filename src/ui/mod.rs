@@ -24,6 +24,8 @@ mod hostile_tests;
 #[cfg(test)]
 mod notice_tests;
 #[cfg(test)]
+mod small_tests;
+#[cfg(test)]
 mod style_tests;
 #[cfg(test)]
 mod tests;
@@ -104,10 +106,32 @@ fn draw(m: &View, f: &mut Frame) {
     }
 }
 
+/// The list's columns besides the name (status 1, age 6, format 3, ask 4,
+/// the gaps between the five columns) and its border: see `list::render`.
+const LIST_CHROME: usize = 1 + 6 + 3 + 4 + 4 + 2;
+
+/// How wide the project list would be with every name whole (and its
+/// problem mark), as drawn.
+fn list_width(m: &View) -> u16 {
+    let longest = m
+        .projects
+        .iter()
+        .map(|p| {
+            let mark = if p.problems.is_empty() { 0 } else { 2 };
+            crate::model::text::width(&widgets::clean(&p.name)) + mark
+        })
+        .max()
+        .unwrap_or(0);
+    u16::try_from(LIST_CHROME + longest).unwrap_or(u16::MAX)
+}
+
 fn projects_screen(m: &View, f: &mut Frame, area: Rect) {
     if area.width >= SPLIT_WIDTH {
-        // The list needs little room; the detail gets the rest.
-        let list_w = (area.width * 3 / 10).clamp(34, 60);
+        // The list takes 30% (34 to 60 columns), more when names need it,
+        // up to 45%; the detail gets the rest.
+        let least = (area.width * 3 / 10).clamp(34, 60);
+        let most = (area.width * 45 / 100).max(least);
+        let list_w = list_width(m).clamp(least, most);
         let [left, right] =
             Layout::horizontal([Constraint::Length(list_w), Constraint::Min(1)]).areas(area);
         list::render(m, f, left);

@@ -3,11 +3,73 @@
 use super::View;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
+use super::Theme;
 use super::widgets::{block, offset};
 use crate::app::{commands_matching, help_rows};
+use crate::model::StatusKind;
+
+/// Every symbol the console draws, in its colour, with what it means: the
+/// `?` help lists them after the keys. The status symbols come from
+/// [`Theme::status`], so the legend cannot drift from what the views draw.
+pub(super) fn legend(t: &Theme) -> Vec<(&'static str, Style, &'static str)> {
+    let status = |kind| t.status(kind);
+    let row = |(sym, style): (&'static str, Style), meaning| (sym, style, meaning);
+    vec![
+        row(
+            status(StatusKind::Done),
+            "done: completed, shipped, verified, fixed",
+        ),
+        row(
+            status(StatusKind::Running),
+            "running: executing, coding, testing",
+        ),
+        row(
+            status(StatusKind::Waiting),
+            "waits for a human (◆3: three items wait)",
+        ),
+        row(
+            status(StatusKind::Planning),
+            "planning, research, not started; a cut text ends in …",
+        ),
+        row(
+            status(StatusKind::Blocked),
+            "blocked or failed; a file that cannot be read",
+        ),
+        row(
+            status(StatusKind::Rebuilt),
+            "rebuilt from other files (the state file is missing)",
+        ),
+        row(status(StatusKind::Unknown), "status unknown"),
+        (
+            "!",
+            t.error,
+            "after a name: a file of the project cannot be read",
+        ),
+        ("•", t.warn, "inbox: arrived since you last looked"),
+        ("●", t.ok, "live: changes on disk show at once"),
+        (
+            "○",
+            t.warn,
+            "polling: files are read again every few seconds",
+        ),
+        ("◌", t.muted, "starting to watch the files"),
+        ("⟳", t.warn, "re-reading: the last good reading is shown"),
+        ("⏸", t.warn, "Agents: a paused agent"),
+        ("→", t.muted, "Units: upstream → unit → downstream"),
+        ("∞", t.muted, "Units: on a dependency cycle (no layer)"),
+        (
+            "≠",
+            t.muted,
+            "Units: contract hash differs; Tasks: README box differs",
+        ),
+        ("[x] [ ]", t.muted, "Tasks: the README's checkbox"),
+        ("█░", t.muted, "progress"),
+    ]
+}
 
 pub(super) fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let [row] = Layout::vertical([Constraint::Length(height.min(area.height))])
@@ -37,11 +99,11 @@ pub(super) fn clear(f: &mut Frame, area: Rect) {
     }
 }
 
-/// Every key of the current view, scrolled by `m.help_scroll` when the
-/// screen is shorter than the list.
+/// Every key of the current view, then every symbol the console draws,
+/// scrolled by `m.help_scroll` when the screen is shorter than the list.
 pub fn help(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
-    let lines: Vec<Line> = help_rows(m)
+    let mut lines: Vec<Line> = help_rows(m)
         .into_iter()
         .map(|r| {
             if r.off {
@@ -58,18 +120,29 @@ pub fn help(m: &View, f: &mut Frame, area: Rect) {
             }
         })
         .collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::from(Span::styled(" Symbols", t.bold)));
+    lines.extend(legend(t).into_iter().map(|(sym, style, meaning)| {
+        // Padded by display width: the symbols are one cell wide or more.
+        let pad = 8usize.saturating_sub(crate::model::text::width(sym));
+        Line::from(vec![
+            Span::styled(format!(" {sym}"), style),
+            Span::raw(" ".repeat(pad)),
+            Span::raw(meaning),
+        ])
+    }));
     let total = lines.len() as u16;
     let area = centered(area, 72, total.saturating_add(2));
     let room = area.height.saturating_sub(2);
     let scroll = m.help_scroll.min(total.saturating_sub(room));
     let title = if total > room {
         format!(
-            " Keys {}-{}/{total} · j/k scroll · Esc close ",
+            " Keys & symbols {}-{}/{total} · j/k scroll · Esc close ",
             scroll + 1,
             (scroll + room).min(total)
         )
     } else {
-        " Keys · Esc close ".to_owned()
+        " Keys & symbols · Esc close ".to_owned()
     };
     clear(f, area);
     f.render_widget(
