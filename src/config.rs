@@ -18,7 +18,7 @@ pub struct Config {
     /// Roots opened when none is given on the command line (`~/` allowed).
     #[serde(default)]
     pub roots: Vec<PathBuf>,
-    /// A built-in theme name (`default`, `solarized-dark`).
+    /// A built-in theme name (`default`, `solarized-dark`, `light`).
     pub theme: Option<String>,
     /// A theme file of your own (same keys as `themes/default.toml`).
     pub theme_file: Option<PathBuf>,
