@@ -105,6 +105,7 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
             None => return Vec::new(),
         },
         Command::Undo => return super::decide::undo(m),
+        Command::NextChanged => next_changed(m),
         // A new filter replaces the old one (which the title showed).
         Command::Filter => {
             m.focused_pane().filter.clear();
@@ -291,6 +292,21 @@ fn read_back(m: &mut Model, to_top: bool) -> Option<Effect> {
         anchor,
         want: if to_top { OLDER_TO_TOP } else { OLDER_STEP },
     })
+}
+
+/// `n`: select the next project (after the selected one, round the list)
+/// changed since the user looked. In the detail, it opens on its Overview.
+fn next_changed(m: &mut Model) {
+    let rows = panes::projects(m);
+    let len = rows.len();
+    let at = m.list.selected.min(len.saturating_sub(1));
+    let next = (1..=len)
+        .map(|j| (at + j) % len)
+        .find(|&r| m.seen.changed(&m.projects[rows[r]]));
+    match next {
+        Some(r) => m.select_row(r),
+        None => m.status = Some("nothing changed since you looked".to_owned()),
+    }
 }
 
 /// Enter: open what is selected.

@@ -46,6 +46,8 @@ pub enum Command {
     CycleSort,
     /// Sort the project list this way.
     SortBy(Sort),
+    /// Select the next project changed since the user looked.
+    NextChanged,
 }
 
 /// One key as the table names it.
@@ -157,6 +159,10 @@ pub const KEYMAP: &[Binding] = &[
     b(N, Inbox, &[Key::AnyDigit], "1-9", Command::Pick(0), "inbox: pick the item's option by its number", Some((1, "1-9 pick"))),
     b(N, Inbox, &[C('y')], "y", Command::YesNo(true), "inbox: pick the item's yes option", None),
     b(N, Inbox, &[C('n')], "n", Command::YesNo(false), "inbox: pick the item's no option", None),
+    // After the inbox's `n` (a "no" option): elsewhere n goes to the next
+    // project changed since you looked.
+    b(N, List, &[C('n')], "n", Command::NextChanged, "next project changed since you looked", Some((7, "n next changed"))),
+    b(N, Detail, &[C('n')], "n", Command::NextChanged, "next project changed since you looked", None),
     b(N, Any, &[C('u')], "u", Command::Undo, "undo the last decision made here", Some((4, "u undo"))),
     b(N, Any, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, "move down", Some((1, "j/k move"))),
     b(N, Any, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, "move up", None),
@@ -225,6 +231,7 @@ pub fn applies(m: &Model, cmd: Command) -> bool {
             super::decide::offers(m).is_some_and(|(_, _, c)| c.iter().any(|c| c.option.is_some()))
         }
         Command::YesNo(yes) => super::decide::yes_no(m, yes).is_some(),
+        Command::NextChanged => !inbox,
         _ => true,
     }
 }
@@ -321,6 +328,10 @@ pub fn hints(m: &Model) -> Vec<Hint> {
         // `u` says why there is nothing to undo, but is hinted only when
         // there is something.
         if b.command == Command::Undo && m.last.is_none() {
+            continue;
+        }
+        // `n` too, when a project changed since you looked.
+        if b.command == Command::NextChanged && !m.seen.any_changed() {
             continue;
         }
         if let Some((rank, text)) = b.hint {

@@ -190,6 +190,9 @@ pub enum Event {
     },
     /// Text pasted into the terminal (bracketed paste), whole.
     Paste(String),
+    /// Something the user should know that stops nothing (a memory that
+    /// could not be saved): said in the status line until the next key.
+    Notice(String),
     /// A preview, a write or an undo asked for with `Effect::Decide` or
     /// `Effect::Undo` (carrying its `seq`) came back.
     Decided {
@@ -246,6 +249,9 @@ pub enum Effect {
     /// Read the project in this directory again (after a write or a
     /// conflict), without waiting for the watcher.
     Reread(PathBuf),
+    /// What the user has seen changed (`Model::seen`): save it (the
+    /// runtime debounces, and saves on quit).
+    SaveSeen,
     Quit,
 }
 
@@ -310,6 +316,9 @@ pub struct Model {
     pub last: Option<decide::Last>,
     /// Numbers the effects the form waits for.
     pub decide_seq: u64,
+    /// What the user last saw of each project ("since you looked"): the
+    /// runtime loads it, the console records into it (see `model::seen`).
+    pub seen: crate::model::seen::Memory,
 }
 
 impl Model {
@@ -351,6 +360,7 @@ impl Model {
             status: None,
             last: None,
             decide_seq: 0,
+            seen: crate::model::seen::Memory::default(),
         }
     }
 
@@ -604,6 +614,8 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
     if reading {
         notice::before_reading(m);
     }
+    let was_dirty = m.seen.dirty;
+    seen_reading(m, &event);
     let covered = match &event {
         Event::Loaded(_) => Some((None, Vec::new())),
         Event::Reread { dirs, trees, .. } => Some((Some(dirs.clone()), trees.clone())),
@@ -613,10 +625,14 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
     if reading {
         effects.extend(notice::after_reading(m, full));
     }
-    if let Some((dirs, trees)) = covered {
-        effects.extend(decide::read(m, dirs.as_deref(), &trees));
+    if let Some((dirs, trees)) = &covered {
+        effects.extend(decide::read(m, dirs.as_deref(), trees));
     }
     notice::after_step(m, key);
+    seen_after(m, &covered, key);
+    if m.seen.dirty && !was_dirty {
+        effects.push(Effect::SaveSeen);
+    }
     if seen && !effects.contains(&Effect::Render) {
         effects.push(Effect::Render);
     }
@@ -631,6 +647,41 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
         effects.push(Effect::ReadExcerpts(path));
     }
     effects
+}
+
+/// A reading gives a project never seen its baseline (`model::seen`).
+fn seen_reading(m: &mut Model, event: &Event) {
+    match event {
+        Event::Loaded(projects) => m.seen.read(projects, true, m.now),
+        Event::Reread { projects, .. } => m.seen.read(projects, false, m.now),
+        _ => {}
+    }
+}
+
+/// After a step: compare what a reading changed with what was seen, and
+/// record the project whose detail has the focus when a key is pressed.
+fn seen_after(m: &mut Model, covered: &Option<(Option<Vec<PathBuf>>, Vec<PathBuf>)>, key: bool) {
+    match covered {
+        Some((None, _)) => m.seen.refresh(&m.projects, true),
+        Some((Some(dirs), trees)) => m.seen.refresh(
+            m.projects
+                .iter()
+                .filter(|p| dirs.contains(&p.path) || trees.iter().any(|t| p.path.starts_with(t))),
+            false,
+        ),
+        None => {}
+    }
+    if key && !m.too_small() {
+        let looking = (m.screen == Screen::Projects && m.focus == Focus::Detail)
+            .then(|| {
+                let (path, format) = m.selected.as_ref()?;
+                m.projects
+                    .iter()
+                    .position(|p| &p.path == path && p.format == *format)
+            })
+            .flatten();
+        m.seen.look(looking.map(|i| &m.projects[i]), m.now);
+    }
 }
 
 fn step(m: &mut Model, event: Event) -> Vec<Effect> {
@@ -663,6 +714,7 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
         Event::Settle(seq) => {
             let (saved, inbox) = m.remember();
             m.settle(seq);
+            m.seen.refresh(&m.projects, true);
             m.resync_list();
             m.restore(saved, inbox);
             m.clamp_panes();
@@ -724,6 +776,10 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
             Mode::Normal | Mode::Help => Vec::new(),
         },
         Event::Decided { seq, result } => decide::decided(m, seq, result),
+        Event::Notice(text) => {
+            m.status = Some(text);
+            vec![Effect::Render]
+        }
         Event::Key(key) => match m.mode {
             Mode::Normal | Mode::Help => {
                 // A message after a decision lasts until the next key.

@@ -58,6 +58,10 @@ pub enum Command {
         /// Print JSON ("schema_version": 1) instead of a table.
         #[arg(long)]
         json: bool,
+        /// Only the projects changed since you last looked at them in the
+        /// console (each with its `since_you_looked` in JSON).
+        #[arg(long)]
+        changed: bool,
     },
     /// One project in full: resume card, frontier, findings.
     Show {
@@ -246,12 +250,29 @@ pub fn run(
         Command::Watch { roots, json } => {
             return watch::run(global, &config, roots, *json, out, err);
         }
-        Command::List { roots, json } => {
+        Command::List {
+            roots,
+            json,
+            changed,
+        } => {
             let (roots, found) = match walk(roots, err) {
                 Ok(r) => r,
                 Err(code) => return Ok(code),
             };
-            let rows: Vec<Row<'_>> = found.projects.iter().map(|p| Row::new(p, now)).collect();
+            let rows: Vec<Row<'_>> = if *changed {
+                let memory = seen_memory(&found.projects, err);
+                found
+                    .projects
+                    .iter()
+                    .filter(|p| memory.changed(p))
+                    .map(|p| Row {
+                        since_you_looked: memory.since(p),
+                        ..Row::new(p, now)
+                    })
+                    .collect()
+            } else {
+                found.projects.iter().map(|p| Row::new(p, now)).collect()
+            };
             if *json {
                 json::write(
                     out,
@@ -299,7 +320,12 @@ pub fn run(
                 }
             };
             if *json {
-                json::write(out, &ShowView::new(&p, now, stamp))?;
+                let memory = seen_memory(std::slice::from_ref(&p), err);
+                let view = ShowView {
+                    since_you_looked: memory.since(&p),
+                    ..ShowView::new(&p, now, stamp)
+                };
+                json::write(out, &view)?;
             } else {
                 let row = Row::new(&p, now);
                 let resume = Resume::new(&p, now);
@@ -420,6 +446,26 @@ fn with_useful_id(mut p: Project) -> Project {
 }
 
 /// The project `show` is about, or the exit code and message.
+/// What the console remembers the user saw, compared with `projects`
+/// (read only: a headless command is not looking). An unreadable memory
+/// is said on `err` and is empty.
+fn seen_memory(
+    projects: &[crate::model::Project],
+    err: &mut dyn Write,
+) -> crate::model::seen::Memory {
+    let (saved, warning) = crate::store::audit::default_dir()
+        .as_deref()
+        .map(crate::store::seen::load)
+        .unwrap_or_default();
+    if let Some(w) = warning {
+        let _ = writeln!(err, "loopdeck: warning: {}", sanitize_line(&w));
+    }
+    let mut memory =
+        crate::model::seen::Memory::new(std::env::current_dir().unwrap_or_default(), saved);
+    memory.refresh(projects, true);
+    memory
+}
+
 fn project_for_show(dir: &Path, config: &Config) -> Result<Project, (i32, String)> {
     config::roots(std::slice::from_ref(&dir.to_path_buf()), config)
         .map_err(|e| (EXIT_USAGE, e.to_string()))?;

@@ -8,6 +8,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
 use crate::formats;
+use crate::model::seen::Since;
 use crate::model::{
     Agent, Bug, BugStats, Checkpoint, Dag, Decision, Event, Excerpt, FileStamp, Finding, Frontier,
     InboxItem, InboxKind, Level, Loops, Problem, Progress, Project, Run, Scenario, Task, Unit,
@@ -34,6 +35,9 @@ pub struct Row<'a> {
     pub needs_human: usize,
     pub findings: usize,
     pub problems: &'a [Problem],
+    /// `list --changed`: what changed since the user last looked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since_you_looked: Option<Since>,
 }
 
 impl<'a> Row<'a> {
@@ -51,6 +55,7 @@ impl<'a> Row<'a> {
             needs_human: p.needs_human(),
             findings: p.findings.len(),
             problems: &p.problems,
+            since_you_looked: None,
         }
     }
 }
@@ -157,6 +162,9 @@ pub struct ShowView<'a> {
     /// the bytes read: what a decision is applied against
     /// (`act --expect-sha256`).
     pub files: &'a [FileStamp],
+    /// What changed since the user last looked at it in the console;
+    /// `null` when it was never seen (or no state directory).
+    pub since_you_looked: Option<Since>,
 }
 
 impl<'a> ShowView<'a> {
@@ -188,6 +196,7 @@ impl<'a> ShowView<'a> {
             loops: d.loops.as_ref(),
             skipped_lines: &d.skipped_lines,
             files: &p.files,
+            since_you_looked: None,
         }
     }
 }

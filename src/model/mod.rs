@@ -6,6 +6,7 @@ mod detail;
 #[cfg(test)]
 pub(crate) mod every_string;
 mod resume;
+pub mod seen;
 mod status;
 pub mod text;
 mod verb;

@@ -49,6 +49,72 @@ const CLOCK: Duration = Duration::from_secs(60);
 /// the last good reading this long before believing the new one.
 const SETTLE_BAD: Duration = Duration::from_secs(2);
 
+/// The "since you looked" memory is written at most this often (and on quit).
+const SAVE_SEEN_EVERY: Duration = Duration::from_secs(3);
+
+/// Writes the "since you looked" memory off the loop's thread, the
+/// latest one when several wait. A failed write is said once in the
+/// console (and after it closes, if the last one failed); the next write
+/// tries again: the memory is a convenience, never a reason to stop.
+struct SeenSaver {
+    tx: Option<Sender<std::collections::BTreeMap<String, crate::model::seen::Seen>>>,
+    handle: Option<thread::JoinHandle<Option<String>>>,
+}
+
+impl SeenSaver {
+    fn start(dir: Option<PathBuf>, say: Sender<Msg>) -> Self {
+        let Some(dir) = dir else {
+            return SeenSaver {
+                tx: None,
+                handle: None,
+            };
+        };
+        let (tx, rx) =
+            mpsc::channel::<std::collections::BTreeMap<String, crate::model::seen::Seen>>();
+        let handle = thread::Builder::new()
+            .name("loopdeck-seen".to_owned())
+            .spawn(move || {
+                let mut said = false;
+                let mut last = None;
+                while let Ok(mut memory) = rx.recv() {
+                    for newer in rx.try_iter() {
+                        memory = newer;
+                    }
+                    last = crate::store::seen::save(&dir, &memory).err().map(|e| {
+                        format!(
+                            "what you looked at could not be saved in {}: {e}",
+                            dir.display()
+                        )
+                    });
+                    if let Some(why) = &last
+                        && !std::mem::replace(&mut said, true)
+                    {
+                        let _ = say.send(Msg::App(Event::Notice(why.clone())));
+                    }
+                }
+                last
+            })
+            .ok();
+        SeenSaver {
+            tx: handle.as_ref().map(|_| tx),
+            handle,
+        }
+    }
+
+    fn save(&self, model: &mut Model) {
+        model.seen.dirty = false;
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(model.seen.projects.clone());
+        }
+    }
+
+    /// Write what is pending and wait for it; why the last write failed.
+    fn finish(mut self) -> Option<String> {
+        self.tx = None;
+        self.handle.take().and_then(|h| h.join().ok().flatten())
+    }
+}
+
 /// Run `job` on a worker thread; its event, or `Event::Failed` when it
 /// panics, reaches the loop. A thread that cannot start is a failure too.
 fn worker(tx: Sender<Msg>, what: &'static str, job: impl FnOnce() -> Event + Send + 'static) {
@@ -209,6 +275,17 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         global.readonly || cfg.readonly,
         global.now.unwrap_or_else(Utc::now),
     );
+    // What the user last looked at, from the last run (a small file:
+    // read before the first frame).
+    let state_dir = crate::store::audit::default_dir();
+    let (memory, warning) = state_dir
+        .as_deref()
+        .map(crate::store::seen::load)
+        .unwrap_or_default();
+    model.seen =
+        crate::model::seen::Memory::new(std::env::current_dir().unwrap_or_default(), memory);
+    model.status = warning;
+    let saver = SeenSaver::start(state_dir, tx.clone());
     // ratatui::init enters the alternate screen and raw mode, and installs a
     // panic hook that restores the terminal before the report is printed.
     let mut terminal = ratatui::init();
@@ -249,7 +326,15 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         let mut settles: Vec<(Instant, u64)> = Vec::new();
         let mut dirty = true;
         let mut last_clock = Instant::now();
+        // The memory's next write, and the last.
+        let mut save_at: Option<Instant> = None;
+        let mut last_save: Option<Instant> = None;
         loop {
+            if save_at.is_some_and(|at| at <= Instant::now()) {
+                saver.save(&mut model);
+                save_at = None;
+                last_save = Some(Instant::now());
+            }
             if dirty {
                 if global.now.is_none() {
                     model.now = Utc::now();
@@ -262,6 +347,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                 .wake_at()
                 .into_iter()
                 .chain(settles.iter().map(|(at, _)| *at))
+                .chain(save_at)
                 .min()
                 .map_or(clock, |at| {
                     at.saturating_duration_since(Instant::now()).min(clock)
@@ -275,7 +361,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                         .filter(|(at, _)| *at <= now)
                         .map(|(_, seq)| *seq)
                         .collect();
-                    let mut woke = false;
+                    let mut woke = save_at.is_some_and(|at| at <= now);
                     if let Some(&seq) = due.iter().max() {
                         woke = true;
                         settles.retain(|(_, s)| *s > seq);
@@ -359,6 +445,12 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     Effect::Reread(path) => {
                         engine.written(vec![Target::Dir(path.clone())], Instant::now());
                     }
+                    Effect::SaveSeen => {
+                        let now = Instant::now();
+                        save_at.get_or_insert_with(|| {
+                            last_save.map_or(now, |l| (l + SAVE_SEEN_EVERY).max(now))
+                        });
+                    }
                     Effect::ReadOlder { path, anchor, want } => {
                         read_older(path.clone(), anchor.clone(), *want, tx.clone());
                     }
@@ -379,6 +471,13 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
     }
     let _ = execute!(io::stdout(), crossterm::event::DisableBracketedPaste);
     ratatui::restore();
+    // What was seen up to the quit (the quitting key included) is kept.
+    if model.seen.dirty {
+        saver.save(&mut model);
+    }
+    if let Some(why) = saver.finish() {
+        eprintln!("loopdeck: {}", sanitize_line(&why));
+    }
     result?;
     Ok(EXIT_OK)
 }
@@ -574,6 +673,32 @@ mod tests {
             }
             other => panic!("not the form's answer: {other:?}"),
         }
+    }
+
+    /// The "since you looked" memory that cannot be saved is said once in
+    /// the console, and again after it closes: never silently lost.
+    #[test]
+    fn a_memory_that_cannot_be_saved_is_said() {
+        let tmp = tempfile::tempdir().unwrap();
+        // A file where the state directory should be: no directory can be made.
+        let blocked = tmp.path().join("state");
+        std::fs::write(&blocked, "not a directory").unwrap();
+        let (tx, rx) = mpsc::channel::<Msg>();
+        let saver = SeenSaver::start(Some(blocked.join("loopdeck")), tx);
+        let mut model = Model::new(vec![], false, Utc::now());
+        saver.save(&mut model);
+        match next_event(&rx) {
+            Event::Notice(why) => assert!(why.contains("could not be saved"), "{why}"),
+            other => panic!("not said: {other:?}"),
+        }
+        saver.save(&mut model);
+        let last = saver.finish();
+        assert!(last.is_some_and(|w| w.contains("could not be saved")));
+        // Said once, not at every save.
+        assert!(
+            rx.try_iter()
+                .all(|m| !matches!(m, Msg::App(Event::Notice(_))))
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod diff;
 mod exec;
 pub mod lock;
 pub mod ndjson;
+pub mod seen;
 pub mod stamps;
 pub mod sweep;
 pub mod txn;

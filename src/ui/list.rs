@@ -56,16 +56,20 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             crate::app::Freshness::Rereading => mark.push_str(" (re-reading)"),
             crate::app::Freshness::Gone => mark.push_str(" (gone)"),
         }
+        // Changed since you looked: a mark before the name.
+        let changed = if m.seen.changed(p) { "• " } else { "" };
         // Measured as drawn: safe first, then cut.
         let shown = clean(&p.name);
         let name = if mark.is_empty() {
-            shown.into_owned()
+            format!("{changed}{shown}")
         } else {
-            let room = cols
-                .get(4)
-                .map_or(0, |&w| w as usize)
-                .saturating_sub(crate::model::text::width(&mark));
-            format!("{}{mark}", crate::model::text::truncate(&shown, room))
+            let room = cols.get(4).map_or(0, |&w| w as usize).saturating_sub(
+                crate::model::text::width(&mark) + crate::model::text::width(changed),
+            );
+            format!(
+                "{changed}{}{mark}",
+                crate::model::text::truncate(&shown, room)
+            )
         };
         fitted_row(
             vec![

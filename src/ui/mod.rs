@@ -13,6 +13,7 @@ mod devloop;
 mod inbox;
 mod list;
 mod overlay;
+mod since;
 mod tabs;
 pub mod theme;
 mod widgets;
@@ -117,7 +118,9 @@ fn list_width(m: &View) -> u16 {
         .projects
         .iter()
         .map(|p| {
-            let mark = if p.problems.is_empty() { 0 } else { 2 };
+            // The problem mark `!` and the changed mark `• `, as drawn.
+            let mark =
+                if p.problems.is_empty() { 0 } else { 2 } + if m.seen.changed(p) { 2 } else { 0 };
             crate::model::text::width(&widgets::clean(&p.name)) + mark
         })
         .max()

@@ -38,6 +38,7 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let w = area.width;
     let mut lines = Vec::new();
+    super::since::section(m, p, w, &mut lines);
     let since = since_seconds(p.updated_at, m.now);
     let scenario = since.map(Scenario::for_age);
     let (sym, style) = t.status(p.status_kind);

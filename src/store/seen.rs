@@ -1,0 +1,158 @@
+//! The "since you looked" memory on disk: `seen.json` beside the audit
+//! log, in `$XDG_STATE_HOME/loopdeck` (directory 0700, file 0600), written
+//! by atomic replacement:
+//! `{"version": 1, "projects": {"FORMAT:/abs/path": Seen, …}}`
+//! (see `model::seen::Seen`). A missing file is an empty memory; an
+//! unreadable or corrupt one too, said once (and replaced by the next
+//! save). Never a crash.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{StoreError, atomic, read_bounded};
+use crate::model::seen::Seen;
+
+/// The memory's file name in the state directory.
+pub const FILE: &str = "seen.json";
+/// The largest memory file read.
+const LIMIT: u64 = 64 * 1024 * 1024;
+const VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+struct OnDisk {
+    version: u32,
+    projects: BTreeMap<String, Seen>,
+}
+
+/// The memory file in the state directory `dir`.
+pub fn path(dir: &Path) -> PathBuf {
+    dir.join(FILE)
+}
+
+/// The memory in `dir`, and a warning to show once when it could not be
+/// read (then the memory starts empty).
+pub fn load(dir: &Path) -> (BTreeMap<String, Seen>, Option<String>) {
+    let file = path(dir);
+    let bytes = match read_bounded(&file, LIMIT) {
+        Ok(b) => b,
+        Err(StoreError::Vanished) => return (BTreeMap::new(), None),
+        Err(e) => return (BTreeMap::new(), Some(unreadable(&file, &e.to_string()))),
+    };
+    match serde_json::from_slice::<OnDisk>(&bytes) {
+        Ok(d) if d.version == VERSION => (d.projects, None),
+        Ok(d) => (
+            BTreeMap::new(),
+            Some(unreadable(&file, &format!("version {} unknown", d.version))),
+        ),
+        Err(e) => (BTreeMap::new(), Some(unreadable(&file, &e.to_string()))),
+    }
+}
+
+fn unreadable(file: &Path, why: &str) -> String {
+    format!(
+        "{} could not be read ({why}): what you last looked at starts afresh",
+        file.display()
+    )
+}
+
+/// Write the memory to `dir` (made 0700 if missing), atomically, 0600.
+pub fn save(dir: &Path, projects: &BTreeMap<String, Seen>) -> Result<(), StoreError> {
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)?;
+    let file = path(dir);
+    let bytes = serde_json::to_vec(&OnDisk {
+        version: VERSION,
+        projects: projects.clone(),
+    })
+    .map_err(|e| StoreError::Io(std::io::Error::other(e)))?;
+    // A new file is created 0600 first: the replacement keeps its mode.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let _ = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&file);
+    }
+    atomic::replace(&file, &bytes)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::model::{Format, Project};
+    use chrono::{TimeZone, Utc};
+
+    fn memory() -> BTreeMap<String, Seen> {
+        let mut p = Project::new(Format::Gsd, PathBuf::from("/w/a"), "a".to_owned());
+        p.status = "执行中".to_owned();
+        p.stage = Some("3".to_owned());
+        let at = Utc.with_ymd_and_hms(2026, 6, 1, 10, 0, 0).unwrap();
+        BTreeMap::from([("gsd:/w/a".to_owned(), Seen::of(&p, at))])
+    }
+
+    #[test]
+    fn a_missing_file_is_an_empty_memory_without_a_word() {
+        let dir = tempfile::tempdir().unwrap();
+        let (m, warning) = load(&dir.path().join("none"));
+        assert!(m.is_empty());
+        assert_eq!(warning, None);
+    }
+
+    #[test]
+    fn the_memory_round_trips_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state/loopdeck");
+        save(&state, &memory()).unwrap();
+        let (back, warning) = load(&state);
+        assert_eq!(warning, None);
+        assert_eq!(back, memory());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(path(&state)).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+            let mode = fs::metadata(&state).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700);
+        }
+        // Saved again over itself: still one file, still 0600.
+        save(&state, &BTreeMap::new()).unwrap();
+        assert!(load(&state).0.is_empty());
+        assert_eq!(fs::read_dir(&state).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_corrupt_file_starts_afresh_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(path(dir.path()), b"{\"version\":1,\"projects\":{\"x\":").unwrap();
+        let (m, warning) = load(dir.path());
+        assert!(m.is_empty());
+        let warning = warning.expect("a warning");
+        assert!(warning.contains("seen.json could not be read"), "{warning}");
+        assert!(warning.contains("starts afresh"), "{warning}");
+        // A save replaces it.
+        save(dir.path(), &memory()).unwrap();
+        assert_eq!(load(dir.path()), (memory(), None));
+        // A future version is not misread.
+        fs::write(path(dir.path()), b"{\"version\":9,\"projects\":{}}").unwrap();
+        assert!(load(dir.path()).1.is_some_and(|w| w.contains("version 9")));
+    }
+}
