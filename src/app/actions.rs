@@ -378,6 +378,9 @@ fn open(m: &mut Model) {
                 Tab::Bugs => panes::bugs(m, p)
                     .get(sel)
                     .map(|&i| Drawer::Bug(p.detail.bugs[i].id.clone())),
+                Tab::Revisions => panes::revisions(p, &filter)
+                    .get(sel)
+                    .map(|&i| Drawer::Revision(panes::revision_key(&p.detail.revisions[i]))),
                 _ => None,
             };
             m.drawer = drawer;

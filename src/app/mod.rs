@@ -16,6 +16,8 @@ mod tests_issue7;
 #[cfg(test)]
 mod tests_notice;
 #[cfg(test)]
+mod tests_revisions;
+#[cfg(test)]
 mod tests_sort;
 
 use std::collections::HashMap;
@@ -69,6 +71,8 @@ pub enum Tab {
     Units,
     Bugs,
     Timeline,
+    /// devloop's changelog, newest first (Enter: the section diff).
+    Revisions,
     Agents,
     Findings,
 }
@@ -84,6 +88,7 @@ impl Tab {
             Tab::Units => "Units",
             Tab::Bugs => "Bugs",
             Tab::Timeline => "Time",
+            Tab::Revisions => "Revs",
             Tab::Agents => "Agents",
             Tab::Findings => "Find",
         }
@@ -98,6 +103,7 @@ impl Tab {
             Tab::Units => "Units",
             Tab::Bugs => "Bugs",
             Tab::Timeline => "Timeline",
+            Tab::Revisions => "Revisions",
             Tab::Agents => "Agents",
             Tab::Findings => "Findings",
         }
@@ -125,6 +131,8 @@ pub use crate::watch::Liveness;
 pub enum Drawer {
     Unit(String),
     Bug(String),
+    /// A revision, by its row key (`panes::revision_key`).
+    Revision(String),
 }
 
 /// Selection and filter of one list.
@@ -572,6 +580,11 @@ impl Model {
         let still_there = match (&self.drawer, self.selected_project()) {
             (Some(Drawer::Unit(id)), Some(p)) => p.detail.units.iter().any(|u| u.id == id.as_str()),
             (Some(Drawer::Bug(id)), Some(p)) => p.detail.bugs.iter().any(|b| &b.id == id),
+            (Some(Drawer::Revision(key)), Some(p)) => p
+                .detail
+                .revisions
+                .iter()
+                .any(|r| &panes::revision_key(r) == key),
             (None, _) => true,
             _ => false,
         };

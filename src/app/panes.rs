@@ -17,6 +17,7 @@ pub fn tabs_for(format: Format) -> &'static [Tab] {
             Tab::Units,
             Tab::Bugs,
             Tab::Timeline,
+            Tab::Revisions,
             Tab::Agents,
             Tab::Findings,
         ],
@@ -277,6 +278,37 @@ pub fn timeline(p: &Project, filter: &str) -> Vec<usize> {
         .collect()
 }
 
+/// Document revisions, newest first (the changelog is oldest first).
+pub fn revisions(p: &Project, filter: &str) -> Vec<usize> {
+    let r = &p.detail.revisions;
+    (0..r.len())
+        .rev()
+        .filter(|&i| {
+            let e = &r[i].event;
+            matches(
+                filter,
+                &[
+                    &e.kind,
+                    &r[i].rev,
+                    &e.source,
+                    &e.summary,
+                    &r[i].changed.sections_added.join(" "),
+                    &r[i].changed.sections_changed.join(" "),
+                    &r[i].changed.sections_removed.join(" "),
+                    &r[i].changed.units_added.join(" "),
+                    &r[i].changed.units_changed.join(" "),
+                    &r[i].changed.units_removed.join(" "),
+                ],
+            )
+        })
+        .collect()
+}
+
+/// The identity of a revision: its kind, number and time.
+pub fn revision_key(r: &crate::model::Revision) -> String {
+    format!("{}|{}|{:?}", r.event.kind, r.rev, r.event.at)
+}
+
 pub fn agents(p: &Project, filter: &str) -> Vec<usize> {
     let a = &p.detail.agents;
     (0..a.len())
@@ -329,6 +361,7 @@ pub fn detail_len(m: &Model, p: &Project) -> usize {
         Tab::Units => units(p, filter).len(),
         Tab::Bugs => bugs(m, p).len(),
         Tab::Timeline => timeline(p, filter).len(),
+        Tab::Revisions => revisions(p, filter).len(),
         Tab::Agents => agents(p, filter).len(),
         Tab::Findings => findings(p, filter).len() + p.problems.len(),
     }
@@ -374,6 +407,10 @@ pub fn keys(m: &Model, p: &Project, tab: Tab) -> Vec<String> {
                 let e = &p.detail.timeline[i];
                 format!("{:?}|{}|{}|{}", e.at, e.source, e.kind, e.summary)
             })
+            .collect(),
+        Tab::Revisions => revisions(p, filter)
+            .into_iter()
+            .map(|i| revision_key(&p.detail.revisions[i]))
             .collect(),
         Tab::Agents => agents(p, filter)
             .into_iter()

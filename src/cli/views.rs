@@ -11,8 +11,8 @@ use crate::formats;
 use crate::model::seen::Since;
 use crate::model::{
     Agent, Bug, BugStats, Checkpoint, Dag, Decision, Event, Excerpt, FileStamp, Finding, Frontier,
-    InboxItem, InboxKind, Level, Loops, Problem, Progress, Project, Run, Scenario, Task, Unit,
-    oldest_first, since_seconds,
+    InboxItem, InboxKind, Level, Loops, Problem, Progress, Project, Revision, Run, Scenario, Task,
+    Unit, oldest_first, since_seconds,
 };
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -153,7 +153,7 @@ pub struct ShowView<'a> {
     pub timeline: &'a [Event],
     pub progress: Option<&'a Progress>,
     pub integration_runs: &'a [Run],
-    pub revisions: &'a [Event],
+    pub revisions: &'a [Revision],
     /// devloop's L1/L2/L3 loops (the seed's LoopStatusBar).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loops: Option<&'a Loops>,

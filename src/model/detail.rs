@@ -396,7 +396,141 @@ pub struct Detail {
     pub loops: Option<Loops>,
     /// Document revisions (devloop's changelog: PRD, SDD, units, spec),
     /// oldest first: `kind` is e.g. `prd_rev`, `source` who wrote it.
-    pub revisions: Vec<Event>,
+    pub revisions: Vec<Revision>,
+}
+
+/// One document revision (a `changelog.ndjson` line, or an archive name in
+/// `history/` when there is no changelog). Serialized as the event it was
+/// before (`at`, `source`, `kind`, `summary`, `unit`) plus its parts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Revision {
+    /// `source` is who wrote it (`by`), `summary` the one-line account
+    /// (`rev N · trigger · summary · previous revision archived as …`).
+    #[serde(flatten)]
+    pub event: Event,
+    /// The revision number, as written (`3`, `rev3`).
+    pub rev: String,
+    /// What caused it (`human_feedback`, `prd@rev3`, `triage_patch`).
+    pub trigger: Option<String>,
+    /// The changelog's own summary, alone.
+    pub note: Option<String>,
+    /// What the changelog says changed.
+    pub changed: ChangeSummary,
+    /// Where the revision before it was archived (`archive_ref`).
+    pub archive: Option<String>,
+    /// The PRD or SDD compared, section by section, with the revision
+    /// before it (from `history/`); `None` for other kinds and for the
+    /// older revisions beyond those compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sections: Option<DocDiff>,
+}
+
+/// A changelog line's `diff`: sections and units added, changed, removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ChangeSummary {
+    pub sections_added: Vec<String>,
+    pub sections_changed: Vec<String>,
+    pub sections_removed: Vec<String>,
+    pub units_added: Vec<String>,
+    pub units_changed: Vec<String>,
+    pub units_removed: Vec<String>,
+}
+
+impl ChangeSummary {
+    pub fn is_empty(&self) -> bool {
+        *self == ChangeSummary::default()
+    }
+
+    /// `+2 sections ~5 units`: the counts, in one line.
+    pub fn counts(&self) -> String {
+        let mut parts = Vec::new();
+        for (sign, what, list) in [
+            ('+', "section", &self.sections_added),
+            ('~', "section", &self.sections_changed),
+            ('-', "section", &self.sections_removed),
+            ('+', "unit", &self.units_added),
+            ('~', "unit", &self.units_changed),
+            ('-', "unit", &self.units_removed),
+        ] {
+            if !list.is_empty() {
+                let s = if list.len() == 1 { "" } else { "s" };
+                parts.push(format!("{sign}{} {what}{s}", list.len()));
+            }
+        }
+        parts.join(" ")
+    }
+}
+
+/// Two revisions of a document compared section by section.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DocDiff {
+    /// The file holding the revision before (`None`: there is none, every
+    /// section is new).
+    pub old: Option<String>,
+    /// The file holding this revision (`history/…` or the current file).
+    pub new: Option<String>,
+    /// Sections added, removed or changed, in the newer document's order.
+    pub sections: Vec<SectionChange>,
+    /// Sections the same in both.
+    pub unchanged: usize,
+    /// Why the comparison is missing or partial (a history file missing,
+    /// too large), said in place of the sections.
+    pub problem: Option<String>,
+}
+
+/// How a section changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SectionKind {
+    Added,
+    Removed,
+    Changed,
+}
+
+/// One section added, removed or changed, with a few lines of diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SectionChange {
+    /// Its heading (or unit id) as the document writes it.
+    pub title: String,
+    pub kind: SectionKind,
+    /// A few lines of unified diff (added and removed sections: their
+    /// first lines).
+    pub lines: Vec<DiffLine>,
+    /// Diff lines beyond those kept.
+    pub more: usize,
+}
+
+/// One line of a section's diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiffLine {
+    pub kind: LineKind,
+    pub text: String,
+}
+
+/// What a diff line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineKind {
+    /// In the newer revision only (`+`).
+    Added,
+    /// In the older revision only (`-`).
+    Removed,
+    /// In both, around a change.
+    Context,
+    /// Lines left out between two changes (`…`).
+    Gap,
+}
+
+impl LineKind {
+    /// The unified diff's mark.
+    pub fn sign(self) -> char {
+        match self {
+            LineKind::Added => '+',
+            LineKind::Removed => '-',
+            LineKind::Context => ' ',
+            LineKind::Gap => '…',
+        }
+    }
 }
 
 #[cfg(test)]

@@ -194,11 +194,43 @@ fn detail(d: &mut Detail, f: &mut dyn FnMut(&mut String)) {
     }
     keys(&mut d.skipped_lines, f);
     d.integration_runs.iter_mut().for_each(|r| run(r, f));
-    for e in d.timeline.iter_mut().chain(&mut d.revisions) {
+    for e in d
+        .timeline
+        .iter_mut()
+        .chain(d.revisions.iter_mut().map(|r| &mut r.event))
+    {
         f(&mut e.source);
         f(&mut e.kind);
         f(&mut e.summary);
         opt(&mut e.unit, f);
+    }
+    for r in &mut d.revisions {
+        f(&mut r.rev);
+        opt(&mut r.trigger, f);
+        opt(&mut r.note, f);
+        let c = &mut r.changed;
+        for list in [
+            &mut c.sections_added,
+            &mut c.sections_changed,
+            &mut c.sections_removed,
+            &mut c.units_added,
+            &mut c.units_changed,
+            &mut c.units_removed,
+        ] {
+            all(list, f);
+        }
+        opt(&mut r.archive, f);
+        if let Some(s) = &mut r.sections {
+            opt(&mut s.old, f);
+            opt(&mut s.new, f);
+            opt(&mut s.problem, f);
+            for c in &mut s.sections {
+                f(&mut c.title);
+                for l in &mut c.lines {
+                    f(&mut l.text);
+                }
+            }
+        }
     }
     if let Some(p) = &mut d.progress {
         f(&mut p.phase);

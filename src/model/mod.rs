@@ -17,9 +17,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 pub use detail::{
-    Agent, Bug, BugStats, BugTransition, Checkpoint, Dag, Detail, Event, Failure, Gate, L1Status,
-    L2Status, L3Status, Loops, Outcome, Progress, ProgressPart, Run, Task, Unit, UnitMore,
-    UnknownRef,
+    Agent, Bug, BugStats, BugTransition, ChangeSummary, Checkpoint, Dag, Detail, DiffLine, DocDiff,
+    Event, Failure, Gate, L1Status, L2Status, L3Status, LineKind, Loops, Outcome, Progress,
+    ProgressPart, Revision, Run, SectionChange, SectionKind, Task, Unit, UnitMore, UnknownRef,
 };
 pub use resume::{
     CLOCK_SKEW, Excerpt, ResumeCard, SKEW_TOLERANCE_SECONDS, Scenario, ago, clock_skew,

@@ -283,7 +283,7 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
 }
 
 /// The drawer's scroll, clamped so the last line stays at the bottom.
-fn scroll_of(m: &View, lines: usize, area: Rect) -> u16 {
+pub(super) fn scroll_of(m: &View, lines: usize, area: Rect) -> u16 {
     let room = area.height.saturating_sub(2) as usize;
     m.drawer_scroll.min(lines.saturating_sub(room) as u16)
 }

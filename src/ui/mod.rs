@@ -13,6 +13,7 @@ mod devloop;
 mod inbox;
 mod list;
 mod overlay;
+mod revisions;
 mod since;
 mod tabs;
 pub mod theme;

@@ -25,6 +25,7 @@ pub fn render(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         Tab::Units => devloop::units(m, p, f, area),
         Tab::Bugs => devloop::bugs(m, p, f, area),
         Tab::Timeline => devloop::timeline(m, p, f, area),
+        Tab::Revisions => super::revisions::render(m, p, f, area),
         Tab::Agents => devloop::agents(m, p, f, area),
     }
 }

@@ -35,6 +35,7 @@ pub mod dag;
 pub mod html;
 pub mod older;
 pub mod progress;
+pub mod revisions;
 pub mod runs;
 pub mod schema;
 pub mod timeline;

@@ -414,6 +414,12 @@ pub struct ChangelogLine {
 #[serde(default)]
 pub struct Diff {
     #[serde(deserialize_with = "nullable")]
+    pub sections_added: Vec<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub sections_changed: Vec<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub sections_removed: Vec<String>,
+    #[serde(deserialize_with = "nullable")]
     pub units_added: Vec<String>,
     #[serde(deserialize_with = "nullable")]
     pub units_changed: Vec<String>,

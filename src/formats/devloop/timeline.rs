@@ -7,8 +7,9 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 
 use super::html::rev_number;
+use super::revisions;
 use super::schema::{ChangelogLine, EventLine};
-use crate::model::{Event, Finding, Level, Project};
+use crate::model::{ChangeSummary, Event, Finding, Level, Project, Revision};
 use crate::store::ndjson::{self, Tail, incremental};
 use crate::store::{self, StoreError};
 
@@ -119,6 +120,7 @@ pub fn changelog(p: &mut Project, dir: &Path) -> Changes {
         Ok(t) => t,
         Err(StoreError::Vanished) => {
             p.detail.revisions = history_revisions(dir);
+            revisions::compare_documents(p, dir, true);
             return Changes::default();
         }
         Err(e) => {
@@ -203,14 +205,31 @@ pub fn changelog(p: &mut Project, dir: &Path) -> Changes {
         if let Some(a) = archive {
             summary.push_str(&format!(" · previous revision archived as {a}"));
         }
-        p.detail.revisions.push(Event {
-            at: entry.ts.as_ref().and_then(|t| t.at()),
-            source: entry.by.clone().unwrap_or_default(),
-            kind: entry.kind.clone(),
-            summary,
-            unit: None,
+        let text = |s: &Option<String>| s.clone().filter(|s| !s.trim().is_empty());
+        p.detail.revisions.push(Revision {
+            event: Event {
+                at: entry.ts.as_ref().and_then(|t| t.at()),
+                source: entry.by.clone().unwrap_or_default(),
+                kind: entry.kind.clone(),
+                summary,
+                unit: None,
+            },
+            rev,
+            trigger: text(&entry.trigger),
+            note: text(&entry.summary),
+            changed: ChangeSummary {
+                sections_added: diff.sections_added,
+                sections_changed: diff.sections_changed,
+                sections_removed: diff.sections_removed,
+                units_added: diff.units_added,
+                units_changed: diff.units_changed,
+                units_removed: diff.units_removed,
+            },
+            archive: archive.map(str::to_owned),
+            sections: None,
         });
     }
+    revisions::compare_documents(p, dir, false);
     changes
 }
 
@@ -247,15 +266,23 @@ pub fn history(dir: &Path) -> Vec<Archived> {
 }
 
 /// Revisions from the archive names, when there is no changelog.
-fn history_revisions(dir: &Path) -> Vec<Event> {
+fn history_revisions(dir: &Path) -> Vec<Revision> {
     history(dir)
         .into_iter()
-        .map(|a| Event {
-            at: None,
-            source: String::new(),
-            kind: format!("{}_rev", a.kind),
-            summary: format!("rev {} · archived as {}", a.rev, a.file),
-            unit: None,
+        .map(|a| Revision {
+            event: Event {
+                at: None,
+                source: String::new(),
+                kind: format!("{}_rev", a.kind),
+                summary: format!("rev {} · archived as {}", a.rev, a.file),
+                unit: None,
+            },
+            rev: a.rev.to_string(),
+            trigger: None,
+            note: None,
+            changed: ChangeSummary::default(),
+            archive: None,
+            sections: None,
         })
         .collect()
 }
@@ -339,7 +366,7 @@ mod tests {
         assert_eq!(c.missed_resets.len(), 1);
         assert_eq!(c.latest.get("sdd_rev"), Some(&4));
         assert_eq!(p.detail.revisions.len(), 2);
-        assert_eq!(p.detail.revisions[0].source, "architect");
+        assert_eq!(p.detail.revisions[0].event.source, "architect");
         let codes: Vec<&str> = p.findings.iter().map(|f| f.code.as_str()).collect();
         assert_eq!(codes, vec!["devloop.archive-missing"]);
         assert_eq!(

@@ -1,0 +1,115 @@
+//! The devloop Revisions tab: newest first, Enter opens the revision's
+//! drawer, a reload keeps it while the revision is there.
+
+use super::tests::{code, devloop, key, model, project};
+use super::*;
+use crate::model::{ChangeSummary, Event as TimelineEvent, Revision};
+
+fn revision(kind: &str, rev: u64) -> Revision {
+    Revision {
+        event: TimelineEvent {
+            at: None,
+            source: "pm-agent".into(),
+            kind: kind.into(),
+            summary: format!("rev {rev}"),
+            unit: None,
+        },
+        rev: rev.to_string(),
+        trigger: Some("human_feedback".into()),
+        note: Some(format!("note {rev}")),
+        changed: ChangeSummary::default(),
+        archive: None,
+        sections: None,
+    }
+}
+
+fn with_revisions() -> Model {
+    let mut m = devloop();
+    let mut p = m.projects[0].clone();
+    p.detail.revisions = vec![
+        revision("prd_rev", 1),
+        revision("sdd_rev", 1),
+        revision("prd_rev", 2),
+    ];
+    m = model(vec![p]);
+    m
+}
+
+fn to_revisions(m: &mut Model) {
+    let n = m.tabs().iter().position(|t| *t == Tab::Revisions).unwrap();
+    update(m, key(char::from(b'1' + n as u8)));
+    assert_eq!((m.tab, m.focus), (Tab::Revisions, Focus::Detail));
+}
+
+#[test]
+fn a_devloop_project_has_a_revisions_tab_newest_first() {
+    let mut m = with_revisions();
+    assert!(m.tabs().contains(&Tab::Revisions));
+    assert!(!panes::tabs_for(Format::Gsd).contains(&Tab::Revisions));
+    to_revisions(&mut m);
+    let p = m.selected_project().unwrap();
+    let rows: Vec<String> = panes::revisions(p, "")
+        .into_iter()
+        .map(|i| {
+            format!(
+                "{} {}",
+                p.detail.revisions[i].event.kind, p.detail.revisions[i].rev
+            )
+        })
+        .collect();
+    assert_eq!(rows, vec!["prd_rev 2", "sdd_rev 1", "prd_rev 1"]);
+    assert_eq!(panes::detail_len(&m, p), 3);
+    assert_eq!(panes::revisions(p, "sdd").len(), 1);
+}
+
+#[test]
+fn enter_opens_the_selected_revision_and_esc_closes_it() {
+    let mut m = with_revisions();
+    to_revisions(&mut m);
+    update(&mut m, key('j'));
+    update(&mut m, code(KeyCode::Enter));
+    assert_eq!(m.drawer, Some(Drawer::Revision("sdd_rev|1|None".into())));
+    // The drawer takes j/k to scroll, not to move the row.
+    update(&mut m, key('j'));
+    assert_eq!((m.drawer_scroll, m.pane(Tab::Revisions).selected), (1, 1));
+    update(&mut m, code(KeyCode::Esc));
+    assert_eq!(m.drawer, None);
+    assert_eq!(m.tab, Tab::Revisions);
+}
+
+#[test]
+fn a_reload_keeps_the_revision_selected_and_closes_a_drawer_on_one_gone() {
+    let mut m = with_revisions();
+    to_revisions(&mut m);
+    update(&mut m, key('j'));
+    update(&mut m, code(KeyCode::Enter));
+    // A new revision arrives: the same one stays selected and open.
+    let mut p = m.projects[0].clone();
+    p.detail.revisions.push(revision("sdd_rev", 2));
+    update(&mut m, Event::Loaded(vec![p.clone()]));
+    assert_eq!(m.pane(Tab::Revisions).selected, 2);
+    assert_eq!(m.drawer, Some(Drawer::Revision("sdd_rev|1|None".into())));
+    // The revision is gone (a changelog rewritten): the drawer closes.
+    p.detail
+        .revisions
+        .retain(|r| r.event.kind != "sdd_rev" || r.rev != "1");
+    update(&mut m, Event::Loaded(vec![p]));
+    assert_eq!(m.drawer, None);
+}
+
+#[test]
+fn the_palette_and_the_hints_know_the_tab() {
+    let mut m = model(vec![project("dev", Format::Devloop, 0)]);
+    update(&mut m, code(KeyCode::Enter));
+    update(&mut m, key(':'));
+    for c in "revisions".chars() {
+        update(&mut m, key(c));
+    }
+    update(&mut m, code(KeyCode::Enter));
+    assert_eq!(m.tab, Tab::Revisions);
+    assert!(
+        hints(&m).iter().any(|h| h.text == "Enter section diff"),
+        "{:?}",
+        hints(&m)
+    );
+}

@@ -1,0 +1,268 @@
+//! devloop's Revisions tab (the seed dashboard's PrdDiffPanel): the
+//! changelog newest first, and on Enter a drawer with what the changelog
+//! says changed and the PRD or SDD compared section by section with the
+//! revision before (added green, removed red, changed yellow).
+
+use super::View;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::devloop::scroll_of;
+use super::widgets::{Spec, block, empty, field, inner, table, with_detail, wrapped};
+use crate::app::{Drawer, Focus, Tab, panes};
+use crate::model::{LineKind, Project, Revision, SectionKind, short_time};
+
+/// `prd_rev` → `prd`.
+fn doc(kind: &str) -> &str {
+    kind.strip_suffix("_rev").unwrap_or(kind)
+}
+
+pub fn render(m: &View, p: &Project, f: &mut Frame, area: Rect) {
+    let t = &m.theme;
+    let pane = m.pane(Tab::Revisions);
+    let rows = panes::revisions(p, &pane.filter);
+    if rows.is_empty() {
+        return empty(m, f, area, "no revisions (changelog.ndjson, history/)");
+    }
+    let revs = &p.detail.revisions;
+    let selected = pane.selected.min(rows.len() - 1);
+    let r = &revs[rows[selected]];
+    let counts = r.changed.counts();
+    let rest = with_detail(
+        m,
+        f,
+        area,
+        3,
+        &[
+            ("revision", &format!("{} rev {}", doc(&r.event.kind), r.rev)),
+            ("trigger", r.trigger.as_deref().unwrap_or("")),
+            ("summary", r.note.as_deref().unwrap_or("")),
+            ("changes", &counts),
+        ],
+    );
+    let time_w = if rows.iter().any(|&i| {
+        revs[i]
+            .event
+            .at
+            .is_some_and(|a| short_time(a, m.now).len() > 11)
+    }) {
+        16
+    } else {
+        11
+    };
+    table(
+        m,
+        f,
+        rest,
+        Spec {
+            header: vec!["TIME", "DOC", "REV", "BY", "CHANGES", "SUMMARY"],
+            widths: &[
+                Constraint::Length(time_w),
+                Constraint::Length(5),
+                Constraint::Length(4),
+                Constraint::Length(10),
+                Constraint::Length(16),
+                Constraint::Min(10),
+            ],
+            len: rows.len(),
+            scroll: &pane.first,
+            selected,
+            focused: m.focus == Focus::Detail,
+        },
+        |i| {
+            let r = &revs[rows[i]];
+            let at = r
+                .event
+                .at
+                .map_or_else(|| "?".to_owned(), |a| short_time(a, m.now));
+            let summary = [r.trigger.as_deref(), r.note.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" · ");
+            vec![
+                Span::styled(at, t.muted),
+                Span::styled(doc(&r.event.kind).to_owned(), t.bold),
+                Span::raw(r.rev.clone()),
+                Span::styled(r.event.source.clone(), t.info),
+                Span::styled(r.changed.counts(), t.muted),
+                Span::raw(summary),
+            ]
+        },
+    );
+    if let Some(Drawer::Revision(key)) = &m.drawer
+        && let Some(r) = revs.iter().find(|r| &panes::revision_key(r) == key)
+    {
+        drawer(m, r, f, area);
+    }
+}
+
+/// The revision in full: what the changelog says, then the section diff.
+fn drawer(m: &View, r: &Revision, f: &mut Frame, area: Rect) {
+    let t = &m.theme;
+    let w = inner(area).width;
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    let at = r
+        .event
+        .at
+        .map_or_else(|| "?".to_owned(), |a| short_time(a, m.now));
+    field(&mut lines, w, "when", &at, t.bold);
+    field(&mut lines, w, "by", &r.event.source, t.bold);
+    if let Some(trigger) = &r.trigger {
+        field(&mut lines, w, "trigger", trigger, t.bold);
+    }
+    if let Some(note) = &r.note {
+        field(&mut lines, w, "summary", note, t.bold);
+    }
+    if let Some(a) = &r.archive {
+        field(&mut lines, w, "before", a, t.bold);
+    }
+    let c = &r.changed;
+    for (label, list) in [
+        ("+ sections", &c.sections_added),
+        ("~ sections", &c.sections_changed),
+        ("- sections", &c.sections_removed),
+        ("+ units", &c.units_added),
+        ("~ units", &c.units_changed),
+        ("- units", &c.units_removed),
+    ] {
+        if !list.is_empty() {
+            field(&mut lines, w, label, &list.join(", "), t.bold);
+        }
+    }
+    lines.push(Line::default());
+    match &r.sections {
+        None if matches!(r.event.kind.as_str(), "prd_rev" | "sdd_rev") => wrapped(
+            &mut lines,
+            w,
+            "older than the revisions compared: no section diff",
+            t.muted,
+        ),
+        None => wrapped(
+            &mut lines,
+            w,
+            "no section diff for this kind of revision (only the PRD and the SDD)",
+            t.muted,
+        ),
+        Some(d) => {
+            let from = d.old.as_deref().unwrap_or("nothing (the first revision)");
+            let to = d.new.as_deref().unwrap_or("?");
+            wrapped(&mut lines, w, &format!("sections: {from} → {to}"), t.bold);
+            if let Some(problem) = &d.problem {
+                wrapped(&mut lines, w, &format!("cannot compare: {problem}"), t.warn);
+            }
+            if d.sections.is_empty() && d.problem.is_none() {
+                wrapped(&mut lines, w, "no section changed", t.muted);
+            }
+            for s in &d.sections {
+                let (mark, word, style) = match s.kind {
+                    SectionKind::Added => ('+', "added", t.ok),
+                    SectionKind::Removed => ('-', "removed", t.error),
+                    SectionKind::Changed => ('~', "changed", t.warn),
+                };
+                wrapped(
+                    &mut lines,
+                    w,
+                    &format!("{mark} {} ({word})", s.title),
+                    style.patch(t.bold),
+                );
+                for l in &s.lines {
+                    let style = match l.kind {
+                        LineKind::Added => t.ok,
+                        LineKind::Removed => t.error,
+                        LineKind::Context => Style::new(),
+                        LineKind::Gap => t.muted,
+                    };
+                    wrapped(
+                        &mut lines,
+                        w,
+                        &format!("  {} {}", l.kind.sign(), l.text),
+                        style,
+                    );
+                }
+                if s.more > 0 {
+                    wrapped(
+                        &mut lines,
+                        w,
+                        &format!("    … {} more lines", s.more),
+                        t.muted,
+                    );
+                }
+            }
+            if d.unchanged > 0 {
+                wrapped(
+                    &mut lines,
+                    w,
+                    &format!("{} section(s) unchanged", d.unchanged),
+                    t.muted,
+                );
+            }
+        }
+    }
+    super::overlay::clear(f, area);
+    let n = lines.len();
+    f.render_widget(
+        Paragraph::new(lines)
+            .scroll((scroll_of(m, n, area), 0))
+            .block(block(
+                m,
+                format!(
+                    " {} rev {} · j/k scroll · Esc close ",
+                    doc(&r.event.kind),
+                    r.rev
+                ),
+                true,
+            )),
+        area,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{press, screen, select, workspace_model};
+    use crate::app::{Drawer, Tab};
+    use crossterm::event::KeyCode;
+
+    const SIZES: [(u16, u16); 2] = [(80, 24), (200, 60)];
+    const P_RESTOCK: &str = "devloop/data/companies/acme/projects/p-restock";
+
+    fn snap(m: &crate::app::Model, name: &str) {
+        for (w, h) in SIZES {
+            insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen(m, w, h));
+        }
+    }
+
+    /// The example's changelog newest first, then the drawers of the
+    /// newest PRD revision (a section added, its CJK title) and the newest
+    /// SDD revision (three units' contracts changed).
+    #[test]
+    fn the_revisions_tab_and_its_section_diffs() {
+        let (_t, mut m) = workspace_model();
+        select(&mut m, P_RESTOCK);
+        let n = m.tabs().iter().position(|t| *t == Tab::Revisions).unwrap();
+        press(&mut m, KeyCode::Char(char::from(b'1' + n as u8)));
+        let s = screen(&m, 200, 60);
+        let first = s.find("units").unwrap();
+        assert!(first < s.find("重置 restock-plan-be").unwrap());
+        snap(&m, "p-restock_revisions");
+        // units 4, sdd 4, prd 3: the newest PRD revision.
+        press(&mut m, KeyCode::Down);
+        press(&mut m, KeyCode::Down);
+        press(&mut m, KeyCode::Enter);
+        assert!(matches!(&m.drawer, Some(Drawer::Revision(k)) if k.starts_with("prd_rev|3|")));
+        let s = screen(&m, 200, 60);
+        assert!(s.contains("+ 按箱规取整 (added)"), "{s}");
+        assert!(s.contains("history/prd-rev-2.html → prd.html"), "{s}");
+        snap(&m, "p-restock_revisions_prd_drawer");
+        press(&mut m, KeyCode::Esc);
+        press(&mut m, KeyCode::Up);
+        press(&mut m, KeyCode::Enter);
+        let s = screen(&m, 200, 60);
+        assert!(s.contains("~ Unit · restock-fe (changed)"), "{s}");
+        assert!(s.contains("+ table columns: store, sku, qty, cases"), "{s}");
+        snap(&m, "p-restock_revisions_sdd_drawer");
+    }
+}
