@@ -1,4 +1,4 @@
-//! The configuration file: default roots, theme, mouse, notifications. One loading for
+//! The configuration file: default roots, theme, mouse, notifications, keys. One loading for
 //! every command, the console's included.
 //!
 //! `--config FILE` (which must exist), else `config.toml` in the user's

@@ -218,6 +218,16 @@ fn alt_keys_and_palette_only_actions_can_be_bound() {
     assert_eq!(m.sort, panes::Sort::Name);
     assert_eq!(help_of(&m, "sort: by name"), ["^N"]);
     assert_eq!(help_of(&m, "read every project again"), ["M-r"]);
+    // Alt-j is its own key beside j (which, plain, still takes Alt-j).
+    let alt_j = || Event::Key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::ALT));
+    let mut m = three();
+    update(&mut m, alt_j());
+    assert_eq!(m.list.selected, 1, "without [keys], Alt-j moves as j");
+    let mut m = with("[keys]\nreload = \"alt-j\"\n");
+    assert_eq!(update(&mut m, alt_j()), vec![Effect::Reload]);
+    assert_eq!(m.list.selected, 0);
+    update(&mut m, key('j'));
+    assert_eq!(m.list.selected, 1);
 }
 
 #[test]
