@@ -1,4 +1,4 @@
-//! The configuration file: default roots, theme, mouse, notifications. One loading for
+//! The configuration file: default roots, theme, mouse, notifications, keys. One loading for
 //! every command, the console's included.
 //!
 //! `--config FILE` (which must exist), else `config.toml` in the user's
@@ -37,6 +37,9 @@ pub struct Config {
     /// How changes on disk are noticed.
     #[serde(default)]
     pub watch: WatchConfig,
+    /// `[keys]`: the user's keys (the console checks and applies them).
+    #[serde(default)]
+    pub keys: Keys,
     /// The file this config was read from (none: the defaults).
     #[serde(skip)]
     pub file: Option<PathBuf>,
@@ -99,6 +102,84 @@ pub struct WatchConfig {
     /// `"auto"` (file system events when possible) or `"poll"` (never).
     #[serde(default)]
     pub mode: crate::watch::Mode,
+}
+
+/// `[keys]`: `action = "key"`, `action = ["k1", "k2"]`, `"view.action" = …`,
+/// `action = ""` (unbind), in the order of the file. Only the shape is
+/// checked here; the names and keys are the console's (`app::keymap`), which
+/// reports a mistake at the entry's line.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Keys(pub Vec<KeyEntry>);
+
+/// One entry of `[keys]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyEntry {
+    /// `action` or `view.action`, as written.
+    pub name: String,
+    /// The keys as written (none: unbound).
+    pub keys: Vec<String>,
+    /// 1-based line and column of the name, and of the value.
+    pub at: (usize, usize),
+    pub value_at: (usize, usize),
+    /// Byte offsets of the name and the value (turned into `at` and
+    /// `value_at` once the text is known).
+    spans: (usize, usize),
+}
+
+/// `"q"` or `["q", "Q"]`.
+enum KeyValue {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for KeyValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let bad = || {
+            serde::de::Error::custom(
+                "expected a key (\"q\"), a list of keys ([\"q\", \"Q\"]) or \"\" (unbound)",
+            )
+        };
+        match toml::Value::deserialize(d)? {
+            toml::Value::String(s) => Ok(KeyValue::One(s)),
+            toml::Value::Array(a) => a
+                .into_iter()
+                .map(|v| match v {
+                    toml::Value::String(s) => Ok(s),
+                    _ => Err(bad()),
+                })
+                .collect::<Result<_, _>>()
+                .map(KeyValue::Many),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Keys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use toml::Spanned;
+        let table =
+            std::collections::BTreeMap::<Spanned<String>, Spanned<KeyValue>>::deserialize(d)?;
+        let mut entries: Vec<KeyEntry> = table
+            .into_iter()
+            .map(|(name, value)| {
+                let spans = (name.span().start, value.span().start);
+                let keys = match value.into_inner() {
+                    KeyValue::One(k) if k.is_empty() => Vec::new(),
+                    KeyValue::One(k) => vec![k],
+                    KeyValue::Many(ks) => ks,
+                };
+                KeyEntry {
+                    name: name.into_inner(),
+                    keys,
+                    at: (0, 0),
+                    value_at: (0, 0),
+                    spans,
+                }
+            })
+            .collect();
+        entries.sort_by_key(|e| e.spans.0);
+        Ok(Keys(entries))
+    }
 }
 
 /// A number of seconds, at least one.
@@ -192,6 +273,10 @@ pub fn parse(text: &str, path: &str) -> Result<Config, ConfigError> {
         }
     })?;
     c.roots = c.roots.iter().map(|r| expand_home(r)).collect();
+    for e in &mut c.keys.0 {
+        e.at = line_column(text, e.spans.0);
+        e.value_at = line_column(text, e.spans.1);
+    }
     Ok(c)
 }
 
@@ -425,6 +510,62 @@ mod tests {
         assert_eq!(
             roots(&[], &Config::default()).unwrap(),
             vec![PathBuf::from(".")]
+        );
+    }
+}
+
+#[cfg(test)]
+mod keys_tests {
+    use super::*;
+
+    #[test]
+    fn the_keys_table_reads_in_file_order_with_its_lines() {
+        let c = parse(
+            "mouse = true\n[keys]\nquit = \"Q\"\ninbox = [\"i\", \"I\"]\n\"inbox.decide\" = \"enter\"\nreload = \"\"\n",
+            "c.toml",
+        )
+        .unwrap();
+        type Seen<'a> = (&'a str, Vec<&'a str>, (usize, usize), (usize, usize));
+        let got: Vec<Seen> = c
+            .keys
+            .0
+            .iter()
+            .map(|e| {
+                (
+                    e.name.as_str(),
+                    e.keys.iter().map(String::as_str).collect(),
+                    e.at,
+                    e.value_at,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("quit", vec!["Q"], (3, 1), (3, 8)),
+                ("inbox", vec!["i", "I"], (4, 1), (4, 9)),
+                ("inbox.decide", vec!["enter"], (5, 1), (5, 18)),
+                ("reload", vec![], (6, 1), (6, 10)),
+            ]
+        );
+        assert!(parse("", "c.toml").unwrap().keys.0.is_empty());
+    }
+
+    #[test]
+    fn a_key_that_is_not_a_string_names_its_line() {
+        let e = parse("[keys]\nquit = \"q\"\nhelp = 5\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "config file c.toml, line 3, column 8: expected a key (\"q\"), a list of keys ([\"q\", \"Q\"]) or \"\" (unbound)"
+        );
+        let e = parse("[keys]\nhelp = [\"?\", 1]\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("config file c.toml, line 2, column 8: expected a key"),
+            "{e}"
         );
     }
 }

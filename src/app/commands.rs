@@ -1,7 +1,8 @@
 //! Everything the console can do, by name, and the one keymap table that
 //! binds keys to it. Dispatch, the `?` help, the hint bar and the `:`
-//! palette all read [`KEYMAP`]; nothing else names a key. (A user keymap
-//! will later replace rows of this table.)
+//! palette all read the keymap in force (`Model::keymap`): this table, or
+//! the one `keymap::build` makes from it and the config's `[keys]`; nothing
+//! else names a key.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -55,6 +56,8 @@ pub enum Command {
 pub enum Key {
     Char(char),
     Ctrl(char),
+    /// Alt (Meta) and a character (only from the config's `[keys]`).
+    Alt(char),
     Code(KeyCode),
     /// Any of the digits 1-9 (the command gets the digit).
     Digit,
@@ -67,6 +70,9 @@ impl Key {
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
         match (self, k.code) {
             (Key::Ctrl(c), KeyCode::Char(d)) => ctrl && c == d,
+            (Key::Alt(c), KeyCode::Char(d)) => {
+                !ctrl && k.modifiers.contains(KeyModifiers::ALT) && c == d
+            }
             (Key::Char(c), KeyCode::Char(d)) => !ctrl && c == d,
             (Key::Digit, KeyCode::Char('1'..='9')) => !ctrl,
             (Key::AnyDigit, code) => !ctrl && super::decide::keys_digit(code).is_some(),
@@ -134,7 +140,7 @@ use Scope::{Anywhere as Any, Detail, Drawer, InTab, Inbox, List};
 /// The keymap: the first row that matches a key, its mode and its scope,
 /// and whose command applies, is what the key does.
 #[rustfmt::skip]
-pub const KEYMAP: &[Binding] = &[
+pub static KEYMAP: &[Binding] = &[
     // The help overlay scrolls and closes.
     b(H, Any, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, "scroll down", Some((1, "j/k scroll"))),
     b(H, Any, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, "scroll up", None),
@@ -240,14 +246,23 @@ pub fn applies(m: &Model, cmd: Command) -> bool {
 
 /// The rows of `mode` that apply in the current view.
 pub fn active(m: &Model, mode: Mode) -> impl Iterator<Item = &'static Binding> + '_ {
-    KEYMAP
+    m.keymap
         .iter()
         .filter(move |b| b.mode == mode && in_scope(m, b.scope) && applies(m, b.command))
 }
 
 /// What `key` does here, in the model's current mode.
 pub fn lookup(m: &Model, key: &KeyEvent) -> Option<Command> {
-    let found = active(m, m.mode).find(|b| b.keys.iter().any(|k| k.matches(key)))?;
+    // Alt-x bound in `[keys]` wins over a row of plain x (which, as
+    // always, also takes Alt-x).
+    let alt = |b: &&Binding| {
+        b.keys
+            .iter()
+            .any(|k| matches!(k, Key::Alt(_)) && k.matches(key))
+    };
+    let found = active(m, m.mode)
+        .find(alt)
+        .or_else(|| active(m, m.mode).find(|b| b.keys.iter().any(|k| k.matches(key))))?;
     Some(match (found.command, key.code) {
         (Command::TabNumber(_), KeyCode::Char(c @ '1'..='9')) => {
             Command::TabNumber(c as usize - '1' as usize)
@@ -255,6 +270,17 @@ pub fn lookup(m: &Model, key: &KeyEvent) -> Option<Command> {
         (Command::Pick(_), code) => Command::Pick(super::decide::keys_digit(code).unwrap_or(0)),
         (cmd, _) => cmd,
     })
+}
+
+/// Does `key` quit (the one key read while the terminal is too small)?
+pub fn quits(m: &Model, key: &KeyEvent) -> bool {
+    !key.modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+        && m.keymap.iter().any(|b| {
+            b.mode == Mode::Normal
+                && b.command == Command::Quit
+                && b.keys.iter().any(|k| k.matches(key))
+        })
 }
 
 /// Is `cmd` a decision (off in read-only mode)?
@@ -327,6 +353,11 @@ pub fn hints(m: &Model) -> Vec<Hint> {
             continue;
         }
         seen.extend_from_slice(b.keys);
+        // An action the user unbound (or a palette-only one) has no key
+        // to hint.
+        if b.keys.is_empty() {
+            continue;
+        }
         // `u` says why there is nothing to undo, but is hinted only when
         // there is something.
         if b.command == Command::Undo && m.last.is_none() {
@@ -338,7 +369,15 @@ pub fn hints(m: &Model) -> Vec<Hint> {
         }
         if let Some((rank, text)) = b.hint {
             let text = match b.command {
-                Command::Decide => super::decide::hint(m).unwrap_or_else(|| text.to_owned()),
+                // "a approve": the verb of the selected row, after the key
+                // in force.
+                Command::Decide => super::decide::hint(m).map_or_else(
+                    || text.to_owned(),
+                    |h| {
+                        let key = text.split(' ').next().unwrap_or_default();
+                        format!("{key} {}", h.strip_prefix("a ").unwrap_or(&h))
+                    },
+                ),
                 _ => text.to_owned(),
             };
             found.push((
@@ -360,7 +399,8 @@ pub fn matching(m: &Model, input: &str) -> Vec<(Command, &'static str)> {
     let needle = input.to_lowercase();
     let mut seen: Vec<Command> = Vec::new();
     let mut found: Vec<(usize, Command, &'static str)> = Vec::new();
-    for b in KEYMAP
+    for b in m
+        .keymap
         .iter()
         .filter(|b| b.mode == Mode::Normal && applies(m, b.command))
     {

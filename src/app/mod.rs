@@ -5,6 +5,7 @@
 mod actions;
 mod commands;
 pub mod decide;
+pub mod keymap;
 mod notice;
 pub mod panes;
 mod reading;
@@ -13,6 +14,8 @@ mod scroll;
 mod tests;
 #[cfg(test)]
 mod tests_issue7;
+#[cfg(test)]
+mod tests_keys;
 #[cfg(test)]
 mod tests_notice;
 #[cfg(test)]
@@ -327,6 +330,9 @@ pub struct Model {
     /// What the user last saw of each project ("since you looked"): the
     /// runtime loads it, the console records into it (see `model::seen`).
     pub seen: crate::model::seen::Memory,
+    /// The keys in force: [`KEYMAP`], or what `keymap::build` made of it
+    /// and the config's `[keys]` at start.
+    pub keymap: &'static [Binding],
 }
 
 impl Model {
@@ -369,6 +375,7 @@ impl Model {
             last: None,
             decide_seq: 0,
             seen: crate::model::seen::Memory::default(),
+            keymap: KEYMAP,
         }
     }
 
@@ -765,8 +772,7 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
         // The decision form is never quit this way: its text would be
         // lost, or a write cut in the middle.
         Event::Key(key) if m.too_small() => {
-            if key.code == KeyCode::Char('q') && key.modifiers.is_empty() && m.mode != Mode::Decide
-            {
+            if commands::quits(m, &key) && m.mode != Mode::Decide {
                 vec![Effect::Quit]
             } else {
                 Vec::new()

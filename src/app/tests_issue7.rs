@@ -397,6 +397,7 @@ fn one_table_drives_dispatch_help_hints_and_palette() {
             let ev = match *k {
                 Key::Char(c) => KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE),
                 Key::Ctrl(c) => KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL),
+                Key::Alt(c) => KeyEvent::new(KeyCode::Char(c), KeyModifiers::ALT),
                 Key::Code(c) => KeyEvent::new(c, KeyModifiers::NONE),
                 Key::Digit | Key::AnyDigit => KeyEvent::new(KeyCode::Char('1'), KeyModifiers::NONE),
             };

@@ -209,6 +209,20 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
             return Ok(EXIT_USAGE);
         }
     };
+    // `[keys]`: a mistake is refused at start, at its line.
+    let keymap = match crate::app::keymap::build(&cfg.keys.0) {
+        Ok(k) => k,
+        Err(e) => {
+            let e = crate::config::ConfigError::Parse {
+                path: cfg.shown(),
+                line: Some(e.line),
+                column: Some(e.column),
+                message: e.message,
+            };
+            eprintln!("loopdeck: {}", sanitize_line(&e.to_string()));
+            return Ok(EXIT_USAGE);
+        }
+    };
     // A configured root that is gone is a problem of the run (shown with
     // the projects), not a reason to refuse the others.
     let roots = match crate::config::roots(roots, &cfg) {
@@ -282,6 +296,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         .as_deref()
         .map(crate::store::seen::load)
         .unwrap_or_default();
+    model.keymap = keymap;
     model.seen =
         crate::model::seen::Memory::new(std::env::current_dir().unwrap_or_default(), memory);
     model.status = warning;
