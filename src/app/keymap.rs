@@ -41,6 +41,7 @@ pub fn name(cmd: Command) -> &'static str {
         Command::GoTab(Tab::Units) => "tab-units",
         Command::GoTab(Tab::Bugs) => "tab-bugs",
         Command::GoTab(Tab::Timeline) => "tab-timeline",
+        Command::GoTab(Tab::Revisions) => "tab-revisions",
         Command::GoTab(Tab::Agents) => "tab-agents",
         Command::GoTab(Tab::Findings) => "tab-findings",
         Command::Open => "open",
@@ -71,7 +72,7 @@ pub fn name(cmd: Command) -> &'static str {
     }
 }
 
-const TABS: [Tab; 9] = [
+const TABS: [Tab; 10] = [
     Tab::Overview,
     Tab::Frontier,
     Tab::Phases,
@@ -79,6 +80,7 @@ const TABS: [Tab; 9] = [
     Tab::Units,
     Tab::Bugs,
     Tab::Timeline,
+    Tab::Revisions,
     Tab::Agents,
     Tab::Findings,
 ];
@@ -92,6 +94,7 @@ fn tab_name(t: Tab) -> &'static str {
         Tab::Units => "units",
         Tab::Bugs => "bugs",
         Tab::Timeline => "timeline",
+        Tab::Revisions => "revisions",
         Tab::Agents => "agents",
         Tab::Findings => "findings",
     }
