@@ -180,8 +180,11 @@ fn navigate_filter_help_inbox_quit_in_tmux() {
 
     // The inbox, oldest first; Esc leaves it.
     tmux.keys(&["i"]);
-    let s = tmux.wait_for(" Inbox · ");
-    assert!(s.contains("Enter jump to it"), "{s}");
+    // One frame, but tmux may be captured while it is half drawn: wait for
+    // the title and the inbox's own hint together.
+    tmux.wait_until("the inbox and its hint", |s| {
+        s.contains(" Inbox · ") && s.contains("Enter jump to it")
+    });
     tmux.keys(&["Escape"]);
     tmux.wait_until("the projects screen again", |s| {
         !s.contains(" Inbox · ") && s.contains("Projects ")
