@@ -535,21 +535,28 @@ fn open(
     file: &str,
     editor: bool,
 ) -> io::Result<Option<String>> {
-    let shown = sanitize_line(file);
-    let path = match crate::store::locate_file(dir, file) {
-        Ok(Some(true)) => crate::store::contained(dir, file)
-            .and_then(|p| std::fs::canonicalize(p).map_err(crate::store::StoreError::from)),
-        Ok(Some(false)) => return Ok(Some(format!("not opened: {shown} is not a file"))),
-        Ok(None) => return Ok(Some(format!("not opened: {shown} does not exist"))),
-        Err(e) => Err(e),
-    };
-    let path = match path {
+    let path = match openable(dir, file) {
         Ok(p) => p,
-        Err(e) => return Ok(Some(format!("not opened: {shown}: {e}"))),
+        Err(why) => return Ok(Some(why)),
     };
     let program = suspend::program(editor);
     let ran = suspend::suspended(gate, sigint, mouse, &program, &path)?;
     Ok(ran.err())
+}
+
+/// The real path of `file` in the project at `dir`, if it is a regular
+/// file inside it (the store's rules: no `..` out, no absolute path, no
+/// link leading out); else why not, to say in the status line.
+fn openable(dir: &std::path::Path, file: &str) -> Result<PathBuf, String> {
+    let shown = sanitize_line(file);
+    let found = match crate::store::locate_file(dir, file) {
+        Ok(Some(true)) => crate::store::contained(dir, file)
+            .and_then(|p| std::fs::canonicalize(p).map_err(crate::store::StoreError::from)),
+        Ok(Some(false)) => return Err(format!("not opened: {shown} is not a file")),
+        Ok(None) => return Err(format!("not opened: {shown} does not exist")),
+        Err(e) => Err(e),
+    };
+    found.map_err(|e| format!("not opened: {shown}: {e}"))
 }
 
 /// One frame, sent as one synchronized update.
@@ -769,6 +776,42 @@ mod tests {
             rx.try_iter()
                 .all(|m| !matches!(m, Msg::App(Event::Notice(_))))
         );
+    }
+
+    /// `o` opens only a regular file inside the project: a path out of it,
+    /// absolute, or through a link that leads out is refused and said.
+    #[cfg(unix)]
+    #[test]
+    fn only_a_file_inside_the_project_is_opened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("p");
+        std::fs::create_dir_all(project.join("docs")).unwrap();
+        std::fs::write(project.join("docs/a.md"), "a").unwrap();
+        std::fs::write(tmp.path().join("secret"), "s").unwrap();
+        std::os::unix::fs::symlink(tmp.path().join("secret"), project.join("out")).unwrap();
+        std::os::unix::fs::symlink("docs/a.md", project.join("in")).unwrap();
+
+        let real = std::fs::canonicalize(project.join("docs/a.md")).unwrap();
+        assert_eq!(openable(&project, "docs/a.md"), Ok(real.clone()));
+        assert_eq!(openable(&project, "in"), Ok(real));
+        let secret = tmp.path().join("secret");
+        for bad in ["../secret", "out", secret.to_str().unwrap()] {
+            let why = openable(&project, bad).unwrap_err();
+            assert!(why.contains("leaves the project directory"), "{bad}: {why}");
+        }
+        assert!(
+            openable(&project, "docs")
+                .unwrap_err()
+                .contains("is not a file")
+        );
+        assert!(
+            openable(&project, "gone.md")
+                .unwrap_err()
+                .contains("does not exist")
+        );
+        // A name from a file is shown safely.
+        let why = openable(&project, "x\u{1b}[2J").unwrap_err();
+        assert!(!why.contains('\u{1b}'), "{why:?}");
     }
 
     #[test]
