@@ -106,6 +106,9 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
         },
         Command::Undo => return super::decide::undo(m),
         Command::NextChanged => next_changed(m),
+        Command::Copy => return super::copy::copy(m),
+        Command::Page => return super::copy::open(m, false),
+        Command::Edit => return super::copy::open(m, true),
         // A new filter replaces the old one (which the title showed).
         Command::Filter => {
             m.focused_pane().filter.clear();

@@ -49,6 +49,12 @@ pub enum Command {
     SortBy(Sort),
     /// Select the next project changed since the user looked.
     NextChanged,
+    /// Copy the selected item's id, path or text to the clipboard (OSC 52).
+    Copy,
+    /// Open the selected file in `$PAGER`.
+    Page,
+    /// Open the selected file in `$EDITOR` (off in read-only mode).
+    Edit,
 }
 
 /// One key as the table names it.
@@ -166,6 +172,11 @@ pub static KEYMAP: &[Binding] = &[
     b(N, Inbox, &[Key::AnyDigit], "1-9", Command::Pick(0), "inbox: pick the item's option by its number", Some((1, "1-9 pick"))),
     b(N, Inbox, &[C('y')], "y", Command::YesNo(true), "inbox: pick the item's yes option", None),
     b(N, Inbox, &[C('n')], "n", Command::YesNo(false), "inbox: pick the item's no option", None),
+    // After the inbox's `y` (an item with a yes option): elsewhere, and on
+    // an item without one, y copies.
+    b(N, Any, &[C('y')], "y", Command::Copy, "copy the selected item's id, path or text (OSC 52)", Some((9, "y copy"))),
+    b(N, Any, &[C('o')], "o", Command::Page, "open the selected file in $PAGER", Some((9, "o open"))),
+    b(N, Any, &[C('e')], "e", Command::Edit, "edit the selected file in $EDITOR", None),
     // After the inbox's `n` (a "no" option): elsewhere n goes to the next
     // project changed since you looked.
     b(N, List, &[C('n')], "n", Command::NextChanged, "next project changed since you looked", Some((7, "n next changed"))),
@@ -240,6 +251,8 @@ pub fn applies(m: &Model, cmd: Command) -> bool {
         }
         Command::YesNo(yes) => super::decide::yes_no(m, yes).is_some(),
         Command::NextChanged => !inbox,
+        Command::Copy => super::copy::text(m).is_some(),
+        Command::Page | Command::Edit => super::copy::file(m).is_some(),
         _ => true,
     }
 }
@@ -287,7 +300,7 @@ pub fn quits(m: &Model, key: &KeyEvent) -> bool {
 pub fn is_decision(cmd: Command) -> bool {
     matches!(
         cmd,
-        Command::Decide | Command::Pick(_) | Command::YesNo(_) | Command::Undo
+        Command::Decide | Command::Pick(_) | Command::YesNo(_) | Command::Undo | Command::Edit
     )
 }
 
@@ -365,6 +378,22 @@ pub fn hints(m: &Model) -> Vec<Hint> {
         }
         // `n` too, when a project changed since you looked.
         if b.command == Command::NextChanged && !m.seen.any_changed() {
+            continue;
+        }
+        // The inbox's `y` picks yes here (not copy): say so.
+        if b.command == Command::YesNo(true) {
+            let text = if applies(m, Command::YesNo(false)) {
+                "y/n yes/no"
+            } else {
+                "y yes"
+            };
+            found.push((
+                1,
+                Hint {
+                    text: text.to_owned(),
+                    off: m.readonly,
+                },
+            ));
             continue;
         }
         if let Some((rank, text)) = b.hint {

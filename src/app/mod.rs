@@ -4,6 +4,7 @@
 
 mod actions;
 mod commands;
+pub mod copy;
 pub mod decide;
 pub mod keymap;
 mod notice;
@@ -12,6 +13,8 @@ mod reading;
 mod scroll;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_copy;
 #[cfg(test)]
 mod tests_issue7;
 #[cfg(test)]
@@ -263,6 +266,18 @@ pub enum Effect {
     /// What the user has seen changed (`Model::seen`): save it (the
     /// runtime debounces, and saves on quit).
     SaveSeen,
+    /// Put this text on the clipboard (OSC 52), between frames. Already
+    /// clean of control characters and capped (`copy::clean`).
+    Copy(String),
+    /// Open `file` (as the project's files name it: the runtime checks it
+    /// stays inside `dir`) in `$PAGER`, or `$EDITOR` when `editor`,
+    /// suspending the console until it exits. A failure comes back as
+    /// `Event::Notice`.
+    Open {
+        dir: PathBuf,
+        file: String,
+        editor: bool,
+    },
     Quit,
 }
 

@@ -7,9 +7,11 @@
 //! of a key; the `watch` engine decides when: one read at a time, and a
 //! change re-reads only the projects its paths belong to.
 
+pub mod clipboard;
 pub mod config;
 mod decide;
 pub mod notify;
+pub mod suspend;
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
@@ -41,6 +43,10 @@ impl From<watch::Msg> for Msg {
         Msg::Feed(m)
     }
 }
+
+/// How long the input thread waits for a key before it looks whether the
+/// console wants the terminal left alone (a pager is about to run).
+const INPUT_POLL: Duration = Duration::from_millis(200);
 
 /// How often ages are refreshed while nothing else happens.
 const CLOCK: Duration = Duration::from_secs(60);
@@ -258,8 +264,21 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         audit_dir: crate::store::audit::default_dir(),
     };
     let input_tx = tx.clone();
+    // The input thread reads only between checkpoints of the gate, so a
+    // pager or an editor run from the console gets every key.
+    let gate = std::sync::Arc::new(suspend::Gate::default());
+    let input_gate = gate.clone();
     thread::spawn(move || {
-        while let Ok(ev) = event::read() {
+        loop {
+            input_gate.checkpoint();
+            match event::poll(INPUT_POLL) {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(_) => break,
+            }
+            let Ok(ev) = event::read() else {
+                break;
+            };
             let msg = match ev {
                 TermEvent::Key(k) => Event::Key(k),
                 TermEvent::Resize(w, h) => Event::Size(w, h),
@@ -279,7 +298,10 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                 break;
             }
         }
+        input_gate.gone();
     });
+    let sigint = suspend::Sigint::install();
+    let tmux = notify::Notifier::in_tmux();
 
     let mut model = Model::new(
         roots
@@ -407,6 +429,8 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                 Err(RecvTimeoutError::Disconnected) => return Ok(()),
             };
             let mut effects = Vec::new();
+            // What the effects below answer, for the model after them.
+            let mut follow: Vec<Event> = Vec::new();
             for msg in std::iter::once(first).chain(rx.try_iter()) {
                 let now = Instant::now();
                 match msg {
@@ -428,6 +452,15 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     // update; the next starts after this.
                     Effect::Notify { title, body } => {
                         notifier.send(&mut io::stdout(), title, body)?;
+                    }
+                    Effect::Copy(text) => clipboard::copy(&mut io::stdout(), text, tmux)?,
+                    Effect::Open { dir, file, editor } => {
+                        let said = open(&gate, &sigint, cfg.mouse, dir, file, *editor)?;
+                        terminal.clear()?;
+                        if let Ok(size) = terminal.size() {
+                            follow.push(Event::Size(size.width, size.height));
+                        }
+                        follow.extend(said.map(Event::Notice));
                     }
                     Effect::SettleAfter(seq) => settles.push((Instant::now() + SETTLE_BAD, *seq)),
                     Effect::Decide {
@@ -479,6 +512,14 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                 }
             }
             dirty |= !effects.is_empty();
+            for ev in follow {
+                for e in app::update(&mut model, ev) {
+                    if e == Effect::Quit {
+                        return Ok(());
+                    }
+                }
+                dirty = true;
+            }
         }
     })();
     if cfg.mouse {
@@ -495,6 +536,42 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
     }
     result?;
     Ok(EXIT_OK)
+}
+
+/// `o` / `e`: open `file` of the project in `dir` in the pager or the
+/// editor, if it is a file inside the project (links followed, by the
+/// store's rules). What to say in the status line, if anything; `Err`: the
+/// terminal could not be set up again.
+fn open(
+    gate: &suspend::Gate,
+    sigint: &suspend::Sigint,
+    mouse: bool,
+    dir: &std::path::Path,
+    file: &str,
+    editor: bool,
+) -> io::Result<Option<String>> {
+    let path = match openable(dir, file) {
+        Ok(p) => p,
+        Err(why) => return Ok(Some(why)),
+    };
+    let program = suspend::program(editor);
+    let ran = suspend::suspended(gate, sigint, mouse, &program, &path)?;
+    Ok(ran.err())
+}
+
+/// The real path of `file` in the project at `dir`, if it is a regular
+/// file inside it (the store's rules: no `..` out, no absolute path, no
+/// link leading out); else why not, to say in the status line.
+fn openable(dir: &std::path::Path, file: &str) -> Result<PathBuf, String> {
+    let shown = sanitize_line(file);
+    let found = match crate::store::locate_file(dir, file) {
+        Ok(Some(true)) => crate::store::contained(dir, file)
+            .and_then(|p| std::fs::canonicalize(p).map_err(crate::store::StoreError::from)),
+        Ok(Some(false)) => return Err(format!("not opened: {shown} is not a file")),
+        Ok(None) => return Err(format!("not opened: {shown} does not exist")),
+        Err(e) => Err(e),
+    };
+    found.map_err(|e| format!("not opened: {shown}: {e}"))
 }
 
 /// One frame, sent as one synchronized update.
@@ -714,6 +791,42 @@ mod tests {
             rx.try_iter()
                 .all(|m| !matches!(m, Msg::App(Event::Notice(_))))
         );
+    }
+
+    /// `o` opens only a regular file inside the project: a path out of it,
+    /// absolute, or through a link that leads out is refused and said.
+    #[cfg(unix)]
+    #[test]
+    fn only_a_file_inside_the_project_is_opened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("p");
+        std::fs::create_dir_all(project.join("docs")).unwrap();
+        std::fs::write(project.join("docs/a.md"), "a").unwrap();
+        std::fs::write(tmp.path().join("secret"), "s").unwrap();
+        std::os::unix::fs::symlink(tmp.path().join("secret"), project.join("out")).unwrap();
+        std::os::unix::fs::symlink("docs/a.md", project.join("in")).unwrap();
+
+        let real = std::fs::canonicalize(project.join("docs/a.md")).unwrap();
+        assert_eq!(openable(&project, "docs/a.md"), Ok(real.clone()));
+        assert_eq!(openable(&project, "in"), Ok(real));
+        let secret = tmp.path().join("secret");
+        for bad in ["../secret", "out", secret.to_str().unwrap()] {
+            let why = openable(&project, bad).unwrap_err();
+            assert!(why.contains("leaves the project directory"), "{bad}: {why}");
+        }
+        assert!(
+            openable(&project, "docs")
+                .unwrap_err()
+                .contains("is not a file")
+        );
+        assert!(
+            openable(&project, "gone.md")
+                .unwrap_err()
+                .contains("does not exist")
+        );
+        // A name from a file is shown safely.
+        let why = openable(&project, "x\u{1b}[2J").unwrap_err();
+        assert!(!why.contains('\u{1b}'), "{why:?}");
     }
 
     #[test]

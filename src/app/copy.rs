@@ -1,0 +1,263 @@
+//! `y` copies what is selected and `o` / `e` open its file: what the
+//! selected row means as text, and as a file of its project. Pure: the
+//! runtime writes the clipboard escape (`Effect::Copy`) and runs the
+//! pager or the editor (`Effect::Open`), checking there, on the disk, that
+//! the file is inside the project.
+
+use std::path::PathBuf;
+
+use super::panes::{self, FrontierRow, PhaseRow};
+use super::{Drawer, Effect, Focus, Model, Screen, Tab};
+use crate::model::{Format, InboxKind, Project};
+
+/// The most text `y` copies, in bytes (OSC 52 carries it base64, a third
+/// longer; terminals and tmux refuse much longer sequences).
+pub const MAX_COPY: usize = 100 * 1024;
+
+/// What the status line adds after every copy: the terminal decides.
+pub const REFUSAL: &str = "OSC 52: your terminal must allow clipboard writes";
+
+/// How much of the copied text the status line repeats.
+const SHOWN: usize = 40;
+
+/// What `y` copies here: the selected item's id, path or text, raw (as the
+/// files hold it); `None` when nothing is selected.
+pub fn text(m: &Model) -> Option<String> {
+    if m.screen == Screen::Inbox {
+        let &(pi, ii) = panes::inbox(m).get(m.inbox.selected)?;
+        let item = &m.projects[pi].inbox[ii];
+        return Some(join(&item.reference, &item.title));
+    }
+    let p = m.selected_project()?;
+    if m.focus == Focus::List {
+        return Some(path(m, p));
+    }
+    match &m.drawer {
+        Some(Drawer::Unit(id) | Drawer::Bug(id)) => return Some(id.clone()),
+        None => {}
+    }
+    let filter = m.pane(m.tab).filter.as_str();
+    let sel = m.pane(m.tab).selected;
+    match m.tab {
+        Tab::Overview => Some(path(m, p)),
+        Tab::Frontier => {
+            let q = match *panes::frontier(p, filter).get(sel)? {
+                FrontierRow::Question(i) => &p.frontier.questions[i],
+                FrontierRow::Research(i) => &p.frontier.research[i],
+                FrontierRow::Blocked(i) => &p.frontier.blocked[i],
+            };
+            Some(join(&q.id, &q.title))
+        }
+        Tab::Phases => Some(match *panes::phases(p, filter).get(sel)? {
+            PhaseRow::Decision(i) => {
+                let d = &p.decisions[i];
+                join(d.id.as_deref().unwrap_or(""), &d.summary)
+            }
+            PhaseRow::Blocker(i) => p.blockers[i].clone(),
+        }),
+        Tab::Tasks => {
+            let t = &p.detail.tasks[*panes::tasks(p, filter).get(sel)?];
+            Some(join(&t.id, &t.title))
+        }
+        Tab::Units => Some(
+            p.detail.units[*panes::units(p, filter).get(sel)?]
+                .id
+                .to_string(),
+        ),
+        Tab::Bugs => Some(p.detail.bugs[*panes::bugs(m, p).get(sel)?].id.clone()),
+        Tab::Timeline => Some(
+            p.detail.timeline[*panes::timeline(p, filter).get(sel)?]
+                .summary
+                .clone(),
+        ),
+        Tab::Agents => Some(
+            p.detail.agents[*panes::agents(p, filter).get(sel)?]
+                .agent
+                .clone(),
+        ),
+        Tab::Findings => {
+            let rows = panes::findings(p, filter);
+            match rows.get(sel) {
+                Some(&i) => Some(p.findings[i].message.clone()),
+                None => p.problems.get(sel - rows.len()).map(ToString::to_string),
+            }
+        }
+    }
+}
+
+/// "id title", either alone when the other is empty.
+fn join(id: &str, title: &str) -> String {
+    match (id.is_empty(), title.is_empty()) {
+        (false, false) => format!("{id} {title}"),
+        (true, _) => title.to_owned(),
+        (false, true) => id.to_owned(),
+    }
+}
+
+/// The project's directory, made absolute from where the console started
+/// (a relative root copied would mean nothing in another shell).
+fn path(m: &Model, p: &Project) -> String {
+    m.seen.base.join(&p.path).to_string_lossy().into_owned()
+}
+
+/// `text` as it may go to the clipboard: every control character (ESC, a
+/// newline that would run a pasted command, C1), bidirectional control and
+/// line separator a space; at most [`MAX_COPY`] bytes, cut at a character.
+/// Also says whether it was cut.
+pub fn clean(text: &str) -> (String, bool) {
+    let mut out = String::with_capacity(text.len().min(MAX_COPY));
+    let mut cut = false;
+    for c in text.trim().chars() {
+        let c = if c.is_control() || unsafe_char(c) {
+            ' '
+        } else {
+            c
+        };
+        if out.len() + c.len_utf8() > MAX_COPY {
+            cut = true;
+            break;
+        }
+        out.push(c);
+    }
+    (out.trim_end().to_owned(), cut)
+}
+
+/// A bidirectional control (it would reorder what is pasted) or a line
+/// or paragraph separator.
+fn unsafe_char(c: char) -> bool {
+    matches!(
+        c,
+        '\u{202A}'..='\u{202E}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{200E}'
+            | '\u{200F}'
+            | '\u{061C}'
+            | '\u{2028}'
+            | '\u{2029}'
+    )
+}
+
+/// `y`: copy the selected item, saying what was copied.
+pub fn copy(m: &mut Model) -> Vec<Effect> {
+    let Some(raw) = text(m) else {
+        m.status = Some("nothing selected to copy".to_owned());
+        return vec![Effect::Render];
+    };
+    let (text, cut) = clean(&raw);
+    if text.is_empty() {
+        m.status = Some("nothing to copy: the selected item is empty".to_owned());
+        return vec![Effect::Render];
+    }
+    let shown: String = if text.chars().count() > SHOWN {
+        let head: String = text.chars().take(SHOWN - 1).collect();
+        format!("{head}…")
+    } else {
+        text.clone()
+    };
+    m.status = Some(if cut {
+        format!("copied the first 100 KB of {shown} ({REFUSAL})")
+    } else {
+        format!("copied {shown} ({REFUSAL})")
+    });
+    vec![Effect::Copy(text), Effect::Render]
+}
+
+/// The project's own state file, the one its format reads first.
+pub fn primary(format: Format) -> &'static str {
+    match format {
+        Format::PrdMaster => "state.json",
+        Format::Gsd => ".planning/STATE.md",
+        Format::Dwp => "README.md",
+        Format::Devloop => "project.json",
+    }
+}
+
+/// What `o` / `e` open here: the project's directory and a path inside it
+/// as the files name it (the runtime checks it stays inside).
+pub fn file(m: &Model) -> Option<(PathBuf, String)> {
+    if m.screen == Screen::Inbox {
+        let &(pi, ii) = panes::inbox(m).get(m.inbox.selected)?;
+        let p = &m.projects[pi];
+        let item = &p.inbox[ii];
+        // The item's own file when its reference names one the reading
+        // read (WAITING.json, an agent's state, the README).
+        let file = match (p.format, item.kind) {
+            _ if read(p, &item.reference) => item.reference.as_str(),
+            (Format::Devloop, InboxKind::Triage) => "bugs.ndjson",
+            (Format::Devloop, InboxKind::RetriesSpent) => "units.json",
+            (format, _) => primary(format),
+        };
+        return Some((p.path.clone(), file.to_owned()));
+    }
+    let p = m.selected_project()?;
+    let at = |file: &str| Some((p.path.clone(), file.to_owned()));
+    if m.focus == Focus::List {
+        return at(primary(p.format));
+    }
+    match &m.drawer {
+        Some(Drawer::Unit(_)) => return at("units.json"),
+        Some(Drawer::Bug(_)) => return at("bugs.ndjson"),
+        None => {}
+    }
+    let filter = m.pane(m.tab).filter.as_str();
+    let sel = m.pane(m.tab).selected;
+    match m.tab {
+        // The resume card's first "read first" file.
+        Tab::Overview => at(p
+            .resume
+            .read_first
+            .first()
+            .map_or(primary(p.format), String::as_str)),
+        Tab::Units => at("units.json"),
+        Tab::Bugs => at("bugs.ndjson"),
+        Tab::Timeline => at("timeline.ndjson"),
+        // A task's own file (not a Lite plan's `#anchor` in the README).
+        Tab::Tasks => {
+            let task = panes::tasks(p, filter)
+                .get(sel)
+                .map(|&i| &p.detail.tasks[i]);
+            let own = task
+                .and_then(|t| t.locator.as_deref())
+                .and_then(|l| l.split('#').next())
+                .filter(|l| !l.is_empty());
+            at(own.unwrap_or(primary(p.format)))
+        }
+        // A problem row: the file that could not be read.
+        Tab::Findings => {
+            let findings = panes::findings(p, filter).len();
+            match sel.checked_sub(findings).and_then(|i| p.problems.get(i)) {
+                Some(problem) => at(&problem.file),
+                None => at(primary(p.format)),
+            }
+        }
+        // An agent's own state file, when it was read.
+        Tab::Agents => {
+            let own = panes::agents(p, filter)
+                .get(sel)
+                .map(|&i| format!("agent-state/{}.json", p.detail.agents[i].agent))
+                .filter(|f| read(p, f));
+            at(own.as_deref().unwrap_or(primary(p.format)))
+        }
+        _ => at(primary(p.format)),
+    }
+}
+
+/// Did the reading of `p` read the file `name` (relative to it)?
+fn read(p: &Project, name: &str) -> bool {
+    p.files.iter().any(|f| f.file == name)
+}
+
+/// `o` (`editor` false) or `e`: open the selected file.
+pub fn open(m: &mut Model, editor: bool) -> Vec<Effect> {
+    if editor && m.readonly {
+        m.status = Some("read-only: e (edit) is off; o opens the file in $PAGER".to_owned());
+        return vec![Effect::Render];
+    }
+    match file(m) {
+        Some((dir, file)) => vec![Effect::Open { dir, file, editor }],
+        None => {
+            m.status = Some("nothing selected to open".to_owned());
+            vec![Effect::Render]
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! Handing the terminal to `$PAGER` or `$EDITOR` and taking it back.
+//!
+//! The console leaves the way it came in, in reverse: mouse capture,
+//! bracketed paste, the alternate screen, raw mode; the cursor is shown.
+//! The program runs with the terminal, and the console waits. Then it
+//! enters again and redraws the whole screen (the caller clears ratatui's
+//! buffers).
+//!
+//! While the program runs nobody else may read the terminal: the input
+//! thread reads between [`Gate`] checkpoints and waits at one while the
+//! console is away, so every key goes to the pager. Ctrl-C in the pager
+//! sends SIGINT to the console too (one process group): it is ignored
+//! while the program runs ([`Sigint`]), and means what it always did
+//! otherwise.
+
+use std::io::{self, Write};
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use crossterm::cursor::Show;
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+
+/// Where the input thread stops reading while the console is suspended.
+#[derive(Default)]
+pub struct Gate {
+    state: Mutex<GateState>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct GateState {
+    /// The console wants the terminal's input left alone.
+    pause: bool,
+    /// The input thread waits at its checkpoint.
+    held: bool,
+    /// The input thread has ended (it will never read again).
+    gone: bool,
+}
+
+impl Gate {
+    fn lock(&self) -> MutexGuard<'_, GateState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The input thread, between two reads: wait here while paused.
+    pub fn checkpoint(&self) {
+        let mut s = self.lock();
+        if !s.pause {
+            return;
+        }
+        s.held = true;
+        self.changed.notify_all();
+        while s.pause {
+            s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        s.held = false;
+    }
+
+    /// The input thread ends.
+    pub fn gone(&self) {
+        self.lock().gone = true;
+        self.changed.notify_all();
+    }
+
+    /// Stop the input thread reading: returns once it waits at its
+    /// checkpoint (or has ended).
+    pub fn pause(&self) {
+        let mut s = self.lock();
+        s.pause = true;
+        while !s.held && !s.gone {
+            s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Let the input thread read again.
+    pub fn resume(&self) {
+        self.lock().pause = false;
+        self.changed.notify_all();
+    }
+}
+
+/// SIGINT while a program has the terminal: ignored by the console (the
+/// program gets its own); at any other time, the default action.
+pub struct Sigint {
+    armed: Arc<AtomicBool>,
+}
+
+impl Sigint {
+    /// Install the handler (once per run). Without it (it could not be
+    /// installed), SIGINT keeps its default action.
+    pub fn install() -> Self {
+        let armed = Arc::new(AtomicBool::new(true));
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGQUIT] {
+            let _ = signal_hook::flag::register_conditional_default(signal, Arc::clone(&armed));
+        }
+        Sigint { armed }
+    }
+
+    fn hold(&self, held: bool) {
+        self.armed.store(!held, Ordering::SeqCst);
+    }
+}
+
+/// The program to run: `$PAGER` (else `less`) or `$EDITOR` (else `vi`).
+/// An empty variable counts as unset.
+pub fn program(editor: bool) -> String {
+    let (var, default) = if editor {
+        ("EDITOR", "vi")
+    } else {
+        ("PAGER", "less")
+    };
+    std::env::var(var)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| default.to_owned())
+}
+
+/// Run `program` on `file` with the terminal, through `sh` as git runs its
+/// pager, so `PAGER="less -R"` works; the file is the script's argument,
+/// never part of its text. `Err`: what to say in the status line.
+pub fn run(program: &str, file: &Path) -> Result<(), String> {
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{program} \"$@\""))
+        .arg(program)
+        .arg(file)
+        .status()
+        .map_err(|e| format!("could not start sh for {program}: {e}"))?;
+    match status.code() {
+        Some(0) => Ok(()),
+        Some(127) => Err(format!("{program}: not found (set $PAGER / $EDITOR)")),
+        Some(126) => Err(format!("{program}: cannot be run")),
+        Some(n) => Err(format!("{program} exited with status {n}")),
+        None => Err(format!("{program} was stopped by a signal")),
+    }
+}
+
+/// Give the terminal back to the shell's state: what `run` (the console)
+/// set up, undone.
+fn leave(out: &mut impl Write, mouse: bool) -> io::Result<()> {
+    if mouse {
+        execute!(out, DisableMouseCapture)?;
+    }
+    execute!(out, DisableBracketedPaste, LeaveAlternateScreen, Show)?;
+    disable_raw_mode()
+}
+
+/// Set the terminal up for the console again.
+fn enter(out: &mut impl Write, mouse: bool) -> io::Result<()> {
+    enable_raw_mode()?;
+    execute!(out, EnterAlternateScreen, EnableBracketedPaste)?;
+    if mouse {
+        execute!(out, EnableMouseCapture)?;
+    }
+    Ok(())
+}
+
+/// Suspend the console, run `program` on `file`, and come back. The
+/// outer `Err` is a terminal that cannot be set up again (the console
+/// stops); the inner one, what to say about the program.
+pub fn suspended(
+    gate: &Gate,
+    sigint: &Sigint,
+    mouse: bool,
+    program: &str,
+    file: &Path,
+) -> io::Result<Result<(), String>> {
+    gate.pause();
+    sigint.hold(true);
+    let mut out = io::stdout();
+    let ran = match leave(&mut out, mouse) {
+        Ok(()) => run(program, file),
+        Err(e) => Err(format!("could not give the terminal to {program}: {e}")),
+    };
+    let back = enter(&mut out, mouse);
+    sigint.hold(false);
+    gate.resume();
+    back.map(|()| ran)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use std::thread;
+
+    /// A pause waits for the reader to stop; a resume lets it read again.
+    #[test]
+    fn the_gate_holds_the_reader_until_resumed() {
+        let gate = Arc::new(Gate::default());
+        let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let reader = {
+            let (gate, reads, stop) = (gate.clone(), reads.clone(), stop.clone());
+            thread::spawn(move || {
+                while !stop.load(Ordering::SeqCst) {
+                    gate.checkpoint();
+                    reads.fetch_add(1, Ordering::SeqCst);
+                    thread::yield_now();
+                }
+                gate.gone();
+            })
+        };
+        gate.pause();
+        // Held: no read happens until the resume.
+        let at = reads.load(Ordering::SeqCst);
+        for _ in 0..1000 {
+            thread::yield_now();
+        }
+        assert_eq!(reads.load(Ordering::SeqCst), at);
+        gate.resume();
+        while reads.load(Ordering::SeqCst) == at {
+            thread::yield_now();
+        }
+        stop.store(true, Ordering::SeqCst);
+        reader.join().unwrap();
+        // A reader that has ended never blocks a pause.
+        gate.pause();
+        gate.resume();
+    }
+
+    /// The file is an argument of the program, never shell text; the
+    /// exit status says what went wrong.
+    #[test]
+    fn the_program_runs_on_the_file_through_sh() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a b; touch pwned $(x).md");
+        std::fs::write(&file, "hello").unwrap();
+        let copy = dir.path().join("copy");
+        let program = format!("cp -- \"$1\" '{}'; true", copy.display());
+        // `sh -c 'PROGRAM "$@"'`: here PROGRAM reads $1 itself.
+        run(&format!("{program} #"), &file).unwrap();
+        assert_eq!(std::fs::read_to_string(&copy).unwrap(), "hello");
+        assert!(!dir.path().join("pwned").exists());
+
+        let missing = run("loopdeck-no-such-pager-xyz", &file).unwrap_err();
+        assert!(missing.contains("not found"), "{missing}");
+        let failed = run("false", &file).unwrap_err();
+        assert!(failed.contains("exited with status 1"), "{failed}");
+        assert_eq!(run("cat >/dev/null", &file), Ok(()));
+    }
+}
