@@ -68,7 +68,7 @@ fn a_mistake_in_keys_stops_the_console_at_start_with_its_line() {
             )));
     }
     // A good table lets the console go on (to ask for a terminal).
-    fs::write(&cfg, "[keys]\nquit = \"Q\"\n\"inbox.open\" = \"o\"\n\"inbox.decide\" = \"enter\"\nreload = \"\"\n").unwrap();
+    fs::write(&cfg, "[keys]\nquit = \"Q\"\n\"inbox.open\" = \"z\"\n\"inbox.decide\" = \"enter\"\nreload = \"\"\n").unwrap();
     loopdeck()
         .args(["--config", c, tmp.path().to_str().unwrap()])
         .assert()

@@ -34,6 +34,14 @@ pub fn text(m: &Model) -> Option<String> {
     }
     match &m.drawer {
         Some(Drawer::Unit(id) | Drawer::Bug(id)) => return Some(id.clone()),
+        Some(Drawer::Revision(key)) => {
+            let r = p
+                .detail
+                .revisions
+                .iter()
+                .find(|r| &panes::revision_key(r) == key)?;
+            return Some(r.event.summary.clone());
+        }
         None => {}
     }
     let filter = m.pane(m.tab).filter.as_str();
@@ -73,6 +81,12 @@ pub fn text(m: &Model) -> Option<String> {
         Tab::Agents => Some(
             p.detail.agents[*panes::agents(p, filter).get(sel)?]
                 .agent
+                .clone(),
+        ),
+        Tab::Revisions => Some(
+            p.detail.revisions[*panes::revisions(p, filter).get(sel)?]
+                .event
+                .summary
                 .clone(),
         ),
         Tab::Findings => {
@@ -197,6 +211,7 @@ pub fn file(m: &Model) -> Option<(PathBuf, String)> {
     match &m.drawer {
         Some(Drawer::Unit(_)) => return at("units.json"),
         Some(Drawer::Bug(_)) => return at("bugs.ndjson"),
+        Some(Drawer::Revision(_)) => return at("changelog.ndjson"),
         None => {}
     }
     let filter = m.pane(m.tab).filter.as_str();
@@ -211,6 +226,7 @@ pub fn file(m: &Model) -> Option<(PathBuf, String)> {
         Tab::Units => at("units.json"),
         Tab::Bugs => at("bugs.ndjson"),
         Tab::Timeline => at("timeline.ndjson"),
+        Tab::Revisions => at("changelog.ndjson"),
         // A task's own file (not a Lite plan's `#anchor` in the README).
         Tab::Tasks => {
             let task = panes::tasks(p, filter)

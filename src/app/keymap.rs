@@ -69,6 +69,9 @@ pub fn name(cmd: Command) -> &'static str {
         Command::SortBy(Sort::Waiting) => "sort-waiting",
         Command::SortBy(Sort::Status) => "sort-status",
         Command::NextChanged => "next-changed",
+        Command::Copy => "copy",
+        Command::Page => "open-pager",
+        Command::Edit => "open-editor",
     }
 }
 

@@ -133,7 +133,7 @@ fn two_actions_on_one_key_in_one_view_are_refused_naming_both() {
     // Freed first, the key can be taken; the table's own overlaps (the
     // inbox's n and digits) are not conflicts.
     build(&entries(
-        "[keys]\n\"inbox.open\" = \"o\"\n\"inbox.decide\" = \"enter\"\nmove-down = \"J\"\nquit = \"j\"\n",
+        "[keys]\n\"inbox.open\" = \"z\"\n\"inbox.decide\" = \"enter\"\nmove-down = \"J\"\nquit = \"j\"\n",
     ))
     .unwrap();
 }
@@ -184,10 +184,10 @@ fn an_unbound_action_has_no_key_but_stays_in_the_palette() {
 
 #[test]
 fn a_key_for_one_view_acts_there_only() {
-    let mut m = with("[keys]\n\"list.sort\" = \"o\"\n\"detail.quit\" = \"x\"\n");
+    let mut m = with("[keys]\n\"list.sort\" = \"z\"\n\"detail.quit\" = \"x\"\n");
     update(&mut m, key('S'));
     assert_eq!(m.sort, panes::Sort::Updated, "S no longer sorts");
-    update(&mut m, key('o'));
+    update(&mut m, key('z'));
     assert_eq!(m.sort, panes::Sort::Name);
     // In the list, q still quits and x does nothing.
     assert_eq!(update(&mut m, key('x')), vec![]);
