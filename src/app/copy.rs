@@ -122,7 +122,7 @@ pub fn clean(text: &str) -> (String, bool) {
     let mut out = String::with_capacity(text.len().min(MAX_COPY));
     let mut cut = false;
     for c in text.trim().chars() {
-        let c = if c.is_control() || unsafe_char(c) {
+        let c = if c.is_control() || crate::model::text::reorders(c) {
             ' '
         } else {
             c
@@ -134,21 +134,6 @@ pub fn clean(text: &str) -> (String, bool) {
         out.push(c);
     }
     (out.trim_end().to_owned(), cut)
-}
-
-/// A bidirectional control (it would reorder what is pasted) or a line
-/// or paragraph separator.
-fn unsafe_char(c: char) -> bool {
-    matches!(
-        c,
-        '\u{202A}'..='\u{202E}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{200E}'
-            | '\u{200F}'
-            | '\u{061C}'
-            | '\u{2028}'
-            | '\u{2029}'
-    )
 }
 
 /// `y`: copy the selected item, saying what was copied.

@@ -15,6 +15,13 @@ use std::borrow::Cow;
 
 const TAB_STOP: usize = 4;
 
+/// A character that reorders or breaks text where it lands (a
+/// bidirectional control, a line or paragraph separator): the clipboard
+/// and desktop notifications replace it, as they do control characters.
+pub fn reorders(c: char) -> bool {
+    is_bidi_control(c) || matches!(c, '\u{2028}' | '\u{2029}')
+}
+
 fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }

@@ -89,7 +89,7 @@ pub fn field(text: &str) -> String {
     for c in text.chars() {
         let c = match c {
             ';' => ',',
-            c if c.is_control() || reorders(c) => ' ',
+            c if c.is_control() || crate::model::text::reorders(c) => ' ',
             c => c,
         };
         // Runs of blanks (a newline and its indent) become one space.
@@ -109,21 +109,6 @@ pub fn field(text: &str) -> String {
         count += 1;
     }
     out.trim_end().to_owned()
-}
-
-/// A bidirectional control (it would reorder what the notification shows:
-/// a title that reads other than it is) or a line or paragraph separator.
-fn reorders(c: char) -> bool {
-    matches!(
-        c,
-        '\u{202A}'..='\u{202E}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{200E}'
-            | '\u{200F}'
-            | '\u{061C}'
-            | '\u{2028}'
-            | '\u{2029}'
-    )
 }
 
 /// OSC 9: `ESC ] 9 ; text BEL`.
