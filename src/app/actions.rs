@@ -7,7 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{
     Command, Drawer, Effect, Focus, Mode, Model, OLDER_STEP, OLDER_TO_TOP, Palette, Screen, Tab,
-    commands, panes,
+    panes,
 };
 use crate::model::{Event as TimelineEvent, Format, InboxKind};
 
@@ -456,13 +456,17 @@ fn filter_changed(m: &mut Model, saved: Vec<(Tab, String)>) -> Vec<Effect> {
 }
 
 pub(super) fn palette_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
-    let matches = commands::matching(m, &m.palette.input);
+    let matches = super::palette::entries(m, &m.palette.input);
     match key.code {
         KeyCode::Esc => m.mode = Mode::Normal,
         KeyCode::Enter => {
             m.mode = Mode::Normal;
-            if let Some(&(cmd, _)) = matches.get(m.palette.selected) {
-                return run(m, cmd);
+            match matches.get(m.palette.selected).map(|e| &e.go) {
+                Some(super::palette::Go::Command(cmd)) => return run(m, *cmd),
+                Some(super::palette::Go::Project(path, format)) => {
+                    super::palette::go_to_project(m, path, *format);
+                }
+                None => {}
             }
         }
         KeyCode::Up => m.palette.selected = m.palette.selected.saturating_sub(1),

@@ -8,6 +8,7 @@ pub mod copy;
 pub mod decide;
 pub mod keymap;
 mod notice;
+pub mod palette;
 pub mod panes;
 mod reading;
 mod scroll;

@@ -1,7 +1,7 @@
 //! Sorting the project list (`S`, and `sort: …` in the palette): the
 //! order, and the selection staying on its project.
 
-use super::tests::{code, key, model, project, selected};
+use super::tests::{code, key, model, project, selected, three};
 use super::*;
 use crate::model::StatusKind;
 use chrono::TimeZone;
@@ -141,4 +141,43 @@ fn the_palette_sorts_and_s_is_a_list_key() {
     update(&mut m, key('i'));
     assert_eq!(sorts(&m), 0);
     assert!(!help_rows(&m).iter().any(|r| r.keys == "S"));
+}
+
+/// The palette goes to a project by a loose match of its name (its letters
+/// in order), opening its detail even when the list's filter hid it.
+#[test]
+fn the_palette_goes_to_a_project_by_its_name() {
+    let mut m = three();
+    update(&mut m, key('/'));
+    for c in "alp".chars() {
+        update(&mut m, key(c));
+    }
+    update(&mut m, code(KeyCode::Enter));
+    update(&mut m, key(':'));
+    for c in "gma".chars() {
+        update(&mut m, key(c));
+    }
+    let entries = crate::app::palette::entries(&m, &m.palette.input);
+    let first = entries.first().expect("an entry");
+    assert_eq!(first.label, "go to: gamma (devloop)");
+    update(&mut m, code(KeyCode::Enter));
+    assert_eq!(selected(&m), "gamma");
+    assert_eq!(
+        (m.screen, m.focus, m.tab),
+        (Screen::Projects, Focus::Detail, Tab::Overview)
+    );
+    assert!(
+        m.list.filter.is_empty(),
+        "the filter that hid it is cleared"
+    );
+    // Commands still come first.
+    update(&mut m, key(':'));
+    for c in "read every".chars() {
+        update(&mut m, key(c));
+    }
+    let entries = crate::app::palette::entries(&m, &m.palette.input);
+    assert!(matches!(
+        entries[0].go,
+        crate::app::palette::Go::Command(Command::Reload)
+    ));
 }

@@ -9,7 +9,7 @@ use ratatui::widgets::{Clear, Paragraph};
 
 use super::Theme;
 use super::widgets::{block, offset};
-use crate::app::{commands_matching, help_rows};
+use crate::app::help_rows;
 use crate::model::StatusKind;
 
 /// Every symbol the console draws, in its colour, with what it means: the
@@ -155,7 +155,7 @@ pub fn help(m: &View, f: &mut Frame, area: Rect) {
 
 pub fn palette(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
-    let matches = commands_matching(m, &m.palette.input);
+    let matches = crate::app::palette::entries(m, &m.palette.input);
     let height = 12u16.min(area.height);
     let area = centered(area, 56, height);
     let list_h = height.saturating_sub(3) as usize;
@@ -164,7 +164,8 @@ pub fn palette(m: &View, f: &mut Frame, area: Rect) {
         Span::styled(": ", t.accent),
         Span::raw(format!("{}█", m.palette.input)),
     ])];
-    for (i, (_, desc)) in matches.iter().enumerate().skip(first).take(list_h) {
+    for (i, e) in matches.iter().enumerate().skip(first).take(list_h) {
+        let desc = super::widgets::clean(&e.label);
         let style = if i == m.palette.selected {
             t.selection
         } else {
