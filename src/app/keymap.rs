@@ -163,7 +163,7 @@ fn views(b: &Binding) -> Vec<View> {
 }
 
 const VIEWS: &str = "list, detail, inbox, drawer, help, or a tab: overview, frontier, phases, \
-                     tasks, units, bugs, timeline, agents, findings";
+                     tasks, units, bugs, timeline, revisions, agents, findings";
 
 /// The views `view.` names, and how specific it is (a view beats `detail`,
 /// which beats none).

@@ -651,6 +651,9 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
         notice::before_reading(m);
     }
     let was_dirty = m.seen.dirty;
+    // The project being looked at before the key: the key that leaves it
+    // (Esc, i, n) still counts as looking at it.
+    let looked = if key { looking(m) } else { None };
     seen_reading(m, &event);
     let covered = match &event {
         Event::Loaded(_) => Some((None, Vec::new())),
@@ -665,7 +668,7 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
         effects.extend(decide::read(m, dirs.as_deref(), trees));
     }
     notice::after_step(m, key);
-    seen_after(m, &covered, key);
+    seen_after(m, &covered, key, looked);
     if m.seen.dirty && !was_dirty {
         effects.push(Effect::SaveSeen);
     }
@@ -696,7 +699,19 @@ fn seen_reading(m: &mut Model, event: &Event) {
 
 /// After a step: compare what a reading changed with what was seen, and
 /// record the project whose detail has the focus when a key is pressed.
-fn seen_after(m: &mut Model, covered: &Option<(Option<Vec<PathBuf>>, Vec<PathBuf>)>, key: bool) {
+/// The project whose detail has the focus (what the user is looking at).
+fn looking(m: &Model) -> Option<(PathBuf, Format)> {
+    (m.screen == Screen::Projects && m.focus == Focus::Detail)
+        .then(|| m.selected.clone())
+        .flatten()
+}
+
+fn seen_after(
+    m: &mut Model,
+    covered: &Option<(Option<Vec<PathBuf>>, Vec<PathBuf>)>,
+    key: bool,
+    looked: Option<(PathBuf, Format)>,
+) {
     match covered {
         Some((None, _)) => m.seen.refresh(&m.projects, true),
         Some((Some(dirs), trees)) => m.seen.refresh(
@@ -708,15 +723,21 @@ fn seen_after(m: &mut Model, covered: &Option<(Option<Vec<PathBuf>>, Vec<PathBuf
         None => {}
     }
     if key && !m.too_small() {
-        let looking = (m.screen == Screen::Projects && m.focus == Focus::Detail)
-            .then(|| {
-                let (path, format) = m.selected.as_ref()?;
-                m.projects
-                    .iter()
-                    .position(|p| &p.path == path && p.format == *format)
-            })
-            .flatten();
-        m.seen.look(looking.map(|i| &m.projects[i]), m.now);
+        let index = |m: &Model, at: &Option<(PathBuf, Format)>| {
+            let (path, format) = at.as_ref()?;
+            m.projects
+                .iter()
+                .position(|p| &p.path == path && p.format == *format)
+        };
+        let now = looking(m);
+        if looked.is_some()
+            && looked != now
+            && let Some(i) = index(m, &looked)
+        {
+            m.seen.look(Some(&m.projects[i]), m.now);
+        }
+        let i = index(m, &now);
+        m.seen.look(i.map(|i| &m.projects[i]), m.now);
     }
 }
 

@@ -103,7 +103,8 @@ pub fn projects(m: &Model) -> Vec<usize> {
         Sort::Updated => {}
         Sort::Name => rows.sort_by_cached_key(|&i| p[i].name.to_lowercase()),
         Sort::Waiting => rows.sort_by_key(|&i| std::cmp::Reverse(p[i].needs_human())),
-        Sort::Status => rows.sort_by_key(|&i| urgency(p[i].status_kind)),
+        // What needs a human first: items waiting, then by status.
+        Sort::Status => rows.sort_by_key(|&i| (p[i].needs_human() == 0, urgency(p[i].status_kind))),
     }
     rows
 }

@@ -198,6 +198,7 @@ impl Since {
             && self.answered.is_empty()
             && self.bugs.is_empty()
             && self.new_events == 0
+            && !self.more_events
     }
 }
 
@@ -211,16 +212,20 @@ fn change<T: PartialEq + Clone>(before: &T, after: &T) -> Option<Change<T>> {
 /// What changed in `now` since `before` was seen.
 pub fn since(before: &Seen, now: &Project) -> Since {
     let after = Seen::of(now, before.at);
+    // The same item is the same key asking the same thing: a new question
+    // under the same reference (GSD's WAITING.json) is an answered one and
+    // a new one.
+    let same = |a: &Waiting, b: &Waiting| a.key() == b.key() && a.title == b.title;
     let new_items = after
         .waiting
         .iter()
-        .filter(|w| !before.waiting.iter().any(|b| b.key() == w.key()))
+        .filter(|w| !before.waiting.iter().any(|b| same(b, w)))
         .cloned()
         .collect();
     let answered = before
         .waiting
         .iter()
-        .filter(|b| !after.waiting.iter().any(|w| w.key() == b.key()))
+        .filter(|b| !after.waiting.iter().any(|w| same(w, b)))
         .cloned()
         .collect();
     let mut bugs: Vec<BugMove> = after

@@ -230,3 +230,23 @@ fn projects_not_found_are_forgotten_after_the_limit() {
     assert_eq!(left, ["devloop:/w/kept", "devloop:/w/recent"]);
     assert!(m.dirty);
 }
+
+/// GSD's WAITING.json keeps its reference when a new question replaces
+/// the old one: what changed says so (the old one answered, a new one).
+#[test]
+fn a_question_replaced_under_the_same_ref_is_answered_and_new() {
+    let mut p = Project::new(Format::Gsd, PathBuf::from("/w/a"), "a".to_owned());
+    p.inbox.push(item(
+        InboxKind::Waiting,
+        ".planning/WAITING.json",
+        "old question",
+    ));
+    let mut m = Memory::new(PathBuf::from("/"), BTreeMap::new());
+    m.read(std::slice::from_ref(&p), true, at(0));
+    p.inbox[0].title = "a new question".to_owned();
+    m.refresh(std::slice::from_ref(&p), true);
+    assert!(m.changed(&p), "marked changed");
+    let since = m.since(&p).unwrap();
+    assert_eq!(since.answered.len(), 1);
+    assert_eq!(since.new_items[0].title, "a new question");
+}

@@ -455,7 +455,15 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     }
                     Effect::Copy(text) => clipboard::copy(&mut io::stdout(), text, tmux)?,
                     Effect::Open { dir, file, editor } => {
-                        let said = open(&gate, &sigint, cfg.mouse, dir, file, *editor)?;
+                        let said = open(
+                            &gate,
+                            &sigint,
+                            cfg.mouse,
+                            dir,
+                            file,
+                            *editor,
+                            model.readonly,
+                        )?;
                         terminal.clear()?;
                         if let Ok(size) = terminal.size() {
                             follow.push(Event::Size(size.width, size.height));
@@ -549,13 +557,14 @@ fn open(
     dir: &std::path::Path,
     file: &str,
     editor: bool,
+    readonly: bool,
 ) -> io::Result<Option<String>> {
     let path = match openable(dir, file) {
         Ok(p) => p,
         Err(why) => return Ok(Some(why)),
     };
     let program = suspend::program(editor);
-    let ran = suspend::suspended(gate, sigint, mouse, &program, &path)?;
+    let ran = suspend::suspended(gate, sigint, mouse, &program, &path, readonly)?;
     Ok(ran.err())
 }
 

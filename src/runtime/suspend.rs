@@ -125,13 +125,20 @@ pub fn program(editor: bool) -> String {
 
 /// Run `program` on `file` with the terminal, through `sh` as git runs its
 /// pager, so `PAGER="less -R"` works; the file is the script's argument,
-/// never part of its text. `Err`: what to say in the status line.
-pub fn run(program: &str, file: &Path) -> Result<(), String> {
-    let status = Command::new("sh")
+/// never part of its text. `Err`: what to say in the status line. Read-only
+/// (`--readonly`), `LESSSECURE=1` keeps `less` from starting an editor or a
+/// shell on the file.
+pub fn run(program: &str, file: &Path, readonly: bool) -> Result<(), String> {
+    let mut command = Command::new("sh");
+    command
         .arg("-c")
         .arg(format!("{program} \"$@\""))
         .arg(program)
-        .arg(file)
+        .arg(file);
+    if readonly {
+        command.env("LESSSECURE", "1");
+    }
+    let status = command
         .status()
         .map_err(|e| format!("could not start sh for {program}: {e}"))?;
     match status.code() {
@@ -172,12 +179,13 @@ pub fn suspended(
     mouse: bool,
     program: &str,
     file: &Path,
+    readonly: bool,
 ) -> io::Result<Result<(), String>> {
     gate.pause();
     sigint.hold(true);
     let mut out = io::stdout();
     let ran = match leave(&mut out, mouse) {
-        Ok(()) => run(program, file),
+        Ok(()) => run(program, file, readonly),
         Err(e) => Err(format!("could not give the terminal to {program}: {e}")),
     };
     let back = enter(&mut out, mouse);
@@ -227,6 +235,19 @@ mod tests {
         gate.resume();
     }
 
+    /// Read-only, the pager runs with LESSSECURE=1 (less then starts no
+    /// editor and no shell); otherwise the environment is the user's.
+    #[test]
+    fn read_only_runs_the_pager_secure() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        std::fs::write(&file, "x").unwrap();
+        let out = dir.path().join("env");
+        let program = format!("printf '%s' \"$LESSSECURE\" > '{}'; true", out.display());
+        run(&format!("{program} #"), &file, true).unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "1");
+    }
+
     /// The file is an argument of the program, never shell text; the
     /// exit status says what went wrong.
     #[test]
@@ -237,14 +258,14 @@ mod tests {
         let copy = dir.path().join("copy");
         let program = format!("cp -- \"$1\" '{}'; true", copy.display());
         // `sh -c 'PROGRAM "$@"'`: here PROGRAM reads $1 itself.
-        run(&format!("{program} #"), &file).unwrap();
+        run(&format!("{program} #"), &file, false).unwrap();
         assert_eq!(std::fs::read_to_string(&copy).unwrap(), "hello");
         assert!(!dir.path().join("pwned").exists());
 
-        let missing = run("loopdeck-no-such-pager-xyz", &file).unwrap_err();
+        let missing = run("loopdeck-no-such-pager-xyz", &file, false).unwrap_err();
         assert!(missing.contains("not found"), "{missing}");
-        let failed = run("false", &file).unwrap_err();
+        let failed = run("false", &file, false).unwrap_err();
         assert!(failed.contains("exited with status 1"), "{failed}");
-        assert_eq!(run("cat >/dev/null", &file), Ok(()));
+        assert_eq!(run("cat >/dev/null", &file, false), Ok(()));
     }
 }

@@ -49,7 +49,11 @@ pub(super) fn legend(t: &Theme) -> Vec<(&'static str, Style, &'static str)> {
             t.error,
             "after a name: a file of the project cannot be read",
         ),
-        ("•", t.warn, "inbox: arrived since you last looked"),
+        (
+            "•",
+            t.warn,
+            "inbox: arrived since you looked; list: changed since",
+        ),
         ("●", t.ok, "live: changes on disk show at once"),
         (
             "○",

@@ -250,6 +250,23 @@ mod tests {
         assert!(!screen(&m, 80, 24).contains("• "));
     }
 
+    /// A project that changed while its detail was open, then left with
+    /// Esc: the key that leaves it counts as looking, so it is not marked.
+    #[test]
+    fn the_key_that_leaves_a_detail_counts_as_looking() {
+        let (_t, mut m) = loaded();
+        let dev = by_name(&m, "智能补货").clone();
+        select(&mut m, &dev.id);
+        press(&mut m, KeyCode::Enter);
+        assert_eq!(m.focus, Focus::Detail);
+        reread(&mut m, moved_on(&dev));
+        assert!(screen(&m, 200, 60).contains("Since you looked"));
+        press(&mut m, KeyCode::Esc);
+        assert_eq!(m.focus, Focus::List);
+        assert!(!m.seen.changed(by_name(&m, "智能补货")));
+        assert!(!screen(&m, 80, 24).contains("• "));
+    }
+
     /// In the inbox, n picks an item's "no" option, never the next project.
     #[test]
     fn in_the_inbox_n_is_no() {
