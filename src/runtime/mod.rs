@@ -279,6 +279,11 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
             let Ok(ev) = event::read() else {
                 break;
             };
+            // Read while a pager or an editor was starting: it was meant
+            // for them, never for the console when it comes back.
+            if input_gate.pausing() {
+                continue;
+            }
             let msg = match ev {
                 TermEvent::Key(k) => Event::Key(k),
                 TermEvent::Resize(w, h) => Event::Size(w, h),

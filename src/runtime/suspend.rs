@@ -64,6 +64,12 @@ impl Gate {
         s.held = false;
     }
 
+    /// Is a pause asked for? An event read just as a pager starts is
+    /// dropped rather than acted on by the console after it.
+    pub fn pausing(&self) -> bool {
+        self.lock().pause
+    }
+
     /// The input thread ends.
     pub fn gone(&self) {
         self.lock().gone = true;
@@ -233,6 +239,30 @@ mod tests {
         // A reader that has ended never blocks a pause.
         gate.pause();
         gate.resume();
+    }
+
+    /// A pause asked for while the reader is between its wait and its read
+    /// is seen by the reader (it drops what it read instead of sending it).
+    #[test]
+    fn a_pause_asked_for_is_seen_before_the_reader_parks() {
+        let gate = Arc::new(Gate::default());
+        assert!(!gate.pausing());
+        let asker = {
+            let gate = gate.clone();
+            thread::spawn(move || gate.pause())
+        };
+        while !gate.pausing() {
+            thread::yield_now();
+        }
+        // The reader parks at its next checkpoint; the pause then returns.
+        let reader = {
+            let gate = gate.clone();
+            thread::spawn(move || gate.checkpoint())
+        };
+        asker.join().unwrap();
+        gate.resume();
+        reader.join().unwrap();
+        assert!(!gate.pausing());
     }
 
     /// Read-only, the pager runs with LESSSECURE=1 (less then starts no
