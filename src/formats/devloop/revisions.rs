@@ -24,7 +24,7 @@ use crate::store::StoreError;
 
 /// The newest PRD and SDD revisions compared at each reading; older ones
 /// are listed without their sections.
-pub const COMPARED: usize = 20;
+pub const COMPARED: usize = 4;
 /// A document larger than this is not compared.
 pub const DOC_LIMIT: u64 = 1024 * 1024;
 /// Sections of a document compared, at most.
