@@ -64,28 +64,28 @@ fn values(p: &Project, a: &Address, option: Option<&str>) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn every_offered_decision_is_accepted_by_the_act_code() {
+/// Every project read from a temp dir, the decisions' `now`, and dry-run
+/// options with an audit directory there.
+fn dry_run_on_every_project() -> (tempfile::TempDir, Vec<Project>, DateTime<Utc>, WriteOptions) {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("root");
-    let all = projects(&root);
-    let now: DateTime<Utc> = common::NOW.parse().unwrap();
+    let all = projects(&tmp.path().join("root"));
     let opts = WriteOptions {
         dry_run: true,
         audit_dir: Some(tmp.path().join("audit")),
         ..Default::default()
     };
+    (tmp, all, common::NOW.parse().unwrap(), opts)
+}
+
+#[test]
+fn every_offered_decision_is_accepted_by_the_act_code() {
+    let (_tmp, all, now, opts) = dry_run_on_every_project();
     let mut tried = Vec::new();
     let mut failed = Vec::new();
     for p in &all {
         // As the console gathers them, each once, at the decision's `now`.
         for a in p.addresses_at(now) {
-            let mut options: Vec<Option<&str>> =
-                a.options.iter().map(|o| Some(o.as_str())).collect();
-            if options.is_empty() || !a.option_required() {
-                options.push(None);
-            }
-            for option in options {
+            for option in a.picks() {
                 let verb = match a.build(option, &values(p, &a, option)) {
                     Ok(v) => v,
                     Err(e) => {
@@ -155,15 +155,7 @@ fn every_offered_decision_is_accepted_by_the_act_code() {
 /// `bugs.ndjson` too, which no reading stamps.
 #[test]
 fn every_offered_decision_written_from_its_preview_is_refused_when_a_read_file_moved() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("root");
-    let all = projects(&root);
-    let now: DateTime<Utc> = common::NOW.parse().unwrap();
-    let dry = WriteOptions {
-        dry_run: true,
-        audit_dir: Some(tmp.path().join("audit")),
-        ..Default::default()
-    };
+    let (_tmp, all, now, dry) = dry_run_on_every_project();
     let mut checked = Vec::new();
     let mut failed = Vec::new();
     for p in &all {

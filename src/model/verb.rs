@@ -182,6 +182,16 @@ impl Address {
         matches!(self.verb, "choose" | "bug" | "resume-agent" | "sign-off")
     }
 
+    /// What can be picked: each option, then free text (`None`) where the
+    /// verb takes it (or `None` alone for a decision without options).
+    pub fn picks(&self) -> Vec<Option<&str>> {
+        let mut out: Vec<Option<&str>> = self.options.iter().map(|o| Some(o.as_str())).collect();
+        if out.is_empty() || !self.option_required() {
+            out.push(None);
+        }
+        out
+    }
+
     /// The fields the decision needs typed once `option` is picked
     /// (`None`: no option, so free text where the verb takes it).
     pub fn fields(&self, option: Option<&str>) -> Vec<Field> {

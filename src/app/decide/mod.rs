@@ -302,17 +302,15 @@ fn homes(verb: &str) -> &'static [Tab] {
 /// The choices one address offers: each option, then free text where the
 /// verb takes it.
 fn choices_of(a: &Address, heading: &str) -> Vec<Choice> {
-    let choice = |option: Option<&String>| Choice {
-        address: a.clone(),
-        option: option.cloned(),
-        heading: heading.to_owned(),
-        mixed: false,
-    };
-    let mut out: Vec<Choice> = a.options.iter().map(|o| choice(Some(o))).collect();
-    if out.is_empty() || !a.option_required() {
-        out.push(choice(None));
-    }
-    out
+    a.picks()
+        .into_iter()
+        .map(|option| Choice {
+            address: a.clone(),
+            option: option.map(str::to_owned),
+            heading: heading.to_owned(),
+            mixed: false,
+        })
+        .collect()
 }
 
 /// What the selected row (or, in the inbox, item) offers: the project
