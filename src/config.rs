@@ -18,6 +18,10 @@ pub struct Config {
     /// Roots opened when none is given on the command line (`~/` allowed).
     #[serde(default)]
     pub roots: Vec<PathBuf>,
+    /// `"en"`, `"zh-CN"` or `"auto"` (the default: LC_ALL, LC_MESSAGES,
+    /// LANG decide).
+    #[serde(default, deserialize_with = "language")]
+    pub language: Option<crate::i18n::Lang>,
     /// A built-in theme name (`default`, `solarized-dark`, `light`).
     pub theme: Option<String>,
     /// A theme file of your own (same keys as `themes/default.toml`).
@@ -180,6 +184,36 @@ impl<'de> Deserialize<'de> for Keys {
         entries.sort_by_key(|e| e.spans.0);
         Ok(Keys(entries))
     }
+}
+
+/// `language = "en" | "zh-CN" | "auto"` (auto: none, the environment decides).
+fn language<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<crate::i18n::Lang>, D::Error> {
+    use crate::i18n::Lang;
+    let name = String::deserialize(d)?;
+    if name == "auto" {
+        return Ok(None);
+    }
+    match Lang::ALL
+        .into_iter()
+        .find(|l| l.code().eq_ignore_ascii_case(&name))
+    {
+        Some(l) => Ok(Some(l)),
+        None => Err(serde::de::Error::custom(format!(
+            "unknown language `{name}`: expected \"en\", \"zh-CN\" or \"auto\""
+        ))),
+    }
+}
+
+/// Speak the language the config asks for, else the environment's
+/// (LC_ALL, LC_MESSAGES, LANG). Called before the config is read too, so a
+/// mistake in it is reported in the environment's language.
+pub fn speak(config: Option<&Config>) {
+    use crate::i18n::{self, Lang};
+    let lang = match config.and_then(|c| c.language) {
+        Some(l) => l,
+        None => Lang::from_env(|k| std::env::var(k).ok()),
+    };
+    i18n::set(lang);
 }
 
 /// A number of seconds, at least one.

@@ -122,7 +122,7 @@ fn backend_modules_do_not_import_terminal_crates() {
 
 #[test]
 fn neutral_modules_import_neither_side() {
-    for module in ["config", "exit", "options", "guard"] {
+    for module in ["config", "exit", "options", "guard", "i18n"] {
         let v = violations(
             module,
             &["ui", "app", "runtime", "cli"],

@@ -20,6 +20,7 @@ fn as_nobody(setpriv: &Path, args: &[&str]) -> Output {
         .args(args)
         .args(["--now", NOW, "--json"])
         .env("NO_COLOR", "1")
+        .env("LC_ALL", "C.UTF-8")
         .output()
         .unwrap()
 }

@@ -64,6 +64,7 @@ fn a_directory_made_readable_is_watched_from_then_on() {
         .args(["watch", "--json"])
         .arg(&root)
         .env("NO_COLOR", "1")
+        .env("LC_ALL", "C.UTF-8")
         .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -20,6 +20,7 @@ fn resident_after_first_reading(root: &Path) -> u64 {
         .args(["watch", "--json"])
         .arg(root)
         .env("NO_COLOR", "1")
+        .env("LC_ALL", "C.UTF-8")
         .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -209,10 +209,12 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<i32> {
+    config::speak(None);
     let config = match config::load(global.config.as_deref()) {
         Ok(c) => c,
         Err(e) => return Ok(usage(err, &e.to_string())),
     };
+    config::speak(Some(&config));
     let now = global.now.unwrap_or_else(Utc::now);
     let stamp = global.now.map(|n| rfc3339(Some(n))).unwrap_or(None);
     let walk = |roots: &[PathBuf], err: &mut dyn Write| {

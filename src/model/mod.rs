@@ -22,7 +22,7 @@ pub use detail::{
     ProgressPart, Revision, Run, SectionChange, SectionKind, Task, Unit, UnitMore, UnknownRef,
 };
 pub use resume::{
-    CLOCK_SKEW, Excerpt, ResumeCard, SKEW_TOLERANCE_SECONDS, Scenario, ago, clock_skew,
+    Age, CLOCK_SKEW, Excerpt, ResumeCard, SKEW_TOLERANCE_SECONDS, Scenario, ago, clock_skew,
     relative_age, short_time, since_seconds,
 };
 pub use status::StatusKind;

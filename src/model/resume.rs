@@ -78,19 +78,48 @@ pub fn since_seconds(updated_at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> O
     updated_at.map(|t| (now - t).num_seconds())
 }
 
-/// Short relative age: `45s`, `3m`, `5h`, `2d`, `7w`; `future` for a time
-/// ahead of now by more than [`SKEW_TOLERANCE_SECONDS`] (never `0s`).
-pub fn relative_age(seconds: i64) -> String {
-    if seconds < -SKEW_TOLERANCE_SECONDS {
-        return "future".to_owned();
+/// An age in the one unit it is shown in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Age {
+    /// Ahead of now by more than [`SKEW_TOLERANCE_SECONDS`].
+    Future,
+    Seconds(i64),
+    Minutes(i64),
+    Hours(i64),
+    Days(i64),
+    Weeks(i64),
+}
+
+impl Age {
+    /// The unit an age of `seconds` is shown in (never `0s` ahead: a time
+    /// within the tolerance is "just now").
+    pub fn of(seconds: i64) -> Age {
+        if seconds < -SKEW_TOLERANCE_SECONDS {
+            return Age::Future;
+        }
+        let s = seconds.max(0);
+        match s {
+            0..=59 => Age::Seconds(s),
+            60..=3599 => Age::Minutes(s / 60),
+            3600..=86_399 => Age::Hours(s / 3600),
+            86_400..=1_209_599 => Age::Days(s / 86_400),
+            _ => Age::Weeks(s / 604_800),
+        }
     }
-    let s = seconds.max(0);
-    match s {
-        0..=59 => format!("{s}s"),
-        60..=3599 => format!("{}m", s / 60),
-        3600..=86_399 => format!("{}h", s / 3600),
-        86_400..=1_209_599 => format!("{}d", s / 86_400),
-        _ => format!("{}w", s / 604_800),
+}
+
+/// Short relative age: `45s`, `3m`, `5h`, `2d`, `7w`; `future` for a time
+/// ahead of now by more than [`SKEW_TOLERANCE_SECONDS`] (never `0s`). The
+/// form the data carries (findings, refusals); the console and the tables
+/// show `i18n::age`.
+pub fn relative_age(seconds: i64) -> String {
+    match Age::of(seconds) {
+        Age::Future => "future".to_owned(),
+        Age::Seconds(n) => format!("{n}s"),
+        Age::Minutes(n) => format!("{n}m"),
+        Age::Hours(n) => format!("{n}h"),
+        Age::Days(n) => format!("{n}d"),
+        Age::Weeks(n) => format!("{n}w"),
     }
 }
 

@@ -200,6 +200,7 @@ fn read_older(path: PathBuf, anchor: crate::model::Event, want: usize, tx: Sende
 
 /// Open the console on `roots` (none: the configured roots, else `.`).
 pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
+    crate::config::speak(None);
     let cfg = match crate::config::load(global.config.as_deref()) {
         Ok(c) => c,
         Err(e) => {
@@ -207,6 +208,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
             return Ok(EXIT_USAGE);
         }
     };
+    crate::config::speak(Some(&cfg));
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let theme = match config::theme(&cfg, no_color) {
         Ok(t) => t,

@@ -8,8 +8,8 @@ use ratatui::widgets::{Block, BorderType, Borders};
 
 use std::borrow::Cow;
 
+use crate::model::since_seconds;
 use crate::model::text::{sanitize_line, sanitize_text, truncate, width as text_width, wrap};
-use crate::model::{relative_age, since_seconds};
 use chrono::{DateTime, Utc};
 
 /// A string from a project file made safe to draw on one line (see
@@ -73,11 +73,9 @@ pub fn block<'a>(m: &View, title: impl Into<Line<'a>>, focused: bool) -> Block<'
         .title(title)
 }
 
-/// "3m", "2d", "future"; "?" without a time.
+/// "3m", "2d", "future"; "?" without a time (in the language spoken).
 pub fn age(m: &View, at: Option<DateTime<Utc>>) -> String {
-    since_seconds(at, m.now)
-        .map(relative_age)
-        .unwrap_or_else(|| "?".to_owned())
+    crate::i18n::age(since_seconds(at, m.now))
 }
 
 /// The label column of [`field`].

@@ -24,6 +24,7 @@ pub fn command(root: &Path) -> Command {
     cmd.args(["watch", "--json"])
         .arg(root)
         .env("NO_COLOR", "1")
+        .env("LC_ALL", "C.UTF-8")
         .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -21,6 +21,8 @@ pub fn repo() -> PathBuf {
 pub fn loopdeck() -> Command {
     let mut c = Command::cargo_bin("loopdeck").expect("binary");
     c.env("NO_COLOR", "1");
+    // English whatever the machine speaks (a test of Chinese says so).
+    c.env("LC_ALL", "C.UTF-8");
     // The user's own config file (its roots) never leaks into a test.
     c.env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config");
     c
@@ -159,6 +161,7 @@ pub fn as_nobody(args: &[&str]) -> Option<std::process::Output> {
             .arg(bin)
             .args(args)
             .env("NO_COLOR", "1")
+            .env("LC_ALL", "C.UTF-8")
             .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
             .output()
             .expect("run setpriv"),

@@ -69,6 +69,8 @@ impl Tmux {
             height,
             "env",
             "NO_COLOR=1",
+            // English whatever the machine speaks (a test of Chinese says so).
+            "LC_ALL=C.UTF-8",
             // The user's own config (its roots, theme) never leaks in.
             "XDG_CONFIG_HOME=/nonexistent-loopdeck-test-config",
         ];

@@ -337,6 +337,7 @@ fn as_nobody(args: &[&str]) -> Option<std::process::Output> {
             .arg(bin)
             .args(args)
             .env("NO_COLOR", "1")
+            .env("LC_ALL", "C.UTF-8")
             .output()
             .unwrap(),
     )

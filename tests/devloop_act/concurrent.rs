@@ -10,6 +10,7 @@ use super::{NOW, Ws, bug, show};
 fn spawn(w: &Ws, dir: &std::path::Path, args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_loopdeck"))
         .env("NO_COLOR", "1")
+        .env("LC_ALL", "C.UTF-8")
         .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
         .env("XDG_STATE_HOME", w.state.path())
         .arg("act")

@@ -1,0 +1,71 @@
+//! Languages (issue 11 §2), through the binary as a user runs it: the
+//! language comes from the config, else LC_ALL / LC_MESSAGES / LANG; the
+//! JSON output is the same in every language; a wrong `language` is
+//! refused at its line.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure
+
+mod common;
+
+use common::{NOW, loopdeck, workspace};
+
+/// stdout and stderr of `loopdeck ARGS --now NOW` with `env` added.
+fn run(args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
+    let mut c = loopdeck();
+    c.args(args).args(["--now", NOW]);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().expect("run");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+const CHINESE: [(&str, &str); 1] = [("LC_ALL", "zh_CN.UTF-8")];
+
+#[test]
+fn json_output_is_the_same_in_every_language() {
+    let (_t, ws) = workspace();
+    let ws = ws.to_str().unwrap();
+    for args in [
+        vec!["list", ws, "--json"],
+        vec!["inbox", ws, "--json"],
+        vec!["check", ws, "--json"],
+        vec!["list", ws, "--json", "--changed"],
+    ] {
+        let (en, _, code_en) = run(&args, &[]);
+        let (zh, _, code_zh) = run(&args, &CHINESE);
+        assert!(!en.is_empty(), "{args:?} printed nothing");
+        assert_eq!(code_en, code_zh, "{args:?}");
+        assert_eq!(en, zh, "{args:?}: the JSON changed with the language");
+    }
+    // One project of each format, in full.
+    let listed: serde_json::Value =
+        serde_json::from_str(&run(&["list", ws, "--json"], &[]).0).unwrap();
+    let mut formats = std::collections::BTreeSet::new();
+    for p in listed["projects"].as_array().unwrap() {
+        if formats.insert(p["format"].as_str().unwrap().to_owned()) {
+            let path = p["path"].as_str().unwrap();
+            let (en, _, _) = run(&["show", path, "--json"], &[]);
+            let (zh, _, _) = run(&["show", path, "--json"], &CHINESE);
+            assert_eq!(en, zh, "show {path}: the JSON changed with the language");
+        }
+    }
+    assert_eq!(formats.len(), 4, "{formats:?}");
+}
+
+#[test]
+fn a_language_the_config_does_not_know_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(&cfg, "theme = \"default\"\nlanguage = \"fr\"\n").unwrap();
+    let (_, err, code) = run(&["list", "--config", cfg.to_str().unwrap()], &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("line 2"), "{err}");
+    assert!(
+        err.contains("unknown language `fr`") && err.contains("\"zh-CN\""),
+        "{err}"
+    );
+}
