@@ -21,6 +21,8 @@ mod tests_issue7;
 #[cfg(test)]
 mod tests_keys;
 #[cfg(test)]
+mod tests_lang;
+#[cfg(test)]
 mod tests_notice;
 #[cfg(test)]
 mod tests_revisions;

@@ -164,8 +164,12 @@ macro_rules! files {
     };
 }
 
-/// Every catalogue file, in both languages.
-const FILES: [File; 6] = files!["common", "model", "ui", "app", "cli", "runtime"];
+/// Every catalogue file, in both languages: `common` (words several areas
+/// share), `model` (the domain's own labels), `ui` (the console's frame,
+/// dialogs, list and inbox), `panes` (a project's tabs), `app` (hints, help,
+/// the palette, status messages), `cli` (the headless commands' plain
+/// output), `runtime` (the console's start, config and watcher messages).
+const FILES: [File; 7] = files!["common", "model", "ui", "panes", "app", "cli", "runtime"];
 
 /// A catalogue entry.
 #[derive(Debug, Clone, PartialEq, Eq)]

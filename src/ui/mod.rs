@@ -24,6 +24,10 @@ mod decide_tests;
 #[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
+mod lang_panes_tests;
+#[cfg(test)]
+mod lang_tests;
+#[cfg(test)]
 mod notice_tests;
 #[cfg(test)]
 mod small_tests;

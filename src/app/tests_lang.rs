@@ -1,0 +1,1 @@
+//! Hints, help, the palette and status messages in Simplified Chinese (issue 11 §2).
