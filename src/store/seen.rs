@@ -5,6 +5,11 @@
 //! (see `model::seen::Seen`). A missing file is an empty memory; an
 //! unreadable or corrupt one too, said once (and replaced by the next
 //! save). Never a crash.
+//!
+//! Two consoles may be open at once: a save merges with what is on disk
+//! under the store's own lock (`seen.json.loopdeck-lock`), each project
+//! keeping the look taken later, so neither console forgets what the other
+//! recorded.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -58,7 +63,12 @@ fn unreadable(file: &Path, why: &str) -> String {
     )
 }
 
-/// Write the memory to `dir` (made 0700 if missing), atomically, 0600.
+/// How long a save waits for another console's save to finish.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Write the memory to `dir` (made 0700 if missing), atomically, 0600,
+/// merged with what another console saved there meanwhile: per project,
+/// the later look wins.
 pub fn save(dir: &Path, projects: &BTreeMap<String, Seen>) -> Result<(), StoreError> {
     let mut b = fs::DirBuilder::new();
     b.recursive(true);
@@ -68,10 +78,18 @@ pub fn save(dir: &Path, projects: &BTreeMap<String, Seen>) -> Result<(), StoreEr
         b.mode(0o700);
     }
     b.create(dir)?;
+    let _lock = super::lock::acquire(dir, FILE, super::txn::LockKind::Owner, LOCK_WAIT)
+        .map_err(|e| StoreError::Io(std::io::Error::other(e.to_string())))?;
+    let mut merged = load(dir).0;
+    for (key, seen) in projects {
+        if merged.get(key).is_none_or(|on_disk| on_disk.at <= seen.at) {
+            merged.insert(key.clone(), seen.clone());
+        }
+    }
     let file = path(dir);
     let bytes = serde_json::to_vec(&OnDisk {
         version: VERSION,
-        projects: projects.clone(),
+        projects: merged,
     })
     .map_err(|e| StoreError::Io(std::io::Error::other(e)))?;
     // A new file is created 0600 first: the replacement keeps its mode.
@@ -133,10 +151,39 @@ mod tests {
             let mode = fs::metadata(&state).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o700);
         }
-        // Saved again over itself: still one file, still 0600.
-        save(&state, &BTreeMap::new()).unwrap();
-        assert!(load(&state).0.is_empty());
+        // Saved again over itself: still one file (the lock is gone), 0600.
+        save(&state, &memory()).unwrap();
+        assert_eq!(load(&state).0, memory());
         assert_eq!(fs::read_dir(&state).unwrap().count(), 1);
+    }
+
+    /// What a console saw of `name` at `hour`.
+    fn look(name: &str, hour: u32) -> (String, Seen) {
+        let mut p = Project::new(
+            Format::Gsd,
+            PathBuf::from(format!("/w/{name}")),
+            name.into(),
+        );
+        p.status = format!("seen at {hour}");
+        let at = Utc.with_ymd_and_hms(2026, 6, 1, hour, 0, 0).unwrap();
+        (format!("gsd:/w/{name}"), Seen::of(&p, at))
+    }
+
+    #[test]
+    fn two_consoles_saving_keep_each_projects_later_look() {
+        let dir = tempfile::tempdir().unwrap();
+        // Console one looked at a (10h) and b (11h); console two, started
+        // before one saved, looked at b later (12h) and at c, and still
+        // remembers a from an older run (9h).
+        let one = BTreeMap::from([look("a", 10), look("b", 11)]);
+        let two = BTreeMap::from([look("a", 9), look("b", 12), look("c", 8)]);
+        save(dir.path(), &one).unwrap();
+        save(dir.path(), &two).unwrap();
+        let want = BTreeMap::from([look("a", 10), look("b", 12), look("c", 8)]);
+        assert_eq!(load(dir.path()), (want.clone(), None));
+        // Console one saves again what it knows: nothing two recorded is lost.
+        save(dir.path(), &one).unwrap();
+        assert_eq!(load(dir.path()).0, want);
     }
 
     #[test]
