@@ -95,6 +95,19 @@ fn is_heading(name: &str) -> bool {
     matches!(name, "h1" | "h2" | "h3")
 }
 
+/// Whether tag `name` ends a heading left open: a section's start or end,
+/// another heading, or the start of a block of body text. (`div` and
+/// `span` do not: generators wrap a heading's words in them.)
+fn ends_title(name: &str, end: bool) -> bool {
+    name == "section"
+        || !end
+            && (is_heading(name)
+                || matches!(
+                    name,
+                    "p" | "pre" | "ul" | "ol" | "dl" | "table" | "blockquote" | "hr"
+                ))
+}
+
 /// Split `html` into its sections, in document order.
 pub fn sections(html: &str) -> Sections {
     let tags = html::tags(html);
@@ -142,6 +155,15 @@ pub fn sections(html: &str) -> Sections {
             continue;
         }
         let name = t.name.as_str();
+        // A heading left open (`<h2>Title<p>…`) ends where its section's
+        // text or the next section begins, so the next section never ends
+        // up in its title.
+        if title.is_some()
+            && ends_title(name, t.end)
+            && let (Some(buf), Some(i)) = (title.take(), current)
+        {
+            drafts[i].title = Some(squash(&buf));
+        }
         if !t.end
             && (matches!(name, "script" | "style" | "template")
                 || name == "footer" && t.has("data-changelog"))
@@ -580,6 +602,31 @@ mod tests {
     }
 
     #[test]
+    fn a_heading_left_open_ends_at_its_text_or_the_next_section() {
+        let s = sections(
+            "<section id=a><h2>Title<p>Body one</section>\
+             <section id=b><h3>Next<section id=c><h2>Inner</h2></section></section>\
+             <h2><span>Wrapped</span> words</h2><p>after</p>",
+        );
+        let got: Vec<(&str, &str, Vec<&str>)> = s
+            .sections
+            .iter()
+            .map(|x| {
+                let lines = x.lines.iter().map(String::as_str).collect();
+                (x.key.as_str(), x.title.as_str(), lines)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a", "Title", vec!["Body one"]),
+                ("b", "Next", vec!["Inner"]),
+                ("Wrapped words", "Wrapped words", vec!["after"]),
+            ]
+        );
+    }
+
+    #[test]
     fn sections_are_compared_added_removed_changed_with_a_few_diff_lines() {
         let (changes, same) = compare(&sections(OLD).sections, &sections(NEW).sections);
         let got: Vec<(SectionKind, &str)> =
@@ -705,18 +752,47 @@ mod tests {
         assert!(r[0].sections.as_ref().unwrap().problem.is_none());
     }
 
-    /// Without a changelog the archive names are the revisions, each
-    /// compared with the archive before it.
+    /// Without a changelog the archive names are the revisions, in the
+    /// order they were written, each compared with the archive of its kind
+    /// before it.
     #[test]
     fn archives_alone_are_compared_with_each_other() {
         let tmp = tempfile::tempdir().unwrap();
         let d = tmp.path();
         fs::create_dir_all(d.join("history")).unwrap();
-        fs::write(d.join("history/prd-rev-1.html"), OLD).unwrap();
-        fs::write(d.join("history/prd-rev-2.html"), NEW).unwrap();
+        let archive = |name: &str, html: &str, at: &str| {
+            let f = d.join("history").join(name);
+            fs::write(&f, html).unwrap();
+            let t: chrono::DateTime<chrono::Utc> = at.parse().unwrap();
+            let t = std::time::SystemTime::from(t);
+            fs::File::options()
+                .write(true)
+                .open(&f)
+                .unwrap()
+                .set_modified(t)
+                .unwrap();
+        };
+        archive("prd-rev-1.html", OLD, "2026-06-01T09:00:00Z");
+        archive("sdd-rev-1.html", OLD, "2026-06-01T10:00:00Z");
+        archive("prd-rev-2.html", NEW, "2026-06-01T11:00:00Z");
         let mut p = project(d);
         changelog(&mut p, d);
-        let r = &p.detail.revisions;
+        let r: Vec<_> = p
+            .detail
+            .revisions
+            .iter()
+            .filter(|r| r.event.kind == "prd_rev")
+            .collect();
+        let order: Vec<(&str, &str)> = p
+            .detail
+            .revisions
+            .iter()
+            .map(|r| (r.event.kind.as_str(), r.rev.as_str()))
+            .collect();
+        assert_eq!(
+            order,
+            [("prd_rev", "1"), ("sdd_rev", "1"), ("prd_rev", "2")]
+        );
         assert_eq!(r.len(), 2);
         let two = r[1].sections.as_ref().unwrap();
         assert_eq!(two.old.as_deref(), Some("history/prd-rev-1.html"));

@@ -265,13 +265,16 @@ pub fn history(dir: &Path) -> Vec<Archived> {
     out
 }
 
-/// Revisions from the archive names, when there is no changelog.
+/// Revisions from the archive names, when there is no changelog, oldest
+/// first by the time each archive was written (kind and number break ties
+/// and order archives without a time), so PRD and SDD revisions interleave
+/// as they happened.
 fn history_revisions(dir: &Path) -> Vec<Revision> {
-    history(dir)
+    let mut revisions: Vec<Revision> = history(dir)
         .into_iter()
         .map(|a| Revision {
             event: Event {
-                at: None,
+                at: store::contained_file(dir, &a.file).and_then(|f| store::mtime(&f)),
                 source: String::new(),
                 kind: format!("{}_rev", a.kind),
                 summary: format!("rev {} · archived as {}", a.rev, a.file),
@@ -284,7 +287,9 @@ fn history_revisions(dir: &Path) -> Vec<Revision> {
             archive: None,
             sections: None,
         })
-        .collect()
+        .collect();
+    revisions.sort_by_key(|r| r.event.at);
+    revisions
 }
 
 #[cfg(test)]
