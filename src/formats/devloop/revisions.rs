@@ -18,7 +18,7 @@ use similar::{Algorithm, DiffOp, DiffTag, TextDiff};
 use super::html::{self, rev_number, squash};
 use super::timeline::HISTORY_DIR;
 use crate::model::{
-    DiffLine, DocDiff, Finding, Level, LineKind, Project, SectionChange, SectionKind,
+    DiffLine, DocDiff, Finding, Level, LineKind, Project, Revision, SectionChange, SectionKind,
 };
 use crate::store::StoreError;
 
@@ -437,128 +437,139 @@ fn read_sections(dir: &Path, file: &str) -> Result<Arc<Sections>, StoreError> {
 }
 
 /// Fill `sections` of the newest [`COMPARED`] PRD and SDD revisions of
-/// `p.detail.revisions` (oldest first). `archived`: the list came from the
+/// `p.detail.revisions` (oldest first), for the headless commands that
+/// print them (`show`, `check`). `archived`: the list came from the
 /// `history/` names alone (each revision is its own archive; the current
-/// file is not one of them).
+/// file is not one of them). The console compares one revision when its
+/// drawer opens ([`compare_revision`]).
 pub fn compare_documents(p: &mut Project, dir: &Path, archived: bool) {
-    let revs = &p.detail.revisions;
-    // (index, doc, number) of the revisions to compare, newest first.
-    let mut wanted: Vec<(usize, &'static str, String, Option<u64>)> = Vec::new();
-    for (i, r) in revs.iter().enumerate().rev() {
-        if wanted.len() == COMPARED {
-            break;
-        }
-        if let Some((doc, current)) = document(&r.event.kind, dir) {
-            wanted.push((i, doc, current, rev_number(&r.rev)));
-        }
-    }
-    let mut findings = Vec::new();
-    let mut diffs = Vec::new();
-    for (i, doc, current, number) in wanted {
-        let r = &revs[i];
-        let Some(n) = number else {
-            diffs.push((
-                i,
-                DocDiff {
-                    problem: Some(format!(
-                        "rev {:?} is not a number: nothing to compare",
-                        r.rev
-                    )),
-                    ..DocDiff::default()
-                },
-            ));
+    let wanted: Vec<usize> = (0..p.detail.revisions.len())
+        .rev()
+        .filter(|&i| document(&p.detail.revisions[i].event.kind, dir).is_some())
+        .take(COMPARED)
+        .collect();
+    for i in wanted {
+        let Some((diff, findings)) = compare_revision(&p.detail.revisions, i, dir, archived) else {
             continue;
         };
-        let same_kind = |j: &usize| revs[*j].event.kind == r.event.kind;
-        let newest = (0..revs.len())
-            .filter(same_kind)
-            .filter_map(|j| rev_number(&revs[j].rev))
-            .max()
-            .unwrap_or(n);
-        let before = (0..i)
-            .rev()
-            .filter(same_kind)
-            .filter_map(|j| rev_number(&revs[j].rev))
-            .find(|&m| m < n);
-        let new_file = if n == newest && !archived {
-            current
-        } else {
-            format!("{HISTORY_DIR}/{doc}-rev-{n}.html")
-        };
-        let named = r.archive.clone().filter(|_| !archived);
-        let old_file = named.clone().or_else(|| {
-            before
-                .or(n.checked_sub(1).filter(|&m| m > 0))
-                .map(|m| format!("{HISTORY_DIR}/{doc}-rev-{m}.html"))
-        });
-        let mut diff = DocDiff {
-            old: old_file.clone(),
-            new: Some(new_file.clone()),
+        p.detail.revisions[i].sections = Some(diff);
+        for f in findings {
+            if !p
+                .findings
+                .iter()
+                .any(|x| x.code == f.code && x.message == f.message)
+            {
+                p.findings.push(f);
+            }
+        }
+    }
+}
+
+/// Whether the revisions of the project in `dir` come from the `history/`
+/// names alone (there is no changelog).
+pub fn archived(dir: &Path) -> bool {
+    crate::store::contained_file(dir, super::timeline::CHANGELOG).is_none()
+}
+
+/// The section diff of revision `i` of `revs` (a PRD or SDD revision)
+/// against the revision of its kind before it, and the findings of
+/// archives that could not be read. `None`: not a PRD or SDD revision.
+pub fn compare_revision(
+    revs: &[Revision],
+    i: usize,
+    dir: &Path,
+    archived: bool,
+) -> Option<(DocDiff, Vec<Finding>)> {
+    let r = revs.get(i)?;
+    let (doc, current) = document(&r.event.kind, dir)?;
+    let Some(n) = rev_number(&r.rev) else {
+        let diff = DocDiff {
+            problem: Some(format!(
+                "rev {:?} is not a number: nothing to compare",
+                r.rev
+            )),
             ..DocDiff::default()
         };
-        let mut problems = Vec::new();
-        let mut load = |file: &str| match read_sections(dir, file) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                let gone = matches!(e, StoreError::Vanished);
-                let why = if gone {
-                    "is not there".to_owned()
-                } else {
-                    e.to_string()
-                };
-                // An archive the changelog names is reported once, by the
-                // changelog's own check; a current document that is
-                // missing, by the PRD and SDD readers.
-                let archive = file.starts_with(&format!("{HISTORY_DIR}/"));
-                if archive && (named.as_deref() != Some(file) || !gone) {
-                    findings.push(
-                        Finding::new(
-                            Level::Info,
-                            "devloop.history-unreadable",
-                            format!(
-                                "{} rev {} cannot be compared with the revision before: {file} {why}",
-                                doc, r.rev
-                            ),
-                        )
-                        .at(file),
-                    );
-                }
-                problems.push(format!("{file} {why}"));
-                None
+        return Some((diff, Vec::new()));
+    };
+    let same_kind = |j: &usize| revs[*j].event.kind == r.event.kind;
+    let newest = (0..revs.len())
+        .filter(same_kind)
+        .filter_map(|j| rev_number(&revs[j].rev))
+        .max()
+        .unwrap_or(n);
+    let before = (0..i)
+        .rev()
+        .filter(same_kind)
+        .filter_map(|j| rev_number(&revs[j].rev))
+        .find(|&m| m < n);
+    let new_file = if n == newest && !archived {
+        current
+    } else {
+        format!("{HISTORY_DIR}/{doc}-rev-{n}.html")
+    };
+    let named = r.archive.clone().filter(|_| !archived);
+    let old_file = named.clone().or_else(|| {
+        before
+            .or(n.checked_sub(1).filter(|&m| m > 0))
+            .map(|m| format!("{HISTORY_DIR}/{doc}-rev-{m}.html"))
+    });
+    let mut diff = DocDiff {
+        old: old_file.clone(),
+        new: Some(new_file.clone()),
+        ..DocDiff::default()
+    };
+    let mut findings = Vec::new();
+    let mut problems = Vec::new();
+    let mut load = |file: &str| match read_sections(dir, file) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            let gone = matches!(e, StoreError::Vanished);
+            let why = if gone {
+                "is not there".to_owned()
+            } else {
+                e.to_string()
+            };
+            // An archive the changelog names is reported once, by the
+            // changelog's own check; a current document that is missing,
+            // by the PRD and SDD readers.
+            let archive = file.starts_with(&format!("{HISTORY_DIR}/"));
+            if archive && (named.as_deref() != Some(file) || !gone) {
+                findings.push(
+                    Finding::new(
+                        Level::Info,
+                        "devloop.history-unreadable",
+                        format!(
+                            "{} rev {} cannot be compared with the revision before: {file} {why}",
+                            doc, r.rev
+                        ),
+                    )
+                    .at(file),
+                );
             }
-        };
-        let new_doc = load(&new_file);
-        let old_doc = match &old_file {
-            Some(f) => load(f),
-            None => Some(Arc::new(Sections::default())),
-        };
-        if let (Some(o), Some(nw)) = (&old_doc, &new_doc) {
-            let (sections, unchanged) = compare(&o.sections, &nw.sections);
-            diff.sections = sections;
-            diff.unchanged = unchanged;
-            if o.truncated || nw.truncated {
-                problems.push(format!(
-                    "only the first {MAX_SECTIONS} sections are compared"
-                ));
-            }
+            problems.push(format!("{file} {why}"));
+            None
         }
-        if !problems.is_empty() {
-            diff.problem = Some(problems.join("; "));
-        }
-        diffs.push((i, diff));
-    }
-    for (i, diff) in diffs {
-        p.detail.revisions[i].sections = Some(diff);
-    }
-    for f in findings {
-        if !p
-            .findings
-            .iter()
-            .any(|x| x.code == f.code && x.message == f.message)
-        {
-            p.findings.push(f);
+    };
+    let new_doc = load(&new_file);
+    let old_doc = match &old_file {
+        Some(f) => load(f),
+        None => Some(Arc::new(Sections::default())),
+    };
+    if let (Some(o), Some(nw)) = (&old_doc, &new_doc) {
+        let (sections, unchanged) = compare(&o.sections, &nw.sections);
+        diff.sections = sections;
+        diff.unchanged = unchanged;
+        if o.truncated || nw.truncated {
+            problems.push(format!(
+                "only the first {MAX_SECTIONS} sections are compared"
+            ));
         }
     }
+    if !problems.is_empty() {
+        diff.problem = Some(problems.join("; "));
+    }
+    Some((diff, findings))
 }
 
 #[cfg(test)]
