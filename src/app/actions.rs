@@ -308,7 +308,7 @@ fn next_changed(m: &mut Model) {
         .find(|&r| m.seen.changed(&m.projects[rows[r]]));
     match next {
         Some(r) => m.select_row(r),
-        None => m.status = Some("nothing changed since you looked".to_owned()),
+        None => m.status = Some(crate::t!("app.status.nothing_changed").to_owned()),
     }
 }
 

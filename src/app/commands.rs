@@ -6,8 +6,10 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::keymap::key_label;
 use super::panes::Sort;
 use super::{Focus, Mode, Model, Screen, Tab};
+use crate::t;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
@@ -113,10 +115,22 @@ pub struct Binding {
     /// How help shows the keys ("" for palette-only commands).
     pub label: &'static str,
     pub command: Command,
-    /// What help and the palette say.
-    pub description: &'static str,
-    /// On the hint bar: (rank, text), lower ranks first.
-    pub hint: Option<(u8, &'static str)>,
+    /// What help and the palette say, in the language in force (a lookup
+    /// in the catalogue: the table is made before the language is known).
+    pub description: Text,
+    /// On the hint bar: (rank, keys, words), lower ranks first; shown as
+    /// "keys words" ("j/k move").
+    pub hint: Option<(u8, &'static str, Text)>,
+}
+
+/// Text from the catalogue, looked up when it is shown.
+pub type Text = fn() -> &'static str;
+
+/// `text` in English, whatever the language in force (the palette matches
+/// the English names too).
+pub fn english(text: Text) -> &'static str {
+    let _en = crate::i18n::scoped(crate::i18n::Lang::En);
+    text()
 }
 
 const fn b(
@@ -125,8 +139,8 @@ const fn b(
     keys: &'static [Key],
     label: &'static str,
     command: Command,
-    description: &'static str,
-    hint: Option<(u8, &'static str)>,
+    description: Text,
+    hint: Option<(u8, &'static str, Text)>,
 ) -> Binding {
     Binding {
         mode,
@@ -148,76 +162,76 @@ use Scope::{Anywhere as Any, Detail, Drawer, InTab, Inbox, List};
 #[rustfmt::skip]
 pub static KEYMAP: &[Binding] = &[
     // The help overlay scrolls and closes.
-    b(H, Any, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, "scroll down", Some((1, "j/k scroll"))),
-    b(H, Any, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, "scroll up", None),
-    b(H, Any, &[K(KeyCode::PageDown)], "PgDn", Command::PageDown, "page down", Some((2, "PgUp/PgDn page"))),
-    b(H, Any, &[K(KeyCode::PageUp)], "PgUp", Command::PageUp, "page up", None),
-    b(H, Any, &[C('g'), K(KeyCode::Home)], "g Home", Command::Top, "go to the top", None),
-    b(H, Any, &[C('G'), K(KeyCode::End)], "G End", Command::Bottom, "go to the bottom", None),
-    b(H, Any, &[K(KeyCode::Esc), C('?'), C('q')], "Esc ? q", Command::CloseHelp, "close help", Some((0, "Esc close help"))),
+    b(H, Any, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, || t!("app.command.scroll_down"), Some((1, "j/k", || t!("app.hint.scroll")))),
+    b(H, Any, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, || t!("app.command.scroll_up"), None),
+    b(H, Any, &[K(KeyCode::PageDown)], "PgDn", Command::PageDown, || t!("app.command.page_down"), Some((2, "PgUp/PgDn", || t!("app.hint.page")))),
+    b(H, Any, &[K(KeyCode::PageUp)], "PgUp", Command::PageUp, || t!("app.command.page_up"), None),
+    b(H, Any, &[C('g'), K(KeyCode::Home)], "g Home", Command::Top, || t!("app.command.top"), None),
+    b(H, Any, &[C('G'), K(KeyCode::End)], "G End", Command::Bottom, || t!("app.command.bottom"), None),
+    b(H, Any, &[K(KeyCode::Esc), C('?'), C('q')], "Esc ? q", Command::CloseHelp, || t!("app.command.close_help"), Some((0, "Esc", || t!("app.hint.close_help")))),
     // Opening what is selected: one row per view, for the hint bar.
-    b(N, Inbox, &[K(KeyCode::Enter)], "Enter", Command::Open, "open: detail, drawer, inbox item", Some((0, "Enter jump to it"))),
-    b(N, List, &[K(KeyCode::Enter)], "Enter", Command::Open, "open: detail, drawer, inbox item", Some((0, "Enter open"))),
-    b(N, InTab(Tab::Units), &[K(KeyCode::Enter)], "Enter", Command::Open, "open: detail, drawer, inbox item", Some((2, "Enter unit"))),
-    b(N, InTab(Tab::Bugs), &[K(KeyCode::Enter)], "Enter", Command::Open, "open: detail, drawer, inbox item", Some((2, "Enter history"))),
-    b(N, InTab(Tab::Revisions), &[K(KeyCode::Enter)], "Enter", Command::Open, "open: detail, drawer, inbox item", Some((2, "Enter section diff"))),
-    b(N, Detail, &[K(KeyCode::Enter)], "Enter", Command::Open, "open: detail, drawer, inbox item", None),
-    b(N, InTab(Tab::Bugs), &[C('s')], "s", Command::CycleBugStatus, "bugs: cycle the status filter", Some((0, "s status"))),
-    b(N, InTab(Tab::Bugs), &[C('v')], "v", Command::CycleBugSeverity, "bugs: cycle the severity filter", Some((1, "v severity"))),
-    b(N, InTab(Tab::Timeline), &[C('f')], "f", Command::FollowTimeline, "timeline: follow the end", Some((0, "f follow"))),
-    b(N, Drawer, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, "scroll down", Some((0, "j/k scroll"))),
-    b(N, Drawer, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, "scroll up", None),
+    b(N, Inbox, &[K(KeyCode::Enter)], "Enter", Command::Open, || t!("app.command.open"), Some((0, "Enter", || t!("app.hint.jump")))),
+    b(N, List, &[K(KeyCode::Enter)], "Enter", Command::Open, || t!("app.command.open"), Some((0, "Enter", || t!("app.hint.open")))),
+    b(N, InTab(Tab::Units), &[K(KeyCode::Enter)], "Enter", Command::Open, || t!("app.command.open"), Some((2, "Enter", || t!("app.hint.unit")))),
+    b(N, InTab(Tab::Bugs), &[K(KeyCode::Enter)], "Enter", Command::Open, || t!("app.command.open"), Some((2, "Enter", || t!("app.hint.history")))),
+    b(N, InTab(Tab::Revisions), &[K(KeyCode::Enter)], "Enter", Command::Open, || t!("app.command.open"), Some((2, "Enter", || t!("app.hint.section_diff")))),
+    b(N, Detail, &[K(KeyCode::Enter)], "Enter", Command::Open, || t!("app.command.open"), None),
+    b(N, InTab(Tab::Bugs), &[C('s')], "s", Command::CycleBugStatus, || t!("app.command.bug_status"), Some((0, "s", || t!("app.hint.status")))),
+    b(N, InTab(Tab::Bugs), &[C('v')], "v", Command::CycleBugSeverity, || t!("app.command.bug_severity"), Some((1, "v", || t!("app.hint.severity")))),
+    b(N, InTab(Tab::Timeline), &[C('f')], "f", Command::FollowTimeline, || t!("app.command.follow"), Some((0, "f", || t!("app.hint.follow")))),
+    b(N, Drawer, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, || t!("app.command.scroll_down"), Some((0, "j/k", || t!("app.hint.scroll")))),
+    b(N, Drawer, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, || t!("app.command.scroll_up"), None),
     // Decisions: the hint names what `a` does on the selected row.
-    b(N, Any, &[C('a')], "a", Command::Decide, "decide on the selected item: answer, transition, approve…", Some((0, "a decide"))),
-    b(N, Inbox, &[Key::AnyDigit], "1-9", Command::Pick(0), "inbox: pick the item's option by its number", Some((1, "1-9 pick"))),
-    b(N, Inbox, &[C('y')], "y", Command::YesNo(true), "inbox: pick the item's yes option", None),
-    b(N, Inbox, &[C('n')], "n", Command::YesNo(false), "inbox: pick the item's no option", None),
+    b(N, Any, &[C('a')], "a", Command::Decide, || t!("app.command.decide"), Some((0, "a", || t!("app.hint.decide")))),
+    b(N, Inbox, &[Key::AnyDigit], "1-9", Command::Pick(0), || t!("app.command.pick"), Some((1, "1-9", || t!("app.hint.pick")))),
+    b(N, Inbox, &[C('y')], "y", Command::YesNo(true), || t!("app.command.yes"), None),
+    b(N, Inbox, &[C('n')], "n", Command::YesNo(false), || t!("app.command.no"), None),
     // After the inbox's `y` (an item with a yes option): elsewhere, and on
     // an item without one, y copies.
-    b(N, Any, &[C('y')], "y", Command::Copy, "copy the selected item's id, path or text (OSC 52)", Some((9, "y copy"))),
-    b(N, Any, &[C('o')], "o", Command::Page, "open the selected file in $PAGER", Some((9, "o open"))),
-    b(N, Any, &[C('e')], "e", Command::Edit, "edit the selected file in $EDITOR", None),
+    b(N, Any, &[C('y')], "y", Command::Copy, || t!("app.command.copy"), Some((9, "y", || t!("app.hint.copy")))),
+    b(N, Any, &[C('o')], "o", Command::Page, || t!("app.command.page"), Some((9, "o", || t!("app.hint.open")))),
+    b(N, Any, &[C('e')], "e", Command::Edit, || t!("app.command.edit"), None),
     // After the inbox's `n` (a "no" option): elsewhere n goes to the next
     // project changed since you looked.
-    b(N, List, &[C('n')], "n", Command::NextChanged, "next project changed since you looked", Some((7, "n next changed"))),
-    b(N, Detail, &[C('n')], "n", Command::NextChanged, "next project changed since you looked", None),
-    b(N, Any, &[C('u')], "u", Command::Undo, "undo the last decision made here", Some((4, "u undo"))),
-    b(N, Any, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, "move down", Some((1, "j/k move"))),
-    b(N, Any, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, "move up", None),
-    b(N, Any, &[C('g'), K(KeyCode::Home)], "g Home", Command::Top, "go to the top (the Timeline reads back)", None),
-    b(N, Any, &[C('G'), K(KeyCode::End)], "G End", Command::Bottom, "go to the bottom", None),
-    b(N, Any, &[K(KeyCode::PageDown)], "PgDn", Command::PageDown, "page down", None),
-    b(N, Any, &[K(KeyCode::PageUp)], "PgUp", Command::PageUp, "page up", None),
-    b(N, Any, &[K(KeyCode::Tab)], "Tab", Command::NextTab, "next tab", Some((2, "Tab/1-9 tabs"))),
-    b(N, Any, &[K(KeyCode::BackTab)], "S-Tab", Command::PrevTab, "previous tab", None),
-    b(N, Any, &[Key::Digit], "1-9", Command::TabNumber(0), "pick a tab by its number", None),
-    b(N, Drawer, &[K(KeyCode::Esc)], "Esc", Command::Back, "back: clear the filter, close, leave", Some((1, "Esc close"))),
-    b(N, List, &[K(KeyCode::Esc)], "Esc", Command::Back, "back: clear the filter, close, leave", None),
-    b(N, List, &[C('S')], "S", Command::CycleSort, "sort the list: update, name, waiting, status", None),
-    b(N, Any, &[K(KeyCode::Esc)], "Esc", Command::Back, "back: clear the filter, close, leave", Some((3, "Esc back"))),
-    b(N, Any, &[C('i')], "i", Command::Inbox, "inbox: everything waiting for a human", Some((4, "i inbox"))),
-    b(N, Any, &[C('p')], "p", Command::Projects, "projects", None),
-    b(N, Any, &[C('/')], "/", Command::Filter, "filter the list you are in", Some((6, "/ filter"))),
-    b(N, Any, &[C(':')], ":", Command::Palette, "command palette", Some((7, ": commands"))),
-    b(N, Any, &[C('?')], "?", Command::Help, "this help", Some((8, "? help"))),
-    b(N, Any, &[C('r')], "r", Command::Reload, "read every project again", None),
-    b(N, Any, &[Key::Ctrl('l')], "^L", Command::Redraw, "redraw the screen", None),
-    b(N, Any, &[C('q')], "q", Command::Quit, "quit", Some((5, "q quit"))),
+    b(N, List, &[C('n')], "n", Command::NextChanged, || t!("app.command.next_changed"), Some((7, "n", || t!("app.hint.next_changed")))),
+    b(N, Detail, &[C('n')], "n", Command::NextChanged, || t!("app.command.next_changed"), None),
+    b(N, Any, &[C('u')], "u", Command::Undo, || t!("app.command.undo"), Some((4, "u", || t!("app.hint.undo")))),
+    b(N, Any, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, || t!("app.command.move_down"), Some((1, "j/k", || t!("app.hint.move")))),
+    b(N, Any, &[C('k'), K(KeyCode::Up)], "k ↑", Command::Up, || t!("app.command.move_up"), None),
+    b(N, Any, &[C('g'), K(KeyCode::Home)], "g Home", Command::Top, || t!("app.command.top_timeline"), None),
+    b(N, Any, &[C('G'), K(KeyCode::End)], "G End", Command::Bottom, || t!("app.command.bottom"), None),
+    b(N, Any, &[K(KeyCode::PageDown)], "PgDn", Command::PageDown, || t!("app.command.page_down"), None),
+    b(N, Any, &[K(KeyCode::PageUp)], "PgUp", Command::PageUp, || t!("app.command.page_up"), None),
+    b(N, Any, &[K(KeyCode::Tab)], "Tab", Command::NextTab, || t!("app.command.next_tab"), Some((2, "Tab/1-9", || t!("app.hint.tabs")))),
+    b(N, Any, &[K(KeyCode::BackTab)], "S-Tab", Command::PrevTab, || t!("app.command.prev_tab"), None),
+    b(N, Any, &[Key::Digit], "1-9", Command::TabNumber(0), || t!("app.command.tab_number"), None),
+    b(N, Drawer, &[K(KeyCode::Esc)], "Esc", Command::Back, || t!("app.command.back"), Some((1, "Esc", || t!("app.hint.close")))),
+    b(N, List, &[K(KeyCode::Esc)], "Esc", Command::Back, || t!("app.command.back"), None),
+    b(N, List, &[C('S')], "S", Command::CycleSort, || t!("app.command.sort"), None),
+    b(N, Any, &[K(KeyCode::Esc)], "Esc", Command::Back, || t!("app.command.back"), Some((3, "Esc", || t!("app.hint.back")))),
+    b(N, Any, &[C('i')], "i", Command::Inbox, || t!("app.command.inbox"), Some((4, "i", || t!("app.hint.inbox")))),
+    b(N, Any, &[C('p')], "p", Command::Projects, || t!("app.command.projects"), None),
+    b(N, Any, &[C('/')], "/", Command::Filter, || t!("app.command.filter"), Some((6, "/", || t!("app.hint.filter")))),
+    b(N, Any, &[C(':')], ":", Command::Palette, || t!("app.command.palette"), Some((7, ":", || t!("app.hint.commands")))),
+    b(N, Any, &[C('?')], "?", Command::Help, || t!("app.command.help"), Some((8, "?", || t!("app.hint.help")))),
+    b(N, Any, &[C('r')], "r", Command::Reload, || t!("app.command.reload"), None),
+    b(N, Any, &[Key::Ctrl('l')], "^L", Command::Redraw, || t!("app.command.redraw"), None),
+    b(N, Any, &[C('q')], "q", Command::Quit, || t!("app.command.quit"), Some((5, "q", || t!("app.hint.quit")))),
     // Palette only.
-    b(N, Any, &[], "", Command::GoTab(Tab::Overview), "tab: Overview", None),
-    b(N, Any, &[], "", Command::GoTab(Tab::Frontier), "tab: Frontier", None),
-    b(N, Any, &[], "", Command::GoTab(Tab::Phases), "tab: Phases & Decisions", None),
-    b(N, Any, &[], "", Command::GoTab(Tab::Tasks), "tab: Tasks", None),
-    b(N, Any, &[], "", Command::GoTab(Tab::Units), "tab: Units", None),
-    b(N, Any, &[], "", Command::GoTab(Tab::Bugs), "tab: Bugs", None),
-    b(N, Any, &[], "", Command::GoTab(Tab::Timeline), "tab: Timeline", None),
-    b(N, Any, &[], "", Command::GoTab(Tab::Revisions), "tab: Revisions", None),
-    b(N, Any, &[], "", Command::GoTab(Tab::Agents), "tab: Agents", None),
-    b(N, Any, &[], "", Command::GoTab(Tab::Findings), "tab: Findings", None),
-    b(N, Any, &[], "", Command::SortBy(Sort::Updated), "sort: by update, newest first", None),
-    b(N, Any, &[], "", Command::SortBy(Sort::Name), "sort: by name", None),
-    b(N, Any, &[], "", Command::SortBy(Sort::Waiting), "sort: by waiting, most first", None),
-    b(N, Any, &[], "", Command::SortBy(Sort::Status), "sort: by status, what needs you first", None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Overview), || t!("app.command.tab_overview"), None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Frontier), || t!("app.command.tab_frontier"), None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Phases), || t!("app.command.tab_phases"), None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Tasks), || t!("app.command.tab_tasks"), None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Units), || t!("app.command.tab_units"), None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Bugs), || t!("app.command.tab_bugs"), None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Timeline), || t!("app.command.tab_timeline"), None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Revisions), || t!("app.command.tab_revisions"), None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Agents), || t!("app.command.tab_agents"), None),
+    b(N, Any, &[], "", Command::GoTab(Tab::Findings), || t!("app.command.tab_findings"), None),
+    b(N, Any, &[], "", Command::SortBy(Sort::Updated), || t!("app.command.sort_update"), None),
+    b(N, Any, &[], "", Command::SortBy(Sort::Name), || t!("app.command.sort_name"), None),
+    b(N, Any, &[], "", Command::SortBy(Sort::Waiting), || t!("app.command.sort_waiting"), None),
+    b(N, Any, &[], "", Command::SortBy(Sort::Status), || t!("app.command.sort_status"), None),
 ];
 
 fn in_scope(m: &Model, scope: Scope) -> bool {
@@ -329,9 +343,9 @@ pub fn help_rows(m: &Model) -> Vec<HelpRow> {
                         verbs.push(c.address.verb);
                     }
                 }
-                format!("decide on the selected row: {}", verbs.join(", "))
+                t!("app.help.decide_row", verbs = verbs.join(", "))
             }
-            _ => b.description.to_owned(),
+            _ => (b.description)().to_owned(),
         };
         rows.push(HelpRow {
             keys: b.label,
@@ -382,32 +396,33 @@ pub fn hints(m: &Model) -> Vec<Hint> {
         }
         // The inbox's `y` picks yes here (not copy): say so.
         if b.command == Command::YesNo(true) {
-            let text = if applies(m, Command::YesNo(false)) {
-                "y/n yes/no"
-            } else {
-                "y yes"
+            let yes = b.keys.first().map_or_else(String::new, |&k| key_label(k));
+            let no = active(m, mode)
+                .find(|b| b.command == Command::YesNo(false) && !b.keys.is_empty())
+                .and_then(|b| b.keys.first())
+                .map(|&k| key_label(k));
+            let text = match no {
+                Some(no) => t!("app.hint.yes_no", yes = yes, no = no),
+                None => t!("app.hint.yes", yes = yes),
             };
             found.push((
                 1,
                 Hint {
-                    text: text.to_owned(),
+                    text,
                     off: m.readonly,
                 },
             ));
             continue;
         }
-        if let Some((rank, text)) = b.hint {
+        if let Some((rank, keys, words)) = b.hint {
             let text = match b.command {
                 // "a approve": the verb of the selected row, after the key
                 // in force.
                 Command::Decide => super::decide::hint(m).map_or_else(
-                    || text.to_owned(),
-                    |h| {
-                        let key = text.split(' ').next().unwrap_or_default();
-                        format!("{key} {}", h.strip_prefix("a ").unwrap_or(&h))
-                    },
+                    || format!("{keys} {}", words()),
+                    |h| format!("{keys} {}", h.strip_prefix("a ").unwrap_or(&h)),
                 ),
-                _ => text.to_owned(),
+                _ => format!("{keys} {}", words()),
             };
             found.push((
                 rank,
@@ -422,12 +437,41 @@ pub fn hints(m: &Model) -> Vec<Hint> {
     found.into_iter().map(|(_, h)| h).collect()
 }
 
+/// The first key `cmd` has in force (as help shows it), if it has one.
+pub fn key_in_force(m: &Model, cmd: Command) -> Option<String> {
+    m.keymap
+        .iter()
+        .find(|b| b.mode == Mode::Normal && b.command == cmd && !b.keys.is_empty())
+        .and_then(|b| b.keys.first())
+        .map(|&k| key_label(k))
+}
+
+/// How well `needle` matches a description (lower is better), if at all:
+/// names that start with the input first, then words that do, then
+/// anything containing it.
+fn rank(description: &str, needle: &str) -> Option<u8> {
+    let d = description.to_lowercase();
+    if d.starts_with(needle) {
+        Some(0)
+    } else if d
+        .split([' ', ':', ',', '：', '，', '、', '（'])
+        .any(|w| w.starts_with(needle))
+    {
+        Some(1)
+    } else if d.contains(needle) {
+        Some(2)
+    } else {
+        None
+    }
+}
+
 /// Palette entries whose description contains `input` (case-insensitive),
-/// among the commands that apply here, each command once.
+/// in the language in force or in English, among the commands that apply
+/// here, each command once, as the language in force says it.
 pub fn matching(m: &Model, input: &str) -> Vec<(Command, &'static str)> {
     let needle = input.to_lowercase();
     let mut seen: Vec<Command> = Vec::new();
-    let mut found: Vec<(usize, Command, &'static str)> = Vec::new();
+    let mut found: Vec<(u8, Command, &'static str)> = Vec::new();
     for b in m
         .keymap
         .iter()
@@ -443,19 +487,15 @@ pub fn matching(m: &Model, input: &str) -> Vec<(Command, &'static str)> {
             continue;
         }
         seen.push(b.command);
-        let d = b.description.to_lowercase();
-        // Names that start with the input first, then words that do, then
-        // anything containing it.
-        let rank = if d.starts_with(&needle) {
-            0
-        } else if d.split([' ', ':', ',']).any(|w| w.starts_with(&needle)) {
-            1
-        } else if d.contains(&needle) {
-            2
-        } else {
+        let shown = (b.description)();
+        let Some(rank) = [rank(shown, &needle), rank(english(b.description), &needle)]
+            .into_iter()
+            .flatten()
+            .min()
+        else {
             continue;
         };
-        found.push((rank, b.command, b.description));
+        found.push((rank, b.command, shown));
     }
     found.sort_by_key(|(rank, _, _)| *rank);
     found

@@ -9,15 +9,13 @@ use std::path::PathBuf;
 use super::panes::{self, FrontierRow, PhaseRow};
 use super::{Drawer, Effect, Focus, Model, Screen, Tab};
 use crate::model::{Format, InboxKind, Project};
+use crate::t;
 
 /// The most text `y` copies, in bytes (OSC 52 carries it base64, a third
 /// longer; terminals and tmux refuse much longer sequences).
 pub const MAX_COPY: usize = 100 * 1024;
 
-/// What the status line adds after every copy: the terminal decides.
-pub const REFUSAL: &str = "OSC 52: your terminal must allow clipboard writes";
-
-/// How much of the copied text the status line repeats.
+/// How much of the copied text the status line repeats, in columns.
 const SHOWN: usize = 40;
 
 /// What `y` copies here: the selected item's id, path or text, raw (as the
@@ -139,24 +137,22 @@ pub fn clean(text: &str) -> (String, bool) {
 /// `y`: copy the selected item, saying what was copied.
 pub fn copy(m: &mut Model) -> Vec<Effect> {
     let Some(raw) = text(m) else {
-        m.status = Some("nothing selected to copy".to_owned());
+        m.status = Some(t!("app.copy.nothing_selected").to_owned());
         return vec![Effect::Render];
     };
     let (text, cut) = clean(&raw);
     if text.is_empty() {
-        m.status = Some("nothing to copy: the selected item is empty".to_owned());
+        m.status = Some(t!("app.copy.empty").to_owned());
         return vec![Effect::Render];
     }
-    let shown: String = if text.chars().count() > SHOWN {
-        let head: String = text.chars().take(SHOWN - 1).collect();
-        format!("{head}…")
-    } else {
-        text.clone()
-    };
+    // Cut by display columns: a Chinese character takes two.
+    let shown = crate::model::text::truncate(&text, SHOWN).into_owned();
+    // What the status line adds after every copy: the terminal decides.
+    let refusal = t!("app.copy.refusal");
     m.status = Some(if cut {
-        format!("copied the first 100 KB of {shown} ({REFUSAL})")
+        t!("app.copy.copied_cut", text = shown, refusal = refusal)
     } else {
-        format!("copied {shown} ({REFUSAL})")
+        t!("app.copy.copied", text = shown, refusal = refusal)
     });
     vec![Effect::Copy(text), Effect::Render]
 }
@@ -251,13 +247,21 @@ fn read(p: &Project, name: &str) -> bool {
 /// `o` (`editor` false) or `e`: open the selected file.
 pub fn open(m: &mut Model, editor: bool) -> Vec<Effect> {
     if editor && m.readonly {
-        m.status = Some("read-only: e (edit) is off; o opens the file in $PAGER".to_owned());
+        let key = |cmd| {
+            super::commands::key_in_force(m, cmd)
+                .unwrap_or_else(|| super::keymap::name(cmd).to_owned())
+        };
+        m.status = Some(t!(
+            "app.copy.readonly_edit",
+            edit = key(super::Command::Edit),
+            pager = key(super::Command::Page)
+        ));
         return vec![Effect::Render];
     }
     match file(m) {
         Some((dir, file)) => vec![Effect::Open { dir, file, editor }],
         None => {
-            m.status = Some("nothing selected to open".to_owned());
+            m.status = Some(t!("app.copy.nothing_to_open").to_owned());
             vec![Effect::Render]
         }
     }

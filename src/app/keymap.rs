@@ -17,10 +17,11 @@
 
 use crossterm::event::KeyCode;
 
-use super::commands::{Binding, Command, KEYMAP, Key, Scope};
+use super::commands::{Binding, Command, KEYMAP, Key, Scope, Text};
 use super::panes::Sort;
 use super::{Mode, Tab};
 use crate::config::KeyEntry;
+use crate::t;
 
 /// The stable name of an action in `[keys]` (kebab-case).
 pub fn name(cmd: Command) -> &'static str {
@@ -124,11 +125,11 @@ impl View {
 
     fn shown(self) -> String {
         match self {
-            View::Help => "the help".to_owned(),
-            View::List => "the list".to_owned(),
-            View::Inbox => "the inbox".to_owned(),
-            View::Drawer => "a drawer".to_owned(),
-            View::InTab(t) => format!("the {} tab", tab_name(t)),
+            View::Help => t!("app.keymap.view_help").to_owned(),
+            View::List => t!("app.keymap.view_list").to_owned(),
+            View::Inbox => t!("app.keymap.view_inbox").to_owned(),
+            View::Drawer => t!("app.keymap.view_drawer").to_owned(),
+            View::InTab(tab) => t!("app.keymap.view_tab", tab = tab_name(tab)),
         }
     }
 
@@ -162,9 +163,6 @@ fn views(b: &Binding) -> Vec<View> {
     }
 }
 
-const VIEWS: &str = "list, detail, inbox, drawer, help, or a tab: overview, frontier, phases, \
-                     tasks, units, bugs, timeline, revisions, agents, findings";
-
 /// The views `view.` names, and how specific it is (a view beats `detail`,
 /// which beats none).
 fn parse_view(s: &str) -> Option<(Vec<View>, u8)> {
@@ -183,9 +181,6 @@ fn parse_view(s: &str) -> Option<(Vec<View>, u8)> {
     })
 }
 
-const KEYS: &str = "a character, ctrl-x, alt-x, enter, esc, tab, backtab, space, up, down, \
-                    left, right, pgup, pgdn, home, end, backspace, delete, insert, f1-f12";
-
 /// A key as `[keys]` writes it.
 pub fn parse_key(s: &str) -> Result<Key, String> {
     let mut chars = s.chars();
@@ -202,7 +197,7 @@ pub fn parse_key(s: &str) -> Result<Key, String> {
     };
     if let Some(c) = lower.strip_prefix("ctrl-").and_then(single) {
         if c == 'c' {
-            return Err("ctrl-c always quits; it cannot be bound".to_owned());
+            return Err(t!("app.keymap.ctrl_c").to_owned());
         }
         return Ok(Key::Ctrl(c));
     }
@@ -230,7 +225,13 @@ pub fn parse_key(s: &str) -> Result<Key, String> {
         "insert" | "ins" => KeyCode::Insert,
         f => match f.strip_prefix('f').and_then(|n| n.parse::<u8>().ok()) {
             Some(n @ 1..=12) => KeyCode::F(n),
-            _ => return Err(format!("`{s}` is not a key ({KEYS})")),
+            _ => {
+                return Err(t!(
+                    "app.keymap.not_a_key",
+                    key = s,
+                    keys = t!("app.keymap.keys")
+                ));
+            }
         },
     };
     Ok(Key::Code(code))
@@ -316,7 +317,12 @@ fn check(e: &KeyEntry) -> Result<Entry, KeyError> {
         Some(v) => parse_view(v).ok_or_else(|| {
             err(
                 e.at,
-                format!("unknown view `{v}` in `{}` (views: {VIEWS})", e.name),
+                t!(
+                    "app.keymap.unknown_view",
+                    view = v,
+                    entry = e.name,
+                    views = t!("app.keymap.views")
+                ),
             )
         })?,
     };
@@ -326,9 +332,10 @@ fn check(e: &KeyEntry) -> Result<Entry, KeyError> {
         names.dedup();
         return Err(err(
             e.at,
-            format!(
-                "unknown action `{action}` in [keys] (actions: {})",
-                names.join(", ")
+            t!(
+                "app.keymap.unknown_action",
+                action = action,
+                actions = names.join(", ")
             ),
         ));
     };
@@ -348,16 +355,22 @@ fn check(e: &KeyEntry) -> Result<Entry, KeyError> {
         }
         return Err(err(
             e.at,
-            format!(
-                "`{}`: {action} does nothing there (it acts in {})",
-                e.name,
-                shown.join(", ")
+            t!(
+                "app.keymap.nothing_there",
+                entry = e.name,
+                action = action,
+                views = shown.join(t!("app.keymap.sep"))
             ),
         ));
     }
     let mut keys: Vec<Key> = Vec::new();
     for k in &e.keys {
-        let key = parse_key(k).map_err(|m| err(e.value_at, format!("`{}`: {m}", e.name)))?;
+        let key = parse_key(k).map_err(|m| {
+            err(
+                e.value_at,
+                t!("app.keymap.in_entry", entry = e.name, message = m),
+            )
+        })?;
         if !keys.contains(&key) {
             keys.push(key);
         }
@@ -365,10 +378,7 @@ fn check(e: &KeyEntry) -> Result<Entry, KeyError> {
     if matches!(cmd, Command::Pick(_) | Command::TabNumber(_)) && !keys.is_empty() {
         return Err(err(
             e.value_at,
-            format!(
-                "`{}`: {action} is the digits 1-9; it can only be unbound (\"\")",
-                e.name
-            ),
+            t!("app.keymap.digits", entry = e.name, action = action),
         ));
     }
     Ok(Entry {
@@ -454,15 +464,14 @@ pub fn build(entries: &[KeyEntry]) -> Result<&'static [Binding], KeyError> {
 }
 
 /// A row's hint ("j/k move") with the keys in force in `view`: each key of
-/// the text is the first key of a row of the table in the same mode and
+/// the hint is the first key of a row of the table in the same mode and
 /// scope; one unbound is left out, and the hint with it when none is left.
 fn hint<'a>(
     origin: usize,
     view: View,
-    (rank, text): (u8, &'static str),
+    (rank, part, words): (u8, &'static str, Text),
     keys_of: &impl Fn(usize, View) -> Option<(&'a [Key], bool)>,
-) -> Option<(u8, &'static str)> {
-    let (part, rest) = text.split_once(' ')?;
+) -> Option<(u8, &'static str, Text)> {
     let b = &KEYMAP[origin];
     let mut changed = false;
     let mut shown: Vec<String> = Vec::new();
@@ -481,13 +490,13 @@ fn hint<'a>(
         }
     }
     if !changed {
-        return Some((rank, text));
+        return Some((rank, part, words));
     }
     if shown.is_empty() {
         return None;
     }
-    let text = format!("{} {rest}", shown.join("/"));
-    Some((rank, Box::leak(text.into_boxed_str())))
+    let keys = shown.join("/");
+    Some((rank, Box::leak(keys.into_boxed_str()), words))
 }
 
 /// Two actions on one key in one view, where an entry set one of them.
@@ -516,20 +525,23 @@ fn conflicts(rows: &[Row], entries: &[Entry]) -> Result<(), KeyError> {
                 let by = |r: &Row| r.by.map(|i| &entries[i]);
                 let (at, other) = match (by(a), by(b)) {
                     (Some(x), Some(y)) if x.at > y.at => {
-                        (x, format!("{} (line {})", y.name, y.at.0))
+                        (x, t!("app.keymap.at_line", entry = y.name, line = y.at.0))
                     }
-                    (Some(x), Some(y)) => (y, format!("{} (line {})", x.name, x.at.0)),
+                    (Some(x), Some(y)) => {
+                        (y, t!("app.keymap.at_line", entry = x.name, line = x.at.0))
+                    }
                     (Some(x), None) => (x, name(rb.command).to_owned()),
                     (None, Some(y)) => (y, name(ra.command).to_owned()),
                     (None, None) => continue,
                 };
                 return Err(err(
                     at.at,
-                    format!(
-                        "`{}`: {} is also {other} in {}",
-                        at.name,
-                        key_label(key),
-                        view.shown(),
+                    t!(
+                        "app.keymap.conflict",
+                        entry = at.name,
+                        key = key_label(key),
+                        other = other,
+                        view = view.shown(),
                     ),
                 ));
             }

@@ -36,6 +36,7 @@ use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::model::{Event as TimelineEvent, Excerpt, Format, Project, Scenario, since_seconds};
+use crate::t;
 pub use actions::run;
 use actions::{filter_key, older, palette_key};
 pub use commands::{
@@ -90,31 +91,31 @@ impl Tab {
     /// A label for a narrow tab bar.
     pub fn short(self) -> &'static str {
         match self {
-            Tab::Overview => "Over",
-            Tab::Frontier => "Front",
-            Tab::Phases => "Phases",
-            Tab::Tasks => "Tasks",
-            Tab::Units => "Units",
-            Tab::Bugs => "Bugs",
-            Tab::Timeline => "Time",
-            Tab::Revisions => "Revs",
-            Tab::Agents => "Agents",
-            Tab::Findings => "Find",
+            Tab::Overview => t!("app.tab.short.overview"),
+            Tab::Frontier => t!("app.tab.short.frontier"),
+            Tab::Phases => t!("app.tab.short.phases"),
+            Tab::Tasks => t!("app.tab.short.tasks"),
+            Tab::Units => t!("app.tab.short.units"),
+            Tab::Bugs => t!("app.tab.short.bugs"),
+            Tab::Timeline => t!("app.tab.short.timeline"),
+            Tab::Revisions => t!("app.tab.short.revisions"),
+            Tab::Agents => t!("app.tab.short.agents"),
+            Tab::Findings => t!("app.tab.short.findings"),
         }
     }
 
     pub fn title(self) -> &'static str {
         match self {
-            Tab::Overview => "Overview",
-            Tab::Frontier => "Frontier",
-            Tab::Phases => "Phases & Decisions",
-            Tab::Tasks => "Tasks",
-            Tab::Units => "Units",
-            Tab::Bugs => "Bugs",
-            Tab::Timeline => "Timeline",
-            Tab::Revisions => "Revisions",
-            Tab::Agents => "Agents",
-            Tab::Findings => "Findings",
+            Tab::Overview => t!("app.tab.overview"),
+            Tab::Frontier => t!("app.tab.frontier"),
+            Tab::Phases => t!("app.tab.phases"),
+            Tab::Tasks => t!("app.tab.tasks"),
+            Tab::Units => t!("app.tab.units"),
+            Tab::Bugs => t!("app.tab.bugs"),
+            Tab::Timeline => t!("app.tab.timeline"),
+            Tab::Revisions => t!("app.tab.revisions"),
+            Tab::Agents => t!("app.tab.agents"),
+            Tab::Findings => t!("app.tab.findings"),
         }
     }
 }

@@ -27,6 +27,7 @@ use std::path::PathBuf;
 use super::reading::{Identity, identity};
 use super::{Effect, Focus, Mode, Model, Screen, Tab, panes};
 use crate::model::{Event as TimelineEvent, Format, InboxItem, InboxKind, Problem, Project};
+use crate::t;
 
 /// The most Timeline events kept in front of the tail while scrolled up.
 pub const KEEP_MAX: usize = 2_000;
@@ -232,11 +233,6 @@ fn notice(fresh: &[(&Project, &InboxItem)]) -> Effect {
             body: format!("{}: {}", item.kind.label(), item.title),
         };
     }
-    let what = if fresh.iter().all(|(_, i)| i.kind == InboxKind::Question) {
-        "questions"
-    } else {
-        "items"
-    };
     let mut names: Vec<&str> = Vec::new();
     for (p, _) in fresh {
         if !names.contains(&p.name.as_str()) {
@@ -244,14 +240,16 @@ fn notice(fresh: &[(&Project, &InboxItem)]) -> Effect {
         }
     }
     let shown = names.len().min(3);
-    let mut body = format!(
-        "{} new {what} waiting · {}",
-        fresh.len(),
-        names[..shown].join(", ")
-    );
+    let mut listed = names[..shown].join(", ");
     if names.len() > shown {
-        body.push_str(&format!(" (+{} more)", names.len() - shown));
+        listed = t!("app.notify.more", names = listed, n = names.len() - shown);
     }
+    let n = fresh.len();
+    let body = if fresh.iter().all(|(_, i)| i.kind == InboxKind::Question) {
+        t!("app.notify.questions", n = n, names = listed)
+    } else {
+        t!("app.notify.items", n = n, names = listed)
+    };
     Effect::Notify {
         title: "loopdeck".to_owned(),
         body,

@@ -55,7 +55,11 @@ pub fn entries(m: &Model, input: &str) -> Vec<Entry> {
     out.extend(found.into_iter().take(MOST_PROJECTS).map(|(_, i)| {
         let p = &m.projects[i];
         Entry {
-            label: format!("go to: {} ({})", p.name, p.format.as_str()),
+            label: crate::t!(
+                "app.palette.go_to",
+                name = p.name,
+                format = p.format.as_str()
+            ),
             go: Go::Project(p.path.clone(), p.format),
         }
     }));

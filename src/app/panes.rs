@@ -60,10 +60,10 @@ impl Sort {
     /// How the list title says it.
     pub fn label(self) -> &'static str {
         match self {
-            Sort::Updated => "by update",
-            Sort::Name => "by name",
-            Sort::Waiting => "by waiting",
-            Sort::Status => "by status",
+            Sort::Updated => crate::t!("app.sort.updated"),
+            Sort::Name => crate::t!("app.sort.name"),
+            Sort::Waiting => crate::t!("app.sort.waiting"),
+            Sort::Status => crate::t!("app.sort.status"),
         }
     }
 }

@@ -155,9 +155,7 @@ fn edit_key(m: &mut Model, key: KeyEvent, esc: bool) -> Vec<Effect> {
         let long = f.inputs.iter().map(super::Input::chars).max().unwrap_or(0);
         if long > LONG_TEXT && !f.long_ok {
             f.long_ok = true;
-            f.note = Some(format!(
-                "over {LONG_TEXT} characters ({long}): agents may cut it; Ctrl-S again sends it as it is"
-            ));
+            f.note = Some(crate::t!("app.decide.too_long", max = LONG_TEXT, n = long));
             return vec![Effect::Render];
         }
         return preview(f, &mut m.decide_seq);

@@ -15,6 +15,7 @@ use ratatui_textarea::{TextArea, WrapMode};
 
 use super::{Effect, Focus, Mode, Model, Screen, Tab, panes};
 use crate::model::{Address, Field, Format, InboxItem, Project, Verb};
+use crate::t;
 
 pub use keys::{digit as keys_digit, form_key, paste, pick_key, yes_no};
 
@@ -41,9 +42,12 @@ impl Choice {
             Some(_) if self.mixed => self.address.describe(self.option.as_deref()),
             Some(o) => o.clone(),
             None if self.mixed && !self.address.options.is_empty() => {
-                format!("{}: type an answer…", self.address.describe(None))
+                t!(
+                    "app.decide.type_answer_for",
+                    what = self.address.describe(None)
+                )
             }
-            None if !self.address.options.is_empty() => "type an answer…".to_owned(),
+            None if !self.address.options.is_empty() => t!("app.decide.type_answer").to_owned(),
             None => self.address.describe(None),
         }
     }
@@ -216,10 +220,10 @@ impl Form {
     /// The title of the dialog ("answer OQ-3", "undo answer OQ-3").
     pub fn title(&self) -> String {
         match &self.what {
-            What::Undo { label, .. } => format!("undo {label}"),
+            What::Undo { label, .. } => t!("app.decide.title_undo", label = label),
             What::Decide => match (self.stage == Stage::Choose, self.choice()) {
                 (false, Some(c)) => c.address.describe(c.option.as_deref()),
-                _ => "decide".to_owned(),
+                _ => t!("app.decide.title").to_owned(),
             },
         }
     }
@@ -250,8 +254,7 @@ pub enum Decided {
 
 /// Why no decision can be made here (read-only), if so.
 pub fn readonly_reason(m: &Model) -> Option<&'static str> {
-    m.readonly
-        .then_some("read-only (--readonly or readonly = true): decisions are off")
+    m.readonly.then(|| t!("app.decide.readonly"))
 }
 
 /// The row the keys are on, as (project index, row target, tab); the
@@ -387,7 +390,12 @@ fn row_heading(m: &Model, p: &Project, target: &str) -> String {
     let task = p.detail.tasks.iter().find(|t| t.id == target);
     match (bug, task) {
         (Some(b), _) => format!("{} ({}) {}", b.id, b.status, b.title),
-        (_, Some(t)) => format!("task {} ({}) {}", t.id, t.status, t.title),
+        (_, Some(t)) => t!(
+            "app.decide.task_heading",
+            id = t.id,
+            status = t.status,
+            title = t.title
+        ),
         _ => target.to_owned(),
     }
 }
@@ -400,7 +408,7 @@ pub fn hint(m: &Model) -> Option<String> {
     Some(if same {
         format!("a {}", first.verb)
     } else {
-        "a decide".to_owned()
+        format!("a {}", t!("app.hint.decide"))
     })
 }
 
@@ -412,7 +420,7 @@ pub fn open(m: &mut Model, pick: Option<usize>) -> Vec<Effect> {
         return vec![Effect::Render];
     }
     let Some((pi, heading, choices)) = offers(m) else {
-        m.status = Some("nothing to decide here".to_owned());
+        m.status = Some(t!("app.decide.nothing_to_decide").to_owned());
         return vec![Effect::Render];
     };
     if pick.is_some_and(|i| i >= choices.len()) {
@@ -567,7 +575,7 @@ pub fn undo(m: &mut Model) -> Vec<Effect> {
         return vec![Effect::Render];
     }
     let Some(last) = m.last.clone() else {
-        m.status = Some("nothing to undo: no decision was made in this console".to_owned());
+        m.status = Some(t!("app.decide.nothing_to_undo").to_owned());
         return vec![Effect::Render];
     };
     let project = m
@@ -577,7 +585,7 @@ pub fn undo(m: &mut Model) -> Vec<Effect> {
         .map_or_else(|| last.path.display().to_string(), |p| p.name.clone());
     let mut form = Form::new(
         (last.path.clone(), last.format, project),
-        format!("undo {} (audit {})", last.label, last.id),
+        t!("app.decide.undo_heading", label = last.label, id = last.id),
         What::Undo {
             id: last.id,
             label: last.label,
@@ -628,21 +636,29 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
             m.mode = Mode::Normal;
             let written: Vec<&str> = files.iter().map(|f| f.file.as_str()).collect();
             let label = match &form.what {
-                What::Undo { label, .. } => format!("undone: {label}"),
+                What::Undo { label, .. } => t!("app.decide.undone", label = label),
                 What::Decide => form.title(),
             };
             let done = if written.is_empty() {
                 // A decision sent to a server (devloop sign-off, abandon,
                 // requirement): no file here, nothing to undo.
-                "done".to_owned()
+                t!("app.decide.done").to_owned()
             } else {
-                format!("wrote {}", written.join(", "))
+                t!("app.decide.wrote", files = written.join(", "))
             };
             let undoes = matches!(form.what, What::Decide) && audit_id.is_some();
-            m.status = Some(format!(
-                "{label} · {done}{}",
-                if undoes { " · u undoes" } else { "" }
-            ));
+            // The undo key in force (none said when it is unbound).
+            let undo_key =
+                super::commands::key_in_force(m, super::Command::Undo).filter(|_| undoes);
+            m.status = Some(match undo_key {
+                Some(key) => t!(
+                    "app.decide.status_undo",
+                    label = label,
+                    done = done,
+                    key = key
+                ),
+                None => t!("app.decide.status", label = label, done = done),
+            });
             match (&form.what, audit_id) {
                 (What::Decide, Some(id)) => {
                     m.last = Some(Last {
@@ -735,10 +751,7 @@ fn retry(m: &mut Model) -> Vec<Effect> {
         let Some(a) = still else {
             form.gone = true;
             form.stage = Stage::Failed {
-                message: format!(
-                    "{} is no longer offered: the project moved on (your text is still here; Esc closes)",
-                    c.address.describe(None)
-                ),
+                message: t!("app.decide.gone", what = c.address.describe(None)),
                 conflict: false,
             };
             return show(m, form, Vec::new());
@@ -755,9 +768,9 @@ fn retry(m: &mut Model) -> Vec<Effect> {
             form.choices
                 .extend(fresh.into_iter().map(|x| Choice { mixed, ..x }));
             form.pick = at;
-            form.note = Some(format!(
-                "{} is no longer offered: pick again",
-                c.address.describe(c.option.as_deref())
+            form.note = Some(t!(
+                "app.decide.pick_again",
+                what = c.address.describe(c.option.as_deref())
             ));
             form.stage = Stage::Choose;
             return show(m, form, Vec::new());
