@@ -250,6 +250,7 @@ fn the_config_then_lc_all_then_lang_choose_the_language() {
     let (configured, _, _) = run(&["list", ws, "--config", cfg.to_str().unwrap()], &[]);
     let (by_env, _, _) = run(&["list", ws], &CHINESE);
     assert!(configured.starts_with(&zh("cli.list.age")), "{configured}");
+    assert!(!configured.starts_with(&en("cli.list.age")), "{configured}");
     assert_eq!(configured, by_env);
     let (c_wins, _, _) = run(&["list", ws], &[("LC_ALL", "C"), ("LANG", "zh_CN.UTF-8")]);
     assert!(c_wins.starts_with(&en("cli.list.age")), "{c_wins}");
@@ -267,6 +268,7 @@ fn usage_errors_in_chinese() {
         &[("word", &"lsit"), ("command", &"list")],
     );
     assert_eq!(err, format!("loopdeck: {said}\n"));
+    assert!(!err.contains("is neither a command"), "{err}");
 
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("config.toml");
@@ -275,6 +277,7 @@ fn usage_errors_in_chinese() {
     let (_, err, code) = run(&["--config", cfg.to_str().unwrap(), d, "list"], &[]);
     assert_eq!(code, 2);
     assert_eq!(err, format!("loopdeck: {}\n", zh("cli.error.roots_after")));
+    assert_ne!(err, format!("loopdeck: {}\n", en("cli.error.roots_after")));
 
     let missing = dir.path().join("missing");
     let (_, err, code) = run(&["act", missing.to_str().unwrap(), "approve"], &CHINESE);
@@ -339,6 +342,7 @@ fn watch_plain_in_chinese() {
     let next = || rx.recv_timeout(Duration::from_secs(30)).ok();
     let header = next().unwrap();
     assert!(header.starts_with(&zh("cli.list.age")), "{header}");
+    assert!(!header.starts_with(&en("cli.list.age")), "{header}");
     let watching = zh("cli.watch.watching").replace("{watcher}", "");
     let mut before = vec![header];
     while !before.last().unwrap().starts_with(&watching) {

@@ -314,7 +314,7 @@ fn word(w: &str) -> String {
 }
 
 /// The plain line (or, for the snapshot, the `list` table and a line).
-fn plain(body: &Body<'_>) -> String {
+pub(super) fn plain(body: &Body<'_>) -> String {
     let time = |at: &str| at.get(11..19).unwrap_or(at).to_owned();
     let line = |at: &str, w: &str, rest: &str| format!("{} {} {rest}\n", time(at), word(w));
     match body {
