@@ -22,12 +22,21 @@ fn main() -> color_eyre::Result<ExitCode> {
     loopdeck::guard::quiet_hook();
 
     let args = Cli::parse();
+    // A usage error below speaks the language the config (if it reads) or
+    // the environment asks for; `cli::run` and the console choose for
+    // themselves once they have read the config.
+    let speak = || {
+        let config = loopdeck::config::load(args.global.config.as_deref()).ok();
+        loopdeck::config::speak(config.as_ref());
+    };
     let result = match &args.command {
         // `loopdeck ROOT list`: the roots belong after the command.
         Some(_) if !args.roots.is_empty() => {
+            speak();
             let _ = writeln!(
                 io::stderr(),
-                "loopdeck: a command's directories go after it (`loopdeck list ROOT`), not before"
+                "loopdeck: {}",
+                loopdeck::t!("cli.error.roots_after")
             );
             return Ok(ExitCode::from(loopdeck::exit::EXIT_USAGE as u8));
         }
@@ -42,10 +51,13 @@ fn main() -> color_eyre::Result<ExitCode> {
                 if std::fs::symlink_metadata(word).is_err()
                     && let Some(cmd) = word.to_str().and_then(cli::suggest_command)
                 {
+                    speak();
+                    let word =
+                        loopdeck::model::text::sanitize_line(&word.to_string_lossy()).into_owned();
                     let _ = writeln!(
                         io::stderr(),
-                        "loopdeck: {} is neither a command nor a directory; did you mean `loopdeck {cmd}`?",
-                        loopdeck::model::text::sanitize_line(&word.to_string_lossy())
+                        "loopdeck: {}",
+                        loopdeck::t!("cli.error.not_a_command", word = word, command = cmd)
                     );
                     return Ok(ExitCode::from(loopdeck::exit::EXIT_USAGE as u8));
                 }
@@ -60,7 +72,11 @@ fn main() -> color_eyre::Result<ExitCode> {
         // `loopdeck list | head`: the reader left; that is not a failure.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
         Err(e) => {
-            let _ = writeln!(io::stderr(), "loopdeck: cannot write the output: {e}");
+            let _ = writeln!(
+                io::stderr(),
+                "loopdeck: {}",
+                loopdeck::t!("cli.error.cannot_write", error = e)
+            );
             Ok(ExitCode::from(EXIT_FAILURE))
         }
     }

@@ -152,7 +152,7 @@ impl ActVerb {
                 rationale,
             } => {
                 if rationale.is_some() && !key_decision {
-                    return Err("--rationale goes with --key-decision".to_owned());
+                    return Err(crate::t!("cli.act.rationale").to_owned());
                 }
                 let text = args.pop().unwrap_or_default();
                 Verb::Answer {
@@ -272,10 +272,7 @@ pub fn run_act(
     if !project_dir.is_dir() {
         return Ok(super::usage(
             err,
-            &format!(
-                "{} does not exist or is not a directory",
-                project_dir.display()
-            ),
+            &crate::t!("cli.act.not_a_dir", dir = project_dir.display()),
         ));
     }
     let req = Request {
@@ -299,10 +296,7 @@ pub fn run_act(
                 }
                 return Ok(super::usage(
                     err,
-                    &format!(
-                        "{} is not a project loopdeck can act on (`loopdeck list {0}` lists the projects under it)",
-                        project_dir.display()
-                    ),
+                    &crate::t!("cli.act.not_a_project", dir = project_dir.display()),
                 ));
             }
         }
@@ -344,10 +338,7 @@ pub fn run_undo(
     opts.by = Some(flags.by.clone().unwrap_or_else(crate::who::login_name));
     opts.now = now;
     let Some(dir) = opts.audit_dir.clone() else {
-        return Ok(super::usage(
-            err,
-            "no state directory (set XDG_STATE_HOME or HOME), so there is no audit log to undo from",
-        ));
+        return Ok(super::usage(err, crate::t!("cli.act.no_state_dir")));
     };
     match audit::undo(&dir, &which, &opts) {
         Ok(outcome) => {
@@ -393,15 +384,15 @@ fn write_outcome(out: &mut dyn Write, verb: &str, o: &Outcome) -> io::Result<()>
         }
         writeln!(
             out,
-            "dry run: {verb} would change {} file(s); nothing written",
-            o.files.len()
+            "{}",
+            crate::t!("cli.act.dry_run", verb = verb, n = o.files.len())
         )?;
         return Ok(());
     }
     for f in &o.files {
         let short = |s: &Option<crate::store::txn::Stamp>| {
             s.as_ref().map_or_else(
-                || "none".to_owned(),
+                || crate::t!("cli.act.none").to_owned(),
                 |s| s.sha256.chars().take(12).collect(),
             )
         };
@@ -416,8 +407,9 @@ fn write_outcome(out: &mut dyn Write, verb: &str, o: &Outcome) -> io::Result<()>
     match &o.audit_id {
         Some(id) => writeln!(
             out,
-            "{verb}: done (audit {id}; `loopdeck undo {id}` puts it back)"
+            "{}",
+            crate::t!("cli.act.done_audit", verb = verb, id = id)
         ),
-        None => writeln!(out, "{verb}: done"),
+        None => writeln!(out, "{}", crate::t!("cli.act.done", verb = verb)),
     }
 }

@@ -460,7 +460,11 @@ fn seen_memory(
         .map(crate::store::seen::load)
         .unwrap_or_default();
     if let Some(w) = warning {
-        let _ = writeln!(err, "loopdeck: warning: {}", sanitize_line(&w));
+        let _ = writeln!(
+            err,
+            "loopdeck: {}",
+            crate::t!("cli.error.warning", message = sanitize_line(&w))
+        );
     }
     let mut memory =
         crate::model::seen::Memory::new(std::env::current_dir().unwrap_or_default(), saved);
@@ -487,12 +491,8 @@ fn project_for_show(dir: &Path, config: &Config) -> Result<Project, (i32, String
             Err((
                 EXIT_USAGE,
                 match projects.len() {
-                    0 => format!("{shown} holds no project loopdeck can read"),
-                    n => format!(
-                        "{shown} holds {n} project{} and is not one itself: `loopdeck list {shown}` lists them; show one with `loopdeck show {shown}/{}`",
-                        if n == 1 { "" } else { "s" },
-                        projects[0].id
-                    ),
+                    0 => crate::t!("cli.show.no_project", dir = shown),
+                    n => crate::t!("cli.show.several", dir = shown, n = n, id = projects[0].id),
                 },
             ))
         }

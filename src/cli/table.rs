@@ -1,20 +1,37 @@
 //! The plain (non-JSON) output of the headless commands. Every string from a
 //! project file passes through `sanitize_line` here, so no control or escape
 //! byte from file content reaches the terminal; columns are aligned by
-//! display width, so CJK text lines up.
+//! display width, so CJK text lines up. The words come from the `cli`
+//! catalogue (`crate::t!`), in the language in force.
 
 use std::fmt::Write as _;
 
 use super::views::{CheckView, InboxRow, Resume, Row};
 use crate::model::text::{pad, sanitize_line, width};
-use crate::model::{Finding, Frontier, Project, Question, relative_age};
+use crate::model::{Age, Finding, Frontier, Level, Project, Question, Scenario};
+use crate::t;
 
 fn s(text: &str) -> String {
     sanitize_line(text).into_owned()
 }
 
 fn age(seconds: Option<i64>) -> String {
-    seconds.map(relative_age).unwrap_or_else(|| "?".to_owned())
+    crate::i18n::age(seconds)
+}
+
+/// A finding's level as the plain output says it.
+pub fn level(l: Level) -> &'static str {
+    match l {
+        Level::Error => t!("cli.level.error"),
+        Level::Warning => t!("cli.level.warning"),
+        Level::Info => t!("cli.level.info"),
+    }
+}
+
+/// The widest of `words`, at least `min` columns: a label column sized for
+/// the words of the language in force.
+fn widest(min: usize, words: &[&str]) -> usize {
+    words.iter().map(|w| width(w)).fold(min, usize::max)
 }
 
 /// Lay out `rows` (already sanitized) under `header`; the last column is not
@@ -54,11 +71,8 @@ pub fn list(rows: &[Row<'_>]) -> String {
         .map(|r| {
             let mut name = s(r.name);
             if !r.problems.is_empty() {
-                name.push_str(&format!(
-                    "  (!{} problem{})",
-                    r.problems.len(),
-                    if r.problems.len() == 1 { "" } else { "s" }
-                ));
+                name.push_str("  ");
+                name.push_str(&t!("cli.list.problems", n = r.problems.len()));
             }
             vec![
                 age(r.age_seconds),
@@ -75,16 +89,18 @@ pub fn list(rows: &[Row<'_>]) -> String {
         .collect();
     let mut out = grid(
         &[
-            "AGE", "FORMAT", "STATUS", "STAGE", "DONE", "HUMAN", "ID", "NAME",
+            t!("cli.list.age"),
+            t!("cli.list.format"),
+            t!("cli.list.status"),
+            t!("cli.list.stage"),
+            t!("cli.list.done"),
+            t!("cli.list.human"),
+            t!("cli.list.id"),
+            t!("cli.list.name"),
         ],
         &body,
     );
-    let _ = writeln!(
-        out,
-        "{} project{}",
-        rows.len(),
-        if rows.len() == 1 { "" } else { "s" }
-    );
+    let _ = writeln!(out, "{}", t!("cli.list.count", n = rows.len()));
     out
 }
 
@@ -109,13 +125,17 @@ pub fn inbox(rows: &[InboxRow<'_>]) -> String {
             ]
         })
         .collect();
-    let mut out = grid(&["AGE", "PROJECT", "KIND", "REF", "WAITING FOR"], &body);
-    let _ = writeln!(
-        out,
-        "{} item{} waiting for a human",
-        rows.len(),
-        if rows.len() == 1 { "" } else { "s" }
+    let mut out = grid(
+        &[
+            t!("cli.inbox.age"),
+            t!("cli.inbox.project"),
+            t!("cli.inbox.kind"),
+            t!("cli.inbox.ref"),
+            t!("cli.inbox.waiting_for"),
+        ],
+        &body,
     );
+    let _ = writeln!(out, "{}", t!("cli.inbox.count", n = rows.len()));
     out
 }
 
@@ -125,13 +145,16 @@ fn question_line(q: &Question) -> String {
         l.push_str(&format!("  [{}]", s(p)));
     }
     if let Some(o) = &q.owner {
-        l.push_str(&format!("  owner: {}", s(o)));
+        l.push_str("  ");
+        l.push_str(&t!("cli.show.owner", owner = s(o)));
     }
     if !q.waiting_on.is_empty() {
-        l.push_str(&format!("  waits on: {}", s(&q.waiting_on.join(", "))));
+        l.push_str("  ");
+        l.push_str(&t!("cli.show.waits_on", ids = s(&q.waiting_on.join(", "))));
     }
     if let Some(e) = &q.evidence_needed {
-        l.push_str(&format!("  evidence: {}", s(e)));
+        l.push_str("  ");
+        l.push_str(&t!("cli.show.evidence", evidence = s(e)));
     }
     l
 }
@@ -140,14 +163,14 @@ fn frontier(out: &mut String, f: &Frontier) {
     if f.questions.is_empty() && f.research.is_empty() && f.blocked.is_empty() {
         return;
     }
-    let _ = writeln!(out, "\nFrontier");
+    let _ = writeln!(out, "\n{}", t!("cli.show.frontier"));
     for (label, qs) in [
-        ("questions for you", &f.questions),
-        ("research", &f.research),
-        ("blocked", &f.blocked),
+        (t!("cli.show.questions"), &f.questions),
+        (t!("cli.show.research"), &f.research),
+        (t!("cli.show.blocked"), &f.blocked),
     ] {
         if !qs.is_empty() {
-            let _ = writeln!(out, " {label}:");
+            let _ = writeln!(out, " {label}");
             for q in qs.iter() {
                 let _ = writeln!(out, "{}", question_line(q));
             }
@@ -156,8 +179,8 @@ fn frontier(out: &mut String, f: &Frontier) {
     if f.snapshot_stale {
         let _ = writeln!(
             out,
-            " snapshot stale: next_action names {}",
-            s(&f.stale_ids.join(", "))
+            " {}",
+            t!("cli.show.snapshot_stale", ids = s(&f.stale_ids.join(", ")))
         );
     }
 }
@@ -166,54 +189,65 @@ fn findings(out: &mut String, fs: &[Finding]) {
     if fs.is_empty() {
         return;
     }
-    let _ = writeln!(out, "\nFindings");
+    let _ = writeln!(out, "\n{}", t!("cli.show.findings"));
+    let lw = widest(7, &[Level::Error, Level::Warning, Level::Info].map(level));
     for f in fs {
-        let level = format!("{:?}", f.level).to_lowercase();
+        let word = pad(level(f.level), lw);
         let at = f
             .reference
             .as_deref()
             .map(|r| format!(" ({})", s(r)))
             .unwrap_or_default();
-        let _ = writeln!(out, "  {level:<7} {}{at}: {}", f.code, s(&f.message));
+        let _ = writeln!(out, "  {word} {}{at}: {}", f.code, s(&f.message));
     }
 }
 
 pub fn show(p: &Project, row: &Row<'_>, resume: &Resume<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}  [{}]  {}", s(&p.name), row.format, s(&row.path));
-    let _ = writeln!(
-        out,
-        "status {}  ·  stage {}  ·  updated {} ago  ·  {} waiting for a human",
-        s(row.status),
-        s(row.stage.unwrap_or("-")),
-        age(row.age_seconds),
-        row.needs_human
-    );
-    let _ = writeln!(
-        out,
-        "\nResume (scenario {})",
-        resume
-            .scenario
-            .map_or("?".to_owned(), |sc| format!("{sc:?}"))
-    );
-    for (label, v) in [
-        ("stopped at", resume.stopped_at),
-        ("why", resume.reason),
-        ("waiting for", resume.waiting_for),
-    ] {
+    let (status, stage) = (s(row.status), s(row.stage.unwrap_or("-")));
+    let summary = match row.age_seconds.map(Age::of) {
+        Some(Age::Future) => t!(
+            "cli.show.summary_future",
+            status = status,
+            stage = stage,
+            n = row.needs_human
+        ),
+        _ => t!(
+            "cli.show.summary",
+            status = status,
+            stage = stage,
+            age = age(row.age_seconds),
+            n = row.needs_human
+        ),
+    };
+    let _ = writeln!(out, "{summary}");
+    let scenario = resume
+        .scenario
+        .map_or("?".to_owned(), |sc| format!("{sc:?}"));
+    let _ = writeln!(out, "\n{}", t!("cli.show.resume", scenario = scenario));
+    let done: Vec<String> = resume.completed.iter().map(|c| s(c)).collect();
+    let files: Vec<String> = resume.read_first.iter().map(|f| s(f)).collect();
+    let labelled = [
+        (t!("cli.show.stopped_at"), resume.stopped_at.map(s)),
+        (t!("cli.show.why"), resume.reason.map(s)),
+        (t!("cli.show.waiting_for"), resume.waiting_for.map(s)),
+        (
+            t!("cli.show.completed"),
+            (!done.is_empty()).then(|| done.join(", ")),
+        ),
+        (
+            t!("cli.show.read_first"),
+            (!files.is_empty()).then(|| files.join(", ")),
+        ),
+    ];
+    let lw = widest(12, &labelled.each_ref().map(|(l, _)| *l));
+    for (label, v) in &labelled {
         if let Some(v) = v {
-            let _ = writeln!(out, "  {label:<12} {}", s(v));
+            let _ = writeln!(out, "  {} {v}", pad(label, lw));
         }
     }
-    if !resume.completed.is_empty() {
-        let done: Vec<String> = resume.completed.iter().map(|c| s(c)).collect();
-        let _ = writeln!(out, "  {:<12} {}", "completed", done.join(", "));
-    }
-    if !resume.read_first.is_empty() {
-        let files: Vec<String> = resume.read_first.iter().map(|f| s(f)).collect();
-        let _ = writeln!(out, "  {:<12} {}", "read first", files.join(", "));
-    }
-    let _ = writeln!(out, "  {}", resume.advice);
+    let _ = writeln!(out, "  {}", advice(resume));
     for e in &resume.excerpts {
         let _ = writeln!(out, "  ── {}", s(&e.file));
         for l in &e.lines {
@@ -222,38 +256,53 @@ pub fn show(p: &Project, row: &Row<'_>, resume: &Resume<'_>) -> String {
     }
     frontier(&mut out, &p.frontier);
     if !p.inbox.is_empty() {
-        let _ = writeln!(out, "\nWaiting for you");
+        let _ = writeln!(out, "\n{}", t!("cli.show.waiting"));
         for i in &p.inbox {
             let _ = writeln!(out, "  {}  {}", s(&i.reference), s(&i.title));
         }
     }
     if !p.decisions.is_empty() {
-        let _ = writeln!(out, "\nDecisions");
+        let _ = writeln!(out, "\n{}", t!("cli.show.decisions"));
         for d in &p.decisions {
             let id = d.id.as_deref().or(d.stage.as_deref()).unwrap_or("-");
             let _ = writeln!(out, "  {}  {}", s(id), s(&d.summary));
         }
     }
     if !p.blockers.is_empty() {
-        let _ = writeln!(out, "\nBlockers");
+        let _ = writeln!(out, "\n{}", t!("cli.show.blockers"));
         for b in &p.blockers {
             let _ = writeln!(out, "  {}", s(b));
         }
     }
     if let Some(n) = p.pending_todos {
-        let _ = writeln!(out, "\nPending todos: {n}");
+        let _ = writeln!(out, "\n{}", t!("cli.show.todos", n = n));
     }
     findings(&mut out, &p.findings);
     if !p.problems.is_empty() {
-        let _ = writeln!(out, "\nProblems");
+        let _ = writeln!(out, "\n{}", t!("cli.show.problems"));
         for pr in &p.problems {
             let _ = writeln!(out, "  {}", s(&pr.to_string()));
         }
     }
     if !p.statusline.is_empty() {
-        let _ = writeln!(out, "\nstatusline: {}", s(&p.statusline));
+        let _ = writeln!(
+            out,
+            "\n{}",
+            t!("cli.show.statusline", line = s(&p.statusline))
+        );
     }
     out
+}
+
+/// What the seed's scenario says to do on return, in the language in force
+/// (the JSON's `advice` is the English of the same words).
+fn advice(r: &Resume<'_>) -> String {
+    match (r.scenario, r.since_seconds) {
+        (Some(Scenario::A), _) => t!("cli.advice.a").to_owned(),
+        (Some(Scenario::B), _) => t!("cli.advice.b").to_owned(),
+        (Some(Scenario::C), Some(seconds)) => t!("cli.advice.c", days = seconds / 86_400),
+        _ => t!("cli.advice.unknown").to_owned(),
+    }
 }
 
 pub fn check(v: &CheckView<'_>) -> String {
@@ -261,7 +310,7 @@ pub fn check(v: &CheckView<'_>) -> String {
     for p in &v.projects {
         for pr in p.problems {
             rows.push(vec![
-                "error".to_owned(),
+                level(Level::Error).to_owned(),
                 s(p.id),
                 "unreadable".to_owned(),
                 s(&pr.file),
@@ -270,7 +319,7 @@ pub fn check(v: &CheckView<'_>) -> String {
         }
         for f in p.findings {
             rows.push(vec![
-                format!("{:?}", f.level).to_lowercase(),
+                level(f.level).to_owned(),
                 s(p.id),
                 f.code.clone(),
                 s(f.reference.as_deref().unwrap_or("-")),
@@ -278,18 +327,24 @@ pub fn check(v: &CheckView<'_>) -> String {
             ]);
         }
     }
-    let mut out = grid(&["LEVEL", "PROJECT", "CODE", "REF", "MESSAGE"], &rows);
-    let m = &v.summary;
-    let _ = writeln!(
-        out,
-        "{} project{}: {} error{}, {} warning{}, {} info",
-        m.projects,
-        if m.projects == 1 { "" } else { "s" },
-        m.errors,
-        if m.errors == 1 { "" } else { "s" },
-        m.warnings,
-        if m.warnings == 1 { "" } else { "s" },
-        m.info
+    let mut out = grid(
+        &[
+            t!("cli.check.level"),
+            t!("cli.check.project"),
+            t!("cli.check.code"),
+            t!("cli.check.ref"),
+            t!("cli.check.message"),
+        ],
+        &rows,
     );
+    let m = &v.summary;
+    let summary = t!(
+        "cli.check.summary",
+        projects = t!("cli.list.count", n = m.projects),
+        errors = t!("cli.check.errors", n = m.errors),
+        warnings = t!("cli.check.warnings", n = m.warnings),
+        info = m.info
+    );
+    let _ = writeln!(out, "{summary}");
     out
 }

@@ -9,8 +9,9 @@ use serde::Serialize;
 use super::super::views::{InboxRow, Row, SCHEMA_VERSION, display_path, inbox_rows};
 use super::super::{json, table};
 use crate::model::changes::Change;
-use crate::model::text::sanitize_line;
+use crate::model::text::{pad, sanitize_line, width};
 use crate::model::{Bug, Event, InboxItem, Project};
+use crate::t;
 use crate::watch::Liveness;
 
 /// One line of the feed.
@@ -261,36 +262,61 @@ fn s(text: &str) -> String {
 /// How the watcher notices changes, in words.
 pub fn liveness(l: &Liveness) -> String {
     match l {
-        Liveness::Starting => "starting".to_owned(),
-        Liveness::Live { watches: 0 } => "live".to_owned(),
-        Liveness::Live { watches } => format!("live ({watches} watches)"),
+        Liveness::Starting => t!("cli.watch.starting").to_owned(),
+        Liveness::Live { watches: 0 } => t!("cli.watch.live").to_owned(),
+        Liveness::Live { watches } => t!("cli.watch.live_watches", n = watches),
         Liveness::Polling { every_secs, reason } => {
-            format!("polling every {every_secs}s: {}", s(reason))
+            t!("cli.watch.polling", n = every_secs, reason = s(reason))
         }
     }
 }
 
 fn row_text(r: &Row<'_>) -> String {
-    let mut t = format!("{}  {} {}", s(r.id), r.format, s(r.status));
+    let mut text = format!("{}  {} {}", s(r.id), r.format, s(r.status));
     if let Some(stage) = r.stage {
-        t.push_str(&format!("  stage {}", s(stage)));
+        text.push_str("  ");
+        text.push_str(&t!("cli.watch.stage", stage = s(stage)));
     }
     if let Some(p) = r.progress_percent {
-        t.push_str(&format!("  {p}%"));
+        text.push_str(&format!("  {p}%"));
     }
     if r.needs_human > 0 {
-        t.push_str(&format!("  {} for a human", r.needs_human));
+        text.push_str("  ");
+        text.push_str(&t!("cli.watch.for_human", n = r.needs_human));
     }
-    t
+    text
 }
 
 fn item_text(r: &InboxRow<'_>) -> String {
     format!("{}  {}: {}", s(r.project), r.kind.label(), s(r.title))
 }
 
+/// The word that starts a plain line, padded so that what follows starts
+/// at the same column whatever the word and the language.
+fn word(w: &str) -> String {
+    let words = [
+        t!("cli.watch.added"),
+        t!("cli.watch.changed"),
+        t!("cli.watch.removed"),
+        t!("cli.watch.event"),
+        t!("cli.watch.timeline"),
+        t!("cli.watch.bug"),
+        t!("cli.watch.waiting"),
+        t!("cli.watch.waiting_changed"),
+        t!("cli.watch.left"),
+        t!("cli.watch.watcher"),
+        t!("cli.watch.problems"),
+        t!("cli.watch.problem_line"),
+        t!("cli.watch.failed"),
+    ];
+    let column = words.iter().map(|w| width(w)).fold(8, usize::max);
+    pad(w, column)
+}
+
 /// The plain line (or, for the snapshot, the `list` table and a line).
-fn plain(body: &Body<'_>) -> String {
+pub(super) fn plain(body: &Body<'_>) -> String {
     let time = |at: &str| at.get(11..19).unwrap_or(at).to_owned();
+    let line = |at: &str, w: &str, rest: &str| format!("{} {} {rest}\n", time(at), word(w));
     match body {
         Body::Snapshot {
             watcher,
@@ -298,57 +324,67 @@ fn plain(body: &Body<'_>) -> String {
             problems,
             ..
         } => {
-            let mut t = table::list(projects);
+            let mut text = table::list(projects);
             for p in *problems {
-                t.push_str(&format!("problem: {}\n", s(p)));
+                text.push_str(&t!("cli.watch.problem", problem = s(p)));
+                text.push('\n');
             }
-            t.push_str(&format!("watching: {}\n", liveness(watcher)));
-            t
+            text.push_str(&t!("cli.watch.watching", watcher = liveness(watcher)));
+            text.push('\n');
+            text
         }
-        Body::ProjectAdded { at, project } => {
-            format!("{} added    {}\n", time(at), row_text(project))
-        }
+        Body::ProjectAdded { at, project } => line(at, t!("cli.watch.added"), &row_text(project)),
         Body::ProjectChanged { at, project } => {
-            format!("{} changed  {}\n", time(at), row_text(project))
+            line(at, t!("cli.watch.changed"), &row_text(project))
         }
-        Body::ProjectRemoved { at, project } => {
-            format!("{} removed  {}\n", time(at), s(project.id))
-        }
+        Body::ProjectRemoved { at, project } => line(at, t!("cli.watch.removed"), &s(project.id)),
         Body::TimelineEvent {
             at, project, event, ..
-        } => format!(
-            "{} event    {}  {} {}: {}\n",
-            time(at),
-            s(project),
-            s(&event.source),
-            s(&event.kind),
-            s(&event.summary)
+        } => line(
+            at,
+            t!("cli.watch.event"),
+            &format!(
+                "{}  {} {}: {}",
+                s(project),
+                s(&event.source),
+                s(&event.kind),
+                s(&event.summary)
+            ),
         ),
-        Body::TimelineGap { at, project, .. } => format!(
-            "{} timeline {}  events before these may be missing\n",
-            time(at),
-            s(project)
+        Body::TimelineGap { at, project, .. } => line(
+            at,
+            t!("cli.watch.timeline"),
+            &format!("{}  {}", s(project), t!("cli.watch.gap")),
         ),
         Body::TimelineReset {
             at,
             project,
             timeline,
             ..
-        } => format!(
-            "{} timeline {}  truncated or replaced: {} events now\n",
-            time(at),
-            s(project),
-            timeline.len()
+        } => line(
+            at,
+            t!("cli.watch.timeline"),
+            &format!(
+                "{}  {}",
+                s(project),
+                t!("cli.watch.reset", n = timeline.len())
+            ),
         ),
         Body::BugOpened {
             at, project, bug, ..
-        } => format!(
-            "{} bug      {}  {} opened ({}): {}\n",
-            time(at),
-            s(project),
-            s(&bug.id),
-            s(&bug.status),
-            s(&bug.title)
+        } => line(
+            at,
+            t!("cli.watch.bug"),
+            &format!(
+                "{}  {}",
+                s(project),
+                t!(
+                    "cli.watch.bug_opened",
+                    id = s(&bug.id),
+                    status = s(&bug.status),
+                    title = s(&bug.title)
+                )
+            ),
         ),
         Body::BugTransitioned {
             at,
@@ -357,35 +393,34 @@ fn plain(body: &Body<'_>) -> String {
             to,
             bug,
             ..
-        } => format!(
-            "{} bug      {}  {} {} -> {}: {}\n",
-            time(at),
-            s(project),
-            s(&bug.id),
-            s(from),
-            s(to),
-            s(&bug.title)
+        } => line(
+            at,
+            t!("cli.watch.bug"),
+            &format!(
+                "{}  {} {} -> {}: {}",
+                s(project),
+                s(&bug.id),
+                s(from),
+                s(to),
+                s(&bug.title)
+            ),
         ),
-        Body::InboxAdded { at, item, .. } => {
-            format!("{} waiting  {}\n", time(at), item_text(item))
-        }
+        Body::InboxAdded { at, item, .. } => line(at, t!("cli.watch.waiting"), &item_text(item)),
         Body::InboxChanged { at, item, .. } => {
-            format!("{} waiting~ {}\n", time(at), item_text(item))
+            line(at, t!("cli.watch.waiting_changed"), &item_text(item))
         }
-        Body::InboxRemoved { at, item, .. } => {
-            format!("{} left     {}\n", time(at), item_text(item))
-        }
-        Body::Watcher { at, watcher } => format!("{} watcher  {}\n", time(at), liveness(watcher)),
+        Body::InboxRemoved { at, item, .. } => line(at, t!("cli.watch.left"), &item_text(item)),
+        Body::Watcher { at, watcher } => line(at, t!("cli.watch.watcher"), &liveness(watcher)),
         Body::Problems { at, problems } => {
             if problems.is_empty() {
-                format!("{} problems none\n", time(at))
+                line(at, t!("cli.watch.problems"), t!("cli.watch.none"))
             } else {
                 problems
                     .iter()
-                    .map(|p| format!("{} problem  {}\n", time(at), s(p)))
+                    .map(|p| line(at, t!("cli.watch.problem_line"), &s(p)))
                     .collect()
             }
         }
-        Body::ReadFailed { at, reason } => format!("{} failed   {}\n", time(at), s(reason)),
+        Body::ReadFailed { at, reason } => line(at, t!("cli.watch.failed"), &s(reason)),
     }
 }

@@ -87,7 +87,7 @@ const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 fn on_signals(tx: Sender<Msg>) -> Result<(), String> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])
-        .map_err(|e| format!("cannot handle signals: {e}"))?;
+        .map_err(|e| crate::t!("cli.error.signals", error = e))?;
     thread::Builder::new()
         .name("loopdeck-signals".to_owned())
         .spawn(move || {
@@ -101,7 +101,7 @@ fn on_signals(tx: Sender<Msg>) -> Result<(), String> {
             }
         })
         .map(|_| ())
-        .map_err(|e| format!("cannot handle signals: {e}"))
+        .map_err(|e| crate::t!("cli.error.signals", error = e))
 }
 
 /// End the run when the reader of stdout goes away while nothing changes
@@ -131,7 +131,7 @@ fn on_hangup(tx: Sender<Msg>) -> Result<(), String> {
             }
         })
         .map(|_| ())
-        .map_err(|e| format!("cannot watch stdout: {e}"))
+        .map_err(|e| crate::t!("cli.error.stdout", error = e))
 }
 
 /// Apply `reading` to `projects`: the projects it replaced, and where the

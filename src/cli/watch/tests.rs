@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use super::*;
 use crate::model::changes::Change;
 use crate::model::{Format, InboxItem, InboxKind};
+use crate::t;
 
 fn project(dir: &str) -> Project {
     let mut p = Project::new(Format::Gsd, PathBuf::from(dir), dir.to_owned());
@@ -90,4 +91,144 @@ fn the_watcher_state_serializes_with_its_reason() {
     assert_eq!(v["type"], "watcher");
     assert_eq!(v["watcher"]["state"], "polling");
     assert_eq!(v["watcher"]["every_secs"], 10);
+}
+
+/// In Chinese, every kind of plain line says its word from the catalogue,
+/// and what follows the word starts at one display column whatever the
+/// word (Chinese words are two columns a character).
+#[test]
+fn plain_lines_in_chinese_keep_one_column_after_the_word() {
+    let _zh = crate::i18n::scoped(crate::i18n::Lang::ZhCn);
+    let mut p = project("/w/a");
+    p.stage = Some("阶段 2".to_owned());
+    p.inbox.push(InboxItem {
+        kind: InboxKind::Waiting,
+        reference: "WAITING.json".to_owned(),
+        title: "要不要加签".to_owned(),
+        since: None,
+        options: Vec::new(),
+        subject: None,
+        act: None,
+    });
+    let now = Utc::now();
+    let at = "2026-06-01T12:00:00.000Z".to_owned();
+    let item = || views_inbox(&p, now).into_iter().next().expect("the item");
+    let live = Liveness::Live { watches: 3 };
+    let polling = Liveness::Polling {
+        every_secs: 10,
+        reason: "the watch limit was reached".to_owned(),
+    };
+    let problems = ["/w/x: permission denied".to_owned()];
+    let cases: Vec<(&str, Body<'_>)> = vec![
+        (
+            t!("cli.watch.added"),
+            Body::ProjectAdded {
+                at: at.clone(),
+                project: Row::new(&p, now),
+            },
+        ),
+        (
+            t!("cli.watch.changed"),
+            Body::ProjectChanged {
+                at: at.clone(),
+                project: Row::new(&p, now),
+            },
+        ),
+        (
+            t!("cli.watch.removed"),
+            Body::ProjectRemoved {
+                at: at.clone(),
+                project: Row::new(&p, now),
+            },
+        ),
+        (
+            t!("cli.watch.timeline"),
+            Body::TimelineGap {
+                at: at.clone(),
+                project: &p.id,
+                path: "/w/a".to_owned(),
+            },
+        ),
+        (
+            t!("cli.watch.waiting"),
+            Body::InboxAdded {
+                at: at.clone(),
+                key: "k".to_owned(),
+                item: item(),
+            },
+        ),
+        (
+            t!("cli.watch.waiting_changed"),
+            Body::InboxChanged {
+                at: at.clone(),
+                key: "k".to_owned(),
+                item: item(),
+            },
+        ),
+        (
+            t!("cli.watch.left"),
+            Body::InboxRemoved {
+                at: at.clone(),
+                key: "k".to_owned(),
+                item: item(),
+            },
+        ),
+        (
+            t!("cli.watch.watcher"),
+            Body::Watcher {
+                at: at.clone(),
+                watcher: &live,
+            },
+        ),
+        (
+            t!("cli.watch.watcher"),
+            Body::Watcher {
+                at: at.clone(),
+                watcher: &polling,
+            },
+        ),
+        (
+            t!("cli.watch.problems"),
+            Body::Problems {
+                at: at.clone(),
+                problems: &[],
+            },
+        ),
+        (
+            t!("cli.watch.problem_line"),
+            Body::Problems {
+                at: at.clone(),
+                problems: &problems,
+            },
+        ),
+        (
+            t!("cli.watch.failed"),
+            Body::ReadFailed {
+                at: at.clone(),
+                reason: "boom",
+            },
+        ),
+    ];
+    let mut columns = Vec::new();
+    for (word, body) in &cases {
+        let line = lines::plain(body);
+        let after = line.strip_prefix("12:00:00 ").expect("the time");
+        assert!(after.starts_with(word), "{word}: {line}");
+        let rest = after[word.len()..].trim_start_matches(' ');
+        columns.push(crate::model::text::width(&line[..line.len() - rest.len()]));
+    }
+    assert!(columns.windows(2).all(|w| w[0] == w[1]), "{columns:?}");
+    let added = lines::plain(&cases[0].1);
+    assert!(
+        added.contains(&t!("cli.watch.stage", stage = "阶段 2")),
+        "{added}"
+    );
+    assert!(
+        !added.contains("added") && !added.contains("stage"),
+        "{added}"
+    );
+}
+
+fn views_inbox(p: &Project, now: chrono::DateTime<Utc>) -> Vec<super::super::views::InboxRow<'_>> {
+    super::super::views::inbox_rows(std::slice::from_ref(p), now)
 }
