@@ -138,11 +138,7 @@ enum KeyValue {
 
 impl<'de> Deserialize<'de> for KeyValue {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let bad = || {
-            serde::de::Error::custom(
-                "expected a key (\"q\"), a list of keys ([\"q\", \"Q\"]) or \"\" (unbound)",
-            )
-        };
+        let bad = || serde::de::Error::custom(crate::t!("runtime.config.key_value"));
         match toml::Value::deserialize(d)? {
             toml::Value::String(s) => Ok(KeyValue::One(s)),
             toml::Value::Array(a) => a
@@ -198,8 +194,9 @@ fn language<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<crate::i18n
         .find(|l| l.code().eq_ignore_ascii_case(&name))
     {
         Some(l) => Ok(Some(l)),
-        None => Err(serde::de::Error::custom(format!(
-            "unknown language `{name}`: expected \"en\", \"zh-CN\" or \"auto\""
+        None => Err(serde::de::Error::custom(crate::t!(
+            "runtime.config.unknown_language",
+            name = name
         ))),
     }
 }
@@ -220,7 +217,9 @@ pub fn speak(config: Option<&Config>) {
 fn seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     let n = u64::deserialize(d)?;
     if n == 0 {
-        return Err(serde::de::Error::custom("must be at least 1 (seconds)"));
+        return Err(serde::de::Error::custom(crate::t!(
+            "runtime.config.at_least_one_second"
+        )));
     }
     Ok(Some(n))
 }
@@ -242,14 +241,15 @@ pub fn watch_options(config: &Config) -> crate::watch::Options {
     }
 }
 
+/// A config file that cannot be used, said in the language spoken (the
+/// toml crate's own words for a parse mistake stay as it puts them).
 #[derive(Debug, Error)]
 pub enum ConfigError {
-    #[error("cannot read the config file {path}: {source}")]
     Read {
         path: String,
+        #[source]
         source: std::io::Error,
     },
-    #[error("config file {path}{at}: {message}", at = at(*line, *column))]
     Parse {
         path: String,
         /// 1-based line and column of the mistake, when known.
@@ -257,15 +257,47 @@ pub enum ConfigError {
         column: Option<usize>,
         message: String,
     },
-    #[error("config file {path}: {message}")]
-    Theme { path: String, message: String },
+    Theme {
+        path: String,
+        message: String,
+    },
 }
 
-fn at(line: Option<usize>, column: Option<usize>) -> String {
-    match (line, column) {
-        (Some(l), Some(c)) => format!(", line {l}, column {c}"),
-        (Some(l), None) => format!(", line {l}"),
-        _ => String::new(),
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::t;
+        let text = match self {
+            ConfigError::Read { path, source } => {
+                t!("runtime.config.unreadable", path = path, why = source)
+            }
+            ConfigError::Parse {
+                path,
+                line: Some(line),
+                column: Some(column),
+                message,
+            } => t!(
+                "runtime.config.at_line_column",
+                path = path,
+                line = line,
+                column = column,
+                message = message
+            ),
+            ConfigError::Parse {
+                path,
+                line: Some(line),
+                column: None,
+                message,
+            } => t!(
+                "runtime.config.at_line",
+                path = path,
+                line = line,
+                message = message
+            ),
+            ConfigError::Parse { path, message, .. } | ConfigError::Theme { path, message } => {
+                t!("runtime.config.problem", path = path, message = message)
+            }
+        };
+        f.write_str(&text)
     }
 }
 
@@ -348,8 +380,13 @@ pub enum RootError {
 impl fmt::Display for RootError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RootError::Missing(p) => write!(f, "{} does not exist", p.display()),
-            RootError::NotADirectory(p) => write!(f, "{} is not a directory", p.display()),
+            RootError::Missing(p) => {
+                f.write_str(&crate::t!("runtime.root.missing", path = p.display()))
+            }
+            RootError::NotADirectory(p) => f.write_str(&crate::t!(
+                "runtime.root.not_a_directory",
+                path = p.display()
+            )),
         }
     }
 }
@@ -545,6 +582,116 @@ mod tests {
             roots(&[], &Config::default()).unwrap(),
             vec![PathBuf::from(".")]
         );
+    }
+}
+
+/// The config's mistakes in Chinese: the file, the line and the column
+/// named in Chinese around the toml crate's own words.
+#[cfg(test)]
+mod chinese_tests {
+    use super::*;
+    use crate::i18n::{Lang, catalog, fill, scoped};
+
+    fn template(key: &str) -> String {
+        match catalog(Lang::ZhCn).get(key) {
+            Some(crate::i18n::Entry::Text(t)) => t.clone(),
+            other => panic!("{key}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_parse_mistake_names_file_line_and_column_in_chinese() {
+        let text = "mouse = true\nrots = [\"/x\"]\n";
+        let path = "/home/u/.config/loopdeck/config.toml";
+        let english = parse(text, path).unwrap_err().to_string();
+        let _zh = scoped(Lang::ZhCn);
+        let e = parse(text, path).unwrap_err();
+        let ConfigError::Parse {
+            line: Some(2),
+            column: Some(1),
+            message,
+            ..
+        } = &e
+        else {
+            panic!("{e:?}");
+        };
+        // The toml crate's words are its own, in both languages.
+        assert!(message.starts_with("unknown field `rots`"), "{message}");
+        let said = e.to_string();
+        assert_eq!(
+            said,
+            format!("配置文件 {path}，第2行，第1列：{message}"),
+            "{english}"
+        );
+        assert_eq!(
+            said,
+            fill(
+                &template("runtime.config.at_line_column"),
+                &[
+                    ("path", &path),
+                    ("line", &2),
+                    ("column", &1),
+                    ("message", message)
+                ]
+            )
+        );
+        assert!(!said.contains("line 2") && !said.contains("config file"));
+        assert_ne!(said, english);
+    }
+
+    #[test]
+    fn our_own_words_in_a_config_are_chinese_too() {
+        let _zh = scoped(Lang::ZhCn);
+        let e = parse("[watch]\npoll_secs = 0\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "配置文件 c.toml，第2行，第13列：至少为 1（秒）");
+        let e = parse("language = \"fr\"\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("配置文件 c.toml，第1行，第12列：未知语言 `fr`"),
+            "{e}"
+        );
+        let e = parse("[keys]\nhelp = 5\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with(&template("runtime.config.key_value")), "{e}");
+        let e = load(Some(Path::new("/nonexistent/loopdeck.toml")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("无法读取配置文件 /nonexistent/loopdeck.toml："),
+            "{e}"
+        );
+        let theme = ConfigError::Theme {
+            path: "c.toml".into(),
+            message: "no theme named neon".into(),
+        };
+        assert_eq!(theme.to_string(), "配置文件 c.toml：no theme named neon");
+        let no_column = ConfigError::Parse {
+            path: "c.toml".into(),
+            line: Some(4),
+            column: None,
+            message: "m".into(),
+        };
+        assert_eq!(no_column.to_string(), "配置文件 c.toml，第4行：m");
+    }
+
+    #[test]
+    fn a_root_that_cannot_be_one_is_said_in_chinese() {
+        let tmp = tempfile::tempdir().unwrap();
+        let gone = tmp.path().join("gone");
+        let file = tmp.path().join("f");
+        std::fs::write(&file, "x").unwrap();
+        let _zh = scoped(Lang::ZhCn);
+        let said = |r: &Path| {
+            roots(&[r.to_path_buf()], &Config::default())
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(said(&gone), format!("{} 不存在", gone.display()));
+        assert_eq!(said(&file), format!("{} 不是目录", file.display()));
     }
 }
 

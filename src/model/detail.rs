@@ -441,20 +441,34 @@ impl ChangeSummary {
         *self == ChangeSummary::default()
     }
 
-    /// `+2 sections ~5 units`: the counts, in one line.
+    /// `+2 sections ~5 units`: the counts, in one line (display only, in
+    /// the language spoken).
     pub fn counts(&self) -> String {
         let mut parts = Vec::new();
-        for (sign, what, list) in [
-            ('+', "section", &self.sections_added),
-            ('~', "section", &self.sections_changed),
-            ('-', "section", &self.sections_removed),
-            ('+', "unit", &self.units_added),
-            ('~', "unit", &self.units_changed),
-            ('-', "unit", &self.units_removed),
+        for (sign, list) in [
+            ('+', &self.sections_added),
+            ('~', &self.sections_changed),
+            ('-', &self.sections_removed),
         ] {
             if !list.is_empty() {
-                let s = if list.len() == 1 { "" } else { "s" };
-                parts.push(format!("{sign}{} {what}{s}", list.len()));
+                parts.push(crate::t!(
+                    "model.changes.sections",
+                    sign = sign,
+                    n = list.len()
+                ));
+            }
+        }
+        for (sign, list) in [
+            ('+', &self.units_added),
+            ('~', &self.units_changed),
+            ('-', &self.units_removed),
+        ] {
+            if !list.is_empty() {
+                parts.push(crate::t!(
+                    "model.changes.units",
+                    sign = sign,
+                    n = list.len()
+                ));
             }
         }
         parts.join(" ")

@@ -147,7 +147,8 @@ pub struct FileStamp {
 /// A field a decision needs typed (an answer, a reason, a note).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Field {
-    /// What the form calls it.
+    /// What the form calls it, in the language spoken (display only: the
+    /// verb built from the field never carries it).
     pub label: &'static str,
     /// Refused empty.
     pub required: bool,
@@ -163,7 +164,10 @@ const fn field(label: &'static str, required: bool, multiline: bool) -> Field {
     }
 }
 
-const TEXT: Field = field("answer", true, true);
+/// The free-text answer (several lines).
+fn text_field() -> Field {
+    field(crate::t!("model.field.answer"), true, true)
+}
 
 impl Address {
     /// An address on `target` (a row) or on the project (`None`).
@@ -195,36 +199,41 @@ impl Address {
     /// The fields the decision needs typed once `option` is picked
     /// (`None`: no option, so free text where the verb takes it).
     pub fn fields(&self, option: Option<&str>) -> Vec<Field> {
+        use crate::t;
         match (self.verb, option) {
             // GSD's answer (addressed by WAITING.json's sha256) is one line
             // of STATE.md, as its decisions and blockers are.
             ("answer", None) if self.target.is_some() && self.row().is_none() => {
-                vec![field("answer", true, false)]
+                vec![field(t!("model.field.answer"), true, false)]
             }
             // PRD-master: a rationale, when given, records the answer as a
             // key decision D-n (`act answer --key-decision --rationale`).
             ("answer", None) => vec![
-                TEXT,
-                field("rationale, for a key decision D-n", false, true),
+                text_field(),
+                field(t!("model.field.key_rationale"), false, true),
             ],
-            ("evidence", None) => vec![TEXT],
-            ("requirement", _) => vec![field("requirement", true, true)],
+            ("evidence", None) => vec![text_field()],
+            ("requirement", _) => vec![field(t!("model.field.requirement"), true, true)],
             ("add-decision", _) => vec![
-                field("decision", true, false),
-                field("rationale", false, false),
-                field("phase", false, false),
+                field(t!("model.field.decision"), true, false),
+                field(t!("model.field.rationale"), false, false),
+                field(t!("model.field.phase"), false, false),
             ],
-            ("add-blocker", _) => vec![field("blocker", true, false)],
-            ("block", _) => vec![field("reason", true, true), field("needs", false, true)],
-            ("reopen", _) => vec![field("reason", true, true)],
+            ("add-blocker", _) => vec![field(t!("model.field.blocker"), true, false)],
+            ("block", _) => vec![
+                field(t!("model.field.reason"), true, true),
+                field(t!("model.field.needs"), false, true),
+            ],
+            ("reopen", _) => vec![field(t!("model.field.reason"), true, true)],
             ("bug", Some("duplicate")) => vec![
-                field("duplicate of (bug id)", true, false),
-                field("note", false, true),
+                field(t!("model.field.duplicate_of"), true, false),
+                field(t!("model.field.note"), false, true),
             ],
-            ("bug", Some("fixed")) => {
-                vec![field("note", false, true), field("fix ref", false, false)]
-            }
-            ("bug", Some(_)) => vec![field("note", false, true)],
+            ("bug", Some("fixed")) => vec![
+                field(t!("model.field.note"), false, true),
+                field(t!("model.field.fix_ref"), false, false),
+            ],
+            ("bug", Some(_)) => vec![field(t!("model.field.note"), false, true)],
             _ => Vec::new(),
         }
     }
@@ -266,11 +275,11 @@ impl Address {
         for (i, f) in fields.iter().enumerate() {
             let v = values.get(i).map_or("", |v| v.trim());
             if f.required && v.is_empty() {
-                return Err(format!("{} is empty", f.label));
+                return Err(crate::t!("model.build.empty", label = f.label));
             }
         }
         if option.is_none() && self.option_required() {
-            return Err("pick one of the options".to_owned());
+            return Err(crate::t!("model.build.pick_option").to_owned());
         }
         let text = |i: usize| -> Option<String> {
             values
@@ -343,7 +352,7 @@ impl Address {
             "requirement" => Verb::Requirement {
                 text: text(0).unwrap_or_default(),
             },
-            other => return Err(format!("`{other}` is not a decision the console makes")),
+            other => return Err(crate::t!("model.build.not_a_decision", verb = other)),
         })
     }
 }

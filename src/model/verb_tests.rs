@@ -150,3 +150,97 @@ fn a_resume_with_no_option_left_offers_no_decision() {
             .is_empty()
     );
 }
+
+/// Every address the console offers, with the options it is picked with.
+fn every_form() -> Vec<(Address, Option<&'static str>)> {
+    vec![
+        (addr("answer", Some("OQ-3"), &[]), None),
+        (addr("answer", Some(&"a".repeat(64)), &["Yes"]), None),
+        (addr("evidence", Some("F-1"), &[]), None),
+        (addr("requirement", None, &[]), None),
+        (addr("add-decision", None, &[]), None),
+        (addr("add-blocker", None, &[]), None),
+        (addr("block", Some("T1"), &[]), None),
+        (addr("reopen", Some("T1"), &[]), None),
+        (
+            addr("bug", Some("BUG-2"), &["duplicate"]),
+            Some("duplicate"),
+        ),
+        (addr("bug", Some("BUG-2"), &["fixed"]), Some("fixed")),
+        (addr("bug", Some("BUG-2"), &["wontfix"]), Some("wontfix")),
+    ]
+}
+
+/// In Chinese the form's labels and its complaints are Chinese (from the
+/// catalogue), while the verb built from the same typing is the same
+/// (and so is its JSON): only what is shown changes.
+#[test]
+fn the_form_speaks_chinese_and_builds_the_same_verb() {
+    use crate::i18n::{Lang, catalog, scoped};
+    let zh = catalog(Lang::ZhCn);
+    let text_of = |key: &str| match zh.get(key) {
+        Some(crate::i18n::Entry::Text(t)) => t.clone(),
+        other => panic!("{key}: {other:?}"),
+    };
+    for (a, option) in every_form() {
+        let en_fields = a.fields(option);
+        let values: Vec<String> = (0..en_fields.len()).map(|i| format!("v{i}")).collect();
+        let en_verb = a.build(option, &values).unwrap();
+        let en_empty = a.build(option, &[]);
+        let _zh = scoped(Lang::ZhCn);
+        let zh_fields = a.fields(option);
+        assert_eq!(zh_fields.len(), en_fields.len(), "{}", a.verb);
+        for (z, e) in zh_fields.iter().zip(&en_fields) {
+            assert!(
+                z.label
+                    .chars()
+                    .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+                "{} shows {:?} in Chinese",
+                a.verb,
+                z.label
+            );
+            assert_ne!(z.label, e.label);
+            assert_eq!((z.required, z.multiline), (e.required, e.multiline));
+        }
+        let zh_verb = a.build(option, &values).unwrap();
+        assert_eq!(zh_verb, en_verb);
+        assert_eq!(
+            serde_json::to_string(&zh_verb).unwrap(),
+            serde_json::to_string(&en_verb).unwrap()
+        );
+        // The first required field is named in Chinese when left empty.
+        if let Some(first) = zh_fields.iter().find(|f| f.required) {
+            let said = a.build(option, &[]).unwrap_err();
+            let template = text_of("model.build.empty");
+            assert_eq!(
+                said,
+                crate::i18n::fill(&template, &[("label", &first.label)])
+            );
+            assert!(said.contains(first.label) && !said.contains("is empty"));
+            assert_ne!(Err(said), en_empty);
+        }
+    }
+    let _zh = scoped(Lang::ZhCn);
+    let rationale = addr("answer", Some("OQ-3"), &[]).fields(None)[1].label;
+    assert_eq!(rationale, text_of("model.field.key_rationale"));
+    assert!(rationale.contains("D-n"), "the key decision's id stays");
+    let choose = addr("choose", None, &["A", "B"]).build(None, &[]);
+    assert_eq!(choose, Err(text_of("model.build.pick_option")));
+}
+
+/// A changelog line's counts, in English with plurals, in Chinese with a
+/// counter word.
+#[test]
+fn change_counts_speak_the_language() {
+    use crate::model::ChangeSummary;
+    let c = ChangeSummary {
+        sections_added: vec!["a".into(), "b".into()],
+        sections_removed: vec!["c".into()],
+        units_changed: vec!["u".into(); 5],
+        ..ChangeSummary::default()
+    };
+    assert_eq!(c.counts(), "+2 sections -1 section ~5 units");
+    let _zh = crate::i18n::scoped(crate::i18n::Lang::ZhCn);
+    assert_eq!(c.counts(), "+2个章节 -1个章节 ~5个单元");
+    assert_eq!(ChangeSummary::default().counts(), "");
+}

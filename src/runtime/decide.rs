@@ -52,7 +52,7 @@ impl Decider {
         };
         if !path.is_dir() {
             return Decided::Failed {
-                message: format!("{} is gone from disk; nothing written", path.display()),
+                message: crate::t!("runtime.decide.gone", path = path.display()),
                 conflict: false,
             };
         }

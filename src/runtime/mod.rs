@@ -86,12 +86,9 @@ impl SeenSaver {
                     for newer in rx.try_iter() {
                         memory = newer;
                     }
-                    last = crate::store::seen::save(&dir, &memory).err().map(|e| {
-                        format!(
-                            "what you looked at could not be saved in {}: {e}",
-                            dir.display()
-                        )
-                    });
+                    last = crate::store::seen::save(&dir, &memory)
+                        .err()
+                        .map(|e| crate::t!("runtime.seen.not_saved", dir = dir.display(), why = e));
                     if let Some(why) = &last
                         && !std::mem::replace(&mut said, true)
                     {
@@ -140,15 +137,19 @@ fn decision_worker(
     seq: u64,
     job: impl FnOnce() -> app::decide::Decided + Send + 'static,
 ) {
+    let lang = crate::i18n::current();
     watch::job_worker(
         move |m| tx.send(m).is_ok(),
-        "deciding",
+        crate::t!("runtime.worker.deciding"),
         move || Msg::App(Event::Decided { seq, result: job() }),
         move |why| {
+            // Said in the language of the loop that asked (the same as the
+            // process's, but a test's thread may speak its own).
+            let _lang = crate::i18n::scoped(lang);
             Msg::App(Event::Decided {
                 seq,
                 result: app::decide::Decided::Failed {
-                    message: format!("{why}; check the files before trying again"),
+                    message: crate::t!("runtime.worker.died", why = why),
                     conflict: false,
                 },
             })
@@ -177,7 +178,7 @@ fn update_event(u: Update) -> Event {
 
 /// Timeline events before `anchor`, read in the background.
 fn read_older(path: PathBuf, anchor: crate::model::Event, want: usize, tx: Sender<Msg>) {
-    worker(tx, "reading the timeline", move || {
+    worker(tx, crate::t!("runtime.worker.timeline"), move || {
         // The anchor is an event as the file holds it: compared as read.
         let got = formats::devloop::older::before(&path, |e| *e == anchor, want);
         match got {
@@ -241,9 +242,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         }
     };
     if !io::stdout().is_terminal() {
-        eprintln!(
-            "loopdeck: the console needs a terminal; for scripts use `loopdeck list` or `loopdeck inbox`"
-        );
+        eprintln!("loopdeck: {}", crate::t!("runtime.start.needs_terminal"));
         return Ok(EXIT_USAGE);
     }
 
@@ -519,9 +518,13 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     }
                     Effect::ReadExcerpts(path) => {
                         if let Some(p) = model.projects.iter().find(|p| &p.path == path).cloned() {
-                            worker(tx.clone(), "reading excerpts", move || {
-                                Event::Excerpts(p.path.clone(), formats::excerpts(&p, 2, 8))
-                            });
+                            worker(
+                                tx.clone(),
+                                crate::t!("runtime.worker.excerpts"),
+                                move || {
+                                    Event::Excerpts(p.path.clone(), formats::excerpts(&p, 2, 8))
+                                },
+                            );
                         }
                     }
                 }
@@ -583,11 +586,11 @@ fn openable(dir: &std::path::Path, file: &str) -> Result<PathBuf, String> {
     let found = match crate::store::locate_file(dir, file) {
         Ok(Some(true)) => crate::store::contained(dir, file)
             .and_then(|p| std::fs::canonicalize(p).map_err(crate::store::StoreError::from)),
-        Ok(Some(false)) => return Err(format!("not opened: {shown} is not a file")),
-        Ok(None) => return Err(format!("not opened: {shown} does not exist")),
+        Ok(Some(false)) => return Err(crate::t!("runtime.open.not_a_file", file = shown)),
+        Ok(None) => return Err(crate::t!("runtime.open.missing", file = shown)),
         Err(e) => Err(e),
     };
-    found.map_err(|e| format!("not opened: {shown}: {e}"))
+    found.map_err(|e| crate::t!("runtime.open.failed", file = shown, why = e))
 }
 
 /// One frame, sent as one synchronized update.
@@ -843,6 +846,51 @@ mod tests {
         // A name from a file is shown safely.
         let why = openable(&project, "x\u{1b}[2J").unwrap_err();
         assert!(!why.contains('\u{1b}'), "{why:?}");
+    }
+
+    /// In Chinese, what the console says about a file it does not open, a
+    /// program that failed, and a decision whose thread died is Chinese; the
+    /// file's own name stays as it is.
+    #[cfg(unix)]
+    #[test]
+    fn the_runtime_speaks_chinese() {
+        use crate::i18n::{Lang, scoped};
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("p");
+        std::fs::create_dir_all(project.join("文档")).unwrap();
+        let (dir_en, gone_en) = (
+            openable(&project, "文档").unwrap_err(),
+            openable(&project, "gone.md").unwrap_err(),
+        );
+        let failed_en = suspend::run("false", &project, false).unwrap_err();
+        let _zh = scoped(Lang::ZhCn);
+        let dir = openable(&project, "文档").unwrap_err();
+        assert_eq!(dir, crate::t!("runtime.open.not_a_file", file = "文档"));
+        assert!(dir.contains("文档") && dir != dir_en, "{dir}");
+        let gone = openable(&project, "gone.md").unwrap_err();
+        assert!(gone.contains("gone.md") && gone != gone_en, "{gone}");
+        let failed = suspend::run("false", &project, false).unwrap_err();
+        assert_eq!(
+            failed,
+            crate::t!("runtime.program.status", program = "false", code = 1)
+        );
+        assert_ne!(failed, failed_en);
+
+        let (tx, rx) = mpsc::channel::<Msg>();
+        decision_worker(tx, 3, || panic!("boom"));
+        match next_event(&rx) {
+            Event::Decided {
+                result: app::decide::Decided::Failed { message, .. },
+                ..
+            } => {
+                // Said in the language of the thread that asked.
+                let deciding = crate::t!("runtime.worker.deciding");
+                let whole = crate::t!("runtime.worker.died", why = format!("{deciding}: boom"));
+                assert_eq!(message, whole);
+                assert!(!message.contains("check the files"), "{message}");
+            }
+            other => panic!("not the form's answer: {other:?}"),
+        }
     }
 
     #[test]

@@ -146,13 +146,17 @@ pub fn run(program: &str, file: &Path, readonly: bool) -> Result<(), String> {
     }
     let status = command
         .status()
-        .map_err(|e| format!("could not start sh for {program}: {e}"))?;
+        .map_err(|e| crate::t!("runtime.program.no_shell", program = program, why = e))?;
     match status.code() {
         Some(0) => Ok(()),
-        Some(127) => Err(format!("{program}: not found (set $PAGER / $EDITOR)")),
-        Some(126) => Err(format!("{program}: cannot be run")),
-        Some(n) => Err(format!("{program} exited with status {n}")),
-        None => Err(format!("{program} was stopped by a signal")),
+        Some(127) => Err(crate::t!("runtime.program.not_found", program = program)),
+        Some(126) => Err(crate::t!("runtime.program.cannot_run", program = program)),
+        Some(n) => Err(crate::t!(
+            "runtime.program.status",
+            program = program,
+            code = n
+        )),
+        None => Err(crate::t!("runtime.program.signal", program = program)),
     }
 }
 
@@ -192,7 +196,11 @@ pub fn suspended(
     let mut out = io::stdout();
     let ran = match leave(&mut out, mouse) {
         Ok(()) => run(program, file, readonly),
-        Err(e) => Err(format!("could not give the terminal to {program}: {e}")),
+        Err(e) => Err(crate::t!(
+            "runtime.program.no_terminal",
+            program = program,
+            why = e
+        )),
     };
     let back = enter(&mut out, mouse);
     sigint.hold(false);
