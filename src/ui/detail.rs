@@ -20,12 +20,12 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     let focused = m.focus == Focus::Detail;
     let Some(p) = m.selected_project() else {
         let msg = if m.loading {
-            "reading projects…"
+            crate::t!("panes.detail.loading")
         } else {
-            "no project selected"
+            crate::t!("panes.detail.none")
         };
         f.render_widget(
-            Paragraph::new(msg).block(block(m, " Detail ", focused)),
+            Paragraph::new(msg).block(block(m, crate::t!("panes.detail.title"), focused)),
             area,
         );
         return;
@@ -36,7 +36,10 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     // first) to both when the border is short.
     let room = area.width.saturating_sub(2) as usize;
     let (before, mut after) = if !split {
-        (" projects › ".to_owned(), format!(" › {}", m.tab.title()))
+        (
+            crate::t!("panes.detail.projects").to_owned(),
+            format!(" › {}", tab_title(m.tab)),
+        )
     } else {
         (" ".to_owned(), format!(" · {}", p.format.as_str()))
     };
@@ -44,8 +47,8 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     // project gone from disk, the tab's filter.
     match m.freshness(p) {
         crate::app::Freshness::Current => {}
-        crate::app::Freshness::Rereading => after.push_str(" · re-reading…"),
-        crate::app::Freshness::Gone => after.push_str(" · gone from disk"),
+        crate::app::Freshness::Rereading => after.push_str(crate::t!("panes.detail.rereading")),
+        crate::app::Freshness::Gone => after.push_str(crate::t!("panes.detail.gone")),
     }
     if let Some(filter) = m.filter_label(m.tab) {
         after.push_str(&format!(" {filter}"));
@@ -74,7 +77,7 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     if below > 0 {
         outer = outer.title_bottom(
             Line::from(Span::styled(
-                format!(" ↓ {below} new below · f follows "),
+                crate::t!("panes.detail.new_below", n = below),
                 t.warn.patch(t.bold),
             ))
             .right_aligned(),
@@ -101,11 +104,30 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
         } else {
             t.muted
         };
-        spans.push(Span::styled(format!(" {} {} ", i + 1, tab.title()), style));
+        spans.push(Span::styled(
+            format!(" {} {} ", i + 1, tab_title(*tab)),
+            style,
+        ));
     }
     f.render_widget(fit(Line::from(spans), tab_bar.width), tab_bar);
     if strip > 0 {
         devloop::strip(m, p, f, strip_area);
     }
     tabs::render(m, p, f, body);
+}
+
+/// A tab's title in the language spoken (`Tab::title` is its English name).
+pub(super) fn tab_title(tab: Tab) -> &'static str {
+    match tab {
+        Tab::Overview => crate::t!("panes.tab.overview"),
+        Tab::Frontier => crate::t!("panes.tab.frontier"),
+        Tab::Phases => crate::t!("panes.tab.phases"),
+        Tab::Tasks => crate::t!("panes.tab.tasks"),
+        Tab::Units => crate::t!("panes.tab.units"),
+        Tab::Bugs => crate::t!("panes.tab.bugs"),
+        Tab::Timeline => crate::t!("panes.tab.timeline"),
+        Tab::Revisions => crate::t!("panes.tab.revisions"),
+        Tab::Agents => crate::t!("panes.tab.agents"),
+        Tab::Findings => crate::t!("panes.tab.findings"),
+    }
 }

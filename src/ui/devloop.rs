@@ -9,12 +9,14 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::tabs::col;
 use super::widgets::{
     Spec, bar, block, clean, column_widths, empty, field, fit, inner, safe_line, table,
     with_detail, wrapped,
 };
 use crate::app::{Drawer, Focus, Tab, panes};
 use crate::model::{Project, short_time};
+use crate::t;
 
 pub const STRIP_HEIGHT: u16 = 1;
 
@@ -38,11 +40,26 @@ pub fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     } else {
         t.info
     };
-    let (gate, gate_style) = match &d.dag {
-        Some(dag) if dag.l2_gate_open => ("gate open", t.ok),
-        Some(dag) if !dag.cycles.is_empty() => ("blocked: cycle", t.error),
-        Some(_) => ("gate closed", t.muted),
-        None => ("no units", t.muted),
+    // The gate in full, then as the narrowest strip says it.
+    let (gate, gate_short, gate_style) = match &d.dag {
+        Some(dag) if dag.l2_gate_open => (
+            t!("panes.strip.gate_open"),
+            t!("panes.strip.gate_open_short"),
+            t.ok,
+        ),
+        Some(dag) if !dag.cycles.is_empty() => {
+            let cycle = t!("panes.strip.gate_cycle");
+            (cycle, cycle, t.error)
+        }
+        Some(_) => (
+            t!("panes.strip.gate_closed"),
+            t!("panes.strip.gate_closed_short"),
+            t.muted,
+        ),
+        None => {
+            let none = t!("panes.strip.no_units");
+            (none, none, t.muted)
+        }
     };
     let l2_style = match l2.status.as_str() {
         "failed" => t.error,
@@ -53,59 +70,60 @@ pub fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let (l3_sym, l3_style) = t.status(p.status_kind);
     // Level 0 says everything; each level after drops a detail.
     for level in 0..4 {
-        let mut l1_text = format!("{}/{} passed", l1.passed, l1.total);
+        let mut l1_text = t!("panes.strip.passed", passed = l1.passed, total = l1.total);
         if level < 3 {
-            for (n, word) in [
-                (l1.testing + l1.coding, "testing"),
-                (l1.failed, "failed"),
-                (l1.blocked, "blocked"),
-            ] {
-                if n > 0 {
-                    l1_text.push_str(&format!(" · {n} {word}"));
-                }
+            let testing = l1.testing + l1.coding;
+            if testing > 0 {
+                l1_text.push_str(&format!(" · {}", t!("panes.strip.testing", n = testing)));
+            }
+            if l1.failed > 0 {
+                l1_text.push_str(&format!(" · {}", t!("panes.strip.failed", n = l1.failed)));
+            }
+            if l1.blocked > 0 {
+                l1_text.push_str(&format!(" · {}", t!("panes.strip.blocked", n = l1.blocked)));
             }
         }
         let mut l2_text = if level < 3 {
-            format!(" · {} · round {}/{}", l2.status, l2.rounds, l2.budget)
+            let round = t!("panes.strip.round", rounds = l2.rounds, budget = l2.budget);
+            format!(" · {} · {round}", l2.status)
         } else {
             format!(" · {} {}/{}", l2.status, l2.rounds, l2.budget)
         };
         if let Some(run) = l2.last_run.as_ref().filter(|_| level < 2) {
-            l2_text.push_str(&format!(" · last {run}"));
+            l2_text.push_str(&format!(" · {}", t!("panes.strip.last", run = run)));
             if let Some(at) = l2.last_run_at.filter(|_| level < 1) {
                 l2_text.push_str(&format!(" {}", at.format("%Y-%m-%d %H:%M")));
             }
         }
         if l2.failures > 0 {
-            l2_text.push_str(&format!(" · {} failed", l2.failures));
+            l2_text.push_str(&format!(" · {}", t!("panes.strip.failed", n = l2.failures)));
         }
-        let rev = l3.rev.map_or(String::new(), |r| format!(" · rev {r}"));
+        let rev = l3.rev.map_or(String::new(), |r| {
+            format!(" · {}", t!("panes.strip.rev", rev = r))
+        });
         let mut spans = vec![
             Span::styled(" L1 ", t.bold),
             Span::styled(l1_text, l1_style),
         ];
         if level < 1 {
-            spans.push(Span::styled(format!(" · {running} running"), t.muted));
+            spans.push(Span::styled(
+                format!(" · {}", t!("panes.strip.running", n = running)),
+                t.muted,
+            ));
         }
         spans.extend([
             Span::styled("  L2 ", t.bold),
-            Span::styled(
-                if level < 3 {
-                    gate
-                } else {
-                    gate.trim_start_matches("gate ")
-                },
-                gate_style,
-            ),
+            Span::styled(if level < 3 { gate } else { gate_short }, gate_style),
             Span::styled(l2_text, l2_style),
             Span::styled("  L3 ", t.bold),
             Span::styled(format!("{l3_sym} {}{rev}", p.status), l3_style),
         ]);
         if l3.awaiting_feedback {
             let why = if level < 2 {
-                format!(" · awaiting feedback: {}", l3.awaiting.join(", "))
+                let names = l3.awaiting.join(", ");
+                format!(" · {}", t!("panes.strip.awaiting_for", names = names))
             } else {
-                " · awaiting feedback".to_owned()
+                format!(" · {}", t!("panes.strip.awaiting"))
             };
             spans.push(Span::styled(why, t.warn));
         }
@@ -128,7 +146,7 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let pane = m.pane(Tab::Units);
     let rows = panes::units(p, &pane.filter);
     if rows.is_empty() {
-        return empty(m, f, area, "no units");
+        return empty(m, f, area, t!("panes.units.empty"));
     }
     let u = &p.detail.units;
     let (area, legend) = match area.height {
@@ -142,7 +160,7 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         f.render_widget(
             fit(
                 Line::from(Span::styled(
-                    " upstream → unit → downstream · ≠ contract hash differs from the SDD · ∞ on a cycle",
+                    format!(" {}", t!("panes.units.legend")),
                     t.muted,
                 )),
                 l.width,
@@ -150,12 +168,21 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             l,
         );
     }
+    let header = vec![
+        t!("panes.units.col_layer"),
+        "",
+        t!("panes.units.col_unit"),
+        t!("panes.units.col_type"),
+        t!("panes.units.col_status"),
+        t!("panes.units.col_upstream"),
+        t!("panes.units.col_downstream"),
+    ];
     let widths = [
-        Constraint::Length(6),
+        col(6, &[header[0]]),
         Constraint::Length(1),
         Constraint::Min(12),
-        Constraint::Length(5),
-        Constraint::Length(10),
+        col(5, &[header[3]]),
+        col(10, &[header[4]]),
         Constraint::Percentage(25),
         Constraint::Percentage(25),
     ];
@@ -165,15 +192,7 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         f,
         area,
         Spec {
-            header: vec![
-                "LAYER",
-                "",
-                "UNIT",
-                "TYPE",
-                "STATUS",
-                "UPSTREAM →",
-                "→ DOWNSTREAM",
-            ],
+            header,
             widths: &widths,
             len: rows.len(),
             scroll: &pane.first,
@@ -227,43 +246,65 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         let area = drawer_area(area);
         let w = inner(area).width;
         let mut lines = Vec::new();
-        field(&mut lines, w, "status", &unit.status, t.bold);
+        field(
+            &mut lines,
+            w,
+            t!("panes.field.status"),
+            &unit.status,
+            t.bold,
+        );
         if let Some(h) = unit.contract_hash() {
             let mark = match unit.contract_ok() {
-                Some(true) => " (matches the SDD)",
-                Some(false) => " (does NOT match the SDD)",
+                Some(true) => t!("panes.units.matches"),
+                Some(false) => t!("panes.units.differs"),
                 None => "",
             };
-            field(&mut lines, w, "hash", &format!("{h}{mark}"), t.bold);
+            let hash = format!("{h}{mark}");
+            field(&mut lines, w, t!("panes.units.hash"), &hash, t.bold);
         }
         if let (Some(r), Some(b)) = (unit.retries(), unit.retry_budget()) {
-            field(&mut lines, w, "retries", &format!("{r}/{b}"), t.bold);
+            let retries = format!("{r}/{b}");
+            field(&mut lines, w, t!("panes.units.retries"), &retries, t.bold);
         }
         if let Some(c) = unit.contract() {
-            lines.push(Line::from(Span::styled("contract", t.bold)));
+            lines.push(Line::from(Span::styled(t!("panes.units.contract"), t.bold)));
             wrapped(&mut lines, w, c, Style::new());
         }
         if !unit.acceptance().is_empty() {
-            lines.push(Line::from(Span::styled("acceptance", t.bold)));
+            lines.push(Line::from(Span::styled(
+                t!("panes.units.acceptance"),
+                t.bold,
+            )));
             for a in unit.acceptance() {
                 wrapped(&mut lines, w, &format!("• {a}"), Style::new());
             }
         }
         for r in unit.runs().iter().take(3) {
             let (sym, style) = if r.ok {
-                ("✓ PASS", t.ok)
+                (t!("panes.units.pass"), t.ok)
             } else {
-                ("✗ FAIL", t.error)
+                (t!("panes.units.fail"), t.error)
             };
             lines.push(safe_line(Line::from(vec![
                 Span::styled(sym, style),
                 Span::raw(format!(" {} {}/{}", r.run_id, r.passed, r.total)),
             ])));
             for fl in &r.failures {
-                let mut text = format!("{}: expected {} got {}", fl.test, fl.expected, fl.got);
-                if let Some(h) = &fl.hint {
-                    text.push_str(&format!(" — hint: {h}"));
-                }
+                let text = match &fl.hint {
+                    Some(h) => t!(
+                        "panes.units.failure_hint",
+                        test = fl.test,
+                        expected = fl.expected,
+                        got = fl.got,
+                        hint = h
+                    ),
+                    None => t!(
+                        "panes.units.failure",
+                        test = fl.test,
+                        expected = fl.expected,
+                        got = fl.got
+                    ),
+                };
                 wrapped(&mut lines, w, &format!("  {text}"), t.error);
             }
         }
@@ -272,11 +313,7 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         f.render_widget(
             Paragraph::new(lines)
                 .scroll((scroll_of(m, n, area), 0))
-                .block(block(
-                    m,
-                    format!(" Unit {} · j/k scroll · Esc close ", unit.id),
-                    true,
-                )),
+                .block(block(m, t!("panes.units.drawer", id = unit.id), true)),
             area,
         );
     }
@@ -310,13 +347,27 @@ pub fn bugs(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             Line::from(vec![
                 Span::styled(
                     format!(
-                        " status {} · severity {}",
-                        m.bug_filter.status.as_deref().unwrap_or("all"),
-                        m.bug_filter.severity.as_deref().unwrap_or("all")
+                        " {}",
+                        t!(
+                            "panes.bugs.filters",
+                            status = m
+                                .bug_filter
+                                .status
+                                .as_deref()
+                                .unwrap_or(t!("panes.bugs.all")),
+                            severity = m
+                                .bug_filter
+                                .severity
+                                .as_deref()
+                                .unwrap_or(t!("panes.bugs.all"))
+                        )
                     ),
                     t.bold,
                 ),
-                Span::styled(format!("   s/v cycle   {by_status}"), t.muted),
+                Span::styled(
+                    format!("   {}   {by_status}", t!("panes.bugs.cycle")),
+                    t.muted,
+                ),
             ]),
             top.width,
         ),
@@ -324,7 +375,7 @@ pub fn bugs(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     );
     let rows = panes::bugs(m, p);
     if rows.is_empty() {
-        return empty(m, f, rest, "no bugs match");
+        return empty(m, f, rest, t!("panes.bugs.empty"));
     }
     let b = &p.detail.bugs;
     let rest = match rows.get(m.pane(Tab::Bugs).selected) {
@@ -336,9 +387,9 @@ pub fn bugs(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                 rest,
                 4,
                 &[
-                    ("bug", &bug.id),
-                    ("title", &bug.title),
-                    ("unit", bug.unit.as_deref().unwrap_or("")),
+                    (t!("panes.bugs.bug"), &bug.id),
+                    (t!("panes.bugs.title"), &bug.title),
+                    (t!("panes.field.unit"), bug.unit.as_deref().unwrap_or("")),
                 ],
             )
         }
@@ -349,12 +400,18 @@ pub fn bugs(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         f,
         rest,
         Spec {
-            header: vec!["SEV", "", "STATUS", "BUG", "TITLE"],
+            header: vec![
+                t!("panes.bugs.col_severity"),
+                "",
+                t!("panes.bugs.col_status"),
+                t!("panes.bugs.col_bug"),
+                t!("panes.bugs.col_title"),
+            ],
             widths: &[
-                Constraint::Length(8),
+                col(8, &[t!("panes.bugs.col_severity")]),
                 Constraint::Length(1),
-                Constraint::Length(10),
-                Constraint::Length(24),
+                col(10, &[t!("panes.bugs.col_status")]),
+                col(24, &[t!("panes.bugs.col_bug")]),
                 Constraint::Min(10),
             ],
             len: rows.len(),
@@ -386,11 +443,17 @@ pub fn bugs(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         let w = inner(area).width;
         let mut lines = Vec::new();
         wrapped(&mut lines, w, &bug.title, t.bold);
-        field(&mut lines, w, "severity", &bug.severity, t.bold);
+        field(
+            &mut lines,
+            w,
+            t!("panes.bugs.severity"),
+            &bug.severity,
+            t.bold,
+        );
         if let Some(u) = &bug.unit {
-            field(&mut lines, w, "unit", u, t.bold);
+            field(&mut lines, w, t!("panes.field.unit"), u, t.bold);
         }
-        lines.push(Line::from(Span::styled("history", t.bold)));
+        lines.push(Line::from(Span::styled(t!("panes.bugs.history"), t.bold)));
         for h in &bug.history {
             let mut text = format!(
                 "{} → {}  {} {}",
@@ -409,11 +472,7 @@ pub fn bugs(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         f.render_widget(
             Paragraph::new(lines)
                 .scroll((scroll_of(m, n, area), 0))
-                .block(block(
-                    m,
-                    format!(" {} · j/k scroll · Esc close ", bug.id),
-                    true,
-                )),
+                .block(block(m, t!("panes.bugs.drawer", id = bug.id), true)),
             area,
         );
     }
@@ -451,13 +510,13 @@ pub fn timeline(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let pane = m.pane(Tab::Timeline);
     let rows = panes::timeline(p, &pane.filter);
     if rows.is_empty() {
-        return empty(m, f, area, "no events");
+        return empty(m, f, area, t!("panes.timeline.empty"));
     }
     let ev = &p.detail.timeline;
     let title = if m.follow_timeline {
-        "EVENT (following)"
+        t!("panes.timeline.col_following")
     } else {
-        "EVENT (f: follow)"
+        t!("panes.timeline.col_follow")
     };
     // Events are in time order: when the first or the last is not of this
     // year, some row shows its year, and the column makes room for it.
@@ -475,10 +534,14 @@ pub fn timeline(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         f,
         area,
         Spec {
-            header: vec!["TIME", "SOURCE", title],
+            header: vec![
+                t!("panes.timeline.col_time"),
+                t!("panes.timeline.col_source"),
+                title,
+            ],
             widths: &[
-                Constraint::Length(time_w),
-                Constraint::Length(12),
+                col(time_w, &[t!("panes.timeline.col_time")]),
+                col(12, &[t!("panes.timeline.col_source")]),
                 Constraint::Min(10),
             ],
             len: rows.len(),
@@ -510,7 +573,7 @@ pub fn agents(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let pane = m.pane(Tab::Agents);
     let rows = panes::agents(p, &pane.filter);
     if rows.is_empty() {
-        return empty(m, f, area, "no agent state");
+        return empty(m, f, area, t!("panes.agents.empty"));
     }
     let a = &p.detail.agents;
     table(
@@ -518,12 +581,18 @@ pub fn agents(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         f,
         area,
         Spec {
-            header: vec!["AGENT", "STATUS", "STEP", "PROGRESS", "DOING"],
+            header: vec![
+                t!("panes.agents.col_agent"),
+                t!("panes.agents.col_status"),
+                t!("panes.agents.col_step"),
+                t!("panes.agents.col_progress"),
+                t!("panes.agents.col_doing"),
+            ],
             widths: &[
-                Constraint::Length(12),
-                Constraint::Length(9),
-                Constraint::Length(5),
-                Constraint::Length(17),
+                col(12, &[t!("panes.agents.col_agent")]),
+                col(9, &[t!("panes.agents.col_status")]),
+                col(5, &[t!("panes.agents.col_step")]),
+                col(17, &[t!("panes.agents.col_progress")]),
                 Constraint::Min(10),
             ],
             len: rows.len(),
@@ -545,14 +614,11 @@ pub fn agents(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             if let Some(at) = ag.paused_at {
                 let hours = (m.now - at).num_hours();
                 doing = if (m.now - at).num_seconds() < -crate::model::SKEW_TOLERANCE_SECONDS {
-                    format!("⏸ paused in the future (check the clock) · {doing}")
+                    t!("panes.agents.paused_future", doing = doing)
+                } else if hours >= 24 {
+                    t!("panes.agents.paused_expired", hours = hours, doing = doing)
                 } else {
-                    let choice = if hours >= 24 {
-                        "token expired: restart only"
-                    } else {
-                        "resume or restart"
-                    };
-                    format!("⏸ {hours}h, {choice} · {doing}")
+                    t!("panes.agents.paused", hours = hours, doing = doing)
                 };
             }
             vec![

@@ -11,9 +11,36 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::devloop::scroll_of;
+use super::tabs::col;
 use super::widgets::{Spec, block, empty, field, inner, table, with_detail, wrapped};
 use crate::app::{Drawer, Focus, Tab, panes};
-use crate::model::{LineKind, Project, Revision, SectionKind, short_time};
+use crate::model::{ChangeSummary, LineKind, Project, Revision, SectionKind, short_time};
+use crate::t;
+
+/// What a revision changed, counted (`+1 section ~3 units`) in the
+/// language spoken (`Changed::counts` words it in English).
+fn counts(c: &ChangeSummary) -> String {
+    let mut parts = Vec::new();
+    for (sign, list, section) in [
+        ('+', &c.sections_added, true),
+        ('~', &c.sections_changed, true),
+        ('-', &c.sections_removed, true),
+        ('+', &c.units_added, false),
+        ('~', &c.units_changed, false),
+        ('-', &c.units_removed, false),
+    ] {
+        if !list.is_empty() {
+            let n = list.len();
+            let what = if section {
+                t!("panes.revisions.sections", n = n)
+            } else {
+                t!("panes.revisions.units", n = n)
+            };
+            parts.push(format!("{sign}{what}"));
+        }
+    }
+    parts.join(" ")
+}
 
 /// `prd_rev` → `prd`.
 fn doc(kind: &str) -> &str {
@@ -25,22 +52,30 @@ pub fn render(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let pane = m.pane(Tab::Revisions);
     let rows = panes::revisions(p, &pane.filter);
     if rows.is_empty() {
-        return empty(m, f, area, "no revisions (changelog.ndjson, history/)");
+        return empty(m, f, area, t!("panes.revisions.empty"));
     }
     let revs = &p.detail.revisions;
     let selected = pane.selected.min(rows.len() - 1);
     let r = &revs[rows[selected]];
-    let counts = r.changed.counts();
+    let changes = counts(&r.changed);
+    let revision = t!(
+        "panes.revisions.doc_rev",
+        doc = doc(&r.event.kind),
+        rev = r.rev
+    );
     let rest = with_detail(
         m,
         f,
         area,
         3,
         &[
-            ("revision", &format!("{} rev {}", doc(&r.event.kind), r.rev)),
-            ("trigger", r.trigger.as_deref().unwrap_or("")),
-            ("summary", r.note.as_deref().unwrap_or("")),
-            ("changes", &counts),
+            (t!("panes.revisions.revision"), &revision),
+            (
+                t!("panes.field.trigger"),
+                r.trigger.as_deref().unwrap_or(""),
+            ),
+            (t!("panes.field.summary"), r.note.as_deref().unwrap_or("")),
+            (t!("panes.revisions.changes"), &changes),
         ],
     );
     let time_w = if rows.iter().any(|&i| {
@@ -58,13 +93,20 @@ pub fn render(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         f,
         rest,
         Spec {
-            header: vec!["TIME", "DOC", "REV", "BY", "CHANGES", "SUMMARY"],
+            header: vec![
+                t!("panes.revisions.col_time"),
+                t!("panes.revisions.col_doc"),
+                t!("panes.revisions.col_rev"),
+                t!("panes.revisions.col_by"),
+                t!("panes.revisions.col_changes"),
+                t!("panes.revisions.col_summary"),
+            ],
             widths: &[
-                Constraint::Length(time_w),
-                Constraint::Length(5),
-                Constraint::Length(4),
-                Constraint::Length(10),
-                Constraint::Length(16),
+                col(time_w, &[t!("panes.revisions.col_time")]),
+                col(5, &[t!("panes.revisions.col_doc")]),
+                col(4, &[t!("panes.revisions.col_rev")]),
+                col(10, &[t!("panes.revisions.col_by")]),
+                col(16, &[t!("panes.revisions.col_changes")]),
                 Constraint::Min(10),
             ],
             len: rows.len(),
@@ -88,7 +130,7 @@ pub fn render(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                 Span::styled(doc(&r.event.kind).to_owned(), t.bold),
                 Span::raw(r.rev.clone()),
                 Span::styled(r.event.source.clone(), t.info),
-                Span::styled(r.changed.counts(), t.muted),
+                Span::styled(counts(&r.changed), t.muted),
                 Span::raw(summary),
             ]
         },
@@ -109,25 +151,31 @@ fn drawer(m: &View, r: &Revision, f: &mut Frame, area: Rect) {
         .event
         .at
         .map_or_else(|| "?".to_owned(), |a| short_time(a, m.now));
-    field(&mut lines, w, "when", &at, t.bold);
-    field(&mut lines, w, "by", &r.event.source, t.bold);
+    field(&mut lines, w, t!("panes.revisions.when"), &at, t.bold);
+    field(
+        &mut lines,
+        w,
+        t!("panes.revisions.by"),
+        &r.event.source,
+        t.bold,
+    );
     if let Some(trigger) = &r.trigger {
-        field(&mut lines, w, "trigger", trigger, t.bold);
+        field(&mut lines, w, t!("panes.field.trigger"), trigger, t.bold);
     }
     if let Some(note) = &r.note {
-        field(&mut lines, w, "summary", note, t.bold);
+        field(&mut lines, w, t!("panes.field.summary"), note, t.bold);
     }
     if let Some(a) = &r.archive {
-        field(&mut lines, w, "before", a, t.bold);
+        field(&mut lines, w, t!("panes.revisions.before"), a, t.bold);
     }
     let c = &r.changed;
     for (label, list) in [
-        ("+ sections", &c.sections_added),
-        ("~ sections", &c.sections_changed),
-        ("- sections", &c.sections_removed),
-        ("+ units", &c.units_added),
-        ("~ units", &c.units_changed),
-        ("- units", &c.units_removed),
+        (t!("panes.revisions.sections_added"), &c.sections_added),
+        (t!("panes.revisions.sections_changed"), &c.sections_changed),
+        (t!("panes.revisions.sections_removed"), &c.sections_removed),
+        (t!("panes.revisions.units_added"), &c.units_added),
+        (t!("panes.revisions.units_changed"), &c.units_changed),
+        (t!("panes.revisions.units_removed"), &c.units_removed),
     ] {
         if !list.is_empty() {
             field(&mut lines, w, label, &list.join(", "), t.bold);
@@ -135,40 +183,38 @@ fn drawer(m: &View, r: &Revision, f: &mut Frame, area: Rect) {
     }
     lines.push(Line::default());
     match &r.sections {
-        None if matches!(r.event.kind.as_str(), "prd_rev" | "sdd_rev") => wrapped(
-            &mut lines,
-            w,
-            "older than the revisions compared: no section diff",
-            t.muted,
-        ),
-        None => wrapped(
-            &mut lines,
-            w,
-            "no section diff for this kind of revision (only the PRD and the SDD)",
-            t.muted,
-        ),
+        None if matches!(r.event.kind.as_str(), "prd_rev" | "sdd_rev") => {
+            wrapped(&mut lines, w, t!("panes.revisions.older"), t.muted)
+        }
+        None => wrapped(&mut lines, w, t!("panes.revisions.no_diff"), t.muted),
         Some(d) => {
-            let from = d.old.as_deref().unwrap_or("nothing (the first revision)");
+            let from = d.old.as_deref().unwrap_or(t!("panes.revisions.first"));
             let to = d.new.as_deref().unwrap_or("?");
-            wrapped(&mut lines, w, &format!("sections: {from} → {to}"), t.bold);
+            let compared = t!("panes.revisions.compared", from = from, to = to);
+            wrapped(&mut lines, w, &compared, t.bold);
             if let Some(problem) = &d.problem {
-                wrapped(&mut lines, w, &format!("cannot compare: {problem}"), t.warn);
+                let text = t!("panes.revisions.cannot_compare", problem = problem);
+                wrapped(&mut lines, w, &text, t.warn);
             }
             if d.sections.is_empty() && d.problem.is_none() {
-                wrapped(&mut lines, w, "no section changed", t.muted);
+                wrapped(&mut lines, w, t!("panes.revisions.none_changed"), t.muted);
             }
             for s in &d.sections {
-                let (mark, word, style) = match s.kind {
-                    SectionKind::Added => ('+', "added", t.ok),
-                    SectionKind::Removed => ('-', "removed", t.error),
-                    SectionKind::Changed => ('~', "changed", t.warn),
+                let (heading, style) = match s.kind {
+                    SectionKind::Added => (
+                        t!("panes.revisions.added", mark = '+', title = s.title),
+                        t.ok,
+                    ),
+                    SectionKind::Removed => (
+                        t!("panes.revisions.removed", mark = '-', title = s.title),
+                        t.error,
+                    ),
+                    SectionKind::Changed => (
+                        t!("panes.revisions.changed", mark = '~', title = s.title),
+                        t.warn,
+                    ),
                 };
-                wrapped(
-                    &mut lines,
-                    w,
-                    &format!("{mark} {} ({word})", s.title),
-                    style.patch(t.bold),
-                );
+                wrapped(&mut lines, w, &heading, style.patch(t.bold));
                 for l in &s.lines {
                     let style = match l.kind {
                         LineKind::Added => t.ok,
@@ -187,7 +233,7 @@ fn drawer(m: &View, r: &Revision, f: &mut Frame, area: Rect) {
                     wrapped(
                         &mut lines,
                         w,
-                        &format!("    … {} more lines", s.more),
+                        &format!("    {}", t!("panes.revisions.more", n = s.more)),
                         t.muted,
                     );
                 }
@@ -196,7 +242,7 @@ fn drawer(m: &View, r: &Revision, f: &mut Frame, area: Rect) {
                 wrapped(
                     &mut lines,
                     w,
-                    &format!("{} section(s) unchanged", d.unchanged),
+                    &t!("panes.revisions.unchanged", n = d.unchanged),
                     t.muted,
                 );
             }
@@ -209,10 +255,10 @@ fn drawer(m: &View, r: &Revision, f: &mut Frame, area: Rect) {
             .scroll((scroll_of(m, n, area), 0))
             .block(block(
                 m,
-                format!(
-                    " {} rev {} · j/k scroll · Esc close ",
-                    doc(&r.event.kind),
-                    r.rev
+                t!(
+                    "panes.revisions.drawer",
+                    doc = doc(&r.event.kind),
+                    rev = r.rev
                 ),
                 true,
             )),

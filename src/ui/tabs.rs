@@ -11,8 +11,10 @@ use super::devloop;
 use super::widgets::{Spec, clip, empty, field, fit, spans_wrapped, table, with_detail, wrapped};
 use crate::app::panes::{self, FrontierRow, PhaseRow};
 use crate::app::{Focus, Tab};
+use crate::i18n::ago;
+use crate::model::text::width;
 use crate::model::{
-    CLOCK_SKEW, Finding, Level, Project, Scenario, StatusKind, ago, clock_skew, since_seconds,
+    CLOCK_SKEW, Finding, InboxKind, Level, Project, Scenario, StatusKind, clock_skew, since_seconds,
 };
 
 pub fn render(m: &View, p: &Project, f: &mut Frame, area: Rect) {
@@ -34,6 +36,14 @@ fn focused(m: &View) -> bool {
     m.focus == Focus::Detail
 }
 
+/// A column `min` wide (what the English words need) or as wide as the
+/// widest of `words` in the language spoken (a Chinese character is two
+/// columns).
+pub(super) fn col(min: u16, words: &[&str]) -> Constraint {
+    let widest = words.iter().map(|w| width(w)).max().unwrap_or(0);
+    Constraint::Length(min.max(u16::try_from(widest).unwrap_or(u16::MAX)))
+}
+
 /// The resume card: where it stopped, why, what it waits for, what to read.
 fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
@@ -45,22 +55,20 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let (sym, style) = t.status(p.status_kind);
     let done = p.status_kind == StatusKind::Done;
     let advice = match scenario {
-        Some(Scenario::Future) => {
-            "the last update is in the future: check the clock (see Findings)".to_owned()
-        }
-        _ if done && p.inbox.is_empty() => "completed: nothing waits on you".to_owned(),
-        _ if done => "completed: only what waits for you below".to_owned(),
-        Some(Scenario::A) => "back within the hour: act on the next action".to_owned(),
-        Some(Scenario::B) => "back after a while: review, then decide".to_owned(),
-        Some(Scenario::C) => format!(
-            "away {} days: reread before acting",
-            since.unwrap_or(0) / 86_400
+        Some(Scenario::Future) => crate::t!("panes.overview.future").to_owned(),
+        _ if done && p.inbox.is_empty() => crate::t!("panes.overview.done_nothing").to_owned(),
+        _ if done => crate::t!("panes.overview.done_below").to_owned(),
+        Some(Scenario::A) => crate::t!("panes.overview.scenario_a").to_owned(),
+        Some(Scenario::B) => crate::t!("panes.overview.scenario_b").to_owned(),
+        Some(Scenario::C) => crate::t!(
+            "panes.overview.scenario_c",
+            days = since.unwrap_or(0) / 86_400
         ),
         None => String::new(),
     };
     let updated = since.map_or_else(
-        || "update time unknown".to_owned(),
-        |s| format!("updated {}", ago(s)),
+        || crate::t!("panes.overview.updated_unknown").to_owned(),
+        |s| crate::t!("panes.overview.updated", ago = ago(s)),
     );
     spans_wrapped(
         &mut lines,
@@ -81,21 +89,30 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     lines.push(Line::default());
     let label = t.bold;
     if let Some(stage) = &p.stage {
-        field(&mut lines, w, "stage", stage, label);
+        field(
+            &mut lines,
+            w,
+            crate::t!("panes.overview.stage"),
+            stage,
+            label,
+        );
     }
     if let Some(pct) = p.progress_percent {
         field(
             &mut lines,
             w,
-            "progress",
+            crate::t!("panes.overview.progress"),
             &super::widgets::bar(f64::from(pct), 20),
             label,
         );
     }
     for (name, value) in [
-        ("stopped at", &p.resume.stopped_at),
-        ("why", &p.resume.reason),
-        ("waiting for", &p.resume.waiting_for),
+        (crate::t!("panes.overview.stopped_at"), &p.resume.stopped_at),
+        (crate::t!("panes.field.why"), &p.resume.reason),
+        (
+            crate::t!("panes.overview.waiting_for"),
+            &p.resume.waiting_for,
+        ),
     ] {
         if let Some(v) = value {
             field(&mut lines, w, name, v, label);
@@ -105,7 +122,7 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         field(
             &mut lines,
             w,
-            "completed",
+            crate::t!("panes.overview.completed"),
             &p.resume.completed.join(", "),
             label,
         );
@@ -114,7 +131,7 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         field(
             &mut lines,
             w,
-            "read first",
+            crate::t!("panes.overview.read_first"),
             &p.resume.read_first.join(", "),
             label,
         );
@@ -122,7 +139,7 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     if !p.inbox.is_empty() {
         lines.push(Line::default());
         lines.push(Line::from(Span::styled(
-            format!("Waiting for you ({})", p.inbox.len()),
+            crate::t!("panes.overview.waiting_for_you", n = p.inbox.len()),
             t.warn.patch(t.bold),
         )));
         for item in &p.inbox {
@@ -148,12 +165,11 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let total = p.findings.len() + usize::from(skew(m, p).is_some());
     if errors + p.problems.len() > 0 || total > 0 {
         lines.push(Line::default());
-        let text = format!(
-            "{total} finding{} ({errors} error{}), {} unreadable file{} — see Findings",
-            if total == 1 { "" } else { "s" },
-            if errors == 1 { "" } else { "s" },
-            p.problems.len(),
-            if p.problems.len() == 1 { "" } else { "s" }
+        let text = crate::t!(
+            "panes.overview.findings_summary",
+            findings = crate::t!("panes.overview.findings", n = total),
+            errors = crate::t!("panes.overview.errors", n = errors),
+            unreadable = crate::t!("panes.overview.unreadable", n = p.problems.len()),
         );
         let style = if errors + p.problems.len() > 0 {
             t.error
@@ -164,7 +180,10 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     }
     if scenario == Some(Scenario::C) {
         lines.push(Line::default());
-        lines.push(Line::from(Span::styled("What you meant then", t.bold)));
+        lines.push(Line::from(Span::styled(
+            crate::t!("panes.overview.meant_then"),
+            t.bold,
+        )));
         let loaded = m
             .excerpts
             .as_ref()
@@ -175,16 +194,16 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             wrapped(
                 &mut lines,
                 w,
-                "nothing to reread: the project's files name no scene anchor, plan or notes to read first",
+                crate::t!("panes.overview.nothing_named"),
                 t.muted,
             );
         } else if loaded.is_empty() {
             wrapped(
                 &mut lines,
                 w,
-                &format!(
-                    "nothing to reread: {} could not be read or hold no text",
-                    p.resume.read_first.join(", ")
+                &crate::t!(
+                    "panes.overview.nothing_read",
+                    files = p.resume.read_first.join(", ")
                 ),
                 t.muted,
             );
@@ -223,8 +242,25 @@ fn skew(m: &View, p: &Project) -> Option<Finding> {
     clock_skew(p, m.now)
 }
 
-pub fn kind(k: crate::model::InboxKind) -> &'static str {
-    k.label()
+/// An inbox item's kind in the language spoken (`InboxKind::label` is the
+/// English word the JSON output and the filters use).
+pub fn kind(k: InboxKind) -> &'static str {
+    match k {
+        InboxKind::Question => crate::t!("panes.kind.question"),
+        InboxKind::Evidence => crate::t!("panes.kind.evidence"),
+        InboxKind::Choice => crate::t!("panes.kind.choice"),
+        InboxKind::Waiting => crate::t!("panes.kind.waiting"),
+        InboxKind::Blocked => crate::t!("panes.kind.blocked"),
+        InboxKind::Approval => crate::t!("panes.kind.approval"),
+        InboxKind::Desync => crate::t!("panes.kind.desync"),
+        InboxKind::Finalization => crate::t!("panes.kind.finalization"),
+        InboxKind::Resume => crate::t!("panes.kind.resume"),
+        InboxKind::Conflict => crate::t!("panes.kind.conflict"),
+        InboxKind::Budget => crate::t!("panes.kind.budget"),
+        InboxKind::SignOff => crate::t!("panes.kind.sign_off"),
+        InboxKind::RetriesSpent => crate::t!("panes.kind.retries"),
+        InboxKind::Triage => crate::t!("panes.kind.triage"),
+    }
 }
 
 fn frontier(m: &View, p: &Project, f: &mut Frame, area: Rect) {
@@ -235,25 +271,31 @@ fn frontier(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let note = if p.frontier.snapshot_stale {
         Span::styled(
             format!(
-                " snapshot stale: next_action names {}",
-                p.frontier.stale_ids.join(", ")
+                " {}",
+                crate::t!(
+                    "panes.frontier.stale",
+                    ids = p.frontier.stale_ids.join(", ")
+                )
             ),
             t.warn,
         )
     } else {
         Span::styled(
             format!(
-                " {} for you · {} research · {} blocked",
-                p.frontier.questions.len(),
-                p.frontier.research.len(),
-                p.frontier.blocked.len()
+                " {}",
+                crate::t!(
+                    "panes.frontier.counts",
+                    questions = p.frontier.questions.len(),
+                    research = p.frontier.research.len(),
+                    blocked = p.frontier.blocked.len()
+                )
             ),
             t.muted,
         )
     };
     f.render_widget(fit(Line::from(note), top.width), top);
     if rows.is_empty() {
-        return empty(m, f, rest, "no open questions");
+        return empty(m, f, rest, crate::t!("panes.frontier.empty"));
     }
     let fr = &p.frontier;
     let chosen = rows.get(pane.selected).map(|r| match *r {
@@ -270,28 +312,57 @@ fn frontier(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             6,
             &[
                 (&q.id, &q.title),
-                ("owner", q.owner.as_deref().unwrap_or("")),
-                ("evidence", q.evidence_needed.as_deref().unwrap_or("")),
-                ("accept if", q.acceptance_threshold.as_deref().unwrap_or("")),
-                ("due", q.due_by.as_deref().unwrap_or("")),
-                ("waits on", &q.waiting_on.join(", ")),
+                (
+                    crate::t!("panes.frontier.owner"),
+                    q.owner.as_deref().unwrap_or(""),
+                ),
+                (
+                    crate::t!("panes.frontier.evidence"),
+                    q.evidence_needed.as_deref().unwrap_or(""),
+                ),
+                (
+                    crate::t!("panes.frontier.accept_if"),
+                    q.acceptance_threshold.as_deref().unwrap_or(""),
+                ),
+                (
+                    crate::t!("panes.frontier.due"),
+                    q.due_by.as_deref().unwrap_or(""),
+                ),
+                (
+                    crate::t!("panes.frontier.waits_on"),
+                    &q.waiting_on.join(", "),
+                ),
             ],
         ),
     };
+    let (ask, fact, wait) = (
+        crate::t!("panes.frontier.ask"),
+        crate::t!("panes.frontier.fact"),
+        crate::t!("panes.frontier.wait"),
+    );
+    let header = vec![
+        "",
+        "ID",
+        crate::t!("panes.frontier.col_priority"),
+        crate::t!("panes.frontier.col_owner"),
+        crate::t!("panes.frontier.col_question"),
+        crate::t!("panes.frontier.col_waits_on"),
+    ];
+    let widths = [
+        col(9, &[ask, fact, wait]),
+        Constraint::Length(7),
+        col(3, &[header[2]]),
+        col(12, &[header[3]]),
+        Constraint::Min(10),
+        col(14, &[header[5]]),
+    ];
     table(
         m,
         f,
         rest,
         Spec {
-            header: vec!["", "ID", "P", "OWNER", "QUESTION", "WAITS ON"],
-            widths: &[
-                Constraint::Length(9),
-                Constraint::Length(7),
-                Constraint::Length(3),
-                Constraint::Length(12),
-                Constraint::Min(10),
-                Constraint::Length(14),
-            ],
+            header,
+            widths: &widths,
             len: rows.len(),
             scroll: &pane.first,
             selected: pane.selected,
@@ -299,9 +370,9 @@ fn frontier(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         },
         |i| {
             let (label, style, q) = match rows[i] {
-                FrontierRow::Question(j) => ("◆ ask", t.warn, &fr.questions[j]),
-                FrontierRow::Research(j) => ("… fact", t.info, &fr.research[j]),
-                FrontierRow::Blocked(j) => ("✗ wait", t.muted, &fr.blocked[j]),
+                FrontierRow::Question(j) => (ask, t.warn, &fr.questions[j]),
+                FrontierRow::Research(j) => (fact, t.info, &fr.research[j]),
+                FrontierRow::Blocked(j) => (wait, t.muted, &fr.blocked[j]),
             };
             vec![
                 Span::styled(label, style),
@@ -321,28 +392,40 @@ fn phases(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let mut head = Vec::new();
     let w = area.width;
     if let Some(stage) = &p.stage {
-        field(&mut head, w, "position", stage, t.bold);
+        field(
+            &mut head,
+            w,
+            crate::t!("panes.phases.position"),
+            stage,
+            t.bold,
+        );
     }
     if let Some(s) = &p.resume.last_session {
-        field(&mut head, w, "session", s, t.bold);
+        field(&mut head, w, crate::t!("panes.phases.session"), s, t.bold);
     }
     if let Some(s) = &p.resume.reason {
-        field(&mut head, w, "stopped", s, t.bold);
+        field(&mut head, w, crate::t!("panes.phases.stopped"), s, t.bold);
     }
     if !p.resume.read_first.is_empty() {
         field(
             &mut head,
             w,
-            "resume with",
+            crate::t!("panes.phases.resume_with"),
             &p.resume.read_first.join(", "),
             t.bold,
         );
     }
     if let Some(s) = &p.resume.waiting_for {
-        field(&mut head, w, "next", s, t.bold);
+        field(&mut head, w, crate::t!("panes.phases.next"), s, t.bold);
     }
     if let Some(n) = p.pending_todos {
-        field(&mut head, w, "todos", &format!("{n} pending"), t.bold);
+        field(
+            &mut head,
+            w,
+            crate::t!("panes.phases.todos"),
+            &crate::t!("panes.phases.pending", n = n),
+            t.bold,
+        );
     }
     let head_h = (head.len() as u16).min(area.height / 2);
     let [top, rest] =
@@ -351,12 +434,15 @@ fn phases(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let pane = m.pane(Tab::Phases);
     let rows = panes::phases(p, &pane.filter);
     if rows.is_empty() {
-        return empty(m, f, rest, "no decisions or blockers recorded");
+        return empty(m, f, rest, crate::t!("panes.phases.empty"));
     }
     let rest = match rows.get(pane.selected) {
         Some(PhaseRow::Decision(j)) => {
             let d = &p.decisions[*j];
-            let head = d.stage.clone().unwrap_or_else(|| "decision".to_owned());
+            let head = d
+                .stage
+                .clone()
+                .unwrap_or_else(|| crate::t!("panes.phases.decision").to_owned());
             with_detail(
                 m,
                 f,
@@ -364,11 +450,20 @@ fn phases(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                 4,
                 &[
                     (&head, &d.summary),
-                    ("why", d.rationale.as_deref().unwrap_or("")),
+                    (
+                        crate::t!("panes.field.why"),
+                        d.rationale.as_deref().unwrap_or(""),
+                    ),
                 ],
             )
         }
-        Some(PhaseRow::Blocker(j)) => with_detail(m, f, rest, 4, &[("blocker", &p.blockers[*j])]),
+        Some(PhaseRow::Blocker(j)) => with_detail(
+            m,
+            f,
+            rest,
+            4,
+            &[(crate::t!("panes.phases.blocker"), &p.blockers[*j])],
+        ),
         None => rest,
     };
     table(
@@ -376,10 +471,15 @@ fn phases(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         f,
         rest,
         Spec {
-            header: vec!["", "PHASE", "DECISION / BLOCKER", "WHY"],
+            header: vec![
+                "",
+                crate::t!("panes.phases.col_phase"),
+                crate::t!("panes.phases.col_item"),
+                crate::t!("panes.phases.col_why"),
+            ],
             widths: &[
                 Constraint::Length(2),
-                Constraint::Length(10),
+                col(10, &[crate::t!("panes.phases.col_phase")]),
                 Constraint::Min(10),
                 Constraint::Percentage(35),
             ],
@@ -415,7 +515,7 @@ fn tasks(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let pane = m.pane(Tab::Tasks);
     let rows = panes::tasks(p, &pane.filter);
     if rows.is_empty() {
-        return empty(m, f, area, "no tasks");
+        return empty(m, f, area, crate::t!("panes.tasks.empty"));
     }
     let [top, bottom] =
         Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
@@ -425,14 +525,21 @@ fn tasks(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         f,
         top,
         Spec {
-            header: vec!["", "#", "MD", "TASK", "STATUS", "GATES"],
+            header: vec![
+                "",
+                "#",
+                "MD",
+                crate::t!("panes.tasks.col_task"),
+                crate::t!("panes.tasks.col_status"),
+                crate::t!("panes.tasks.col_gates"),
+            ],
             widths: &[
                 Constraint::Length(1),
                 Constraint::Length(4),
                 Constraint::Length(4),
                 Constraint::Min(10),
-                Constraint::Length(12),
-                Constraint::Length(7),
+                col(12, &[crate::t!("panes.tasks.col_status")]),
+                col(7, &[crate::t!("panes.tasks.col_gates")]),
             ],
             len: rows.len(),
             scroll: &pane.first,
@@ -470,7 +577,7 @@ fn tasks(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     wrapped(
         &mut lines,
         w,
-        &format!("Task {} · {}", task.id, task.title),
+        &crate::t!("panes.tasks.heading", id = task.id, title = task.title),
         t.bold,
     );
     for g in &task.gates {
@@ -480,17 +587,38 @@ fn tasks(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             ("✗", t.error)
         };
         let text = format!("{} {}", g.command, g.evidence.as_deref().unwrap_or(""));
-        field(&mut lines, w, &format!("{sym} gate"), &text, style);
+        let label = format!("{sym} {}", crate::t!("panes.tasks.gate"));
+        field(&mut lines, w, &label, &text, style);
     }
     if let Some(o) = &task.outcome {
         if let Some(worked) = &o.worked {
-            field(&mut lines, w, "worked", worked, t.bold);
+            field(
+                &mut lines,
+                w,
+                crate::t!("panes.tasks.worked"),
+                worked,
+                t.bold,
+            );
         }
         if !o.tried.is_empty() {
-            field(&mut lines, w, "tried", &o.tried.join("; "), t.bold);
+            let tried = o.tried.join("; ");
+            field(
+                &mut lines,
+                w,
+                crate::t!("panes.tasks.tried"),
+                &tried,
+                t.bold,
+            );
         }
         if !o.failed.is_empty() {
-            field(&mut lines, w, "failed", &o.failed.join("; "), t.bold);
+            let failed = o.failed.join("; ");
+            field(
+                &mut lines,
+                w,
+                crate::t!("panes.tasks.failed"),
+                &failed,
+                t.bold,
+            );
         }
     }
     if let Some(c) = p
@@ -504,7 +632,13 @@ fn tasks(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             c.step.as_deref().unwrap_or(""),
             c.note.as_deref().unwrap_or("")
         );
-        field(&mut lines, w, "checkpoint", &text, t.info);
+        field(
+            &mut lines,
+            w,
+            crate::t!("panes.tasks.checkpoint"),
+            &text,
+            t.info,
+        );
     }
     f.render_widget(Paragraph::new(clip(lines, bottom.height, w)), bottom);
 }
@@ -535,7 +669,7 @@ fn findings(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         None => area,
     };
     if total == 0 {
-        return empty(m, f, area, "no findings");
+        return empty(m, f, area, crate::t!("panes.findings.empty"));
     }
     let area = match rows.get(pane.selected) {
         Some(&j) => {
@@ -546,9 +680,12 @@ fn findings(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                 area,
                 5,
                 &[
-                    ("code", &fd.code),
-                    ("message", &fd.message),
-                    ("at", fd.reference.as_deref().unwrap_or("")),
+                    (crate::t!("panes.findings.code"), &fd.code),
+                    (crate::t!("panes.findings.message"), &fd.message),
+                    (
+                        crate::t!("panes.findings.at"),
+                        fd.reference.as_deref().unwrap_or(""),
+                    ),
                 ],
             )
         }
@@ -558,23 +695,39 @@ fn findings(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                 f,
                 area,
                 5,
-                &[("unreadable", &pr.file), ("why", &pr.reason)],
+                &[
+                    (crate::t!("panes.findings.unreadable"), &pr.file),
+                    (crate::t!("panes.field.why"), &pr.reason),
+                ],
             ),
             None => area,
         },
     };
+    let (error, warning, info, read) = (
+        crate::t!("panes.findings.error"),
+        crate::t!("panes.findings.warning"),
+        crate::t!("panes.findings.info"),
+        crate::t!("panes.findings.read"),
+    );
+    let header = vec![
+        crate::t!("panes.findings.col_level"),
+        crate::t!("panes.findings.col_code"),
+        crate::t!("panes.findings.col_ref"),
+        crate::t!("panes.findings.col_message"),
+    ];
+    let widths = [
+        col(8, &[header[0], error, warning, info, read]),
+        col(28, &[header[1]]),
+        col(16, &[header[2]]),
+        Constraint::Min(10),
+    ];
     table(
         m,
         f,
         area,
         Spec {
-            header: vec!["LEVEL", "CODE", "REF", "MESSAGE"],
-            widths: &[
-                Constraint::Length(8),
-                Constraint::Length(28),
-                Constraint::Length(16),
-                Constraint::Min(10),
-            ],
+            header,
+            widths: &widths,
             len: total,
             scroll: &pane.first,
             selected: pane.selected,
@@ -584,9 +737,9 @@ fn findings(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             Some(&j) => {
                 let fd = &p.findings[j];
                 let (label, style) = match fd.level {
-                    Level::Error => ("✗ error", t.error),
-                    Level::Warning => ("◆ warn", t.warn),
-                    Level::Info => ("· info", t.info),
+                    Level::Error => (error, t.error),
+                    Level::Warning => (warning, t.warn),
+                    Level::Info => (info, t.info),
                 };
                 vec![
                     Span::styled(label, style),
@@ -598,8 +751,8 @@ fn findings(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             None => {
                 let pr = &p.problems[i - rows.len()];
                 vec![
-                    Span::styled("✗ read", t.error),
-                    Span::raw("unreadable"),
+                    Span::styled(read, t.error),
+                    Span::raw(crate::t!("panes.findings.unreadable")),
                     Span::raw(pr.file.clone()),
                     Span::raw(pr.reason.clone()),
                 ]
