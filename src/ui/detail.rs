@@ -38,7 +38,7 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     let (before, mut after) = if !split {
         (
             crate::t!("panes.detail.projects").to_owned(),
-            format!(" › {}", tab_title(m.tab)),
+            format!(" › {}", m.tab.title()),
         )
     } else {
         (" ".to_owned(), format!(" · {}", p.format.as_str()))
@@ -105,7 +105,7 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
             t.muted
         };
         spans.push(Span::styled(
-            format!(" {} {} ", i + 1, tab_title(*tab)),
+            format!(" {} {} ", i + 1, tab.title()),
             style,
         ));
     }
@@ -116,18 +116,3 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     tabs::render(m, p, f, body);
 }
 
-/// A tab's title in the language spoken (`Tab::title` is its English name).
-pub(super) fn tab_title(tab: Tab) -> &'static str {
-    match tab {
-        Tab::Overview => crate::t!("panes.tab.overview"),
-        Tab::Frontier => crate::t!("panes.tab.frontier"),
-        Tab::Phases => crate::t!("panes.tab.phases"),
-        Tab::Tasks => crate::t!("panes.tab.tasks"),
-        Tab::Units => crate::t!("panes.tab.units"),
-        Tab::Bugs => crate::t!("panes.tab.bugs"),
-        Tab::Timeline => crate::t!("panes.tab.timeline"),
-        Tab::Revisions => crate::t!("panes.tab.revisions"),
-        Tab::Agents => crate::t!("panes.tab.agents"),
-        Tab::Findings => crate::t!("panes.tab.findings"),
-    }
-}
