@@ -87,7 +87,11 @@ fn title(form: &Form) -> String {
         ),
         Stage::Confirm { .. } => format!(
             " {} ",
-            crate::t!("ui.decide.title_confirm", what = what, project = form.project)
+            crate::t!(
+                "ui.decide.title_confirm",
+                what = what,
+                project = form.project
+            )
         ),
         Stage::Failed { conflict: true, .. } => {
             format!(" {} ", crate::t!("ui.decide.title_conflict"))
@@ -322,7 +326,10 @@ fn input_widget(m: &View, input: &Input, focused: bool) -> ratatui_textarea::Tex
             t.warn.patch(t.bold),
         )
     } else {
-        (format!(" {} ", crate::t!("ui.decide.chars", n = n)), t.muted)
+        (
+            format!(" {} ", crate::t!("ui.decide.chars", n = n)),
+            t.muted,
+        )
     };
     let border = if focused { t.accent } else { t.muted };
     area.set_block(

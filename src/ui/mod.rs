@@ -173,11 +173,17 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
     ];
     let waiting = m.waiting_total();
     if waiting > 0 {
-        right.push(Span::styled(format!("  ◆ {}", crate::t!("ui.header.waiting", n = waiting)), t.warn));
+        right.push(Span::styled(
+            format!("  ◆ {}", crate::t!("ui.header.waiting", n = waiting)),
+            t.warn,
+        ));
         // Arrived since the user last looked (marked • in the inbox).
         let new = m.new_total();
         if new > 0 {
-            right.push(Span::styled(format!(" · {}", crate::t!("ui.header.new", n = new)), t.warn.patch(t.bold)));
+            right.push(Span::styled(
+                format!(" · {}", crate::t!("ui.header.new", n = new)),
+                t.warn.patch(t.bold),
+            ));
         }
     }
     right.push(match &m.live {
@@ -266,10 +272,9 @@ fn hint_line(m: &View, width: u16) -> Line<'static> {
     } else {
         m.selected_project().and_then(|p| match m.freshness(p) {
             crate::app::Freshness::Current => None,
-            crate::app::Freshness::Rereading => Some((
-                format!(" ⟳ {} ", crate::t!("ui.hints.rereading")),
-                t.warn,
-            )),
+            crate::app::Freshness::Rereading => {
+                Some((format!(" ⟳ {} ", crate::t!("ui.hints.rereading")), t.warn))
+            }
             crate::app::Freshness::Gone => {
                 Some((format!(" ✗ {} ", crate::t!("ui.hints.gone")), t.error))
             }

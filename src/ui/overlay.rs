@@ -19,57 +19,26 @@ pub(super) fn legend(t: &Theme) -> Vec<(&'static str, Style, &'static str)> {
     let status = |kind| t.status(kind);
     let row = |(sym, style): (&'static str, Style), meaning| (sym, style, meaning);
     vec![
-        row(
-            status(StatusKind::Done),
-            crate::t!("ui.legend.done"),
-        ),
-        row(
-            status(StatusKind::Running),
-            crate::t!("ui.legend.running"),
-        ),
-        row(
-            status(StatusKind::Waiting),
-            crate::t!("ui.legend.waiting"),
-        ),
+        row(status(StatusKind::Done), crate::t!("ui.legend.done")),
+        row(status(StatusKind::Running), crate::t!("ui.legend.running")),
+        row(status(StatusKind::Waiting), crate::t!("ui.legend.waiting")),
         row(
             status(StatusKind::Planning),
             crate::t!("ui.legend.planning"),
         ),
-        row(
-            status(StatusKind::Blocked),
-            crate::t!("ui.legend.blocked"),
-        ),
-        row(
-            status(StatusKind::Rebuilt),
-            crate::t!("ui.legend.rebuilt"),
-        ),
+        row(status(StatusKind::Blocked), crate::t!("ui.legend.blocked")),
+        row(status(StatusKind::Rebuilt), crate::t!("ui.legend.rebuilt")),
         row(status(StatusKind::Unknown), crate::t!("ui.legend.unknown")),
-        (
-            "!",
-            t.error,
-            crate::t!("ui.legend.problem"),
-        ),
-        (
-            "•",
-            t.warn,
-            crate::t!("ui.legend.new"),
-        ),
+        ("!", t.error, crate::t!("ui.legend.problem")),
+        ("•", t.warn, crate::t!("ui.legend.new")),
         ("●", t.ok, crate::t!("ui.legend.live")),
-        (
-            "○",
-            t.warn,
-            crate::t!("ui.legend.polling"),
-        ),
+        ("○", t.warn, crate::t!("ui.legend.polling")),
         ("◌", t.muted, crate::t!("ui.legend.starting")),
         ("⟳", t.warn, crate::t!("ui.legend.rereading")),
         ("⏸", t.warn, crate::t!("ui.legend.paused")),
         ("→", t.muted, crate::t!("ui.legend.upstream")),
         ("∞", t.muted, crate::t!("ui.legend.cycle")),
-        (
-            "≠",
-            t.muted,
-            crate::t!("ui.legend.differs"),
-        ),
+        ("≠", t.muted, crate::t!("ui.legend.differs")),
         ("[x] [ ]", t.muted, crate::t!("ui.legend.checkbox")),
         ("█░", t.muted, crate::t!("ui.legend.progress")),
     ]
@@ -120,7 +89,7 @@ pub fn help(m: &View, f: &mut Frame, area: Rect) {
             if r.off {
                 // A decision in read-only mode: greyed, with the reason.
                 Line::from(vec![
-                    Span::styled(keys(&r.keys), t.muted),
+                    Span::styled(keys(r.keys), t.muted),
                     Span::styled(
                         crate::t!("ui.help.off", description = r.description),
                         t.muted,
@@ -128,7 +97,7 @@ pub fn help(m: &View, f: &mut Frame, area: Rect) {
                 ])
             } else {
                 Line::from(vec![
-                    Span::styled(keys(&r.keys), t.accent),
+                    Span::styled(keys(r.keys), t.accent),
                     Span::raw(r.description),
                 ])
             }
@@ -202,7 +171,11 @@ pub fn palette(m: &View, f: &mut Frame, area: Rect) {
     }
     clear(f, area);
     f.render_widget(
-        Paragraph::new(lines).block(block(m, format!(" {} ", crate::t!("ui.palette.title")), true)),
+        Paragraph::new(lines).block(block(
+            m,
+            format!(" {} ", crate::t!("ui.palette.title")),
+            true,
+        )),
         area,
     );
 }

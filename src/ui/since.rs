@@ -5,8 +5,8 @@ use ratatui::text::{Line, Span};
 
 use super::View;
 use super::widgets::field;
-use crate::model::seen::{Since, Waiting};
 use crate::i18n::ago;
+use crate::model::seen::{Since, Waiting};
 use crate::model::{InboxKind, Project, since_seconds};
 
 /// The most rows of one kind (new items, answered, bugs) before "… more".
@@ -100,7 +100,13 @@ fn rows(m: &View, d: &Since, w: u16, lines: &mut Vec<Line<'static>>) {
             (Some(x), None) => crate::t!("ui.since.bug_gone", status = x),
             (None, None) => String::new(),
         };
-        field(lines, w, &crate::t!("ui.since.bug", id = b.id), &text, label);
+        field(
+            lines,
+            w,
+            &crate::t!("ui.since.bug", id = b.id),
+            &text,
+            label,
+        );
     }
     more(lines, w, d.bugs.len(), t.muted);
     if d.new_events > 0 {
@@ -115,12 +121,18 @@ fn rows(m: &View, d: &Since, w: u16, lines: &mut Vec<Line<'static>>) {
 
 fn more(lines: &mut Vec<Line<'static>>, w: u16, n: usize, style: ratatui::style::Style) {
     if n > ROWS {
-        field(lines, w, "", &crate::t!("ui.since.more", n = n - ROWS), style);
+        field(
+            lines,
+            w,
+            "",
+            &crate::t!("ui.since.more", n = n - ROWS),
+            style,
+        );
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use chrono::Duration;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -131,7 +143,7 @@ mod tests {
 
     /// The workspace loaded three hours ago (the baseline of every
     /// project), the memory saved; now is now.
-    fn loaded() -> (tempfile::TempDir, Model) {
+    pub(in crate::ui) fn loaded() -> (tempfile::TempDir, Model) {
         let (t, projects) = workspace_projects();
         let mut m = Model::new(vec!["workspace".into()], false, now() - Duration::hours(3));
         let effects = update(&mut m, Event::Loaded(projects));
@@ -143,7 +155,7 @@ mod tests {
 
     /// The devloop project 智能补货 moved on: status, stage, progress, a new
     /// question and one answered, a bug moved, three events.
-    fn moved_on(p: &Project) -> Project {
+    pub(in crate::ui) fn moved_on(p: &Project) -> Project {
         let mut q = p.clone();
         q.status = "blocked".to_owned();
         q.stage = Some("L2 集成".to_owned());
@@ -175,7 +187,7 @@ mod tests {
         q
     }
 
-    fn reread(m: &mut Model, fresh: Project) -> Vec<Effect> {
+    pub(in crate::ui) fn reread(m: &mut Model, fresh: Project) -> Vec<Effect> {
         update(
             m,
             Event::Reread {
@@ -186,7 +198,7 @@ mod tests {
         )
     }
 
-    fn by_name<'a>(m: &'a Model, name: &str) -> &'a Project {
+    pub(in crate::ui) fn by_name<'a>(m: &'a Model, name: &str) -> &'a Project {
         m.projects.iter().find(|p| p.name.contains(name)).unwrap()
     }
 
