@@ -81,30 +81,40 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
 fn title(form: &Form) -> String {
     let what = form.title();
     match &form.stage {
-        Stage::Choose => format!(" Decide · {} ", form.project),
-        Stage::Confirm { .. } => format!(" Confirm: {what} · {} ", form.project),
-        Stage::Failed { conflict: true, .. } => " Changed on disk — nothing written ".to_owned(),
-        Stage::Failed { .. } => " Refused ".to_owned(),
+        Stage::Choose => format!(
+            " {} ",
+            crate::t!("ui.decide.title_choose", project = form.project)
+        ),
+        Stage::Confirm { .. } => format!(
+            " {} ",
+            crate::t!(
+                "ui.decide.title_confirm",
+                what = what,
+                project = form.project
+            )
+        ),
+        Stage::Failed { conflict: true, .. } => {
+            format!(" {} ", crate::t!("ui.decide.title_conflict"))
+        }
+        Stage::Failed { .. } => format!(" {} ", crate::t!("ui.decide.title_refused")),
         _ => format!(" {what} · {} ", form.project),
     }
 }
 
 /// The form's keys in its stage, for the hint bar (the one place they are
 /// shown).
-pub fn keys(form: &Form) -> String {
+pub fn keys(form: &Form) -> &'static str {
     match &form.stage {
-        Stage::Choose => "1-9/Enter pick · j/k move · Esc cancel".to_owned(),
-        Stage::Edit if form.inputs.len() > 1 => {
-            "Ctrl-S send · Alt-Enter send · Tab next field · Esc cancel · * required".to_owned()
-        }
-        Stage::Edit => "Ctrl-S send · Alt-Enter send · Esc cancel".to_owned(),
-        Stage::Discard => "y discard · n keep typing".to_owned(),
-        Stage::Previewing => "Esc back".to_owned(),
-        Stage::Writing => "writing: wait for it".to_owned(),
-        Stage::Confirm { .. } => "w write · n/Esc back · j/k scroll · Tab switch".to_owned(),
-        Stage::Failed { .. } if form.gone => "Esc close (asks about your text)".to_owned(),
-        Stage::Failed { .. } if form.typed() => "Enter/Esc back to your text (kept)".to_owned(),
-        Stage::Failed { .. } => "Enter try again · Esc close".to_owned(),
+        Stage::Choose => crate::t!("ui.decide.keys_choose"),
+        Stage::Edit if form.inputs.len() > 1 => crate::t!("ui.decide.keys_edit_fields"),
+        Stage::Edit => crate::t!("ui.decide.keys_edit"),
+        Stage::Discard => crate::t!("ui.decide.keys_discard"),
+        Stage::Previewing => crate::t!("ui.decide.keys_previewing"),
+        Stage::Writing => crate::t!("ui.decide.keys_writing"),
+        Stage::Confirm { .. } => crate::t!("ui.decide.keys_confirm"),
+        Stage::Failed { .. } if form.gone => crate::t!("ui.decide.keys_failed_gone"),
+        Stage::Failed { .. } if form.typed() => crate::t!("ui.decide.keys_failed_typed"),
+        Stage::Failed { .. } => crate::t!("ui.decide.keys_failed"),
     }
 }
 
@@ -167,7 +177,10 @@ fn chooser(m: &View, form: &Form, w: u16, room: u16) -> Vec<Line<'static>> {
     }
     if form.choices.len() > first + list {
         lines.push(Line::from(Span::styled(
-            format!("  … {} more", form.choices.len() - first - list),
+            format!(
+                "  … {}",
+                crate::t!("ui.decide.more", n = form.choices.len() - first - list)
+            ),
             t.muted,
         )));
     }
@@ -182,24 +195,25 @@ fn message(m: &View, form: &Form, w: u16, room: u16) -> Vec<Line<'static>> {
     lines.push(Line::default());
     match &form.stage {
         Stage::Previewing => lines.push(Line::from(Span::styled(
-            "working out what would change…",
+            crate::t!("ui.decide.previewing"),
             t.muted,
         ))),
-        Stage::Writing => lines.push(Line::from(Span::styled("writing…", t.muted))),
+        Stage::Writing => lines.push(Line::from(Span::styled(
+            crate::t!("ui.decide.writing"),
+            t.muted,
+        ))),
         Stage::Failed { message, conflict } => {
             wrapped(&mut lines, w, message, t.error.patch(t.bold));
             if *conflict {
                 lines.push(Line::default());
                 let kept = !form.inputs.is_empty();
                 let said = match (form.unread, form.retry_queued, kept) {
-                    (false, _, true) => "The project was read again; your text is kept.",
-                    (false, _, false) => "The project was read again.",
-                    (true, false, true) => "Reading the project again… your text is kept.",
-                    (true, false, false) => "Reading the project again…",
-                    (true, true, true) => {
-                        "Reading the project again… your text comes back once it is read."
-                    }
-                    (true, true, false) => "Reading the project again… then trying again.",
+                    (false, _, true) => crate::t!("ui.decide.reread_kept"),
+                    (false, _, false) => crate::t!("ui.decide.reread"),
+                    (true, false, true) => crate::t!("ui.decide.rereading_kept"),
+                    (true, false, false) => crate::t!("ui.decide.rereading"),
+                    (true, true, true) => crate::t!("ui.decide.rereading_comes_back"),
+                    (true, true, false) => crate::t!("ui.decide.rereading_retry"),
                 };
                 lines.push(Line::from(Span::styled(said, t.muted)));
             }
@@ -234,7 +248,7 @@ fn editor(m: &View, f: &mut Frame, form: &Form, area: Rect) {
     if let Some(option) = form.choice().and_then(|c| c.option.as_deref()) {
         head.push(fit(
             Line::from(vec![
-                Span::styled("chosen: ", t.muted),
+                Span::styled(crate::t!("ui.decide.chosen"), t.muted),
                 Span::styled(option.to_owned(), t.accent),
             ]),
             w,
@@ -277,8 +291,8 @@ fn editor(m: &View, f: &mut Frame, form: &Form, area: Rect) {
         clear(f, ask);
         f.render_widget(
             Paragraph::new(vec![
-                Line::from(Span::styled("Discard the typed text?", t.bold)),
-                Line::from(Span::styled("y discard · n keep typing", t.muted)),
+                Line::from(Span::styled(crate::t!("ui.decide.discard"), t.bold)),
+                Line::from(Span::styled(crate::t!("ui.decide.keys_discard"), t.muted)),
             ])
             .block(
                 Block::bordered()
@@ -305,11 +319,17 @@ fn input_widget(m: &View, input: &Input, focused: bool) -> ratatui_textarea::Tex
     let n = input.chars();
     let (count, count_style) = if n > LONG_TEXT {
         (
-            format!(" {n} chars: over {LONG_TEXT} "),
+            format!(
+                " {} ",
+                crate::t!("ui.decide.chars_over", n = n, max = LONG_TEXT)
+            ),
             t.warn.patch(t.bold),
         )
     } else {
-        (format!(" {n} chars "), t.muted)
+        (
+            format!(" {} ", crate::t!("ui.decide.chars", n = n)),
+            t.muted,
+        )
     };
     let border = if focused { t.accent } else { t.muted };
     area.set_block(
@@ -331,9 +351,9 @@ fn input_widget(m: &View, input: &Input, focused: bool) -> ratatui_textarea::Tex
     });
     area.set_placeholder_style(t.muted);
     if focused {
-        area.set_placeholder_text("type here");
+        area.set_placeholder_text(crate::t!("ui.decide.type_here"));
     } else if !field.required {
-        area.set_placeholder_text(" (optional)");
+        area.set_placeholder_text(format!(" {}", crate::t!("ui.decide.optional")));
     } else {
         area.set_placeholder_text("");
     }
@@ -351,16 +371,12 @@ fn confirm(m: &View, f: &mut Frame, form: &Form, area: Rect, stage: (&[FileDiff]
     let head = heading(m, form, w, if small { 1 } else { 2 });
     let names: Vec<String> = files.iter().map(|d| d.file.clone()).collect();
     let mut list = Vec::new();
-    let what = match files.len() {
-        1 => "writes 1 file: ".to_owned(),
-        n => format!("writes {n} files: "),
-    };
-    wrapped(
-        &mut list,
-        w,
-        &format!("{what}{}", names.join(" · ")),
-        t.bold,
+    let what = crate::t!(
+        "ui.decide.writes",
+        n = files.len(),
+        files = names.join(" · ")
     );
+    wrapped(&mut list, w, &what, t.bold);
     let list = clip(list, if small { 1 } else { 3 }, w);
     let rule = || Line::from(Span::styled("─".repeat(w as usize), t.muted));
     let rules = u16::from(!small);
@@ -404,18 +420,19 @@ fn confirm(m: &View, f: &mut Frame, form: &Form, area: Rect, stage: (&[FileDiff]
         }
     };
     let where_ = if total > room {
-        format!(
-            "lines {}-{}/{total}",
-            scroll + 1,
-            (scroll + room).min(total)
+        crate::t!(
+            "ui.decide.lines_scrolled",
+            from = scroll + 1,
+            to = (scroll + room).min(total),
+            total = total
         )
     } else {
-        format!("{total} lines")
+        crate::t!("ui.decide.lines", n = total)
     };
     let left = vec![
-        button("[ No ]", !yes),
+        button(crate::t!("ui.decide.no"), !yes),
         Span::raw("  "),
-        button("[ Yes, write ]", yes),
+        button(crate::t!("ui.decide.yes"), yes),
     ];
     let used: usize = left.iter().map(Span::width).sum();
     let pad = (w as usize).saturating_sub(used + text_width(&where_));

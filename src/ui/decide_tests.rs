@@ -17,21 +17,21 @@ use crate::app::{Effect, Event, update};
 use crate::model::{Address, FileStamp, Format, InboxItem, InboxKind, Project};
 use crate::store::diff::unified;
 
-const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+pub(super) const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
-fn key(c: char) -> Event {
+pub(super) fn key(c: char) -> Event {
     Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
 }
 
-fn code(k: KeyCode) -> Event {
+pub(super) fn code(k: KeyCode) -> Event {
     Event::Key(KeyEvent::new(k, KeyModifiers::NONE))
 }
 
-fn ctrl(c: char) -> Event {
+pub(super) fn ctrl(c: char) -> Event {
     Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
 }
 
-fn typed(m: &mut Model, s: &str) {
+pub(super) fn typed(m: &mut Model, s: &str) {
     for c in s.chars() {
         if c == '\n' {
             update(m, code(KeyCode::Enter));
@@ -43,7 +43,7 @@ fn typed(m: &mut Model, s: &str) {
 
 /// A PRD project named `name` whose inbox holds one item: `title`,
 /// decided at `act`.
-fn project(name: &str, title: &str, act: Address) -> Project {
+pub(super) fn project(name: &str, title: &str, act: Address) -> Project {
     let mut p = Project::new(
         Format::PrdMaster,
         PathBuf::from(format!("/w/{name}")),
@@ -69,7 +69,7 @@ fn project(name: &str, title: &str, act: Address) -> Project {
 
 const QUESTION: &str = "[OQ-3] 超过 3 级的审批是否允许加签？这决定规则引擎的层级上限。";
 
-fn answer_project() -> Project {
+pub(super) fn answer_project() -> Project {
     project(
         "approval-flow",
         QUESTION,
@@ -79,7 +79,7 @@ fn answer_project() -> Project {
 
 /// The inbox of `p`, the form opened on its item with `open` (`a`, or an
 /// option digit).
-fn opened(p: Project, readonly: bool, open: char) -> Model {
+pub(super) fn opened(p: Project, readonly: bool, open: char) -> Model {
     let mut m = Model::new(vec!["/w".into()], readonly, now());
     update(&mut m, Event::Loaded(vec![p]));
     update(&mut m, key('i'));
@@ -88,7 +88,7 @@ fn opened(p: Project, readonly: bool, open: char) -> Model {
 }
 
 /// Send what is typed (Ctrl-S) and answer the preview with `result`.
-fn previewed(m: &mut Model, result: Decided) {
+pub(super) fn previewed(m: &mut Model, result: Decided) {
     let seq = update(m, ctrl('s'))
         .iter()
         .find_map(|e| match e {
@@ -176,10 +176,10 @@ fn answer_diffs() -> Vec<FileDiff> {
     ]
 }
 
-const ANSWER: &str = "允许加签，但需记录 ✅\n审批链超过 3 级时由管理员确认 🚀";
+pub(super) const ANSWER: &str = "允许加签，但需记录 ✅\n审批链超过 3 级时由管理员确认 🚀";
 
 /// The answer typed and previewed: the confirm dialog.
-fn confirm_model() -> Model {
+pub(super) fn confirm_model() -> Model {
     let mut m = opened(answer_project(), false, 'a');
     typed(&mut m, ANSWER);
     previewed(
@@ -297,12 +297,12 @@ fn the_editor_draws_cjk_and_emoji_inside_its_borders() {
 }
 
 /// Display columns of `s`.
-fn cols(s: &str) -> usize {
+pub(super) fn cols(s: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(s)
 }
 
 /// The byte index in `l` of display column `col`.
-fn at_col(l: &str, col: usize) -> usize {
+pub(super) fn at_col(l: &str, col: usize) -> usize {
     let mut used = 0;
     for (i, c) in l.char_indices() {
         if used >= col {
@@ -566,14 +566,14 @@ fn dialog(s: &str) -> String {
 }
 
 /// The buffer drawn in `theme`.
-fn buffer(m: &Model, theme: &Theme, w: u16, h: u16) -> Buffer {
+pub(super) fn buffer(m: &Model, theme: &Theme, w: u16, h: u16) -> Buffer {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| render(m, theme, f)).unwrap();
     t.backend().buffer().clone()
 }
 
 /// Where `s` starts in `buf` (cells compared one character each, ASCII).
-fn find(buf: &Buffer, s: &str) -> Option<(u16, u16)> {
+pub(super) fn find(buf: &Buffer, s: &str) -> Option<(u16, u16)> {
     let area = buf.area;
     for y in 0..area.height {
         let row: Vec<&str> = (0..area.width).map(|x| buf[(x, y)].symbol()).collect();

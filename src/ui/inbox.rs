@@ -9,23 +9,27 @@ use ratatui::text::Span;
 use super::tabs::kind;
 use super::widgets::{Spec, age, block, empty, inner, table, with_detail};
 use crate::app::panes;
+use crate::model::text::width;
 
 pub fn render(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let rows = panes::inbox(m);
     let new = m.new_total();
-    let mut title = if new > 0 {
-        format!(" Inbox · {} waiting · {new} new ", rows.len())
+    let title = if !m.inbox.filter.is_empty() {
+        crate::t!(
+            "ui.inbox.title_filtered",
+            filter = m.inbox.filter,
+            n = rows.len()
+        )
+    } else if new > 0 {
+        crate::t!("ui.inbox.title_new", n = rows.len(), new = new)
     } else {
-        format!(" Inbox · {} waiting ", rows.len())
+        crate::t!("ui.inbox.title", n = rows.len())
     };
-    if !m.inbox.filter.is_empty() {
-        title = format!(" Inbox /{} · {} ", m.inbox.filter, rows.len());
-    }
-    f.render_widget(block(m, title, true), area);
+    f.render_widget(block(m, format!(" {title} "), true), area);
     let body = inner(area);
     if rows.is_empty() {
-        return empty(m, f, body, "nothing is waiting for you");
+        return empty(m, f, body, crate::t!("ui.inbox.empty"));
     }
     let body = match rows.get(m.inbox.selected) {
         Some(&(pi, ii)) => {
@@ -39,25 +43,44 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
                 body,
                 5,
                 &[
-                    ("project", &p.name),
+                    (crate::t!("ui.inbox.field_project"), &p.name),
                     (kind(item.kind), &item.title),
-                    ("options", &options),
-                    ("ref", &item.reference),
+                    (crate::t!("ui.inbox.field_options"), &options),
+                    (crate::t!("ui.inbox.field_ref"), &item.reference),
                 ],
             )
         }
         None => body,
     };
+    // The age and kind columns fit their header and every value in the
+    // language spoken (`3分钟`), never narrower than in English (6, 9).
+    let ages = rows
+        .iter()
+        .map(|&(pi, ii)| width(&age(m, m.projects[pi].inbox[ii].since)))
+        .max()
+        .unwrap_or(0);
+    let age_w = 6.max(width(crate::t!("ui.inbox.age"))).max(ages);
+    let kinds = rows
+        .iter()
+        .map(|&(pi, ii)| width(kind(m.projects[pi].inbox[ii].kind)))
+        .max()
+        .unwrap_or(0);
+    let kind_w = 9.max(width(crate::t!("ui.inbox.kind"))).max(kinds);
     table(
         m,
         f,
         body,
         Spec {
-            header: vec!["AGE", "PROJECT", "KIND", "WAITING FOR"],
+            header: vec![
+                crate::t!("ui.inbox.age"),
+                crate::t!("ui.inbox.project"),
+                crate::t!("ui.inbox.kind"),
+                crate::t!("ui.inbox.waiting_for"),
+            ],
             widths: &[
-                Constraint::Length(6),
+                Constraint::Length(u16::try_from(age_w).unwrap_or(u16::MAX)),
                 Constraint::Percentage(25),
-                Constraint::Length(9),
+                Constraint::Length(u16::try_from(kind_w).unwrap_or(u16::MAX)),
                 Constraint::Min(10),
             ],
             len: rows.len(),

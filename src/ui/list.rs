@@ -21,6 +21,28 @@ fn badge(f: Format) -> &'static str {
     }
 }
 
+/// The widths of the columns before the name (status, age, format, ask):
+/// each at least as wide as its English words were (1, 6, 3, 4), and wide
+/// enough for its header and every age in the language spoken (`3分钟`).
+pub(super) fn columns(m: &View) -> [u16; 4] {
+    use crate::model::text::width;
+    let ages = m
+        .projects
+        .iter()
+        .map(|p| width(&age(m, p.updated_at)))
+        .max()
+        .unwrap_or(0);
+    let at_least = |least: usize, header: &str, values: usize| {
+        u16::try_from(least.max(width(header)).max(values)).unwrap_or(u16::MAX)
+    };
+    [
+        1,
+        at_least(6, crate::t!("ui.list.age"), ages),
+        at_least(3, crate::t!("ui.list.format"), 0),
+        at_least(4, crate::t!("ui.list.ask"), 0),
+    ]
+}
+
 pub fn render(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let rows = panes::projects(m);
@@ -29,11 +51,12 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
         .list
         .first
         .window(m.list.selected, height.max(1), rows.len());
+    let [status_w, age_w, format_w, ask_w] = columns(m);
     let widths = [
-        Constraint::Length(1),
-        Constraint::Length(6),
-        Constraint::Length(3),
-        Constraint::Length(4),
+        Constraint::Length(status_w),
+        Constraint::Length(age_w),
+        Constraint::Length(format_w),
+        Constraint::Length(ask_w),
         Constraint::Min(8),
     ];
     let cols = column_widths(&widths, inner(area).width);
@@ -53,8 +76,14 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
         }
         match m.freshness(p) {
             crate::app::Freshness::Current => {}
-            crate::app::Freshness::Rereading => mark.push_str(" (re-reading)"),
-            crate::app::Freshness::Gone => mark.push_str(" (gone)"),
+            crate::app::Freshness::Rereading => {
+                mark.push(' ');
+                mark.push_str(crate::t!("ui.list.rereading"));
+            }
+            crate::app::Freshness::Gone => {
+                mark.push(' ');
+                mark.push_str(crate::t!("ui.list.gone"));
+            }
         }
         // Changed since you looked: a mark before the name.
         let changed = if m.seen.changed(p) { "• " } else { "" };
@@ -82,23 +111,34 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             &cols,
         )
     });
-    let mut title = format!(
-        " Projects {}/{} · {} ",
-        rows.len(),
-        m.projects.len(),
-        m.sort.label()
-    );
-    if !m.list.filter.is_empty() {
-        title = format!(
-            " Projects /{} {}/{} · {} ",
-            m.list.filter,
-            rows.len(),
-            m.projects.len(),
-            m.sort.label()
-        );
-    }
+    let title = if m.list.filter.is_empty() {
+        crate::t!(
+            "ui.list.title",
+            shown = rows.len(),
+            total = m.projects.len(),
+            sort = m.sort.label()
+        )
+    } else {
+        crate::t!(
+            "ui.list.title_filtered",
+            filter = m.list.filter,
+            shown = rows.len(),
+            total = m.projects.len(),
+            sort = m.sort.label()
+        )
+    };
+    let title = format!(" {title} ");
     let table = Table::new(visible, widths)
-        .header(Row::new(vec!["", "AGE", "FMT", "ASK", "PROJECT"]).style(t.bold))
+        .header(
+            Row::new(vec![
+                "",
+                crate::t!("ui.list.age"),
+                crate::t!("ui.list.format"),
+                crate::t!("ui.list.ask"),
+                crate::t!("ui.list.project"),
+            ])
+            .style(t.bold),
+        )
         .row_highlight_style(t.selection)
         .block(block(m, title, m.focus == Focus::List));
     let selected = (!rows.is_empty()).then(|| m.list.selected.saturating_sub(first));

@@ -78,13 +78,17 @@ fn draw(m: &View, f: &mut Frame) {
         // With the decision form open, q does not quit (its text would be
         // lost): say what a larger terminal brings back instead.
         let how = if m.mode == Mode::Decide {
-            "your decision is kept"
+            crate::t!("ui.small.kept")
         } else {
-            "q quits"
+            crate::t!("ui.small.quits")
         };
-        let msg = format!(
-            "terminal too small ({}x{}); loopdeck needs {MIN_WIDTH}x{MIN_HEIGHT} · {how}",
-            area.width, area.height
+        let msg = crate::t!(
+            "ui.small.message",
+            w = area.width,
+            h = area.height,
+            min_w = MIN_WIDTH,
+            min_h = MIN_HEIGHT,
+            how = how
         );
         f.render_widget(
             ratatui::widgets::Paragraph::new(msg).wrap(ratatui::widgets::Wrap { trim: true }),
@@ -112,9 +116,11 @@ fn draw(m: &View, f: &mut Frame) {
     }
 }
 
-/// The list's columns besides the name (status 1, age 6, format 3, ask 4,
-/// the gaps between the five columns) and its border: see `list::render`.
-const LIST_CHROME: usize = 1 + 6 + 3 + 4 + 4 + 2;
+/// The list's columns besides the name (status, age, format, ask: see
+/// `list::columns`), the gaps between the five columns and its border.
+fn list_chrome(m: &View) -> usize {
+    list::columns(m).iter().map(|&w| w as usize).sum::<usize>() + 4 + 2
+}
 
 /// How wide the project list would be with every name whole (and its
 /// problem mark), as drawn.
@@ -130,7 +136,7 @@ fn list_width(m: &View) -> u16 {
         })
         .max()
         .unwrap_or(0);
-    u16::try_from(LIST_CHROME + longest).unwrap_or(u16::MAX)
+    u16::try_from(list_chrome(m) + longest).unwrap_or(u16::MAX)
 }
 
 fn projects_screen(m: &View, f: &mut Frame, area: Rect) {
@@ -160,44 +166,51 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
         Span::styled(" loopdeck ", t.selection.patch(t.bold)),
         Span::raw(" "),
         Span::raw(if m.loading {
-            "reading…".to_owned()
+            crate::t!("ui.header.reading").to_owned()
         } else {
-            match m.projects.len() {
-                1 => "1 project".to_owned(),
-                n => format!("{n} projects"),
-            }
+            crate::t!("ui.header.projects", n = m.projects.len())
         }),
     ];
     let waiting = m.waiting_total();
     if waiting > 0 {
-        right.push(Span::styled(format!("  ◆ {waiting} waiting"), t.warn));
+        right.push(Span::styled(
+            format!("  ◆ {}", crate::t!("ui.header.waiting", n = waiting)),
+            t.warn,
+        ));
         // Arrived since the user last looked (marked • in the inbox).
         let new = m.new_total();
         if new > 0 {
-            right.push(Span::styled(format!(" · {new} new"), t.warn.patch(t.bold)));
+            right.push(Span::styled(
+                format!(" · {}", crate::t!("ui.header.new", n = new)),
+                t.warn.patch(t.bold),
+            ));
         }
     }
     right.push(match &m.live {
-        Liveness::Starting => Span::styled("  ◌ watching…", t.muted),
-        Liveness::Live { .. } => Span::styled("  ● live", t.ok),
-        Liveness::Polling { every_secs, .. } => {
-            Span::styled(format!("  ○ polling {every_secs}s"), t.warn)
+        Liveness::Starting => {
+            Span::styled(format!("  ◌ {}", crate::t!("ui.header.watching")), t.muted)
         }
+        Liveness::Live { .. } => Span::styled(format!("  ● {}", crate::t!("ui.header.live")), t.ok),
+        Liveness::Polling { every_secs, .. } => Span::styled(
+            format!("  ○ {}", crate::t!("ui.header.polling", secs = every_secs)),
+            t.warn,
+        ),
     });
     // Why it polls matters more than the roots: it gets the room first.
     let polling = right.len() - 1;
     if m.readonly {
-        right.push(Span::styled("  READ-ONLY", t.error.patch(t.bold)));
+        right.push(Span::styled(
+            format!("  {}", crate::t!("ui.header.readonly")),
+            t.error.patch(t.bold),
+        ));
     }
     if let Some(first) = m.root_problems.first() {
-        let more = match m.root_problems.len() {
-            1 => String::new(),
-            n => format!(" (+{} more)", n - 1),
+        let root = sanitize_line(first);
+        let text = match m.root_problems.len() {
+            1 => crate::t!("ui.header.cannot_read", root = root),
+            n => crate::t!("ui.header.cannot_read_more", root = root, more = n - 1),
         };
-        right.push(Span::styled(
-            format!("  ✗ cannot read {}{more}", sanitize_line(first)),
-            t.error,
-        ));
+        right.push(Span::styled(format!("  ✗ {text}"), t.error));
     }
     let used: usize = right.iter().map(|s| s.width()).sum();
     let mut room = (width as usize).saturating_sub(used + 2);
@@ -206,7 +219,13 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
     {
         let why = truncate(&sanitize_line(reason), room - 2).into_owned();
         room = room.saturating_sub(unicode_width::UnicodeWidthStr::width(why.as_str()) + 2);
-        right[polling] = Span::styled(format!("  ○ polling {every_secs}s: {why}"), t.warn);
+        right[polling] = Span::styled(
+            format!(
+                "  ○ {}",
+                crate::t!("ui.header.polling_why", secs = every_secs, why = why)
+            ),
+            t.warn,
+        );
     }
     if room > 4 {
         let roots: Vec<String> = m
@@ -230,13 +249,13 @@ fn hint_line(m: &View, width: u16) -> Line<'static> {
         return Line::from(vec![
             Span::styled("/", t.accent),
             Span::raw(format!("{}█", m.focused_filter())),
-            Span::styled("   Enter keep · Esc clear", t.muted),
+            Span::styled(format!("   {}", crate::t!("ui.hints.filter")), t.muted),
         ]);
     }
     if m.mode == Mode::Palette {
         // Typing: the palette's own keys, not the keymap's.
         return Line::from(Span::styled(
-            " type to search · ↑/↓ choose · Enter run · Esc close",
+            format!(" {}", crate::t!("ui.hints.palette")),
             t.muted,
         ));
     }
@@ -244,18 +263,20 @@ fn hint_line(m: &View, width: u16) -> Line<'static> {
     let mut used = 0usize;
     let notice = if let Some(why) = &m.failure {
         Some((
-            format!(" ✗ reading failed: {} · r retries ", sanitize_line(why)),
+            format!(
+                " ✗ {} ",
+                crate::t!("ui.hints.failed", why = sanitize_line(why))
+            ),
             t.error,
         ))
     } else {
         m.selected_project().and_then(|p| match m.freshness(p) {
             crate::app::Freshness::Current => None,
-            crate::app::Freshness::Rereading => Some((
-                " ⟳ re-reading: showing the last good reading ".to_owned(),
-                t.warn,
-            )),
+            crate::app::Freshness::Rereading => {
+                Some((format!(" ⟳ {} ", crate::t!("ui.hints.rereading")), t.warn))
+            }
             crate::app::Freshness::Gone => {
-                Some((" ✗ this project is gone from disk ".to_owned(), t.error))
+                Some((format!(" ✗ {} ", crate::t!("ui.hints.gone")), t.error))
             }
         })
     };
@@ -283,8 +304,8 @@ fn hint_line(m: &View, width: u16) -> Line<'static> {
     // said once (not when the status line says it already).
     let said = m.status.is_some() && m.status.as_deref() == crate::app::decide::readonly_reason(m);
     if hints.iter().any(|h| h.off) && !said {
-        let text = " read-only: decisions off ";
-        let w = unicode_width::UnicodeWidthStr::width(text);
+        let text = format!(" {} ", crate::t!("ui.hints.readonly"));
+        let w = unicode_width::UnicodeWidthStr::width(text.as_str());
         if used + w <= width as usize {
             used += w;
             spans.push(Span::styled(text, t.warn.patch(t.bold)));

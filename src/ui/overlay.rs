@@ -19,59 +19,28 @@ pub(super) fn legend(t: &Theme) -> Vec<(&'static str, Style, &'static str)> {
     let status = |kind| t.status(kind);
     let row = |(sym, style): (&'static str, Style), meaning| (sym, style, meaning);
     vec![
-        row(
-            status(StatusKind::Done),
-            "done: completed, shipped, verified, fixed",
-        ),
-        row(
-            status(StatusKind::Running),
-            "running: executing, coding, testing",
-        ),
-        row(
-            status(StatusKind::Waiting),
-            "waits for a human (◆3: three items wait)",
-        ),
+        row(status(StatusKind::Done), crate::t!("ui.legend.done")),
+        row(status(StatusKind::Running), crate::t!("ui.legend.running")),
+        row(status(StatusKind::Waiting), crate::t!("ui.legend.waiting")),
         row(
             status(StatusKind::Planning),
-            "planning, research, not started; a cut text ends in …",
+            crate::t!("ui.legend.planning"),
         ),
-        row(
-            status(StatusKind::Blocked),
-            "blocked or failed; a file that cannot be read",
-        ),
-        row(
-            status(StatusKind::Rebuilt),
-            "rebuilt from other files (the state file is missing)",
-        ),
-        row(status(StatusKind::Unknown), "status unknown"),
-        (
-            "!",
-            t.error,
-            "after a name: a file of the project cannot be read",
-        ),
-        (
-            "•",
-            t.warn,
-            "inbox: arrived since you looked; list: changed since",
-        ),
-        ("●", t.ok, "live: changes on disk show at once"),
-        (
-            "○",
-            t.warn,
-            "polling: files are read again every few seconds",
-        ),
-        ("◌", t.muted, "starting to watch the files"),
-        ("⟳", t.warn, "re-reading: the last good reading is shown"),
-        ("⏸", t.warn, "Agents: a paused agent"),
-        ("→", t.muted, "Units: upstream → unit → downstream"),
-        ("∞", t.muted, "Units: on a dependency cycle (no layer)"),
-        (
-            "≠",
-            t.muted,
-            "Units: contract hash differs; Tasks: README box differs",
-        ),
-        ("[x] [ ]", t.muted, "Tasks: the README's checkbox"),
-        ("█░", t.muted, "progress"),
+        row(status(StatusKind::Blocked), crate::t!("ui.legend.blocked")),
+        row(status(StatusKind::Rebuilt), crate::t!("ui.legend.rebuilt")),
+        row(status(StatusKind::Unknown), crate::t!("ui.legend.unknown")),
+        ("!", t.error, crate::t!("ui.legend.problem")),
+        ("•", t.warn, crate::t!("ui.legend.new")),
+        ("●", t.ok, crate::t!("ui.legend.live")),
+        ("○", t.warn, crate::t!("ui.legend.polling")),
+        ("◌", t.muted, crate::t!("ui.legend.starting")),
+        ("⟳", t.warn, crate::t!("ui.legend.rereading")),
+        ("⏸", t.warn, crate::t!("ui.legend.paused")),
+        ("→", t.muted, crate::t!("ui.legend.upstream")),
+        ("∞", t.muted, crate::t!("ui.legend.cycle")),
+        ("≠", t.muted, crate::t!("ui.legend.differs")),
+        ("[x] [ ]", t.muted, crate::t!("ui.legend.checkbox")),
+        ("█░", t.muted, crate::t!("ui.legend.progress")),
     ]
 }
 
@@ -103,6 +72,13 @@ pub(super) fn clear(f: &mut Frame, area: Rect) {
     }
 }
 
+/// A help row's keys in their column: 8 display columns, more when the
+/// keys need them.
+fn keys(k: &str) -> String {
+    let pad = 8usize.saturating_sub(crate::model::text::width(k));
+    format!(" {k}{}", " ".repeat(pad))
+}
+
 /// Every key of the current view, then every symbol the console draws,
 /// scrolled by `m.help_scroll` when the screen is shorter than the list.
 pub fn help(m: &View, f: &mut Frame, area: Rect) {
@@ -113,19 +89,25 @@ pub fn help(m: &View, f: &mut Frame, area: Rect) {
             if r.off {
                 // A decision in read-only mode: greyed, with the reason.
                 Line::from(vec![
-                    Span::styled(format!(" {:<8}", r.keys), t.muted),
-                    Span::styled(format!("{} (off: read-only)", r.description), t.muted),
+                    Span::styled(keys(r.keys), t.muted),
+                    Span::styled(
+                        crate::t!("ui.help.off", description = r.description),
+                        t.muted,
+                    ),
                 ])
             } else {
                 Line::from(vec![
-                    Span::styled(format!(" {:<8}", r.keys), t.accent),
+                    Span::styled(keys(r.keys), t.accent),
                     Span::raw(r.description),
                 ])
             }
         })
         .collect();
     lines.push(Line::raw(""));
-    lines.push(Line::from(Span::styled(" Symbols", t.bold)));
+    lines.push(Line::from(Span::styled(
+        format!(" {}", crate::t!("ui.help.symbols")),
+        t.bold,
+    )));
     lines.extend(legend(t).into_iter().map(|(sym, style, meaning)| {
         // Padded by display width: the symbols are one cell wide or more.
         let pad = 8usize.saturating_sub(crate::model::text::width(sym));
@@ -141,12 +123,16 @@ pub fn help(m: &View, f: &mut Frame, area: Rect) {
     let scroll = m.help_scroll.min(total.saturating_sub(room));
     let title = if total > room {
         format!(
-            " Keys & symbols {}-{}/{total} · j/k scroll · Esc close ",
-            scroll + 1,
-            (scroll + room).min(total)
+            " {} ",
+            crate::t!(
+                "ui.help.title_scrolled",
+                from = scroll + 1,
+                to = (scroll + room).min(total),
+                total = total
+            )
         )
     } else {
-        " Keys & symbols · Esc close ".to_owned()
+        format!(" {} ", crate::t!("ui.help.title"))
     };
     clear(f, area);
     f.render_widget(
@@ -178,11 +164,18 @@ pub fn palette(m: &View, f: &mut Frame, area: Rect) {
         lines.push(Line::from(Span::styled(format!(" {desc}"), style)));
     }
     if matches.is_empty() {
-        lines.push(Line::from(Span::styled(" no command matches", t.muted)));
+        lines.push(Line::from(Span::styled(
+            format!(" {}", crate::t!("ui.palette.none")),
+            t.muted,
+        )));
     }
     clear(f, area);
     f.render_widget(
-        Paragraph::new(lines).block(block(m, " Commands ", true)),
+        Paragraph::new(lines).block(block(
+            m,
+            format!(" {} ", crate::t!("ui.palette.title")),
+            true,
+        )),
         area,
     );
 }

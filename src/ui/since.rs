@@ -5,8 +5,9 @@ use ratatui::text::{Line, Span};
 
 use super::View;
 use super::widgets::field;
+use crate::i18n::ago;
 use crate::model::seen::{Since, Waiting};
-use crate::model::{Project, ago, since_seconds};
+use crate::model::{InboxKind, Project, since_seconds};
 
 /// The most rows of one kind (new items, answered, bugs) before "… more".
 const ROWS: usize = 5;
@@ -18,14 +19,41 @@ pub fn section(m: &View, p: &Project, width: u16, lines: &mut Vec<Line<'static>>
         return;
     };
     let t = &m.theme;
-    let when = since_seconds(Some(d.looked_at), m.now)
-        .map_or_else(String::new, |s| format!(" ({})", ago(s)));
-    lines.push(Line::from(Span::styled(
-        format!("Since you looked{when}"),
-        t.accent.patch(t.bold),
-    )));
+    let title = match since_seconds(Some(d.looked_at), m.now) {
+        Some(s) => crate::t!("ui.since.title_ago", ago = ago(s)),
+        None => crate::t!("ui.since.title").to_owned(),
+    };
+    lines.push(Line::from(Span::styled(title, t.accent.patch(t.bold))));
     rows(m, &d, width, lines);
     lines.push(Line::default());
+}
+
+/// Every kind of inbox item, to find a remembered one by its word.
+const KINDS: [InboxKind; 14] = [
+    InboxKind::Question,
+    InboxKind::Evidence,
+    InboxKind::Choice,
+    InboxKind::Waiting,
+    InboxKind::Blocked,
+    InboxKind::Approval,
+    InboxKind::Desync,
+    InboxKind::Finalization,
+    InboxKind::Resume,
+    InboxKind::Conflict,
+    InboxKind::Budget,
+    InboxKind::SignOff,
+    InboxKind::RetriesSpent,
+    InboxKind::Triage,
+];
+
+/// An item's kind as the inbox shows it in the language spoken; the memory
+/// keeps the word `InboxKind::label` gives (`question`), which is also its
+/// key. A word no kind has is shown as remembered.
+fn kind(stored: &str) -> &str {
+    KINDS
+        .iter()
+        .find(|k| k.label() == stored)
+        .map_or(stored, |&k| super::tabs::kind(k))
 }
 
 fn opt(v: Option<&str>) -> &str {
@@ -43,23 +71,23 @@ fn rows(m: &View, d: &Since, w: u16, lines: &mut Vec<Line<'static>>) {
         field(
             lines,
             w,
-            "status",
+            crate::t!("ui.since.status"),
             &format!("{} → {}", c.before, c.after),
             label,
         );
     }
     if let Some(c) = &d.stage {
         let text = format!("{} → {}", opt(c.before.as_deref()), opt(c.after.as_deref()));
-        field(lines, w, "stage", &text, label);
+        field(lines, w, crate::t!("ui.since.stage"), &text, label);
     }
     if let Some(c) = &d.progress_percent {
         let text = format!("{} → {}", percent(c.before), percent(c.after));
-        field(lines, w, "progress", &text, label);
+        field(lines, w, crate::t!("ui.since.progress"), &text, label);
     }
     let items = |lines: &mut Vec<Line<'static>>, list: &[Waiting], mark: &str, style| {
         for i in list.iter().take(ROWS) {
             let text = format!("{} {}", i.reference, i.title);
-            field(lines, w, &format!("{mark} {}", i.kind), &text, style);
+            field(lines, w, &format!("{mark} {}", kind(&i.kind)), &text, style);
         }
         more(lines, w, list.len(), t.muted);
     };
@@ -68,32 +96,43 @@ fn rows(m: &View, d: &Since, w: u16, lines: &mut Vec<Line<'static>>) {
     for b in d.bugs.iter().take(ROWS) {
         let text = match (&b.before, &b.after) {
             (Some(x), Some(y)) => format!("{x} → {y}"),
-            (None, Some(y)) => format!("new, {y}"),
-            (Some(x), None) => format!("gone (was {x})"),
+            (None, Some(y)) => crate::t!("ui.since.bug_new", status = y),
+            (Some(x), None) => crate::t!("ui.since.bug_gone", status = x),
             (None, None) => String::new(),
         };
-        field(lines, w, &format!("bug {}", b.id), &text, label);
+        field(
+            lines,
+            w,
+            &crate::t!("ui.since.bug", id = b.id),
+            &text,
+            label,
+        );
     }
     more(lines, w, d.bugs.len(), t.muted);
     if d.new_events > 0 {
-        let text = format!(
-            "{}{} new event{}",
-            d.new_events,
-            if d.more_events { "+" } else { "" },
-            if d.new_events == 1 { "" } else { "s" }
+        let text = crate::t!(
+            "ui.since.events",
+            n = d.new_events,
+            plus = if d.more_events { "+" } else { "" }
         );
-        field(lines, w, "timeline", &text, label);
+        field(lines, w, crate::t!("ui.since.timeline"), &text, label);
     }
 }
 
 fn more(lines: &mut Vec<Line<'static>>, w: u16, n: usize, style: ratatui::style::Style) {
     if n > ROWS {
-        field(lines, w, "", &format!("… and {} more", n - ROWS), style);
+        field(
+            lines,
+            w,
+            "",
+            &crate::t!("ui.since.more", n = n - ROWS),
+            style,
+        );
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use chrono::Duration;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -104,7 +143,7 @@ mod tests {
 
     /// The workspace loaded three hours ago (the baseline of every
     /// project), the memory saved; now is now.
-    fn loaded() -> (tempfile::TempDir, Model) {
+    pub(in crate::ui) fn loaded() -> (tempfile::TempDir, Model) {
         let (t, projects) = workspace_projects();
         let mut m = Model::new(vec!["workspace".into()], false, now() - Duration::hours(3));
         let effects = update(&mut m, Event::Loaded(projects));
@@ -116,7 +155,7 @@ mod tests {
 
     /// The devloop project 智能补货 moved on: status, stage, progress, a new
     /// question and one answered, a bug moved, three events.
-    fn moved_on(p: &Project) -> Project {
+    pub(in crate::ui) fn moved_on(p: &Project) -> Project {
         let mut q = p.clone();
         q.status = "blocked".to_owned();
         q.stage = Some("L2 集成".to_owned());
@@ -148,7 +187,7 @@ mod tests {
         q
     }
 
-    fn reread(m: &mut Model, fresh: Project) -> Vec<Effect> {
+    pub(in crate::ui) fn reread(m: &mut Model, fresh: Project) -> Vec<Effect> {
         update(
             m,
             Event::Reread {
@@ -159,7 +198,7 @@ mod tests {
         )
     }
 
-    fn by_name<'a>(m: &'a Model, name: &str) -> &'a Project {
+    pub(in crate::ui) fn by_name<'a>(m: &'a Model, name: &str) -> &'a Project {
         m.projects.iter().find(|p| p.name.contains(name)).unwrap()
     }
 

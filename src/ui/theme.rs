@@ -9,7 +9,6 @@ use std::str::FromStr;
 use crate::model::StatusKind;
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
-use thiserror::Error;
 
 /// The built-in themes, embedded so the binary needs no files.
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -21,21 +20,40 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
 ];
 
-#[derive(Debug, Error)]
+/// A theme that cannot be used, said in the language spoken (it is printed
+/// when the console starts, never in JSON).
+#[derive(Debug)]
 pub enum ThemeError {
-    #[error("theme {name}: {message}")]
-    Toml { name: String, message: String },
-    #[error(
-        "theme {name}: `{key}` is not a colour: {value} (use an ANSI name such as dark-gray, or #rrggbb)"
-    )]
+    Toml {
+        name: String,
+        message: String,
+    },
     Color {
         name: String,
         key: &'static str,
         value: String,
     },
-    #[error("no theme named {0} (built in: {names})", names = builtin_names())]
     Unknown(String),
 }
+
+impl std::fmt::Display for ThemeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = match self {
+            ThemeError::Toml { name, message } => {
+                crate::t!("ui.theme.toml", name = name, message = message)
+            }
+            ThemeError::Color { name, key, value } => {
+                crate::t!("ui.theme.color", name = name, key = key, value = value)
+            }
+            ThemeError::Unknown(name) => {
+                crate::t!("ui.theme.unknown", name = name, names = builtin_names())
+            }
+        };
+        f.write_str(&text)
+    }
+}
+
+impl std::error::Error for ThemeError {}
 
 /// The names of the built-in themes, as an error lists them.
 fn builtin_names() -> String {
