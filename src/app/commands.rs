@@ -339,8 +339,9 @@ pub fn help_rows(m: &Model) -> Vec<HelpRow> {
             (Command::Decide, Some((_, _, choices))) => {
                 let mut verbs: Vec<&str> = Vec::new();
                 for c in &choices {
-                    if !verbs.contains(&c.address.verb) {
-                        verbs.push(c.address.verb);
+                    let verb = crate::model::shown_verb(c.address.verb);
+                    if !verbs.contains(&verb) {
+                        verbs.push(verb);
                     }
                 }
                 t!("app.help.decide_row", verbs = verbs.join(", "))

@@ -154,10 +154,10 @@ fn read_only_help_and_the_refusal_are_chinese() {
     let rows = help_rows(&m);
     let a = rows.iter().find(|r| r.keys == "a").expect("a");
     assert!(a.off);
-    assert!(
-        a.description
-            .starts_with(&zh_with("app.help.decide_row", &[("verbs", &"answer")]))
-    );
+    assert!(a.description.starts_with(&zh_with(
+        "app.help.decide_row",
+        &[("verbs", &zh("model.verb.answer"))]
+    )));
     update(&mut m, key('a'));
     assert_eq!(
         m.status.as_deref(),

@@ -26,7 +26,7 @@ pub use resume::{
     relative_age, short_time, since_seconds,
 };
 pub use status::StatusKind;
-pub use verb::{Address, Field, FileStamp, Request, Verb};
+pub use verb::{Address, Field, FileStamp, Request, Verb, shown_verb};
 
 /// The four on-disk formats loopdeck understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -169,6 +169,32 @@ fn text_field() -> Field {
     field(crate::t!("model.field.answer"), true, true)
 }
 
+/// A verb as the console names it, in the language spoken (`answer` is
+/// 回答 in Chinese); the verb itself when it has no translation. The verbs
+/// `loopdeck act` takes stay as they are: this is for display only.
+pub fn shown_verb(verb: &str) -> &str {
+    match verb {
+        "answer" => crate::t!("model.verb.answer"),
+        "evidence" => crate::t!("model.verb.evidence"),
+        "choose" => crate::t!("model.verb.choose"),
+        "add-decision" => crate::t!("model.verb.add_decision"),
+        "add-blocker" => crate::t!("model.verb.add_blocker"),
+        "resolve-blocker" => crate::t!("model.verb.resolve_blocker"),
+        "approve" => crate::t!("model.verb.approve"),
+        "block" => crate::t!("model.verb.block"),
+        "unblock" => crate::t!("model.verb.unblock"),
+        "reopen" => crate::t!("model.verb.reopen"),
+        "reconcile" => crate::t!("model.verb.reconcile"),
+        "unlock" => crate::t!("model.verb.unlock"),
+        "resume-agent" => crate::t!("model.verb.resume_agent"),
+        "bug" => crate::t!("model.verb.bug"),
+        "sign-off" => crate::t!("model.verb.sign_off"),
+        "abandon" => crate::t!("model.verb.abandon"),
+        "requirement" => crate::t!("model.verb.requirement"),
+        other => other,
+    }
+}
+
 impl Address {
     /// An address on `target` (a row) or on the project (`None`).
     pub fn new(verb: &'static str, target: Option<String>, options: Vec<String>) -> Self {
@@ -252,8 +278,8 @@ impl Address {
     pub fn describe(&self, option: Option<&str>) -> String {
         let target = self.row();
         let head = match (self.verb, option) {
-            ("sign-off", Some("abandon")) => "abandon".to_owned(),
-            (verb, _) => verb.to_owned(),
+            ("sign-off", Some("abandon")) => shown_verb("abandon").to_owned(),
+            (verb, _) => shown_verb(verb).to_owned(),
         };
         let mut s = match target {
             Some(t) => format!("{head} {t}"),

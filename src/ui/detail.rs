@@ -104,10 +104,7 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
         } else {
             t.muted
         };
-        spans.push(Span::styled(
-            format!(" {} {} ", i + 1, tab.title()),
-            style,
-        ));
+        spans.push(Span::styled(format!(" {} {} ", i + 1, tab.title()), style));
     }
     f.render_widget(fit(Line::from(spans), tab_bar.width), tab_bar);
     if strip > 0 {
@@ -115,4 +112,3 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     }
     tabs::render(m, p, f, body);
 }
-

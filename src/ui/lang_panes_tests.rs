@@ -55,16 +55,16 @@ fn keys_of(tab: Tab) -> &'static [&'static str] {
 
 fn tab_key(tab: Tab) -> &'static str {
     match tab {
-        Tab::Overview => "panes.tab.overview",
-        Tab::Frontier => "panes.tab.frontier",
-        Tab::Phases => "panes.tab.phases",
-        Tab::Tasks => "panes.tab.tasks",
-        Tab::Units => "panes.tab.units",
-        Tab::Bugs => "panes.tab.bugs",
-        Tab::Timeline => "panes.tab.timeline",
-        Tab::Revisions => "panes.tab.revisions",
-        Tab::Agents => "panes.tab.agents",
-        Tab::Findings => "panes.tab.findings",
+        Tab::Overview => "app.tab.overview",
+        Tab::Frontier => "app.tab.frontier",
+        Tab::Phases => "app.tab.phases",
+        Tab::Tasks => "app.tab.tasks",
+        Tab::Units => "app.tab.units",
+        Tab::Bugs => "app.tab.bugs",
+        Tab::Timeline => "app.tab.timeline",
+        Tab::Revisions => "app.tab.revisions",
+        Tab::Agents => "app.tab.agents",
+        Tab::Findings => "app.tab.findings",
     }
 }
 
@@ -72,6 +72,8 @@ fn tab_key(tab: Tab) -> &'static str {
 /// (unit, bug, revision) open over them.
 #[test]
 fn every_tab_in_chinese() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
     let _zh = scoped(Lang::ZhCn);
     let (_t, mut m) = workspace_model();
     let tabs: &[(&str, &[Tab])] = &[
@@ -106,7 +108,8 @@ fn every_tab_in_chinese() {
             let name = format!(
                 "{}_{}",
                 id.rsplit('/').next().unwrap(),
-                tab.title().split(' ').next().unwrap().to_lowercase()
+                // Named in English, whatever the screen speaks.
+                format!("{tab:?}").to_lowercase()
             );
             let wide = screen(&m, 200, 60);
             says(&wide, tab_key(*tab), &name);
@@ -135,6 +138,8 @@ fn every_tab_in_chinese() {
 /// section diff (the newest PRD revision adds a section).
 #[test]
 fn the_drawers_speak_chinese() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
     let _zh = scoped(Lang::ZhCn);
     let (_t, mut m) = workspace_model();
     select(&mut m, "devloop/data/companies/acme/projects/p-restock");
@@ -210,6 +215,8 @@ fn aligned(s: &str, header: &str, row: impl Fn(&str) -> bool, context: &str) {
 /// column starting at the same display column on every row.
 #[test]
 fn chinese_columns_are_sized_and_aligned() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
     let _zh = scoped(Lang::ZhCn);
     let zh = |key| text(Lang::ZhCn, key);
     let (_t, mut m) = workspace_model();

@@ -174,6 +174,8 @@ fn borders_whole(s: &str, title: &str) {
 
 #[test]
 fn the_projects_list_side_by_side_and_narrow() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
     let (_t, m) = workspace_model();
     let screens = snap(&m, "projects", &SIZES);
     let n = m.projects.len();
@@ -209,6 +211,8 @@ fn the_projects_list_side_by_side_and_narrow() {
 /// so does an inbox item waiting as long.
 #[test]
 fn wide_ages_widen_the_age_column() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
     let (_t, mut m) = workspace_model();
     m.projects[0].updated_at = Some(now() - Duration::days(365 * 200));
     let old = {
@@ -245,6 +249,8 @@ fn wide_ages_widen_the_age_column() {
 
 #[test]
 fn the_inbox() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
     let (_t, mut m) = workspace_model();
     press(&mut m, KeyCode::Char('i'));
     let screens = snap(&m, "inbox", &SIZES);
@@ -323,6 +329,8 @@ fn the_help_and_its_legend() {
 
 #[test]
 fn the_palette() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
     let (_t, mut m) = workspace_model();
     press(&mut m, KeyCode::Char(':'));
     press(&mut m, KeyCode::Char('t'));
@@ -345,6 +353,8 @@ const DECIDE: [(u16, u16); 2] = d::SIZES;
 
 #[test]
 fn the_decision_chooser() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
     let p = d::project(
         "approval-flow",
         "[OQ-4] 规则存储用哪种数据库？这决定部署方式。",
@@ -374,6 +384,8 @@ fn the_decision_chooser() {
 
 #[test]
 fn the_decision_editor_and_its_discard_question() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
     let mut m = d::opened(d::answer_project(), false, 'a');
     assert_eq!(m.form.as_ref().unwrap().stage, Stage::Edit);
     // Empty: the placeholder, the count at 0.
@@ -387,7 +399,7 @@ fn the_decision_editor_and_its_discard_question() {
         // Two fields (the answer, a rationale): Tab moves between them.
         says_key(&s, "ui.decide.keys_edit_fields");
         assert!(s.contains("允许加签，但需记录 ✅"), "{s}");
-        borders_whole(&s, " answer *");
+        borders_whole(&s, &format!(" {} *", zh("model.field.answer")));
     }
     update(&mut m, d::code(KeyCode::Esc));
     assert_eq!(m.form.as_ref().unwrap().stage, Stage::Discard);
@@ -412,11 +424,18 @@ fn the_decision_editor_and_its_discard_question() {
 
 #[test]
 fn the_decision_confirm() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
     let mut m = d::confirm_model();
     let screens = snap(&m, "decide_confirm", &DECIDE);
     for s in &screens {
-        let (title, english) = both(
-            "ui.decide.title_confirm",
+        let what = format!("{} OQ-3", zh("model.verb.answer"));
+        let title = fill(
+            &zh("ui.decide.title_confirm"),
+            &[("what", &what), ("project", &"approval-flow")],
+        );
+        let english = fill(
+            &en("ui.decide.title_confirm"),
             &[("what", &"answer OQ-3"), ("project", &"approval-flow")],
         );
         says(s, (title.clone(), english));
@@ -457,6 +476,8 @@ fn the_decision_confirm() {
 
 #[test]
 fn the_decision_conflict() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
     let mut m = d::opened(d::answer_project(), false, 'a');
     d::typed(&mut m, d::ANSWER);
     d::previewed(
@@ -491,6 +512,8 @@ fn the_decision_conflict() {
 
 #[test]
 fn the_since_you_looked_section() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
     let (_t, mut m) = since::loaded();
     let dev = since::by_name(&m, "智能补货").clone();
     since::reread(&mut m, since::moved_on(&dev));
@@ -521,6 +544,8 @@ fn the_since_you_looked_section() {
 
 #[test]
 fn the_too_small_screen() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
     let (_t, mut m) = workspace_model();
     let squeeze = |s: &str| s.split_whitespace().collect::<String>();
     for (w, h) in [(39, 8), (120, 7)] {
@@ -549,6 +574,8 @@ fn the_too_small_screen() {
 /// the filter's keys.
 #[test]
 fn the_header_and_the_hint_bar() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
     let (_t, mut m) = workspace_model();
     m.readonly = true;
     m.live = crate::app::Liveness::Polling {

@@ -406,7 +406,7 @@ pub fn hint(m: &Model) -> Option<String> {
     let first = &choices.first()?.address;
     let same = choices.iter().all(|c| c.address.verb == first.verb);
     Some(if same {
-        format!("a {}", first.verb)
+        format!("a {}", crate::model::shown_verb(first.verb))
     } else {
         format!("a {}", t!("app.hint.decide"))
     })
