@@ -188,6 +188,13 @@ pub enum Event {
     Liveness(Liveness),
     /// The excerpts asked for with `Effect::ReadExcerpts`.
     Excerpts(PathBuf, Vec<Excerpt>),
+    /// The section diff asked for with `Effect::CompareRevision`: the
+    /// project, the revision's key (`panes::revision_key`), the diff.
+    Compared {
+        path: PathBuf,
+        key: String,
+        diff: Box<crate::model::DocDiff>,
+    },
     Resize,
     /// The terminal's size (columns, rows), at start and on every resize.
     Size(u16, u16),
@@ -225,6 +232,13 @@ pub enum Effect {
     /// Read the opening lines of the selected project's read-first files
     /// (its resume card is scenario C); answered by `Event::Excerpts`.
     ReadExcerpts(PathBuf),
+    /// Compare revision `index` of the project at `path` with the one
+    /// before it (its drawer is open); answered by `Event::Compared`.
+    CompareRevision {
+        path: PathBuf,
+        index: usize,
+        key: String,
+    },
     Render,
     /// Clear the terminal and redraw everything (Ctrl-L).
     FullRedraw,
@@ -311,6 +325,9 @@ pub struct Model {
     pub drawer_scroll: u16,
     /// Scenario C's excerpts for the project at this path.
     pub excerpts: Option<(PathBuf, Vec<Excerpt>)>,
+    /// The revision (project path, revision key) whose section diff was
+    /// asked for with `Effect::CompareRevision` since the last reading.
+    pub comparing: Option<(PathBuf, String)>,
     /// The timeline follows its end unless the user scrolled up.
     pub follow_timeline: bool,
     pub bug_filter: BugFilter,
@@ -375,6 +392,7 @@ impl Model {
             drawer: None,
             drawer_scroll: 0,
             excerpts: None,
+            comparing: None,
             follow_timeline: true,
             bug_filter: BugFilter::default(),
             palette: Palette::default(),
@@ -688,7 +706,36 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
         m.excerpts = Some((path.clone(), Vec::new()));
         effects.push(Effect::ReadExcerpts(path));
     }
+    if reading {
+        // A reading replaces the project: its diffs are asked for again.
+        m.comparing = None;
+    }
+    effects.extend(compare_wanted(m));
     effects
+}
+
+/// The open Revisions drawer shows a PRD or SDD revision not compared
+/// yet: ask for its section diff, once per reading.
+fn compare_wanted(m: &mut Model) -> Option<Effect> {
+    let Some(Drawer::Revision(key)) = &m.drawer else {
+        return None;
+    };
+    let p = m.selected_project()?;
+    let index = p
+        .detail
+        .revisions
+        .iter()
+        .position(|r| &panes::revision_key(r) == key)?;
+    let r = &p.detail.revisions[index];
+    let wanted = r.sections.is_none()
+        && matches!(r.event.kind.as_str(), "prd_rev" | "sdd_rev")
+        && m.comparing.as_ref() != Some(&(p.path.clone(), key.clone()));
+    if !wanted {
+        return None;
+    }
+    let (path, key) = (p.path.clone(), key.clone());
+    m.comparing = Some((path.clone(), key.clone()));
+    Some(Effect::CompareRevision { path, index, key })
 }
 
 /// A reading gives a project never seen its baseline (`model::seen`).
@@ -749,6 +796,21 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
         Event::Excerpts(path, excerpts) => {
             m.excerpts = Some((path, excerpts));
             vec![Effect::Render]
+        }
+        Event::Compared { path, key, diff } => {
+            let revision = m
+                .projects
+                .iter_mut()
+                .filter(|p| p.path == path)
+                .flat_map(|p| p.detail.revisions.iter_mut())
+                .find(|r| panes::revision_key(r) == key);
+            match revision {
+                Some(r) => {
+                    r.sections = Some(*diff);
+                    vec![Effect::Render]
+                }
+                None => Vec::new(),
+            }
         }
         Event::Resize => vec![Effect::Render],
         Event::Size(w, h) => {

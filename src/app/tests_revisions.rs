@@ -113,3 +113,72 @@ fn the_palette_and_the_hints_know_the_tab() {
         hints(&m)
     );
 }
+
+fn compares(effects: &[Effect]) -> Vec<(usize, String)> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::CompareRevision { index, key, .. } => Some((*index, key.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A reading compares no sections: opening a PRD or SDD revision asks for
+/// its diff once, the answer fills it, and a reading that replaces the
+/// project asks again while the drawer is open.
+#[test]
+fn the_open_revision_is_compared_once_per_reading() {
+    let mut m = with_revisions();
+    to_revisions(&mut m);
+    let asked = compares(&update(&mut m, code(KeyCode::Enter)));
+    // The newest row (prd 2) is index 2 of the revisions, oldest first.
+    assert_eq!(asked, vec![(2, "prd_rev|2|None".to_owned())]);
+    // Keys in the drawer do not ask again.
+    assert!(compares(&update(&mut m, key('j'))).is_empty());
+    let path = m.projects[0].path.clone();
+    let diff = crate::model::DocDiff {
+        unchanged: 3,
+        ..Default::default()
+    };
+    let effects = update(
+        &mut m,
+        Event::Compared {
+            path: path.clone(),
+            key: "prd_rev|2|None".into(),
+            diff: Box::new(diff.clone()),
+        },
+    );
+    assert!(effects.contains(&Effect::Render));
+    assert_eq!(m.projects[0].detail.revisions[2].sections, Some(diff));
+    // A reading replaces the project (no diffs in it): asked again, once.
+    let fresh = m.projects[0].clone();
+    let mut fresh = fresh;
+    fresh.detail.revisions[2].sections = None;
+    assert_eq!(
+        compares(&update(&mut m, Event::Loaded(vec![fresh]))).len(),
+        1
+    );
+    assert!(compares(&update(&mut m, key('k'))).is_empty());
+    // An answer for a revision no longer there changes nothing.
+    let before = m.projects[0].clone();
+    let effects = update(
+        &mut m,
+        Event::Compared {
+            path,
+            key: "prd_rev|9|None".into(),
+            diff: Box::default(),
+        },
+    );
+    assert!(effects.is_empty());
+    assert_eq!(m.projects[0].detail.revisions, before.detail.revisions);
+    // A units revision (the newest row now) is never compared.
+    update(&mut m, code(KeyCode::Esc));
+    let mut p = m.projects[0].clone();
+    p.detail.revisions.push(revision("units_rev", 3));
+    update(&mut m, Event::Loaded(vec![p]));
+    update(&mut m, code(KeyCode::Home));
+    let effects = update(&mut m, code(KeyCode::Enter));
+    assert_eq!(m.drawer, Some(Drawer::Revision("units_rev|3|None".into())));
+    assert!(compares(&effects).is_empty());
+}

@@ -314,13 +314,14 @@ pub fn run(
             return Ok(report(&found.problems, err));
         }
         Command::Show { project_dir, json } => {
-            let p = match project_for_show(project_dir, &config) {
+            let mut p = match project_for_show(project_dir, &config) {
                 Ok(p) => p,
                 Err((code, msg)) => {
                     let _ = writeln!(err, "loopdeck: {}", sanitize_line(&msg));
                     return Ok(code);
                 }
             };
+            formats::complete(&mut p);
             if *json {
                 let memory = seen_memory(std::slice::from_ref(&p), err);
                 let view = ShowView {
@@ -335,10 +336,11 @@ pub fn run(
             }
         }
         Command::Check { roots, json } => {
-            let (roots, found) = match walk(roots, err) {
+            let (roots, mut found) = match walk(roots, err) {
                 Ok(r) => r,
                 Err(code) => return Ok(code),
             };
+            found.projects.iter_mut().for_each(formats::complete);
             let view =
                 views::CheckView::new(&found.projects, &found.problems, stamp, roots_text(&roots));
             let failed = view.summary.errors > 0;

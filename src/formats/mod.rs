@@ -307,6 +307,29 @@ fn is_symlink(p: &Path) -> bool {
 /// How much of a file an excerpt looks at.
 const EXCERPT_BYTES: usize = 16 * 1024;
 
+/// Fill in what a reading leaves out because only some views need it: the
+/// section diffs of a devloop project's newest PRD and SDD revisions (and
+/// the findings of archives that cannot be read), for `show` and `check`.
+/// The console compares one revision when its drawer opens
+/// ([`compare_revision`]).
+pub fn complete(p: &mut Project) {
+    if p.format == crate::model::Format::Devloop {
+        let dir = p.path.clone();
+        devloop::revisions::compare_documents(p, &dir, devloop::revisions::archived(&dir));
+    }
+}
+
+/// The section diff of revision `index` of the project (a devloop PRD or
+/// SDD revision) against the one before it; `None` for any other.
+pub fn compare_revision(p: &Project, index: usize) -> Option<crate::model::DocDiff> {
+    if p.format != crate::model::Format::Devloop {
+        return None;
+    }
+    let archived = devloop::revisions::archived(&p.path);
+    devloop::revisions::compare_revision(&p.detail.revisions, index, &p.path, archived)
+        .map(|(diff, _)| diff)
+}
+
 /// The first `lines` meaningful lines (not blank, not a fence or a rule) of
 /// up to `files` of the project's read-first files, for a resume card. Only
 /// files inside the project are read.

@@ -516,6 +516,27 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     Effect::ReadOlder { path, anchor, want } => {
                         read_older(path.clone(), anchor.clone(), *want, tx.clone());
                     }
+                    Effect::CompareRevision { path, index, key } => {
+                        if let Some(p) = model.projects.iter().find(|p| &p.path == path).cloned() {
+                            let (index, key) = (*index, key.clone());
+                            worker(tx.clone(), crate::t!("runtime.worker.compare"), move || {
+                                let diff =
+                                    formats::compare_revision(&p, index).unwrap_or_else(|| {
+                                        crate::model::DocDiff {
+                                            problem: Some(
+                                                crate::t!("runtime.compare.none").to_owned(),
+                                            ),
+                                            ..Default::default()
+                                        }
+                                    });
+                                Event::Compared {
+                                    path: p.path.clone(),
+                                    key,
+                                    diff: Box::new(diff),
+                                }
+                            });
+                        }
+                    }
                     Effect::ReadExcerpts(path) => {
                         if let Some(p) = model.projects.iter().find(|p| &p.path == path).cloned() {
                             worker(

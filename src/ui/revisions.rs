@@ -184,7 +184,7 @@ fn drawer(m: &View, r: &Revision, f: &mut Frame, area: Rect) {
     lines.push(Line::default());
     match &r.sections {
         None if matches!(r.event.kind.as_str(), "prd_rev" | "sdd_rev") => {
-            wrapped(&mut lines, w, t!("panes.revisions.older"), t.muted)
+            wrapped(&mut lines, w, t!("panes.revisions.comparing"), t.muted)
         }
         None => wrapped(&mut lines, w, t!("panes.revisions.no_diff"), t.muted),
         Some(d) => {
@@ -310,5 +310,23 @@ mod tests {
         assert!(s.contains("~ Unit · restock-fe (changed)"), "{s}");
         assert!(s.contains("+ table columns: store, sku, qty, cases"), "{s}");
         snap(&m, "p-restock_revisions_sdd_drawer");
+    }
+
+    /// The drawer says it is comparing until the runtime answers (the
+    /// reading itself compares nothing).
+    #[test]
+    fn the_drawer_says_it_is_comparing_until_the_diff_arrives() {
+        let (_t, mut m) = workspace_model();
+        select(&mut m, P_RESTOCK);
+        let n = m.tabs().iter().position(|t| *t == Tab::Revisions).unwrap();
+        press(&mut m, KeyCode::Char(char::from(b'1' + n as u8)));
+        press(&mut m, KeyCode::Down);
+        press(&mut m, KeyCode::Down);
+        // Enter without the runtime's answer.
+        let key = crossterm::event::KeyEvent::from(KeyCode::Enter);
+        crate::app::update(&mut m, crate::app::Event::Key(key));
+        let s = screen(&m, 200, 60);
+        assert!(s.contains(crate::t!("panes.revisions.comparing")), "{s}");
+        assert!(!s.contains("按箱规取整 (added)"), "{s}");
     }
 }

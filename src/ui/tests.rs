@@ -132,11 +132,22 @@ pub(super) fn workspace_projects() -> (tempfile::TempDir, Vec<Project>) {
 /// Press a key and carry out what the runtime would (reading excerpts).
 pub(super) fn press(m: &mut Model, code: KeyCode) {
     let effects = update(m, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    // What the runtime answers the view's own requests with.
     for e in effects {
-        if let crate::app::Effect::ReadExcerpts(path) = e
-            && let Some(p) = m.projects.iter().find(|p| p.path == path).cloned()
-        {
-            update(m, Event::Excerpts(path, crate::formats::excerpts(&p, 2, 8)));
+        match e {
+            crate::app::Effect::ReadExcerpts(path) => {
+                if let Some(p) = m.projects.iter().find(|p| p.path == path).cloned() {
+                    update(m, Event::Excerpts(path, crate::formats::excerpts(&p, 2, 8)));
+                }
+            }
+            crate::app::Effect::CompareRevision { path, index, key } => {
+                let p = m.projects.iter().find(|p| p.path == path);
+                if let Some(diff) = p.and_then(|p| crate::formats::compare_revision(p, index)) {
+                    let diff = Box::new(diff);
+                    update(m, Event::Compared { path, key, diff });
+                }
+            }
+            _ => {}
         }
     }
 }

@@ -687,6 +687,17 @@ mod tests {
         Project::new(Format::Devloop, d.to_path_buf(), "x".into())
     }
 
+    /// The changelog as a reading takes it (no section diffs: most views
+    /// never show them), then completed as `show` and `check` do.
+    fn read(p: &mut Project, d: &Path) {
+        changelog(p, d);
+        assert!(
+            p.detail.revisions.iter().all(|r| r.sections.is_none()),
+            "a reading compares nothing"
+        );
+        crate::formats::complete(p);
+    }
+
     fn line(kind: &str, rev: u64, archive: &str) -> String {
         format!(
             "{{\"ts\":\"2026-06-01T10:0{rev}:00Z\",\"kind\":\"{kind}\",\"rev\":{rev},\"by\":\"pm-agent\",\"trigger\":\"human_feedback\",\"summary\":\"s{rev}\",\"diff\":{{\"sections_added\":[\"#按箱规取整\"]}},\"archive_ref\":\"{archive}\"}}\n"
@@ -709,7 +720,7 @@ mod tests {
         text.push_str("{\"ts\":\"2026-06-01T11:00:00Z\",\"kind\":\"prd_rev\",\"rev\":4");
         fs::write(d.join(CHANGELOG), text).unwrap();
         let mut p = project(d);
-        changelog(&mut p, d);
+        read(&mut p, d);
         let r = &p.detail.revisions;
         assert_eq!(r.len(), 3, "the torn line is not a revision");
         assert!(p.findings.iter().any(|f| f.code == "devloop.torn-line"));
@@ -743,7 +754,7 @@ mod tests {
         text.push_str(&line("sdd_rev", 3, "history/sdd-rev-2.html"));
         fs::write(d.join(CHANGELOG), text).unwrap();
         let mut p = project(d);
-        changelog(&mut p, d);
+        read(&mut p, d);
         let r = &p.detail.revisions;
         let two = r[1].sections.as_ref().unwrap();
         assert_eq!(
@@ -787,7 +798,7 @@ mod tests {
         archive("sdd-rev-1.html", OLD, "2026-06-01T10:00:00Z");
         archive("prd-rev-2.html", NEW, "2026-06-01T11:00:00Z");
         let mut p = project(d);
-        changelog(&mut p, d);
+        read(&mut p, d);
         let r: Vec<_> = p
             .detail
             .revisions
@@ -824,7 +835,7 @@ mod tests {
         text.push_str(&line("prd_rev", 2, "history/prd-rev-1.html"));
         fs::write(d.join(CHANGELOG), text).unwrap();
         let mut p = project(d);
-        changelog(&mut p, d);
+        read(&mut p, d);
         let two = p.detail.revisions[1].sections.as_ref().unwrap();
         assert!(
             two.problem.as_deref().unwrap().contains("too large"),

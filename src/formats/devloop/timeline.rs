@@ -7,7 +7,6 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 
 use super::html::rev_number;
-use super::revisions;
 use super::schema::{ChangelogLine, EventLine};
 use crate::model::{ChangeSummary, Event, Finding, Level, Project, Revision};
 use crate::store::ndjson::{self, Tail, incremental};
@@ -107,7 +106,9 @@ pub struct Changes {
 }
 
 /// `changelog.ndjson` into `p.detail.revisions` (else the `history/`
-/// archive names), with findings for archives that are missing.
+/// archive names), with findings for archives that are missing. The
+/// section diffs are not computed here (`formats::complete`,
+/// `formats::compare_revision`): most views never show them.
 pub fn changelog(p: &mut Project, dir: &Path) -> Changes {
     let tail = match incremental::tail_in(
         dir,
@@ -120,7 +121,6 @@ pub fn changelog(p: &mut Project, dir: &Path) -> Changes {
         Ok(t) => t,
         Err(StoreError::Vanished) => {
             p.detail.revisions = history_revisions(dir);
-            revisions::compare_documents(p, dir, true);
             return Changes::default();
         }
         Err(e) => {
@@ -229,7 +229,6 @@ pub fn changelog(p: &mut Project, dir: &Path) -> Changes {
             sections: None,
         });
     }
-    revisions::compare_documents(p, dir, false);
     changes
 }
 
