@@ -370,3 +370,27 @@ fn watch_plain_in_chinese() {
     }
     assert_eq!(starts[0], starts[1], "{changes:?}");
 }
+
+/// A project updated after "now" has no resume scenario: `show` says a
+/// clock is wrong, in either language, instead of "updated future ago" and
+/// the scenario's Rust name.
+#[test]
+fn show_says_a_clock_is_wrong_for_an_update_in_the_future() {
+    let (_t, ws) = workspace();
+    let dir = ws.join("prd-master/fba-smart-restock");
+    let dir = dir.to_str().unwrap();
+    let before = ["show", dir, "--now", "2026-01-01T00:00:00Z"];
+    for (lang, env) in [(Lang::En, &[][..]), (Lang::ZhCn, &CHINESE[..])] {
+        let mut c = loopdeck();
+        c.args(before);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = String::from_utf8(c.output().unwrap().stdout).unwrap();
+        for key in ["cli.show.resume_future", "cli.advice.future"] {
+            let want = text(lang, key);
+            assert!(out.contains(&want), "{lang}: no {want:?}:\n{out}");
+        }
+        assert!(!out.contains("Future") && !out.contains("future ago"), "{out}");
+    }
+}

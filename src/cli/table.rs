@@ -222,10 +222,12 @@ pub fn show(p: &Project, row: &Row<'_>, resume: &Resume<'_>) -> String {
         ),
     };
     let _ = writeln!(out, "{summary}");
-    let scenario = resume
-        .scenario
-        .map_or("?".to_owned(), |sc| format!("{sc:?}"));
-    let _ = writeln!(out, "\n{}", t!("cli.show.resume", scenario = scenario));
+    let heading = match resume.scenario {
+        Some(Scenario::Future) => t!("cli.show.resume_future").to_owned(),
+        Some(sc) => t!("cli.show.resume", scenario = format!("{sc:?}")),
+        None => t!("cli.show.resume", scenario = "?"),
+    };
+    let _ = writeln!(out, "\n{heading}");
     let done: Vec<String> = resume.completed.iter().map(|c| s(c)).collect();
     let files: Vec<String> = resume.read_first.iter().map(|f| s(f)).collect();
     let labelled = [
@@ -301,6 +303,7 @@ fn advice(r: &Resume<'_>) -> String {
         (Some(Scenario::A), _) => t!("cli.advice.a").to_owned(),
         (Some(Scenario::B), _) => t!("cli.advice.b").to_owned(),
         (Some(Scenario::C), Some(seconds)) => t!("cli.advice.c", days = seconds / 86_400),
+        (Some(Scenario::Future), _) => t!("cli.advice.future").to_owned(),
         _ => t!("cli.advice.unknown").to_owned(),
     }
 }
