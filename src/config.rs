@@ -189,10 +189,9 @@ fn language<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<crate::i18n
     if name == "auto" {
         return Ok(None);
     }
-    match Lang::ALL
-        .into_iter()
-        .find(|l| l.code().eq_ignore_ascii_case(&name))
-    {
+    // The names the environment takes are taken here too: `zh-CN`,
+    // `zh_CN`, `zh-TW` (read as Simplified Chinese, the one catalogue), `en`.
+    match Lang::parse(&name) {
         Some(l) => Ok(Some(l)),
         None => Err(serde::de::Error::custom(crate::t!(
             "runtime.config.unknown_language",

@@ -391,6 +391,9 @@ fn show_says_a_clock_is_wrong_for_an_update_in_the_future() {
             let want = text(lang, key);
             assert!(out.contains(&want), "{lang}: no {want:?}:\n{out}");
         }
-        assert!(!out.contains("Future") && !out.contains("future ago"), "{out}");
+        assert!(
+            !out.contains("Future") && !out.contains("future ago"),
+            "{out}"
+        );
     }
 }

@@ -344,7 +344,10 @@ pub fn help_rows(m: &Model) -> Vec<HelpRow> {
                         verbs.push(verb);
                     }
                 }
-                t!("app.help.decide_row", verbs = verbs.join(", "))
+                t!(
+                    "app.help.decide_row",
+                    verbs = verbs.join(t!("app.keymap.sep"))
+                )
             }
             _ => (b.description)().to_owned(),
         };

@@ -240,7 +240,7 @@ fn notice(fresh: &[(&Project, &InboxItem)]) -> Effect {
         }
     }
     let shown = names.len().min(3);
-    let mut listed = names[..shown].join(", ");
+    let mut listed = names[..shown].join(t!("app.keymap.sep"));
     if names.len() > shown {
         listed = t!("app.notify.more", names = listed, n = names.len() - shown);
     }

@@ -420,7 +420,13 @@ fn the_notification_for_several_items_is_chinese() {
     );
     let listed = zh_with(
         "app.notify.more",
-        &[("names", &"alpha, beta, gamma"), ("n", &1)],
+        &[
+            (
+                "names",
+                &["alpha", "beta", "gamma"].join(&zh("app.keymap.sep")),
+            ),
+            ("n", &1),
+        ],
     );
     let want = zh_with("app.notify.questions", &[("n", &4), ("names", &listed)]);
     assert_eq!(notify_body(&effects), Some(want));

@@ -116,10 +116,7 @@ pub fn inbox(rows: &[InboxRow<'_>]) -> String {
             vec![
                 age(r.age_seconds),
                 s(r.project),
-                serde_json::to_value(r.kind)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default(),
+                r.kind.shown().to_owned(),
                 s(r.reference),
                 title,
             ]

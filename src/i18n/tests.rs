@@ -58,8 +58,68 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The argument names of a `t!` call whose text after the key is `rest`
+/// (`, a = x, b = f(y, z))…`): the identifiers before a lone `=` at the
+/// call's own depth.
+fn argument_names(rest: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut depth = 0usize;
+    let mut chars = rest.char_indices().peekable();
+    let mut start = true;
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => {
+                // A string literal: skip to its closing quote.
+                let mut escaped = false;
+                for (_, d) in chars.by_ref() {
+                    match d {
+                        '\\' if !escaped => escaped = true,
+                        '"' if !escaped => break,
+                        _ => escaped = false,
+                    }
+                }
+            }
+            '\'' => {
+                // A char literal ('(', '\'') or a lifetime: skip a literal.
+                let lit: String = rest[i..].chars().take(4).collect();
+                if lit.chars().nth(2) == Some('\'') || lit.starts_with("'\\") {
+                    let skip = if lit.starts_with("'\\") { 3 } else { 2 };
+                    for _ in 0..skip {
+                        chars.next();
+                    }
+                }
+            }
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => break,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => start = true,
+            c if c.is_whitespace() => {}
+            _ if start && depth == 0 => {
+                start = false;
+                let ident: String = rest[i..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                let after = rest[i + ident.len()..].trim_start();
+                if !ident.is_empty() && after.starts_with('=') && !after.starts_with("==") {
+                    names.push(ident);
+                }
+            }
+            _ => {}
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// Every key the sources name in `t!(…)`, with where.
 fn used_keys() -> Vec<(String, String)> {
+    used_calls().into_iter().map(|(k, f, _)| (k, f)).collect()
+}
+
+/// Every `t!(…)` call of the sources: its key, its file, its argument names.
+fn used_calls() -> Vec<(String, String, Vec<String>)> {
     let mut files = Vec::new();
     rust_files(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
@@ -86,7 +146,8 @@ fn used_keys() -> Vec<(String, String)> {
             if key.contains(['(', ')', ' ', '{']) {
                 continue; // this file's own search for `t!(`
             }
-            out.push((key.to_owned(), f.display().to_string()));
+            let args = argument_names(&lit[end + 1..]);
+            out.push((key.to_owned(), f.display().to_string(), args));
         }
     }
     out
@@ -103,6 +164,37 @@ fn every_key_the_sources_use_exists() {
         missing.is_empty(),
         "keys used but not in the catalogues: {missing:?}"
     );
+}
+
+/// A placeholder no call fills would be shown as `{name}`; an argument no
+/// placeholder takes is a typo (only `n`, which picks a plural form, may
+/// go unshown).
+#[test]
+fn every_call_fills_exactly_its_placeholders() {
+    let mut wrong = Vec::new();
+    for (key, file, args) in used_calls() {
+        let Some(entry) = catalog(Lang::En).get(&key) else {
+            continue;
+        };
+        let wanted = entry_placeholders(entry);
+        let extra: Vec<&String> = args
+            .iter()
+            .filter(|a| !wanted.contains(a) && a.as_str() != "n")
+            .collect();
+        if !extra.is_empty() || wanted.iter().any(|w| !args.contains(w)) {
+            wrong.push(format!("{file}: {key} takes {wanted:?}, given {args:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn argument_names_are_read_at_the_calls_depth() {
+    assert_eq!(
+        argument_names(", a = f(x, y = 2), b = \"s, c = 3\", c = ')', d == e)"),
+        ["a", "b", "c"]
+    );
+    assert_eq!(argument_names(")"), Vec::<String>::new());
 }
 
 #[test]

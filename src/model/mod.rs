@@ -136,7 +136,47 @@ pub enum InboxKind {
 }
 
 impl InboxKind {
-    /// The word the console shows for the kind (its KIND column).
+    /// Every kind.
+    pub const ALL: [InboxKind; 14] = [
+        InboxKind::Question,
+        InboxKind::Evidence,
+        InboxKind::Choice,
+        InboxKind::Waiting,
+        InboxKind::Blocked,
+        InboxKind::Approval,
+        InboxKind::Desync,
+        InboxKind::Finalization,
+        InboxKind::Resume,
+        InboxKind::Conflict,
+        InboxKind::Budget,
+        InboxKind::SignOff,
+        InboxKind::RetriesSpent,
+        InboxKind::Triage,
+    ];
+
+    /// The kind as the console and the plain inbox show it, in the
+    /// language spoken ([`InboxKind::label`] is its stable English word).
+    pub fn shown(self) -> &'static str {
+        match self {
+            InboxKind::Question => crate::t!("model.kind.question"),
+            InboxKind::Evidence => crate::t!("model.kind.evidence"),
+            InboxKind::Choice => crate::t!("model.kind.choice"),
+            InboxKind::Waiting => crate::t!("model.kind.waiting"),
+            InboxKind::Blocked => crate::t!("model.kind.blocked"),
+            InboxKind::Approval => crate::t!("model.kind.approval"),
+            InboxKind::Desync => crate::t!("model.kind.desync"),
+            InboxKind::Finalization => crate::t!("model.kind.finalization"),
+            InboxKind::Resume => crate::t!("model.kind.resume"),
+            InboxKind::Conflict => crate::t!("model.kind.conflict"),
+            InboxKind::Budget => crate::t!("model.kind.budget"),
+            InboxKind::SignOff => crate::t!("model.kind.sign_off"),
+            InboxKind::RetriesSpent => crate::t!("model.kind.retries"),
+            InboxKind::Triage => crate::t!("model.kind.triage"),
+        }
+    }
+
+    /// The kind's stable English word (the since-you-looked memory keeps
+    /// it; the JSON has its own kebab-case name).
     pub fn label(self) -> &'static str {
         match self {
             InboxKind::Question => "question",

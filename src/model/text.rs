@@ -124,50 +124,82 @@ pub fn pad(s: &str, columns: usize) -> String {
 }
 
 /// Break `s` (one line, already sanitized) into lines of at most `max`
-/// display columns: at a space when there is one on the line, else between
-/// any two characters (CJK text has no spaces). A character wider than
-/// `max` gets a line of its own.
+/// display columns: at the last place on the line where a break is
+/// allowed (after a space, before or after a wide CJK character, which
+/// needs no space to break), else between any two characters. A character
+/// wider than `max` gets a line of its own.
 pub fn wrap(s: &str, max: usize) -> Vec<String> {
     let max = max.max(1);
     let mut lines = Vec::new();
     let mut line = String::new();
     let mut used = 0;
-    // Byte offset in `line` just after the last space, and the width before it.
-    let mut last_space: Option<(usize, usize)> = None;
+    // Where the next line may start on this line: byte offsets in `line`
+    // and the width before each.
+    let mut breaks: Vec<(usize, usize)> = Vec::new();
     for c in s.chars() {
         let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        let wide = w > 1;
+        // Closing punctuation never starts a line (`，` `。` `）`…).
+        let breaks_before = wide && !closes(c);
         if used + w > max && !line.is_empty() {
-            if c == ' ' {
-                // The line is full exactly at a space: break here.
+            if c == ' ' || breaks_before {
+                // The line is full just before a space or a wide
+                // character: break here (a space is not carried over).
                 lines.push(std::mem::take(&mut line).trim_end().to_owned());
                 used = 0;
-                last_space = None;
-                continue;
-            }
-            match last_space.filter(|(at, _)| *at < line.len()) {
-                Some((at, before)) => {
-                    let rest = line.split_off(at);
-                    lines.push(line.trim_end().to_owned());
-                    line = rest;
-                    used -= before;
+                breaks.clear();
+                if c == ' ' {
+                    continue;
                 }
-                None => {
-                    lines.push(std::mem::take(&mut line));
-                    used = 0;
+            } else {
+                match breaks.iter().rev().find(|(at, _)| *at < line.len()) {
+                    Some(&(at, before)) => {
+                        let rest = line.split_off(at);
+                        lines.push(line.trim_end().to_owned());
+                        line = rest;
+                        used -= before;
+                    }
+                    None => {
+                        lines.push(std::mem::take(&mut line));
+                        used = 0;
+                    }
                 }
+                breaks.clear();
             }
-            last_space = None;
+        }
+        if breaks_before && !line.is_empty() {
+            breaks.push((line.len(), used));
         }
         line.push(c);
         used += w;
-        if c == ' ' {
-            last_space = Some((line.len(), used));
+        if c == ' ' || wide {
+            breaks.push((line.len(), used));
         }
     }
     if !line.is_empty() || lines.is_empty() {
         lines.push(line);
     }
     lines
+}
+
+/// Punctuation that ends a phrase and so never starts a wrapped line.
+fn closes(c: char) -> bool {
+    matches!(
+        c,
+        '，' | '。'
+            | '、'
+            | '：'
+            | '；'
+            | '！'
+            | '？'
+            | '）'
+            | '」'
+            | '』'
+            | '】'
+            | '》'
+            | '〉'
+            | '…'
+    )
 }
 
 #[cfg(test)]
@@ -218,6 +250,20 @@ mod tests {
         }
         assert_eq!(wrap("ab cd ef", 5), vec!["ab cd", "ef"]);
         assert_eq!(wrap("审批规则", 5), vec!["审批", "规则"]);
+        // Chinese breaks where the line is full, not at a space far back.
+        assert_eq!(
+            wrap("超过 3 级的审批是否允许加签", 12),
+            vec!["超过 3 级的", "审批是否允许", "加签"]
+        );
+        // Latin words after CJK still break at their space.
+        assert_eq!(
+            wrap("等待 evidence plan", 12),
+            vec!["等待", "evidence", "plan"]
+        );
+        assert_eq!(wrap("等待 ev", 12), vec!["等待 ev"]);
+        // Closing punctuation stays with the word before it.
+        assert_eq!(wrap("允许加签，最多", 8), vec!["允许加", "签，最多"]);
+        assert_eq!(wrap("A / B：不允许", 5), vec!["A /", "B：不", "允许"]);
         assert_eq!(wrap("", 5), vec![""]);
     }
 

@@ -288,7 +288,7 @@ impl Address {
         match (self.verb, option) {
             ("sign-off", _) | (_, None) => {}
             ("bug", Some(o)) => s.push_str(&format!(" → {o}")),
-            (_, Some(o)) => s.push_str(&format!(": {o}")),
+            (_, Some(o)) => s = crate::t!("model.verb.with_option", what = s, option = o),
         }
         s
     }

@@ -6,7 +6,6 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Span;
 
-use super::tabs::kind;
 use super::widgets::{Spec, age, block, empty, inner, table, with_detail};
 use crate::app::panes;
 use crate::model::text::width;
@@ -44,7 +43,7 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
                 5,
                 &[
                     (crate::t!("ui.inbox.field_project"), &p.name),
-                    (kind(item.kind), &item.title),
+                    (item.kind.shown(), &item.title),
                     (crate::t!("ui.inbox.field_options"), &options),
                     (crate::t!("ui.inbox.field_ref"), &item.reference),
                 ],
@@ -62,7 +61,7 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
     let age_w = 6.max(width(crate::t!("ui.inbox.age"))).max(ages);
     let kinds = rows
         .iter()
-        .map(|&(pi, ii)| width(kind(m.projects[pi].inbox[ii].kind)))
+        .map(|&(pi, ii)| width(m.projects[pi].inbox[ii].kind.shown()))
         .max()
         .unwrap_or(0);
     let kind_w = 9.max(width(crate::t!("ui.inbox.kind"))).max(kinds);
@@ -106,7 +105,7 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             vec![
                 Span::raw(age(m, item.since)),
                 Span::raw(p.name.clone()),
-                Span::styled(kind(item.kind), t.warn),
+                Span::styled(item.kind.shown(), t.warn),
                 Span::raw(text),
             ]
         },

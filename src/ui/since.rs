@@ -28,32 +28,14 @@ pub fn section(m: &View, p: &Project, width: u16, lines: &mut Vec<Line<'static>>
     lines.push(Line::default());
 }
 
-/// Every kind of inbox item, to find a remembered one by its word.
-const KINDS: [InboxKind; 14] = [
-    InboxKind::Question,
-    InboxKind::Evidence,
-    InboxKind::Choice,
-    InboxKind::Waiting,
-    InboxKind::Blocked,
-    InboxKind::Approval,
-    InboxKind::Desync,
-    InboxKind::Finalization,
-    InboxKind::Resume,
-    InboxKind::Conflict,
-    InboxKind::Budget,
-    InboxKind::SignOff,
-    InboxKind::RetriesSpent,
-    InboxKind::Triage,
-];
-
 /// An item's kind as the inbox shows it in the language spoken; the memory
 /// keeps the word `InboxKind::label` gives (`question`), which is also its
 /// key. A word no kind has is shown as remembered.
 fn kind(stored: &str) -> &str {
-    KINDS
+    InboxKind::ALL
         .iter()
         .find(|k| k.label() == stored)
-        .map_or(stored, |&k| super::tabs::kind(k))
+        .map_or(stored, |k| k.shown())
 }
 
 fn opt(v: Option<&str>) -> &str {

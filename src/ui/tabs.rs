@@ -14,7 +14,7 @@ use crate::app::{Focus, Tab};
 use crate::i18n::ago;
 use crate::model::text::width;
 use crate::model::{
-    CLOCK_SKEW, Finding, InboxKind, Level, Project, Scenario, StatusKind, clock_skew, since_seconds,
+    CLOCK_SKEW, Finding, Level, Project, Scenario, StatusKind, clock_skew, since_seconds,
 };
 
 pub fn render(m: &View, p: &Project, f: &mut Frame, area: Rect) {
@@ -151,7 +151,7 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             field(
                 &mut lines,
                 w,
-                &format!("◆ {}", kind(item.kind)),
+                &format!("◆ {}", item.kind.shown()),
                 &text,
                 t.warn,
             );
@@ -240,27 +240,6 @@ fn skew(m: &View, p: &Project) -> Option<Finding> {
         return None;
     }
     clock_skew(p, m.now)
-}
-
-/// An inbox item's kind in the language spoken (`InboxKind::label` is the
-/// English word the JSON output and the filters use).
-pub fn kind(k: InboxKind) -> &'static str {
-    match k {
-        InboxKind::Question => crate::t!("panes.kind.question"),
-        InboxKind::Evidence => crate::t!("panes.kind.evidence"),
-        InboxKind::Choice => crate::t!("panes.kind.choice"),
-        InboxKind::Waiting => crate::t!("panes.kind.waiting"),
-        InboxKind::Blocked => crate::t!("panes.kind.blocked"),
-        InboxKind::Approval => crate::t!("panes.kind.approval"),
-        InboxKind::Desync => crate::t!("panes.kind.desync"),
-        InboxKind::Finalization => crate::t!("panes.kind.finalization"),
-        InboxKind::Resume => crate::t!("panes.kind.resume"),
-        InboxKind::Conflict => crate::t!("panes.kind.conflict"),
-        InboxKind::Budget => crate::t!("panes.kind.budget"),
-        InboxKind::SignOff => crate::t!("panes.kind.sign_off"),
-        InboxKind::RetriesSpent => crate::t!("panes.kind.retries"),
-        InboxKind::Triage => crate::t!("panes.kind.triage"),
-    }
 }
 
 fn frontier(m: &View, p: &Project, f: &mut Frame, area: Rect) {
