@@ -274,6 +274,9 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
     // pager or an editor run from the console gets every key.
     let gate = std::sync::Arc::new(suspend::Gate::default());
     let input_gate = gate.clone();
+    // Clicks only when the config asked for the mouse (a terminal sends
+    // none without it; bytes that read as one are not the user's click).
+    let clicks = cfg.mouse;
     thread::spawn(move || {
         loop {
             input_gate.checkpoint();
@@ -295,15 +298,15 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                 TermEvent::Resize(w, h) => Msg::App(Event::Size(w, h)),
                 TermEvent::Paste(text) => Msg::App(Event::Paste(text)),
                 TermEvent::Mouse(me) => match me.kind {
-                    MouseEventKind::ScrollDown => Msg::App(Event::Key(KeyEvent::new(
-                        KeyCode::Down,
-                        KeyModifiers::NONE,
-                    ))),
-                    MouseEventKind::ScrollUp => Msg::App(Event::Key(KeyEvent::new(
-                        KeyCode::Up,
-                        KeyModifiers::NONE,
-                    ))),
-                    MouseEventKind::Down(MouseButton::Left) => Msg::Click(me.column, me.row),
+                    MouseEventKind::ScrollDown => {
+                        Msg::App(Event::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)))
+                    }
+                    MouseEventKind::ScrollUp => {
+                        Msg::App(Event::Key(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE)))
+                    }
+                    MouseEventKind::Down(MouseButton::Left) if clicks => {
+                        Msg::Click(me.column, me.row)
+                    }
                     _ => continue,
                 },
                 _ => continue,

@@ -170,7 +170,11 @@ fn table_rows_are_clicked_where_they_are_drawn() {
                 "{w}x{h}: unit {i} ({id}) is not on {rect:?}: {drawn:?}"
             );
             // Lit exactly when it is the selected row.
-            assert_eq!(highlighted(&buf, rect.x + 1, rect.y), i == 1, "{w}x{h} row {i}");
+            assert_eq!(
+                highlighted(&buf, rect.x + 1, rect.y),
+                i == 1,
+                "{w}x{h} row {i}"
+            );
         }
         assert_eq!(seen, units.len(), "{w}x{h}");
         // An open drawer covers the rows: none is clickable, the tabs are.
@@ -184,10 +188,10 @@ fn table_rows_are_clicked_where_they_are_drawn() {
                 .any(|(_, t)| matches!(t, Target::TableRow(..))),
             "{w}x{h}"
         );
-        assert!(hits.spots().contains(&(
-            spot(&hits, Target::Tab(Tab::Bugs)),
-            Target::Tab(Tab::Bugs)
-        )));
+        assert!(
+            hits.spots()
+                .contains(&(spot(&hits, Target::Tab(Tab::Bugs)), Target::Tab(Tab::Bugs)))
+        );
     }
 }
 
@@ -203,14 +207,18 @@ fn inbox_rows_are_clicked_where_they_are_drawn_and_nothing_under_the_help() {
         let rows: Vec<(Rect, usize)> = hits
             .spots()
             .iter()
-            .filter_map(|(r, t)| match t {
-                Target::InboxRow(i) => Some((*r, *i)),
+            .map(|(r, t)| match t {
+                Target::InboxRow(i) => (*r, *i),
                 other => panic!("{other:?} on the inbox"),
             })
             .collect();
         assert!(rows.len() >= 3, "{w}x{h}: {rows:?}");
         for (rect, i) in &rows {
-            assert_eq!(highlighted(&buf, rect.x + 1, rect.y), *i == 3, "{w}x{h} {i}");
+            assert_eq!(
+                highlighted(&buf, rect.x + 1, rect.y),
+                *i == 3,
+                "{w}x{h} {i}"
+            );
             // The row's age is drawn in its first cell.
             let (pi, ii) = panes::inbox(&m)[*i];
             let age = crate::i18n::age(crate::model::since_seconds(
