@@ -7,7 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{
     Command, Drawer, Effect, Focus, Mode, Model, OLDER_STEP, OLDER_TO_TOP, Palette, Screen, Tab,
-    panes,
+    Target, panes,
 };
 use crate::model::{Event as TimelineEvent, Format, InboxKind};
 
@@ -196,6 +196,70 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
         }
     }
     render
+}
+
+/// A left click on `target`: a row not selected in the focused pane is
+/// selected and its pane takes the focus; the selected row of the focused
+/// pane opens, as Enter does; a tab title shows its tab. A target that no
+/// longer matches what is shown (the model moved since the frame) does
+/// nothing.
+pub(super) fn click(m: &mut Model, target: Target) -> Vec<Effect> {
+    match target {
+        Target::ListRow(row) => {
+            if m.screen != Screen::Projects || row >= panes::projects(m).len() {
+                return Vec::new();
+            }
+            if m.focus == Focus::List && m.list.selected == row {
+                return run(m, Command::Open);
+            }
+            // Back to the list by hand, as Esc from the detail.
+            m.focus = Focus::List;
+            m.drawer = None;
+            m.from_inbox = None;
+            m.select_row(row);
+        }
+        Target::Tab(tab) => {
+            if m.screen != Screen::Projects || m.selected.is_none() {
+                return Vec::new();
+            }
+            return run(m, Command::GoTab(tab));
+        }
+        Target::TableRow(tab, row) => {
+            // With a drawer open the keys scroll it; the rows wait.
+            if m.screen != Screen::Projects
+                || tab != m.tab
+                || tab == Tab::Overview
+                || m.drawer.is_some()
+            {
+                return Vec::new();
+            }
+            let Some(p) = m.selected_project() else {
+                return Vec::new();
+            };
+            let len = panes::detail_len(m, p);
+            if row >= len {
+                return Vec::new();
+            }
+            if m.focus == Focus::Detail && m.pane(tab).selected == row {
+                return run(m, Command::Open);
+            }
+            m.focus = Focus::Detail;
+            m.pane_mut(tab).selected = row;
+            if tab == Tab::Timeline {
+                m.follow_timeline = row + 1 == len;
+            }
+        }
+        Target::InboxRow(row) => {
+            if m.screen != Screen::Inbox || row >= panes::inbox(m).len() {
+                return Vec::new();
+            }
+            if m.inbox.selected == row {
+                return run(m, Command::Open);
+            }
+            m.inbox.selected = row;
+        }
+    }
+    vec![Effect::Render]
 }
 
 /// Scroll a text view (help, a drawer) by `cmd`; the view clamps the

@@ -23,6 +23,8 @@ mod tests_keys;
 #[cfg(test)]
 mod tests_lang;
 #[cfg(test)]
+mod tests_mouse;
+#[cfg(test)]
 mod tests_notice;
 #[cfg(test)]
 mod tests_revisions;
@@ -38,7 +40,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crate::model::{Event as TimelineEvent, Excerpt, Format, Project, Scenario, since_seconds};
 use crate::t;
 pub use actions::run;
-use actions::{filter_key, older, palette_key};
+use actions::{click, filter_key, older, palette_key};
 pub use commands::{
     Binding, Command, HelpRow, Hint, KEYMAP, Key, Scope, applies as command_applies, help_rows,
     hints, is_decision, lookup, matching as commands_matching,
@@ -120,6 +122,22 @@ impl Tab {
     }
 }
 
+/// What a mouse click landed on, as the view drew it: the view records
+/// where each is drawn (`ui::Hits`), the runtime maps a click through the
+/// last frame's, and `update` acts on it as the matching keys do. Rows are
+/// indices into the rows as shown (filtered, sorted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A row of the project list.
+    ListRow(usize),
+    /// A tab's title in the detail's tab bar.
+    Tab(Tab),
+    /// A row of a detail tab's table.
+    TableRow(Tab, usize),
+    /// A row of the inbox.
+    InboxRow(usize),
+}
+
 /// What the keyboard is typing into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -173,6 +191,8 @@ pub struct Palette {
 #[derive(Debug)]
 pub enum Event {
     Key(KeyEvent),
+    /// A left click on something drawn (`mouse = true` in the config).
+    Click(Target),
     /// A fresh read of every project (strings as the files hold them).
     Loaded(Vec<Project>),
     /// A fresh read of part of the projects: those in exactly `dirs`, and
@@ -661,7 +681,9 @@ fn after_read(m: &mut Model, merge: impl FnOnce(&mut Model) -> Vec<Effect>) -> V
 
 /// Apply `event` to the model; return what the runtime must do.
 pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
-    let key = matches!(&event, Event::Key(k) if k.kind != KeyEventKind::Release);
+    // A click is the user's hand as a key is.
+    let key = matches!(&event, Event::Key(k) if k.kind != KeyEventKind::Release)
+        || matches!(event, Event::Click(_));
     let reading = matches!(
         event,
         Event::Loaded(_) | Event::Reread { .. } | Event::Settle(_)
@@ -900,6 +922,20 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
         Event::Notice(text) => {
             m.status = Some(text);
             vec![Effect::Render]
+        }
+        // Clicks act on the panes only: in help, the palette, a filter
+        // being typed or the decision form they are ignored (so is one
+        // on a screen too small to draw).
+        Event::Click(target) => {
+            if m.mode != Mode::Normal || m.too_small() {
+                return Vec::new();
+            }
+            let had = m.status.take().is_some();
+            let mut effects = click(m, target);
+            if had && !effects.contains(&Effect::Render) {
+                effects.push(Effect::Render);
+            }
+            effects
         }
         Event::Key(key) => match m.mode {
             Mode::Normal | Mode::Help => {

@@ -20,7 +20,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use crossterm::event::{self, Event as TermEvent, KeyCode, KeyEvent, KeyModifiers, MouseEventKind};
+use crossterm::event::{
+    self, Event as TermEvent, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEventKind,
+};
 use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use crossterm::{execute, queue};
 
@@ -34,6 +36,9 @@ use crate::{formats, ui};
 /// What reaches the loop.
 pub enum Msg {
     App(Event),
+    /// A left click at (column, row): mapped through the last frame's
+    /// [`ui::Hits`] into an `Event::Click`, or nothing.
+    Click(u16, u16),
     /// From the engine that follows the projects on disk.
     Feed(watch::Msg),
 }
@@ -269,6 +274,9 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
     // pager or an editor run from the console gets every key.
     let gate = std::sync::Arc::new(suspend::Gate::default());
     let input_gate = gate.clone();
+    // Clicks only when the config asked for the mouse (a terminal sends
+    // none without it; bytes that read as one are not the user's click).
+    let clicks = cfg.mouse;
     thread::spawn(move || {
         loop {
             input_gate.checkpoint();
@@ -286,21 +294,24 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                 continue;
             }
             let msg = match ev {
-                TermEvent::Key(k) => Event::Key(k),
-                TermEvent::Resize(w, h) => Event::Size(w, h),
-                TermEvent::Paste(text) => Event::Paste(text),
+                TermEvent::Key(k) => Msg::App(Event::Key(k)),
+                TermEvent::Resize(w, h) => Msg::App(Event::Size(w, h)),
+                TermEvent::Paste(text) => Msg::App(Event::Paste(text)),
                 TermEvent::Mouse(me) => match me.kind {
                     MouseEventKind::ScrollDown => {
-                        Event::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE))
+                        Msg::App(Event::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)))
                     }
                     MouseEventKind::ScrollUp => {
-                        Event::Key(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE))
+                        Msg::App(Event::Key(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE)))
+                    }
+                    MouseEventKind::Down(MouseButton::Left) if clicks => {
+                        Msg::Click(me.column, me.row)
                     }
                     _ => continue,
                 },
                 _ => continue,
             };
-            if input_tx.send(Msg::App(msg)).is_err() {
+            if input_tx.send(msg).is_err() {
                 break;
             }
         }
@@ -372,6 +383,8 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         // The memory's next write, and the last.
         let mut save_at: Option<Instant> = None;
         let mut last_save: Option<Instant> = None;
+        // Where the last frame drew what a click lands on.
+        let mut hits = ui::Hits::default();
         loop {
             if save_at.is_some_and(|at| at <= Instant::now()) {
                 saver.save(&mut model);
@@ -382,7 +395,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                 if global.now.is_none() {
                     model.now = Utc::now();
                 }
-                draw(&mut terminal, &mut model, &theme)?;
+                hits = draw(&mut terminal, &mut model, &theme)?;
                 dirty = false;
             }
             let clock = CLOCK.saturating_sub(last_clock.elapsed());
@@ -446,6 +459,11 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                         }
                     }
                     Msg::App(ev) => effects.extend(app::update(&mut model, ev)),
+                    Msg::Click(column, row) => {
+                        if let Some(target) = hits.at(column, row) {
+                            effects.extend(app::update(&mut model, Event::Click(target)));
+                        }
+                    }
                 }
             }
             for e in &effects {
@@ -614,20 +632,22 @@ fn openable(dir: &std::path::Path, file: &str) -> Result<PathBuf, String> {
     found.map_err(|e| crate::t!("runtime.open.failed", file = shown, why = e))
 }
 
-/// One frame, sent as one synchronized update.
+/// One frame, sent as one synchronized update; where a click lands on it.
 fn draw(
     terminal: &mut ratatui::DefaultTerminal,
     model: &mut Model,
     theme: &ui::Theme,
-) -> io::Result<()> {
+) -> io::Result<ui::Hits> {
     let mut out = io::stdout();
     queue!(out, BeginSynchronizedUpdate)?;
+    let mut hits = ui::Hits::default();
     terminal.draw(|f| {
         model.page = f.area().height.saturating_sub(6).max(1) as usize;
-        ui::render(model, theme, f);
+        hits = ui::render_hits(model, theme, f);
     })?;
     queue!(out, EndSynchronizedUpdate)?;
-    out.flush()
+    out.flush()?;
+    Ok(hits)
 }
 
 #[cfg(test)]
@@ -663,7 +683,7 @@ mod tests {
         loop {
             match rx.recv_timeout(Duration::from_secs(20)) {
                 Ok(Msg::App(ev)) => return ev,
-                Ok(Msg::Feed(_)) => continue,
+                Ok(Msg::Feed(_) | Msg::Click(..)) => continue,
                 Err(e) => panic!("no event: {e}"),
             }
         }

@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 
 use super::widgets::{block, clean, fit, path_tail};
 use super::{devloop, tabs};
-use crate::app::{Focus, Tab};
+use crate::app::{Focus, Tab, Target};
 use crate::model::Format;
 use crate::model::text::{truncate, width};
 
@@ -98,17 +98,30 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     ])
     .areas(inside);
     let mut spans = Vec::new();
+    let mut x = tab_bar.x;
     for (i, tab) in m.tabs().iter().enumerate() {
         let style = if *tab == m.tab {
             t.selection.patch(t.bold)
         } else {
             t.muted
         };
-        spans.push(Span::styled(format!(" {} {} ", i + 1, tab.title()), style));
+        let span = Span::styled(format!(" {} {} ", i + 1, tab.title()), style);
+        // A click on a title (as much of it as the bar shows) shows its tab.
+        let w = u16::try_from(span.width()).unwrap_or(u16::MAX);
+        let shown = w.min(tab_bar.right().saturating_sub(x));
+        m.hit(Rect::new(x, tab_bar.y, shown, 1), Target::Tab(*tab));
+        x = x.saturating_add(shown);
+        spans.push(span);
     }
     f.render_widget(fit(Line::from(spans), tab_bar.width), tab_bar);
     if strip > 0 {
         devloop::strip(m, p, f, strip_area);
     }
     tabs::render(m, p, f, body);
+    // An open drawer covers the rows and takes the keys: they wait.
+    if m.drawer.is_some() {
+        m.hits
+            .borrow_mut()
+            .forget(|t| matches!(t, Target::TableRow(..)));
+    }
 }

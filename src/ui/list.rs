@@ -144,4 +144,16 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
     let selected = (!rows.is_empty()).then(|| m.list.selected.saturating_sub(first));
     let mut state = TableState::default().with_selected(selected);
     f.render_stateful_widget(table, area, &mut state);
+    // Each row drawn, under the header, is a click on its project.
+    let body = inner(area);
+    let shown = rows.len().saturating_sub(first).min(height);
+    for k in 0..shown {
+        let y = body.y.saturating_add(1).saturating_add(k as u16);
+        if y < body.bottom() {
+            m.hit(
+                Rect::new(body.x, y, body.width, 1),
+                crate::app::Target::ListRow(first + k),
+            );
+        }
+    }
 }

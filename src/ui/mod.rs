@@ -28,6 +28,8 @@ mod lang_panes_tests;
 #[cfg(test)]
 mod lang_tests;
 #[cfg(test)]
+mod mouse_tests;
+#[cfg(test)]
 mod notice_tests;
 #[cfg(test)]
 mod small_tests;
@@ -42,7 +44,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
-use crate::app::{Focus, Liveness, Mode, Model, Screen};
+use crate::app::{Focus, Liveness, Mode, Model, Screen, Target};
 use crate::model::text::{sanitize_line, truncate};
 pub use theme::Theme;
 
@@ -55,9 +57,51 @@ use crate::app::{MIN_HEIGHT, MIN_WIDTH};
 
 /// What the views draw from: the app's model, and the theme, which
 /// belongs to the UI (the app knows nothing of styles). Reads as the model.
+/// The panes note here where they drew what a click can land on.
 pub struct View<'a> {
     pub model: &'a Model,
     pub theme: &'a Theme,
+    hits: std::cell::RefCell<Hits>,
+}
+
+impl View<'_> {
+    /// A click in `rect` lands on `target` (drawn later: over what was
+    /// noted before).
+    fn hit(&self, rect: Rect, target: Target) {
+        if rect.width > 0 && rect.height > 0 {
+            self.hits.borrow_mut().spots.push((rect, target));
+        }
+    }
+}
+
+/// What the last frame drew where a click can land: the rows of the list,
+/// the inbox and the detail tab's table, the tab titles. The runtime keeps
+/// the last frame's and maps a click through it ([`Hits::at`]); the app
+/// never sees geometry.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Hits {
+    spots: Vec<(Rect, Target)>,
+}
+
+impl Hits {
+    /// What a click at (`column`, `row`) lands on, if anything.
+    pub fn at(&self, column: u16, row: u16) -> Option<Target> {
+        let at = ratatui::layout::Position::new(column, row);
+        self.spots
+            .iter()
+            .rev()
+            .find(|(r, _)| r.contains(at))
+            .map(|&(_, t)| t)
+    }
+
+    /// Every spot noted, in drawing order.
+    pub fn spots(&self) -> &[(Rect, Target)] {
+        &self.spots
+    }
+
+    fn forget(&mut self, gone: impl Fn(&Target) -> bool) {
+        self.spots.retain(|(_, t)| !gone(t));
+    }
 }
 
 impl std::ops::Deref for View<'_> {
@@ -69,7 +113,18 @@ impl std::ops::Deref for View<'_> {
 
 /// Draw `model` in `theme`.
 pub fn render(model: &Model, theme: &Theme, f: &mut Frame) {
-    draw(&View { model, theme }, f);
+    render_hits(model, theme, f);
+}
+
+/// Draw `model` in `theme`; return where a click lands ([`Hits`]).
+pub fn render_hits(model: &Model, theme: &Theme, f: &mut Frame) -> Hits {
+    let view = View {
+        model,
+        theme,
+        hits: std::cell::RefCell::default(),
+    };
+    draw(&view, f);
+    view.hits.into_inner()
 }
 
 fn draw(m: &View, f: &mut Frame) {
@@ -113,6 +168,10 @@ fn draw(m: &View, f: &mut Frame) {
         Mode::Palette => overlay::palette(m, f, body),
         Mode::Decide => decide::render(m, f, body),
         Mode::Normal | Mode::Filter => {}
+    }
+    // Under the help, the palette or a dialog nothing is clickable.
+    if matches!(m.mode, Mode::Help | Mode::Palette | Mode::Decide) {
+        m.hits.borrow_mut().forget(|_| true);
     }
 }
 

@@ -310,6 +310,20 @@ pub fn table<'a>(
     let mut state =
         TableState::default().with_selected((len > 0).then(|| selected.saturating_sub(first)));
     f.render_stateful_widget(table, area, &mut state);
+    // Each row drawn, under the header, is a click on it: an inbox row on
+    // the inbox, else a row of the tab shown.
+    for (k, i) in (first..len.min(first + height)).enumerate() {
+        let y = area.y.saturating_add(1).saturating_add(k as u16);
+        if y >= area.bottom() {
+            break;
+        }
+        let target = if m.screen == crate::app::Screen::Inbox {
+            crate::app::Target::InboxRow(i)
+        } else {
+            crate::app::Target::TableRow(m.tab, i)
+        };
+        m.hit(Rect::new(area.x, y, area.width, 1), target);
+    }
 }
 
 /// "nothing here" in the muted style.
