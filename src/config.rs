@@ -26,7 +26,8 @@ pub struct Config {
     pub theme: Option<String>,
     /// A theme file of your own (same keys as `themes/default.toml`).
     pub theme_file: Option<PathBuf>,
-    /// Mouse wheel scrolling. Off by default so terminal text selection works.
+    /// Mouse capture: the wheel scrolls, a click selects a row or a tab.
+    /// Off by default so terminal text selection works.
     #[serde(default)]
     pub mouse: bool,
     /// Refuse every write, as `--readonly` does.
