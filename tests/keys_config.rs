@@ -101,8 +101,10 @@ fn a_remapped_key_in_the_console() {
     // names the new keys.
     t.keys(&["q"]);
     t.keys(&["?"]);
-    let s = t.wait_for("Keys & symbols");
-    assert!(s.contains(" Q       quit"), "{s}");
+    // A capture can catch a frame half drawn: wait for the row itself.
+    let s = t.wait_until("the help naming Q", |s| {
+        s.contains("Keys & symbols") && s.contains(" Q       quit")
+    });
     assert!(s.contains(" J ↓     move down"), "{s}");
     assert!(!s.contains(" q       quit"), "{s}");
     t.keys(&["Escape"]);
