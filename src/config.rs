@@ -137,47 +137,94 @@ enum KeyValue {
     Many(Vec<String>),
 }
 
-impl<'de> Deserialize<'de> for KeyValue {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+/// Reads the value of the entry `name` (a `list.sort` written unquoted is
+/// a table `list` to TOML: say how to write it).
+struct KeyValueOf<'a>(&'a str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeyValueOf<'_> {
+    /// The value and where it starts.
+    type Value = (KeyValue, usize);
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         let bad = || serde::de::Error::custom(crate::t!("runtime.config.key_value"));
-        match toml::Value::deserialize(d)? {
-            toml::Value::String(s) => Ok(KeyValue::One(s)),
+        let value = toml::Spanned::<toml::Value>::deserialize(d)?;
+        let start = value.span().start;
+        let value = value.into_inner();
+        if let toml::Value::Table(table) = &value {
+            // The first key path down to a value: `list.sort = "z"`.
+            let mut name = self.0.to_owned();
+            let mut at = table;
+            while let Some((key, v)) = at.iter().next() {
+                name = format!("{name}.{key}");
+                match v {
+                    toml::Value::Table(t) => at = t,
+                    v => {
+                        return Err(serde::de::Error::custom(crate::t!(
+                            "runtime.config.key_dotted",
+                            entry = toml::Value::String(name).to_string(),
+                            value = v.to_string()
+                        )));
+                    }
+                }
+            }
+            return Err(bad());
+        }
+        KeyValue::from_value(value)
+            .map(|v| (v, start))
+            .ok_or_else(bad)
+    }
+}
+
+impl KeyValue {
+    fn from_value(value: toml::Value) -> Option<KeyValue> {
+        match value {
+            toml::Value::String(s) => Some(KeyValue::One(s)),
             toml::Value::Array(a) => a
                 .into_iter()
                 .map(|v| match v {
-                    toml::Value::String(s) => Ok(s),
-                    _ => Err(bad()),
+                    toml::Value::String(s) => Some(s),
+                    _ => None,
                 })
-                .collect::<Result<_, _>>()
+                .collect::<Option<_>>()
                 .map(KeyValue::Many),
-            _ => Err(bad()),
+            _ => None,
         }
     }
 }
 
 impl<'de> Deserialize<'de> for Keys {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use toml::Spanned;
-        let table =
-            std::collections::BTreeMap::<Spanned<String>, Spanned<KeyValue>>::deserialize(d)?;
-        let mut entries: Vec<KeyEntry> = table
-            .into_iter()
-            .map(|(name, value)| {
-                let spans = (name.span().start, value.span().start);
-                let keys = match value.into_inner() {
-                    KeyValue::One(k) if k.is_empty() => Vec::new(),
-                    KeyValue::One(k) => vec![k],
-                    KeyValue::Many(ks) => ks,
-                };
-                KeyEntry {
-                    name: name.into_inner(),
-                    keys,
-                    at: (0, 0),
-                    value_at: (0, 0),
-                    spans,
-                }
-            })
-            .collect();
+        d.deserialize_map(KeysVisitor)
+    }
+}
+
+struct KeysVisitor;
+
+impl<'de> serde::de::Visitor<'de> for KeysVisitor {
+    type Value = Keys;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a table of keys")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+        let mut entries: Vec<KeyEntry> = Vec::new();
+        while let Some(name) = map.next_key::<toml::Spanned<String>>()? {
+            let (value, value_start) = map.next_value_seed(KeyValueOf(name.get_ref()))?;
+            let spans = (name.span().start, value_start);
+            let keys = match value {
+                KeyValue::One(k) if k.is_empty() => Vec::new(),
+                KeyValue::One(k) => vec![k],
+                KeyValue::Many(ks) => ks,
+            };
+            entries.push(KeyEntry {
+                name: name.into_inner(),
+                keys,
+                at: (0, 0),
+                value_at: (0, 0),
+                spans,
+            });
+        }
         entries.sort_by_key(|e| e.spans.0);
         Ok(Keys(entries))
     }

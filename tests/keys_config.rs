@@ -77,6 +77,48 @@ fn a_mistake_in_keys_stops_the_console_at_start_with_its_line() {
 }
 
 #[test]
+fn a_default_written_back_is_accepted_and_a_dotted_view_is_said_quoted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("keys.toml");
+    let c = cfg.to_str().unwrap();
+    let root = tmp.path().to_str().unwrap();
+    // y is the inbox's yes and copy elsewhere in the defaults: writing it
+    // back (with another key) is no conflict; the console goes on (to ask
+    // for a terminal).
+    for text in ["[keys]\ncopy = [\"y\", \"c\"]\n", "[keys]\nyes = \"y\"\n"] {
+        fs::write(&cfg, text).unwrap();
+        loopdeck()
+            .args(["--config", c, root])
+            .assert()
+            .code(2)
+            .stderr(contains("the console needs a terminal"));
+    }
+    // A new overlap still is refused.
+    fs::write(&cfg, "[keys]\n\"inbox.copy\" = [\"y\", \"n\"]\n").unwrap();
+    loopdeck()
+        .args(["--config", c, root])
+        .assert()
+        .code(2)
+        .stderr(contains(format!(
+            "loopdeck: config file {c}, line 2, column 1: `inbox.copy`: n is also no in the inbox\n"
+        )));
+    // `list.sort = "z"` unquoted is a table `list` to TOML: every command
+    // says how to write it, at its line.
+    fs::write(&cfg, "[keys]\nquit = \"Q\"\nlist.sort = \"z\"\n").unwrap();
+    for args in [vec!["list"], vec![]] {
+        loopdeck()
+            .args(&args)
+            .args(["--config", c, root])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(format!(
+                "loopdeck: config file {c}, line 3, column 1: a view's action is written quoted: \"list.sort\" = \"z\"\n"
+            ));
+    }
+}
+
+#[test]
 fn a_remapped_key_in_the_console() {
     if skip_without_tmux() {
         return;

@@ -530,6 +530,9 @@ pub(super) fn palette_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
                 Some(super::palette::Go::Project(path, format)) => {
                     super::palette::go_to_project(m, path, *format);
                 }
+                Some(super::palette::Go::Theme(name)) => {
+                    return super::palette::switch_theme(m, name);
+                }
                 None => {}
             }
         }

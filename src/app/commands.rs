@@ -280,6 +280,11 @@ pub fn active(m: &Model, mode: Mode) -> impl Iterator<Item = &'static Binding> +
 
 /// What `key` does here, in the model's current mode.
 pub fn lookup(m: &Model, key: &KeyEvent) -> Option<Command> {
+    lookup_in(m, m.mode, key)
+}
+
+/// What `key` does here in `mode`.
+fn lookup_in(m: &Model, mode: Mode, key: &KeyEvent) -> Option<Command> {
     // Alt-x bound in `[keys]` wins over a row of plain x (which, as
     // always, also takes Alt-x).
     let alt = |b: &&Binding| {
@@ -287,9 +292,9 @@ pub fn lookup(m: &Model, key: &KeyEvent) -> Option<Command> {
             .iter()
             .any(|k| matches!(k, Key::Alt(_)) && k.matches(key))
     };
-    let found = active(m, m.mode)
+    let found = active(m, mode)
         .find(alt)
-        .or_else(|| active(m, m.mode).find(|b| b.keys.iter().any(|k| k.matches(key))))?;
+        .or_else(|| active(m, mode).find(|b| b.keys.iter().any(|k| k.matches(key))))?;
     Some(match (found.command, key.code) {
         (Command::TabNumber(_), KeyCode::Char(c @ '1'..='9')) => {
             Command::TabNumber(c as usize - '1' as usize)
@@ -300,14 +305,52 @@ pub fn lookup(m: &Model, key: &KeyEvent) -> Option<Command> {
 }
 
 /// Does `key` quit (the one key read while the terminal is too small)?
+/// Any quit key in force does, as `[keys]` wrote it (`ctrl-q`, `alt-q`,
+/// `Q`); a plain key pressed with Alt only when no row binds that Alt key
+/// (as in dispatch).
 pub fn quits(m: &Model, key: &KeyEvent) -> bool {
-    !key.modifiers
-        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
-        && m.keymap.iter().any(|b| {
-            b.mode == Mode::Normal
-                && b.command == Command::Quit
-                && b.keys.iter().any(|k| k.matches(key))
-        })
+    let normal = || m.keymap.iter().filter(|b| b.mode == Mode::Normal);
+    let alt = normal().find(|b| {
+        b.keys
+            .iter()
+            .any(|k| matches!(k, Key::Alt(_)) && k.matches(key))
+    });
+    match alt {
+        Some(b) => b.command == Command::Quit,
+        None => {
+            normal().any(|b| b.command == Command::Quit && b.keys.iter().any(|k| k.matches(key)))
+        }
+    }
+}
+
+/// The key press a key of the table stands for (a digit: 1).
+fn press(k: Key) -> KeyEvent {
+    let (code, modifiers) = match k {
+        Key::Char(c) => (KeyCode::Char(c), KeyModifiers::NONE),
+        Key::Ctrl(c) => (KeyCode::Char(c), KeyModifiers::CONTROL),
+        Key::Alt(c) => (KeyCode::Char(c), KeyModifiers::ALT),
+        Key::Code(code) => (code, KeyModifiers::NONE),
+        Key::Digit | Key::AnyDigit => (KeyCode::Char('1'), KeyModifiers::NONE),
+    };
+    KeyEvent::new(code, modifiers)
+}
+
+/// The keys that run `cmd` here, as help shows them ("g Home"; "" when
+/// none does): the keys in force of its rows in this view, each only if
+/// no earlier row takes it (the palette shows them by its entry).
+pub fn keys_here(m: &Model, cmd: Command) -> String {
+    let name = super::keymap::name;
+    let mut shown: Vec<String> = Vec::new();
+    for b in active(m, Mode::Normal).filter(|b| name(b.command) == name(cmd)) {
+        for &k in b.keys {
+            let runs = lookup_in(m, Mode::Normal, &press(k)).is_some_and(|c| name(c) == name(cmd));
+            let label = key_label(k);
+            if runs && !shown.contains(&label) {
+                shown.push(label);
+            }
+        }
+    }
+    shown.join(" ")
 }
 
 /// Is `cmd` a decision (off in read-only mode)?
@@ -453,7 +496,7 @@ pub fn key_in_force(m: &Model, cmd: Command) -> Option<String> {
 /// How well `needle` matches a description (lower is better), if at all:
 /// names that start with the input first, then words that do, then
 /// anything containing it.
-fn rank(description: &str, needle: &str) -> Option<u8> {
+pub(super) fn rank(description: &str, needle: &str) -> Option<u8> {
     let d = description.to_lowercase();
     if d.starts_with(needle) {
         Some(0)
@@ -473,6 +516,14 @@ fn rank(description: &str, needle: &str) -> Option<u8> {
 /// in the language in force or in English, among the commands that apply
 /// here, each command once, as the language in force says it.
 pub fn matching(m: &Model, input: &str) -> Vec<(Command, &'static str)> {
+    ranked(m, input)
+        .into_iter()
+        .map(|(_, cmd, desc)| (cmd, desc))
+        .collect()
+}
+
+/// [`matching`], with how well each matched (lower is better).
+pub(super) fn ranked(m: &Model, input: &str) -> Vec<(u8, Command, &'static str)> {
     let needle = input.to_lowercase();
     let mut seen: Vec<Command> = Vec::new();
     let mut found: Vec<(u8, Command, &'static str)> = Vec::new();
@@ -503,7 +554,4 @@ pub fn matching(m: &Model, input: &str) -> Vec<(Command, &'static str)> {
     }
     found.sort_by_key(|(rank, _, _)| *rank);
     found
-        .into_iter()
-        .map(|(_, cmd, desc)| (cmd, desc))
-        .collect()
 }

@@ -512,13 +512,17 @@ fn conflicts(rows: &[Row], entries: &[Entry]) -> Result<(), KeyError> {
                 {
                     continue;
                 }
-                // The key as the entry wrote it.
+                // The key as the entry wrote it; a pair the table itself
+                // puts on one key (the inbox's `y`: yes, else copy) is
+                // the table's order, not a conflict.
                 let (mine, theirs) = if a.by.is_some() { (a, b) } else { (b, a) };
-                let Some(&key) = mine
-                    .keys
-                    .iter()
-                    .find(|&&k| theirs.keys.iter().any(|&t| overlap(k, t)))
-                else {
+                let table = |r: &Row, k: Key| KEYMAP[r.origin].keys.contains(&k);
+                let Some(&key) = mine.keys.iter().find(|&&k| {
+                    theirs
+                        .keys
+                        .iter()
+                        .any(|&t| overlap(k, t) && !(table(mine, k) && table(theirs, t)))
+                }) else {
                     continue;
                 };
                 // Said at the line of the later entry; naming the other.

@@ -27,6 +27,8 @@ mod tests_mouse;
 #[cfg(test)]
 mod tests_notice;
 #[cfg(test)]
+mod tests_palette;
+#[cfg(test)]
 mod tests_revisions;
 #[cfg(test)]
 mod tests_sort;
@@ -316,6 +318,9 @@ pub enum Effect {
         file: String,
         editor: bool,
     },
+    /// Draw in the built-in theme of this name from now on (chosen in the
+    /// palette; not saved). `NO_COLOR` still strips its colours.
+    Theme(String),
     Quit,
 }
 
@@ -389,6 +394,12 @@ pub struct Model {
     /// The keys in force: [`KEYMAP`], or what `keymap::build` made of it
     /// and the config's `[keys]` at start.
     pub keymap: &'static [Binding],
+    /// The built-in themes the palette offers, by name (the runtime sets
+    /// them from the UI's list: the app knows no styles).
+    pub themes: Vec<&'static str>,
+    /// The built-in theme drawn in, marked in the palette (none: the
+    /// config's `theme_file`, kept until one is picked).
+    pub theme_in_force: Option<String>,
 }
 
 impl Model {
@@ -433,6 +444,8 @@ impl Model {
             decide_seq: 0,
             seen: crate::model::seen::Memory::default(),
             keymap: KEYMAP,
+            themes: Vec::new(),
+            theme_in_force: Some("default".to_owned()),
         }
     }
 

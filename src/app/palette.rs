@@ -1,6 +1,7 @@
 //! The `:` palette's entries: the commands that apply here (from the
-//! keymap), then the projects whose name or id matches what is typed,
-//! loosely (its letters in order), to go straight to one.
+//! keymap, each with the keys that run it here) and the built-in themes,
+//! then the projects whose name or id matches what is typed, loosely (its
+//! letters in order), to go straight to one.
 
 use std::path::PathBuf;
 
@@ -13,12 +14,16 @@ pub enum Go {
     Command(Command),
     /// Open this project's detail.
     Project(PathBuf, Format),
+    /// Switch to this built-in theme (`Model::themes`).
+    Theme(&'static str),
 }
 
 /// One line of the palette.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
     pub label: String,
+    /// The keys that run it here, as help shows them ("" for none).
+    pub keys: String,
     pub go: Go,
 }
 
@@ -29,13 +34,23 @@ const MOST_PROJECTS: usize = 50;
 /// their name matches (its start, a word's start, anywhere, its letters
 /// in order), newest first among equals.
 pub fn entries(m: &Model, input: &str) -> Vec<Entry> {
-    let mut out: Vec<Entry> = commands::matching(m, input)
+    let mut ranked: Vec<(u8, Entry)> = commands::ranked(m, input)
         .into_iter()
-        .map(|(cmd, desc)| Entry {
-            label: desc.to_owned(),
-            go: Go::Command(cmd),
+        .map(|(rank, cmd, desc)| {
+            (
+                rank,
+                Entry {
+                    label: desc.to_owned(),
+                    keys: commands::keys_here(m, cmd),
+                    go: Go::Command(cmd),
+                },
+            )
         })
         .collect();
+    ranked.extend(themes(m, input));
+    // Stable: the keymap's order among equals, the themes after.
+    ranked.sort_by_key(|(rank, _)| *rank);
+    let mut out: Vec<Entry> = ranked.into_iter().map(|(_, e)| e).collect();
     let needle = input.trim().to_lowercase();
     if needle.is_empty() {
         return out;
@@ -60,10 +75,56 @@ pub fn entries(m: &Model, input: &str) -> Vec<Entry> {
                 name = p.name,
                 format = p.format.as_str()
             ),
+            keys: String::new(),
             go: Go::Project(p.path.clone(), p.format),
         }
     }));
     out
+}
+
+/// The built-in themes matching `input` (in the language in force or in
+/// English), the one in force marked.
+fn themes(m: &Model, input: &str) -> Vec<(u8, Entry)> {
+    let needle = input.to_lowercase();
+    let label = |name: &str| {
+        if m.theme_in_force.as_deref() == Some(name) {
+            crate::t!("app.palette.theme_current", name = name)
+        } else {
+            crate::t!("app.palette.theme", name = name)
+        }
+    };
+    m.themes
+        .iter()
+        .filter_map(|&name| {
+            let shown = label(name);
+            let english = {
+                let _en = crate::i18n::scoped(crate::i18n::Lang::En);
+                label(name)
+            };
+            let rank = [
+                commands::rank(&shown, &needle),
+                commands::rank(&english, &needle),
+            ]
+            .into_iter()
+            .flatten()
+            .min()?;
+            Some((
+                rank,
+                Entry {
+                    label: shown,
+                    keys: String::new(),
+                    go: Go::Theme(name),
+                },
+            ))
+        })
+        .collect()
+}
+
+/// Switch to the built-in theme `name`: the runtime draws in it from the
+/// next frame (`NO_COLOR` still strips its colours).
+pub fn switch_theme(m: &mut Model, name: &'static str) -> Vec<super::Effect> {
+    m.theme_in_force = Some(name.to_owned());
+    vec![super::Effect::Theme(name.to_owned()), super::Effect::Render]
 }
 
 /// How well `needle` matches `hay` (lower is better), if at all.

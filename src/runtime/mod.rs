@@ -216,7 +216,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
     };
     crate::config::speak(Some(&cfg));
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let theme = match config::theme(&cfg, no_color) {
+    let mut theme = match config::theme(&cfg, no_color) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("loopdeck: {}", sanitize_line(&e.to_string()));
@@ -336,6 +336,13 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         .map(crate::store::seen::load)
         .unwrap_or_default();
     model.keymap = keymap;
+    // The palette offers the built-in themes; a theme file is kept until
+    // one is picked.
+    model.themes = ui::theme::BUILTIN.iter().map(|(name, _)| *name).collect();
+    model.theme_in_force = match (&cfg.theme_file, &cfg.theme) {
+        (Some(_), _) => None,
+        (None, name) => Some(name.clone().unwrap_or_else(|| "default".to_owned())),
+    };
     model.seen =
         crate::model::seen::Memory::new(std::env::current_dir().unwrap_or_default(), memory);
     model.status = warning;
@@ -472,6 +479,13 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     Effect::FullRedraw => terminal.clear()?,
                     Effect::Reload => engine.reload(Instant::now()),
                     Effect::Render => {}
+                    // Built in and tested: it parses; were it not, the
+                    // theme in force stays.
+                    Effect::Theme(name) => {
+                        if let Ok(t) = ui::Theme::builtin(name, no_color) {
+                            theme = t;
+                        }
+                    }
                     // Between frames: the last one ended its synchronized
                     // update; the next starts after this.
                     Effect::Notify { title, body } => {

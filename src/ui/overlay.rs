@@ -143,6 +143,31 @@ pub fn help(m: &View, f: &mut Frame, area: Rect) {
     );
 }
 
+/// One palette row `inner` columns wide: the entry's label, and its keys
+/// right-aligned (by display width; the label is cut to leave them room).
+fn entry(label: &str, keys: &str, inner: usize, style: Style, keys_style: Style) -> Line<'static> {
+    use crate::model::text::{truncate, width};
+    let keys = super::widgets::clean(keys);
+    let keys_w = width(&keys);
+    // " label", at least one space, "keys ".
+    let room = if keys.is_empty() {
+        inner.saturating_sub(1)
+    } else {
+        inner.saturating_sub(keys_w + 3)
+    };
+    let label = truncate(&super::widgets::clean(label), room).into_owned();
+    let gap = inner.saturating_sub(1 + width(&label) + keys_w + usize::from(!keys.is_empty()));
+    // The selection spans the row.
+    let mut spans = vec![
+        Span::styled(format!(" {label}"), style),
+        Span::styled(" ".repeat(gap), style),
+    ];
+    if !keys.is_empty() {
+        spans.push(Span::styled(format!("{keys} "), keys_style));
+    }
+    Line::from(spans)
+}
+
 pub fn palette(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let matches = crate::app::palette::entries(m, &m.palette.input);
@@ -154,14 +179,17 @@ pub fn palette(m: &View, f: &mut Frame, area: Rect) {
         Span::styled(": ", t.accent),
         Span::raw(format!("{}█", m.palette.input)),
     ])];
+    let inner = usize::from(area.width.saturating_sub(2));
     for (i, e) in matches.iter().enumerate().skip(first).take(list_h) {
-        let desc = super::widgets::clean(&e.label);
-        let style = if i == m.palette.selected {
-            t.selection
-        } else {
-            ratatui::style::Style::new()
-        };
-        lines.push(Line::from(Span::styled(format!(" {desc}"), style)));
+        let selected = i == m.palette.selected;
+        let style = if selected { t.selection } else { Style::new() };
+        lines.push(entry(
+            &e.label,
+            &e.keys,
+            inner,
+            style,
+            if selected { t.selection } else { t.accent },
+        ));
     }
     if matches.is_empty() {
         lines.push(Line::from(Span::styled(
