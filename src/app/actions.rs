@@ -194,6 +194,18 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
             m.sort = sort;
             m.resync_list();
         }
+        Command::CycleGroup | Command::GroupBy(_) => {
+            let group = match cmd {
+                Command::GroupBy(group) => group,
+                _ => m.group.next(),
+            };
+            if group == m.group {
+                return Vec::new();
+            }
+            // The selection stays on the same project, in its group.
+            m.group = group;
+            m.resync_list();
+        }
     }
     render
 }

@@ -7,7 +7,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::keymap::key_label;
-use super::panes::Sort;
+use super::panes::{Group, Sort};
 use super::{Focus, Mode, Model, Screen, Tab};
 use crate::t;
 
@@ -49,6 +49,10 @@ pub enum Command {
     CycleSort,
     /// Sort the project list this way.
     SortBy(Sort),
+    /// Group the project list the next way (none, format, root).
+    CycleGroup,
+    /// Group the project list this way.
+    GroupBy(Group),
     /// Select the next project changed since the user looked.
     NextChanged,
     /// Copy the selected item's id, path or text to the clipboard (OSC 52).
@@ -208,6 +212,7 @@ pub static KEYMAP: &[Binding] = &[
     b(N, Drawer, &[K(KeyCode::Esc)], "Esc", Command::Back, || t!("app.command.back"), Some((1, "Esc", || t!("app.hint.close")))),
     b(N, List, &[K(KeyCode::Esc)], "Esc", Command::Back, || t!("app.command.back"), None),
     b(N, List, &[C('S')], "S", Command::CycleSort, || t!("app.command.sort"), None),
+    b(N, List, &[C('b')], "b", Command::CycleGroup, || t!("app.command.group"), None),
     b(N, Any, &[K(KeyCode::Esc)], "Esc", Command::Back, || t!("app.command.back"), Some((3, "Esc", || t!("app.hint.back")))),
     b(N, Any, &[C('i')], "i", Command::Inbox, || t!("app.command.inbox"), Some((4, "i", || t!("app.hint.inbox")))),
     b(N, Any, &[C('p')], "p", Command::Projects, || t!("app.command.projects"), None),
@@ -232,6 +237,9 @@ pub static KEYMAP: &[Binding] = &[
     b(N, Any, &[], "", Command::SortBy(Sort::Name), || t!("app.command.sort_name"), None),
     b(N, Any, &[], "", Command::SortBy(Sort::Waiting), || t!("app.command.sort_waiting"), None),
     b(N, Any, &[], "", Command::SortBy(Sort::Status), || t!("app.command.sort_status"), None),
+    b(N, Any, &[], "", Command::GroupBy(Group::None), || t!("app.command.group_none"), None),
+    b(N, Any, &[], "", Command::GroupBy(Group::Format), || t!("app.command.group_format"), None),
+    b(N, Any, &[], "", Command::GroupBy(Group::Root), || t!("app.command.group_root"), None),
 ];
 
 fn in_scope(m: &Model, scope: Scope) -> bool {
@@ -258,6 +266,7 @@ pub fn applies(m: &Model, cmd: Command) -> bool {
         Command::NextTab | Command::PrevTab | Command::TabNumber(_) => !inbox && m.tabs().len() > 1,
         Command::Projects => inbox,
         Command::CycleSort | Command::SortBy(_) => !inbox,
+        Command::CycleGroup | Command::GroupBy(_) => !inbox,
         Command::Inbox => !inbox,
         Command::Decide => super::decide::offers(m).is_some(),
         Command::Pick(_) => {

@@ -18,7 +18,7 @@
 use crossterm::event::KeyCode;
 
 use super::commands::{Binding, Command, KEYMAP, Key, Scope, Text};
-use super::panes::Sort;
+use super::panes::{Group, Sort};
 use super::{Mode, Tab};
 use crate::config::KeyEntry;
 use crate::t;
@@ -69,6 +69,10 @@ pub fn name(cmd: Command) -> &'static str {
         Command::SortBy(Sort::Name) => "sort-name",
         Command::SortBy(Sort::Waiting) => "sort-waiting",
         Command::SortBy(Sort::Status) => "sort-status",
+        Command::CycleGroup => "group",
+        Command::GroupBy(Group::None) => "group-none",
+        Command::GroupBy(Group::Format) => "group-format",
+        Command::GroupBy(Group::Root) => "group-root",
         Command::NextChanged => "next-changed",
         Command::Copy => "copy",
         Command::Page => "open-pager",

@@ -17,6 +17,8 @@ mod tests;
 #[cfg(test)]
 mod tests_copy;
 #[cfg(test)]
+mod tests_group;
+#[cfg(test)]
 mod tests_issue7;
 #[cfg(test)]
 mod tests_keys;
@@ -340,6 +342,9 @@ pub struct Model {
     pub list: Pane,
     /// The project list's order (`S` cycles it).
     pub sort: panes::Sort,
+    /// How the project list is grouped (`b` cycles it); kept across
+    /// readings, not across runs.
+    pub group: panes::Group,
     pub inbox: Pane,
     /// One pane per detail tab, reset when another project is selected.
     pub panes: HashMap<Tab, Pane>,
@@ -417,6 +422,7 @@ impl Model {
             mode: Mode::Normal,
             list: Pane::default(),
             sort: panes::Sort::default(),
+            group: panes::Group::default(),
             inbox: Pane::default(),
             panes: HashMap::new(),
             selected: None,

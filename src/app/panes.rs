@@ -82,8 +82,137 @@ fn urgency(kind: StatusKind) -> u8 {
     }
 }
 
-/// Indices of the projects that pass the list filter, in list order
-/// (`m.sort`; ties keep the newest update first).
+/// How the project list is grouped (`b` cycles it): not at all, by
+/// format, or by the root each project was found under.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Group {
+    #[default]
+    None,
+    Format,
+    Root,
+}
+
+impl Group {
+    /// Every grouping, as `b` cycles through them.
+    pub const ALL: [Group; 3] = [Group::None, Group::Format, Group::Root];
+
+    /// The grouping after this one.
+    pub fn next(self) -> Group {
+        let at = Group::ALL.iter().position(|g| *g == self).unwrap_or(0);
+        Group::ALL[(at + 1) % Group::ALL.len()]
+    }
+
+    /// How the list title says it (`None`: ungrouped, the title says
+    /// nothing).
+    pub fn label(self) -> Option<&'static str> {
+        match self {
+            Group::None => None,
+            Group::Format => Some(crate::t!("app.group.format")),
+            Group::Root => Some(crate::t!("app.group.root")),
+        }
+    }
+}
+
+/// One group of the list: a format, or a root (its index in `Model::roots`,
+/// command-line order; `None`: under none of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupKey {
+    Format(Format),
+    Root(Option<usize>),
+}
+
+/// The formats in the order their groups come (a fixed order).
+const FORMAT_ORDER: [Format; 4] = [Format::PrdMaster, Format::Gsd, Format::Dwp, Format::Devloop];
+
+/// The root `p` was found under: the first of `m.roots` (command-line
+/// order) its path is in, as the loader keeps the first root's reading of
+/// a project under overlapping roots.
+pub fn root_of(m: &Model, p: &Project) -> Option<usize> {
+    m.roots
+        .iter()
+        .position(|r| p.path.starts_with(std::path::Path::new(r)))
+}
+
+/// The group `p` is in under the list's grouping (`None` when ungrouped).
+pub fn group_of(m: &Model, p: &Project) -> Option<GroupKey> {
+    match m.group {
+        Group::None => None,
+        Group::Format => Some(GroupKey::Format(p.format)),
+        Group::Root => Some(GroupKey::Root(root_of(m, p))),
+    }
+}
+
+/// Where a group comes in the list: formats in a fixed order, roots in
+/// command-line order (a project under none of them last).
+fn group_rank(m: &Model, key: GroupKey) -> usize {
+    match key {
+        GroupKey::Format(f) => FORMAT_ORDER.iter().position(|g| *g == f).unwrap_or(0),
+        GroupKey::Root(r) => r.unwrap_or(m.roots.len()),
+    }
+}
+
+/// A group's name as its header row says it, raw (the root as given on
+/// the command line: the view makes it safe).
+pub fn group_name(m: &Model, key: GroupKey) -> String {
+    match key {
+        GroupKey::Format(Format::PrdMaster) => "PRD-master".to_owned(),
+        GroupKey::Format(Format::Gsd) => "GSD".to_owned(),
+        GroupKey::Format(Format::Dwp) => "DWP".to_owned(),
+        GroupKey::Format(Format::Devloop) => "devloop".to_owned(),
+        GroupKey::Root(r) => r
+            .and_then(|r| m.roots.get(r))
+            .cloned()
+            .unwrap_or_else(|| crate::t!("app.group.no_root").to_owned()),
+    }
+}
+
+/// A row of the project list as drawn: a group's header (not selectable),
+/// or a project (its index in `Model::projects`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListRow {
+    /// A group, with how many of its projects are shown and how many
+    /// items wait in them.
+    Header {
+        key: GroupKey,
+        projects: usize,
+        waiting: usize,
+    },
+    Project(usize),
+}
+
+/// The rows of the project list as drawn: [`projects`], with a header
+/// before each group when the list is grouped. A group the filter empties
+/// has no header.
+pub fn list_rows(m: &Model) -> Vec<ListRow> {
+    let rows = projects(m);
+    let mut out = Vec::with_capacity(rows.len() + 4);
+    let mut at = 0;
+    while at < rows.len() {
+        let key = group_of(m, &m.projects[rows[at]]);
+        let len = rows[at..]
+            .iter()
+            .take_while(|&&i| group_of(m, &m.projects[i]) == key)
+            .count();
+        if let Some(key) = key {
+            out.push(ListRow::Header {
+                key,
+                projects: len,
+                waiting: rows[at..at + len]
+                    .iter()
+                    .map(|&i| m.projects[i].needs_human())
+                    .sum(),
+            });
+        }
+        out.extend(rows[at..at + len].iter().map(|&i| ListRow::Project(i)));
+        at += len;
+    }
+    out
+}
+
+/// Indices of the projects that pass the list filter, in list order: by
+/// group when grouped (`m.group`), then `m.sort` (ties keep the newest
+/// update first). Header rows are not here: the selection (`list.selected`)
+/// is a row of this, so it never lands on one.
 pub fn projects(m: &Model) -> Vec<usize> {
     let mut rows: Vec<usize> = m
         .projects
@@ -105,6 +234,10 @@ pub fn projects(m: &Model) -> Vec<usize> {
         Sort::Waiting => rows.sort_by_key(|&i| std::cmp::Reverse(p[i].needs_human())),
         // What needs a human first: items waiting, then by status.
         Sort::Status => rows.sort_by_key(|&i| (p[i].needs_human() == 0, urgency(p[i].status_kind))),
+    }
+    // Groups in their order, each keeping the sort within it.
+    if m.group != Group::None {
+        rows.sort_by_cached_key(|&i| group_of(m, &p[i]).map(|k| group_rank(m, k)));
     }
     rows
 }

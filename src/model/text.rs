@@ -152,8 +152,21 @@ pub fn wrap(s: &str, max: usize) -> Vec<String> {
                     continue;
                 }
             } else {
-                match breaks.iter().rev().find(|(at, _)| *at < line.len()) {
-                    Some(&(at, before)) => {
+                // The latest break allowed; one at the very end of the
+                // line (after a space or a wide character) ends it as is,
+                // except before closing punctuation, which takes the
+                // character before it along.
+                let pick = if closes(c) {
+                    breaks
+                        .iter()
+                        .rev()
+                        .find(|(at, _)| *at < line.len())
+                        .copied()
+                } else {
+                    breaks.last().copied().filter(|(at, _)| *at < line.len())
+                };
+                match pick {
+                    Some((at, before)) => {
                         let rest = line.split_off(at);
                         lines.push(line.trim_end().to_owned());
                         line = rest;

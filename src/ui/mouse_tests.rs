@@ -232,3 +232,39 @@ fn inbox_rows_are_clicked_where_they_are_drawn_and_nothing_under_the_help() {
         assert_eq!(hits, Hits::default(), "{w}x{h}: under the help");
     }
 }
+
+/// Grouped, the list draws a header before each group: a click on a
+/// header selects nothing, a click on a project selects that project.
+#[test]
+fn a_grouped_list_is_clicked_on_its_projects_never_its_headers() {
+    for (w, h) in SIZES {
+        let (_t, mut m) = workspace_model();
+        press(&mut m, KeyCode::Char('b'));
+        let (buf, hits) = frame(&m, w, h);
+        let rows = panes::projects(&m);
+        let mut checked = 0;
+        for (rect, t) in hits.spots() {
+            let Target::ListRow(i) = t else { continue };
+            let name = clean(&m.projects[rows[*i]].name).into_owned();
+            assert!(
+                find(&buf, &name).iter().any(|&(_, y)| y == rect.y),
+                "{w}x{h}: row {i} ({name}) not drawn at line {}",
+                rect.y
+            );
+            checked += 1;
+        }
+        assert!(checked >= 10, "{w}x{h}: {checked}");
+        // Every group header on screen: drawn, and no target.
+        let mut headers = 0;
+        for r in panes::list_rows(&m) {
+            if let panes::ListRow::Header { key, .. } = r {
+                let group = panes::group_name(&m, key);
+                for &(x, y) in &find(&buf, &format!("{group} · ")) {
+                    assert_eq!(hits.at(x, y), None, "{w}x{h}: the header {group}");
+                    headers += 1;
+                }
+            }
+        }
+        assert!(headers >= 1, "{w}x{h}: no header on screen");
+    }
+}
