@@ -74,12 +74,7 @@ fn a_language_the_config_does_not_know_is_refused_at_its_line() {
 fn the_config_takes_the_language_names_the_environment_takes() {
     let dir = tempfile::tempdir().unwrap();
     let (_t, ws) = workspace();
-    let header = loopdeck::i18n::catalog(loopdeck::i18n::Lang::ZhCn)
-        .get("cli.list.age")
-        .cloned();
-    let Some(loopdeck::i18n::Entry::Text(header)) = header else {
-        panic!("cli.list.age is text");
-    };
+    let header = loopdeck::i18n::text_in(loopdeck::i18n::Lang::ZhCn, "cli.list.age").unwrap();
     for name in ["zh-CN", "zh_CN", "zh-TW", "zh_CN.UTF-8"] {
         let cfg = dir.path().join("config.toml");
         std::fs::write(&cfg, format!("language = \"{name}\"\n")).unwrap();
@@ -93,6 +88,6 @@ fn the_config_takes_the_language_names_the_environment_takes() {
             &[],
         );
         assert_eq!(code, 0, "{name}: {err}");
-        assert!(out.starts_with(&header), "{name}:\n{out}");
+        assert!(out.starts_with(header), "{name}:\n{out}");
     }
 }

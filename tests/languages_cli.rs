@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use common::{NOW, copy_dir, loopdeck, workspace};
-use loopdeck::i18n::{Entry, Lang, catalog, fill};
+use loopdeck::i18n::{Lang, fill};
 use loopdeck::model::text::width;
 
 const CHINESE: [(&str, &str); 1] = [("LC_ALL", "zh_CN.UTF-8")];
@@ -37,11 +37,9 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
 
 /// The text of `key` in `lang` (a plural entry: its `other` form).
 fn text(lang: Lang, key: &str) -> String {
-    match catalog(lang).get(key) {
-        Some(Entry::Text(t)) => t.clone(),
-        Some(Entry::Plural { other, .. }) => other.clone(),
-        None => panic!("{key} is not in the {lang} catalogue"),
-    }
+    loopdeck::i18n::text_in(lang, key)
+        .unwrap_or_else(|| panic!("{key} is not in the {lang} catalogue"))
+        .to_owned()
 }
 
 fn zh(key: &str) -> String {

@@ -19,17 +19,16 @@ use std::path::{Path, PathBuf};
 
 use common::NOW;
 use common::tmux::{Tmux, skip_without_tmux};
-use loopdeck::i18n::{Entry, Lang, catalog, scoped};
+use loopdeck::i18n::{Lang, scoped};
 use loopdeck::model::text::sanitize_line;
 
 const CHINESE_ENV: &str = "LC_ALL=zh_CN.UTF-8";
 
 /// The text of `key` in `lang`.
 fn text(lang: Lang, key: &str) -> String {
-    match catalog(lang).get(key) {
-        Some(Entry::Text(t)) => t.clone(),
-        other => panic!("{lang} {key}: {other:?}"),
-    }
+    loopdeck::i18n::text_in(lang, key)
+        .unwrap_or_else(|| panic!("{key} is not in the {lang} catalogue"))
+        .to_owned()
 }
 
 /// A copy of the example workspace, a config file holding `config`, a

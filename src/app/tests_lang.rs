@@ -12,25 +12,9 @@ use super::keymap::{KeyError, build};
 use super::panes::Sort;
 use super::tests::{code, key, model, project, three};
 use super::*;
-use crate::i18n::{Entry, Lang, catalog, fill, scoped};
+use crate::i18n::testing::{en, zh};
+use crate::i18n::{Lang, catalog, fill, scoped};
 use crate::model::text::width;
-
-/// The text of `key` in `lang` (a plural's `other` form).
-fn text(lang: Lang, key: &str) -> String {
-    match catalog(lang).get(key) {
-        Some(Entry::Text(t)) => t.clone(),
-        Some(Entry::Plural { other, .. }) => other.clone(),
-        None => panic!("no {key} in {lang}"),
-    }
-}
-
-fn zh(key: &str) -> String {
-    text(Lang::ZhCn, key)
-}
-
-fn en(key: &str) -> String {
-    text(Lang::En, key)
-}
 
 /// `key` in Chinese with its placeholders filled.
 fn zh_with(key: &str, args: &[(&str, &dyn std::fmt::Display)]) -> String {

@@ -267,6 +267,16 @@ pub fn catalog(lang: Lang) -> &'static Catalog {
     }
 }
 
+/// The text of `key` in `lang` as written in its catalogue (a plural
+/// entry: its `other` form), placeholders unfilled; `None` when the key is
+/// not there. For checking what a screen or an output says.
+pub fn text_in(lang: Lang, key: &str) -> Option<&'static str> {
+    match catalog(lang).get(key)? {
+        Entry::Text(t) => Some(t),
+        Entry::Plural { other, .. } => Some(other),
+    }
+}
+
 /// The entry for `key` in the current language, else in English.
 fn entry(key: &str) -> Option<&'static Entry> {
     catalog(current()).get(key).or_else(|| EN.get(key))
@@ -394,5 +404,26 @@ pub fn ago(seconds: i64) -> String {
     match Age::of(seconds) {
         Age::Future => t!("common.age.ahead", age = age(Some(-seconds))),
         _ => t!("common.age.ago", age = age(Some(seconds))),
+    }
+}
+
+/// What the tests of every module use to read the catalogues.
+#[cfg(test)]
+pub mod testing {
+    use super::{Lang, text_in};
+
+    /// The text of `key` in `lang`; a test fails when it is missing.
+    pub fn text(lang: Lang, key: &str) -> String {
+        text_in(lang, key)
+            .unwrap_or_else(|| panic!("no {key} in {lang}"))
+            .to_owned()
+    }
+
+    pub fn zh(key: &str) -> String {
+        text(Lang::ZhCn, key)
+    }
+
+    pub fn en(key: &str) -> String {
+        text(Lang::En, key)
     }
 }

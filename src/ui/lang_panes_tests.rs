@@ -4,7 +4,7 @@ use crossterm::event::KeyCode;
 
 use super::tests::{press, screen, select, workspace_model};
 use crate::app::{Drawer, Model, Tab};
-use crate::i18n::{Entry, Lang, catalog, scoped};
+use crate::i18n::{Lang, scoped};
 use crate::model::text::width;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (200, 60)];
@@ -17,10 +17,7 @@ fn snap(m: &Model, name: &str) {
 
 /// A catalogue's text for `key` (a plain entry).
 fn text(lang: Lang, key: &str) -> &'static str {
-    match catalog(lang).get(key) {
-        Some(Entry::Text(t)) => t,
-        other => panic!("{key} in {lang}: {other:?}"),
-    }
+    crate::i18n::text_in(lang, key).unwrap_or_else(|| panic!("no {key} in {lang}"))
 }
 
 fn go(m: &mut Model, tab: Tab) {

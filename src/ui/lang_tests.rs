@@ -14,27 +14,11 @@ use super::tests::{assert_clean, now, press, screen, select, workspace_model};
 use super::*;
 use crate::app::decide::{Decided, Stage};
 use crate::app::update;
-use crate::i18n::{Entry, Lang, catalog, fill, scoped};
+use crate::i18n::testing::{en, zh};
+use crate::i18n::{Lang, fill, scoped};
 use crate::model::text::width;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (200, 60)];
-
-/// The text of `key` in `lang` (a plural's `other` form).
-fn text(lang: Lang, key: &str) -> String {
-    match catalog(lang).get(key) {
-        Some(Entry::Text(t)) => t.clone(),
-        Some(Entry::Plural { other, .. }) => other.clone(),
-        None => panic!("no {key} in {lang}"),
-    }
-}
-
-fn zh(key: &str) -> String {
-    text(Lang::ZhCn, key)
-}
-
-fn en(key: &str) -> String {
-    text(Lang::En, key)
-}
 
 /// `key` filled with `args` in both languages: (Chinese, English).
 fn both(key: &str, args: &[(&str, &dyn std::fmt::Display)]) -> (String, String) {
