@@ -47,7 +47,7 @@ pub use actions::run;
 use actions::{click, filter_key, older, palette_key};
 pub use commands::{
     Binding, Command, HelpRow, Hint, KEYMAP, Key, Scope, applies as command_applies, help_rows,
-    hints, is_decision, lookup, matching as commands_matching,
+    hints, is_decision, keys_here, lookup, matching as commands_matching,
 };
 pub use notice::{Notices, item_key};
 pub use reading::{Back, Freshness, Held, Identity};

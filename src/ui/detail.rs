@@ -77,7 +77,11 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     if below > 0 {
         outer = outer.title_bottom(
             Line::from(Span::styled(
-                crate::t!("panes.detail.new_below", n = below),
+                // The key that follows again, as `[keys]` has it.
+                match crate::app::keys_here(m, crate::app::Command::FollowTimeline) {
+                    key if key.is_empty() => crate::t!("panes.detail.new_below", n = below),
+                    key => crate::t!("panes.detail.new_below_follow", n = below, key = key),
+                },
                 t.warn.patch(t.bold),
             ))
             .right_aligned(),

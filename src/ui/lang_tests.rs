@@ -534,7 +534,7 @@ fn the_too_small_screen() {
     let squeeze = |s: &str| s.split_whitespace().collect::<String>();
     for (w, h) in [(39, 8), (120, 7)] {
         let s = snap(&m, "too_small", &[(w, h)]).remove(0);
-        let how = zh("ui.small.quits");
+        let how = fill(&zh("ui.small.quits"), &[("key", &"q")]);
         let args: [(&str, &dyn std::fmt::Display); 5] = [
             ("w", &w),
             ("h", &h),

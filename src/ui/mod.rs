@@ -133,9 +133,13 @@ fn draw(m: &View, f: &mut Frame) {
         // With the decision form open, q does not quit (its text would be
         // lost): say what a larger terminal brings back instead.
         let how = if m.mode == Mode::Decide {
-            crate::t!("ui.small.kept")
+            crate::t!("ui.small.kept").to_owned()
         } else {
-            crate::t!("ui.small.quits")
+            // The quit keys in force (`[keys]`), if any.
+            match crate::app::keys_here(m, crate::app::Command::Quit) {
+                key if key.is_empty() => String::new(),
+                key => crate::t!("ui.small.quits", key = key),
+            }
         };
         let msg = crate::t!(
             "ui.small.message",

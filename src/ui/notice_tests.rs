@@ -102,6 +102,33 @@ fn a_timeline_scrolled_up_says_how_many_events_arrived_below() {
     let s = screen(&m, 200, 60);
     assert!(s.contains("↓ 3 new below · f follows"), "{s}");
     snap(&m, "timeline_new_below");
+    // The key named is the one in force: remapped, then unbound.
+    let keys = |toml: &str| -> Vec<crate::config::KeyEntry> {
+        crate::config::parse(toml, "keys.toml").unwrap().keys.0
+    };
+    m.keymap = crate::app::keymap::build(&keys("[keys]\nfollow = \"F\"\n")).unwrap();
+    let s = screen(&m, 200, 60);
+    assert!(s.contains("↓ 3 new below · F follows"), "{s}");
+    m.keymap = crate::app::keymap::build(&keys("[keys]\nfollow = \"\"\n")).unwrap();
+    let s = screen(&m, 200, 60);
+    assert!(
+        s.contains("↓ 3 new below ") && !s.contains("follows"),
+        "{s}"
+    );
+    m.keymap = crate::app::keymap::build(&[]).unwrap();
     press(&mut m, KeyCode::Char('f'));
     assert!(!screen(&m, 200, 60).contains("new below"));
+}
+
+/// The too-small screen names the quit keys in force.
+#[test]
+fn the_too_small_screen_names_the_quit_key_in_force() {
+    let (_t, mut m) = workspace_model();
+    let entries = crate::config::parse("[keys]\nquit = \"Q\"\n", "keys.toml")
+        .unwrap()
+        .keys
+        .0;
+    m.keymap = crate::app::keymap::build(&entries).unwrap();
+    let s = screen(&m, 39, 8);
+    assert!(s.contains("Q quits") && !s.contains("q quits"), "{s}");
 }
