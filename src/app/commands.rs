@@ -552,11 +552,17 @@ pub(super) fn ranked(m: &Model, input: &str) -> Vec<(u8, Command, &'static str)>
         }
         seen.push(b.command);
         let shown = (b.description)();
-        let Some(rank) = [rank(shown, &needle), rank(english(b.description), &needle)]
-            .into_iter()
-            .flatten()
-            .min()
-        else {
+        // By what it says (in the language spoken, and in English) and by
+        // its action name in `[keys]` (`:reload`, `:open-pager`).
+        let name = super::keymap::name(b.command);
+        let Some(rank) = [
+            rank(shown, &needle),
+            rank(english(b.description), &needle),
+            rank(name, &needle),
+        ]
+        .into_iter()
+        .flatten()
+        .min() else {
             continue;
         };
         found.push((rank, b.command, shown));

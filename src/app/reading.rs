@@ -94,7 +94,7 @@ impl Model {
                 }
                 Some(prev) => {
                     self.held.remove(&id);
-                    extend_timeline(&mut self.timeline_back, &prev, &mut p);
+                    carry(&mut self.timeline_back, &prev, &mut p);
                     shown.push(p);
                 }
                 None => {
@@ -154,7 +154,7 @@ impl Model {
                 Some(i) if broke(&self.projects[i], &p) => self.hold(id, Some(p), &mut effects),
                 Some(i) => {
                     self.held.remove(&id);
-                    extend_timeline(&mut self.timeline_back, &self.projects[i], &mut p);
+                    carry(&mut self.timeline_back, &self.projects[i], &mut p);
                     self.projects[i] = p;
                 }
                 None => {
@@ -204,7 +204,7 @@ impl Model {
             match (fresh, at) {
                 (Some(p), Some(at)) => {
                     let prev = std::mem::replace(&mut self.projects[at], *p);
-                    extend_timeline(&mut self.timeline_back, &prev, &mut self.projects[at]);
+                    carry(&mut self.timeline_back, &prev, &mut self.projects[at]);
                 }
                 (None, Some(at)) => {
                     if self.selected.as_ref() == Some(&id) {
@@ -241,6 +241,47 @@ pub struct Back {
     pub at_start: bool,
     /// A read is under way.
     pub pending: bool,
+}
+
+/// What a fresh reading of a project keeps from the one it replaces: the
+/// Timeline read back, and the section diffs already computed.
+fn carry(back: &mut HashMap<PathBuf, Back>, prev: &Project, fresh: &mut Project) {
+    extend_timeline(back, prev, fresh);
+    keep_diffs(prev, fresh);
+}
+
+/// A revision's section diff (computed when its drawer opened) still holds
+/// while its documents read the same: the current PRD and SDD files (an
+/// archive in `history/` is never rewritten; a new revision is a new key).
+/// Without this, every reading of the project (a timeline line appended)
+/// would compare the archives again.
+fn keep_diffs(prev: &Project, fresh: &mut Project) {
+    let docs = |p: &Project| -> Vec<(String, String)> {
+        let mut d: Vec<(String, String)> = p
+            .files
+            .iter()
+            .filter(|f| f.file.ends_with(".html"))
+            .map(|f| (f.file.clone(), f.sha256.clone()))
+            .collect();
+        d.sort();
+        d
+    };
+    if prev.detail.revisions.iter().all(|r| r.sections.is_none()) || docs(prev) != docs(fresh) {
+        return;
+    }
+    for r in &mut fresh.detail.revisions {
+        if r.sections.is_none() {
+            let key = super::panes::revision_key(r);
+            if let Some(old) = prev
+                .detail
+                .revisions
+                .iter()
+                .find(|o| super::panes::revision_key(o) == key)
+            {
+                r.sections.clone_from(&old.sections);
+            }
+        }
+    }
 }
 
 /// Keep the older events read back into `prev`'s timeline in front of the

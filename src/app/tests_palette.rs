@@ -328,3 +328,22 @@ fn palette_snapshots_show_the_keys() {
         }
     }
 }
+
+/// A command is found by its `[keys]` action name too, in either language:
+/// `:reload` runs reload, whose words ("read every project again") do
+/// not say it, and `:open-pager` finds the pager.
+#[test]
+fn the_palette_finds_a_command_by_its_action_name() {
+    let m = with("[keys]\nreload = \"\"\n");
+    for lang in [crate::i18n::Lang::En, crate::i18n::Lang::ZhCn] {
+        let _lang = crate::i18n::scoped(lang);
+        for (input, cmd) in [("reload", Command::Reload), ("open-pager", Command::Page)] {
+            let found = crate::app::palette::entries(&m, input);
+            assert_eq!(
+                found.first().map(|e| &e.go),
+                Some(&crate::app::palette::Go::Command(cmd)),
+                "{lang} {input}: {found:?}"
+            );
+        }
+    }
+}

@@ -150,15 +150,28 @@ fn the_open_revision_is_compared_once_per_reading() {
         },
     );
     assert!(effects.contains(&Effect::Render));
-    assert_eq!(m.projects[0].detail.revisions[2].sections, Some(diff));
-    // A reading replaces the project (no diffs in it): asked again, once.
-    let fresh = m.projects[0].clone();
-    let mut fresh = fresh;
+    assert_eq!(
+        m.projects[0].detail.revisions[2].sections,
+        Some(diff.clone())
+    );
+    // A reading replaces the project (no diffs in it). Its documents read
+    // the same (a timeline line was appended): the diff is kept, nothing
+    // is compared again.
+    let mut fresh = m.projects[0].clone();
     fresh.detail.revisions[2].sections = None;
+    assert!(compares(&update(&mut m, Event::Loaded(vec![fresh.clone()]))).is_empty());
+    assert_eq!(m.projects[0].detail.revisions[2].sections, Some(diff));
+    // prd.html changed: asked again, once.
+    fresh.files.push(crate::model::FileStamp {
+        file: "prd.html".into(),
+        sha256: "0".repeat(64),
+        len: 1,
+    });
     assert_eq!(
         compares(&update(&mut m, Event::Loaded(vec![fresh]))).len(),
         1
     );
+    assert_eq!(m.projects[0].detail.revisions[2].sections, None);
     assert!(compares(&update(&mut m, key('k'))).is_empty());
     // An answer for a revision no longer there changes nothing.
     let before = m.projects[0].clone();

@@ -397,15 +397,7 @@ impl Memory {
         if full && !self.pruned {
             self.pruned = true;
             let before = self.projects.len();
-            let cutoff = now - Duration::days(FORGET_DAYS);
-            self.projects
-                .retain(|k, s| found.contains_key(k) || s.at >= cutoff);
-            if self.projects.len() > MAX_PROJECTS {
-                let mut ats: Vec<DateTime<Utc>> = self.projects.values().map(|s| s.at).collect();
-                ats.sort_unstable_by(|a, b| b.cmp(a));
-                let keep_from = ats[MAX_PROJECTS - 1];
-                self.projects.retain(|_, s| s.at >= keep_from);
-            }
+            forget(&mut self.projects, |k| found.contains_key(k), now);
             self.dirty |= self.projects.len() != before;
         }
     }
@@ -429,6 +421,25 @@ impl Memory {
             self.dirty = true;
         }
         self.changed.remove(&k);
+    }
+}
+
+/// Forget what is not `kept` (found by this reading, or held by this
+/// console) and not looked at for [`FORGET_DAYS`]; keep at most
+/// [`MAX_PROJECTS`], the latest looked at. The console's first full
+/// reading does it, and so does every save, to what another console left.
+pub fn forget(
+    projects: &mut BTreeMap<String, Seen>,
+    kept: impl Fn(&str) -> bool,
+    now: DateTime<Utc>,
+) {
+    let cutoff = now - Duration::days(FORGET_DAYS);
+    projects.retain(|k, s| kept(k) || s.at >= cutoff);
+    if projects.len() > MAX_PROJECTS {
+        let mut ats: Vec<DateTime<Utc>> = projects.values().map(|s| s.at).collect();
+        ats.sort_unstable_by(|a, b| b.cmp(a));
+        let keep_from = ats[MAX_PROJECTS - 1];
+        projects.retain(|_, s| s.at >= keep_from);
     }
 }
 

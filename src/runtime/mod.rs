@@ -63,12 +63,19 @@ const SETTLE_BAD: Duration = Duration::from_secs(2);
 /// The "since you looked" memory is written at most this often (and on quit).
 const SAVE_SEEN_EVERY: Duration = Duration::from_secs(3);
 
+/// What the memory saver is sent: every project's look, and "now" (what
+/// no console holds and no one looked at lately is forgotten by then).
+type Memory = (
+    std::collections::BTreeMap<String, crate::model::seen::Seen>,
+    chrono::DateTime<chrono::Utc>,
+);
+
 /// Writes the "since you looked" memory off the loop's thread, the
 /// latest one when several wait. A failed write is said once in the
 /// console (and after it closes, if the last one failed); the next write
 /// tries again: the memory is a convenience, never a reason to stop.
 struct SeenSaver {
-    tx: Option<Sender<std::collections::BTreeMap<String, crate::model::seen::Seen>>>,
+    tx: Option<Sender<Memory>>,
     handle: Option<thread::JoinHandle<Option<String>>>,
 }
 
@@ -80,8 +87,7 @@ impl SeenSaver {
                 handle: None,
             };
         };
-        let (tx, rx) =
-            mpsc::channel::<std::collections::BTreeMap<String, crate::model::seen::Seen>>();
+        let (tx, rx) = mpsc::channel::<Memory>();
         let handle = thread::Builder::new()
             .name("loopdeck-seen".to_owned())
             .spawn(move || {
@@ -91,7 +97,8 @@ impl SeenSaver {
                     for newer in rx.try_iter() {
                         memory = newer;
                     }
-                    last = crate::store::seen::save(&dir, &memory)
+                    let (projects, now) = &memory;
+                    last = crate::store::seen::save(&dir, projects, *now)
                         .err()
                         .map(|e| crate::t!("runtime.seen.not_saved", dir = dir.display(), why = e));
                     if let Some(why) = &last
@@ -112,7 +119,7 @@ impl SeenSaver {
     fn save(&self, model: &mut Model) {
         model.seen.dirty = false;
         if let Some(tx) = &self.tx {
-            let _ = tx.send(model.seen.projects.clone());
+            let _ = tx.send((model.seen.projects.clone(), model.now));
         }
     }
 

@@ -68,8 +68,13 @@ const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Write the memory to `dir` (made 0700 if missing), atomically, 0600,
 /// merged with what another console saved there meanwhile: per project,
-/// the later look wins.
-pub fn save(dir: &Path, projects: &BTreeMap<String, Seen>) -> Result<(), StoreError> {
+/// the later look wins; what neither holds and no one looked at for
+/// `FORGET_DAYS` (before `now`) is forgotten.
+pub fn save(
+    dir: &Path,
+    projects: &BTreeMap<String, Seen>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(), StoreError> {
     let mut b = fs::DirBuilder::new();
     b.recursive(true);
     #[cfg(unix)]
@@ -86,6 +91,9 @@ pub fn save(dir: &Path, projects: &BTreeMap<String, Seen>) -> Result<(), StoreEr
             merged.insert(key.clone(), seen.clone());
         }
     }
+    // What this console forgot stays forgotten unless another console
+    // looked at it lately (it saves it again if it still holds it).
+    crate::model::seen::forget(&mut merged, |k| projects.contains_key(k), now);
     let file = path(dir);
     let bytes = serde_json::to_vec(&OnDisk {
         version: VERSION,
@@ -139,7 +147,7 @@ mod tests {
     fn the_memory_round_trips_private() {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("state/loopdeck");
-        save(&state, &memory()).unwrap();
+        save(&state, &memory(), now()).unwrap();
         let (back, warning) = load(&state);
         assert_eq!(warning, None);
         assert_eq!(back, memory());
@@ -152,9 +160,35 @@ mod tests {
             assert_eq!(mode & 0o777, 0o700);
         }
         // Saved again over itself: still one file (the lock is gone), 0600.
-        save(&state, &memory()).unwrap();
+        save(&state, &memory(), now()).unwrap();
         assert_eq!(load(&state).0, memory());
         assert_eq!(fs::read_dir(&state).unwrap().count(), 1);
+    }
+
+    /// "Now" for the saves: the looks below are a few hours old.
+    fn now() -> chrono::DateTime<chrono::Utc> {
+        Utc.with_ymd_and_hms(2026, 6, 1, 23, 0, 0).unwrap()
+    }
+
+    /// A save forgets what neither console holds and no one looked at for
+    /// 90 days (another console's, or one this console pruned), and keeps
+    /// it otherwise.
+    #[test]
+    fn a_save_forgets_old_looks_no_console_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let (old_key, mut old) = look("old", 1);
+        old.at = now() - chrono::Duration::days(91);
+        let (recent_key, mut recent) = look("recent", 2);
+        recent.at = now() - chrono::Duration::days(89);
+        let disk = BTreeMap::from([(old_key.clone(), old.clone()), (recent_key.clone(), recent)]);
+        save(dir.path(), &disk, now()).unwrap();
+        let mine = BTreeMap::from([look("mine", 10)]);
+        save(dir.path(), &mine, now()).unwrap();
+        let keys: Vec<String> = load(dir.path()).0.into_keys().collect();
+        assert_eq!(keys, vec!["gsd:/w/mine".to_owned(), recent_key]);
+        // An old look this console still holds is kept.
+        save(dir.path(), &BTreeMap::from([(old_key.clone(), old)]), now()).unwrap();
+        assert!(load(dir.path()).0.contains_key(&old_key));
     }
 
     /// What a console saw of `name` at `hour`.
@@ -177,12 +211,12 @@ mod tests {
         // remembers a from an older run (9h).
         let one = BTreeMap::from([look("a", 10), look("b", 11)]);
         let two = BTreeMap::from([look("a", 9), look("b", 12), look("c", 8)]);
-        save(dir.path(), &one).unwrap();
-        save(dir.path(), &two).unwrap();
+        save(dir.path(), &one, now()).unwrap();
+        save(dir.path(), &two, now()).unwrap();
         let want = BTreeMap::from([look("a", 10), look("b", 12), look("c", 8)]);
         assert_eq!(load(dir.path()), (want.clone(), None));
         // Console one saves again what it knows: nothing two recorded is lost.
-        save(dir.path(), &one).unwrap();
+        save(dir.path(), &one, now()).unwrap();
         assert_eq!(load(dir.path()).0, want);
     }
 
@@ -196,7 +230,7 @@ mod tests {
         assert!(warning.contains("seen.json could not be read"), "{warning}");
         assert!(warning.contains("starts afresh"), "{warning}");
         // A save replaces it.
-        save(dir.path(), &memory()).unwrap();
+        save(dir.path(), &memory(), now()).unwrap();
         assert_eq!(load(dir.path()), (memory(), None));
         // A future version is not misread.
         fs::write(path(dir.path()), b"{\"version\":9,\"projects\":{}}").unwrap();

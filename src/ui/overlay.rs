@@ -73,9 +73,9 @@ pub(super) fn clear(f: &mut Frame, area: Rect) {
 }
 
 /// A help row's keys in their column: 8 display columns, more when the
-/// keys need them.
+/// keys need them, and always a space before the words.
 fn keys(k: &str) -> String {
-    let pad = 8usize.saturating_sub(crate::model::text::width(k));
+    let pad = 8usize.saturating_sub(crate::model::text::width(k)).max(1);
     format!(" {k}{}", " ".repeat(pad))
 }
 
@@ -206,4 +206,14 @@ pub fn palette(m: &View, f: &mut Frame, area: Rect) {
         )),
         area,
     );
+}
+
+#[cfg(test)]
+mod keys_tests {
+    #[test]
+    fn keys_that_fill_their_column_keep_a_space_before_the_words() {
+        assert_eq!(super::keys("g Home"), " g Home  ");
+        assert_eq!(super::keys("^Q M-x F"), " ^Q M-x F ");
+        assert_eq!(super::keys("^Q M-x F10"), " ^Q M-x F10 ");
+    }
 }
