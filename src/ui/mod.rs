@@ -137,7 +137,8 @@ fn draw(m: &View, f: &mut Frame) {
         } else {
             // The quit keys in force (`[keys]`), if any.
             match crate::app::keys_here(m, crate::app::Command::Quit) {
-                key if key.is_empty() => String::new(),
+                // Unbound: Ctrl-C, which cannot be, still quits.
+                key if key.is_empty() => crate::t!("ui.small.ctrl_c").to_owned(),
                 key => crate::t!("ui.small.quits", key = key),
             }
         };

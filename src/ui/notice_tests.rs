@@ -131,4 +131,12 @@ fn the_too_small_screen_names_the_quit_key_in_force() {
     m.keymap = crate::app::keymap::build(&entries).unwrap();
     let s = screen(&m, 39, 8);
     assert!(s.contains("Q quits") && !s.contains("q quits"), "{s}");
+    // Unbound: Ctrl-C still quits, and the screen says so.
+    let entries = crate::config::parse("[keys]\nquit = \"\"\n", "keys.toml")
+        .unwrap()
+        .keys
+        .0;
+    m.keymap = crate::app::keymap::build(&entries).unwrap();
+    let s = screen(&m, 39, 8);
+    assert!(s.contains("Ctrl-C quits"), "{s}");
 }
