@@ -53,15 +53,16 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
     };
     // The age and kind columns fit their header and every value in the
     // language spoken (`3分钟`), never narrower than in English (6, 9).
-    let ages = rows
+    let oldest = rows
         .iter()
-        .map(|&(pi, ii)| width(&age(m, m.projects[pi].inbox[ii].since)))
-        .max()
-        .unwrap_or(0);
-    let age_w = 6.max(width(crate::t!("ui.inbox.age"))).max(ages);
-    let kinds = rows
+        .filter_map(|&(pi, ii)| m.projects[pi].inbox[ii].since)
+        .min();
+    let age_w = 6
+        .max(width(crate::t!("ui.inbox.age")))
+        .max(super::widgets::widest_age(m, oldest));
+    let kinds = crate::model::InboxKind::ALL
         .iter()
-        .map(|&(pi, ii)| width(m.projects[pi].inbox[ii].kind.shown()))
+        .map(|k| width(k.shown()))
         .max()
         .unwrap_or(0);
     let kind_w = 9.max(width(crate::t!("ui.inbox.kind"))).max(kinds);

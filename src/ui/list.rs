@@ -28,12 +28,8 @@ fn badge(f: Format) -> &'static str {
 /// enough for its header and every age in the language spoken (`3分钟`).
 pub(super) fn columns(m: &View) -> [u16; 4] {
     use crate::model::text::width;
-    let ages = m
-        .projects
-        .iter()
-        .map(|p| width(&age(m, p.updated_at)))
-        .max()
-        .unwrap_or(0);
+    let oldest = m.projects.iter().filter_map(|p| p.updated_at).min();
+    let ages = super::widgets::widest_age(m, oldest);
     let at_least = |least: usize, header: &str, values: usize| {
         u16::try_from(least.max(width(header)).max(values)).unwrap_or(u16::MAX)
     };

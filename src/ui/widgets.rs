@@ -78,6 +78,19 @@ pub fn age(m: &View, at: Option<DateTime<Utc>>) -> String {
     crate::i18n::age(since_seconds(at, m.now))
 }
 
+/// The widest age a column of times can show, in the language spoken,
+/// without formatting every one (1,000 rows a frame): each unit at its
+/// most digits (59s, 59m, 23h, 13d), the weeks of `oldest`, "future", "?".
+pub fn widest_age(m: &View, oldest: Option<DateTime<Utc>>) -> usize {
+    [59, 59 * 60, 23 * 3600, 13 * 86_400]
+        .into_iter()
+        .map(|s| crate::i18n::age(Some(s)))
+        .chain([age(m, oldest), crate::i18n::age(Some(-3600)), age(m, None)])
+        .map(|a| crate::model::text::width(&a))
+        .max()
+        .unwrap_or(0)
+}
+
 /// The label column of [`field`].
 const LABEL: usize = 12;
 
