@@ -269,3 +269,23 @@ fn chinese_columns_are_sized_and_aligned() {
         }
     }
 }
+
+/// An update ahead of "now" reads as one sentence in Chinese, not
+/// "更新于" glued to "在未来…".
+#[test]
+fn an_update_in_the_future_is_one_sentence() {
+    let _zh = scoped(Lang::ZhCn);
+    let (_t, mut m) = workspace_model();
+    let id = "prd-master/fba-smart-restock";
+    select(&mut m, id);
+    let p = m.projects.iter_mut().find(|p| p.id == id).unwrap();
+    p.updated_at = Some(super::tests::now() + chrono::Duration::hours(3));
+    press(&mut m, KeyCode::Enter);
+    let s = screen(&m, 80, 24);
+    let want = crate::i18n::fill(
+        text(Lang::ZhCn, "panes.overview.updated_future"),
+        &[("age", &crate::i18n::age(Some(3 * 3600)))],
+    );
+    assert!(s.contains(&want), "{want}:\n{s}");
+    assert!(!s.contains("更新于在未来"), "{s}");
+}

@@ -66,10 +66,14 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         ),
         None => String::new(),
     };
-    let updated = since.map_or_else(
-        || crate::t!("panes.overview.updated_unknown").to_owned(),
-        |s| crate::t!("panes.overview.updated", ago = ago(s)),
-    );
+    let updated = match since.map(|s| (s, crate::model::Age::of(s))) {
+        None => crate::t!("panes.overview.updated_unknown").to_owned(),
+        Some((s, crate::model::Age::Future)) => crate::t!(
+            "panes.overview.updated_future",
+            age = crate::i18n::age(Some(-s))
+        ),
+        Some((s, _)) => crate::t!("panes.overview.updated", ago = ago(s)),
+    };
     spans_wrapped(
         &mut lines,
         w,
