@@ -769,7 +769,7 @@ fn compare_wanted(m: &mut Model) -> Option<Effect> {
         .position(|r| &panes::revision_key(r) == key)?;
     let r = &p.detail.revisions[index];
     let wanted = r.sections.is_none()
-        && matches!(r.event.kind.as_str(), "prd_rev" | "sdd_rev")
+        && r.has_sections()
         && m.comparing.as_ref() != Some(&(p.path.clone(), key.clone()));
     if !wanted {
         return None;

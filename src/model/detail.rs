@@ -425,6 +425,14 @@ pub struct Revision {
     pub sections: Option<DocDiff>,
 }
 
+impl Revision {
+    /// A revision of a document split into sections (the PRD or the SDD):
+    /// one that [`Revision::sections`] can compare.
+    pub fn has_sections(&self) -> bool {
+        matches!(self.event.kind.as_str(), "prd_rev" | "sdd_rev")
+    }
+}
+
 /// A changelog line's `diff`: sections and units added, changed, removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ChangeSummary {

@@ -183,7 +183,7 @@ fn drawer(m: &View, r: &Revision, f: &mut Frame, area: Rect) {
     }
     lines.push(Line::default());
     match &r.sections {
-        None if matches!(r.event.kind.as_str(), "prd_rev" | "sdd_rev") => {
+        None if r.has_sections() => {
             wrapped(&mut lines, w, t!("panes.revisions.comparing"), t.muted)
         }
         None => wrapped(&mut lines, w, t!("panes.revisions.no_diff"), t.muted),
