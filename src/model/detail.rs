@@ -419,8 +419,9 @@ pub struct Revision {
     /// Where the revision before it was archived (`archive_ref`).
     pub archive: Option<String>,
     /// The PRD or SDD compared, section by section, with the revision
-    /// before it (from `history/`); `None` for other kinds and for the
-    /// older revisions beyond those compared.
+    /// before it (from `history/`); `None` for other kinds and until it is
+    /// compared (a reading compares nothing: the console asks when the
+    /// revision's drawer opens, `show` and `check` for the newest four).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sections: Option<DocDiff>,
 }
