@@ -253,11 +253,8 @@ fn language<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<crate::i18n
 /// mistake in it is reported in the environment's language.
 pub fn speak(config: Option<&Config>) {
     use crate::i18n::{self, Lang};
-    let lang = match config.and_then(|c| c.language) {
-        Some(l) => l,
-        None => Lang::from_env(|k| std::env::var(k).ok()),
-    };
-    i18n::set(lang);
+    let configured = config.and_then(|c| c.language);
+    i18n::set(Lang::choose(configured, |k| std::env::var(k).ok()));
 }
 
 /// A number of seconds, at least one.

@@ -90,4 +90,15 @@ fn the_config_takes_the_language_names_the_environment_takes() {
         assert_eq!(code, 0, "{name}: {err}");
         assert!(out.starts_with(header), "{name}:\n{out}");
     }
+    // "auto" leaves it to the environment.
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(&cfg, "language = \"auto\"\n").unwrap();
+    let args = [
+        "list",
+        ws.to_str().unwrap(),
+        "--config",
+        cfg.to_str().unwrap(),
+    ];
+    assert!(run(&args, &CHINESE).0.starts_with(header));
+    assert!(!run(&args, &[]).0.starts_with(header));
 }

@@ -79,13 +79,10 @@ impl Lang {
             .unwrap_or_default()
     }
 
-    /// The config's `language` if set (`"auto"` and unset read the
-    /// environment), else the environment.
-    pub fn choose(configured: Option<&str>, var: impl Fn(&str) -> Option<String>) -> Lang {
-        match configured {
-            Some(c) if c != "auto" => Lang::parse(c).unwrap_or_default(),
-            _ => Lang::from_env(var),
-        }
+    /// The config's `language` if it names one (`"auto"` reads as
+    /// none), else the environment's.
+    pub fn choose(configured: Option<Lang>, var: impl Fn(&str) -> Option<String>) -> Lang {
+        configured.unwrap_or_else(|| Lang::from_env(var))
     }
 
     fn index(self) -> u8 {
