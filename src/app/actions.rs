@@ -62,7 +62,16 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
     match cmd {
         Command::Quit => return vec![Effect::Quit],
         Command::Redraw => return vec![Effect::FullRedraw],
-        Command::Reload => return vec![Effect::Reload],
+        Command::Reload => {
+            // Read everything afresh: the section diffs too.
+            for p in &mut m.projects {
+                for r in &mut p.detail.revisions {
+                    r.sections = None;
+                }
+            }
+            m.comparing = None;
+            return vec![Effect::Reload];
+        }
         Command::Up
         | Command::Down
         | Command::Top

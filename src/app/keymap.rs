@@ -189,6 +189,15 @@ fn parse_view(s: &str) -> Option<(Vec<View>, u8)> {
 pub fn parse_key(s: &str) -> Result<Key, String> {
     let mut chars = s.chars();
     if let (Some(c), None) = (chars.next(), chars.next()) {
+        // A control character is no key a terminal reports as a character
+        // (ESC comes as Esc): write its name.
+        if c.is_control() {
+            return Err(t!(
+                "app.keymap.not_a_key",
+                key = c.escape_default(),
+                keys = t!("app.keymap.keys")
+            ));
+        }
         return Ok(Key::Char(c));
     }
     let lower = s.to_lowercase();

@@ -213,11 +213,14 @@ pub enum Event {
     /// The excerpts asked for with `Effect::ReadExcerpts`.
     Excerpts(PathBuf, Vec<Excerpt>),
     /// The section diff asked for with `Effect::CompareRevision`: the
-    /// project, the revision's key (`panes::revision_key`), the diff.
+    /// project, the revision's key (`panes::revision_key`), the diff, and
+    /// the files of the reading it was computed on (a later reading makes
+    /// it stale: it is dropped, and asked for again).
     Compared {
         path: PathBuf,
         key: String,
         diff: Box<crate::model::DocDiff>,
+        files: Vec<crate::model::FileStamp>,
     },
     Resize,
     /// The terminal's size (columns, rows), at start and on every resize.
@@ -838,11 +841,16 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
             m.excerpts = Some((path, excerpts));
             vec![Effect::Render]
         }
-        Event::Compared { path, key, diff } => {
+        Event::Compared {
+            path,
+            key,
+            diff,
+            files,
+        } => {
             let revision = m
                 .projects
                 .iter_mut()
-                .filter(|p| p.path == path)
+                .filter(|p| p.path == path && p.files == files)
                 .flat_map(|p| p.detail.revisions.iter_mut())
                 .find(|r| panes::revision_key(r) == key);
             match revision {

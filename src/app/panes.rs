@@ -128,9 +128,14 @@ const FORMAT_ORDER: [Format; 4] = [Format::PrdMaster, Format::Gsd, Format::Dwp, 
 /// order) its path is in, as the loader keeps the first root's reading of
 /// a project under overlapping roots.
 pub fn root_of(m: &Model, p: &Project) -> Option<usize> {
+    // Nested roots (`loopdeck . sub`): the deepest one that holds it; the
+    // first given among equals.
     m.roots
         .iter()
-        .position(|r| p.path.starts_with(std::path::Path::new(r)))
+        .enumerate()
+        .filter(|(_, r)| p.path.starts_with(std::path::Path::new(r)))
+        .max_by_key(|&(i, r)| (std::path::Path::new(r).components().count(), usize::MAX - i))
+        .map(|(i, _)| i)
 }
 
 /// The group `p` is in under the list's grouping (`None` when ungrouped).

@@ -251,35 +251,37 @@ fn carry(back: &mut HashMap<PathBuf, Back>, prev: &Project, fresh: &mut Project)
 }
 
 /// A revision's section diff (computed when its drawer opened) still holds
-/// while its documents read the same: the current PRD and SDD files (an
-/// archive in `history/` is never rewritten; a new revision is a new key).
-/// Without this, every reading of the project (a timeline line appended)
-/// would compare the archives again.
+/// while the files it compared read the same: their stamps in the fresh
+/// reading equal those in the one it was computed on (an archive in
+/// `history/` is never read by a reading, nor rewritten; a new revision is
+/// a new key; `r` forgets every diff). Without this, every reading of the
+/// project (a timeline line appended) would compare the archives again.
 fn keep_diffs(prev: &Project, fresh: &mut Project) {
-    let docs = |p: &Project| -> Vec<(String, String)> {
-        let mut d: Vec<(String, String)> = p
-            .files
-            .iter()
-            .filter(|f| f.file.ends_with(".html"))
-            .map(|f| (f.file.clone(), f.sha256.clone()))
-            .collect();
-        d.sort();
-        d
-    };
-    if prev.detail.revisions.iter().all(|r| r.sections.is_none()) || docs(prev) != docs(fresh) {
+    if prev.detail.revisions.iter().all(|r| r.sections.is_none()) {
         return;
     }
+    let stamp = |files: &[crate::model::FileStamp], file: &Option<String>| {
+        file.as_ref()
+            .and_then(|f| files.iter().find(|s| &s.file == f))
+            .map(|s| s.sha256.clone())
+    };
+    let done: HashMap<String, &crate::model::DocDiff> = prev
+        .detail
+        .revisions
+        .iter()
+        .filter_map(|r| Some((super::panes::revision_key(r), r.sections.as_ref()?)))
+        .collect();
+    let files = &fresh.files;
     for r in &mut fresh.detail.revisions {
-        if r.sections.is_none() {
-            let key = super::panes::revision_key(r);
-            if let Some(old) = prev
-                .detail
-                .revisions
-                .iter()
-                .find(|o| super::panes::revision_key(o) == key)
-            {
-                r.sections.clone_from(&old.sections);
-            }
+        if r.sections.is_some() {
+            continue;
+        }
+        let Some(d) = done.get(&super::panes::revision_key(r)) else {
+            continue;
+        };
+        let same = |f: &Option<String>| stamp(&prev.files, f) == stamp(files, f);
+        if same(&d.new) && same(&d.old) {
+            r.sections = Some((*d).clone());
         }
     }
 }

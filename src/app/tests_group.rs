@@ -346,3 +346,25 @@ fn a_project_under_no_root_is_grouped_last() {
         crate::t!("app.group.no_root")
     );
 }
+
+/// Nested roots (`loopdeck . sub`): a project goes to the deepest root
+/// that holds it, whatever the order the roots were given in.
+#[test]
+fn a_project_goes_to_the_deepest_root_that_holds_it() {
+    let mut m = six();
+    let inner = m.projects[0]
+        .path
+        .parent()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let outer = std::path::Path::new(&inner)
+        .parent()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    m.roots = vec![outer, inner];
+    assert_eq!(panes::root_of(&m, &m.projects[0]), Some(1));
+    m.roots.reverse();
+    assert_eq!(panes::root_of(&m, &m.projects[0]), Some(0));
+}

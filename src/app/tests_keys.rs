@@ -96,6 +96,14 @@ fn mistakes_are_refused_at_their_line() {
         "{}",
         e.message
     );
+    // A control character is no key (ESC arrives as Esc): refused,
+    // shown escaped.
+    let e = refused("[keys]\ngroup = [\"\\u001b\", \"b\"]\n");
+    assert!(
+        e.message.starts_with("`group`: `\\u{1b}` is not a key ("),
+        "{}",
+        e.message
+    );
     let e = refused("[keys]\nquit = \"ctrl-c\"\n");
     assert_eq!(e.message, "`quit`: ctrl-c always quits; it cannot be bound");
     let e = refused("[keys]\n\"inbox.bug-status\" = \"x\"\n");

@@ -137,8 +137,11 @@ fn the_open_revision_is_compared_once_per_reading() {
     // Keys in the drawer do not ask again.
     assert!(compares(&update(&mut m, key('j'))).is_empty());
     let path = m.projects[0].path.clone();
+    // The diff of prd.html against an archive (which readings never read).
     let diff = crate::model::DocDiff {
         unchanged: 3,
+        old: Some("history/prd-rev-1.html".into()),
+        new: Some("prd.html".into()),
         ..Default::default()
     };
     let effects = update(
@@ -147,6 +150,7 @@ fn the_open_revision_is_compared_once_per_reading() {
             path: path.clone(),
             key: "prd_rev|2|None".into(),
             diff: Box::new(diff.clone()),
+            files: Vec::new(),
         },
     );
     assert!(effects.contains(&Effect::Render));
@@ -160,7 +164,10 @@ fn the_open_revision_is_compared_once_per_reading() {
     let mut fresh = m.projects[0].clone();
     fresh.detail.revisions[2].sections = None;
     assert!(compares(&update(&mut m, Event::Loaded(vec![fresh.clone()]))).is_empty());
-    assert_eq!(m.projects[0].detail.revisions[2].sections, Some(diff));
+    assert_eq!(
+        m.projects[0].detail.revisions[2].sections,
+        Some(diff.clone())
+    );
     // prd.html changed: asked again, once.
     fresh.files.push(crate::model::FileStamp {
         file: "prd.html".into(),
@@ -173,6 +180,23 @@ fn the_open_revision_is_compared_once_per_reading() {
     );
     assert_eq!(m.projects[0].detail.revisions[2].sections, None);
     assert!(compares(&update(&mut m, key('k'))).is_empty());
+    // An answer computed on the reading before is stale: dropped.
+    let answer = |files: Vec<crate::model::FileStamp>| Event::Compared {
+        path: path.clone(),
+        key: "prd_rev|2|None".into(),
+        diff: Box::new(diff.clone()),
+        files,
+    };
+    assert!(update(&mut m, answer(Vec::new())).is_empty());
+    assert_eq!(m.projects[0].detail.revisions[2].sections, None);
+    let files = m.projects[0].files.clone();
+    update(&mut m, answer(files));
+    assert!(m.projects[0].detail.revisions[2].sections.is_some());
+    // `r` reads everything afresh, the diffs too: asked again at once.
+    let effects = update(&mut m, key('r'));
+    assert!(effects.contains(&Effect::Reload));
+    assert_eq!(m.projects[0].detail.revisions[2].sections, None);
+    assert_eq!(compares(&effects).len(), 1);
     // An answer for a revision no longer there changes nothing.
     let before = m.projects[0].clone();
     let effects = update(
@@ -181,6 +205,7 @@ fn the_open_revision_is_compared_once_per_reading() {
             path,
             key: "prd_rev|9|None".into(),
             diff: Box::default(),
+            files: Vec::new(),
         },
     );
     assert!(effects.is_empty());

@@ -157,10 +157,16 @@ pub fn wrap(s: &str, max: usize) -> Vec<String> {
                 // except before closing punctuation, which takes the
                 // character before it along.
                 let pick = if closes(c) {
+                    // Only where what moves down still fits with it, and
+                    // something stays behind.
                     breaks
                         .iter()
                         .rev()
-                        .find(|(at, _)| *at < line.len())
+                        .find(|&&(at, before)| {
+                            at < line.len()
+                                && used - before + w <= max
+                                && !line[..at].trim_end().is_empty()
+                        })
                         .copied()
                 } else {
                     breaks.last().copied().filter(|(at, _)| *at < line.len())
@@ -195,24 +201,10 @@ pub fn wrap(s: &str, max: usize) -> Vec<String> {
     lines
 }
 
-/// Punctuation that ends a phrase and so never starts a wrapped line.
+/// Punctuation that ends a phrase and so never starts a wrapped line
+/// when the line can give it the word before it.
 fn closes(c: char) -> bool {
-    matches!(
-        c,
-        '，' | '。'
-            | '、'
-            | '：'
-            | '；'
-            | '！'
-            | '？'
-            | '）'
-            | '」'
-            | '』'
-            | '】'
-            | '》'
-            | '〉'
-            | '…'
-    )
+    "，。、：；！？）」』】》〉…)]},.:;!?".contains(c)
 }
 
 #[cfg(test)]
@@ -277,6 +269,42 @@ mod tests {
         // Closing punctuation stays with the word before it.
         assert_eq!(wrap("允许加签，最多", 8), vec!["允许加", "签，最多"]);
         assert_eq!(wrap("A / B：不允许", 5), vec!["A /", "B：不", "允许"]);
+        // An ASCII bracket closing CJK text stays with it.
+        assert_eq!(wrap("运行用例): its", 8), vec!["运行用", "例): its"]);
+        // Never an empty line, never a line too wide, whatever it costs.
+        assert_eq!(wrap(" ab，", 3), vec![" ab", "，"]);
+        let long = format!(" {}，下一句", "a".repeat(39));
+        for line in wrap(&long, 40) {
+            assert!(!line.is_empty() && width(&line) <= 40, "{line:?}");
+        }
+    }
+
+    /// Mixed Latin, CJK, spaces and punctuation (a fixed pseudo-random
+    /// sequence): no line is wider than asked, none is empty between
+    /// others, and no character but a breaking space is lost.
+    #[test]
+    fn wrap_never_overflows_nor_loses_text() {
+        let alphabet: Vec<char> = "aaaaaaab 中文， ).：例x".chars().collect();
+        let mut seed = 0x2545_f491_u64;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..(seed % 60) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push(alphabet[(seed % alphabet.len() as u64) as usize]);
+            }
+            let max = 4 + (seed % 10) as usize;
+            let lines = wrap(&text, max);
+            for (i, line) in lines.iter().enumerate() {
+                assert!(width(line) <= max, "{text:?} at {max}: {lines:?}");
+                let inner = i > 0 && i + 1 < lines.len();
+                assert!(!(inner && line.is_empty()), "{text:?} at {max}: {lines:?}");
+            }
+            let kept: String = lines.concat().chars().filter(|c| *c != ' ').collect();
+            let all: String = text.chars().filter(|c| *c != ' ').collect();
+            assert_eq!(kept, all, "{text:?} at {max}");
+        }
         assert_eq!(wrap("", 5), vec![""]);
     }
 

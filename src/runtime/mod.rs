@@ -572,6 +572,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                                     path: p.path.clone(),
                                     key,
                                     diff: Box::new(diff),
+                                    files: p.files.clone(),
                                 }
                             });
                         }

@@ -185,11 +185,12 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
 /// A group's header: its name (made safe, cut to leave the counts whole)
 /// and counts, in `room` columns.
 fn header(m: &View, key: panes::GroupKey, projects: usize, waiting: usize, room: usize) -> String {
-    use crate::model::text::{truncate, width};
+    use crate::model::text::width;
     let name = panes::group_name(m, key);
     let name = clean(&name);
     let counts = crate::t!("ui.list.group", name = "", n = projects, waiting = waiting);
-    let name = truncate(&name, room.saturating_sub(width(&counts)));
+    // A root's end tells it from its neighbours (`…/acme-restock-beta`).
+    let name = super::widgets::path_tail(&name, room.saturating_sub(width(&counts)));
     crate::t!(
         "ui.list.group",
         name = name,
@@ -327,13 +328,14 @@ mod group_tests {
                 assert!(s.contains(&title), "{title:?} missing:\n{s}");
                 assert!(line_of(&s, &all[0]).is_some(), "{:?}:\n{s}", all[0]);
                 if w > 100 {
-                    // Each whole, or its name cut (…) before whole counts.
+                    // Each whole, or its name's start cut (…/) before
+                    // whole counts: a root keeps its end.
                     for header in &all {
                         let (name, counts) = header.split_once(" · ").unwrap();
-                        let start: String = name.chars().take(12).collect();
+                        let end = name.rsplit('/').next().unwrap();
                         let drawn = s.lines().any(|l| {
                             l.contains(header.as_str())
-                                || (l.contains(&start) && l.contains(&format!("… · {counts}")))
+                                || (l.contains("…/") && l.contains(&format!("{end} · {counts}")))
                         });
                         assert!(drawn, "{header:?}:\n{s}");
                     }
@@ -400,17 +402,18 @@ mod group_tests {
         press(&mut m, KeyCode::Char('b'));
         press(&mut m, KeyCode::Char('b'));
         let screens = check(&m, "list_by_root");
-        // Rows of the list start at its left border.
+        // Rows of the list start at its left border; a long root keeps
+        // its end.
         let s = &screens[1];
         let at = |root: &str| {
-            s.find(&format!("│target/tmp/ui-ws-XXXXXX/workspace/{root}"))
-                .unwrap()
+            s.find(&format!("/workspace/{root} ·"))
+                .unwrap_or_else(|| panic!("{root}:\n{s}"))
         };
         assert!(
-            at("gsd ·") < at("prd-m") && at("prd-m") < at("devlo"),
+            at("gsd") < at("prd-master") && at("prd-master") < at("devloop"),
             "{s}"
         );
-        assert!(at("devlo") < at("dwp ·"), "{s}");
+        assert!(at("devloop") < at("dwp"), "{s}");
     }
 
     #[test]

@@ -141,10 +141,20 @@ pub(super) fn press(m: &mut Model, code: KeyCode) {
                 }
             }
             crate::app::Effect::CompareRevision { path, index, key } => {
-                let p = m.projects.iter().find(|p| p.path == path);
-                if let Some(diff) = p.and_then(|p| crate::formats::compare_revision(p, index)) {
-                    let diff = Box::new(diff);
-                    update(m, Event::Compared { path, key, diff });
+                let p = m.projects.iter().find(|p| p.path == path).cloned();
+                if let Some(p) = p
+                    && let Some(diff) = crate::formats::compare_revision(&p, index)
+                {
+                    let (diff, files) = (Box::new(diff), p.files);
+                    update(
+                        m,
+                        Event::Compared {
+                            path,
+                            key,
+                            diff,
+                            files,
+                        },
+                    );
                 }
             }
             _ => {}
