@@ -5,7 +5,6 @@
 //! one is not.
 
 use chrono::TimeZone;
-use ratatui::{Terminal, backend::TestBackend};
 
 use super::decide::{Decided, FileDiff};
 use super::keymap::{KeyError, build};
@@ -469,26 +468,7 @@ fn keys_errors_are_chinese_at_their_line_and_column() {
 
 // Snapshots: the help and the palette over the console, in Chinese.
 
-fn screen(m: &Model, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| crate::ui::render(m, &crate::ui::Theme::fallback(true), f))
-        .unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut out = String::new();
-    for y in 0..h {
-        let mut line = String::new();
-        let mut x = 0;
-        while x < w {
-            // A wide character covers the next cell too.
-            let sym = buf[(x, y)].symbol();
-            line.push_str(sym);
-            x += (width(sym) as u16).max(1);
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
+use crate::ui::testing::screen;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 

@@ -8,8 +8,6 @@ use super::tests::{code, key, three};
 use super::*;
 use crate::i18n::{Lang, scoped};
 use crate::model::text::width;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 fn keys_entries(toml: &str) -> Vec<crate::config::KeyEntry> {
     crate::config::parse(toml, "c.toml").unwrap().keys.0
@@ -246,25 +244,7 @@ fn the_too_small_screen_quits_with_the_quit_keys_in_force() {
 
 // Snapshots: the palette with its keys, in English and Chinese.
 
-fn screen(m: &Model, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| crate::ui::render(m, &crate::ui::Theme::fallback(true), f))
-        .unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut out = String::new();
-    for y in 0..h {
-        let mut line = String::new();
-        let mut x = 0;
-        while x < w {
-            let sym = buf[(x, y)].symbol();
-            line.push_str(sym);
-            x += (width(sym) as u16).max(1);
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
+use crate::ui::testing::screen;
 
 /// The display column where `needle` ends on `line`.
 fn end_of(line: &str, needle: &str) -> Option<usize> {

@@ -36,6 +36,8 @@ mod small_tests;
 #[cfg(test)]
 mod style_tests;
 #[cfg(test)]
+pub(crate) mod testing;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod text_tests;

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use chrono::{TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::{Terminal, backend::TestBackend};
 
 use super::*;
 use crate::app::{Event, Tab, update};
@@ -18,24 +17,7 @@ pub(super) fn now() -> chrono::DateTime<Utc> {
 }
 
 pub(super) fn screen(m: &Model, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| render(m, &Theme::fallback(true), f)).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut out = String::new();
-    for y in 0..h {
-        let mut line = String::new();
-        let mut x = 0;
-        while x < w {
-            // A wide character covers the next cell too: skip it, as a
-            // terminal does.
-            let sym = buf[(x, y)].symbol();
-            line.push_str(sym);
-            x += (unicode_width::UnicodeWidthStr::width(sym) as u16).max(1);
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    stable_tmp(&out)
+    stable_tmp(&super::testing::screen(m, w, h))
 }
 
 /// The example workspace is copied under `target/` by a path relative to the
