@@ -226,10 +226,16 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
 /// nothing.
 pub(super) fn click(m: &mut Model, target: Target) -> Vec<Effect> {
     match target {
-        Target::ListRow(row) => {
-            if m.screen != Screen::Projects || row >= panes::projects(m).len() {
+        Target::ListRow(_, key) => {
+            // The project drawn there, where it is now (a reading may have
+            // moved it since the frame); gone, the click does nothing.
+            let rows = panes::projects(m);
+            let at = rows
+                .iter()
+                .position(|&i| panes::project_key(&m.projects[i]) == key);
+            let Some(row) = at.filter(|_| m.screen == Screen::Projects) else {
                 return Vec::new();
-            }
+            };
             if m.focus == Focus::List && m.list.selected == row {
                 return run(m, Command::Open);
             }

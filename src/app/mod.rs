@@ -132,8 +132,10 @@ impl Tab {
 /// indices into the rows as shown (filtered, sorted).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
-    /// A row of the project list.
-    ListRow(usize),
+    /// A row of the project list: its place when drawn, and its project
+    /// (`panes::project_key`), which the click selects wherever a reading
+    /// since the frame moved it.
+    ListRow(usize, u64),
     /// A tab's title in the detail's tab bar.
     Tab(Tab),
     /// A row of a detail tab's table.

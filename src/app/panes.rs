@@ -127,6 +127,15 @@ const FORMAT_ORDER: [Format; 4] = [Format::PrdMaster, Format::Gsd, Format::Dwp, 
 /// The root `p` was found under: the first of `m.roots` (command-line
 /// order) its path is in, as the loader keeps the first root's reading of
 /// a project under overlapping roots.
+/// A project's identity (directory and format) as a number, for a click to
+/// name the project drawn under it.
+pub fn project_key(p: &Project) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (&p.path, p.format).hash(&mut h);
+    h.finish()
+}
+
 pub fn root_of(m: &Model, p: &Project) -> Option<usize> {
     // Nested roots (`loopdeck . sub`): the deepest one that holds it; the
     // first given among equals.

@@ -11,6 +11,15 @@ fn click(m: &mut Model, target: Target) -> Vec<Effect> {
     update(m, Event::Click(target))
 }
 
+/// A click on list row `row` as drawn now (a row past the end: on no
+/// project).
+fn click_row(m: &mut Model, row: usize) -> Vec<Effect> {
+    let key = panes::projects(m)
+        .get(row)
+        .map_or(0, |&i| panes::project_key(&m.projects[i]));
+    click(m, Target::ListRow(row, key))
+}
+
 /// What a click or a key may change, to compare the two.
 fn place(m: &Model) -> (Screen, Focus, Tab, Option<Drawer>, usize, usize, String) {
     (
@@ -29,7 +38,7 @@ fn a_click_on_a_list_row_selects_it_and_focuses_the_list() {
     let mut m = three();
     update(&mut m, code(KeyCode::Enter));
     assert_eq!(m.focus, Focus::Detail);
-    assert_eq!(click(&mut m, Target::ListRow(2)), vec![Effect::Render]);
+    assert_eq!(click_row(&mut m, 2), vec![Effect::Render]);
     assert_eq!(selected(&m), "gamma");
     assert_eq!((m.list.selected, m.focus), (2, Focus::List));
     // As j/k would: the other project opens on its Overview.
@@ -40,11 +49,11 @@ fn a_click_on_a_list_row_selects_it_and_focuses_the_list() {
 fn a_click_on_the_selected_row_opens_it_as_enter_does() {
     let mut m = three();
     let mut by_key = three();
-    click(&mut m, Target::ListRow(1));
+    click_row(&mut m, 1);
     update(&mut by_key, key('j'));
     assert_eq!(place(&m), place(&by_key));
     assert_eq!(m.focus, Focus::List, "a first click selects only");
-    click(&mut m, Target::ListRow(1));
+    click_row(&mut m, 1);
     update(&mut by_key, code(KeyCode::Enter));
     assert_eq!(m.focus, Focus::Detail);
     assert_eq!(place(&m), place(&by_key));
@@ -125,7 +134,7 @@ fn a_click_on_an_inbox_row_selects_it_and_a_second_jumps_to_it() {
 #[test]
 fn a_click_in_help_the_palette_a_filter_or_on_what_is_gone_does_nothing() {
     let every = [
-        Target::ListRow(1),
+        Target::ListRow(1, 0),
         Target::Tab(Tab::Phases),
         Target::TableRow(Tab::Overview, 0),
         Target::InboxRow(1),
@@ -143,10 +152,10 @@ fn a_click_in_help_the_palette_a_filter_or_on_what_is_gone_does_nothing() {
     let mut m = three();
     let before = place(&m);
     assert_eq!(click(&mut m, Target::InboxRow(0)), vec![]);
-    assert_eq!(click(&mut m, Target::ListRow(3)), vec![]);
+    assert_eq!(click_row(&mut m, 3), vec![]);
     assert_eq!(click(&mut m, Target::TableRow(Tab::Overview, 0)), vec![]);
     update(&mut m, key('i'));
-    assert_eq!(click(&mut m, Target::ListRow(1)), vec![]);
+    assert_eq!(click_row(&mut m, 1), vec![]);
     assert_eq!(click(&mut m, Target::Tab(Tab::Overview)), vec![]);
     update(&mut m, code(KeyCode::Esc));
     assert_eq!(place(&m), before);
@@ -156,7 +165,7 @@ fn a_click_in_help_the_palette_a_filter_or_on_what_is_gone_does_nothing() {
 fn a_click_on_a_screen_too_small_does_nothing() {
     let mut m = three();
     update(&mut m, Event::Size(20, 5));
-    assert_eq!(click(&mut m, Target::ListRow(1)), vec![]);
+    assert_eq!(click_row(&mut m, 1), vec![]);
     assert_eq!(selected(&m), "alpha");
 }
 
@@ -164,6 +173,28 @@ fn a_click_on_a_screen_too_small_does_nothing() {
 fn a_click_clears_the_status_line_as_a_key_does() {
     let mut m = three();
     m.status = Some("done".into());
-    assert_eq!(click(&mut m, Target::ListRow(7)), vec![Effect::Render]);
+    assert_eq!(click_row(&mut m, 7), vec![Effect::Render]);
     assert_eq!(m.status, None);
+}
+
+/// A reading moved the projects after the frame was drawn: the click
+/// selects the project that was drawn where it landed, not whatever is in
+/// that row now (a project no longer listed: see the row past the end).
+#[test]
+fn a_click_selects_the_project_drawn_even_if_a_reading_moved_it() {
+    let mut m = three();
+    let drawn = panes::projects(&m);
+    let target = Target::ListRow(2, panes::project_key(&m.projects[drawn[2]]));
+    let name = m.projects[drawn[2]].name.clone();
+    // The reading: the project drawn last is now updated first.
+    let mut fresh = m.projects.clone();
+    let moved = fresh.iter_mut().find(|p| p.name == name).unwrap();
+    moved.updated_at = Some(m.now);
+    // As the engine sends them: newest first.
+    fresh.sort_by_key(|p| p.name != name);
+    update(&mut m, Event::Loaded(fresh));
+    let now_at_2 = &m.projects[panes::projects(&m)[2]].name;
+    assert_ne!(now_at_2, &name, "the list moved");
+    click(&mut m, target);
+    assert_eq!(selected(&m), name);
 }

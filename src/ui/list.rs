@@ -151,10 +151,10 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
         if y >= body.bottom() {
             break;
         }
-        if matches!(row, ListRow::Project(_)) {
+        if let ListRow::Project(i) = *row {
             m.hit(
                 Rect::new(body.x, y, body.width, 1),
-                crate::app::Target::ListRow(ordinal),
+                crate::app::Target::ListRow(ordinal, panes::project_key(&m.projects[i])),
             );
             ordinal += 1;
         }

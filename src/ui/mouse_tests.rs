@@ -41,6 +41,12 @@ fn find(buf: &Buffer, needle: &str) -> Vec<(u16, u16)> {
     out
 }
 
+/// The target of list row `row` (its project's key with it).
+fn list_row(m: &Model, row: usize) -> Target {
+    let i = panes::projects(m)[row];
+    Target::ListRow(row, panes::project_key(&m.projects[i]))
+}
+
 /// The one spot of `target`.
 fn spot(hits: &Hits, target: Target) -> Rect {
     let found: Vec<Rect> = hits
@@ -83,7 +89,7 @@ fn list_rows_are_clicked_where_they_are_drawn() {
             .spots()
             .iter()
             .filter_map(|(r, t)| match t {
-                Target::ListRow(i) => Some((*r, *i)),
+                Target::ListRow(i, _) => Some((*r, *i)),
                 _ => None,
             })
             .collect();
@@ -97,15 +103,15 @@ fn list_rows_are_clicked_where_they_are_drawn() {
             assert!(
                 at.iter().any(|&(x, y)| y == rect.y
                     && (rect.x..rect.right()).contains(&x)
-                    && hits.at(x, y) == Some(Target::ListRow(*row))),
+                    && hits.at(x, y) == Some(list_row(&m, *row))),
                 "{w}x{h}: row {row} ({name}) drawn at {at:?}, spot {rect:?}"
             );
         }
         // Row 3 where row 3 is drawn, the selected row where it is lit.
-        let three = spot(&hits, Target::ListRow(3));
+        let three = spot(&hits, list_row(&m, 3));
         let name = clean(&m.projects[rows[3]].name).into_owned();
         assert!(find(&buf, &name).iter().any(|&(_, y)| y == three.y));
-        let last = spot(&hits, Target::ListRow(m.list.selected));
+        let last = spot(&hits, list_row(&m, m.list.selected));
         assert!(highlighted(&buf, last.x + 3, last.y), "{w}x{h}");
         assert!(!highlighted(&buf, three.x + 3, three.y), "{w}x{h}");
         // Border, header and hint bar: nothing.
@@ -244,7 +250,7 @@ fn a_grouped_list_is_clicked_on_its_projects_never_its_headers() {
         let rows = panes::projects(&m);
         let mut checked = 0;
         for (rect, t) in hits.spots() {
-            let Target::ListRow(i) = t else { continue };
+            let Target::ListRow(i, _) = t else { continue };
             let name = clean(&m.projects[rows[*i]].name).into_owned();
             assert!(
                 find(&buf, &name).iter().any(|&(_, y)| y == rect.y),
