@@ -6,22 +6,9 @@
 
 mod common;
 
-use common::{NOW, loopdeck, workspace};
+use common::workspace;
 
-/// stdout and stderr of `loopdeck ARGS --now NOW` with `env` added.
-fn run(args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
-    let mut c = loopdeck();
-    c.args(args).args(["--now", NOW]);
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let out = c.output().expect("run");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
-}
+use common::run_with as run;
 
 const CHINESE: [(&str, &str); 1] = [("LC_ALL", "zh_CN.UTF-8")];
 

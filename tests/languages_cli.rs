@@ -20,20 +20,7 @@ use loopdeck::model::text::width;
 
 const CHINESE: [(&str, &str); 1] = [("LC_ALL", "zh_CN.UTF-8")];
 
-/// stdout, stderr and exit code of `loopdeck ARGS --now NOW` with `env`.
-fn run(args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
-    let mut c = loopdeck();
-    c.args(args).args(["--now", NOW]);
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let out = c.output().expect("run");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
-}
+use common::run_with as run;
 
 /// The text of `key` in `lang` (a plural entry: its `other` form).
 fn text(lang: Lang, key: &str) -> String {

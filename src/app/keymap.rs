@@ -80,19 +80,6 @@ pub fn name(cmd: Command) -> &'static str {
     }
 }
 
-const TABS: [Tab; 10] = [
-    Tab::Overview,
-    Tab::Frontier,
-    Tab::Phases,
-    Tab::Tasks,
-    Tab::Units,
-    Tab::Bugs,
-    Tab::Timeline,
-    Tab::Revisions,
-    Tab::Agents,
-    Tab::Findings,
-];
-
 fn tab_name(t: Tab) -> &'static str {
     match t {
         Tab::Overview => "overview",
@@ -122,7 +109,7 @@ enum View {
 impl View {
     fn all() -> Vec<View> {
         let mut v = vec![View::List, View::Inbox, View::Drawer];
-        v.extend(TABS.iter().map(|&t| View::InTab(t)));
+        v.extend(Tab::ALL.iter().map(|&t| View::InTab(t)));
         v.push(View::Help);
         v
     }
@@ -153,7 +140,7 @@ fn views(b: &Binding) -> Vec<View> {
     if b.mode == Mode::Help {
         return vec![View::Help];
     }
-    let tabs = || TABS.iter().map(|&t| View::InTab(t));
+    let tabs = || Tab::ALL.iter().map(|&t| View::InTab(t));
     match b.scope {
         Scope::Anywhere => View::all()
             .into_iter()
@@ -175,10 +162,10 @@ fn parse_view(s: &str) -> Option<(Vec<View>, u8)> {
         "inbox" => (vec![View::Inbox], 2),
         "drawer" => (vec![View::Drawer], 2),
         "help" => (vec![View::Help], 2),
-        "detail" => (TABS.iter().map(|&t| View::InTab(t)).collect(), 1),
+        "detail" => (Tab::ALL.iter().map(|&t| View::InTab(t)).collect(), 1),
         _ => (
             vec![View::InTab(
-                TABS.iter().copied().find(|&t| tab_name(t) == s)?,
+                Tab::ALL.iter().copied().find(|&t| tab_name(t) == s)?,
             )],
             2,
         ),

@@ -94,6 +94,20 @@ pub enum Tab {
 }
 
 impl Tab {
+    /// Every tab, in the tab bar's order.
+    pub const ALL: [Tab; 10] = [
+        Tab::Overview,
+        Tab::Frontier,
+        Tab::Phases,
+        Tab::Tasks,
+        Tab::Units,
+        Tab::Bugs,
+        Tab::Timeline,
+        Tab::Revisions,
+        Tab::Agents,
+        Tab::Findings,
+    ];
+
     /// A label for a narrow tab bar.
     pub fn short(self) -> &'static str {
         match self {

@@ -6,7 +6,7 @@
 
 use chrono::TimeZone;
 
-use super::decide::{Decided, FileDiff};
+use super::decide::tests::{done, seq as seq_of};
 use super::keymap::{KeyError, build};
 use super::panes::Sort;
 use super::tests::{code, key, model, project, three};
@@ -188,44 +188,9 @@ fn tab_and_sort_names_are_chinese() {
     assert_eq!(Tab::Timeline.short(), zh("app.tab.short.timeline"));
     assert_eq!(Sort::Waiting.label(), zh("app.sort.waiting"));
     // A short name is never wider than the title it stands for.
-    for t in [
-        Tab::Overview,
-        Tab::Frontier,
-        Tab::Phases,
-        Tab::Tasks,
-        Tab::Units,
-        Tab::Bugs,
-        Tab::Timeline,
-        Tab::Revisions,
-        Tab::Agents,
-        Tab::Findings,
-    ] {
+    for t in Tab::ALL {
         assert!(width(t.short()) <= width(t.title()), "{t:?}");
         assert!(!t.title().chars().any(|c| c.is_ascii_alphabetic()), "{t:?}");
-    }
-}
-
-fn decide_effect_seq(effects: &[Effect]) -> u64 {
-    effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Decide { seq, .. } | Effect::Undo { seq, .. } => Some(*seq),
-            _ => None,
-        })
-        .expect("a decision effect")
-}
-
-fn done(files: &[&str], audit: Option<&str>) -> Decided {
-    Decided::Done {
-        read: Vec::new(),
-        files: files
-            .iter()
-            .map(|f| FileDiff {
-                file: (*f).to_owned(),
-                diff: String::new(),
-            })
-            .collect(),
-        audit_id: audit.map(str::to_owned),
     }
 }
 
@@ -237,7 +202,7 @@ fn answered(m: &mut Model, text: &str) {
     for c in text.chars() {
         update(m, key(c));
     }
-    let seq = decide_effect_seq(&update(m, super::tests::ctrl('s')));
+    let seq = seq_of(&update(m, super::tests::ctrl('s')));
     update(
         m,
         Event::Decided {
@@ -245,7 +210,7 @@ fn answered(m: &mut Model, text: &str) {
             result: done(&["state.json"], None),
         },
     );
-    let seq = decide_effect_seq(&update(m, key('w')));
+    let seq = seq_of(&update(m, key('w')));
     update(
         m,
         Event::Decided {
@@ -294,7 +259,7 @@ fn the_status_after_a_decision_is_chinese_with_the_undo_key_in_force() {
             result: done(&["state.json"], None),
         },
     );
-    let seq = decide_effect_seq(&update(&mut m, key('w')));
+    let seq = seq_of(&update(&mut m, key('w')));
     update(
         &mut m,
         Event::Decided {

@@ -71,33 +71,8 @@ fn tab_key(tab: Tab) -> &'static str {
 fn every_tab_in_chinese() {
     // The whole run speaks Chinese, as the console does once started.
     let _zh = scoped(Lang::ZhCn);
-    let _zh = scoped(Lang::ZhCn);
     let (_t, mut m) = workspace_model();
-    let tabs: &[(&str, &[Tab])] = &[
-        (
-            "prd-master/fba-smart-restock",
-            &[Tab::Overview, Tab::Frontier, Tab::Findings],
-        ),
-        ("prd-master/lint-synonyms", &[Tab::Findings]),
-        ("prd-master/approval-flow-legacy", &[Tab::Overview]),
-        ("gsd/paused-waiting", &[Tab::Overview, Tab::Phases]),
-        (
-            "dwp/shop-api/.dwp/plans/PLAN_search_index",
-            &[Tab::Overview, Tab::Tasks, Tab::Findings],
-        ),
-        (
-            "devloop/data/companies/acme/projects/p-restock",
-            &[
-                Tab::Overview,
-                Tab::Units,
-                Tab::Bugs,
-                Tab::Timeline,
-                Tab::Revisions,
-                Tab::Agents,
-                Tab::Findings,
-            ],
-        ),
-    ];
+    let tabs = super::tests::VIEWS;
     for (id, wanted) in tabs {
         select(&mut m, id);
         for tab in *wanted {
@@ -136,7 +111,6 @@ fn every_tab_in_chinese() {
 #[test]
 fn the_drawers_speak_chinese() {
     // The whole run speaks Chinese, as the console does once started.
-    let _zh = scoped(Lang::ZhCn);
     let _zh = scoped(Lang::ZhCn);
     let (_t, mut m) = workspace_model();
     select(&mut m, "devloop/data/companies/acme/projects/p-restock");
@@ -213,7 +187,6 @@ fn aligned(s: &str, header: &str, row: impl Fn(&str) -> bool, context: &str) {
 #[test]
 fn chinese_columns_are_sized_and_aligned() {
     // The whole run speaks Chinese, as the console does once started.
-    let _zh = scoped(Lang::ZhCn);
     let _zh = scoped(Lang::ZhCn);
     let zh = |key| text(Lang::ZhCn, key);
     let (_t, mut m) = workspace_model();

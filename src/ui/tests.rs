@@ -161,34 +161,40 @@ fn snap(m: &Model, name: &str) {
     }
 }
 
+/// A project of each format and the tabs worth a snapshot on it (the
+/// English and the Chinese snapshots take the same views).
+pub(super) const VIEWS: &[(&str, &[Tab])] = &[
+    (
+        "prd-master/fba-smart-restock",
+        &[Tab::Overview, Tab::Frontier, Tab::Findings],
+    ),
+    ("prd-master/lint-synonyms", &[Tab::Findings]),
+    ("prd-master/approval-flow-legacy", &[Tab::Overview]),
+    ("gsd/paused-waiting", &[Tab::Overview, Tab::Phases]),
+    (
+        "dwp/shop-api/.dwp/plans/PLAN_search_index",
+        &[Tab::Overview, Tab::Tasks, Tab::Findings],
+    ),
+    (
+        "devloop/data/companies/acme/projects/p-restock",
+        &[
+            Tab::Overview,
+            Tab::Units,
+            Tab::Bugs,
+            Tab::Timeline,
+            Tab::Revisions,
+            Tab::Agents,
+            Tab::Findings,
+        ],
+    ),
+];
+
 #[test]
 fn snapshots_of_every_view() {
     let (_t, mut m) = workspace_model();
     snap(&m, "projects");
 
-    let tabs: &[(&str, &[Tab])] = &[
-        (
-            "prd-master/fba-smart-restock",
-            &[Tab::Overview, Tab::Frontier, Tab::Findings],
-        ),
-        ("prd-master/lint-synonyms", &[Tab::Findings]),
-        ("prd-master/approval-flow-legacy", &[Tab::Overview]),
-        ("gsd/paused-waiting", &[Tab::Overview, Tab::Phases]),
-        (
-            "dwp/shop-api/.dwp/plans/PLAN_search_index",
-            &[Tab::Overview, Tab::Tasks, Tab::Findings],
-        ),
-        (
-            "devloop/data/companies/acme/projects/p-restock",
-            &[
-                Tab::Overview,
-                Tab::Units,
-                Tab::Bugs,
-                Tab::Timeline,
-                Tab::Agents,
-            ],
-        ),
-    ];
+    let tabs = VIEWS;
     for (id, wanted) in tabs {
         if !m.projects.iter().any(|p| p.id == *id) {
             continue; // a format whose reader has not landed yet

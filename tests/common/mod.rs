@@ -28,6 +28,22 @@ pub fn loopdeck() -> Command {
     c
 }
 
+/// stdout, stderr and exit code of `loopdeck ARGS --now NOW`, with `env`
+/// added to its environment (e.g. `LC_ALL=zh_CN.UTF-8`).
+pub fn run_with(args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
+    let mut c = loopdeck();
+    c.args(args).args(["--now", NOW]);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().expect("run");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
 /// Run `loopdeck ARGS --now NOW --json` and parse stdout.
 pub fn json(args: &[&str]) -> serde_json::Value {
     let out = loopdeck()

@@ -7,7 +7,7 @@
 
 mod keys;
 #[cfg(test)]
-mod tests;
+pub(in crate::app) mod tests;
 
 use std::path::PathBuf;
 

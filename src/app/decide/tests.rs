@@ -69,6 +69,18 @@ fn typed(m: &mut Model, s: &str) {
     }
 }
 
+/// The sequence number of the decision or undo `effects` ask the runtime
+/// to make.
+pub(in crate::app) fn seq(effects: &[Effect]) -> u64 {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Decide { seq, .. } | Effect::Undo { seq, .. } => Some(*seq),
+            _ => None,
+        })
+        .expect("a decision effect")
+}
+
 /// The `Effect::Decide` among `effects`: (seq, verb, expect, dry_run).
 fn decide(effects: &[Effect]) -> (u64, Verb, Vec<(String, String)>, bool) {
     effects
@@ -86,7 +98,7 @@ fn decide(effects: &[Effect]) -> (u64, Verb, Vec<(String, String)>, bool) {
         .expect("a decision effect")
 }
 
-fn done(files: &[&str], audit: Option<&str>) -> Decided {
+pub(in crate::app) fn done(files: &[&str], audit: Option<&str>) -> Decided {
     Decided::Done {
         read: Vec::new(),
         files: files
@@ -835,13 +847,7 @@ fn esc_closes_an_undo_refused_because_the_file_moved_on() {
         path: PathBuf::from("/w/alpha"),
         format: Format::PrdMaster,
     });
-    let seq = update(&mut m, key('u'))
-        .iter()
-        .find_map(|e| match e {
-            Effect::Undo { seq, .. } => Some(*seq),
-            _ => None,
-        })
-        .unwrap();
+    let seq = super::tests::seq(&update(&mut m, key('u')));
     failed(
         &mut m,
         seq,
