@@ -124,9 +124,7 @@ fn a_remapped_key_in_the_console() {
         return;
     }
     let (tmp, ws) = common::workspace();
-    let state = tmp.path().join("state");
-    fs::create_dir_all(&state).unwrap();
-    let env = format!("XDG_STATE_HOME={}", state.display());
+    let (_, env) = common::state_dir(tmp.path());
     let cfg = tmp.path().join("keys.toml");
     fs::write(
         &cfg,

@@ -55,9 +55,7 @@ fn sgr_params(s: &str) -> Vec<u16> {
 
 fn start(label: &str, colour: bool) -> (Tmux, tempfile::TempDir) {
     let (tmp, ws) = common::workspace();
-    let state = tmp.path().join("state");
-    fs::create_dir_all(&state).unwrap();
-    let env = format!("XDG_STATE_HOME={}", state.display());
+    let (_, env) = common::state_dir(tmp.path());
     // An empty NO_COLOR (after the harness's NO_COLOR=1) is colour on.
     let env: Vec<&str> = if colour {
         vec![&env, "NO_COLOR=", "COLORTERM=truecolor"]

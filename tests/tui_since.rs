@@ -18,9 +18,7 @@ fn a_change_between_two_starts_is_marked_and_told() {
         return;
     }
     let (tmp, ws) = common::workspace();
-    let state = tmp.path().join("state");
-    fs::create_dir_all(&state).unwrap();
-    let env = format!("XDG_STATE_HOME={}", state.display());
+    let (state, env) = common::state_dir(tmp.path());
 
     // First start: nothing is marked; open paused-waiting, quit.
     let first = Tmux::new("since-1");

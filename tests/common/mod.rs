@@ -44,6 +44,15 @@ pub fn run_with(args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
     )
 }
 
+/// A state directory of its own under `tmp` (what the console remembers,
+/// the audit log), and the `XDG_STATE_HOME=…` that points the console at it.
+pub fn state_dir(tmp: &Path) -> (PathBuf, String) {
+    let state = tmp.join("state");
+    fs::create_dir_all(&state).unwrap();
+    let env = format!("XDG_STATE_HOME={}", state.display());
+    (state, env)
+}
+
 /// Run `loopdeck ARGS --now NOW --json` and parse stdout.
 pub fn json(args: &[&str]) -> serde_json::Value {
     let out = loopdeck()
