@@ -11,3 +11,8 @@ pub const EXIT_FINDINGS: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 /// A conflict: the file changed on disk, or is locked.
 pub const EXIT_CONFLICT: i32 = 3;
+/// A decision was written in part, or written but not recorded in the
+/// audit log: never "nothing written", so a script does not retry it into
+/// a duplicate. The message says what was written and what settles it
+/// (`loopdeck recover`).
+pub const EXIT_PARTIAL: i32 = 4;

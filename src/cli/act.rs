@@ -378,6 +378,9 @@ fn absolute(p: &std::path::Path) -> String {
 
 /// The plain report: the diff under `--dry-run`, else one line per file.
 fn write_outcome(out: &mut dyn Write, verb: &str, o: &Outcome) -> io::Result<()> {
+    for r in &o.recovered {
+        writeln!(out, "{}", sanitize_line(r))?;
+    }
     if o.dry_run {
         for f in &o.files {
             out.write_all(sanitize_text(&f.diff).as_bytes())?;

@@ -9,6 +9,7 @@
 
 pub mod act;
 mod json;
+mod recover;
 mod table;
 pub mod views;
 mod watch;
@@ -135,6 +136,14 @@ pub enum Command {
         #[command(flatten)]
         flags: act::ActFlags,
     },
+    /// Settle every decision that was interrupted (killed, a full disk, an
+    /// audit record that failed): one that had written every file is
+    /// recorded, any other is rolled back. Exit 4 when one cannot be.
+    Recover {
+        /// Print JSON ("schema_version": 1).
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// A user mistake: printed on stderr, exit 2.
@@ -248,6 +257,9 @@ pub fn run(
                 crate::store::audit::Which::Id,
             );
             return act::run_undo(which, flags, &config, global.readonly, global.now, out, err);
+        }
+        Command::Recover { json } => {
+            return recover::run(global.readonly || config.readonly, *json, out, err);
         }
         Command::Watch { roots, json } => {
             return watch::run(global, &config, roots, *json, out, err);

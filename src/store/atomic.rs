@@ -16,10 +16,17 @@
 //! both replace the link itself with a plain file.
 
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use rustix::fs::{Access, AtFlags, FileType, IFlags, Stat};
+use rustix::io::Errno;
+
+use sha2::{Digest, Sha256};
+
+use super::beneath::{Dir, errno};
+use super::txn::Stamp;
 use super::{StoreError, contained};
 
 /// The marker in every temp file name loopdeck creates.
@@ -123,27 +130,184 @@ pub fn random_u64() -> u64 {
     h.finish()
 }
 
+/// What must be at a file's name for a replacement to go ahead.
+#[derive(Debug, Clone, Copy)]
+pub enum Expect<'a> {
+    /// Whatever is there (loopdeck's own state files).
+    Any,
+    /// Nothing: the file is new.
+    Absent,
+    /// Exactly these bytes (what the decision read).
+    Bytes(&'a [u8]),
+    /// Bytes of this sha256 and length (what a decision wrote, known from
+    /// its record).
+    Stamp(&'a Stamp),
+}
+
+/// Why a replacement did not happen.
+#[derive(Debug)]
+pub enum Swap {
+    /// The disk said no (nothing replaced).
+    Store(StoreError),
+    /// The file is not what was expected (nothing replaced): its length
+    /// now (`None`: absent).
+    Changed { now: Option<u64> },
+}
+
+impl From<StoreError> for Swap {
+    fn from(e: StoreError) -> Self {
+        Swap::Store(e)
+    }
+}
+
 /// Replace the regular file `path` (no link: see [`write_target`]) with
 /// `bytes` atomically, keeping its mode and its owner; create it (0644
-/// minus the umask) when it does not exist. A file the caller may not
-/// write (`access(W_OK)`), or one whose owner the replacement could not
-/// keep, is refused (see [`check_writable`]).
+/// minus the umask) when it does not exist. For loopdeck's own files (the
+/// audit log's blobs, seen.json): nothing is compared; the directory is
+/// opened once and the file named relative to it.
 pub fn replace(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let keep = check_writable(path, true)?.map(|m| Keep::of(&m));
-    let tmp = dir.join(temp_name(path));
-    let result = write_temp(&tmp, bytes, keep.as_ref()).and_then(|()| {
-        fs::rename(&tmp, path)?;
-        sync_dir(dir);
-        Ok(())
-    });
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or(StoreError::NotRegular)?;
+    let dir = Dir::open(dir)?;
+    match replace_at(&dir, name, bytes, Expect::Any) {
+        Ok(()) => Ok(()),
+        Err(Swap::Store(e)) => Err(e),
+        Err(Swap::Changed { .. }) => Err(StoreError::Vanished),
+    }
+}
+
+/// Replace `name` in `dir` with `bytes` atomically, when it still holds
+/// what `expect` says. The temp file is written and fsynced first; the
+/// file is compared after that, immediately before the swap, so an
+/// agent's save that lands while the temp file is written is seen.
+///
+/// On Linux the swap itself is checked: the new file is exchanged in with
+/// `renameat2(RENAME_EXCHANGE)`, the bytes now at the temp name (what was
+/// swapped out) are compared with `expect`, and when another writer's save
+/// landed between the compare and the exchange the two are exchanged back
+/// (its save stays, nothing of ours remains: [`Swap::Changed`]). A new
+/// file is moved in with `RENAME_NOREPLACE`, so a file created meanwhile is
+/// never replaced. Where the file system cannot exchange, a plain rename
+/// follows the compare.
+///
+/// What remains for writers that take no lock: a writer that rewrites the
+/// file in place (truncate, write) during the few microseconds between
+/// the exchange and the check of what was swapped out is caught; one
+/// writing into the old file after that check writes into a file that is
+/// no longer there.
+pub fn replace_at(dir: &Dir, name: &str, bytes: &[u8], expect: Expect<'_>) -> Result<(), Swap> {
+    let keep = check_writable_at(dir, name, true)?.map(|m| Keep::of(&m));
+    let tmp = temp_name(Path::new(name));
+    let result = swap_in(dir, name, &tmp, bytes, keep.as_ref(), expect);
     if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+        let _ = dir.unlink(&tmp);
     }
     result
+}
+
+fn swap_in(
+    dir: &Dir,
+    name: &str,
+    tmp: &str,
+    bytes: &[u8],
+    keep: Option<&Keep>,
+    expect: Expect<'_>,
+) -> Result<(), Swap> {
+    write_temp(dir, tmp, bytes, keep)?;
+    if let Some(now) = differs(dir, name, expect)? {
+        return Err(Swap::Changed { now });
+    }
+    match expect {
+        Expect::Any => dir.rename(tmp, name).map_err(errno)?,
+        Expect::Absent => match dir.rename_noreplace(tmp, name) {
+            Ok(()) => {}
+            Err(Errno::EXIST) => {
+                let now = dir.stat(name)?.map(|st| st.st_size as u64);
+                return Err(Swap::Changed { now });
+            }
+            Err(Errno::INVAL | Errno::NOSYS) => dir.rename(tmp, name).map_err(errno)?,
+            Err(e) => return Err(errno(e).into()),
+        },
+        Expect::Bytes(_) | Expect::Stamp(_) => match dir.exchange(tmp, name) {
+            Ok(()) => {
+                if let Some(now) = differs(dir, tmp, expect)? {
+                    // Another writer's save landed between the compare and
+                    // the exchange: put it back.
+                    dir.exchange(tmp, name).map_err(errno)?;
+                    return Err(Swap::Changed { now });
+                }
+                let _ = dir.unlink(tmp);
+            }
+            Err(Errno::INVAL | Errno::NOSYS) => dir.rename(tmp, name).map_err(errno)?,
+            Err(e) => return Err(errno(e).into()),
+        },
+    }
+    dir.sync();
+    Ok(())
+}
+
+/// Does `name` in `dir` hold something else than `expect` says? `Some`
+/// with its length now (`None`: absent) when it does. Compared in chunks:
+/// nothing of the size of the file is allocated.
+pub fn differs(
+    dir: &Dir,
+    name: &str,
+    expect: Expect<'_>,
+) -> Result<Option<Option<u64>>, StoreError> {
+    let file = match dir.open_read(name) {
+        Ok(f) => f,
+        Err(StoreError::NotRegular) => return Err(StoreError::NotRegular),
+        Err(e) => return Err(e),
+    };
+    match (expect, file) {
+        (Expect::Any, _) | (Expect::Absent, None) => Ok(None),
+        (Expect::Absent, Some(f)) => Ok(Some(Some(f.metadata()?.len()))),
+        (Expect::Bytes(_) | Expect::Stamp(_), None) => Ok(Some(None)),
+        (Expect::Stamp(want), Some(mut f)) => {
+            let len = f.metadata()?.len();
+            if len != want.len {
+                return Ok(Some(Some(len)));
+            }
+            let mut h = Sha256::new();
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut total = 0u64;
+            loop {
+                let n = f.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                h.update(&buf[..n]);
+                total += n as u64;
+            }
+            let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+            Ok((hex != want.sha256 || total != want.len).then_some(Some(total)))
+        }
+        (Expect::Bytes(want), Some(mut f)) => {
+            let len = f.metadata()?.len();
+            if len != want.len() as u64 {
+                return Ok(Some(Some(len)));
+            }
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut at = 0usize;
+            loop {
+                let n = f.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                if at + n > want.len() || buf[..n] != want[at..at + n] {
+                    return Ok(Some(Some(len.max((at + n) as u64))));
+                }
+                at += n;
+            }
+            Ok((at != want.len()).then_some(Some(at as u64)))
+        }
+    }
 }
 
 /// What a replacement keeps of the file it replaces.
@@ -153,104 +317,162 @@ struct Keep {
 }
 
 impl Keep {
-    fn of(m: &fs::Metadata) -> Self {
+    fn of(m: &Stat) -> Self {
         Keep {
-            mode: permissions_of(m),
-            owner: owner_of(m),
+            mode: m.st_mode & 0o7777,
+            owner: owner_of(m.st_uid, m.st_gid),
         }
     }
 }
 
-/// May the file at `path` (no link: see [`write_target`]) be written by
-/// this process, in place or replaced? `None`: it does not exist (a new
-/// file). Refused: not a regular file; a file the caller has no write
-/// permission for (`access(W_OK)`: a read-only file is never replaced
-/// behind its owner's back); when `replacing` (not appending in place), a
-/// file owned by another user or group that this process cannot give a
-/// replacement to (the owner would change).
-pub fn check_writable(path: &Path, replacing: bool) -> Result<Option<fs::Metadata>, StoreError> {
-    let meta = match fs::symlink_metadata(path) {
-        Ok(m) if m.is_file() => m,
-        Ok(_) => return Err(StoreError::NotRegular),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.into()),
+/// May the file at `path` (no link: see [`write_target`]) be written? See
+/// [`check_writable_at`]; `None`: it does not exist.
+pub fn check_writable(path: &Path, replacing: bool) -> Result<Option<Stat>, StoreError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
     };
-    if !may_write(path) {
-        return Err(StoreError::Io(io::Error::other(format!(
-            "read-only file (mode {:04o}); loopdeck does not write a file its user may not write",
-            permissions_of(&meta)
-        ))));
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or(StoreError::NotRegular)?;
+    check_writable_at(&Dir::open(dir)?, name, replacing)
+}
+
+/// May `name` in `dir` be written by this process, in place or replaced?
+/// `None`: it does not exist (a new file). Refused: not a regular file; a
+/// file whose owner's write bit is off (for every user, root included: a
+/// read-only file is never replaced behind its owner's back); a file this
+/// user has no write permission for; an immutable file (`chattr +i`), or,
+/// when `replacing`, an append-only one (`chattr +a`); when `replacing`, a
+/// file owned by another user or group that this process cannot give a
+/// replacement to (the owner would change). The directory must allow the
+/// rename too (not immutable or append-only).
+pub fn check_writable_at(
+    dir: &Dir,
+    name: &str,
+    replacing: bool,
+) -> Result<Option<Stat>, StoreError> {
+    let meta = match dir.stat(name)? {
+        Some(m) if FileType::from_raw_mode(m.st_mode) == FileType::RegularFile => m,
+        Some(_) => return Err(StoreError::NotRegular),
+        None => {
+            dir_allows_writes(dir, false)?;
+            return Ok(None);
+        }
+    };
+    let mode = meta.st_mode & 0o7777;
+    if mode & 0o200 == 0 {
+        return Err(refused(format!(
+            "read-only file (mode {mode:04o}: its owner's write bit is off); loopdeck does not replace a read-only file, whoever runs it (`chmod u+w` it to allow decisions)"
+        )));
     }
-    if let Some((uid, gid)) = owner_of(&meta)
-        && replacing
-        && !can_give(path, uid, gid)
+    if let Some(f) = dir.open_read(name)?
+        && let Ok(flags) = rustix::fs::ioctl_getflags(&f)
+    {
+        if flags.contains(IFlags::IMMUTABLE) {
+            return Err(refused(
+                "immutable (chattr +i): nothing can change it until `chattr -i` is run on it"
+                    .to_owned(),
+            ));
+        }
+        if replacing && flags.contains(IFlags::APPEND) {
+            return Err(refused(
+                "append-only (chattr +a): it can only be appended to, not replaced (`chattr -a` to allow it)"
+                    .to_owned(),
+            ));
+        }
+    }
+    if !may_write(dir, name) {
+        return Err(refused(format!(
+            "not writable by this user (mode {mode:04o}, owner uid {}); loopdeck does not write a file its user may not write",
+            meta.st_uid
+        )));
+    }
+    dir_allows_writes(dir, replacing)?;
+    if replacing
+        && let Some((uid, gid)) = owner_of(meta.st_uid, meta.st_gid)
+        && !can_give(dir, name, uid, gid)
     {
         return Err(not_keeping_owner(uid));
     }
     Ok(Some(meta))
 }
 
-fn not_keeping_owner(uid: u32) -> StoreError {
-    StoreError::Io(io::Error::other(format!(
-        "owned by uid {uid}; replacing it would change its owner"
+/// The directory's own attributes allow a new file (and, when
+/// `replacing`, a rename over one).
+fn dir_allows_writes(dir: &Dir, replacing: bool) -> Result<(), StoreError> {
+    let Ok(flags) = rustix::fs::ioctl_getflags(dir.fd()) else {
+        return Ok(());
+    };
+    let what = if flags.contains(IFlags::IMMUTABLE) {
+        "immutable (chattr +i)"
+    } else if replacing && flags.contains(IFlags::APPEND) {
+        "append-only (chattr +a)"
+    } else {
+        return Ok(());
+    };
+    Err(refused(format!(
+        "its directory {} is {what}: no file in it can be replaced",
+        dir.shown().display()
     )))
 }
 
+fn refused(msg: String) -> StoreError {
+    StoreError::Io(io::Error::other(msg))
+}
+
+fn not_keeping_owner(uid: u32) -> StoreError {
+    refused(format!(
+        "owned by uid {uid}; replacing it would change its owner"
+    ))
+}
+
 /// The file's (uid, gid) when either differs from this process's.
-#[cfg(unix)]
-fn owner_of(m: &fs::Metadata) -> Option<(u32, u32)> {
-    use std::os::unix::fs::MetadataExt;
+fn owner_of(uid: u32, gid: u32) -> Option<(u32, u32)> {
     // SAFETY: no arguments, always succeed.
-    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-    (m.uid() != uid || m.gid() != gid).then(|| (m.uid(), m.gid()))
+    let (me, my_group) = unsafe { (libc::geteuid(), libc::getegid()) };
+    (uid != me || gid != my_group).then_some((uid, gid))
 }
 
-#[cfg(not(unix))]
-fn owner_of(_: &fs::Metadata) -> Option<(u32, u32)> {
-    None
+/// `faccessat(W_OK)` with the effective ids, the link not followed.
+fn may_write(dir: &Dir, name: &str) -> bool {
+    match rustix::fs::accessat(
+        dir.fd(),
+        name,
+        Access::WRITE_OK,
+        AtFlags::EACCESS | AtFlags::SYMLINK_NOFOLLOW,
+    ) {
+        Ok(()) => true,
+        // A kernel without faccessat2 cannot take the flags: ask without.
+        Err(Errno::INVAL | Errno::NOSYS) => {
+            rustix::fs::accessat(dir.fd(), name, Access::WRITE_OK, AtFlags::EACCESS).is_ok()
+        }
+        Err(_) => false,
+    }
 }
 
-#[cfg(unix)]
-fn may_write(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: a valid NUL-terminated path; only checks permissions.
-    unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) == 0 }
-}
-
-#[cfg(not(unix))]
-fn may_write(path: &Path) -> bool {
-    fs::metadata(path).is_ok_and(|m| !m.permissions().readonly())
-}
-
-/// Can a file this process creates beside `path` be given to `uid:gid`?
-/// Tried on a throwaway temp file, so a decision touching several files is
+/// Can a file this process creates in `dir` be given to `uid:gid`? Tried
+/// on a throwaway temp file, so a decision touching several files is
 /// refused before the first is written.
-fn can_give(path: &Path, uid: u32, gid: u32) -> bool {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let tmp = dir.join(temp_name(path));
-    let given = create_excl(&tmp, Some(0o600)).and_then(|f| chown_file(&f, uid, gid));
-    let _ = fs::remove_file(&tmp);
+fn can_give(dir: &Dir, name: &str, uid: u32, gid: u32) -> bool {
+    let tmp = temp_name(Path::new(name));
+    let given = dir
+        .create_excl(&tmp, 0o600)
+        .map_err(io::Error::from)
+        .and_then(|f| chown_file(&f, uid, gid));
+    let _ = dir.unlink(&tmp);
     given.is_ok()
 }
 
-#[cfg(unix)]
 fn chown_file(f: &File, uid: u32, gid: u32) -> io::Result<()> {
     std::os::unix::fs::fchown(f, Some(uid), Some(gid))
 }
 
-#[cfg(not(unix))]
-fn chown_file(_: &File, _: u32, _: u32) -> io::Result<()> {
-    Ok(())
-}
-
-fn write_temp(tmp: &Path, bytes: &[u8], keep: Option<&Keep>) -> Result<(), StoreError> {
-    let mut file = create_excl(tmp, keep.map(|k| k.mode))?;
+fn write_temp(dir: &Dir, tmp: &str, bytes: &[u8], keep: Option<&Keep>) -> Result<(), StoreError> {
+    let mut file = dir
+        .create_excl(tmp, if keep.is_some() { 0o600 } else { 0o644 })
+        .map_err(errno)?;
     if let Some(k) = keep {
         if let Some((uid, gid)) = k.owner {
             chown_file(&file, uid, gid).map_err(|_| not_keeping_owner(uid))?;
@@ -265,52 +487,9 @@ fn write_temp(tmp: &Path, bytes: &[u8], keep: Option<&Keep>) -> Result<(), Store
 }
 
 #[cfg(unix)]
-fn permissions_of(m: &fs::Metadata) -> u32 {
-    use std::os::unix::fs::PermissionsExt;
-    m.permissions().mode() & 0o7777
-}
-
-#[cfg(not(unix))]
-fn permissions_of(m: &fs::Metadata) -> u32 {
-    u32::from(m.permissions().readonly())
-}
-
-/// Create `path` exclusively (never following a link): 0600 when `mode`
-/// is given (the caller then sets it with [`set_mode`]), else 0644 minus
-/// the umask.
-#[cfg(unix)]
-fn create_excl(path: &Path, mode: Option<u32>) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(if mode.is_some() { 0o600 } else { 0o644 })
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn create_excl(path: &Path, _mode: Option<u32>) -> io::Result<File> {
-    fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-}
-
-#[cfg(unix)]
 fn set_mode(file: &File, mode: u32) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     file.set_permissions(fs::Permissions::from_mode(mode))
-}
-
-#[cfg(not(unix))]
-fn set_mode(file: &File, mode: u32) -> io::Result<()> {
-    if mode == 1 {
-        let mut p = file.metadata()?.permissions();
-        p.set_readonly(true);
-        file.set_permissions(p)?;
-    }
-    Ok(())
 }
 
 /// Open the existing file at `path` (no link: see [`write_target`]) for

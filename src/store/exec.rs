@@ -31,11 +31,13 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::atomic::{self, sync_dir};
+use super::atomic::{self, Expect, Swap};
 use super::audit::{self, FileRecord, Op, Record};
+use super::beneath::{Dir, errno};
 use super::diff::{self, Ending};
+use super::intent::{self, Added, Intent};
 use super::txn::{ActError, Edit, FileChange, LockKind, Outcome, Refusal, Snapshot, Stamp, Txn};
-use super::{StoreError, lock, ndjson, read_in, sha256_hex, sweep};
+use super::{StoreError, lock, ndjson, sha256_hex, sweep};
 
 /// The order edits are applied in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,9 +70,21 @@ pub(crate) fn run(
     } else {
         Some(audit::dir_for(txn.audit_dir.as_deref())?)
     };
+    // The project directory is opened once; every file below is reached
+    // through it (see `beneath`).
+    let root = Dir::open(&txn.project).map_err(store_err(&txn.project.display().to_string()))?;
+    // An interrupted decision on this project is settled first, so this
+    // one is never made on half of another (see `intent`).
+    let recovered = match &audit_dir {
+        Some(dir) => intent::recover(dir, Some(&txn.project), txn.wait)?
+            .iter()
+            .map(intent::Settled::message)
+            .collect(),
+        None => Vec::new(),
+    };
     // The caller's snapshot is checked first; a dry run and DWP's updater
     // then decide on these very bytes.
-    let mut first = Snapshot::new(&txn.project);
+    let mut first = Snapshot::in_dir(&txn.project, root.try_clone().map_err(store_err("."))?);
     if let Some(expect) = &txn.expect_sha256 {
         check_expect(txn, expect, &mut first)?;
     }
@@ -78,7 +92,7 @@ pub(crate) fn run(
         let edits = decide(&mut first);
         let edits = made_on_what_was_shown(txn, &first, edits)?;
         let steps = plan(txn, &mut first, edits, order)?;
-        preflight(txn, &steps)?;
+        preflight(txn, &root, &steps)?;
         let read = first
             .entries()
             .iter()
@@ -86,20 +100,27 @@ pub(crate) fn run(
             .collect();
         return Ok(Outcome {
             dry_run: true,
-            files: preview(txn, &steps),
+            files: preview(txn, &root, &steps),
             audit_id: None,
             read,
+            recovered,
         });
     }
+    // The lock is taken in the primary's directory as it was walked (the
+    // directory held open, never a path looked up again).
+    let (lock_dir, lock_name) = root
+        .resolve(&txn.primary)
+        .map_err(store_err(&txn.primary))?;
+    let lock_at = lock_dir.proc_path();
     let (guard, mut snap, edits) = if txn.lock == LockKind::MkdirDir {
         let edits = decide(&mut first);
         let edits = made_on_what_was_shown(txn, &first, edits)?;
-        let guard = lock::acquire(&txn.project, &txn.primary, txn.lock, txn.wait)?;
+        let guard = lock::acquire(&lock_at, &lock_name, txn.lock, txn.wait)?;
         (guard, first, edits)
     } else {
         drop(first);
-        let guard = lock::acquire(&txn.project, &txn.primary, txn.lock, txn.wait)?;
-        let mut snap = Snapshot::new(&txn.project);
+        let guard = lock::acquire(&lock_at, &lock_name, txn.lock, txn.wait)?;
+        let mut snap = Snapshot::in_dir(&txn.project, root.try_clone().map_err(store_err("."))?);
         if let Some(expect) = &txn.expect_sha256 {
             check_expect(txn, expect, &mut snap)?;
         }
@@ -110,13 +131,17 @@ pub(crate) fn run(
     let steps = plan(txn, &mut snap, edits, order)?;
     // Every file the decision was made from is still what it read.
     for (file, bytes) in snap.entries() {
-        cas(txn, file, bytes.as_deref(), false)?;
+        cas(&root, file, bytes.as_deref(), false)?;
     }
     let dir = audit_dir.ok_or_else(|| ActError::Refused(Refusal::new(audit::NO_DIR)))?;
-    preflight(txn, &steps)?;
+    preflight(txn, &root, &steps)?;
     audit_preflight(&dir)?;
-    let result = apply(txn, &dir, steps);
+    let result = apply(txn, &root, &dir, steps).map(|mut o| {
+        o.recovered = recovered;
+        o
+    });
     drop(guard);
+    drop(lock_dir);
     result
 }
 
@@ -125,7 +150,7 @@ pub(crate) fn run(
 /// regular file this process may write (a FIFO is never opened, a
 /// read-only file never replaced; see [`atomic::check_writable`]), so a
 /// decision is refused whole rather than half written.
-fn preflight(txn: &Txn, steps: &[Step]) -> Result<(), ActError> {
+fn preflight(txn: &Txn, root: &Dir, steps: &[Step]) -> Result<(), ActError> {
     for s in steps {
         let replacing = match s.edit {
             Edit::Replace { .. } => true,
@@ -133,10 +158,11 @@ fn preflight(txn: &Txn, steps: &[Step]) -> Result<(), ActError> {
             Edit::Remove { .. } | Edit::RenameAside { .. } => continue,
         };
         let file = s.edit.file();
-        let target = atomic::write_target(&txn.project, file).map_err(store_err(file))?;
+        let (dir, name) = root.resolve(file).map_err(store_err(file))?;
         // A dry run (maybe under --readonly) creates nothing, not even the
         // throwaway file the owner check tries.
-        atomic::check_writable(&target, replacing && !txn.dry_run).map_err(store_err(file))?;
+        atomic::check_writable_at(&dir, &name, replacing && !txn.dry_run)
+            .map_err(store_err(file))?;
     }
     Ok(())
 }
@@ -331,30 +357,23 @@ fn store_err(file: &str) -> impl Fn(StoreError) -> ActError + '_ {
     }
 }
 
-/// Compare `file` on disk with `expected` (`None`: absent).
-fn cas(txn: &Txn, file: &str, expected: Option<&[u8]>, written: bool) -> Result<(), ActError> {
-    let now = match read_in(&txn.project, file, super::txn::DECISION_READ_LIMIT) {
-        Ok(b) => Some(b),
-        Err(StoreError::Vanished) => None,
-        Err(StoreError::TooLarge { size, .. }) => {
-            return Err(changed(
-                file,
-                expected.map(|b| b.len() as u64),
-                Some(size),
-                written,
-            ));
-        }
+/// Compare `file` on disk with `expected` (`None`: absent), in chunks.
+fn cas(root: &Dir, file: &str, expected: Option<&[u8]>, written: bool) -> Result<(), ActError> {
+    let expect = expected.map_or(Expect::Absent, Expect::Bytes);
+    let now = match root.resolve(file) {
+        Ok((dir, name)) => atomic::differs(&dir, &name, expect).map_err(store_err(file))?,
+        Err(StoreError::Vanished) => expected.map(|_| None),
         Err(e) => return Err(store_err(file)(e)),
     };
-    if now.as_deref() == expected {
-        return Ok(());
+    match now {
+        None => Ok(()),
+        Some(now) => Err(changed(
+            file,
+            expected.map(|b| b.len() as u64),
+            now,
+            written,
+        )),
     }
-    Err(changed(
-        file,
-        expected.map(|b| b.len() as u64),
-        now.map(|b| b.len() as u64),
-        written,
-    ))
 }
 
 fn changed(file: &str, before: Option<u64>, now: Option<u64>, written: bool) -> ActError {
@@ -370,8 +389,8 @@ fn changed(file: &str, before: Option<u64>, now: Option<u64>, written: bool) -> 
 /// The sha256 and length of the regular file at `path` followed by
 /// `extra`, read in chunks (`None`: absent). A FIFO or a device is refused,
 /// never waited on.
-fn stream_stamp(path: &Path, extra: &[u8]) -> Result<Option<Stamp>, StoreError> {
-    let Some(mut f) = atomic::open_regular(path)? else {
+fn stream_stamp(dir: &Dir, name: &str, extra: &[u8]) -> Result<Option<Stamp>, StoreError> {
+    let Some(mut f) = dir.open_read(name)? else {
         return Ok(None);
     };
     let mut h = Sha256::new();
@@ -393,9 +412,9 @@ fn stream_stamp(path: &Path, extra: &[u8]) -> Result<Option<Stamp>, StoreError> 
 }
 
 /// The last byte of the regular file at `path` (`None`: empty or absent).
-fn last_byte(path: &Path) -> Result<Option<u8>, StoreError> {
+fn last_byte(dir: &Dir, name: &str) -> Result<Option<u8>, StoreError> {
     use std::io::{Seek, SeekFrom};
-    let Some(mut f) = atomic::open_regular(path)? else {
+    let Some(mut f) = dir.open_read(name)? else {
         return Ok(None);
     };
     let len = f.metadata()?.len();
@@ -413,7 +432,7 @@ fn stamp_of(k: &Known) -> Option<Stamp> {
 }
 
 /// A dry run's report: each edit's stamps and diff.
-fn preview(txn: &Txn, steps: &[Step]) -> Vec<FileChange> {
+fn preview(txn: &Txn, root: &Dir, steps: &[Step]) -> Vec<FileChange> {
     steps
         .iter()
         .map(|s| {
@@ -438,9 +457,10 @@ fn preview(txn: &Txn, steps: &[Step]) -> Vec<FileChange> {
                             None
                         });
                         let add = appended(last, line);
+                        let at = root.resolve(file).ok();
                         let stamp = |extra: &[u8]| {
-                            path.as_deref()
-                                .and_then(|p| stream_stamp(p, extra).ok().flatten())
+                            at.as_ref()
+                                .and_then(|(d, n)| stream_stamp(d, n, extra).ok().flatten())
                         };
                         let after = stamp(&add).or_else(|| Some(Stamp::of(&add)));
                         (stamp(b""), after, diff::append_hunk(file, &end, line))
@@ -473,11 +493,12 @@ fn preview(txn: &Txn, steps: &[Step]) -> Vec<FileChange> {
         .collect()
 }
 
-/// Write the steps (inside the lock), keeping the previous bytes and the
-/// record in the audit log.
-fn apply(txn: &Txn, dir: &Path, steps: Vec<Step>) -> Result<Outcome, ActError> {
+/// Write the steps (inside the lock), keeping the previous bytes, an
+/// intent record before the first file, and the audit record after the
+/// last. A step that fails puts back the steps already written (see
+/// [`intent::roll_back`]), so a decision is written whole or not at all.
+fn apply(txn: &Txn, root: &Dir, dir: &Path, steps: Vec<Step>) -> Result<Outcome, ActError> {
     let id = audit::new_id();
-    let mut records = Vec::with_capacity(steps.len());
     let mut blobs = Vec::new();
     for (n, s) in steps.iter().enumerate() {
         let keep = matches!(s.edit, Edit::Replace { .. } | Edit::Remove { .. });
@@ -487,80 +508,135 @@ fn apply(txn: &Txn, dir: &Path, steps: Vec<Step>) -> Result<Outcome, ActError> {
     }
     let blob_names = audit::write_blobs(dir, &id, &blobs)?;
     let mut files = Vec::with_capacity(steps.len());
-    let mut swept: HashSet<PathBuf> = HashSet::new();
-    let mut failure = None;
+    let mut added = Vec::with_capacity(steps.len());
     for (n, s) in steps.iter().enumerate() {
-        match apply_one(txn, s, !records.is_empty(), &mut swept) {
-            Ok((change, mut rec)) => {
-                rec.blob = blob_names.get(&n).cloned();
-                records.push(rec);
-                files.push(change);
+        let (mut rec, add) = match planned(root, s) {
+            Ok(x) => x,
+            Err(e) => {
+                audit::forget_blobs(dir, &id);
+                return Err(store_err(s.edit.file())(e));
+            }
+        };
+        rec.blob = blob_names.get(&n).cloned();
+        files.push(rec);
+        added.push(add);
+    }
+    let mut intent = Intent {
+        record: Record {
+            id: id.clone(),
+            at: txn.now.to_rfc3339(),
+            by: txn.by.clone(),
+            host: lock::host_name(),
+            project: intent::real_path(&txn.project)
+                .to_string_lossy()
+                .into_owned(),
+            primary: txn.primary.clone(),
+            lock: txn.lock,
+            decision: txn.decision.clone(),
+            files,
+            partial: false,
+        },
+        pid: std::process::id(),
+        start: lock::start_ticks(std::process::id()),
+        added,
+    };
+    // The record of what is about to happen comes first: a state
+    // directory that cannot hold it (a full disk) refuses the decision
+    // before any project file is touched.
+    if let Err(e) = intent::write(dir, &intent) {
+        audit::forget_blobs(dir, &id);
+        return Err(ActError::Refused(Refusal::new(format!(
+            "{e}: loopdeck keeps a record of every decision before writing it, and the state directory {} could not hold it; nothing written",
+            dir.display()
+        ))));
+    }
+    let mut changes = Vec::with_capacity(steps.len());
+    let mut swept: HashSet<PathBuf> = HashSet::new();
+    for (n, s) in steps.iter().enumerate() {
+        #[cfg(test)]
+        let step = match fault::before_step(n, s.edit.file()) {
+            Ok(()) => apply_one(root, s, &mut swept),
+            Err((true, killed)) => return Err(killed),
+            Err((false, e)) => Err(e),
+        };
+        #[cfg(not(test))]
+        let step = apply_one(root, s, &mut swept);
+        match step {
+            Ok((change, add, actual)) => {
+                if let Some(actual) = actual
+                    && let (Some(rec), Some(slot)) =
+                        (intent.record.files.get_mut(n), intent.added.get_mut(n))
+                {
+                    // Another writer appended between the plan and the
+                    // append: record what was really added.
+                    rec.before = actual.0;
+                    rec.after = actual.1;
+                    rec.appended_sha256 = Some(actual.2);
+                    *slot = add;
+                    let _ = intent::write(dir, &intent);
+                }
+                changes.push(change);
             }
             Err(e) => {
-                failure = Some(e);
-                break;
+                if n == 0 {
+                    intent::remove(dir, &id);
+                    audit::forget_blobs(dir, &id);
+                    return Err(e);
+                }
+                let settled = intent::roll_back(dir, root, &intent, &(0..n).collect::<Vec<_>>());
+                intent::remove(dir, &id);
+                return Err(match settled {
+                    intent::Settled::RolledBack { files, .. } => put_back(e, &files),
+                    stuck => ActError::Partial(format!("{e}; {}", stuck.message())),
+                });
             }
         }
     }
-    if records.is_empty() {
-        audit::forget_blobs(dir, &id);
-        return Err(failure.unwrap_or_else(|| ActError::Refused(Refusal::new("nothing to write"))));
+    #[cfg(test)]
+    if let Err((true, killed)) = fault::before_step(steps.len(), audit::LOG) {
+        return Err(killed);
     }
-    let record = Record {
-        id: id.clone(),
-        at: txn.now.to_rfc3339(),
-        by: txn.by.clone(),
-        host: lock::host_name(),
-        project: fs::canonicalize(&txn.project)
-            .unwrap_or_else(|_| txn.project.clone())
-            .to_string_lossy()
-            .into_owned(),
-        primary: txn.primary.clone(),
-        lock: txn.lock,
-        decision: txn.decision.clone(),
-        files: records,
-        partial: failure.is_some(),
-    };
-    let logged = audit::append(dir, &record);
-    if let Some(e) = failure {
-        return Err(e);
-    }
+    let logged = audit::append(dir, &intent.record);
     if let Err(e) = logged {
-        let written: Vec<&str> = files.iter().map(|f| f.file.as_str()).collect();
-        return Err(ActError::Store {
-            file: audit::LOG.to_owned(),
-            source: StoreError::Io(io::Error::other(format!(
-                "the decision WAS written ({}), but its audit record failed: {e}; `loopdeck undo` will not find it",
-                written.join(", ")
-            ))),
-        });
+        let written: Vec<&str> = changes.iter().map(|f| f.file.as_str()).collect();
+        return Err(ActError::Partial(format!(
+            "the decision WAS written ({}), but its audit record failed: {e}; its intent record is kept in {}: `loopdeck recover` records it, then `loopdeck undo {id}` finds it (do not make the decision again)",
+            written.join(", "),
+            dir.display()
+        )));
     }
+    intent::remove(dir, &id);
     Ok(Outcome {
         dry_run: false,
-        files,
+        files: changes,
         audit_id: Some(id),
         read: Vec::new(),
+        recovered: Vec::new(),
     })
 }
 
-/// Apply one step: compare its file once more, write it.
-fn apply_one(
-    txn: &Txn,
-    s: &Step,
-    written: bool,
-    swept: &mut HashSet<PathBuf>,
-) -> Result<(FileChange, FileRecord), ActError> {
+/// A step's error once the steps before it were put back: nothing of the
+/// decision is written, and the message says so.
+fn put_back(e: ActError, files: &[String]) -> ActError {
+    let note = format!(
+        "nothing written ({} had been written first and {} put back)",
+        files.join(", "),
+        if files.len() == 1 { "was" } else { "were" }
+    );
+    match e {
+        ActError::Changed(m) => ActError::Changed(format!("{m}; {note}")),
+        ActError::Locked(m) => ActError::Locked(format!("{m}; {note}")),
+        ActError::Store { file, source } => ActError::Store {
+            file,
+            source: StoreError::Io(io::Error::other(format!("{source}; {note}"))),
+        },
+        other => other,
+    }
+}
+
+/// The audit record of a step as planned, and an append's lengths.
+fn planned(root: &Dir, s: &Step) -> Result<(FileRecord, Option<Added>), StoreError> {
     let file = s.edit.file();
-    let err = store_err(file);
-    let target = atomic::write_target(&txn.project, file).map_err(&err)?;
-    if let Some(d) = target.parent()
-        && swept.insert(d.to_path_buf())
-    {
-        sweep::sweep(d);
-    }
-    if let Some(before) = &s.before {
-        cas(txn, file, before.as_deref(), written)?;
-    }
     let mut rec = FileRecord {
         file: file.to_owned(),
         op: Op::Replace,
@@ -570,58 +646,204 @@ fn apply_one(
         blob: None,
         appended_sha256: None,
     };
+    let mut add_len = None;
     match &s.edit {
-        Edit::Replace { bytes, .. } => atomic::replace(&target, bytes).map_err(&err)?,
-        Edit::AppendLine { line, .. } => {
-            rec.op = Op::Append;
-            let last = match &s.before {
-                Some(b) => b.as_deref().and_then(|b| b.last().copied()),
-                None => {
-                    rec.before = stream_stamp(&target, b"").map_err(&err)?;
-                    last_byte(&target).map_err(&err)?
-                }
-            };
-            let add = appended(last, line);
-            rec.appended_sha256 = Some(sha256_hex(&add));
-            ndjson::append_line(&target, line).map_err(&err)?;
-            if s.before.is_none() {
-                rec.after = stream_stamp(&target, b"").map_err(&err)?;
-            }
-        }
-        Edit::Remove { .. } => {
-            rec.op = Op::Remove;
-            if rec.before.is_some() {
-                fs::remove_file(&target).map_err(|e| err(e.into()))?;
-                sync_parent(&target);
-            }
-        }
+        Edit::Replace { .. } => {}
+        Edit::Remove { .. } => rec.op = Op::Remove,
         Edit::RenameAside { to, .. } => {
             rec.op = Op::Rename;
             rec.to = Some(to.clone());
-            let dest = target.with_file_name(to);
-            if fs::symlink_metadata(&dest).is_ok() {
-                return Err(ActError::Changed(format!(
-                    "{} already exists; {file} is not set aside over it; nothing {}written",
-                    sibling(file, to),
-                    if written { "further " } else { "" }
-                )));
-            }
-            fs::rename(&target, &dest).map_err(|e| err(e.into()))?;
-            sync_parent(&target);
+            rec.after = None;
+        }
+        Edit::AppendLine { line, .. } => {
+            rec.op = Op::Append;
+            let add = match &s.before {
+                Some(b) => appended(b.as_deref().and_then(|b| b.last().copied()), line),
+                None => {
+                    let (dir, name) = root.resolve(file)?;
+                    rec.before = intent::stamp_at(&dir, &name)?;
+                    let add = appended(last_byte(&dir, &name)?, line);
+                    rec.after = stream_stamp(&dir, &name, &add)?.or(Some(Stamp::of(&add)));
+                    add
+                }
+            };
+            rec.appended_sha256 = Some(sha256_hex(&add));
+            add_len = Some(Added {
+                before_len: rec.before.as_ref().map_or(0, |b| b.len),
+                len: add.len() as u64,
+            });
         }
     }
-    let change = FileChange {
-        file: file.to_owned(),
-        before: rec.before.clone(),
-        after: rec.after.clone(),
-        diff: String::new(),
-    };
-    Ok((change, rec))
+    Ok((rec, add_len))
 }
 
-fn sync_parent(p: &Path) {
-    if let Some(d) = p.parent() {
-        sync_dir(d);
+/// What an append really did, when it differs from the plan: (before,
+/// after, sha256 of the bytes added).
+type Actual = (Option<Stamp>, Option<Stamp>, String);
+
+/// Apply one step, each file compared once more right before it changes.
+fn apply_one(
+    root: &Dir,
+    s: &Step,
+    swept: &mut HashSet<PathBuf>,
+) -> Result<(FileChange, Option<Added>, Option<Actual>), ActError> {
+    let file = s.edit.file();
+    let err = store_err(file);
+    let (dir, name) = root.resolve(file).map_err(&err)?;
+    if swept.insert(dir.shown().to_path_buf()) {
+        sweep::sweep(&dir.proc_path());
+    }
+    let expect = match &s.before {
+        Some(Some(b)) => Expect::Bytes(b),
+        Some(None) => Expect::Absent,
+        None => Expect::Any,
+    };
+    let changed_now = |now: Option<u64>| {
+        changed(
+            file,
+            s.before
+                .as_ref()
+                .and_then(|b| b.as_ref().map(|b| b.len() as u64)),
+            now,
+            false,
+        )
+    };
+    let mut change = FileChange {
+        file: file.to_owned(),
+        before: stamp_of(&s.before),
+        after: stamp_of(&s.after),
+        diff: String::new(),
+    };
+    let mut add = None;
+    let mut actual = None;
+    match &s.edit {
+        Edit::Replace { bytes, .. } => match atomic::replace_at(&dir, &name, bytes, expect) {
+            Ok(()) => {}
+            Err(Swap::Changed { now }) => return Err(changed_now(now)),
+            Err(Swap::Store(e)) => return Err(err(e)),
+        },
+        Edit::AppendLine { line, .. } => {
+            if s.before.is_some() {
+                cas(
+                    root,
+                    file,
+                    s.before.as_ref().and_then(|b| b.as_deref()),
+                    false,
+                )?;
+            }
+            let (before_len, added) = ndjson::append_line_in(&dir, &name, line).map_err(&err)?;
+            add = Some(Added {
+                before_len,
+                len: added.len() as u64,
+            });
+            let planned_len = change.before.as_ref().map_or(0, |b| b.len);
+            if before_len != planned_len || s.before.is_none() {
+                let after = intent::stamp_at(&dir, &name).map_err(&err)?;
+                if before_len != planned_len {
+                    actual = Some((None, after.clone(), sha256_hex(&added)));
+                }
+                change.after = after;
+                if s.before.is_none() && before_len != planned_len {
+                    change.before = None;
+                }
+            }
+        }
+        Edit::Remove { .. } => {
+            if s.before.as_ref().is_some_and(Option::is_some) {
+                // Moved aside first and compared there, so a save that
+                // lands meanwhile is put back, never removed.
+                let tmp = atomic::temp_name(Path::new(&name));
+                dir.rename(&name, &tmp).map_err(|e| err(errno(e)))?;
+                if let Some(now) = atomic::differs(&dir, &tmp, expect).map_err(&err)? {
+                    let _ = dir.rename_noreplace(&tmp, &name);
+                    return Err(changed_now(now));
+                }
+                dir.unlink(&tmp).map_err(|e| err(errno(e)))?;
+                dir.sync();
+            }
+        }
+        Edit::RenameAside { to, .. } => {
+            if dir.stat(to).map_err(&err)?.is_some() {
+                return Err(ActError::Changed(format!(
+                    "{} already exists; {file} is not set aside over it; nothing written",
+                    sibling(file, to),
+                )));
+            }
+            match dir.rename_noreplace(&name, to) {
+                Ok(()) => {}
+                Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {
+                    dir.rename(&name, to).map_err(|e| err(errno(e)))?;
+                }
+                Err(e) => return Err(err(errno(e))),
+            }
+            if let Some(now) = atomic::differs(&dir, to, expect).map_err(&err)? {
+                let _ = dir.rename_noreplace(to, &name);
+                return Err(changed_now(now));
+            }
+            dir.sync();
+            change.after = None;
+        }
+    }
+    Ok((change, add, actual))
+}
+
+/// Faults injected by tests between the steps of a decision (a full disk,
+/// another writer, a kill: what the fault suite does to the binary).
+#[cfg(test)]
+pub(crate) mod fault {
+    use std::cell::RefCell;
+
+    use super::{ActError, StoreError, io};
+
+    /// What happens as a step starts.
+    pub enum Fault {
+        /// Run this (another writer), then fail like a full disk.
+        Fail(Box<dyn FnOnce()>),
+        /// Stop dead, as SIGKILL would: nothing rolled back, nothing
+        /// recorded, the intent left behind.
+        Kill,
+    }
+
+    thread_local! {
+        static AT: RefCell<Option<(usize, Fault)>> = const { RefCell::new(None) };
+    }
+
+    /// The next decision on this thread meets `fault` as step `n` starts.
+    pub fn at(n: usize, fault: Fault) {
+        AT.with(|f| *f.borrow_mut() = Some((n, fault)));
+    }
+
+    /// The next decision on this thread fails as step `n` starts.
+    pub fn fail_at(n: usize) {
+        at(n, Fault::Fail(Box::new(|| {})));
+    }
+
+    /// `Err(true)`: killed.
+    pub fn before_step(n: usize, file: &str) -> Result<(), (bool, ActError)> {
+        let hit = AT.with(|f| {
+            let mut f = f.borrow_mut();
+            if f.as_ref().is_some_and(|(at, _)| *at == n) {
+                f.take().map(|(_, fault)| fault)
+            } else {
+                None
+            }
+        });
+        match hit {
+            None => Ok(()),
+            Some(Fault::Kill) => Err((true, ActError::Refused(super::Refusal::new("killed")))),
+            Some(Fault::Fail(before)) => {
+                before();
+                Err((
+                    false,
+                    ActError::Store {
+                        file: file.to_owned(),
+                        source: StoreError::Io(io::Error::other(
+                            "No space left on device (injected)",
+                        )),
+                    },
+                ))
+            }
+        }
     }
 }
 
@@ -658,7 +880,8 @@ mod tests {
             before: Some(Some(b"{}".to_vec())),
             after: Some(Some(b"{\"x\":1}".to_vec())),
         };
-        let err = apply(&txn, &dir, vec![step]).unwrap_err();
+        let root = Dir::open(&project).unwrap();
+        let err = apply(&txn, &root, &dir, vec![step]).unwrap_err();
         let msg = err.to_string();
         assert_eq!(fs::read(project.join("state.json")).unwrap(), b"{\"x\":1}");
         assert!(

@@ -4,9 +4,11 @@
 
 pub mod atomic;
 pub mod audit;
+pub mod beneath;
 pub mod cache;
 pub mod diff;
 mod exec;
+pub mod intent;
 pub mod lock;
 pub mod ndjson;
 pub mod seen;

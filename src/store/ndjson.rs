@@ -7,10 +7,11 @@
 //! a newline when the file does not end in one, so a torn tail never
 //! swallows the next record (PRODUCT.md, rule 4 of every write).
 
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use super::beneath::Dir;
 use super::{StoreError, open_in, open_nonblocking};
 
 mod check;
@@ -445,6 +446,23 @@ pub fn memrchr_newline(hay: &[u8]) -> Option<usize> {
 /// newline it did not need: a blank line, which every reader here ignores.
 /// Containment is the caller's job (the path is the format's own file).
 pub fn append_line(path: &Path, line: &[u8]) -> Result<(), StoreError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or(StoreError::NotRegular)?;
+    append_line_in(&Dir::open(dir)?, name, line).map(|_| ())
+}
+
+/// [`append_line`] to `name` in the directory `dir` (never through a
+/// link). Returns the file's length before and the bytes added. A write
+/// that fails part way (a full disk) is cut off again: the file is
+/// truncated back to its length before, so no torn record is left in the
+/// middle of the log for a later append to bury.
+pub fn append_line_in(dir: &Dir, name: &str, line: &[u8]) -> Result<(u64, Vec<u8>), StoreError> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     if line.contains(&b'\n') {
         return Err(StoreError::Io(io::Error::new(
@@ -452,11 +470,8 @@ pub fn append_line(path: &Path, line: &[u8]) -> Result<(), StoreError> {
             "an NDJSON record cannot hold a newline",
         )));
     }
-    let mut file = open_append(path)?;
+    let mut file = dir.open_append(name, 0o644)?;
     let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(StoreError::NotRegular);
-    }
     let mut bytes = Vec::with_capacity(line.len() + 2);
     if meta.len() > 0 {
         let mut last = [0u8; 1];
@@ -469,50 +484,41 @@ pub fn append_line(path: &Path, line: &[u8]) -> Result<(), StoreError> {
     bytes.extend_from_slice(line);
     bytes.push(b'\n');
     // O_APPEND puts the whole buffer at the end in one write; a short write
-    // (a full disk) is an error, and readers skip the torn line it leaves.
-    let n = file.write(&bytes)?;
-    if n != bytes.len() {
-        return Err(StoreError::Io(io::Error::new(
+    // (a full disk) is an error.
+    let written = file.write(&bytes);
+    let failure = match written {
+        Ok(n) if n == bytes.len() => None,
+        Ok(n) => Some(io::Error::new(
             io::ErrorKind::WriteZero,
             format!("short append: {n} of {} bytes written", bytes.len()),
-        )));
+        )),
+        Err(e) => Some(e),
+    };
+    if let Some(e) = failure {
+        // Only what this write added is cut: the file's length right after
+        // it is checked against ours, so another writer's line is kept.
+        if let Ok(now) = file.metadata()
+            && now.len() < meta.len() + bytes.len() as u64
+        {
+            let _ = file.set_len(meta.len());
+            let _ = file.sync_data();
+        }
+        return Err(StoreError::Io(e));
     }
     // The record is on disk before the decision is reported made (the
     // audit log appends through here too); a file this append created is
     // in its directory too.
     file.sync_data()?;
-    if meta.len() == 0
-        && let Some(dir) = path.parent()
-    {
-        super::atomic::sync_dir(dir);
+    if meta.len() == 0 {
+        dir.sync();
     }
-    Ok(())
-}
-
-#[cfg(unix)]
-fn open_append(path: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    fs::OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .mode(0o644)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_append(path: &Path) -> io::Result<File> {
-    fs::OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(path)
+    Ok((meta.len(), bytes))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn lines_back(bytes: &[u8], chunk: usize, max_line: usize, budget: u64) -> (Vec<String>, bool) {
         let dir = tempfile::tempdir().unwrap();

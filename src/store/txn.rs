@@ -17,7 +17,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::{StoreError, read_in, sha256_hex};
+use super::beneath::Dir;
+use super::{StoreError, sha256_hex};
 
 /// The largest file a decision reads whole.
 pub const DECISION_READ_LIMIT: u64 = super::STATE_FILE_LIMIT;
@@ -227,6 +228,11 @@ pub enum ActError {
     /// The disk said no (exit 1).
     #[error("{file}: {source}")]
     Store { file: String, source: StoreError },
+    /// Something WAS written and is not undone or not recorded (exit 4):
+    /// a retry could apply the decision twice, so a script must not retry
+    /// it blindly. The message names what was written and what settles it.
+    #[error("{0}")]
+    Partial(String),
 }
 
 impl ActError {
@@ -234,6 +240,7 @@ impl ActError {
     pub fn exit_code(&self) -> i32 {
         match self {
             ActError::Changed(_) | ActError::Locked(_) => crate::exit::EXIT_CONFLICT,
+            ActError::Partial(_) => crate::exit::EXIT_PARTIAL,
             _ => crate::exit::EXIT_FINDINGS,
         }
     }
@@ -243,33 +250,77 @@ impl ActError {
 #[derive(Debug)]
 pub struct Snapshot {
     project: PathBuf,
+    /// The project directory, opened once: every file is read relative to
+    /// it (see [`super::beneath`]).
+    root: Option<Dir>,
     files: Vec<(String, Option<Vec<u8>>)>,
 }
+
+/// How long a file another process keeps rewriting is waited for before a
+/// decision on it is refused ("being written").
+pub const STABLE_WAIT: Duration = Duration::from_secs(2);
+/// A file changed more recently than this may still be being written (an
+/// agent that truncates, then writes, without a lock): it is read twice,
+/// this far apart, and decided on only when both reads agree.
+pub const RACY_WINDOW: Duration = Duration::from_millis(10);
 
 impl Snapshot {
     pub fn new(project: &Path) -> Self {
         Snapshot {
             project: project.to_path_buf(),
+            root: None,
+            files: Vec::new(),
+        }
+    }
+
+    /// A snapshot reading through the project directory already open.
+    pub(crate) fn in_dir(project: &Path, root: Dir) -> Self {
+        Snapshot {
+            project: project.to_path_buf(),
+            root: Some(root),
             files: Vec::new(),
         }
     }
 
     /// The bytes of `file` inside the project, `None` when it does not
     /// exist. Read once per transaction; later calls return the same bytes.
+    /// A file caught while another process writes it (its size or change
+    /// time moved during the read, or it changed a moment ago) is read
+    /// again until two reads agree; one that never settles within
+    /// [`STABLE_WAIT`] refuses the decision as a change on disk.
     pub fn read(&mut self, file: &str) -> Result<Option<&[u8]>, ActError> {
         if let Some(i) = self.files.iter().position(|(f, _)| f == file) {
             return Ok(self.files[i].1.as_deref());
         }
-        let bytes = match read_in(&self.project, file, DECISION_READ_LIMIT) {
-            Ok(b) => Some(b),
-            Err(StoreError::Vanished) => None,
-            Err(source) => {
+        if self.root.is_none() {
+            let root = Dir::open(&self.project).map_err(|source| ActError::Store {
+                file: self.project.display().to_string(),
+                source,
+            })?;
+            self.root = Some(root);
+        }
+        let Some(root) = self.root.as_ref() else {
+            return Err(ActError::Refused(Refusal::new("no project directory")));
+        };
+        let bytes = match read_stable(root, file, DECISION_READ_LIMIT) {
+            Ok(b) => b,
+            Err(Unsettled::Store(StoreError::Vanished)) => None,
+            Err(Unsettled::Store(source)) => {
                 return Err(ActError::Store {
                     file: file.to_owned(),
                     source,
                 });
             }
+            Err(Unsettled::BeingWritten) => {
+                return Err(ActError::Changed(format!(
+                    "{file} is being written by another process (it kept changing while loopdeck read it, for {} s); nothing written: try again once its writer is done",
+                    STABLE_WAIT.as_secs()
+                )));
+            }
         };
+        if let Some(b) = &bytes {
+            super::stamps::record(|| self.project.join(file), b);
+        }
         self.files.push((file.to_owned(), bytes));
         Ok(self.files.last().and_then(|(_, b)| b.as_deref()))
     }
@@ -318,6 +369,10 @@ pub struct Outcome {
     /// change previewed, or nothing.
     #[serde(skip)]
     pub read: Vec<(String, String)>,
+    /// Interrupted decisions on this project settled before this one (see
+    /// [`super::intent`]), one sentence each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recovered: Vec<String>,
 }
 
 /// Run `decide` under the write rules and apply its edits: the read-only
@@ -346,3 +401,96 @@ impl Snapshot {
 #[cfg(test)]
 #[path = "txn_tests.rs"]
 mod tests;
+
+enum Unsettled {
+    Store(StoreError),
+    BeingWritten,
+}
+
+impl From<StoreError> for Unsettled {
+    fn from(e: StoreError) -> Self {
+        Unsettled::Store(e)
+    }
+}
+
+/// What identifies one version of a file: inode, size, change time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Version {
+    ino: u64,
+    size: i64,
+    ctime: (i64, i64),
+}
+
+fn version(f: &std::fs::File) -> Result<Version, StoreError> {
+    let st = rustix::fs::fstat(f).map_err(super::beneath::errno)?;
+    Ok(Version {
+        ino: st.st_ino,
+        size: st.st_size,
+        ctime: (st.st_ctime, i64::try_from(st.st_ctime_nsec).unwrap_or(0)),
+    })
+}
+
+/// Did this version change less than [`RACY_WINDOW`] ago (or in the
+/// future, by a clock that is ahead)?
+fn recent(v: &Version) -> bool {
+    let Ok(now) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) else {
+        return true;
+    };
+    let (s, ns) = v.ctime;
+    let changed = Duration::new(
+        u64::try_from(s).unwrap_or(0),
+        u32::try_from(ns).unwrap_or(0),
+    );
+    now.checked_sub(changed).is_none_or(|age| age < RACY_WINDOW)
+}
+
+/// Read `file` whole, but only a settled version of it (see
+/// [`Snapshot::read`]).
+fn read_stable(root: &Dir, file: &str, limit: u64) -> Result<Option<Vec<u8>>, Unsettled> {
+    use std::io::Read;
+    let (dir, name) = root.resolve(file)?;
+    let deadline = std::time::Instant::now() + STABLE_WAIT;
+    let mut last: Option<(Version, Vec<u8>)> = None;
+    loop {
+        let Some(f) = dir.open_read(&name)? else {
+            return Ok(None);
+        };
+        let before = version(&f)?;
+        if u64::try_from(before.size).unwrap_or(0) > limit {
+            return Err(StoreError::TooLarge {
+                size: u64::try_from(before.size).unwrap_or(0),
+                limit,
+            }
+            .into());
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(before.size).unwrap_or(0) + 1);
+        (&f).take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(StoreError::from)?;
+        if bytes.len() as u64 > limit {
+            return Err(StoreError::TooLarge {
+                size: bytes.len() as u64,
+                limit,
+            }
+            .into());
+        }
+        let after = version(&f)?;
+        let whole = before == after && bytes.len() as u64 == u64::try_from(after.size).unwrap_or(0);
+        if whole {
+            if !recent(&after) {
+                return Ok(Some(bytes));
+            }
+            if let Some((v, b)) = &last
+                && *v == after
+                && *b == bytes
+            {
+                return Ok(Some(bytes));
+            }
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(Unsettled::BeingWritten);
+        }
+        last = whole.then_some((after, bytes));
+        std::thread::sleep(RACY_WINDOW);
+    }
+}

@@ -201,9 +201,8 @@ fn the_primary_is_written_after_other_files_and_removals_last() {
 }
 
 #[test]
-fn a_write_stopped_part_way_is_recorded_as_partial_and_leaves_whole_files() {
+fn a_decision_into_a_missing_directory_writes_nothing() {
     let e = env(&[("state.json", "{}"), ("a.md", "a\n")]);
-    // A directory that does not exist fails only when written to.
     let err = transact(&e.txn(LockKind::Owner, &e.opts()), |_| {
         Ok(vec![
             replace("a.md", "b\n"),
@@ -213,11 +212,187 @@ fn a_write_stopped_part_way_is_recorded_as_partial_and_leaves_whole_files() {
     })
     .unwrap_err();
     assert_eq!(err.exit_code(), 1);
-    assert_eq!(e.read("a.md"), "b\n");
-    assert_eq!(e.read("state.json"), "{}", "the primary, last, untouched");
+    assert_eq!(e.read("a.md"), "a\n");
+    assert_eq!(e.read("state.json"), "{}");
+    assert!(e.log().is_empty(), "nothing written, nothing recorded");
+}
+
+/// A step that fails after others were written (a full disk, an
+/// immutable primary) puts them back: all or nothing, and it says so.
+#[test]
+fn a_failure_part_way_rolls_back_what_was_written() {
+    let e = env(&[
+        ("state.json", "{}"),
+        ("a.md", "a\n"),
+        ("t.ndjson", "{\"n\":1}\n"),
+    ]);
+    for fail in [1, 2] {
+        super::super::exec::fault::fail_at(fail);
+        let err = transact(&e.txn(LockKind::Owner, &e.opts()), |snap| {
+            snap.read("state.json")?;
+            Ok(vec![
+                replace("a.md", "b\n"),
+                Edit::AppendLine {
+                    file: "t.ndjson".into(),
+                    line: b"{\"n\":2}".to_vec(),
+                },
+                replace("state.json", "{\"x\":1}"),
+            ])
+        })
+        .unwrap_err();
+        let msg = err.to_string();
+        assert_eq!(err.exit_code(), 1, "{msg}");
+        assert!(msg.contains("No space left on device"), "{msg}");
+        assert!(msg.contains("nothing written"), "{msg}");
+        assert!(msg.contains("a.md"), "{msg}");
+        assert_eq!(e.read("a.md"), "a\n", "put back (fail at {fail})");
+        assert_eq!(
+            e.read("t.ndjson"),
+            "{\"n\":1}\n",
+            "append cut (fail at {fail})"
+        );
+        assert_eq!(e.read("state.json"), "{}");
+        assert!(e.log().is_empty(), "nothing to undo, nothing recorded");
+        assert!(
+            crate::store::intent::pending(&e.audit).is_empty(),
+            "no intent left behind"
+        );
+        assert!(
+            crate::store::list_names(&e.audit.join("blobs")).is_empty(),
+            "no empty blob directory left"
+        );
+    }
+    // The same decision then applies once.
+    transact(&e.txn(LockKind::Owner, &e.opts()), |_| {
+        Ok(vec![
+            replace("a.md", "b\n"),
+            replace("state.json", "{\"x\":1}"),
+        ])
+    })
+    .unwrap();
+    assert_eq!(e.log().len(), 1);
+}
+
+/// A file another writer changed after the decision wrote it is never
+/// put back over that writer's bytes: the decision is partial, exit 4,
+/// and the audit log records what stays written.
+#[test]
+fn a_rollback_never_erases_another_writers_save() {
+    use super::super::exec::fault::{Fault, at};
+    let e = env(&[("state.json", "{}"), ("a.md", "a\n")]);
+    let agent = e.project.join("a.md");
+    at(
+        1,
+        Fault::Fail(Box::new(move || fs::write(agent, "agent\n").unwrap())),
+    );
+    let err = transact(&e.txn(LockKind::Owner, &e.opts()), |snap| {
+        snap.read("state.json")?;
+        Ok(vec![
+            replace("a.md", "b\n"),
+            replace("state.json", "{\"x\":1}"),
+        ])
+    })
+    .unwrap_err();
+    let msg = err.to_string();
+    assert_eq!(err.exit_code(), crate::exit::EXIT_PARTIAL, "{msg}");
+    assert!(msg.contains("could not be rolled back whole"), "{msg}");
+    assert!(msg.contains("a.md"), "{msg}");
+    assert_eq!(e.read("a.md"), "agent\n", "the agent's save stays");
+    assert_eq!(e.read("state.json"), "{}");
     let log = e.log();
+    assert_eq!(log.len(), 1);
     assert_eq!(log[0]["partial"], true);
-    assert_eq!(log[0]["files"].as_array().unwrap().len(), 1);
+    assert_eq!(log[0]["files"][0]["file"], "a.md");
+}
+
+/// A decision killed between its files is found by the next decision on
+/// the project and rolled back first: a retry then applies it once.
+#[test]
+fn a_killed_decision_is_rolled_back_before_the_next_one() {
+    use super::super::exec::fault::{Fault, at};
+    let e = env(&[("state.json", "{\"n\":0}"), ("a.md", "q\n")]);
+    let answer = |snap: &mut Snapshot| -> Result<Vec<Edit>, ActError> {
+        let state = snap.read("state.json")?.unwrap_or_default().to_vec();
+        if state != b"{\"n\":0}" {
+            return Err(ActError::Refused(Refusal::new("already answered")));
+        }
+        let md = snap.read("a.md")?.unwrap_or_default().to_vec();
+        let mut md = md;
+        md.extend_from_slice(b"answer\n");
+        Ok(vec![
+            Edit::Replace {
+                file: "a.md".into(),
+                bytes: md,
+            },
+            replace("state.json", "{\"n\":1}"),
+        ])
+    };
+    at(1, Fault::Kill);
+    assert!(transact(&e.txn(LockKind::Owner, &e.opts()), answer).is_err());
+    assert_eq!(e.read("a.md"), "q\nanswer\n", "killed after the first file");
+    assert_eq!(crate::store::intent::pending(&e.audit).len(), 1);
+    // The retry settles the interrupted decision, then answers once.
+    let out = transact(&e.txn(LockKind::Owner, &e.opts()), answer).unwrap();
+    assert_eq!(e.read("a.md"), "q\nanswer\n", "one answer, not two");
+    assert_eq!(e.read("state.json"), "{\"n\":1}");
+    assert_eq!(out.recovered.len(), 1, "{:?}", out.recovered);
+    assert!(
+        out.recovered[0].contains("rolled back a.md"),
+        "{:?}",
+        out.recovered
+    );
+    assert!(crate::store::intent::pending(&e.audit).is_empty());
+    assert_eq!(e.log().len(), 1);
+}
+
+/// A decision killed after its last file but before its audit record is
+/// complete: recovery keeps it and records it, so `undo` finds it.
+#[test]
+fn a_decision_killed_before_its_record_is_recorded_by_recovery() {
+    use super::super::exec::fault::{Fault, at};
+    let e = env(&[("state.json", "{\"n\":0}"), ("a.md", "q\n")]);
+    at(2, Fault::Kill);
+    let err = transact(&e.txn(LockKind::Owner, &e.opts()), |snap| {
+        snap.read("state.json")?;
+        Ok(vec![
+            replace("a.md", "q\na\n"),
+            replace("state.json", "{\"n\":1}"),
+        ])
+    });
+    assert!(err.is_err());
+    assert!(e.log().is_empty());
+    let settled = crate::store::intent::recover(&e.audit, None, Duration::from_secs(1)).unwrap();
+    assert_eq!(settled.len(), 1);
+    assert!(
+        matches!(settled[0], crate::store::intent::Settled::Completed { .. }),
+        "{settled:?}"
+    );
+    assert_eq!(e.log().len(), 1);
+    assert_eq!(e.read("state.json"), "{\"n\":1}");
+    let id = e.log()[0]["id"].as_str().unwrap().to_owned();
+    audit::undo(&e.audit, &Which::Id(id), &e.opts()).unwrap();
+    assert_eq!(e.read("a.md"), "q\n");
+    assert_eq!(e.read("state.json"), "{\"n\":0}");
+}
+
+/// A state directory that cannot hold the intent record (a full disk)
+/// refuses the decision with nothing written.
+#[test]
+fn no_room_for_the_intent_record_writes_nothing() {
+    let e = env(&[("state.json", "{}")]);
+    fs::create_dir_all(&e.audit).unwrap();
+    // A file where the intents' directory goes: it cannot be created.
+    fs::write(e.audit.join(crate::store::intent::INTENTS), "x").unwrap();
+    let err = transact(&e.txn(LockKind::Owner, &e.opts()), |snap| {
+        snap.read("state.json")?;
+        Ok(vec![replace("state.json", "{\"x\":1}")])
+    })
+    .unwrap_err();
+    let msg = err.to_string();
+    assert_eq!(err.exit_code(), 1, "{msg}");
+    assert!(msg.contains("nothing written"), "{msg}");
+    assert_eq!(e.read("state.json"), "{}");
+    assert!(crate::store::list_names(&e.audit.join("blobs")).is_empty());
 }
 
 #[test]

@@ -198,6 +198,7 @@ fn remote(dir: &Path, req: &Request, opts: &WriteOptions, api: &str) -> Result<O
             }],
             audit_id: None,
             read: Vec::new(),
+            recovered: Vec::new(),
         });
     }
     let token = std::env::var(http::TOKEN_ENV).ok();
@@ -218,6 +219,7 @@ fn remote(dir: &Path, req: &Request, opts: &WriteOptions, api: &str) -> Result<O
             files: Vec::new(),
             audit_id: None,
             read: Vec::new(),
+            recovered: Vec::new(),
         }),
         409 => Err(refuse(format!(
             "the devloop server refused the {action}: {pid} is finished (409 Conflict){said}"

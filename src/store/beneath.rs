@@ -1,0 +1,477 @@
+//! Files reached beneath a project directory through directory file
+//! descriptors, never through a path string checked earlier.
+//!
+//! A decision checks a path and then writes it. Between the two, a process
+//! that can write the project (the agent, another local user) can swap a
+//! directory on the way (`.planning`, a DWP plan directory, devloop's
+//! `agent-state/`) for a link to a directory elsewhere: a write through the
+//! path string then lands there. Here the project directory is opened once
+//! ([`Dir::open`]), and every directory below it is opened relative to its
+//! parent's descriptor with `O_DIRECTORY|O_NOFOLLOW`, one component at a
+//! time ([`Dir::resolve`]). Every open, create, rename and unlink then names
+//! a single component relative to the descriptor of the directory it lives
+//! in, so a link swapped in after the walk is never followed: the
+//! descriptor keeps pointing at the directory that was checked.
+//!
+//! Links inside a project are honoured as before (a project file that is a
+//! link is written through to its target): the walk reads a link with
+//! `readlinkat` and carries on from the project directory along the
+//! target, refusing any target that leaves the project. The last component
+//! a walk returns is never a link when the walk looks at it; a link put
+//! there later is replaced by a rename (renames never follow links), and
+//! opened by nothing (every open here uses `O_NOFOLLOW`).
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags, Stat};
+use rustix::io::Errno;
+
+use super::StoreError;
+
+/// How many links one walk follows before it gives up (Linux's own limit).
+const MAX_LINKS: usize = 40;
+
+/// A directory held open by its descriptor, with the path it was reached
+/// by (for messages only: nothing is opened through it).
+#[derive(Debug)]
+pub struct Dir {
+    fd: OwnedFd,
+    shown: PathBuf,
+}
+
+/// An error of a system call as a store error (`NotFound` → `Vanished`,
+/// `EACCES` → `PermissionDenied`, a link met where none may be →
+/// `OutsideProject` is decided by the caller).
+pub fn errno(e: Errno) -> StoreError {
+    StoreError::from(std::io::Error::from(e))
+}
+
+impl Dir {
+    /// Open the directory at `path` (links in `path` itself are followed:
+    /// the project directory is resolved once, here).
+    pub fn open(path: &Path) -> Result<Dir, StoreError> {
+        let fd = rustix::fs::open(
+            path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| match e {
+            Errno::NOTDIR => StoreError::NotRegular,
+            e => errno(e),
+        })?;
+        Ok(Dir {
+            fd,
+            shown: path.to_path_buf(),
+        })
+    }
+
+    /// The path this directory was reached by (for messages).
+    pub fn shown(&self) -> &Path {
+        &self.shown
+    }
+
+    /// A path naming this very directory through its descriptor
+    /// (`/proc/self/fd/N`), for code that takes paths (the lock, the
+    /// sweep of leftovers): the kernel resolves it to the directory held,
+    /// whatever has been renamed or linked since. Valid while `self` lives.
+    pub fn proc_path(&self) -> PathBuf {
+        use std::os::fd::AsRawFd;
+        PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd()))
+    }
+
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
+    /// Another descriptor of the same directory.
+    pub fn try_clone(&self) -> Result<Dir, StoreError> {
+        Ok(Dir {
+            fd: self.fd.try_clone().map_err(StoreError::from)?,
+            shown: self.shown.clone(),
+        })
+    }
+
+    /// The directory holding `relative`'s last component and that
+    /// component's name, walked from this directory (the project) one
+    /// component at a time without following a link anywhere but where
+    /// the walk reads it itself and checks its target stays beneath this
+    /// directory. When the last component is a link it is resolved too (a
+    /// write goes through to the link's target); the name returned is then
+    /// the target's. A missing last component is fine (a new file); a
+    /// missing directory on the way is `Vanished`.
+    pub fn resolve(&self, relative: &str) -> Result<(Dir, String), StoreError> {
+        let mut todo = lexical(relative)?;
+        let mut links = 0;
+        'walk: loop {
+            let mut cur = self.try_clone()?;
+            let mut shown = self.shown.clone();
+            let mut done: Vec<String> = Vec::new();
+            let n = todo.len();
+            if n == 0 {
+                return Err(StoreError::NotRegular);
+            }
+            for (i, name) in todo.iter().enumerate() {
+                let last = i + 1 == n;
+                let link = if last {
+                    match rustix::fs::statat(cur.fd(), name.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
+                        Ok(st) => FileType::from_raw_mode(st.st_mode) == FileType::Symlink,
+                        Err(Errno::NOENT) => false,
+                        Err(e) => return Err(errno(e)),
+                    }
+                } else {
+                    match cur.open_dir(name) {
+                        Ok(next) => {
+                            shown.push(name);
+                            done.push(name.clone());
+                            cur = next;
+                            continue;
+                        }
+                        Err(Errno::LOOP | Errno::NOTDIR) => {
+                            match rustix::fs::statat(
+                                cur.fd(),
+                                name.as_str(),
+                                AtFlags::SYMLINK_NOFOLLOW,
+                            ) {
+                                Ok(st)
+                                    if FileType::from_raw_mode(st.st_mode) == FileType::Symlink =>
+                                {
+                                    true
+                                }
+                                Ok(_) => return Err(StoreError::NotRegular),
+                                Err(e) => return Err(errno(e)),
+                            }
+                        }
+                        Err(e) => return Err(errno(e)),
+                    }
+                };
+                if !link {
+                    cur.shown = shown;
+                    return Ok((cur, name.clone()));
+                }
+                links += 1;
+                if links > MAX_LINKS {
+                    return Err(StoreError::OutsideProject);
+                }
+                let target =
+                    rustix::fs::readlinkat(cur.fd(), name.as_str(), Vec::new()).map_err(errno)?;
+                let target = Path::new(OsStr::from_bytes(target.as_bytes()));
+                let mut next = if target.is_absolute() {
+                    self.beneath_absolute(target)?
+                } else {
+                    let mut joined = done.join("/");
+                    if !joined.is_empty() {
+                        joined.push('/');
+                    }
+                    joined.push_str(&target.to_string_lossy());
+                    lexical(&joined)?
+                };
+                next.extend(todo[i + 1..].iter().cloned());
+                todo = next;
+                continue 'walk;
+            }
+            unreachable_walk()?;
+        }
+    }
+
+    /// An absolute link target as components below this directory, when it
+    /// is beneath it (compared with the directory's real path, resolved
+    /// once at the start of the walk).
+    fn beneath_absolute(&self, target: &Path) -> Result<Vec<String>, StoreError> {
+        let base = std::fs::canonicalize(&self.shown).map_err(StoreError::from)?;
+        let rest = fold(target)
+            .strip_prefix(&base)
+            .map_err(|_| StoreError::OutsideProject)?
+            .to_path_buf();
+        lexical(&rest.to_string_lossy())
+    }
+
+    /// Open the subdirectory `name` (one component) without following a
+    /// link.
+    pub fn open_dir(&self, name: &str) -> Result<Dir, Errno> {
+        let fd = rustix::fs::openat(
+            self.fd(),
+            name,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        Ok(Dir {
+            fd,
+            shown: self.shown.join(name),
+        })
+    }
+
+    /// `lstat` of `name` in this directory; `None` when it does not exist.
+    pub fn stat(&self, name: &str) -> Result<Option<Stat>, StoreError> {
+        match rustix::fs::statat(self.fd(), name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => Ok(Some(st)),
+            Err(Errno::NOENT) => Ok(None),
+            Err(e) => Err(errno(e)),
+        }
+    }
+
+    /// Open the regular file `name` for reading, without following a link
+    /// and without blocking (a FIFO or a device is refused, never waited
+    /// on). `None`: absent.
+    pub fn open_read(&self, name: &str) -> Result<Option<File>, StoreError> {
+        let fd = match rustix::fs::openat(
+            self.fd(),
+            name,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::empty(),
+        ) {
+            Ok(fd) => fd,
+            Err(Errno::NOENT) => return Ok(None),
+            Err(Errno::LOOP) => return Err(StoreError::NotRegular),
+            Err(e) => return Err(errno(e)),
+        };
+        let file = File::from(fd);
+        if !file.metadata().map_err(StoreError::from)?.is_file() {
+            return Err(StoreError::NotRegular);
+        }
+        Ok(Some(file))
+    }
+
+    /// Open the regular file `name` to append to it (created with `mode`
+    /// when missing), without following a link or blocking.
+    pub fn open_append(&self, name: &str, mode: u32) -> Result<File, StoreError> {
+        let fd = rustix::fs::openat(
+            self.fd(),
+            name,
+            OFlags::RDWR
+                | OFlags::APPEND
+                | OFlags::CREATE
+                | OFlags::NOFOLLOW
+                | OFlags::NONBLOCK
+                | OFlags::CLOEXEC,
+            Mode::from_raw_mode(mode),
+        )
+        .map_err(|e| match e {
+            Errno::LOOP => StoreError::NotRegular,
+            e => errno(e),
+        })?;
+        let file = File::from(fd);
+        if !file.metadata().map_err(StoreError::from)?.is_file() {
+            return Err(StoreError::NotRegular);
+        }
+        Ok(file)
+    }
+
+    /// Create `name` exclusively (never through a link) for writing.
+    pub fn create_excl(&self, name: &str, mode: u32) -> Result<File, Errno> {
+        let fd = rustix::fs::openat(
+            self.fd(),
+            name,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(mode),
+        )?;
+        Ok(File::from(fd))
+    }
+
+    /// Rename `from` to `to`, both in this directory (replacing `to`).
+    pub fn rename(&self, from: &str, to: &str) -> Result<(), Errno> {
+        rustix::fs::renameat(self.fd(), from, self.fd(), to)
+    }
+
+    /// Swap `a` and `b` in this directory in one step
+    /// (`renameat2(RENAME_EXCHANGE)`). `Err(Errno::INVAL)` or `NOSYS` where
+    /// the file system or kernel cannot.
+    pub fn exchange(&self, a: &str, b: &str) -> Result<(), Errno> {
+        rustix::fs::renameat_with(self.fd(), a, self.fd(), b, RenameFlags::EXCHANGE)
+    }
+
+    /// Rename `from` to `to` unless `to` exists (`EEXIST` then; `INVAL` or
+    /// `NOSYS` where the file system cannot say).
+    pub fn rename_noreplace(&self, from: &str, to: &str) -> Result<(), Errno> {
+        rustix::fs::renameat_with(self.fd(), from, self.fd(), to, RenameFlags::NOREPLACE)
+    }
+
+    /// Remove the file `name` (never a directory; a link is removed, not
+    /// followed).
+    pub fn unlink(&self, name: &str) -> Result<(), Errno> {
+        rustix::fs::unlinkat(self.fd(), name, AtFlags::empty())
+    }
+
+    /// Make the directory `name`.
+    pub fn mkdir(&self, name: &str, mode: u32) -> Result<(), Errno> {
+        rustix::fs::mkdirat(self.fd(), name, Mode::from_raw_mode(mode))
+    }
+
+    /// Remove the empty directory `name`.
+    pub fn rmdir(&self, name: &str) -> Result<(), Errno> {
+        rustix::fs::unlinkat(self.fd(), name, AtFlags::REMOVEDIR)
+    }
+
+    /// fsync this directory (after a rename or removal in it); some file
+    /// systems refuse, and the change has happened, so best effort.
+    pub fn sync(&self) {
+        let _ = rustix::fs::fsync(self.fd());
+    }
+
+    /// The names in this directory (unsorted; `.` and `..` left out).
+    pub fn names(&self) -> Result<Vec<String>, StoreError> {
+        let fd = rustix::fs::openat(
+            self.fd(),
+            ".",
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(errno)?;
+        let mut dir = rustix::fs::Dir::new(fd).map_err(errno)?;
+        let mut out = Vec::new();
+        while let Some(entry) = dir.read() {
+            let entry = entry.map_err(errno)?;
+            let name = entry.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            if let Ok(s) = std::str::from_utf8(name) {
+                out.push(s.to_owned());
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Never reached: a walk returns at its last component.
+fn unreachable_walk() -> Result<(), StoreError> {
+    Err(StoreError::NotRegular)
+}
+
+/// `relative` as plain components, `.` dropped and `..` folded; a path
+/// that is absolute or climbs above its start is refused.
+fn lexical(relative: &str) -> Result<Vec<String>, StoreError> {
+    let mut out: Vec<String> = Vec::new();
+    for comp in Path::new(relative).components() {
+        match comp {
+            Component::Normal(c) => {
+                out.push(c.to_str().ok_or(StoreError::OutsideProject)?.to_owned())
+            }
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop().ok_or(StoreError::OutsideProject)?;
+            }
+            Component::RootDir | Component::Prefix(_) => return Err(StoreError::OutsideProject),
+        }
+    }
+    Ok(out)
+}
+
+/// `.` and `..` folded lexically.
+fn fold(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for comp in path.components() {
+        match comp {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::os::unix::fs::symlink;
+
+    fn project() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("p");
+        fs::create_dir_all(p.join(".planning/phases")).unwrap();
+        fs::write(p.join(".planning/STATE.md"), "s").unwrap();
+        fs::write(tmp.path().join("secret"), "x").unwrap();
+        (tmp, p)
+    }
+
+    #[test]
+    fn a_walk_returns_the_parent_and_the_name() {
+        let (_t, p) = project();
+        let root = Dir::open(&p).unwrap();
+        let (dir, name) = root.resolve(".planning/STATE.md").unwrap();
+        assert_eq!(name, "STATE.md");
+        assert_eq!(dir.shown(), p.join(".planning"));
+        assert!(dir.open_read(&name).unwrap().is_some());
+        let (_, new) = root.resolve(".planning/phases/new.md").unwrap();
+        assert_eq!(new, "new.md");
+        assert!(matches!(
+            root.resolve(".planning/missing/x.md"),
+            Err(StoreError::Vanished)
+        ));
+        assert!(matches!(
+            root.resolve("../secret"),
+            Err(StoreError::OutsideProject)
+        ));
+        assert!(matches!(
+            root.resolve("/etc/passwd"),
+            Err(StoreError::OutsideProject)
+        ));
+    }
+
+    #[test]
+    fn links_inside_are_followed_and_links_outside_refused() {
+        let (tmp, p) = project();
+        let root = Dir::open(&p).unwrap();
+        symlink(".planning", p.join("plan")).unwrap();
+        let (dir, name) = root.resolve("plan/STATE.md").unwrap();
+        assert_eq!(
+            (dir.shown(), name.as_str()),
+            (p.join(".planning").as_path(), "STATE.md")
+        );
+        symlink("STATE.md", p.join(".planning/link.md")).unwrap();
+        let (_, name) = root.resolve(".planning/link.md").unwrap();
+        assert_eq!(name, "STATE.md", "a link to a file is written through");
+        let abs = fs::canonicalize(p.join(".planning/STATE.md")).unwrap();
+        symlink(&abs, p.join("abs.md")).unwrap();
+        assert_eq!(root.resolve("abs.md").unwrap().1, "STATE.md");
+
+        symlink(tmp.path(), p.join("out")).unwrap();
+        assert!(matches!(
+            root.resolve("out/secret"),
+            Err(StoreError::OutsideProject)
+        ));
+        symlink("../secret", p.join("up.md")).unwrap();
+        assert!(matches!(
+            root.resolve("up.md"),
+            Err(StoreError::OutsideProject)
+        ));
+        symlink("loop", p.join("loop")).unwrap();
+        assert!(matches!(
+            root.resolve("loop"),
+            Err(StoreError::OutsideProject)
+        ));
+    }
+
+    /// The directory a walk returned stays the one it checked: a link
+    /// swapped in for it afterwards leads nowhere.
+    #[test]
+    fn a_directory_swapped_for_a_link_after_the_walk_is_not_followed() {
+        let (tmp, p) = project();
+        let root = Dir::open(&p).unwrap();
+        let (dir, name) = root.resolve(".planning/STATE.md").unwrap();
+        let elsewhere = tmp.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        fs::write(elsewhere.join("STATE.md"), "theirs").unwrap();
+        fs::rename(p.join(".planning"), p.join(".planning-moved")).unwrap();
+        symlink(&elsewhere, p.join(".planning")).unwrap();
+        let mut f = dir.create_excl("tmp", 0o600).unwrap();
+        std::io::Write::write_all(&mut f, b"ours").unwrap();
+        dir.rename("tmp", &name).unwrap();
+        assert_eq!(fs::read(elsewhere.join("STATE.md")).unwrap(), b"theirs");
+        assert_eq!(
+            fs::read(p.join(".planning-moved/STATE.md")).unwrap(),
+            b"ours"
+        );
+        // A new walk refuses the link, which leaves the project.
+        assert!(matches!(
+            root.resolve(".planning/STATE.md"),
+            Err(StoreError::OutsideProject)
+        ));
+    }
+}

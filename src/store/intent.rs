@@ -1,0 +1,505 @@
+//! A decision's intent record: what it is about to write, kept in the
+//! state directory before the first file is touched, so a decision is one
+//! transaction even when the process dies half way.
+//!
+//! `intents/<id>.json` holds the audit record the decision will append
+//! (every file with its sha256 before and after, the blob of the bytes it
+//! replaces), the pid that writes it, and for each append the file's
+//! length before and the length added. It is written (and fsynced) after
+//! the blobs and before the first project file; a state directory too full
+//! to hold it refuses the decision with nothing written. It is removed
+//! once the audit record is appended.
+//!
+//! An intent record found later (by the next decision on that project, an
+//! `undo`, or `loopdeck recover`) is settled under the project's lock:
+//! - every file holds what the decision wrote: the decision was made and
+//!   only its audit record is missing; the record is appended (completed);
+//! - otherwise every file the decision already wrote is put back (rolled
+//!   back), so the decision is not half applied and a retry applies it
+//!   once; a file another writer changed since is left alone and named.
+
+use std::fs;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::atomic::{self, Expect, Swap};
+use super::audit::{self, FileRecord, Op, Record};
+use super::beneath::{Dir, errno};
+use super::txn::{ActError, Refusal, Stamp};
+use super::{StoreError, lock, read_bounded, sha256_hex};
+
+/// The intents' directory in the state directory.
+pub const INTENTS: &str = "intents";
+/// The largest intent record read.
+const INTENT_LIMIT: u64 = 16 * 1024 * 1024;
+
+/// An append's lengths: the file's before it and the bytes it adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Added {
+    pub before_len: u64,
+    pub len: u64,
+}
+
+/// A decision about to be written.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Intent {
+    /// The audit record as it will be appended (its `files` as planned).
+    pub record: Record,
+    pub pid: u32,
+    /// The writing process's start time (clock ticks since boot), to tell
+    /// it from a later process given the same pid.
+    #[serde(default)]
+    pub start: Option<u64>,
+    /// For each file of `record.files`: an append's lengths.
+    pub added: Vec<Option<Added>>,
+}
+
+fn intents_dir(dir: &Path) -> PathBuf {
+    dir.join(INTENTS)
+}
+
+fn path_of(dir: &Path, id: &str) -> PathBuf {
+    intents_dir(dir).join(format!("{id}.json"))
+}
+
+fn store(file: &str, source: StoreError) -> ActError {
+    ActError::Store {
+        file: file.to_owned(),
+        source,
+    }
+}
+
+/// Keep `intent` in the state directory `dir` (fsynced). An error here
+/// means nothing was written to the project.
+pub fn write(dir: &Path, intent: &Intent) -> Result<(), ActError> {
+    let here = intents_dir(dir);
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(&here)
+        .map_err(|e| store("intent record", e.into()))?;
+    let bytes =
+        serde_json::to_vec(intent).map_err(|e| store("intent record", StoreError::Io(e.into())))?;
+    atomic::replace(&path_of(dir, &intent.record.id), &bytes).map_err(|e| store("intent record", e))
+}
+
+/// Forget the intent `id` (its decision is settled).
+pub fn remove(dir: &Path, id: &str) {
+    let _ = fs::remove_file(path_of(dir, id));
+    atomic::sync_dir(&intents_dir(dir));
+}
+
+/// Every intent record in `dir`, oldest first; a record that cannot be
+/// read is named with why.
+pub fn pending(dir: &Path) -> Vec<Result<Intent, (String, String)>> {
+    let mut names = super::list_names(&intents_dir(dir));
+    names.retain(|n| n.ends_with(".json") && !n.starts_with('.'));
+    names
+        .into_iter()
+        .map(|n| {
+            let p = intents_dir(dir).join(&n);
+            read_bounded(&p, INTENT_LIMIT)
+                .map_err(|e| e.to_string())
+                .and_then(|b| serde_json::from_slice::<Intent>(&b).map_err(|e| e.to_string()))
+                .map_err(|why| (n, why))
+        })
+        .collect()
+}
+
+/// The intents of the project at `project` (compared by real path).
+pub fn pending_for(dir: &Path, project: &Path) -> Vec<Intent> {
+    let real = real_path(project);
+    pending(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|i| Path::new(&i.record.project) == real)
+        .collect()
+}
+
+/// The real path of a project, as the audit record keeps it.
+pub fn real_path(project: &Path) -> PathBuf {
+    fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf())
+}
+
+/// How an interrupted decision was settled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "kebab-case")]
+pub enum Settled {
+    /// Every file held the decision: its audit record was appended.
+    Completed { id: String, project: String },
+    /// What it had written was put back; nothing of it remains.
+    RolledBack {
+        id: String,
+        project: String,
+        files: Vec<String>,
+    },
+    /// Some files could not be put back (another writer changed them, or
+    /// the disk refused): they keep the decision's bytes and are named; the
+    /// audit log records them (partial), so `undo` can find them.
+    Stuck {
+        id: String,
+        project: String,
+        written: Vec<String>,
+        why: String,
+    },
+}
+
+impl Settled {
+    /// One sentence for the user.
+    pub fn message(&self) -> String {
+        match self {
+            Settled::Completed { id, project } => format!(
+                "recovered interrupted decision {id} in {project}: it had written every file; its audit record is now kept (`loopdeck undo {id}` puts it back)"
+            ),
+            Settled::RolledBack { id, project, files } if files.is_empty() => format!(
+                "recovered interrupted decision {id} in {project}: it had written nothing; dropped"
+            ),
+            Settled::RolledBack { id, project, files } => format!(
+                "recovered interrupted decision {id} in {project}: rolled back {} (it had written them before it was interrupted); nothing of it remains",
+                files.join(", ")
+            ),
+            Settled::Stuck {
+                id,
+                project,
+                written,
+                why,
+            } => format!(
+                "interrupted decision {id} in {project} could not be rolled back whole: {} still hold its bytes ({why}); the audit log records it as partial",
+                written.join(", ")
+            ),
+        }
+    }
+}
+
+/// Settle every interrupted decision in `dir` (of the project `only`,
+/// when given), each under its project's lock. A record that cannot be
+/// read is set aside (`<name>.bad`) and reported.
+pub fn recover(dir: &Path, only: Option<&Path>, wait: Duration) -> Result<Vec<Settled>, ActError> {
+    let only = only.map(real_path);
+    // A process killed while writing an intent leaves its temp file.
+    super::sweep::sweep(&intents_dir(dir));
+    let mut out = Vec::new();
+    for found in pending(dir) {
+        let intent = match found {
+            Ok(i) => i,
+            Err((name, why)) => {
+                if only.is_none() {
+                    let p = intents_dir(dir).join(&name);
+                    let _ = fs::rename(&p, p.with_extension("json.bad"));
+                    return Err(ActError::Refused(Refusal::new(format!(
+                        "intent record {} could not be read ({why}); set aside as {name}.bad",
+                        p.display()
+                    ))));
+                }
+                continue;
+            }
+        };
+        if only
+            .as_ref()
+            .is_some_and(|p| Path::new(&intent.record.project) != p)
+            || in_progress(&intent)
+        {
+            continue;
+        }
+        if let Some(s) = settle(dir, &intent, wait)? {
+            out.push(s);
+        }
+    }
+    Ok(out)
+}
+
+/// Is the decision still being written by a live process (on this host,
+/// the very process that began it)? It settles itself then.
+pub fn in_progress(intent: &Intent) -> bool {
+    intent.pid != std::process::id()
+        && intent.record.host == lock::host_name()
+        && intent.start.is_some()
+        && lock::start_ticks(intent.pid) == intent.start
+}
+
+/// Settle one interrupted decision under its lock (`None`: another
+/// process settled it meanwhile).
+fn settle(dir: &Path, intent: &Intent, wait: Duration) -> Result<Option<Settled>, ActError> {
+    let rec = &intent.record;
+    let project = PathBuf::from(&rec.project);
+    let root = Dir::open(&project).map_err(|e| store(&rec.project, e))?;
+    let (pdir, pname) = root
+        .resolve(&rec.primary)
+        .map_err(|e| store(&rec.primary, e))?;
+    let _guard = lock::acquire(&pdir.proc_path(), &pname, rec.lock, wait)?;
+    if !path_of(dir, &rec.id).exists() {
+        return Ok(None);
+    }
+    let states: Vec<State> = rec
+        .files
+        .iter()
+        .zip(&intent.added)
+        .map(|(f, a)| state(&root, f, *a))
+        .collect::<Result<_, _>>()
+        .map_err(|e| store(&rec.primary, e))?;
+    if states.iter().all(|s| *s == State::Done) {
+        // Killed between its audit record and forgetting its intent: the
+        // record is there already.
+        if audit::find(dir, &audit::Which::Id(rec.id.clone())).is_err() {
+            audit::append(dir, rec)?;
+        }
+        remove(dir, &rec.id);
+        return Ok(Some(Settled::Completed {
+            id: rec.id.clone(),
+            project: rec.project.clone(),
+        }));
+    }
+    let done: Vec<usize> = states
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| **s != State::NotDone)
+        .map(|(i, _)| i)
+        .collect();
+    let settled = roll_back(dir, &root, intent, &done);
+    remove(dir, &rec.id);
+    Ok(Some(settled))
+}
+
+/// Where one file of a decision stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// It holds what it held before the decision.
+    NotDone,
+    /// It holds what the decision wrote.
+    Done,
+    /// Neither: another writer changed it.
+    Foreign,
+}
+
+fn state(root: &Dir, f: &FileRecord, added: Option<Added>) -> Result<State, StoreError> {
+    let (dir, name) = match root.resolve(&f.file) {
+        Ok(x) => x,
+        Err(StoreError::Vanished) => {
+            return Ok(if f.before.is_none() {
+                State::NotDone
+            } else if f.after.is_none() {
+                State::Done
+            } else {
+                State::Foreign
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    match f.op {
+        Op::Append => {
+            let Some(a) = added else {
+                return Ok(State::Foreign);
+            };
+            let len = dir.stat(&name)?.map(|s| s.st_size as u64);
+            if len == Some(a.before_len) || (len.is_none() && a.before_len == 0) {
+                return Ok(State::NotDone);
+            }
+            if len == Some(a.before_len + a.len)
+                && tail_sha(&dir, &name, a.len)?.as_deref() == f.appended_sha256.as_deref()
+            {
+                return Ok(State::Done);
+            }
+            Ok(State::Foreign)
+        }
+        Op::Rename => {
+            let here = stamp_at(&dir, &name)?;
+            let to = f.to.as_deref().unwrap_or_default();
+            let there = stamp_at(&dir, to)?;
+            Ok(match (here, there) {
+                (Some(h), None) if Some(&h) == f.before.as_ref() => State::NotDone,
+                (None, Some(t)) if Some(&t) == f.before.as_ref() => State::Done,
+                _ => State::Foreign,
+            })
+        }
+        Op::Replace | Op::Remove => {
+            let now = stamp_at(&dir, &name)?;
+            Ok(if now.as_ref() == f.after.as_ref() {
+                State::Done
+            } else if now.as_ref() == f.before.as_ref() {
+                State::NotDone
+            } else {
+                State::Foreign
+            })
+        }
+    }
+}
+
+/// The sha256 and length of `name` in `dir`, read in chunks (`None`:
+/// absent).
+pub fn stamp_at(dir: &Dir, name: &str) -> Result<Option<Stamp>, StoreError> {
+    let Some(mut f) = dir.open_read(name)? else {
+        return Ok(None);
+    };
+    let mut h = Sha256::new();
+    let mut len = 0u64;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+        len += n as u64;
+    }
+    Ok(Some(Stamp {
+        sha256: hex(&h.finalize()),
+        len,
+    }))
+}
+
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The sha256 of the last `n` bytes of `name` in `dir`.
+fn tail_sha(dir: &Dir, name: &str, n: u64) -> Result<Option<String>, StoreError> {
+    let Some(mut f) = dir.open_read(name)? else {
+        return Ok(None);
+    };
+    let len = f.metadata()?.len();
+    if len < n {
+        return Ok(None);
+    }
+    f.seek(SeekFrom::Start(len - n))?;
+    let mut buf = Vec::new();
+    f.take(n).read_to_end(&mut buf)?;
+    Ok(Some(sha256_hex(&buf)))
+}
+
+/// Put back the files `done` (indexes into the record's files, in the
+/// order written) of `intent`, last first. Each is put back only while it
+/// still holds what the decision wrote.
+pub fn roll_back(dir: &Path, root: &Dir, intent: &Intent, done: &[usize]) -> Settled {
+    let rec = &intent.record;
+    let mut rolled = Vec::new();
+    let mut stuck: Vec<FileRecord> = Vec::new();
+    let mut whys = Vec::new();
+    for &i in done.iter().rev() {
+        let Some(f) = rec.files.get(i) else { continue };
+        match undo_one(dir, root, f, intent.added.get(i).copied().flatten()) {
+            Ok(()) => rolled.push(f.file.clone()),
+            Err(why) => {
+                whys.push(format!("{}: {why}", f.file));
+                stuck.push(f.clone());
+            }
+        }
+    }
+    rolled.reverse();
+    if stuck.is_empty() {
+        audit::forget_blobs(dir, &rec.id);
+        return Settled::RolledBack {
+            id: rec.id.clone(),
+            project: rec.project.clone(),
+            files: rolled,
+        };
+    }
+    stuck.reverse();
+    let mut partial = rec.clone();
+    partial.files = stuck;
+    partial.partial = true;
+    let written: Vec<String> = partial.files.iter().map(|f| f.file.clone()).collect();
+    let logged = audit::append(dir, &partial);
+    let mut why = whys.join("; ");
+    if let Err(e) = logged {
+        why.push_str(&format!("; its audit record failed too: {e}"));
+    }
+    Settled::Stuck {
+        id: rec.id.clone(),
+        project: rec.project.clone(),
+        written,
+        why,
+    }
+}
+
+/// Put back one file, if it still holds what the decision wrote.
+fn undo_one(dir: &Path, root: &Dir, f: &FileRecord, added: Option<Added>) -> Result<(), String> {
+    let (d, name) = root.resolve(&f.file).map_err(|e| e.to_string())?;
+    let moved = "it changed since the decision wrote it".to_owned();
+    match f.op {
+        Op::Replace | Op::Remove => {
+            let expect = match &f.after {
+                Some(s) => Expect::Stamp(s),
+                None => Expect::Absent,
+            };
+            match &f.before {
+                None => {
+                    if atomic::differs(&d, &name, expect)
+                        .map_err(|e| e.to_string())?
+                        .is_some()
+                    {
+                        return Err(moved);
+                    }
+                    d.unlink(&name).map_err(|e| errno(e).to_string())?;
+                    d.sync();
+                    Ok(())
+                }
+                Some(before) => {
+                    let bytes = blob(dir, f, before)?;
+                    match atomic::replace_at(&d, &name, &bytes, expect) {
+                        Ok(()) => Ok(()),
+                        Err(Swap::Changed { .. }) => Err(moved),
+                        Err(Swap::Store(e)) => Err(e.to_string()),
+                    }
+                }
+            }
+        }
+        Op::Append => {
+            let a = added.ok_or_else(|| moved.clone())?;
+            let len = d
+                .stat(&name)
+                .map_err(|e| e.to_string())?
+                .map(|s| s.st_size as u64);
+            if len != Some(a.before_len + a.len)
+                || tail_sha(&d, &name, a.len)
+                    .map_err(|e| e.to_string())?
+                    .as_deref()
+                    != f.appended_sha256.as_deref()
+            {
+                return Err("another line was appended after it".to_owned());
+            }
+            let file = d.open_append(&name, 0o644).map_err(|e| e.to_string())?;
+            file.set_len(a.before_len).map_err(|e| e.to_string())?;
+            file.sync_data().map_err(|e| e.to_string())?;
+            Ok(())
+        }
+        Op::Rename => {
+            let to = f.to.as_deref().unwrap_or_default();
+            let there = stamp_at(&d, to).map_err(|e| e.to_string())?;
+            if there.as_ref() != f.before.as_ref() {
+                return Err(moved);
+            }
+            match d.rename_noreplace(to, &name) {
+                Ok(()) => {}
+                Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {
+                    if d.stat(&name).map_err(|e| e.to_string())?.is_some() {
+                        return Err(format!("{name} exists again"));
+                    }
+                    d.rename(to, &name).map_err(|e| errno(e).to_string())?;
+                }
+                Err(e) => return Err(errno(e).to_string()),
+            }
+            d.sync();
+            Ok(())
+        }
+    }
+}
+
+/// The bytes a file held before, from the decision's blob.
+fn blob(dir: &Path, f: &FileRecord, before: &Stamp) -> Result<Vec<u8>, String> {
+    f.blob
+        .as_deref()
+        .filter(|b| {
+            let mut parts = b.split('/');
+            parts.next() == Some(audit::BLOBS) && parts.all(super::exec::is_plain_name)
+        })
+        .and_then(|b| read_bounded(&dir.join(b), INTENT_LIMIT.max(super::STATE_FILE_LIMIT)).ok())
+        .filter(|b| sha256_hex(b) == before.sha256)
+        .ok_or_else(|| "its previous bytes are not kept".to_owned())
+}

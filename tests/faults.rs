@@ -1,0 +1,506 @@
+//! The fault suite: the real binary under the faults a decision must
+//! survive — a directory swapped for a link while `act` runs, SIGKILL at
+//! spread instants with the user's retry after it, a full disk (a tmpfs
+//! sized to fail), immutable and append-only files (`chattr`). Parts that
+//! need root (mount, chattr) say so and skip elsewhere; CI runs as root.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use common::{NOW, copy_dir, repo};
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("loopdeck")
+}
+
+/// `loopdeck act DIR ARGS --now NOW --by alice` with its own state dir.
+fn act_cmd(state: &Path, dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(bin());
+    c.env("XDG_STATE_HOME", state)
+        .env("LC_ALL", "C.UTF-8")
+        .env("NO_COLOR", "1")
+        .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
+        .arg("act")
+        .arg(dir)
+        .args(args)
+        .args(["--now", NOW, "--by", "alice"])
+        .stdin(Stdio::null());
+    c
+}
+
+fn run(mut c: Command) -> Output {
+    c.output().unwrap()
+}
+
+fn recover(state: &Path) -> Output {
+    let mut c = Command::new(bin());
+    c.env("XDG_STATE_HOME", state)
+        .env("LC_ALL", "C.UTF-8")
+        .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
+        .arg("recover");
+    c.output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn audit_records(state: &Path) -> Vec<serde_json::Value> {
+    fs::read_to_string(state.join("loopdeck/audit.ndjson"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Every file below `dir` with its bytes.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                todo.push(p);
+            } else {
+                let bytes = if m.is_file() {
+                    fs::read(&p).unwrap()
+                } else {
+                    Vec::new()
+                };
+                out.push((p, bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn gsd_project(tmp: &Path) -> PathBuf {
+    let dir = tmp.join("proj");
+    copy_dir(
+        &repo().join("examples/workspace/gsd/scene1-active-phase"),
+        &dir,
+    );
+    dir
+}
+
+/// Swap `a` and `b` in `dir` in one step, again and again, until `stop`.
+fn swapper(
+    dir: PathBuf,
+    a: &'static str,
+    b: &'static str,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<u64> {
+    std::thread::spawn(move || {
+        let d = fs::File::open(&dir).unwrap();
+        let mut swaps = 0;
+        while !stop.load(Ordering::Relaxed) {
+            if rustix::fs::renameat_with(&d, a, &d, b, rustix::fs::RenameFlags::EXCHANGE).is_ok() {
+                swaps += 1;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        // Leave the real directory in place.
+        if fs::symlink_metadata(dir.join(a))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+        {
+            rustix::fs::renameat_with(&d, a, &d, b, rustix::fs::RenameFlags::EXCHANGE).unwrap();
+        }
+        swaps
+    })
+}
+
+/// A process that can write the project swaps `.planning` for a link to
+/// another directory while decisions run: no decision writes there (no
+/// state file, no lock, no temp file), each decision that says "done" is
+/// in the project's own file exactly once, and the audit log agrees.
+#[test]
+fn a_directory_swapped_for_a_link_during_act_is_never_written_through() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = gsd_project(tmp.path());
+    let state = tmp.path().join("state");
+    let outside = tmp.path().join("outside");
+    copy_dir(&dir.join(".planning"), &outside);
+    std::os::unix::fs::symlink(&outside, dir.join(".planning-swap")).unwrap();
+    let before = tree(&outside);
+    let stop = Arc::new(AtomicBool::new(false));
+    let t = swapper(dir.clone(), ".planning", ".planning-swap", stop.clone());
+    let mut done = Vec::new();
+    for i in 0..40 {
+        let text = format!("Swap decision {i}");
+        let out = run(act_cmd(
+            &state,
+            &dir,
+            &["add-decision", &text, "--phase", "1"],
+        ));
+        match out.status.code() {
+            Some(0) => done.push(text),
+            // Refused: the project's .planning led out of it at that
+            // moment (not a project then, exit 2), or the walk met the link
+            // (exit 1), or the lock or the bytes moved (exit 3).
+            Some(1..=3) => {}
+            other => panic!("exit {other:?}: {}", stderr(&out)),
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = t.join().unwrap();
+    assert!(swaps > 100, "the swap raced the decisions ({swaps} swaps)");
+    assert_eq!(
+        tree(&outside),
+        before,
+        "nothing written outside the project"
+    );
+    let ours = fs::read_to_string(dir.join(".planning/STATE.md")).unwrap();
+    for i in 0..40 {
+        let text = format!("Swap decision {i}");
+        let n = ours.matches(&format!("{text}\n")).count();
+        let said_done = done.contains(&text);
+        assert_eq!(
+            n,
+            usize::from(said_done),
+            "{text}: {n} times, said done: {said_done}"
+        );
+    }
+    assert!(!done.is_empty(), "some decisions landed between swaps");
+    let records = audit_records(&state);
+    assert_eq!(records.len(), done.len());
+    for r in &records {
+        assert_eq!(r["files"][0]["file"], ".planning/STATE.md");
+        assert_eq!(
+            Path::new(r["project"].as_str().unwrap()),
+            fs::canonicalize(&dir).unwrap()
+        );
+    }
+}
+
+/// One decision per kill instant: `kill -9` after `delay`, then the
+/// user's retry, then `loopdeck recover`. Returns how the first run ended.
+fn kill_then_retry(
+    mut first: Command,
+    retry: Command,
+    state: &Path,
+    delay: Duration,
+) -> Option<i32> {
+    let mut child = first
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    let _ = child.kill();
+    let status = child.wait().unwrap();
+    let out = run(retry);
+    // Done, or refused as already answered (1) or as a question that is
+    // gone (3): never an error of another kind.
+    assert!(
+        matches!(out.status.code(), Some(0 | 1 | 3)),
+        "retry: exit {:?}: {}",
+        out.status.code(),
+        stderr(&out)
+    );
+    let r = recover(state);
+    assert!(r.status.success(), "recover: {}", stderr(&r));
+    status.code()
+}
+
+/// The median time of a clean run, to spread the kills over.
+fn clean_time(make: impl Fn(&Path) -> (PathBuf, Command)) -> Duration {
+    let mut times: Vec<Duration> = (0..3)
+        .map(|_| {
+            let tmp = tempfile::tempdir().unwrap();
+            let (_, mut c) = make(tmp.path());
+            let t = Instant::now();
+            assert!(c.output().unwrap().status.success());
+            t.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[1]
+}
+
+const WAITING: &str = r#"{
+  "status": "waiting",
+  "type": "decision_point",
+  "question": "Which database?",
+  "options": ["SQLite", "Postgres"],
+  "since": "2026-06-01T09:00:00.000Z",
+  "phase": "1"
+}"#;
+
+fn gsd_waiting(tmp: &Path) -> (PathBuf, Command) {
+    let dir = gsd_project(tmp);
+    fs::write(dir.join(".planning/WAITING.json"), WAITING).unwrap();
+    fs::create_dir_all(dir.join(".gsd")).unwrap();
+    fs::write(dir.join(".gsd/WAITING.json"), WAITING).unwrap();
+    let sha = loopdeck::store::sha256_hex(WAITING.as_bytes());
+    let c = act_cmd(&tmp.join("state"), &dir, &["answer", &sha, "2"]);
+    (dir, c)
+}
+
+/// GSD's answer writes STATE.md and removes two WAITING.json files:
+/// killed at any instant and retried, the answer is in STATE.md exactly
+/// once, both signals are gone, STATE.md reads, one audit record.
+#[test]
+fn a_killed_gsd_answer_retried_is_applied_exactly_once() {
+    let t = clean_time(gsd_waiting);
+    let n = 24u32;
+    for i in 0..n {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, first) = gsd_waiting(tmp.path());
+        let (_, retry) = {
+            let sha = loopdeck::store::sha256_hex(WAITING.as_bytes());
+            (
+                (),
+                act_cmd(&tmp.path().join("state"), &dir, &["answer", &sha, "2"]),
+            )
+        };
+        let state = tmp.path().join("state");
+        let ended = kill_then_retry(first, retry, &state, t * i / n);
+        let text = fs::read_to_string(dir.join(".planning/STATE.md")).unwrap();
+        assert_eq!(
+            text.matches("answered by alice").count(),
+            1,
+            "kill {i}/{n} (first run ended {ended:?}):\n{text}"
+        );
+        assert!(!dir.join(".planning/WAITING.json").exists(), "kill {i}");
+        assert!(!dir.join(".gsd/WAITING.json").exists(), "kill {i}");
+        assert!(loopdeck::formats::gsd::load(&dir).is_some(), "kill {i}");
+        let answers: Vec<_> = audit_records(&state)
+            .into_iter()
+            .filter(|r| r["decision"]["verb"] == "answer")
+            .collect();
+        assert_eq!(answers.len(), 1, "kill {i}: {answers:?}");
+        assert_ne!(answers[0]["partial"], true, "kill {i}");
+        assert!(
+            fs::read_dir(state.join("loopdeck/intents"))
+                .map(|d| {
+                    d.filter(|e| {
+                        let n = e.as_ref().unwrap().file_name();
+                        let n = n.to_string_lossy();
+                        n.ends_with(".json") && !n.starts_with('.')
+                    })
+                    .count()
+                })
+                .unwrap_or(0)
+                == 0,
+            "kill {i}: an intent left unsettled"
+        );
+    }
+}
+
+fn prd_project(tmp: &Path) -> (PathBuf, Command) {
+    let dir = tmp.join("fba-smart-restock");
+    copy_dir(&repo().join("tests/fixtures/prd-act/stage1/before"), &dir);
+    let c = act_cmd(
+        &tmp.join("state"),
+        &dir,
+        &["answer", "OQ-7", "进入 MVP，只导出 CSV"],
+    );
+    (dir, c)
+}
+
+/// PRD-master's answer writes conversation.md, then state.json: killed at
+/// any instant and retried, conversation.md holds the answer once.
+#[test]
+fn a_killed_prd_answer_retried_is_applied_exactly_once() {
+    let t = clean_time(prd_project);
+    let n = 24u32;
+    for i in 0..n {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, first) = prd_project(tmp.path());
+        let (_, retry) = prd_project_again(tmp.path(), &dir);
+        let state = tmp.path().join("state");
+        let ended = kill_then_retry(first, retry, &state, t * i / n);
+        let conv = fs::read_to_string(dir.join("conversation.md")).unwrap();
+        assert_eq!(
+            conv.matches("进入 MVP，只导出 CSV").count(),
+            1,
+            "kill {i}/{n} (first run ended {ended:?})"
+        );
+        let state_json: serde_json::Value =
+            serde_json::from_slice(&fs::read(dir.join("state.json")).unwrap()).unwrap();
+        assert!(state_json.is_object());
+        let answers: Vec<_> = audit_records(&state)
+            .into_iter()
+            .filter(|r| r["decision"]["verb"] == "answer")
+            .collect();
+        assert_eq!(answers.len(), 1, "kill {i}: {answers:?}");
+    }
+}
+
+fn prd_project_again(tmp: &Path, dir: &Path) -> ((), Command) {
+    (
+        (),
+        act_cmd(
+            &tmp.join("state"),
+            dir,
+            &["answer", "OQ-7", "进入 MVP，只导出 CSV"],
+        ),
+    )
+}
+
+fn is_root() -> bool {
+    // SAFETY: no arguments.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// `chattr +i` on the primary after the secondary could be written: the
+/// decision is refused before anything is written, naming the immutable
+/// file, and a 0444 file is refused even for root.
+#[test]
+fn immutable_and_read_only_files_are_refused_whole() {
+    if !is_root() {
+        eprintln!("SKIPPED: chattr and root's view of 0444 need root (CI runs as root)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, c) = prd_project(tmp.path());
+    let before = tree(&dir);
+    let chattr = |flag: &str| {
+        Command::new("chattr")
+            .arg(flag)
+            .arg(dir.join("state.json"))
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    };
+    if !chattr("+i") {
+        eprintln!("SKIPPED: chattr +i is not supported here");
+        return;
+    }
+    let out = run(c);
+    chattr("-i");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("immutable"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("state.json"), "{}", stderr(&out));
+    assert_eq!(tree(&dir), before, "nothing written");
+
+    assert!(chattr("+a"));
+    let (_, c) = prd_project_again(tmp.path(), &dir);
+    let out = run(c);
+    chattr("-a");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("append-only"), "{}", stderr(&out));
+    assert_eq!(tree(&dir), before, "nothing written");
+
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(dir.join("state.json"), fs::Permissions::from_mode(0o444)).unwrap();
+    let (_, c) = prd_project_again(tmp.path(), &dir);
+    let out = run(c);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("read-only file (mode 0444"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(tree(&dir), before, "root replaced a 0444 file");
+}
+
+/// A full disk at each write of a decision: a tmpfs sized so the project
+/// fills at a different write each time. Every time, the decision is
+/// written whole or not at all, and the retry (with room) applies it once.
+#[test]
+fn a_full_disk_at_any_write_leaves_the_decision_whole_or_absent() {
+    if !is_root() {
+        eprintln!("SKIPPED: mounting a tmpfs needs root (CI runs as root)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mnt = tmp.path().join("mnt");
+    fs::create_dir(&mnt).unwrap();
+    let mount = |size: u64| {
+        Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&mnt)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    };
+    let umount = || {
+        let _ = Command::new("umount").arg(&mnt).status();
+    };
+    if !mount(1 << 20) {
+        eprintln!("SKIPPED: cannot mount a tmpfs here");
+        return;
+    }
+    umount();
+    let state = tmp.path().join("state");
+    let mut outcomes = Vec::new();
+    // Room for the project and then some more pages each round: the
+    // decision's writes meet ENOSPC at different steps.
+    let base: u64 = {
+        let (dir, _) = prd_project(&tmp.path().join("probe"));
+        tree(&dir).iter().map(|(_, b)| b.len() as u64).sum()
+    };
+    for extra_pages in 0..12u64 {
+        assert!(mount(base + 16 * 4096 + extra_pages * 4096));
+        let dir = mnt.join("fba-smart-restock");
+        copy_dir(&repo().join("tests/fixtures/prd-act/stage1/before"), &dir);
+        // Fill what is left but `extra_pages` pages.
+        let filler = mnt.join("filler");
+        let mut f = fs::File::create(&filler).unwrap();
+        let chunk = vec![b'x'; 4096];
+        while std::io::Write::write_all(&mut f, &chunk).is_ok() {}
+        drop(f);
+        let len = fs::metadata(&filler).unwrap().len();
+        let keep = len.saturating_sub(extra_pages * 4096);
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&filler)
+            .unwrap()
+            .set_len(keep)
+            .unwrap();
+        let before = tree(&dir);
+        let out = run(act_cmd(
+            &state,
+            &dir,
+            &["answer", "OQ-7", "进入 MVP，只导出 CSV"],
+        ));
+        let code = out.status.code();
+        let conv = fs::read_to_string(dir.join("conversation.md")).unwrap();
+        let n = conv.matches("进入 MVP，只导出 CSV").count();
+        match code {
+            Some(0) => assert_eq!(n, 1),
+            Some(1) => {
+                assert_eq!(tree(&dir), before, "refused, yet written: {}", stderr(&out));
+            }
+            other => panic!("exit {other:?}: {}", stderr(&out)),
+        }
+        outcomes.push(code);
+        // The retry, with room.
+        fs::remove_file(&filler).unwrap();
+        let out = run(act_cmd(
+            &state,
+            &dir,
+            &["answer", "OQ-7", "进入 MVP，只导出 CSV"],
+        ));
+        let conv = fs::read_to_string(dir.join("conversation.md")).unwrap();
+        assert_eq!(
+            conv.matches("进入 MVP，只导出 CSV").count(),
+            1,
+            "{extra_pages} pages: exit {:?}: {}",
+            out.status.code(),
+            stderr(&out)
+        );
+        umount();
+    }
+    assert!(
+        outcomes.contains(&Some(1)),
+        "the disk was full at some write: {outcomes:?}"
+    );
+    assert!(
+        outcomes.contains(&Some(0)),
+        "and had room at last: {outcomes:?}"
+    );
+}
