@@ -16,8 +16,12 @@ use std::time::{Duration, Instant};
 
 use common::{NOW, copy_dir, repo};
 
+/// The binary under test; `LOOPDECK_FAULTS_BIN` runs the suite against
+/// another build (e.g. the previous release, to see it fail).
 fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("loopdeck")
+    std::env::var_os("LOOPDECK_FAULTS_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| assert_cmd::cargo::cargo_bin("loopdeck"))
 }
 
 /// `loopdeck act DIR ARGS --now NOW --by alice` with its own state dir.
@@ -103,11 +107,17 @@ fn swapper(
     std::thread::spawn(move || {
         let d = fs::File::open(&dir).unwrap();
         let mut swaps = 0;
+        let swap = || rustix::fs::renameat_with(&d, a, &d, b, rustix::fs::RenameFlags::EXCHANGE);
         while !stop.load(Ordering::Relaxed) {
-            if rustix::fs::renameat_with(&d, a, &d, b, rustix::fs::RenameFlags::EXCHANGE).is_ok() {
+            // The link is in place for short moments only, so a decision
+            // usually finds the real directory when it checks, and may
+            // meet the link when it writes.
+            if swap().is_ok() {
                 swaps += 1;
+                std::thread::sleep(Duration::from_micros(50));
+                let _ = swap();
             }
-            std::thread::sleep(Duration::from_micros(200));
+            std::thread::sleep(Duration::from_micros(400));
         }
         // Leave the real directory in place.
         if fs::symlink_metadata(dir.join(a))
@@ -503,4 +513,67 @@ fn a_full_disk_at_any_write_leaves_the_decision_whole_or_absent() {
         outcomes.contains(&Some(0)),
         "and had room at last: {outcomes:?}"
     );
+}
+
+/// An agent that saves STATE.md at 50 Hz without a lock (write a temp
+/// file, rename it over) beside decisions made with `act`: no agent save
+/// is ever replaced by a decision computed on an older one. The agent
+/// counts up in a line of its own and, before each save, checks the
+/// count it finds is the last it saved: a lower one is a save lost.
+#[test]
+fn an_unlocked_agent_saving_at_50_hz_loses_no_save_to_a_decision() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = gsd_project(tmp.path());
+    let state = tmp.path().join("state");
+    let file = dir.join(".planning/STATE.md");
+    let mut text = fs::read_to_string(&file).unwrap();
+    text.push_str("\nAgent counter: 0\n");
+    fs::write(&file, &text).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let agent = {
+        let stop = stop.clone();
+        let file = file.clone();
+        std::thread::spawn(move || {
+            let (mut saved, mut lost, mut saves) = (0u64, 0u64, 0u64);
+            let tmp = file.with_file_name(".STATE.md.agent-tmp");
+            while !stop.load(Ordering::Relaxed) {
+                let now = fs::read_to_string(&file).unwrap();
+                let (head, count) = now.rsplit_once("Agent counter: ").unwrap();
+                let count: u64 = count.trim().parse().unwrap();
+                if count < saved {
+                    lost += 1;
+                }
+                saved = saved.max(count) + 1;
+                fs::write(&tmp, format!("{head}Agent counter: {saved}\n")).unwrap();
+                fs::rename(&tmp, &file).unwrap();
+                saves += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            (saves, lost)
+        })
+    };
+    let started = Instant::now();
+    let (mut done, mut refused) = (0, 0);
+    let mut i = 0;
+    while started.elapsed() < Duration::from_secs(3) {
+        let out = run(act_cmd(
+            &state,
+            &dir,
+            &["add-decision", &format!("Decision {i}"), "--phase", "1"],
+        ));
+        match out.status.code() {
+            Some(0) => done += 1,
+            Some(3) => refused += 1,
+            other => panic!("exit {other:?}: {}", stderr(&out)),
+        }
+        i += 1;
+    }
+    stop.store(true, Ordering::Relaxed);
+    let (saves, lost) = agent.join().unwrap();
+    eprintln!(
+        "agent saves {saves}, lost {lost}; decisions {done} written, {refused} refused as changed on disk"
+    );
+    assert!(saves > 50, "the agent saved throughout ({saves})");
+    assert!(done > 0, "decisions landed between saves");
+    assert_eq!(lost, 0, "agent saves lost to decisions");
 }

@@ -238,8 +238,12 @@ fn swap_in(
             Ok(()) => {
                 if let Some(now) = differs(dir, tmp, expect)? {
                     // Another writer's save landed between the compare and
-                    // the exchange: put it back.
+                    // the exchange: put it back. Should it save once more
+                    // meanwhile, its newest save is what stays.
                     dir.exchange(tmp, name).map_err(errno)?;
+                    if differs(dir, tmp, Expect::Bytes(bytes))?.is_some() {
+                        dir.exchange(tmp, name).map_err(errno)?;
+                    }
                     return Err(Swap::Changed { now });
                 }
                 let _ = dir.unlink(tmp);
