@@ -577,3 +577,69 @@ fn an_unlocked_agent_saving_at_50_hz_loses_no_save_to_a_decision() {
     assert!(done > 0, "decisions landed between saves");
     assert_eq!(lost, 0, "agent saves lost to decisions");
 }
+
+fn loopdeck_in(state: &Path, args: &[&str]) -> Output {
+    let mut c = Command::new(bin());
+    c.env("XDG_STATE_HOME", state)
+        .env("LC_ALL", "C.UTF-8")
+        .env("NO_COLOR", "1")
+        .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
+        .args(args)
+        .args(["--now", NOW]);
+    c.output().unwrap()
+}
+
+/// A decision killed after writing every file but before its audit
+/// record (the intent record is all that is left): `list`, `show` and
+/// `check` show it as a problem on the project and change nothing;
+/// `loopdeck recover` records it, and then `undo` finds it.
+#[test]
+fn an_interrupted_decision_is_a_problem_until_a_write_settles_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, c) = prd_project(tmp.path());
+    let state = tmp.path().join("state");
+    assert!(run(c).status.success());
+    // What a kill right before the audit record leaves: the intent only.
+    let log = state.join("loopdeck/audit.ndjson");
+    let record: loopdeck::store::audit::Record =
+        serde_json::from_str(fs::read_to_string(&log).unwrap().trim()).unwrap();
+    fs::remove_file(&log).unwrap();
+    let n = record.files.len();
+    let intent = loopdeck::store::intent::Intent {
+        record: record.clone(),
+        pid: 4_000_000,
+        start: Some(1),
+        added: vec![None; n],
+    };
+    fs::create_dir_all(state.join("loopdeck/intents")).unwrap();
+    let planted = state.join(format!("loopdeck/intents/{}.json", record.id));
+    fs::write(&planted, serde_json::to_vec(&intent).unwrap()).unwrap();
+    let before = tree(&dir);
+
+    let root = tmp.path().to_str().unwrap();
+    let list = loopdeck_in(&state, &["list", root, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    let problems = v["projects"][0]["problems"].to_string();
+    assert!(problems.contains("was interrupted"), "{v}");
+    assert!(problems.contains(&record.id), "{problems}");
+    let check = loopdeck_in(&state, &["check", root]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&check.stdout).contains("was interrupted"));
+    assert!(planted.exists(), "a reading settles nothing");
+    assert_eq!(tree(&dir), before, "a reading writes nothing");
+
+    let r = recover(&state);
+    let said = String::from_utf8_lossy(&r.stdout);
+    assert!(r.status.success(), "{}", stderr(&r));
+    assert!(said.contains("it had written every file"), "{said}");
+    assert!(!planted.exists());
+    let v: serde_json::Value =
+        serde_json::from_slice(&loopdeck_in(&state, &["list", root, "--json"]).stdout).unwrap();
+    assert!(!v["projects"][0]["problems"].to_string().contains("interrupted"), "{v}");
+    let undo = loopdeck_in(&state, &["undo", &record.id]);
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert_eq!(
+        fs::read(dir.join("state.json")).unwrap(),
+        fs::read(repo().join("tests/fixtures/prd-act/stage1/before/state.json")).unwrap()
+    );
+}

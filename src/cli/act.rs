@@ -340,6 +340,18 @@ pub fn run_undo(
     let Some(dir) = opts.audit_dir.clone() else {
         return Ok(super::usage(err, crate::t!("cli.act.no_state_dir")));
     };
+    // A decision interrupted part way is settled first: `undo --last`
+    // then finds it (recorded) or finds it gone (rolled back).
+    if !opts.readonly {
+        match crate::store::intent::recover(&dir, None, opts.wait) {
+            Ok(settled) => {
+                for s in settled {
+                    writeln!(err, "loopdeck: {}", sanitize_line(&s.message()))?;
+                }
+            }
+            Err(e) => return Ok(refused(err, &e)),
+        }
+    }
     match audit::undo(&dir, &which, &opts) {
         Ok(outcome) => {
             let undone = match &which {

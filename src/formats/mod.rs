@@ -170,8 +170,30 @@ fn discover_with(roots: &[PathBuf], detect: &Detector<'_>) -> Discovery {
         });
     }
     problems.sort_by(|a, b| a.file.cmp(&b.file));
+    mark_interrupted(&mut projects);
     sort_newest_first(&mut projects);
     Discovery { projects, problems }
+}
+
+/// A decision interrupted part way on a project (its intent record is
+/// still in the state directory) is a problem on the project until a
+/// write settles it: a reading never writes.
+fn mark_interrupted(projects: &mut [Project]) {
+    let interrupted = store::intent::interrupted();
+    if interrupted.is_empty() {
+        return;
+    }
+    for p in projects.iter_mut() {
+        let real = store::intent::real_path(&p.path);
+        for (project, file, reason) in &interrupted {
+            if *project == real && !p.problems.iter().any(|q| q.reason == *reason) {
+                p.problems.push(Problem {
+                    file: file.clone(),
+                    reason: reason.clone(),
+                });
+            }
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -252,6 +274,7 @@ fn load_dir_with(dir: &Path, detect: &Detector<'_>) -> Discovery {
             for p in &mut found {
                 p.id = id_under(dir, &p.path);
             }
+            mark_interrupted(&mut found);
             Discovery {
                 projects: found,
                 problems: Vec::new(),

@@ -113,6 +113,36 @@ pub fn pending(dir: &Path) -> Vec<Result<Intent, (String, String)>> {
         .collect()
 }
 
+/// Every interrupted decision in loopdeck's state directory, for the
+/// reading commands to show as a problem on its project: (the project's
+/// real path, the file the decision was about, why). Read-only: a reading
+/// never settles one (a write does). Nothing when there is no state
+/// directory or no intent in it (one directory listing).
+pub fn interrupted() -> Vec<(PathBuf, String, String)> {
+    let Some(dir) = audit::default_dir() else {
+        return Vec::new();
+    };
+    pending(&dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|i| !in_progress(i))
+        .map(|i| {
+            let verb = i.record.decision["verb"].as_str().unwrap_or("decision").to_owned();
+            let files: Vec<&str> = i.record.files.iter().map(|f| f.file.as_str()).collect();
+            (
+                PathBuf::from(&i.record.project),
+                i.record.primary.clone(),
+                format!(
+                    "decision {} ({verb}, by {}) was interrupted while writing {}: it may be half applied; the next decision on this project, `loopdeck undo`, or `loopdeck recover` settles it (rolled back, or recorded when every file holds it)",
+                    i.record.id,
+                    i.record.by,
+                    files.join(", ")
+                ),
+            )
+        })
+        .collect()
+}
+
 /// The intents of the project at `project` (compared by real path).
 pub fn pending_for(dir: &Path, project: &Path) -> Vec<Intent> {
     let real = real_path(project);
