@@ -635,11 +635,91 @@ fn an_interrupted_decision_is_a_problem_until_a_write_settles_it() {
     assert!(!planted.exists());
     let v: serde_json::Value =
         serde_json::from_slice(&loopdeck_in(&state, &["list", root, "--json"]).stdout).unwrap();
-    assert!(!v["projects"][0]["problems"].to_string().contains("interrupted"), "{v}");
+    assert!(
+        !v["projects"][0]["problems"]
+            .to_string()
+            .contains("interrupted"),
+        "{v}"
+    );
     let undo = loopdeck_in(&state, &["undo", &record.id]);
     assert!(undo.status.success(), "{}", stderr(&undo));
     assert_eq!(
         fs::read(dir.join("state.json")).unwrap(),
         fs::read(repo().join("tests/fixtures/prd-act/stage1/before/state.json")).unwrap()
     );
+}
+
+/// A DWP plan directory swapped for another user's link to a plan
+/// elsewhere while `block`/`unblock` run on it: nothing is written there.
+#[test]
+fn a_plan_directory_swapped_for_a_link_is_never_written_through() {
+    if !is_root() {
+        eprintln!("SKIPPED: a link owned by another user needs root to make (CI runs as root)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let plans = tmp.path().join("ws/.dwp/plans");
+    let src = repo().join("tests/fixtures/dwp-real-world");
+    let group = fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.join("PLAN_full_migration_fixture").is_dir())
+        .unwrap();
+    let plan = plans.join("PLAN_full_migration_fixture");
+    copy_dir(&group.join("PLAN_full_migration_fixture"), &plan);
+    let state = tmp.path().join("state");
+    assert!(run(act_cmd(&state, &plan, &["approve"])).status.success());
+    let outside = tmp.path().join("outside");
+    copy_dir(&plan, &outside);
+    let link = plans.join("PLAN_full_migration_fixture-swap");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    std::os::unix::fs::lchown(&link, Some(65534), Some(65534)).unwrap();
+    let before = tree(&outside);
+    let stop = Arc::new(AtomicBool::new(false));
+    let t = swapper(
+        plans.clone(),
+        "PLAN_full_migration_fixture",
+        "PLAN_full_migration_fixture-swap",
+        stop.clone(),
+    );
+    let mut done = 0;
+    for i in 0..40 {
+        let args: &[&str] = if i % 2 == 0 {
+            &["block", "1", "--reason", "swap"]
+        } else {
+            &["unblock", "1"]
+        };
+        let out = run(act_cmd(&state, &plan, args));
+        match out.status.code() {
+            Some(0) => done += 1,
+            Some(1..=3) => {}
+            other => panic!("exit {other:?}: {}", stderr(&out)),
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    t.join().unwrap();
+    eprintln!("{done} of 40 decisions written");
+    assert!(done > 0, "decisions landed between swaps");
+    let after = tree(&outside);
+    let names = |t: &[(PathBuf, Vec<u8>)]| t.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        names(&after),
+        names(&before),
+        "no file created outside the project"
+    );
+    assert!(after == before, "a file outside the project was rewritten");
+    let records = audit_records(&state);
+    assert_eq!(
+        records.len(),
+        done + 1,
+        "the approval, then each decision said done"
+    );
+    // The record names the directory written by its name at that moment
+    // (the swapper renames it back and forth), never the outside one.
+    let real = fs::canonicalize(&plan).unwrap();
+    let renamed = real.with_file_name("PLAN_full_migration_fixture-swap");
+    for r in &records {
+        let p = Path::new(r["project"].as_str().unwrap());
+        assert!(p == real || p == renamed, "{}", p.display());
+    }
 }

@@ -51,20 +51,93 @@ pub fn errno(e: Errno) -> StoreError {
 }
 
 impl Dir {
-    /// Open the directory at `path` (links in `path` itself are followed:
-    /// the project directory is resolved once, here).
+    /// Open the directory at `path` (the project directory), walking it
+    /// from `/` one component at a time without following a link that
+    /// another user could have put there: a link on the way is followed
+    /// only when it belongs to the user running loopdeck or to root (the
+    /// rule Linux's `fs.protected_symlinks` applies in shared
+    /// directories). A project's own directory swapped for another user's
+    /// link between the reading and the write is then refused, not
+    /// followed.
     pub fn open(path: &Path) -> Result<Dir, StoreError> {
-        let fd = rustix::fs::open(
-            path,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| match e {
-            Errno::NOTDIR => StoreError::NotRegular,
-            e => errno(e),
-        })?;
+        let abs = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            std::env::current_dir()
+                .map_err(StoreError::from)?
+                .join(path)
+        };
+        let mut todo: Vec<String> = Vec::new();
+        for comp in abs.components() {
+            match comp {
+                Component::Normal(c) => {
+                    todo.push(c.to_str().ok_or(StoreError::NotRegular)?.to_owned())
+                }
+                Component::ParentDir => todo.push("..".to_owned()),
+                _ => {}
+            }
+        }
+        todo.reverse();
+        let root = || -> Result<OwnedFd, StoreError> {
+            rustix::fs::open(
+                "/",
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .map_err(errno)
+        };
+        let mut cur = root()?;
+        let mut links = 0;
+        // SAFETY: no arguments, always succeed.
+        let me = unsafe { libc::geteuid() };
+        while let Some(name) = todo.pop() {
+            match rustix::fs::openat(
+                &cur,
+                name.as_str(),
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            ) {
+                Ok(next) => cur = next,
+                Err(Errno::LOOP | Errno::NOTDIR) => {
+                    let st = rustix::fs::statat(&cur, name.as_str(), AtFlags::SYMLINK_NOFOLLOW)
+                        .map_err(errno)?;
+                    if FileType::from_raw_mode(st.st_mode) != FileType::Symlink {
+                        return Err(StoreError::NotRegular);
+                    }
+                    if st.st_uid != me && st.st_uid != 0 {
+                        return Err(StoreError::Io(std::io::Error::other(format!(
+                            "{} leads through a link owned by uid {} ({name}); loopdeck follows only its own user's or root's links on the way to a project it writes",
+                            path.display(),
+                            st.st_uid
+                        ))));
+                    }
+                    links += 1;
+                    if links > MAX_LINKS {
+                        return Err(StoreError::OutsideProject);
+                    }
+                    let target =
+                        rustix::fs::readlinkat(&cur, name.as_str(), Vec::new()).map_err(errno)?;
+                    let target = Path::new(OsStr::from_bytes(target.as_bytes()));
+                    if target.is_absolute() {
+                        cur = root()?;
+                    }
+                    let mut more: Vec<String> = Vec::new();
+                    for comp in target.components() {
+                        match comp {
+                            Component::Normal(c) => {
+                                more.push(c.to_str().ok_or(StoreError::NotRegular)?.to_owned());
+                            }
+                            Component::ParentDir => more.push("..".to_owned()),
+                            _ => {}
+                        }
+                    }
+                    todo.extend(more.into_iter().rev());
+                }
+                Err(e) => return Err(errno(e)),
+            }
+        }
         Ok(Dir {
-            fd,
+            fd: cur,
             shown: path.to_path_buf(),
         })
     }
@@ -81,6 +154,13 @@ impl Dir {
     pub fn proc_path(&self) -> PathBuf {
         use std::os::fd::AsRawFd;
         PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd()))
+    }
+
+    /// The path of the directory held, as the kernel knows it now (not
+    /// looked up again through the path it was opened by, which may lead
+    /// elsewhere by now).
+    pub fn real_path(&self) -> PathBuf {
+        std::fs::read_link(self.proc_path()).unwrap_or_else(|_| self.shown.clone())
     }
 
     pub fn fd(&self) -> BorrowedFd<'_> {
@@ -473,5 +553,29 @@ mod tests {
             root.resolve(".planning/STATE.md"),
             Err(StoreError::OutsideProject)
         ));
+    }
+
+    /// The project's own path may pass through the user's links, never
+    /// through another user's (one an agent running as that user swapped
+    /// in).
+    #[test]
+    fn a_link_on_the_way_is_followed_only_when_it_is_ours() {
+        let (tmp, p) = project();
+        let mine = tmp.path().join("mine");
+        symlink(&p, &mine).unwrap();
+        let dir = Dir::open(&mine.join(".planning")).unwrap();
+        assert!(dir.open_read("STATE.md").unwrap().is_some());
+        // SAFETY: no arguments.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("SKIPPED: a link owned by another user needs root to make");
+            return;
+        }
+        let theirs = tmp.path().join("theirs");
+        symlink(&p, &theirs).unwrap();
+        std::os::unix::fs::lchown(&theirs, Some(65534), Some(65534)).unwrap();
+        let err = Dir::open(&theirs.join(".planning"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("owned by uid 65534"), "{err}");
     }
 }

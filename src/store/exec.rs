@@ -76,7 +76,7 @@ pub(crate) fn run(
     // An interrupted decision on this project is settled first, so this
     // one is never made on half of another (see `intent`).
     let recovered = match &audit_dir {
-        Some(dir) => intent::recover(dir, Some(&txn.project), txn.wait)?
+        Some(dir) => intent::recover(dir, Some(&root.real_path()), txn.wait)?
             .iter()
             .map(intent::Settled::message)
             .collect(),
@@ -527,9 +527,7 @@ fn apply(txn: &Txn, root: &Dir, dir: &Path, steps: Vec<Step>) -> Result<Outcome,
             at: txn.now.to_rfc3339(),
             by: txn.by.clone(),
             host: lock::host_name(),
-            project: intent::real_path(&txn.project)
-                .to_string_lossy()
-                .into_owned(),
+            project: root.real_path().to_string_lossy().into_owned(),
             primary: txn.primary.clone(),
             lock: txn.lock,
             decision: txn.decision.clone(),

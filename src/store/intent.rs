@@ -208,11 +208,10 @@ impl Settled {
     }
 }
 
-/// Settle every interrupted decision in `dir` (of the project `only`,
-/// when given), each under its project's lock. A record that cannot be
+/// Settle every interrupted decision in `dir` (of the project whose real
+/// path is `only`, when given), each under its project's lock. A record that cannot be
 /// read is set aside (`<name>.bad`) and reported.
 pub fn recover(dir: &Path, only: Option<&Path>, wait: Duration) -> Result<Vec<Settled>, ActError> {
-    let only = only.map(real_path);
     // A process killed while writing an intent leaves its temp file.
     super::sweep::sweep(&intents_dir(dir));
     let mut out = Vec::new();
@@ -233,7 +232,7 @@ pub fn recover(dir: &Path, only: Option<&Path>, wait: Duration) -> Result<Vec<Se
         };
         if only
             .as_ref()
-            .is_some_and(|p| Path::new(&intent.record.project) != p)
+            .is_some_and(|p| Path::new(&intent.record.project) != *p)
             || in_progress(&intent)
         {
             continue;
