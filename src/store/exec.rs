@@ -560,16 +560,22 @@ fn apply(txn: &Txn, root: &Dir, dir: &Path, steps: Vec<Step>) -> Result<Outcome,
         #[cfg(not(test))]
         let step = apply_one(root, s, &mut swept);
         match step {
-            Ok((change, add, actual)) => {
-                if let Some(actual) = actual
+            Ok((mut change, add)) => {
+                if s.before.is_none()
+                    && add.is_some()
+                    && intent.added.get(n).copied().flatten() == add
+                {
+                    change.before = intent.record.files.get(n).and_then(|r| r.before.clone());
+                }
+                if add.is_some()
+                    && intent.added.get(n).copied().flatten() != add
                     && let (Some(rec), Some(slot)) =
                         (intent.record.files.get_mut(n), intent.added.get_mut(n))
                 {
                     // Another writer appended between the plan and the
                     // append: record what was really added.
-                    rec.before = actual.0;
-                    rec.after = actual.1;
-                    rec.appended_sha256 = Some(actual.2);
+                    rec.before = None;
+                    rec.after = change.after.clone();
                     *slot = add;
                     let _ = intent::write(dir, &intent);
                 }
@@ -675,16 +681,12 @@ fn planned(root: &Dir, s: &Step) -> Result<(FileRecord, Option<Added>), StoreErr
     Ok((rec, add_len))
 }
 
-/// What an append really did, when it differs from the plan: (before,
-/// after, sha256 of the bytes added).
-type Actual = (Option<Stamp>, Option<Stamp>, String);
-
 /// Apply one step, each file compared once more right before it changes.
 fn apply_one(
     root: &Dir,
     s: &Step,
     swept: &mut HashSet<PathBuf>,
-) -> Result<(FileChange, Option<Added>, Option<Actual>), ActError> {
+) -> Result<(FileChange, Option<Added>), ActError> {
     let file = s.edit.file();
     let err = store_err(file);
     let (dir, name) = root.resolve(file).map_err(&err)?;
@@ -713,7 +715,6 @@ fn apply_one(
         diff: String::new(),
     };
     let mut add = None;
-    let mut actual = None;
     match &s.edit {
         Edit::Replace { bytes, .. } => match atomic::replace_at(&dir, &name, bytes, expect) {
             Ok(()) => {}
@@ -734,16 +735,9 @@ fn apply_one(
                 before_len,
                 len: added.len() as u64,
             });
-            let planned_len = change.before.as_ref().map_or(0, |b| b.len);
-            if before_len != planned_len || s.before.is_none() {
-                let after = intent::stamp_at(&dir, &name).map_err(&err)?;
-                if before_len != planned_len {
-                    actual = Some((None, after.clone(), sha256_hex(&added)));
-                }
-                change.after = after;
-                if s.before.is_none() && before_len != planned_len {
-                    change.before = None;
-                }
+            if s.before.is_none() {
+                // Not read whole: the stamp is taken after the append.
+                change.after = intent::stamp_at(&dir, &name).map_err(&err)?;
             }
         }
         Edit::Remove { .. } => {
@@ -782,7 +776,7 @@ fn apply_one(
             change.after = None;
         }
     }
-    Ok((change, add, actual))
+    Ok((change, add))
 }
 
 /// Faults injected by tests between the steps of a decision (a full disk,

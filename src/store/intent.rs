@@ -74,8 +74,11 @@ fn store(file: &str, source: StoreError) -> ActError {
 }
 
 /// Keep `intent` in the state directory `dir` (fsynced). An error here
-/// means nothing was written to the project.
+/// means nothing was written to the project. The file is created whole in
+/// one go (no temp file and rename: it is new, and a record cut short by
+/// a kill before any project file was touched reads as nothing to settle).
 pub fn write(dir: &Path, intent: &Intent) -> Result<(), ActError> {
+    use std::io::Write;
     let here = intents_dir(dir);
     let mut b = fs::DirBuilder::new();
     b.recursive(true);
@@ -87,13 +90,26 @@ pub fn write(dir: &Path, intent: &Intent) -> Result<(), ActError> {
         .map_err(|e| store("intent record", e.into()))?;
     let bytes =
         serde_json::to_vec(intent).map_err(|e| store("intent record", StoreError::Io(e.into())))?;
-    atomic::replace(&path_of(dir, &intent.record.id), &bytes).map_err(|e| store("intent record", e))
+    let name = format!("{}.json", intent.record.id);
+    let d = Dir::open(&here).map_err(|e| store("intent record", e))?;
+    // A rewrite (an append that met another writer's line) replaces it.
+    let _ = d.unlink(&name);
+    let mut f = d
+        .create_excl(&name, 0o600)
+        .map_err(|e| store("intent record", errno(e)))?;
+    let written = f.write_all(&bytes).and_then(|()| f.sync_data());
+    if let Err(e) = written {
+        let _ = d.unlink(&name);
+        return Err(store("intent record", e.into()));
+    }
+    Ok(())
 }
 
-/// Forget the intent `id` (its decision is settled).
+/// Forget the intent `id` (its decision is settled). Not fsynced: an
+/// intent that comes back after a power loss finds its decision settled
+/// (recorded, or every file as before) and goes again.
 pub fn remove(dir: &Path, id: &str) {
     let _ = fs::remove_file(path_of(dir, id));
-    atomic::sync_dir(&intents_dir(dir));
 }
 
 /// Every intent record in `dir`, oldest first; a record that cannot be
@@ -219,8 +235,15 @@ pub fn recover(dir: &Path, only: Option<&Path>, wait: Duration) -> Result<Vec<Se
         let intent = match found {
             Ok(i) => i,
             Err((name, why)) => {
-                if only.is_none() {
-                    let p = intents_dir(dir).join(&name);
+                // An intent is written whole before the first project file:
+                // one cut short (a kill while writing it) means nothing of
+                // its decision was written. Anything else unreadable is set
+                // aside, not trusted, and said.
+                let p = intents_dir(dir).join(&name);
+                let cut_short = why.contains("EOF") && !in_use(&p);
+                if cut_short {
+                    let _ = fs::remove_file(&p);
+                } else if only.is_none() {
                     let _ = fs::rename(&p, p.with_extension("json.bad"));
                     return Err(ActError::Refused(Refusal::new(format!(
                         "intent record {} could not be read ({why}); set aside as {name}.bad",
@@ -242,6 +265,16 @@ pub fn recover(dir: &Path, only: Option<&Path>, wait: Duration) -> Result<Vec<Se
         }
     }
     Ok(out)
+}
+
+/// Was the file changed in the last seconds (a writer may still be at
+/// it)?
+fn in_use(p: &Path) -> bool {
+    fs::metadata(p)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_none_or(|age| age < Duration::from_secs(5))
 }
 
 /// Is the decision still being written by a live process (on this host,

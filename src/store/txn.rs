@@ -262,7 +262,7 @@ pub const STABLE_WAIT: Duration = Duration::from_secs(2);
 /// A file changed more recently than this may still be being written (an
 /// agent that truncates, then writes, without a lock): it is read twice,
 /// this far apart, and decided on only when both reads agree.
-pub const RACY_WINDOW: Duration = Duration::from_millis(10);
+pub const RACY_WINDOW: Duration = Duration::from_millis(2);
 
 impl Snapshot {
     pub fn new(project: &Path) -> Self {
