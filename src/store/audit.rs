@@ -942,3 +942,109 @@ fn restore(dir: &Path, f: &FileRecord) -> Result<Edit, ActError> {
         bytes,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn record(id: &str) -> Record {
+        Record {
+            id: id.to_owned(),
+            at: "2026-06-01T00:00:00Z".to_owned(),
+            by: "ann".to_owned(),
+            host: "h".to_owned(),
+            project: "/p".to_owned(),
+            primary: "state.json".to_owned(),
+            lock: LockKind::Owner,
+            decision: serde_json::json!({"verb": "x", "pad": "y".repeat(200)}),
+            files: Vec::new(),
+            partial: false,
+        }
+    }
+
+    fn private(dir: &Path) {
+        make_state_dir(dir).unwrap();
+    }
+
+    /// With a small rotation size, the log is set aside again and again;
+    /// at most `keep` set-aside logs remain, every record in them (and in
+    /// the live log) is found by its id, the oldest beyond them are gone.
+    #[test]
+    fn the_log_is_set_aside_by_size_and_undo_finds_records_in_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("loopdeck");
+        private(&dir);
+        let ids: Vec<String> = (0..40).map(|_| new_id()).collect();
+        for id in &ids {
+            append_rotating(&dir, &record(id), 1000, 3).unwrap();
+        }
+        let old = rotated(&dir);
+        assert_eq!(old.len(), 3, "{old:?}");
+        assert!(fs::metadata(dir.join(LOG)).unwrap().len() < 1000 + 400);
+        let in_files: usize = old
+            .iter()
+            .chain(std::iter::once(&LOG.to_owned()))
+            .map(|n| fs::read_to_string(dir.join(n)).unwrap().lines().count())
+            .sum();
+        assert!(in_files < ids.len(), "some were dropped with old logs");
+        let kept = &ids[ids.len() - in_files..];
+        for id in kept {
+            assert_eq!(find(&dir, &Which::Id(id.clone())).unwrap().id, *id);
+        }
+        assert!(find(&dir, &Which::Id(ids[0].clone())).is_err());
+        assert_eq!(find(&dir, &Which::Last).unwrap().id, ids[39]);
+        // The live log set aside and none begun: the last is the newest
+        // set-aside one's.
+        fs::rename(dir.join(LOG), dir.join(format!("{LOG}.{}", new_id()))).unwrap();
+        assert_eq!(find(&dir, &Which::Last).unwrap().id, ids[39]);
+    }
+
+    /// Empty `blobs/<id>/` (a write that failed) are removed and not
+    /// counted among the decisions kept; a very young one is left (a
+    /// decision may be writing into it); links are left alone.
+    #[test]
+    fn empty_blob_directories_are_removed_and_not_counted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("loopdeck");
+        private(&dir);
+        let blobs = dir.join(BLOBS);
+        let full = [
+            "20260101T000001.000000Z-aaaaaa",
+            "20260101T000002.000000Z-aaaaaa",
+            "20260101T000003.000000Z-aaaaaa",
+        ];
+        for id in full {
+            fs::create_dir_all(blobs.join(id)).unwrap();
+            fs::write(blobs.join(id).join("0"), "x").unwrap();
+        }
+        // Newer than every full one: counted, they would push them out.
+        let empty = [
+            "20260101T000004.000000Z-aaaaaa",
+            "20260101T000005.000000Z-aaaaaa",
+        ];
+        for id in empty {
+            fs::create_dir_all(blobs.join(id)).unwrap();
+        }
+        let young = new_id();
+        fs::create_dir_all(blobs.join(&young)).unwrap();
+        prune(&dir, 2);
+        let mut want = vec![full[1].to_owned(), full[2].to_owned(), young];
+        want.sort();
+        assert_eq!(super::super::list_names(&blobs), want);
+    }
+
+    /// A blob write that fails leaves no empty `blobs/<id>/` behind.
+    #[test]
+    fn a_failed_blob_write_leaves_no_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("loopdeck");
+        private(&dir);
+        let id = new_id();
+        // The blob's name is taken by a non-empty directory.
+        fs::create_dir_all(dir.join(BLOBS).join(&id).join("0").join("x")).unwrap();
+        fs::write(dir.join(BLOBS).join(&id).join("0").join("x").join("y"), "").unwrap();
+        assert!(write_blobs(&dir, &id, &[(0, b"bytes")]).is_err());
+        assert!(!dir.join(BLOBS).join(&id).exists());
+    }
+}

@@ -258,4 +258,34 @@ mod tests {
         fs::write(path(dir.path()), b"{\"version\":9,\"projects\":{}}").unwrap();
         assert!(load(dir.path()).1.is_some_and(|w| w.contains("version 9")));
     }
+
+    /// Another user may write the directory: nothing is saved there, and
+    /// what is there is not read; a planted link to the lock is refused,
+    /// its target untouched.
+    #[cfg(unix)]
+    #[test]
+    fn an_untrusted_directory_is_neither_read_nor_written() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("loopdeck");
+        save(&dir, &memory(), now()).unwrap();
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o777)).unwrap();
+        let err = save(&dir, &memory(), now()).unwrap_err().to_string();
+        assert!(
+            err.contains("writable by group or others (mode 0777)"),
+            "{err}"
+        );
+        assert!(err.contains("chmod go-w"), "{err}");
+        let (m, warning) = load(&dir);
+        assert!(m.is_empty());
+        let warning = warning.expect("a warning");
+        assert!(warning.contains(&dir.display().to_string()), "{warning}");
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).unwrap();
+        let target = tmp.path().join("target");
+        fs::write(&target, "mine").unwrap();
+        std::os::unix::fs::symlink(&target, dir.join(lock_name())).unwrap();
+        let err = save(&dir, &memory(), now()).unwrap_err().to_string();
+        assert!(err.contains("is a symbolic link"), "{err}");
+        assert_eq!(fs::read(&target).unwrap(), b"mine");
+    }
 }
