@@ -78,10 +78,12 @@ fn undo_finds_a_decision_in_a_set_aside_log() {
     let b = e.gsd("b");
     let a_before = state_md(&a);
     let id_a = e.decide(&a);
-    // The log set aside as a rotation leaves it.
+    // The log set aside as a rotation leaves it: named by the time it
+    // was set aside, after the decision.
     fs::rename(
         e.dir().join("audit.ndjson"),
-        e.dir().join("audit.ndjson.20260101T000000.000000Z-000000"),
+        e.dir()
+            .join(format!("audit.ndjson.{}", loopdeck::store::audit::new_id())),
     )
     .unwrap();
     let b_before = state_md(&b);

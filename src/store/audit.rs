@@ -573,6 +573,12 @@ pub fn find(dir: &Path, which: &Which) -> Result<Record, ActError> {
         names.push(LOG.to_owned());
         let mut old = rotated(dir);
         old.reverse();
+        // A log set aside at time T was closed before any decision made
+        // after T: one older than the id sought cannot hold it.
+        if let Which::Id(id) = which {
+            let at = |n: &String| n[LOG.len() + 1..].to_owned();
+            old.retain(|n| at(n) >= *id);
+        }
         names.extend(old);
     }
     for name in &names {
@@ -609,14 +615,14 @@ fn find_in(dir: &Path, name: &str, which: &Which) -> Result<Option<Record>, ActE
         let ndjson::RevLine::Line(l) = line else {
             continue;
         };
-        let Ok(r) = serde_json::from_slice::<Record>(l) else {
+        // Another decision's line is passed over without parsing it whole
+        // (a record's id has no escapes, so its plain value is the id).
+        if let Which::Id(id) = which
+            && ndjson::top_level_str(l, "id") != Some(id.as_str())
+        {
             continue;
-        };
-        let hit = match which {
-            Which::Last => true,
-            Which::Id(id) => r.id == *id,
-        };
-        if hit {
+        }
+        if let Ok(r) = serde_json::from_slice::<Record>(l) {
             return Ok(Some(r));
         }
     }
