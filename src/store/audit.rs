@@ -10,8 +10,8 @@
 //! - `blobs/<id>/<n>`: the bytes file `n` of decision `id` held before it
 //!   was replaced or removed (an append keeps only the length before and
 //!   the sha256 of what it added). The blobs of the last
-//!   [`KEEP_DECISIONS`] decisions are kept; older ones are pruned.
-//!
+//!   [`KEEP_DECISIONS`] decisions are kept; older ones are pruned (an
+//!   empty `blobs/<id>/`, left by a write that failed, is removed).
 //! - `audit.ndjson.<id>`: the log set aside once it reached
 //!   [`ROTATE_AT`] bytes (`<id>` is a new id, so the names sort by time);
 //!   the newest [`KEEP_ROTATED`] are kept, and `undo` reads them too.
