@@ -10,21 +10,34 @@
 //! - `blobs/<id>/<n>`: the bytes file `n` of decision `id` held before it
 //!   was replaced or removed (an append keeps only the length before and
 //!   the sha256 of what it added). The blobs of the last
-//!   [`KEEP_DECISIONS`] decisions are kept; older ones are pruned.
+//!   [`KEEP_DECISIONS`] decisions are kept; older ones are pruned (an
+//!   empty `blobs/<id>/`, left by a write that failed, is removed).
+//! - `audit.ndjson.<id>`: the log set aside once it reached
+//!   [`ROTATE_AT`] bytes (`<id>` is a new id, so the names sort by time);
+//!   the newest [`KEEP_ROTATED`] are kept, and `undo` reads them too.
 //!
 //! An id is the UTC time of the write and a random suffix
 //! (`20261201T033300.123456Z-a1b2c3`): short, and sorted by time.
+//!
+//! Nothing in the directory is trusted that another user could have
+//! written: the directory and everything loopdeck reads or writes in it
+//! must be owned by the user running loopdeck and not writable by group or
+//! others, and are opened without following a link (see [`Untrusted`]).
+//! A decision is undone only in a project loopdeck recognises, on the file
+//! its format writes, with every file inside that project.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::{Component, Path, PathBuf};
 
 use chrono::Utc;
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use super::atomic::{self, random_u64};
 use super::exec::{self, Order, sibling};
 use super::txn::{ActError, Edit, LockKind, Outcome, Refusal, Snapshot, Stamp, Txn, WriteOptions};
-use super::{StoreError, ndjson, read_bounded, sha256_hex};
+use super::{StoreError, ndjson, sha256_hex};
 
 /// How many decisions' previous bytes are kept.
 pub const KEEP_DECISIONS: usize = 200;
@@ -32,8 +45,14 @@ pub const KEEP_DECISIONS: usize = 200;
 pub const LOG: &str = "audit.ndjson";
 /// The blobs' directory in the audit directory.
 pub const BLOBS: &str = "blobs";
-/// The largest audit log `undo` reads.
-const LOG_LIMIT: u64 = 256 * 1024 * 1024;
+/// The size at which the log is set aside (`audit.ndjson.<id>`) and a new
+/// one begun, so no log grows past what `undo` reads quickly.
+pub const ROTATE_AT: u64 = 64 * 1024 * 1024;
+/// How many set-aside logs are kept.
+pub const KEEP_ROTATED: usize = 8;
+/// The largest blob `undo` reads (a decision reads files of at most this
+/// size, so no blob is larger).
+const BLOB_LIMIT: u64 = super::txn::DECISION_READ_LIMIT;
 
 /// Why nothing is written without an audit directory.
 pub const NO_DIR: &str = "no audit log: loopdeck records every decision (and the bytes it replaces, for `loopdeck undo`) in its state directory, and there is none (set XDG_STATE_HOME or HOME); nothing written";
@@ -46,25 +65,307 @@ pub fn default_dir() -> Option<PathBuf> {
 }
 
 /// The audit directory a write uses (`given`, else [`default_dir`]),
-/// created if needed; none refuses the write.
+/// created if needed (0700); none, or one that cannot be trusted (see
+/// [`Untrusted`]), refuses the write.
 pub fn dir_for(given: Option<&Path>) -> Result<PathBuf, ActError> {
     let dir = given
         .map(Path::to_path_buf)
         .or_else(default_dir)
         .ok_or_else(|| ActError::Refused(Refusal::new(NO_DIR)))?;
-    make_private_dir(&dir).map_err(|e| store("audit directory", e.into()))?;
+    make_state_dir(&dir).map_err(|e| e.refuse("nothing written"))?;
     Ok(dir)
 }
 
-fn make_private_dir(dir: &Path) -> std::io::Result<()> {
+/// Create the state directory `dir` (its missing parents too, 0700) and
+/// check it can be trusted.
+pub fn make_state_dir(dir: &Path) -> Result<(), Untrusted> {
+    if let Some(parent) = dir.parent()
+        && !parent.as_os_str().is_empty()
+    {
+        let mut b = fs::DirBuilder::new();
+        b.recursive(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            b.mode(0o700);
+        }
+        b.create(parent).map_err(|e| Untrusted::io(parent, e))?;
+    }
+    private_dir(dir)
+}
+
+/// Why loopdeck will not use something in its state directory: another
+/// user could have written it (and so planted the records and bytes an
+/// `undo` would put back, or pointed a link at any file).
+#[derive(Debug, Error)]
+pub enum Untrusted {
+    #[error(
+        "{path} is a symbolic link: loopdeck never follows a link in its state directory (it could point anywhere); remove the link (`rm {path}`) and loopdeck makes a new {what}"
+    )]
+    Link { path: String, what: &'static str },
+    #[error(
+        "{path} is owned by uid {owner}, not by you (uid {me}): another user could have planted records there; if it is yours, `chown -R {me} {path}`, else remove it"
+    )]
+    Owner { path: String, owner: u32, me: u32 },
+    #[error(
+        "{path} is writable by group or others (mode {mode:04o}): another user could plant records there; `chmod go-w {path}`"
+    )]
+    Mode { path: String, mode: u32 },
+    #[error(
+        "{path} is not a {what} but {found}: loopdeck keeps a {what} there; remove it (loopdeck makes a new one)"
+    )]
+    Kind {
+        path: String,
+        what: &'static str,
+        found: &'static str,
+    },
+    #[error("{path}: {source}")]
+    Io { path: String, source: io::Error },
+}
+
+impl Untrusted {
+    fn io(path: &Path, source: io::Error) -> Self {
+        Untrusted::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+
+    /// The refusal of a write or an undo: `then` says what was not done.
+    /// Something else where a file or directory belongs, or a failing
+    /// disk, is a store error; the rest is refused by the rules.
+    pub fn refuse(&self, then: &str) -> ActError {
+        self.refuse_as("loopdeck's state directory", then)
+    }
+
+    /// [`Untrusted::refuse`], a store error naming `what` (`audit blobs`).
+    pub fn refuse_as(&self, what: &str, then: &str) -> ActError {
+        let msg = format!("{self}; {then}");
+        match self {
+            Untrusted::Kind { .. } | Untrusted::Io { .. } => ActError::Store {
+                file: what.to_owned(),
+                source: StoreError::Io(io::Error::other(msg)),
+            },
+            _ => ActError::Refused(Refusal::new(msg)),
+        }
+    }
+}
+
+/// What an entry of the state directory must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Want {
+    Dir,
+    File,
+}
+
+impl Want {
+    fn what(self) -> &'static str {
+        match self {
+            Want::Dir => "directory",
+            Want::File => "regular file",
+        }
+    }
+}
+
+/// What kind of thing `m` is, in words.
+fn kind_of(m: &fs::Metadata) -> &'static str {
+    let t = m.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a file"
+    }
+}
+
+/// The user loopdeck runs as.
+#[cfg(unix)]
+fn me() -> u32 {
+    // SAFETY: no arguments, always succeeds.
+    unsafe { libc::geteuid() }
+}
+
+/// `m` (of `path`, never a link) is a `want` this user owns and no one
+/// else may write.
+fn judge(path: &Path, m: &fs::Metadata, want: Want) -> Result<(), Untrusted> {
+    let show = || path.display().to_string();
+    let right = match want {
+        Want::Dir => m.is_dir(),
+        Want::File => m.is_file(),
+    };
+    if m.file_type().is_symlink() {
+        return Err(Untrusted::Link {
+            path: show(),
+            what: want.what(),
+        });
+    }
+    if !right {
+        return Err(Untrusted::Kind {
+            path: show(),
+            what: want.what(),
+            found: kind_of(m),
+        });
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if m.uid() != me() {
+            return Err(Untrusted::Owner {
+                path: show(),
+                owner: m.uid(),
+                me: me(),
+            });
+        }
+        if m.mode() & 0o022 != 0 {
+            return Err(Untrusted::Mode {
+                path: show(),
+                mode: m.mode() & 0o7777,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The entry at `path` in the state directory, if it exists, judged
+/// without following a link.
+fn trust(path: &Path, want: Want) -> Result<Option<fs::Metadata>, Untrusted> {
+    match fs::symlink_metadata(path) {
+        Ok(m) => judge(path, &m, want).map(|()| Some(m)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Untrusted::io(path, e)),
+    }
+}
+
+/// Create the directory `path` (0700) in a trusted directory, or check the
+/// one there.
+fn private_dir(path: &Path) -> Result<(), Untrusted> {
     let mut b = fs::DirBuilder::new();
-    b.recursive(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::DirBuilderExt;
         b.mode(0o700);
     }
-    b.create(dir)
+    match b.create(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(Untrusted::io(path, e)),
+    }
+    trust(path, Want::Dir)?;
+    Ok(())
+}
+
+/// The file at `path` in a trusted directory, if it exists, is this
+/// user's regular file, not a link, that no one else may write.
+pub fn trust_file(path: &Path) -> Result<(), Untrusted> {
+    trust(path, Want::File).map(|_| ())
+}
+
+/// Is the existing state directory `dir` one loopdeck may read? `false`:
+/// there is none.
+pub fn trusted_dir(dir: &Path) -> Result<bool, Untrusted> {
+    Ok(trust(dir, Want::Dir)?.is_some())
+}
+
+/// Open the file at `path` in a trusted directory for reading, never
+/// following a link and never waiting on a FIFO, and judge what was
+/// opened. `None`: absent.
+fn open_trusted(path: &Path) -> Result<Option<File>, Untrusted> {
+    let mut o = fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
+    }
+    let file = match o.open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        // A link (ELOOP) or something that is not a file: judged by lstat.
+        Err(e) => {
+            trust(path, Want::File)?;
+            return Err(Untrusted::io(path, e));
+        }
+    };
+    let m = file.metadata().map_err(|e| Untrusted::io(path, e))?;
+    judge(path, &m, Want::File)?;
+    Ok(Some(file))
+}
+
+/// The whole file at `path` in a trusted directory (at most `limit`
+/// bytes), as [`open_trusted`] opens it. `None`: absent.
+pub fn read_trusted(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, ReadError> {
+    let Some(file) = open_trusted(path)? else {
+        return Ok(None);
+    };
+    let mut buf = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| ReadError::Store(e.into()))?;
+    if buf.len() as u64 > limit {
+        return Err(ReadError::Store(StoreError::TooLarge {
+            size: buf.len() as u64,
+            limit,
+        }));
+    }
+    Ok(Some(buf))
+}
+
+/// Why a file of the state directory could not be read.
+#[derive(Debug, Error)]
+pub enum ReadError {
+    #[error(transparent)]
+    Untrusted(#[from] Untrusted),
+    #[error("{0}")]
+    Store(StoreError),
+}
+
+/// Before a decision writes anything: the blobs' directory and the audit
+/// log are there (created if missing, never through a link) and trusted,
+/// and the log is a regular file that can be appended to (a FIFO is never
+/// opened, and is named as what it is), so a decision is never written
+/// without the record `loopdeck undo` needs.
+pub(crate) fn preflight(dir: &Path) -> Result<(), ActError> {
+    let blobs = |e: Untrusted| e.refuse_as("audit blobs", "nothing written");
+    private_dir(&dir.join(BLOBS)).map_err(blobs)?;
+    let refuse = |e: Untrusted| e.refuse_as("audit log", "nothing written");
+    let path = dir.join(LOG);
+    trust(&path, Want::File).map_err(refuse)?;
+    let mut o = fs::OpenOptions::new();
+    o.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
+    }
+    let log = match o.open(&path) {
+        Ok(f) => f,
+        Err(e) => {
+            // Replaced since the check: say what is there now.
+            trust(&path, Want::File).map_err(refuse)?;
+            return Err(refuse(Untrusted::io(&path, e)));
+        }
+    };
+    let m = log
+        .metadata()
+        .map_err(|e| refuse(Untrusted::io(&path, e)))?;
+    judge(&path, &m, Want::File).map_err(refuse)
 }
 
 fn store(file: &str, source: StoreError) -> ActError {
@@ -137,7 +438,7 @@ pub fn new_id() -> String {
 
 /// Keep the previous bytes of decision `id`'s files (`(n, bytes)`);
 /// returns each file's blob name. Nothing is written to the project when
-/// this fails.
+/// this fails, and nothing is left in `blobs/`.
 pub(crate) fn write_blobs(
     dir: &Path,
     id: &str,
@@ -147,10 +448,15 @@ pub(crate) fn write_blobs(
     if blobs.is_empty() {
         return Ok(names);
     }
+    let refuse = |e: Untrusted| e.refuse_as("audit blobs", "nothing written");
+    private_dir(&dir.join(BLOBS)).map_err(refuse)?;
     let here = dir.join(BLOBS).join(id);
-    make_private_dir(&here).map_err(|e| store("audit blobs", e.into()))?;
+    private_dir(&here).map_err(refuse)?;
     for (n, bytes) in blobs {
-        atomic::replace(&here.join(n.to_string()), bytes).map_err(|e| store("audit blobs", e))?;
+        if let Err(e) = atomic::replace(&here.join(n.to_string()), bytes) {
+            forget_blobs(dir, id);
+            return Err(store("audit blobs", e));
+        }
         names.insert(*n, format!("{BLOBS}/{id}/{n}"));
     }
     Ok(names)
@@ -158,61 +464,198 @@ pub(crate) fn write_blobs(
 
 /// Drop the blobs of a decision that wrote nothing.
 pub(crate) fn forget_blobs(dir: &Path, id: &str) {
+    // `remove_dir_all` removes a link, never what it points to.
     let _ = fs::remove_dir_all(dir.join(BLOBS).join(id));
 }
 
-/// Append `record` to the log, then prune old blobs.
+/// Append `record` to the log (set aside first when it has reached
+/// [`ROTATE_AT`]), then prune old blobs.
 pub(crate) fn append(dir: &Path, record: &Record) -> Result<(), ActError> {
+    append_rotating(dir, record, ROTATE_AT, KEEP_ROTATED)
+}
+
+fn append_rotating(
+    dir: &Path,
+    record: &Record,
+    rotate_at: u64,
+    keep_rotated: usize,
+) -> Result<(), ActError> {
     let line = serde_json::to_vec(record).map_err(|e| store(LOG, StoreError::Io(e.into())))?;
-    ndjson::append_line(&dir.join(LOG), &line).map_err(|e| store(LOG, e))?;
+    rotate(dir, rotate_at, keep_rotated);
+    let path = dir.join(LOG);
+    trust(&path, Want::File).map_err(|e| e.refuse("the record was not appended"))?;
+    ndjson::append_line(&path, &line).map_err(|e| store(LOG, e))?;
     prune(dir, KEEP_DECISIONS);
     Ok(())
 }
 
-/// Remove the blobs of all but the newest `keep` decisions.
-pub fn prune(dir: &Path, keep: usize) {
-    let mut ids = super::list_names(&dir.join(BLOBS));
-    if ids.len() <= keep {
+/// Set the log aside as `audit.ndjson.<id>` when it holds `rotate_at`
+/// bytes or more, keeping the newest `keep` set aside. Best effort: a log
+/// that cannot be set aside keeps growing, and is still read whole by
+/// `undo`. A rename never replaces a file (each name is new), so two
+/// writers rotating at once lose nothing: a record appended to a log while
+/// it is set aside is in the set-aside file, which `undo` reads too.
+fn rotate(dir: &Path, rotate_at: u64, keep: usize) {
+    let log = dir.join(LOG);
+    let Ok(m) = fs::symlink_metadata(&log) else {
+        return;
+    };
+    if !m.is_file() || m.len() < rotate_at {
         return;
     }
-    ids.truncate(ids.len() - keep);
-    for id in ids {
-        let _ = fs::remove_dir_all(dir.join(BLOBS).join(id));
+    if fs::rename(&log, dir.join(format!("{LOG}.{}", new_id()))).is_err() {
+        return;
+    }
+    atomic::sync_dir(dir);
+    let mut old = rotated(dir);
+    old.reverse();
+    for name in old.iter().skip(keep) {
+        let _ = fs::remove_file(dir.join(name));
     }
 }
 
-/// The decision `which` from the log in `dir`.
+/// The set-aside logs in `dir`, oldest first.
+fn rotated(dir: &Path) -> Vec<String> {
+    let prefix = format!("{LOG}.");
+    super::list_names(dir)
+        .into_iter()
+        .filter(|n| {
+            n.strip_prefix(&prefix)
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+        })
+        .collect()
+}
+
+/// How long an empty `blobs/<id>/` is left alone: a decision may be about
+/// to write its blobs into it.
+const EMPTY_BLOBS_GRACE: chrono::Duration = chrono::Duration::minutes(10);
+
+/// Remove the blobs of all but the newest `keep` decisions. An empty
+/// `blobs/<id>/` (a write that failed) is removed and not counted, unless
+/// its id is younger than a few minutes (a decision writing its blobs).
+pub fn prune(dir: &Path, keep: usize) {
+    let blobs = dir.join(BLOBS);
+    let young = (Utc::now() - EMPTY_BLOBS_GRACE)
+        .format("%Y%m%dT%H%M%S%.6fZ")
+        .to_string();
+    let mut kept = Vec::new();
+    for id in super::list_names(&blobs) {
+        let path = blobs.join(&id);
+        // A link or a file is not a decision's blobs: left alone.
+        if !fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+            continue;
+        }
+        let empty = fs::read_dir(&path).is_ok_and(|mut d| d.next().is_none());
+        if empty {
+            if id < young {
+                let _ = fs::remove_dir(&path);
+            }
+            continue;
+        }
+        kept.push(id);
+    }
+    if kept.len() <= keep {
+        return;
+    }
+    kept.truncate(kept.len() - keep);
+    for id in kept {
+        let _ = fs::remove_dir_all(blobs.join(id));
+    }
+}
+
+/// The decision `which` from the log in `dir` (the set-aside logs too,
+/// newest first), read from the end without loading the log whole.
 pub fn find(dir: &Path, which: &Which) -> Result<Record, ActError> {
+    let refuse = |e: Untrusted| e.refuse("nothing undone");
     let path = dir.join(LOG);
-    let bytes = match read_bounded(&path, LOG_LIMIT) {
-        Ok(b) => b,
-        Err(StoreError::Vanished) => Vec::new(),
-        Err(e) => return Err(store(LOG, e)),
+    let mut names = Vec::new();
+    if trusted_dir(dir).map_err(refuse)? {
+        names.push(LOG.to_owned());
+        let mut old = rotated(dir);
+        old.reverse();
+        // A log set aside at time T was closed before any decision made
+        // after T: one older than the id sought cannot hold it.
+        if let Which::Id(id) = which {
+            let at = |n: &String| n[LOG.len() + 1..].to_owned();
+            old.retain(|n| at(n) >= *id);
+        }
+        names.extend(old);
+    }
+    for name in &names {
+        if let Some(rec) = find_in(dir, name, which)? {
+            return Ok(rec);
+        }
+    }
+    Err(ActError::Refused(Refusal::new(match which {
+        Which::Last => format!(
+            "no decision to undo: the audit log {} is empty",
+            path.display()
+        ),
+        Which::Id(id) => format!("no decision {id} in the audit log {}", path.display()),
+    })))
+}
+
+/// The decision `which` in the log `name` of `dir`, if it is there.
+fn find_in(dir: &Path, name: &str, which: &Which) -> Result<Option<Record>, ActError> {
+    let path = dir.join(name);
+    let refuse = |e: Untrusted| e.refuse("nothing undone");
+    if trust(&path, Want::File).map_err(refuse)?.is_none() {
+        return Ok(None);
+    }
+    // Opened without following a link (the name is one component).
+    let mut lines = match ndjson::ReverseLines::open_in(dir, name, u64::MAX) {
+        Ok(l) => l,
+        Err(StoreError::Vanished) => return Ok(None),
+        Err(e) => return Err(store(&path.display().to_string(), e)),
     };
-    let found = bytes
-        .split(|&b| b == b'\n')
-        .rev()
-        .filter_map(|l| serde_json::from_slice::<Record>(l).ok())
-        .find(|r| match which {
-            Which::Last => true,
-            Which::Id(id) => r.id == *id,
-        });
-    found.ok_or_else(|| {
-        ActError::Refused(Refusal::new(match which {
-            Which::Last => format!(
-                "no decision to undo: the audit log {} is empty",
-                path.display()
-            ),
-            Which::Id(id) => format!("no decision {id} in the audit log {}", path.display()),
-        }))
-    })
+    while let Some(line) = lines
+        .next_line()
+        .map_err(|e| store(&path.display().to_string(), e))?
+    {
+        let ndjson::RevLine::Line(l) = line else {
+            continue;
+        };
+        // Another decision's line is passed over without parsing it whole
+        // (a record's id has no escapes, so its plain value is the id).
+        if let Which::Id(id) = which
+            && ndjson::top_level_str(l, "id") != Some(id.as_str())
+        {
+            continue;
+        }
+        if let Ok(r) = serde_json::from_slice::<Record>(l) {
+            return Ok(Some(r));
+        }
+    }
+    Ok(None)
 }
 
 /// Put back the bytes decision `which` replaced, under the lock its format
 /// uses; refused (a conflict) when a file has moved on since. The undo is
-/// itself a decision in the log, so it can be undone.
+/// itself a decision in the log, so it can be undone. A record is acted on
+/// only when its project is one loopdeck reads, of the format whose file
+/// and lock it names, and every file it names is inside that project
+/// (see [`vet`]).
 pub fn undo(dir: &Path, which: &Which, opts: &WriteOptions) -> Result<Outcome, ActError> {
+    undo_checked(dir, which, opts, vet)
+}
+
+/// [`undo`] with the record checked by `check` instead of [`vet`] (the
+/// store's own tests undo decisions made in directories no format
+/// recognises: they pass a check that accepts any record). The read-only
+/// gate comes first.
+pub fn undo_checked(
+    dir: &Path,
+    which: &Which,
+    opts: &WriteOptions,
+    check: impl FnOnce(&Record) -> Result<(), ActError>,
+) -> Result<Outcome, ActError> {
+    opts.gate()?;
     let rec = find(dir, which)?;
+    check(&rec)?;
+    undo_record(dir, &rec, opts)
+}
+
+fn undo_record(dir: &Path, rec: &Record, opts: &WriteOptions) -> Result<Outcome, ActError> {
     let mut opts = opts.clone();
     opts.audit_dir = Some(dir.to_path_buf());
     let by = opts.by.clone().unwrap_or_else(|| "unknown".to_owned());
@@ -225,7 +668,122 @@ pub fn undo(dir: &Path, which: &Which, opts: &WriteOptions) -> Result<Outcome, A
         opts.now.unwrap_or_else(Utc::now),
         serde_json::json!({"verb": "undo", "of": rec.id}),
     );
-    exec::run(&txn, |snap| undo_edits(dir, &rec, snap), Order::AsGiven)
+    exec::run(&txn, |snap| undo_edits(dir, rec, snap), Order::AsGiven)
+}
+
+/// A relative path that stays below where it starts: plain components
+/// only (no `/…`, `.`, `..`), at least one.
+fn inside(relative: &str) -> bool {
+    let p = Path::new(relative);
+    !relative.is_empty()
+        && !relative.contains('\\')
+        && p.components().all(|c| matches!(c, Component::Normal(_)))
+        && p.components().next().is_some()
+}
+
+/// Can decision `rec` be undone where it says? Its project is an absolute
+/// path to a project loopdeck's format detection recognises; that
+/// project's format writes `rec.primary` under `rec.lock`; every file the
+/// record names stays inside the project. A record planted by another
+/// user (or garbled) is refused with the reason, before any file is read.
+pub fn vet(rec: &Record) -> Result<(), ActError> {
+    let refuse = |why: String| {
+        ActError::Refused(Refusal::new(format!(
+            "decision {} cannot be undone: {why}; nothing undone",
+            rec.id
+        )))
+    };
+    let project = Path::new(&rec.project);
+    if !project.is_absolute() {
+        return Err(refuse(format!(
+            "its project `{}` is not an absolute path",
+            rec.project
+        )));
+    }
+    for f in &rec.files {
+        let to_ok =
+            f.to.as_deref()
+                .is_none_or(|t| inside(t) && !t.contains('/'));
+        if !inside(&f.file) || !to_ok {
+            return Err(refuse(format!(
+                "its file `{}` is not a path inside the project {}",
+                f.file, rec.project
+            )));
+        }
+    }
+    if !inside(&rec.primary) {
+        return Err(refuse(format!(
+            "its file `{}` is not a path inside the project {}",
+            rec.primary, rec.project
+        )));
+    }
+    // PRD-master's new-project is recorded in the workspace: the project is
+    // the directory it made, and every file is in it.
+    let (dir, primary) = match rec.primary.split_once('/') {
+        Some((name, rest))
+            if rec.lock == LockKind::Owner
+                && rest == crate::formats::prd_master::STATE_FILE
+                && rec
+                    .files
+                    .iter()
+                    .all(|f| f.file.starts_with(&format!("{name}/"))) =>
+        {
+            (project.join(name), rest)
+        }
+        _ => (project.to_path_buf(), rec.primary.as_str()),
+    };
+    let real = fs::canonicalize(&dir).map_err(|e| {
+        refuse(format!(
+            "its project {} cannot be opened ({})",
+            dir.display(),
+            StoreError::from(e)
+        ))
+    })?;
+    let formats: Vec<crate::model::Format> = crate::formats::load_dir(&real)
+        .projects
+        .into_iter()
+        .filter(|p| fs::canonicalize(&p.path).is_ok_and(|p| p == real))
+        .map(|p| p.format)
+        .collect();
+    if formats.is_empty() {
+        return Err(refuse(format!(
+            "{} is not a project loopdeck reads",
+            dir.display()
+        )));
+    }
+    if !formats.iter().any(|f| writes(*f, primary, rec.lock)) {
+        let names: Vec<&str> = formats.iter().map(|f| f.as_str()).collect();
+        return Err(refuse(format!(
+            "{} is a {} project, whose decisions do not write `{primary}` under a {:?} lock",
+            dir.display(),
+            names.join("/"),
+            rec.lock
+        )));
+    }
+    Ok(())
+}
+
+/// Does a decision of `format` write `primary` under `lock`?
+fn writes(format: crate::model::Format, primary: &str, lock: LockKind) -> bool {
+    use crate::formats::{devloop, dwp, gsd, prd_master};
+    use crate::model::Format;
+    match format {
+        Format::PrdMaster => lock == LockKind::Owner && primary == prd_master::STATE_FILE,
+        Format::Gsd => {
+            lock == LockKind::PidFile && primary == format!("{}/STATE.md", gsd::PLANNING_DIR)
+        }
+        Format::Dwp => lock == LockKind::MkdirDir && primary == dwp::act::STATE,
+        Format::Devloop => {
+            lock == LockKind::Owner
+                && (primary == devloop::PROJECT_FILE
+                    || primary == devloop::bugs::BUGS
+                    || primary
+                        .strip_prefix(devloop::agents::STATE_DIR)
+                        .and_then(|r| r.strip_prefix('/'))
+                        .and_then(|r| r.strip_suffix(".json"))
+                        .is_some_and(|a| !a.is_empty() && !a.contains('/')))
+        }
+    }
 }
 
 /// What files hold while an undo is planned: the disk as read, overlaid
@@ -355,25 +913,144 @@ fn restore(dir: &Path, f: &FileRecord) -> Result<Edit, ActError> {
             file: f.file.clone(),
         });
     };
-    // The log is a file like any other: a blob name must stay in `blobs/`.
-    let bytes = f
-        .blob
-        .as_deref()
-        .filter(|b| {
-            let mut parts = b.split('/');
-            parts.next() == Some(BLOBS)
-                && parts.all(super::exec::is_plain_name)
-        })
-        .and_then(|b| read_bounded(&dir.join(b), LOG_LIMIT).ok())
-        .filter(|b| sha256_hex(b) == before.sha256)
-        .ok_or_else(|| {
-            ActError::Refused(Refusal::new(format!(
-                "the previous bytes of {} are no longer kept (loopdeck keeps those of the last {KEEP_DECISIONS} decisions); nothing undone",
-                f.file
-            )))
-        })?;
+    let gone = || {
+        ActError::Refused(Refusal::new(format!(
+            "the previous bytes of {} are no longer kept (loopdeck keeps those of the last {KEEP_DECISIONS} decisions); nothing undone",
+            f.file
+        )))
+    };
+    // The log is a file like any other: a blob name must be
+    // `blobs/<id>/<n>`, and each part of it trusted, never a link.
+    let parts: Vec<&str> = f.blob.as_deref().unwrap_or_default().split('/').collect();
+    let [BLOBS, id, n] = parts.as_slice() else {
+        return Err(gone());
+    };
+    if !inside(id) || !inside(n) {
+        return Err(gone());
+    }
+    let refuse = |e: Untrusted| e.refuse("nothing undone");
+    for d in [dir.join(BLOBS), dir.join(BLOBS).join(id)] {
+        if trust(&d, Want::Dir).map_err(refuse)?.is_none() {
+            return Err(gone());
+        }
+    }
+    let path = dir.join(BLOBS).join(id).join(n);
+    let bytes = match read_trusted(&path, BLOB_LIMIT) {
+        Ok(Some(b)) => b,
+        Ok(None) | Err(ReadError::Store(_)) => return Err(gone()),
+        Err(ReadError::Untrusted(e)) => return Err(refuse(e)),
+    };
+    if sha256_hex(&bytes) != before.sha256 {
+        return Err(gone());
+    }
     Ok(Edit::Replace {
         file: f.file.clone(),
         bytes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn record(id: &str) -> Record {
+        Record {
+            id: id.to_owned(),
+            at: "2026-06-01T00:00:00Z".to_owned(),
+            by: "ann".to_owned(),
+            host: "h".to_owned(),
+            project: "/p".to_owned(),
+            primary: "state.json".to_owned(),
+            lock: LockKind::Owner,
+            decision: serde_json::json!({"verb": "x", "pad": "y".repeat(200)}),
+            files: Vec::new(),
+            partial: false,
+        }
+    }
+
+    fn private(dir: &Path) {
+        make_state_dir(dir).unwrap();
+    }
+
+    /// With a small rotation size, the log is set aside again and again;
+    /// at most `keep` set-aside logs remain, every record in them (and in
+    /// the live log) is found by its id, the oldest beyond them are gone.
+    #[test]
+    fn the_log_is_set_aside_by_size_and_undo_finds_records_in_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("loopdeck");
+        private(&dir);
+        let ids: Vec<String> = (0..40).map(|_| new_id()).collect();
+        for id in &ids {
+            append_rotating(&dir, &record(id), 1000, 3).unwrap();
+        }
+        let old = rotated(&dir);
+        assert_eq!(old.len(), 3, "{old:?}");
+        assert!(fs::metadata(dir.join(LOG)).unwrap().len() < 1000 + 400);
+        let in_files: usize = old
+            .iter()
+            .chain(std::iter::once(&LOG.to_owned()))
+            .map(|n| fs::read_to_string(dir.join(n)).unwrap().lines().count())
+            .sum();
+        assert!(in_files < ids.len(), "some were dropped with old logs");
+        let kept = &ids[ids.len() - in_files..];
+        for id in kept {
+            assert_eq!(find(&dir, &Which::Id(id.clone())).unwrap().id, *id);
+        }
+        assert!(find(&dir, &Which::Id(ids[0].clone())).is_err());
+        assert_eq!(find(&dir, &Which::Last).unwrap().id, ids[39]);
+        // The live log set aside and none begun: the last is the newest
+        // set-aside one's.
+        fs::rename(dir.join(LOG), dir.join(format!("{LOG}.{}", new_id()))).unwrap();
+        assert_eq!(find(&dir, &Which::Last).unwrap().id, ids[39]);
+    }
+
+    /// Empty `blobs/<id>/` (a write that failed) are removed and not
+    /// counted among the decisions kept; a very young one is left (a
+    /// decision may be writing into it); links are left alone.
+    #[test]
+    fn empty_blob_directories_are_removed_and_not_counted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("loopdeck");
+        private(&dir);
+        let blobs = dir.join(BLOBS);
+        let full = [
+            "20260101T000001.000000Z-aaaaaa",
+            "20260101T000002.000000Z-aaaaaa",
+            "20260101T000003.000000Z-aaaaaa",
+        ];
+        for id in full {
+            fs::create_dir_all(blobs.join(id)).unwrap();
+            fs::write(blobs.join(id).join("0"), "x").unwrap();
+        }
+        // Newer than every full one: counted, they would push them out.
+        let empty = [
+            "20260101T000004.000000Z-aaaaaa",
+            "20260101T000005.000000Z-aaaaaa",
+        ];
+        for id in empty {
+            fs::create_dir_all(blobs.join(id)).unwrap();
+        }
+        let young = new_id();
+        fs::create_dir_all(blobs.join(&young)).unwrap();
+        prune(&dir, 2);
+        let mut want = vec![full[1].to_owned(), full[2].to_owned(), young];
+        want.sort();
+        assert_eq!(super::super::list_names(&blobs), want);
+    }
+
+    /// A blob write that fails leaves no empty `blobs/<id>/` behind.
+    #[test]
+    fn a_failed_blob_write_leaves_no_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("loopdeck");
+        private(&dir);
+        let id = new_id();
+        // The blob's name is taken by a non-empty directory.
+        fs::create_dir_all(dir.join(BLOBS).join(&id).join("0").join("x")).unwrap();
+        fs::write(dir.join(BLOBS).join(&id).join("0").join("x").join("y"), "").unwrap();
+        assert!(write_blobs(&dir, &id, &[(0, b"bytes")]).is_err());
+        assert!(!dir.join(BLOBS).join(&id).exists());
+    }
 }

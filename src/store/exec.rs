@@ -171,34 +171,7 @@ fn preflight(txn: &Txn, root: &Dir, steps: &[Step]) -> Result<(), ActError> {
 /// blob directory exists, so a decision is never written without the
 /// record `loopdeck undo` needs.
 fn audit_preflight(dir: &Path) -> Result<(), ActError> {
-    let mut b = fs::DirBuilder::new();
-    b.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        b.mode(0o700);
-    }
-    b.create(dir.join(audit::BLOBS))
-        .map_err(|e| store_err("audit blobs")(e.into()))?;
-    let mut o = fs::OpenOptions::new();
-    o.append(true).create(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.mode(0o644)
-            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC);
-    }
-    let log = o
-        .open(dir.join(audit::LOG))
-        .map_err(|e| store_err(audit::LOG)(e.into()))?;
-    if !log
-        .metadata()
-        .map_err(|e| store_err(audit::LOG)(e.into()))?
-        .is_file()
-    {
-        return Err(store_err(audit::LOG)(StoreError::NotRegular));
-    }
-    Ok(())
+    audit::preflight(dir)
 }
 
 /// `--expect-sha256`: the primary on disk must have this sha256.

@@ -6,6 +6,11 @@
 //! unreadable or corrupt one too, said once (and replaced by the next
 //! save). Never a crash.
 //!
+//! The directory, the file and its lock are trusted only when this user
+//! owns them and no one else may write them, and never through a link
+//! (see [`audit::Untrusted`]): another user's memory is not read, and
+//! nothing is saved into another user's directory.
+//!
 //! Two consoles may be open at once: a save merges with what is on disk
 //! under the store's own lock (`seen.json.loopdeck-lock`), each project
 //! keeping the look taken later, so neither console forgets what the other
@@ -17,7 +22,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{StoreError, atomic, read_bounded};
+use super::audit::{self, ReadError, Untrusted};
+use super::{StoreError, atomic};
 use crate::model::seen::Seen;
 
 /// The memory's file name in the state directory.
@@ -32,6 +38,11 @@ struct OnDisk {
     projects: BTreeMap<String, Seen>,
 }
 
+/// The lock of the memory file, in the state directory.
+fn lock_name() -> String {
+    super::lock::lock_name(FILE, super::txn::LockKind::Owner)
+}
+
 /// The memory file in the state directory `dir`.
 pub fn path(dir: &Path) -> PathBuf {
     dir.join(FILE)
@@ -41,10 +52,18 @@ pub fn path(dir: &Path) -> PathBuf {
 /// read (then the memory starts empty).
 pub fn load(dir: &Path) -> (BTreeMap<String, Seen>, Option<String>) {
     let file = path(dir);
-    let bytes = match read_bounded(&file, LIMIT) {
-        Ok(b) => b,
-        Err(StoreError::Vanished) => return (BTreeMap::new(), None),
-        Err(e) => return (BTreeMap::new(), Some(unreadable(&file, &e.to_string()))),
+    match audit::trusted_dir(dir) {
+        Ok(true) => {}
+        Ok(false) => return (BTreeMap::new(), None),
+        Err(e) => return (BTreeMap::new(), Some(untrusted(&e))),
+    }
+    let bytes = match audit::read_trusted(&file, LIMIT) {
+        Ok(Some(b)) => b,
+        Ok(None) | Err(ReadError::Store(StoreError::Vanished)) => return (BTreeMap::new(), None),
+        Err(ReadError::Untrusted(e)) => return (BTreeMap::new(), Some(untrusted(&e))),
+        Err(ReadError::Store(e)) => {
+            return (BTreeMap::new(), Some(unreadable(&file, &e.to_string())));
+        }
     };
     match serde_json::from_slice::<OnDisk>(&bytes) {
         Ok(d) if d.version == VERSION => (d.projects, None),
@@ -63,6 +82,10 @@ fn unreadable(file: &Path, why: &str) -> String {
     )
 }
 
+fn untrusted(e: &Untrusted) -> String {
+    format!("{e}; what you last looked at is not read from it, nor saved")
+}
+
 /// How long a save waits for another console's save to finish.
 const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -75,14 +98,14 @@ pub fn save(
     projects: &BTreeMap<String, Seen>,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<(), StoreError> {
-    let mut b = fs::DirBuilder::new();
-    b.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        b.mode(0o700);
-    }
-    b.create(dir)?;
+    let refuse = |e: Untrusted| StoreError::Io(std::io::Error::other(untrusted(&e)));
+    audit::make_state_dir(dir).map_err(refuse)?;
+    let file = path(dir);
+    // The lock another console left, and the memory replaced, are this
+    // user's own (a planted one would block every save, or be replaced as
+    // its owner).
+    audit::trust_file(&dir.join(lock_name())).map_err(refuse)?;
+    audit::trust_file(&file).map_err(refuse)?;
     let _lock = super::lock::acquire(dir, FILE, super::txn::LockKind::Owner, LOCK_WAIT)
         .map_err(|e| StoreError::Io(std::io::Error::other(e.to_string())))?;
     let mut merged = load(dir).0;
@@ -94,7 +117,6 @@ pub fn save(
     // What this console forgot stays forgotten unless another console
     // looked at it lately (it saves it again if it still holds it).
     crate::model::seen::forget(&mut merged, |k| projects.contains_key(k), now);
-    let file = path(dir);
     let bytes = serde_json::to_vec(&OnDisk {
         version: VERSION,
         projects: merged,
@@ -235,5 +257,35 @@ mod tests {
         // A future version is not misread.
         fs::write(path(dir.path()), b"{\"version\":9,\"projects\":{}}").unwrap();
         assert!(load(dir.path()).1.is_some_and(|w| w.contains("version 9")));
+    }
+
+    /// Another user may write the directory: nothing is saved there, and
+    /// what is there is not read; a planted link to the lock is refused,
+    /// its target untouched.
+    #[cfg(unix)]
+    #[test]
+    fn an_untrusted_directory_is_neither_read_nor_written() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("loopdeck");
+        save(&dir, &memory(), now()).unwrap();
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o777)).unwrap();
+        let err = save(&dir, &memory(), now()).unwrap_err().to_string();
+        assert!(
+            err.contains("writable by group or others (mode 0777)"),
+            "{err}"
+        );
+        assert!(err.contains("chmod go-w"), "{err}");
+        let (m, warning) = load(&dir);
+        assert!(m.is_empty());
+        let warning = warning.expect("a warning");
+        assert!(warning.contains(&dir.display().to_string()), "{warning}");
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).unwrap();
+        let target = tmp.path().join("target");
+        fs::write(&target, "mine").unwrap();
+        std::os::unix::fs::symlink(&target, dir.join(lock_name())).unwrap();
+        let err = save(&dir, &memory(), now()).unwrap_err().to_string();
+        assert!(err.contains("is a symbolic link"), "{err}");
+        assert_eq!(fs::read(&target).unwrap(), b"mine");
     }
 }
