@@ -25,7 +25,6 @@
 //! recorded the answer, so an interruption never loses a question unanswered.
 
 use std::collections::{HashMap, HashSet};
-use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -816,6 +815,7 @@ pub(crate) mod fault {
 mod tests {
     use super::*;
     use crate::store::txn::WriteOptions;
+    use std::fs;
 
     /// An audit log that fails only after the files are written (the
     /// preflight passed; here it is skipped): the message says the

@@ -376,7 +376,7 @@ fn a_decision_killed_before_its_record_is_recorded_by_recovery() {
     assert_eq!(e.log().len(), 1);
     assert_eq!(e.read("state.json"), "{\"n\":1}");
     let id = e.log()[0]["id"].as_str().unwrap().to_owned();
-    audit::undo(&e.audit, &Which::Id(id), &e.opts()).unwrap();
+    undo_anywhere(&e.audit, &Which::Id(id), &e.opts()).unwrap();
     assert_eq!(e.read("a.md"), "q\n");
     assert_eq!(e.read("state.json"), "{\"n\":0}");
 }
