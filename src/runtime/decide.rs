@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 
-use crate::app::decide::{Decided, FileDiff};
+use crate::app::decide::{Decided, FileDiff, Why};
 use crate::model::{Format, Project, Request, Verb};
 use crate::store::audit;
 use crate::store::txn::{ActError, Outcome, WriteOptions};
@@ -53,7 +53,7 @@ impl Decider {
         if !path.is_dir() {
             return Decided::Failed {
                 message: crate::t!("runtime.decide.gone", path = path.display()),
-                conflict: false,
+                why: Why::Refused,
             };
         }
         let project = Project::new(format, path, String::new());
@@ -69,7 +69,7 @@ impl Decider {
         let Some(dir) = self.audit_dir.clone() else {
             return Decided::Failed {
                 message: audit::NO_DIR.to_owned(),
-                conflict: false,
+                why: Why::Refused,
             };
         };
         answer(audit::undo(
@@ -95,8 +95,77 @@ fn answer(result: Result<Outcome, ActError>) -> Decided {
             read: o.read,
         },
         Err(e) => Decided::Failed {
-            conflict: matches!(e, ActError::Changed(_) | ActError::Locked(_)),
+            why: match e {
+                ActError::Changed(_) => Why::Changed,
+                ActError::Locked(_) => Why::Locked,
+                _ => Why::Refused,
+            },
             message: e.to_string(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use std::fs;
+
+    /// The PRD-master fixture with an open OQ-7, in a temp dir.
+    fn prd_project(tmp: &std::path::Path) -> PathBuf {
+        let dir = tmp.join("p");
+        fs::create_dir(&dir).unwrap();
+        let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/prd-act/stage1/before");
+        for e in fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+        dir
+    }
+
+    /// A lock that stops the console's decision comes back as a lock
+    /// (titled so in the dialog), never as "changed on disk", with the
+    /// lock module's words naming what holds it.
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_that_stops_a_decision_is_a_lock_not_a_change() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = prd_project(tmp.path());
+        // A stale lock whose breakers' turn is a directory: refused at
+        // once (no wait), as a lock.
+        fs::write(
+            dir.join("state.json.loopdeck-lock"),
+            format!(
+                r#"{{"pid": {}, "host": "{}"}}"#,
+                u32::MAX - 1,
+                crate::store::lock::host_name()
+            ),
+        )
+        .unwrap();
+        let turn = dir.join("state.json.loopdeck-lock.break");
+        fs::create_dir(&turn).unwrap();
+        let before = fs::read(dir.join("state.json")).unwrap();
+        let decider = Decider {
+            by: "alice".to_owned(),
+            now: None,
+            readonly: false,
+            devloop_api: None,
+            audit_dir: Some(tmp.path().join("state")),
+        };
+        let verb = Verb::Answer {
+            id: Some("OQ-7".to_owned()),
+            text: "yes".to_owned(),
+            key_decision: false,
+            rationale: None,
+        };
+        match decider.decide(dir.clone(), Format::PrdMaster, verb, Vec::new(), false) {
+            Decided::Failed { message, why } => {
+                assert_eq!(why, Why::Locked, "{message}");
+                assert!(message.contains(&turn.display().to_string()), "{message}");
+            }
+            other => panic!("not refused: {other:?}"),
+        }
+        assert_eq!(fs::read(dir.join("state.json")).unwrap(), before);
     }
 }

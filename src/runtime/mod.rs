@@ -162,7 +162,7 @@ fn decision_worker(
                 seq,
                 result: app::decide::Decided::Failed {
                     message: crate::t!("runtime.worker.died", why = why),
-                    conflict: false,
+                    why: app::decide::Why::Refused,
                 },
             })
         },
@@ -834,16 +834,16 @@ mod tests {
             let i = v.len() + 3;
             app::decide::Decided::Failed {
                 message: format!("{}", v[i]),
-                conflict: false,
+                why: app::decide::Why::Refused,
             }
         });
         match next_event(&rx) {
             Event::Decided {
                 seq: 7,
-                result: app::decide::Decided::Failed { message, conflict },
+                result: app::decide::Decided::Failed { message, why },
             } => {
                 assert!(message.starts_with("deciding: "), "{message}");
-                assert!(!conflict);
+                assert_eq!(why, app::decide::Why::Refused);
             }
             other => panic!("not the form's answer: {other:?}"),
         }

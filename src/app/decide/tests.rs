@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use chrono::{TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{Decided, FileDiff, Stage};
+use super::{Decided, FileDiff, Stage, Why};
 use crate::app::{Effect, Event, Mode, Model, Screen, update};
 use crate::model::{Address, FileStamp, Format, InboxItem, InboxKind, Project, Verb};
 
@@ -129,7 +129,7 @@ fn failed(m: &mut Model, seq: u64, message: &str, conflict: bool) -> Vec<Effect>
             seq,
             result: Decided::Failed {
                 message: message.into(),
-                conflict,
+                why: if conflict { Why::Changed } else { Why::Refused },
             },
         },
     )
@@ -246,7 +246,10 @@ fn a_conflict_keeps_the_text_rereads_and_retries_against_the_new_reading() {
     assert!(effects.contains(&Effect::Reread(PathBuf::from("/w/alpha"))));
     assert!(matches!(
         m.form.as_ref().unwrap().stage,
-        Stage::Failed { conflict: true, .. }
+        Stage::Failed {
+            why: Why::Changed,
+            ..
+        }
     ));
     // The project is read again, with new bytes.
     let mut fresh = prd("alpha");
