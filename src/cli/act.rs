@@ -10,6 +10,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use crate::config::Config;
+use crate::formats::devloop::bugs::BUGS;
 use crate::model::text::{sanitize_line, sanitize_text};
 use crate::model::{Request, Verb};
 use crate::store::audit;
@@ -317,6 +318,12 @@ pub fn run_act(
                 )?;
             } else {
                 write_outcome(out, req.verb.name(), &outcome)?;
+                say_undo(
+                    out,
+                    req.verb.name(),
+                    req.verb.appends_its_record(),
+                    &outcome,
+                )?;
             }
             Ok(EXIT_OK)
         }
@@ -357,6 +364,8 @@ pub fn run_undo(
                 )?;
             } else {
                 write_outcome(out, "undo", &outcome)?;
+                // An undo is itself a decision in the log: it can be undone.
+                say_undo(out, "undo", false, &outcome)?;
             }
             Ok(EXIT_OK)
         }
@@ -404,12 +413,45 @@ fn write_outcome(out: &mut dyn Write, verb: &str, o: &Outcome) -> io::Result<()>
             short(&f.after)
         )?;
     }
-    match &o.audit_id {
-        Some(id) => writeln!(
-            out,
-            "{}",
-            crate::t!("cli.act.done_audit", verb = verb, id = id)
-        ),
-        None => writeln!(out, "{}", crate::t!("cli.act.done", verb = verb)),
+    Ok(())
+}
+
+/// The last line of a write: done, and what `loopdeck undo` does for it
+/// (`store::audit::undo`): it puts back the files it replaced; it never
+/// rewrites an append-only log, so a line appended beside them stays, and
+/// a decision that is itself such a line (`appended`) is refused.
+fn say_undo(out: &mut dyn Write, name: &str, appended: bool, o: &Outcome) -> io::Result<()> {
+    if o.dry_run {
+        return Ok(());
     }
+    let Some(id) = &o.audit_id else {
+        return writeln!(out, "{}", crate::t!("cli.act.done", verb = name));
+    };
+    let (logs, replaced): (Vec<&str>, Vec<&str>) = o
+        .files
+        .iter()
+        .map(|f| f.file.as_str())
+        .partition(|f| f.ends_with(".ndjson"));
+    // The log an appended decision's record went to (the timeline's
+    // event beside it is appended too).
+    let record_log = logs
+        .iter()
+        .copied()
+        .find(|f| f.ends_with(BUGS))
+        .unwrap_or(BUGS);
+    let line = if appended {
+        let file = sanitize_line(record_log);
+        crate::t!("cli.act.done_final", verb = name, id = id, file = file)
+    } else if logs.is_empty() {
+        crate::t!("cli.act.done_audit", verb = name, id = id)
+    } else {
+        crate::t!(
+            "cli.act.done_audit_kept",
+            verb = name,
+            id = id,
+            files = sanitize_line(&replaced.join(", ")),
+            logs = sanitize_line(&logs.join(", "))
+        )
+    };
+    writeln!(out, "{line}")
 }

@@ -107,6 +107,14 @@ impl Verb {
             Verb::Requirement { .. } => "requirement",
         }
     }
+
+    /// Is the decision itself a record appended to an append-only log
+    /// (devloop's `bugs.ndjson`, seed 003: its lines are never
+    /// rewritten)? `loopdeck undo` refuses such a decision: the next
+    /// decision on the same row is how it moves on.
+    pub fn appends_its_record(&self) -> bool {
+        matches!(self, Verb::Bug { .. })
+    }
 }
 
 /// A decision to make: the verb, who makes it and when.

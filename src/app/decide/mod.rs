@@ -666,9 +666,12 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
                 t!("app.decide.wrote", files = written.join(", "))
             };
             let undoes = matches!(form.what, What::Decide) && audit_id.is_some();
+            // A decision that is a line of an append-only log (a bug's
+            // move) is refused by undo: said so, never "u undoes".
+            let last_word = undoes && form.verb.as_ref().is_some_and(Verb::appends_its_record);
             // The undo key in force (none said when it is unbound).
-            let undo_key =
-                super::commands::key_in_force(m, super::Command::Undo).filter(|_| undoes);
+            let undo_key = super::commands::key_in_force(m, super::Command::Undo)
+                .filter(|_| undoes && !last_word);
             m.status = Some(match undo_key {
                 Some(key) => t!(
                     "app.decide.status_undo",
@@ -676,6 +679,7 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
                     done = done,
                     key = key
                 ),
+                None if last_word => t!("app.decide.status_final", label = label, done = done),
                 None => t!("app.decide.status", label = label, done = done),
             });
             match (&form.what, audit_id) {

@@ -1028,3 +1028,36 @@ fn a_decision_without_an_audit_record_keeps_the_last_one_undoable() {
         m.status
     );
 }
+
+/// A bug's move is a line of an append-only log that `loopdeck undo`
+/// refuses: the status line says it cannot be undone, never "u undoes".
+#[test]
+fn a_bug_move_written_says_it_cannot_be_undone() {
+    let mut m = devloop_on_bugs();
+    update(&mut m, key('a'));
+    update(&mut m, key('1')); // fixing: a note
+    typed(&mut m, "on it");
+    let (seq, verb, ..) = decide(&update(&mut m, ctrl('s')));
+    assert!(matches!(verb, Verb::Bug { .. }), "{verb:?}");
+    update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: done(&["timeline.ndjson", "bugs.ndjson"], None),
+        },
+    );
+    let (seq, ..) = decide(&update(&mut m, key('w')));
+    update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: done(&["timeline.ndjson", "bugs.ndjson"], Some("B1")),
+        },
+    );
+    let status = m.status.clone().unwrap();
+    assert!(!status.contains("undoes"), "{status}");
+    assert!(
+        status.ends_with("an append-only log: it cannot be undone"),
+        "{status}"
+    );
+}
