@@ -14,7 +14,7 @@ use crate::formats::devloop::bugs::BUGS;
 use crate::model::text::{sanitize_line, sanitize_text};
 use crate::model::{Request, Verb};
 use crate::store::audit;
-use crate::store::txn::{ActError, Outcome, WriteOptions};
+use crate::store::txn::{ActError, Outcome, Refusal, WriteOptions};
 
 use super::views::{SCHEMA_VERSION, rfc3339};
 use super::{EXIT_OK, Pick, enclosing_project, json};
@@ -276,9 +276,16 @@ pub fn run_act(
             &crate::t!("cli.act.not_a_dir", dir = project_dir.display()),
         ));
     }
+    // Who decides is written into the files (conversation.md, STATE.md,
+    // the audit log): the one-line rule of every typed text, refused in
+    // the same words.
+    let by = match Request::decider(&flags.by.clone().unwrap_or_else(crate::who::login_name)) {
+        Ok(by) => by,
+        Err(msg) => return Ok(refused(err, &ActError::Refused(Refusal::new(msg)))),
+    };
     let req = Request {
         verb,
-        by: flags.by.clone().unwrap_or_else(crate::who::login_name),
+        by,
         now,
         devloop_api: config.devloop.api.clone(),
     };
@@ -342,7 +349,11 @@ pub fn run_undo(
     err: &mut dyn Write,
 ) -> io::Result<i32> {
     let mut opts = write_options(flags, config, readonly);
-    opts.by = Some(flags.by.clone().unwrap_or_else(crate::who::login_name));
+    let by = match Request::decider(&flags.by.clone().unwrap_or_else(crate::who::login_name)) {
+        Ok(by) => by,
+        Err(msg) => return Ok(refused(err, &ActError::Refused(Refusal::new(msg)))),
+    };
+    opts.by = Some(by);
     opts.now = now;
     let Some(dir) = opts.audit_dir.clone() else {
         return Ok(super::usage(err, crate::t!("cli.act.no_state_dir")));

@@ -23,6 +23,15 @@ pub struct Decider {
 }
 
 impl Decider {
+    /// Who decides, under the one-line rule of every typed text (a login
+    /// name is untrusted too); `Err`: the refusal.
+    fn by(&self) -> Result<String, Decided> {
+        Request::decider(&self.by).map_err(|message| Decided::Failed {
+            message,
+            why: Why::Refused,
+        })
+    }
+
     fn options(&self, dry_run: bool, expect: Vec<(String, String)>) -> WriteOptions {
         WriteOptions {
             expect_files: expect,
@@ -44,9 +53,13 @@ impl Decider {
         expect: Vec<(String, String)>,
         dry_run: bool,
     ) -> Decided {
+        let by = match self.by() {
+            Ok(by) => by,
+            Err(refused) => return refused,
+        };
         let req = Request {
             verb,
-            by: self.by.clone(),
+            by,
             now: self.now.unwrap_or_else(Utc::now),
             devloop_api: self.devloop_api.clone(),
         };
@@ -66,6 +79,9 @@ impl Decider {
 
     /// `loopdeck undo ID`.
     pub fn undo(&self, id: String, dry_run: bool) -> Decided {
+        if let Err(refused) = self.by() {
+            return refused;
+        }
         let Some(dir) = self.audit_dir.clone() else {
             return Decided::Failed {
                 message: audit::NO_DIR.to_owned(),
@@ -167,5 +183,49 @@ mod tests {
             other => panic!("not refused: {other:?}"),
         }
         assert_eq!(fs::read(dir.join("state.json")).unwrap(), before);
+    }
+}
+
+#[cfg(test)]
+mod by_tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    /// The console's decider (the login name) follows the rule `--by`
+    /// does: a name with a line break is refused before anything is read
+    /// or written, in the same words.
+    #[test]
+    fn a_login_name_that_breaks_a_line_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let decider = Decider {
+            by: "alice\n## forged".to_owned(),
+            now: None,
+            readonly: false,
+            devloop_api: None,
+            audit_dir: Some(tmp.path().join("state")),
+        };
+        let verb = Verb::Approve;
+        for got in [
+            decider.decide(
+                tmp.path().to_path_buf(),
+                Format::Dwp,
+                verb,
+                Vec::new(),
+                false,
+            ),
+            decider.undo("A1".to_owned(), false),
+        ] {
+            match got {
+                Decided::Failed { message, why } => {
+                    assert_eq!(why, Why::Refused);
+                    assert_eq!(
+                        message,
+                        "--by (who decides) must be one line of text (no line breaks or control characters)"
+                    );
+                }
+                other => panic!("not refused: {other:?}"),
+            }
+        }
+        assert!(!tmp.path().join("state").exists());
     }
 }

@@ -1061,3 +1061,36 @@ fn a_bug_move_written_says_it_cannot_be_undone() {
         "{status}"
     );
 }
+
+/// What a human types follows one text rule: a one-line field (a bug's
+/// duplicate id) with a line separator in it, or a text with an escape,
+/// is refused in the decision texts' words; nothing is sent.
+#[test]
+fn typed_fields_follow_the_one_line_rule() {
+    let mut m = devloop_on_bugs();
+    update(&mut m, key('a'));
+    update(&mut m, key('3')); // duplicate: the id on one line, a note
+    update(&mut m, Event::Paste("BUG-2\u{2028}## forged".into()));
+    let effects = update(&mut m, ctrl('s'));
+    assert!(!effects.iter().any(|e| matches!(e, Effect::Decide { .. })));
+    let note = m.form.as_ref().unwrap().note.clone().unwrap();
+    assert!(
+        note.ends_with("must be one line of text (no line breaks or control characters)"),
+        "{note}"
+    );
+    // The note (multi-line) keeps its line breaks, never an escape.
+    let mut m = devloop_on_bugs();
+    update(&mut m, key('a'));
+    update(&mut m, key('1')); // fixing: a note
+    update(&mut m, Event::Paste("two\nlines".into()));
+    let (_, verb, ..) = decide(&update(&mut m, ctrl('s')));
+    assert!(matches!(verb, Verb::Bug { note: Some(n), .. } if n == "two\nlines"));
+    let mut m = devloop_on_bugs();
+    update(&mut m, key('a'));
+    update(&mut m, key('1'));
+    update(&mut m, Event::Paste("bidi \u{202e}reversed".into()));
+    let effects = update(&mut m, ctrl('s'));
+    assert!(!effects.iter().any(|e| matches!(e, Effect::Decide { .. })));
+    let note = m.form.as_ref().unwrap().note.clone().unwrap();
+    assert!(note.contains("no control characters"), "{note}");
+}
