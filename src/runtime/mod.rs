@@ -353,7 +353,9 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
     model.seen =
         crate::model::seen::Memory::new(std::env::current_dir().unwrap_or_default(), memory);
     model.status = warning;
-    let saver = SeenSaver::start(state_dir, tx.clone());
+    // Read-only writes nothing at all: what was looked at is read from
+    // the last run, never saved (the header says so).
+    let saver = SeenSaver::start(state_dir.filter(|_| !model.readonly), tx.clone());
     // ratatui::init enters the alternate screen and raw mode, and installs a
     // panic hook that restores the terminal before the report is printed.
     let mut terminal = ratatui::init();
