@@ -10,10 +10,11 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use crate::config::Config;
+use crate::formats::devloop::bugs::BUGS;
 use crate::model::text::{sanitize_line, sanitize_text};
 use crate::model::{Request, Verb};
 use crate::store::audit;
-use crate::store::txn::{ActError, Outcome, WriteOptions};
+use crate::store::txn::{ActError, Outcome, Refusal, WriteOptions};
 
 use super::views::{SCHEMA_VERSION, rfc3339};
 use super::{EXIT_OK, Pick, enclosing_project, json};
@@ -275,9 +276,16 @@ pub fn run_act(
             &crate::t!("cli.act.not_a_dir", dir = project_dir.display()),
         ));
     }
+    // Who decides is written into the files (conversation.md, STATE.md,
+    // the audit log): the one-line rule of every typed text, refused in
+    // the same words.
+    let by = match Request::decider(&flags.by.clone().unwrap_or_else(crate::who::login_name)) {
+        Ok(by) => by,
+        Err(msg) => return Ok(refused(err, &ActError::Refused(Refusal::new(msg)))),
+    };
     let req = Request {
         verb,
-        by: flags.by.clone().unwrap_or_else(crate::who::login_name),
+        by,
         now,
         devloop_api: config.devloop.api.clone(),
     };
@@ -317,6 +325,12 @@ pub fn run_act(
                 )?;
             } else {
                 write_outcome(out, req.verb.name(), &outcome)?;
+                say_undo(
+                    out,
+                    req.verb.name(),
+                    req.verb.appends_its_record(),
+                    &outcome,
+                )?;
             }
             Ok(EXIT_OK)
         }
@@ -335,7 +349,11 @@ pub fn run_undo(
     err: &mut dyn Write,
 ) -> io::Result<i32> {
     let mut opts = write_options(flags, config, readonly);
-    opts.by = Some(flags.by.clone().unwrap_or_else(crate::who::login_name));
+    let by = match Request::decider(&flags.by.clone().unwrap_or_else(crate::who::login_name)) {
+        Ok(by) => by,
+        Err(msg) => return Ok(refused(err, &ActError::Refused(Refusal::new(msg)))),
+    };
+    opts.by = Some(by);
     opts.now = now;
     let Some(dir) = opts.audit_dir.clone() else {
         return Ok(super::usage(err, crate::t!("cli.act.no_state_dir")));
@@ -369,6 +387,8 @@ pub fn run_undo(
                 )?;
             } else {
                 write_outcome(out, "undo", &outcome)?;
+                // An undo is itself a decision in the log: it can be undone.
+                say_undo(out, "undo", false, &outcome)?;
             }
             Ok(EXIT_OK)
         }
@@ -419,12 +439,45 @@ fn write_outcome(out: &mut dyn Write, verb: &str, o: &Outcome) -> io::Result<()>
             short(&f.after)
         )?;
     }
-    match &o.audit_id {
-        Some(id) => writeln!(
-            out,
-            "{}",
-            crate::t!("cli.act.done_audit", verb = verb, id = id)
-        ),
-        None => writeln!(out, "{}", crate::t!("cli.act.done", verb = verb)),
+    Ok(())
+}
+
+/// The last line of a write: done, and what `loopdeck undo` does for it
+/// (`store::audit::undo`): it puts back the files it replaced; it never
+/// rewrites an append-only log, so a line appended beside them stays, and
+/// a decision that is itself such a line (`appended`) is refused.
+fn say_undo(out: &mut dyn Write, name: &str, appended: bool, o: &Outcome) -> io::Result<()> {
+    if o.dry_run {
+        return Ok(());
     }
+    let Some(id) = &o.audit_id else {
+        return writeln!(out, "{}", crate::t!("cli.act.done", verb = name));
+    };
+    let (logs, replaced): (Vec<&str>, Vec<&str>) = o
+        .files
+        .iter()
+        .map(|f| f.file.as_str())
+        .partition(|f| f.ends_with(".ndjson"));
+    // The log an appended decision's record went to (the timeline's
+    // event beside it is appended too).
+    let record_log = logs
+        .iter()
+        .copied()
+        .find(|f| f.ends_with(BUGS))
+        .unwrap_or(BUGS);
+    let line = if appended {
+        let file = sanitize_line(record_log);
+        crate::t!("cli.act.done_final", verb = name, id = id, file = file)
+    } else if logs.is_empty() {
+        crate::t!("cli.act.done_audit", verb = name, id = id)
+    } else {
+        crate::t!(
+            "cli.act.done_audit_kept",
+            verb = name,
+            id = id,
+            files = sanitize_line(&replaced.join(", ")),
+            logs = sanitize_line(&logs.join(", "))
+        )
+    };
+    writeln!(out, "{line}")
 }

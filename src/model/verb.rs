@@ -107,6 +107,14 @@ impl Verb {
             Verb::Requirement { .. } => "requirement",
         }
     }
+
+    /// Is the decision itself a record appended to an append-only log
+    /// (devloop's `bugs.ndjson`, seed 003: its lines are never
+    /// rewritten)? `loopdeck undo` refuses such a decision: the next
+    /// decision on the same row is how it moves on.
+    pub fn appends_its_record(&self) -> bool {
+        matches!(self, Verb::Bug { .. })
+    }
 }
 
 /// A decision to make: the verb, who makes it and when.
@@ -119,6 +127,15 @@ pub struct Request {
     pub now: DateTime<Utc>,
     /// The devloop server (`[devloop] api` in the config), when configured.
     pub devloop_api: Option<String>,
+}
+
+impl Request {
+    /// Who decides (`--by`, or the login name in the console), trimmed,
+    /// under the one-line rule of every typed text ([`one_line`]); `Err`:
+    /// the refusal, in the decision texts' words.
+    pub fn decider(by: &str) -> Result<String, String> {
+        one_line("--by (who decides)", by)
+    }
 }
 
 /// Where a waiting item or an actionable row is decided: the verb, the id
@@ -303,6 +320,18 @@ impl Address {
             if f.required && v.is_empty() {
                 return Err(crate::t!("model.build.empty", label = f.label));
             }
+            let broken = if f.multiline {
+                breaks_text(v)
+            } else {
+                breaks_one_line(v)
+            };
+            if broken {
+                return Err(if f.multiline {
+                    crate::t!("model.build.control", label = f.label)
+                } else {
+                    crate::t!("model.build.one_line", label = f.label)
+                });
+            }
         }
         if option.is_none() && self.option_required() {
             return Err(crate::t!("model.build.pick_option").to_owned());
@@ -381,6 +410,42 @@ impl Address {
             other => return Err(crate::t!("model.build.not_a_decision", verb = other)),
         })
     }
+}
+
+/// The text rule for what a human types on one line (`--by`, a name, an
+/// id, a GSD decision, blocker or phase), the one GSD's decision texts
+/// follow (`formats::gsd::splice::one_line`): no line breaks or control
+/// characters. A line or paragraph separator (U+2028, U+2029) is a line
+/// break; a bidirectional control reorders what is shown. Text that
+/// breaks it would end the line it is written on and start another (a
+/// forged `## ` section in `conversation.md`, a forged list item).
+pub fn breaks_one_line(text: &str) -> bool {
+    text.chars()
+        .any(|c| c.is_control() || crate::model::text::reorders(c))
+}
+
+/// The same rule for a text over several lines (an answer, a reason):
+/// line breaks and tabs are its own, any other control character or
+/// separator is not.
+pub fn breaks_text(text: &str) -> bool {
+    text.chars()
+        .any(|c| (c.is_control() && !matches!(c, '\n' | '\t')) || crate::model::text::reorders(c))
+}
+
+/// `text` trimmed under the one-line rule; `Err`: the refusal, in the
+/// words of the decision texts' (`{what} is empty`, `{what} must be one
+/// line of text (no line breaks or control characters)`).
+pub fn one_line(what: &str, text: &str) -> Result<String, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(format!("{what} is empty"));
+    }
+    if breaks_one_line(t) {
+        return Err(format!(
+            "{what} must be one line of text (no line breaks or control characters)"
+        ));
+    }
+    Ok(t.to_owned())
 }
 
 fn is_sha256(s: &str) -> bool {

@@ -162,7 +162,7 @@ fn decision_worker(
                 seq,
                 result: app::decide::Decided::Failed {
                     message: crate::t!("runtime.worker.died", why = why),
-                    conflict: false,
+                    why: app::decide::Why::Refused,
                 },
             })
         },
@@ -353,7 +353,9 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
     model.seen =
         crate::model::seen::Memory::new(std::env::current_dir().unwrap_or_default(), memory);
     model.status = warning;
-    let saver = SeenSaver::start(state_dir, tx.clone());
+    // Read-only writes nothing at all: what was looked at is read from
+    // the last run, never saved (the header says so).
+    let saver = SeenSaver::start(state_dir.filter(|_| !model.readonly), tx.clone());
     // ratatui::init enters the alternate screen and raw mode, and installs a
     // panic hook that restores the terminal before the report is printed.
     let mut terminal = ratatui::init();
@@ -834,16 +836,16 @@ mod tests {
             let i = v.len() + 3;
             app::decide::Decided::Failed {
                 message: format!("{}", v[i]),
-                conflict: false,
+                why: app::decide::Why::Refused,
             }
         });
         match next_event(&rx) {
             Event::Decided {
                 seq: 7,
-                result: app::decide::Decided::Failed { message, conflict },
+                result: app::decide::Decided::Failed { message, why },
             } => {
                 assert!(message.starts_with("deciding: "), "{message}");
-                assert!(!conflict);
+                assert_eq!(why, app::decide::Why::Refused);
             }
             other => panic!("not the form's answer: {other:?}"),
         }

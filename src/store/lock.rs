@@ -12,6 +12,11 @@
 //!   or unparseable body is a lock being created for its first second,
 //!   stale after. A stale lock is renamed aside (one breaker wins) and
 //!   removed, then the create is retried.
+//! - A lock whose body cannot be parsed (either kind) is "being created"
+//!   only while its mtime is within a second of now: a writer creating
+//!   it wrote that mtime a moment ago. One older than that, or more than
+//!   [`CLOCK_SKEW`] in the future (a clock set back, a file copied in,
+//!   `touch -d`), is no lock being created: it is stale and broken.
 //! - `Owner` (loopdeck's own, PRD-master and devloop):
 //!   `<primary>.loopdeck-lock`, a JSON record `{pid, host, boot_id,
 //!   started, at, pid_ns}` published whole (written to a temp file, then
@@ -45,6 +50,9 @@ pub const DIR_LOCKED: &str = "state is locked; inspect interrupted writer before
 pub const PID_LOCK_DEADMAN: Duration = Duration::from_secs(60);
 /// A lock whose body cannot be read yet is being created for this long.
 pub const FRESH_CREATE_FLOOR: Duration = Duration::from_secs(1);
+/// How far in the future a lock's mtime may be and still be "now" (a
+/// network file system's clock a little ahead of ours).
+pub const CLOCK_SKEW: Duration = Duration::from_secs(2);
 
 /// A lock held by this process, released on drop.
 #[derive(Debug)]
@@ -161,14 +169,24 @@ pub fn acquire(
                     )));
                 }
             }
-            Verdict::Stale(seen) => {
-                if !break_lock(&path, &seen) {
+            Verdict::Stale(seen, why) => {
+                match break_lock(&path, &seen) {
+                    Break::Done => {}
                     // Another breaker is at it: let it finish.
-                    std::thread::sleep(Duration::from_millis(1 + random_u64() % 5));
+                    Break::Busy => {
+                        std::thread::sleep(Duration::from_millis(1 + random_u64() % 5));
+                    }
+                    // Nothing will change by waiting: say so at once.
+                    Break::Blocked(what) => {
+                        return Err(ActError::Locked(format!(
+                            "{name} is stale ({why}) but cannot be broken: {} {what}",
+                            turn_of(&path).display()
+                        )));
+                    }
                 }
                 if out_of_quick_rounds(&mut quick, deadline) {
                     return Err(ActError::Locked(format!(
-                        "{name} is stale but could not be broken; {} (inspect it, and remove it if its writer is gone)",
+                        "{name} is stale ({why}) but could not be broken; {} (inspect {name} and {name}.break, and remove them if their writer is gone)",
                         waited()
                     )));
                 }
@@ -243,8 +261,9 @@ pub fn remove_dir_lock(project: &Path, primary: &str) -> Result<(), StoreError> 
 enum Verdict {
     /// It was not found when looked at: retry at once.
     Gone,
-    /// Its writer is gone: break it (as it was seen).
-    Stale(Seen),
+    /// Its writer is gone: break it (as it was seen); why it is judged
+    /// stale.
+    Stale(Seen, String),
     /// Held; the text names the holder.
     Live(String),
     /// Something that is no lock file (a directory, a link, a FIFO, an
@@ -308,11 +327,57 @@ enum Look {
     /// Something that cannot be read as a plain lock file: what it is.
     Foreign(String),
     /// A lock file: its body, age and identity.
-    Lock(Vec<u8>, Duration, Seen),
+    Lock(Vec<u8>, Age, Seen),
+}
+
+/// How long ago a lock file was last modified, by its mtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Age {
+    /// This long ago (zero: now, or no mtime).
+    Past(Duration),
+    /// This far in the future: a clock was wrong, or the mtime was set.
+    Future(Duration),
+}
+
+impl Age {
+    /// How long ago; a future mtime counts as now.
+    fn ago(self) -> Duration {
+        match self {
+            Age::Past(d) => d,
+            Age::Future(_) => Duration::ZERO,
+        }
+    }
+
+    /// Could a writer creating the lock have set this mtime a moment ago?
+    fn just_made(self) -> bool {
+        match self {
+            Age::Past(d) => d <= FRESH_CREATE_FLOOR,
+            Age::Future(d) => d <= CLOCK_SKEW,
+        }
+    }
+}
+
+impl std::fmt::Display for Age {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let secs = |d: Duration| {
+            let s = d.as_secs_f64();
+            if s < 120.0 {
+                format!("{s:.1} s")
+            } else if s < 2.0 * 86_400.0 {
+                format!("{:.1} h", s / 3600.0)
+            } else {
+                format!("{:.0} days", s / 86_400.0)
+            }
+        };
+        match self {
+            Age::Past(d) => write!(f, "modified {} ago", secs(*d)),
+            Age::Future(d) => write!(f, "modified {} in the future", secs(*d)),
+        }
+    }
 }
 
 impl Look {
-    fn lock(self) -> Option<(Vec<u8>, Duration, Seen)> {
+    fn lock(self) -> Option<(Vec<u8>, Age, Seen)> {
         match self {
             Look::Lock(body, age, seen) => Some((body, age, seen)),
             _ => None,
@@ -354,11 +419,14 @@ fn inspect(path: &Path) -> Look {
         };
         return foreign(what.to_owned());
     }
-    let age = meta
-        .modified()
-        .ok()
-        .and_then(|m| SystemTime::now().duration_since(m).ok())
-        .unwrap_or_default();
+    let now = SystemTime::now();
+    let age = match meta.modified() {
+        Ok(m) => match now.duration_since(m) {
+            Ok(d) => Age::Past(d),
+            Err(e) => Age::Future(e.duration()),
+        },
+        Err(_) => Age::Past(Duration::ZERO),
+    };
     let mut body = Vec::new();
     if let Err(e) = f.take(4096).read_to_end(&mut body) {
         return foreign(format!("cannot be read: {e}"));
@@ -407,16 +475,48 @@ fn judge_pid_file(path: &Path) -> Verdict {
         .filter(|&p| p > 0);
     match pid {
         Some(pid) if pid_alive(pid) => {
-            if age > PID_LOCK_DEADMAN {
-                Verdict::Stale(seen)
+            if age.ago() > PID_LOCK_DEADMAN {
+                Verdict::Stale(
+                    seen,
+                    format!(
+                        "pid {pid} is alive but the lock was {age}, past gsd-tools' {} s ceiling: a reused pid",
+                        PID_LOCK_DEADMAN.as_secs()
+                    ),
+                )
             } else {
-                Verdict::Live(format!("pid {pid} (a live process)"))
+                Verdict::Live(format!("pid {pid} (a live process; the lock was {age})"))
             }
         }
-        Some(_) => Verdict::Stale(seen),
-        None if age > FRESH_CREATE_FLOOR => Verdict::Stale(seen),
-        None => Verdict::Live("a writer creating it".to_owned()),
+        Some(pid) => Verdict::Stale(seen, format!("pid {pid} is not running")),
+        None => unparsed(&body, age, seen, "no pid"),
     }
+}
+
+/// A lock whose body cannot be parsed: a writer creating it if its mtime
+/// is within a moment of now, else stale (never "being created" for
+/// ever: a garbage lock with a future mtime would block every write).
+fn unparsed(body: &[u8], age: Age, seen: Seen, what: &str) -> Verdict {
+    let body = if body.is_empty() {
+        "an empty body".to_owned()
+    } else {
+        format!("a body of {} bytes with {what}", body.len())
+    };
+    if age.just_made() {
+        return Verdict::Live(format!(
+            "a writer creating it ({body}, {age}: within the {} s a lock is being created)",
+            FRESH_CREATE_FLOOR.as_secs()
+        ));
+    }
+    let why = match age {
+        Age::Future(_) => format!(
+            "{body}, {age}: no writer is creating it, a wrong clock or a copied file left it"
+        ),
+        Age::Past(_) => format!(
+            "{body}, {age}: a writer creating it would have finished within {} s",
+            FRESH_CREATE_FLOOR.as_secs()
+        ),
+    };
+    Verdict::Stale(seen, why)
 }
 
 fn judge_owner(path: &Path) -> Verdict {
@@ -426,11 +526,7 @@ fn judge_owner(path: &Path) -> Verdict {
         Look::Foreign(what) => return Verdict::Foreign(what),
     };
     let Ok(rec) = serde_json::from_slice::<OwnerRecord>(&body) else {
-        return if age > FRESH_CREATE_FLOOR {
-            Verdict::Stale(seen)
-        } else {
-            Verdict::Live("a writer creating it".to_owned())
-        };
+        return unparsed(&body, age, seen, "no lock record loopdeck reads");
     };
     let holder = format!(
         "pid {} on host {}{}",
@@ -456,18 +552,18 @@ fn judge_owner(path: &Path) -> Verdict {
     if let (Some(theirs), Some(ours)) = (&rec.boot_id, boot_id())
         && *theirs != ours
     {
-        return Verdict::Stale(seen);
+        return Verdict::Stale(seen, format!("{holder} was taken before this boot"));
     }
     if same_pids == Some(false) {
         return Verdict::Live(holder);
     }
     if !pid_alive(rec.pid) {
-        return Verdict::Stale(seen);
+        return Verdict::Stale(seen, format!("{holder} is not running"));
     }
     if let (Some(then), Some(now)) = (rec.started, start_ticks(rec.pid))
         && then != now
     {
-        return Verdict::Stale(seen);
+        return Verdict::Stale(seen, format!("{holder}: that pid is now another process"));
     }
     Verdict::Live(holder)
 }
@@ -477,17 +573,28 @@ fn judge_owner(path: &Path) -> Verdict {
 /// an owner lock), and each looks again under that turn: the lock is
 /// renamed only if it is still the very one judged stale, so a live lock
 /// that took its place (even on the same, reused inode) is never broken.
-/// `false`: another breaker has the turn.
-fn break_lock(path: &Path, seen: &Seen) -> bool {
+fn break_lock(path: &Path, seen: &Seen) -> Break {
     let turn = turn_of(path);
     let mine = std::process::id().to_string().into_bytes();
     let id = match publish(&turn, &mine) {
         Ok(id) => id,
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            // Something that is no breaker's turn (a directory, a link)
+            // never goes away by itself: no turn can ever be taken.
+            if let Look::Foreign(what) = inspect(&turn) {
+                return Break::Blocked(format!(
+                    "{what}: loopdeck takes its turn to break a stale lock by creating that file, and cannot while it is there (remove it)"
+                ));
+            }
             clear_dead_turn(&turn);
-            return false;
+            return Break::Busy;
         }
-        Err(_) => return false,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Break::Busy,
+        Err(e) => {
+            return Break::Blocked(format!(
+                "cannot be created ({e}); loopdeck takes its turn to break a stale lock by creating that file"
+            ));
+        }
     };
     if inspect(path).lock().map(|t| t.2).as_ref() == Some(seen) {
         let dir = path.parent().unwrap_or(Path::new("."));
@@ -499,7 +606,18 @@ fn break_lock(path: &Path, seen: &Seen) -> bool {
     if file_id(&turn) == Some(id) {
         let _ = fs::remove_file(&turn);
     }
-    true
+    Break::Done
+}
+
+/// What a try at breaking a stale lock came to.
+#[derive(Debug, PartialEq, Eq)]
+enum Break {
+    /// This breaker had the turn (the lock is broken, or was replaced).
+    Done,
+    /// Another breaker has the turn: try again soon.
+    Busy,
+    /// No turn can be taken: what is at the turn's path, and why.
+    Blocked(String),
 }
 
 /// The breakers' turn file of the lock at `path`.
@@ -510,13 +628,17 @@ fn turn_of(path: &Path) -> PathBuf {
 }
 
 /// A breaker killed during its turn leaves it: a dead pid's turn, or one
-/// older than a few seconds, is cleared.
+/// older than a few seconds (or dated in the future), is cleared.
 fn clear_dead_turn(turn: &Path) {
     if let Some((body, age, other)) = inspect(turn).lock() {
         let pid = std::str::from_utf8(&body)
             .ok()
             .and_then(|s| s.trim().parse::<u32>().ok());
-        if (age > Duration::from_secs(5) || pid.is_some_and(|p| !pid_alive(p)))
+        let old = match age {
+            Age::Past(d) => d > Duration::from_secs(5),
+            Age::Future(d) => d > CLOCK_SKEW,
+        };
+        if (old || pid.is_some_and(|p| !pid_alive(p)))
             && inspect(turn).lock().map(|t| t.2) == Some(other)
         {
             let _ = fs::remove_file(turn);

@@ -209,21 +209,22 @@ fn a_breaker_breaks_only_the_lock_it_judged() {
         id: now.id,
         body: b"dead holder".to_vec(),
     };
-    assert!(break_lock(&lock, &judged));
+    assert_eq!(break_lock(&lock, &judged), Break::Done);
     assert_eq!(fs::read(&lock).unwrap(), b"live holder");
-    assert!(break_lock(&lock, &now));
+    assert_eq!(break_lock(&lock, &now), Break::Done);
     assert!(!lock.exists());
     // A breaker killed during its turn does not stop the next one.
     fs::write(&lock, "stale").unwrap();
     let turn = p.path().join("state.json.loopdeck-lock.break");
     fs::write(&turn, dead_pid().to_string()).unwrap();
     let (_, _, seen) = inspect(&lock).lock().unwrap();
-    assert!(
-        !break_lock(&lock, &seen),
+    assert_eq!(
+        break_lock(&lock, &seen),
+        Break::Busy,
         "the dead breaker's turn is cleared first"
     );
     assert!(!turn.exists());
-    assert!(break_lock(&lock, &seen));
+    assert_eq!(break_lock(&lock, &seen), Break::Done);
     assert_eq!(super::super::list_names(p.path()), vec!["state.json"]);
 }
 
@@ -307,4 +308,98 @@ fn owner_lock_of_a_restarted_container_is_judged_by_pid() {
     let _g = acquire(p.path(), "state.json", LockKind::Owner, Duration::ZERO).unwrap();
     let rec: serde_json::Value = serde_json::from_slice(&fs::read(&lock).unwrap()).unwrap();
     assert_eq!(rec["pid_ns"], ns);
+}
+
+fn set_mtime(path: &Path, when: SystemTime) {
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+}
+
+/// A lock whose body cannot be parsed is "being created" only while its
+/// mtime is a moment old: with a future mtime (or a very old one) it is
+/// stale and broken, for both kinds; while fresh, the refusal names the
+/// file, its body and its mtime.
+#[test]
+fn a_garbage_lock_dated_in_the_future_is_not_being_created() {
+    let hour = Duration::from_secs(3600);
+    for kind in [LockKind::PidFile, LockKind::Owner] {
+        let p = project();
+        let name = lock_name("state.json", kind);
+        let lock = p.path().join(&name);
+        for (when, what) in [
+            (SystemTime::now() + hour, "an hour ahead"),
+            (
+                SystemTime::now() + 400 * 86_400 * Duration::from_secs(1),
+                "a year ahead",
+            ),
+            (SystemTime::UNIX_EPOCH + Duration::from_secs(1), "1970"),
+        ] {
+            fs::write(&lock, "\u{0}garbage").unwrap();
+            set_mtime(&lock, when);
+            let g = acquire(p.path(), "state.json", kind, Duration::ZERO)
+                .unwrap_or_else(|e| panic!("{kind:?}, {what}: {e}"));
+            drop(g);
+            assert_eq!(super::super::list_names(p.path()), vec!["state.json"]);
+        }
+        // Fresh garbage is a writer creating it: said with the file, what
+        // its body is and when it was modified.
+        fs::write(&lock, "").unwrap();
+        let err = acquire(p.path(), "state.json", kind, Duration::ZERO).unwrap_err();
+        assert_eq!(err.exit_code(), 3);
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with(&format!(
+                "{name} is held by a writer creating it (an empty body, modified "
+            )) && msg.contains(" s ago"),
+            "{kind:?}: {msg}"
+        );
+        // A mtime a moment ahead (another machine's clock) is still fresh.
+        set_mtime(&lock, SystemTime::now() + Duration::from_millis(500));
+        let msg = acquire(p.path(), "state.json", kind, Duration::ZERO)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("in the future"), "{kind:?}: {msg}");
+    }
+}
+
+/// A breakers' turn file that is a directory can never be taken: the
+/// write stops at once (not after the wait), exit 3, naming the path and
+/// why the lock is stale.
+#[cfg(unix)]
+#[test]
+fn a_break_turn_that_is_a_directory_stops_at_once_naming_it() {
+    for kind in [LockKind::PidFile, LockKind::Owner] {
+        let p = project();
+        let name = lock_name("state.json", kind);
+        let lock = p.path().join(&name);
+        match kind {
+            LockKind::Owner => fs::write(
+                &lock,
+                serde_json::json!({"pid": dead_pid(), "host": host_name()}).to_string(),
+            )
+            .unwrap(),
+            _ => fs::write(&lock, dead_pid().to_string()).unwrap(),
+        }
+        let turn = p.path().join(format!("{name}.break"));
+        fs::create_dir(&turn).unwrap();
+        // A wait this long would be used up by a loop; the refusal comes
+        // back without it.
+        let err = acquire(p.path(), "state.json", kind, Duration::from_secs(60))
+            .map(drop)
+            .unwrap_err();
+        assert_eq!(err.exit_code(), 3);
+        let msg = err.to_string();
+        assert!(
+            msg.contains(&format!("{} is not a lock file", turn.display()))
+                && msg.contains("(a directory)")
+                && msg.contains(" is not running) but cannot be broken")
+                && !msg.contains("waited"),
+            "{kind:?}: {msg}"
+        );
+        assert!(lock.exists() && turn.is_dir(), "nothing removed");
+    }
 }

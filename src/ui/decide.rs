@@ -12,7 +12,7 @@ use ratatui::widgets::{Block, Padding, Paragraph};
 use super::View;
 use super::overlay::{centered, clear};
 use super::widgets::{block, clean, clip, fit, offset, wrapped};
-use crate::app::decide::{FileDiff, Form, Input, LONG_TEXT, Stage};
+use crate::app::decide::{FileDiff, Form, Input, LONG_TEXT, Stage, Why};
 use crate::model::text::width as text_width;
 
 /// The widest the dialog gets: a diff line stays readable and a wide
@@ -93,9 +93,12 @@ fn title(form: &Form) -> String {
                 project = form.project
             )
         ),
-        Stage::Failed { conflict: true, .. } => {
-            format!(" {} ", crate::t!("ui.decide.title_conflict"))
-        }
+        Stage::Failed {
+            why: Why::Changed, ..
+        } => format!(" {} ", crate::t!("ui.decide.title_conflict")),
+        Stage::Failed {
+            why: Why::Locked, ..
+        } => format!(" {} ", crate::t!("ui.decide.title_locked")),
         Stage::Failed { .. } => format!(" {} ", crate::t!("ui.decide.title_refused")),
         _ => format!(" {what} · {} ", form.project),
     }
@@ -202,9 +205,16 @@ fn message(m: &View, form: &Form, w: u16, room: u16) -> Vec<Line<'static>> {
             crate::t!("ui.decide.writing"),
             t.muted,
         ))),
-        Stage::Failed { message, conflict } => {
+        Stage::Failed { message, why } => {
             wrapped(&mut lines, w, message, t.error.patch(t.bold));
-            if *conflict {
+            if *why == Why::Locked {
+                lines.push(Line::default());
+                lines.push(Line::from(Span::styled(
+                    crate::t!("ui.decide.locked_resolve"),
+                    t.muted,
+                )));
+            }
+            if why.conflict() {
                 lines.push(Line::default());
                 let kept = !form.inputs.is_empty();
                 let said = match (form.unread, form.retry_queued, kept) {

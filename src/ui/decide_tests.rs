@@ -12,7 +12,7 @@ use ratatui::{Terminal, backend::TestBackend};
 
 use super::tests::{assert_clean, now, screen};
 use super::*;
-use crate::app::decide::{Decided, FileDiff, LONG_TEXT, Stage};
+use crate::app::decide::{Decided, FileDiff, LONG_TEXT, Stage, Why};
 use crate::app::{Effect, Event, update};
 use crate::model::{Address, FileStamp, Format, InboxItem, InboxKind, Project};
 use crate::store::diff::unified;
@@ -437,12 +437,35 @@ fn a_conflict_says_nothing_was_written_and_how_back() {
         &mut m,
         Decided::Failed {
             message: "state.json changed on disk since the console read it (expected sha256 aaaaaaaaaaaa…, found bbbbbbbbbbbb…): nothing was written".into(),
-            conflict: true,
+            why: Why::Changed,
         },
     );
     snap(&m, "conflict");
     let s = screen(&m, 80, 24);
     assert!(s.contains(" Changed on disk — nothing written "), "{s}");
+    assert!(s.contains("Enter/Esc back to your text (kept)"), "{s}");
+}
+
+/// A held lock is no change on disk: the dialog says the file is locked,
+/// by whom (the lock module's words, in the message), and what resolves
+/// it; the text is kept and the project read again as after a conflict.
+#[test]
+fn a_held_lock_says_locked_by_whom_and_what_resolves_it() {
+    let mut m = opened(answer_project(), false, 'a');
+    typed(&mut m, ANSWER);
+    previewed(
+        &mut m,
+        Decided::Failed {
+            message: "state.json.loopdeck-lock is held by pid 4242 on host build-7 (since 2026-06-01T09:29:58+00:00); waited 10.0 s for it (retry later, or remove the lock if that writer is gone)".into(),
+            why: Why::Locked,
+        },
+    );
+    snap(&m, "locked");
+    let s = screen(&m, 80, 24);
+    assert!(!s.contains("Changed on disk"), "{s}");
+    assert!(s.contains(" Locked — nothing written "), "{s}");
+    assert!(s.contains("pid 4242 on host build-7"), "{s}");
+    assert!(s.contains("try again once it is"), "{s}");
     assert!(s.contains("Enter/Esc back to your text (kept)"), "{s}");
 }
 
@@ -454,7 +477,7 @@ fn a_refusal_is_titled_refused() {
         &mut m,
         Decided::Failed {
             message: "prd-master: OQ-3 is already answered".into(),
-            conflict: false,
+            why: Why::Refused,
         },
     );
     let s = screen(&m, 80, 24);
@@ -524,7 +547,7 @@ fn hostile_text_in_the_form_never_reaches_the_buffer_raw() {
         &mut m,
         Decided::Failed {
             message: evil("fail"),
-            conflict: false,
+            why: Why::Refused,
         },
     );
     shots.push(("failed", screen(&m, 80, 24), vec!["head", "fail"]));

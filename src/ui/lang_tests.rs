@@ -12,7 +12,7 @@ use super::decide_tests as d;
 use super::since::tests as since;
 use super::tests::{assert_clean, now, press, screen, select, workspace_model};
 use super::*;
-use crate::app::decide::{Decided, Stage};
+use crate::app::decide::{Decided, Stage, Why};
 use crate::app::update;
 use crate::i18n::testing::{en, zh};
 use crate::i18n::{Lang, fill, scoped};
@@ -468,7 +468,7 @@ fn the_decision_conflict() {
         &mut m,
         Decided::Failed {
             message: "state.json changed on disk since the console read it (expected sha256 aaaaaaaaaaaa…, found bbbbbbbbbbbb…): nothing was written".into(),
-            conflict: true,
+            why: Why::Changed,
         },
     );
     for s in snap(&m, "decide_conflict", &DECIDE) {

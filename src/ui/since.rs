@@ -19,10 +19,15 @@ pub fn section(m: &View, p: &Project, width: u16, lines: &mut Vec<Line<'static>>
         return;
     };
     let t = &m.theme;
-    let title = match since_seconds(Some(d.looked_at), m.now) {
+    let mut title = match since_seconds(Some(d.looked_at), m.now) {
         Some(s) => crate::t!("ui.since.title_ago", ago = ago(s)),
         None => crate::t!("ui.since.title").to_owned(),
     };
+    // Read-only: what was looked at is read from the last run, never
+    // saved (this look is forgotten).
+    if m.readonly {
+        title.push_str(crate::t!("ui.since.not_saved"));
+    }
     lines.push(Line::from(Span::styled(title, t.accent.patch(t.bold))));
     rows(m, &d, width, lines);
     lines.push(Line::default());

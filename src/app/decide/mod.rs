@@ -116,9 +116,9 @@ pub enum Stage {
     /// The write was asked for.
     Writing,
     /// Nothing was written: the file changed on disk, was locked, or the
-    /// rules refused. `conflict`: the project is read again and the typed
-    /// text kept for a retry.
-    Failed { message: String, conflict: bool },
+    /// rules refused (`why`). A conflict (changed or locked): the project
+    /// is read again and the typed text kept for a retry.
+    Failed { message: String, why: Why },
 }
 
 /// The decision form over the console.
@@ -248,8 +248,27 @@ pub enum Decided {
         audit_id: Option<String>,
         read: Vec<(String, String)>,
     },
-    /// Nothing written. `conflict`: the file changed on disk or is locked.
-    Failed { message: String, conflict: bool },
+    /// Nothing written, and why.
+    Failed { message: String, why: Why },
+}
+
+/// Why a decision wrote nothing: each is titled for what happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// The rules refused, or the write failed: nothing to read again.
+    Refused,
+    /// A file changed on disk since the console read it.
+    Changed,
+    /// Another writer holds the file's lock (the message names it).
+    Locked,
+}
+
+impl Why {
+    /// Changed or locked: the project is read again and the typed text
+    /// kept for a retry.
+    pub fn conflict(self) -> bool {
+        self != Why::Refused
+    }
 }
 
 /// Why no decision can be made here (read-only), if so.
@@ -647,9 +666,12 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
                 t!("app.decide.wrote", files = written.join(", "))
             };
             let undoes = matches!(form.what, What::Decide) && audit_id.is_some();
+            // A decision that is a line of an append-only log (a bug's
+            // move) is refused by undo: said so, never "u undoes".
+            let last_word = undoes && form.verb.as_ref().is_some_and(Verb::appends_its_record);
             // The undo key in force (none said when it is unbound).
-            let undo_key =
-                super::commands::key_in_force(m, super::Command::Undo).filter(|_| undoes);
+            let undo_key = super::commands::key_in_force(m, super::Command::Undo)
+                .filter(|_| undoes && !last_word);
             m.status = Some(match undo_key {
                 Some(key) => t!(
                     "app.decide.status_undo",
@@ -657,6 +679,7 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
                     done = done,
                     key = key
                 ),
+                None if last_word => t!("app.decide.status_final", label = label, done = done),
                 None => t!("app.decide.status", label = label, done = done),
             });
             match (&form.what, audit_id) {
@@ -687,8 +710,9 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
             }
             vec![reread, Effect::Render]
         }
-        (_, Decided::Failed { message, conflict }) => {
-            form.stage = Stage::Failed { message, conflict };
+        (_, Decided::Failed { message, why }) => {
+            let conflict = why.conflict();
+            form.stage = Stage::Failed { message, why };
             form.unread = conflict;
             form.retry_queued = false;
             if conflict {
@@ -752,7 +776,7 @@ fn retry(m: &mut Model) -> Vec<Effect> {
             form.gone = true;
             form.stage = Stage::Failed {
                 message: t!("app.decide.gone", what = c.address.describe(None)),
-                conflict: false,
+                why: Why::Refused,
             };
             return show(m, form, Vec::new());
         };

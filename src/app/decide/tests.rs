@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use chrono::{TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{Decided, FileDiff, Stage};
+use super::{Decided, FileDiff, Stage, Why};
 use crate::app::{Effect, Event, Mode, Model, Screen, update};
 use crate::model::{Address, FileStamp, Format, InboxItem, InboxKind, Project, Verb};
 
@@ -129,7 +129,7 @@ fn failed(m: &mut Model, seq: u64, message: &str, conflict: bool) -> Vec<Effect>
             seq,
             result: Decided::Failed {
                 message: message.into(),
-                conflict,
+                why: if conflict { Why::Changed } else { Why::Refused },
             },
         },
     )
@@ -246,7 +246,10 @@ fn a_conflict_keeps_the_text_rereads_and_retries_against_the_new_reading() {
     assert!(effects.contains(&Effect::Reread(PathBuf::from("/w/alpha"))));
     assert!(matches!(
         m.form.as_ref().unwrap().stage,
-        Stage::Failed { conflict: true, .. }
+        Stage::Failed {
+            why: Why::Changed,
+            ..
+        }
     ));
     // The project is read again, with new bytes.
     let mut fresh = prd("alpha");
@@ -1024,4 +1027,70 @@ fn a_decision_without_an_audit_record_keeps_the_last_one_undoable() {
         "{:?}",
         m.status
     );
+}
+
+/// A bug's move is a line of an append-only log that `loopdeck undo`
+/// refuses: the status line says it cannot be undone, never "u undoes".
+#[test]
+fn a_bug_move_written_says_it_cannot_be_undone() {
+    let mut m = devloop_on_bugs();
+    update(&mut m, key('a'));
+    update(&mut m, key('1')); // fixing: a note
+    typed(&mut m, "on it");
+    let (seq, verb, ..) = decide(&update(&mut m, ctrl('s')));
+    assert!(matches!(verb, Verb::Bug { .. }), "{verb:?}");
+    update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: done(&["timeline.ndjson", "bugs.ndjson"], None),
+        },
+    );
+    let (seq, ..) = decide(&update(&mut m, key('w')));
+    update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: done(&["timeline.ndjson", "bugs.ndjson"], Some("B1")),
+        },
+    );
+    let status = m.status.clone().unwrap();
+    assert!(!status.contains("undoes"), "{status}");
+    assert!(
+        status.ends_with("an append-only log: it cannot be undone"),
+        "{status}"
+    );
+}
+
+/// What a human types follows one text rule: a one-line field (a bug's
+/// duplicate id) with a line separator in it, or a text with an escape,
+/// is refused in the decision texts' words; nothing is sent.
+#[test]
+fn typed_fields_follow_the_one_line_rule() {
+    let mut m = devloop_on_bugs();
+    update(&mut m, key('a'));
+    update(&mut m, key('3')); // duplicate: the id on one line, a note
+    update(&mut m, Event::Paste("BUG-2\u{2028}## forged".into()));
+    let effects = update(&mut m, ctrl('s'));
+    assert!(!effects.iter().any(|e| matches!(e, Effect::Decide { .. })));
+    let note = m.form.as_ref().unwrap().note.clone().unwrap();
+    assert!(
+        note.ends_with("must be one line of text (no line breaks or control characters)"),
+        "{note}"
+    );
+    // The note (multi-line) keeps its line breaks, never an escape.
+    let mut m = devloop_on_bugs();
+    update(&mut m, key('a'));
+    update(&mut m, key('1')); // fixing: a note
+    update(&mut m, Event::Paste("two\nlines".into()));
+    let (_, verb, ..) = decide(&update(&mut m, ctrl('s')));
+    assert!(matches!(verb, Verb::Bug { note: Some(n), .. } if n == "two\nlines"));
+    let mut m = devloop_on_bugs();
+    update(&mut m, key('a'));
+    update(&mut m, key('1'));
+    update(&mut m, Event::Paste("bidi \u{202e}reversed".into()));
+    let effects = update(&mut m, ctrl('s'));
+    assert!(!effects.iter().any(|e| matches!(e, Effect::Decide { .. })));
+    let note = m.form.as_ref().unwrap().note.clone().unwrap();
+    assert!(note.contains("no control characters"), "{note}");
 }
