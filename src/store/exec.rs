@@ -114,11 +114,11 @@ pub(crate) fn run(
     let (guard, mut snap, edits) = if txn.lock == LockKind::MkdirDir {
         let edits = decide(&mut first);
         let edits = made_on_what_was_shown(txn, &first, edits)?;
-        let guard = lock::acquire(&lock_at, &lock_name, txn.lock, txn.wait)?;
+        let guard = lock::acquire_as(&lock_at, &lock_name, &txn.primary, txn.lock, txn.wait)?;
         (guard, first, edits)
     } else {
         drop(first);
-        let guard = lock::acquire(&lock_at, &lock_name, txn.lock, txn.wait)?;
+        let guard = lock::acquire_as(&lock_at, &lock_name, &txn.primary, txn.lock, txn.wait)?;
         let mut snap = Snapshot::in_dir(&txn.project, root.try_clone().map_err(store_err("."))?);
         if let Some(expect) = &txn.expect_sha256 {
             check_expect(txn, expect, &mut snap)?;

@@ -295,7 +295,7 @@ fn settle(dir: &Path, intent: &Intent, wait: Duration) -> Result<Option<Settled>
     let (pdir, pname) = root
         .resolve(&rec.primary)
         .map_err(|e| store(&rec.primary, e))?;
-    let _guard = lock::acquire(&pdir.proc_path(), &pname, rec.lock, wait)?;
+    let _guard = lock::acquire_as(&pdir.proc_path(), &pname, &rec.primary, rec.lock, wait)?;
     if !path_of(dir, &rec.id).exists() {
         return Ok(None);
     }

@@ -104,12 +104,25 @@ pub fn acquire(
     kind: LockKind,
     wait: Duration,
 ) -> Result<LockGuard, ActError> {
-    let name = lock_name(primary, kind);
+    acquire_as(project, primary, primary, kind, wait)
+}
+
+/// [`acquire`], with messages naming the primary as `shown` (the
+/// project-relative path, when `project` is a directory held open and
+/// named through its descriptor: see `store::beneath`).
+pub fn acquire_as(
+    project: &Path,
+    primary: &str,
+    shown: &str,
+    kind: LockKind,
+    wait: Duration,
+) -> Result<LockGuard, ActError> {
+    let name = lock_name(shown, kind);
     let store = |source| ActError::Store {
         file: name.clone(),
         source,
     };
-    let path = contained(project, &name).map_err(store)?;
+    let path = contained(project, &lock_name(primary, kind)).map_err(store)?;
     // A writer killed while taking or breaking the lock leaves its temp
     // files beside it; every writer sweeps them here, before it takes the
     // lock, even one whose decision is then refused (and writes nothing).
@@ -178,9 +191,11 @@ pub fn acquire(
                     }
                     // Nothing will change by waiting: say so at once.
                     Break::Blocked(what) => {
+                        let turn = turn_of(&path);
+                        let turn = turn.file_name().unwrap_or_default().to_string_lossy();
                         return Err(ActError::Locked(format!(
                             "{name} is stale ({why}) but cannot be broken: {} {what}",
-                            turn_of(&path).display()
+                            Path::new(&name).with_file_name(&*turn).display()
                         )));
                     }
                 }
