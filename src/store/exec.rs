@@ -157,7 +157,13 @@ fn preflight(txn: &Txn, root: &Dir, steps: &[Step]) -> Result<(), ActError> {
             Edit::Remove { .. } | Edit::RenameAside { .. } => continue,
         };
         let file = s.edit.file();
-        let (dir, name) = root.resolve(file).map_err(store_err(file))?;
+        let (dir, name) = match root.resolve(file) {
+            Ok(at) => at,
+            // A dry run of a decision that makes its directory first (a
+            // new project) previews files in a directory not there yet.
+            Err(StoreError::Vanished) if txn.dry_run => continue,
+            Err(e) => return Err(store_err(file)(e)),
+        };
         // A dry run (maybe under --readonly) creates nothing, not even the
         // throwaway file the owner check tries.
         atomic::check_writable_at(&dir, &name, replacing && !txn.dry_run)

@@ -394,7 +394,7 @@ fn a_break_turn_that_is_a_directory_stops_at_once_naming_it() {
         assert_eq!(err.exit_code(), 3);
         let msg = err.to_string();
         assert!(
-            msg.contains(&format!("{} is not a lock file", turn.display()))
+            msg.contains(&format!("{name}.break is not a lock file"))
                 && msg.contains("(a directory)")
                 && msg.contains(" is not running) but cannot be broken")
                 && !msg.contains("waited"),
