@@ -5,6 +5,9 @@
 //! config directory (`~/.config/loopdeck/config.toml` on Linux, or under
 //! `$XDG_CONFIG_HOME`), else the defaults. A file that cannot be read or
 //! parsed is a usage error (exit 2) naming the file, the line and the reason.
+//! The file must be a regular file of at most 1 MiB ([`MAX_CONFIG_BYTES`]):
+//! a FIFO or a device there is refused at once, never waited on or read
+//! without end.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
