@@ -149,6 +149,14 @@ pub fn within_limits(bytes: &[u8]) -> Result<(), serde_json::Error> {
     serde_json::from_slice::<Value>(bytes).map(|_| ())
 }
 
+/// `serde_json::from_slice` within [`within_limits`]: for a record parsed
+/// typed (an NDJSON line) that a decision may later parse as a `Value`,
+/// so that both skip or both read it.
+pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
+    within_limits(bytes)?;
+    serde_json::from_slice(bytes)
+}
+
 /// Does `bytes` nest nearly [`MAX_NESTING`] deep, or hold a number near a
 /// 64-bit float's end? Generous on purpose: [`within_limits`] lets the
 /// parser itself decide.
@@ -377,6 +385,15 @@ mod tests {
                 value(&text)
             );
         }
+        // A record parsed typed, one line of a log: the same verdict.
+        let line = nested(200);
+        assert!(serde_json::from_str::<Node>(&line).is_ok());
+        assert_eq!(
+            from_slice::<Node>(line.as_bytes())
+                .map_err(|e| reason(&e))
+                .map(|_| ()),
+            value(&line)
+        );
         let deep = must_be_object(nested(200).as_bytes()).unwrap_err();
         assert!(
             deep.starts_with("nested too deep (line 1, column "),
