@@ -5,6 +5,9 @@
 //! config directory (`~/.config/loopdeck/config.toml` on Linux, or under
 //! `$XDG_CONFIG_HOME`), else the defaults. A file that cannot be read or
 //! parsed is a usage error (exit 2) naming the file, the line and the reason.
+//! The file must be a regular file of at most 1 MiB ([`MAX_CONFIG_BYTES`]):
+//! a FIFO or a device there is refused at once, never waited on or read
+//! without end.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -360,13 +363,93 @@ pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
         },
     };
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+    let text = read_bounded(&path).map_err(|source| ConfigError::Read {
         path: shown.clone(),
         source,
     })?;
     let mut c = parse(&text, &shown)?;
     c.file = Some(path);
     Ok(c)
+}
+
+/// The largest config file read: a config is a few KiB, and every
+/// command reads it before anything else.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// The text of the config file at `path`: a regular file of at most
+/// [`MAX_CONFIG_BYTES`]. It is opened without blocking (a FIFO with no
+/// writer would hang every command) and read no further than the bound
+/// (a device like `/dev/urandom` never ends); anything else is refused
+/// with what it is.
+fn read_bounded(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        open.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = open.open(path)?;
+    let meta = file.metadata()?;
+    let refuse = |what: String| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{what}; a config file must be a regular file of at most {} KiB \
+                 (replace it, or remove it to use the defaults)",
+                MAX_CONFIG_BYTES / 1024
+            ),
+        )
+    };
+    if !meta.is_file() {
+        return Err(refuse(format!(
+            "it is {}, not a regular file",
+            file_kind(&meta)
+        )));
+    }
+    let too_big = |n: u64| refuse(format!("it holds {n} bytes"));
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(too_big(meta.len()));
+    }
+    // The file may grow while it is read: never past the bound.
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(too_big(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
+/// What a file that is not a regular file is, in words.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if meta.is_dir() {
+        "a directory"
+    } else {
+        "a special file"
+    }
 }
 
 pub fn parse(text: &str, path: &str) -> Result<Config, ConfigError> {

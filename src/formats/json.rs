@@ -74,9 +74,31 @@ pub fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-/// A user-facing reason for a JSON parse failure.
+/// A user-facing reason for a JSON parse failure. Valid JSON beyond the
+/// parser's limits (nested too deep, a number past a 64-bit float) says
+/// so, in the same words wherever it is met: a reader and a decision.
 pub fn reason(e: &serde_json::Error) -> String {
     use serde_json::error::Category;
+    match limit(e) {
+        Some(Limit::Nesting) => {
+            return format!(
+                "nested too deep (line {}, column {}): more than {} levels of arrays and \
+                 objects, which loopdeck does not read",
+                e.line(),
+                e.column(),
+                MAX_NESTING - 1
+            );
+        }
+        Some(Limit::Number) => {
+            return format!(
+                "number out of range (line {}, column {}): larger than a 64-bit float \
+                 holds (about 1.8e308), which loopdeck does not read",
+                e.line(),
+                e.column()
+            );
+        }
+        None => {}
+    }
     let what = match e.classify() {
         Category::Eof => "truncated JSON",
         Category::Syntax => "not valid JSON",
@@ -84,6 +106,110 @@ pub fn reason(e: &serde_json::Error) -> String {
         Category::Io => "read error",
     };
     format!("{what} (line {}, column {}): {e}", e.line(), e.column())
+}
+
+/// serde_json's nesting limit: a document nested this deep (the outermost
+/// array or object is level 1) is refused by every parse of a `Value`.
+pub const MAX_NESTING: usize = 128;
+
+/// A limit of the parser that valid JSON can exceed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// Nested [`MAX_NESTING`] levels deep or more.
+    Nesting,
+    /// A number beyond a 64-bit float (`1e999999`).
+    Number,
+}
+
+/// Which limit `e` met, if it is one of them (serde_json gives no code
+/// for them: its message is the only sign).
+pub fn limit(e: &serde_json::Error) -> Option<Limit> {
+    let text = e.to_string();
+    if text.starts_with("recursion limit exceeded") {
+        Some(Limit::Nesting)
+    } else if text.starts_with("number out of range") {
+        Some(Limit::Number)
+    } else {
+        None
+    }
+}
+
+/// One parser limit for every reader and every decision. A decision edits
+/// a file as a `Value`, which refuses JSON nested too deep and numbers
+/// past a 64-bit float; a typed reading skips fields it does not know
+/// without looking that deep, so it would show (and offer) what the
+/// decision then calls corrupt. Every typed reading checks this first:
+/// one linear pass, and only a document that comes near a limit is parsed
+/// as a `Value` (whose error, if any, is returned: the same one a decision
+/// meets). `bytes` without a byte-order mark.
+pub fn within_limits(bytes: &[u8]) -> Result<(), serde_json::Error> {
+    if !near_limits(bytes) {
+        return Ok(());
+    }
+    serde_json::from_slice::<Value>(bytes).map(|_| ())
+}
+
+/// `serde_json::from_slice` within [`within_limits`]: for a record parsed
+/// typed (an NDJSON line) that a decision may later parse as a `Value`,
+/// so that both skip or both read it.
+pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
+    within_limits(bytes)?;
+    serde_json::from_slice(bytes)
+}
+
+/// Does `bytes` nest nearly [`MAX_NESTING`] deep, or hold a number near a
+/// 64-bit float's end? Generous on purpose: [`within_limits`] lets the
+/// parser itself decide.
+fn near_limits(bytes: &[u8]) -> bool {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'"' => {
+                i += 1;
+                while let Some(&c) = bytes.get(i) {
+                    match c {
+                        b'\\' => i += 2,
+                        b'"' => break,
+                        _ => i += 1,
+                    }
+                }
+                i += 1;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth + 8 >= MAX_NESTING {
+                    return true;
+                }
+                i += 1;
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while bytes
+                    .get(i)
+                    .is_some_and(|c| matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                {
+                    i += 1;
+                }
+                let token = &bytes[start..i];
+                // Without an exponent, only 300 digits or more come near.
+                if (token.len() > 300 || token.iter().any(|c| matches!(c, b'e' | b'E')))
+                    && std::str::from_utf8(token)
+                        .ok()
+                        .and_then(|t| t.parse::<f64>().ok())
+                        .is_some_and(|v| v.abs() >= 1e307)
+                {
+                    return true;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    false
 }
 
 /// The UTF-8 byte-order mark some Windows editors put at the start of a file.
@@ -99,6 +225,7 @@ pub fn strip_bom(bytes: &[u8]) -> &[u8] {
 /// an array, so anything else is refused first, with a reason.
 pub fn must_be_object(bytes: &[u8]) -> Result<(), String> {
     let bytes = strip_bom(bytes);
+    within_limits(bytes).map_err(|e| reason(&e))?;
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first.is_some_and(|b| *b != b'{') {
         return Err(match serde_json::from_slice::<IgnoredAny>(bytes) {
@@ -214,6 +341,69 @@ mod tests {
         assert!(
             problems[0].starts_with("field `title` ignored"),
             "{problems:?}"
+        );
+    }
+
+    fn nested(levels: usize) -> String {
+        format!(
+            "{{\"deep\": {}{}}}",
+            "[".repeat(levels - 1),
+            "]".repeat(levels - 1)
+        )
+    }
+
+    /// The typed reading refuses exactly what a `Value` (a decision's
+    /// edit) refuses, with the same words; right below the limits both
+    /// read.
+    #[test]
+    fn readers_and_edits_share_one_limit_and_its_words() {
+        let value = |s: &str| {
+            serde_json::from_str::<Value>(s)
+                .map(|_| ())
+                .map_err(|e| reason(&e))
+        };
+        for (ok, text) in [
+            (true, nested(MAX_NESTING - 1)),
+            (false, nested(MAX_NESTING)),
+            (false, nested(200)),
+            (true, r#"{"n": 1.7e308, "s": "[[[[ 1e999999"}"#.to_owned()),
+            (false, r#"{"n": 1e999999}"#.to_owned()),
+            (false, r#"{"n": -1e309}"#.to_owned()),
+            (false, format!(r#"{{"n": 1{}}}"#, "0".repeat(400))),
+            (true, r#"{"n": 1e-999999}"#.to_owned()),
+        ] {
+            // The typed reading alone (unknown fields skipped) reads all.
+            assert!(object::<Node>(text.as_bytes()).is_ok() || !ok);
+            assert_eq!(value(&text).is_ok(), ok, "{text:.60}");
+            assert_eq!(
+                must_be_object(text.as_bytes()),
+                value(&text),
+                "the same verdict and words: {text:.60}"
+            );
+            assert_eq!(
+                parse_file::<Node>(text.as_bytes()).map(|_| ()),
+                value(&text)
+            );
+        }
+        // A record parsed typed, one line of a log: the same verdict.
+        let line = nested(200);
+        assert!(serde_json::from_str::<Node>(&line).is_ok());
+        assert_eq!(
+            from_slice::<Node>(line.as_bytes())
+                .map_err(|e| reason(&e))
+                .map(|_| ()),
+            value(&line)
+        );
+        let deep = must_be_object(nested(200).as_bytes()).unwrap_err();
+        assert!(
+            deep.starts_with("nested too deep (line 1, column "),
+            "{deep}"
+        );
+        assert!(deep.contains("more than 127 levels"), "{deep}");
+        let big = must_be_object(br#"{"n": 1e999999}"#).unwrap_err();
+        assert!(
+            big.starts_with("number out of range (line 1, column "),
+            "{big}"
         );
     }
 

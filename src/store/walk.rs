@@ -2,8 +2,12 @@
 //!
 //! Directory symlinks are never followed, so a walk never leaves its root and
 //! never loops through a link; the depth is capped, which also bounds the
-//! one loop a link-free walk can meet (a bind mount of an ancestor). Heavy
-//! directories that never hold project state are not entered.
+//! one loop a link-free walk can meet (a bind mount of an ancestor, a
+//! network or FUSE file system that shows a directory inside itself).
+//! Where the cap leaves directories unsearched, the walk says so: one
+//! problem naming the first such directory (and how many more), never a
+//! silent loss. Heavy directories that never hold project state are not
+//! entered.
 
 use std::ffi::OsString;
 use std::fs;
@@ -72,6 +76,7 @@ pub fn walk(
         ready: Condvar::new(),
     };
     let unreadable = Mutex::new(Vec::new());
+    let cut = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| {
@@ -83,12 +88,35 @@ pub fn walk(
                         queue: &queue,
                         children: Vec::new(),
                     };
-                    done.children = visit_one(root, &dir, depth, visit, &unreadable);
+                    done.children = visit_one(root, &dir, depth, visit, &unreadable, &cut);
                 }
             });
         }
     });
-    unreadable.into_inner().unwrap_or_else(|e| e.into_inner())
+    let mut unreadable = unreadable.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut cut = cut.into_inner().unwrap_or_else(|e| e.into_inner());
+    cut.sort();
+    if let Some(first) = cut.first() {
+        unreadable.push(too_deep(first, cut.len() - 1));
+    }
+    unreadable
+}
+
+/// The problem of the directories the depth cap left unsearched: `dir`,
+/// and `more` others as deep.
+fn too_deep(dir: &Path, more: usize) -> Unreadable {
+    let others = match more {
+        0 => String::new(),
+        1 => ", as is 1 other directory".to_owned(),
+        n => format!(", as are {n} other directories"),
+    };
+    Unreadable {
+        path: dir.to_path_buf(),
+        error: std::io::Error::other(format!(
+            "it is more than {MAX_DEPTH} levels below the root, deeper than loopdeck \
+             looks{others}, so no project in it is listed; give it as a root to list them"
+        )),
+    }
 }
 
 /// Pending directories and how many are being visited right now. The walk
@@ -148,6 +176,7 @@ fn visit_one(
     depth: usize,
     visit: &(dyn Fn(&WalkEntry<'_>) -> Vec<String> + Sync),
     unreadable: &Mutex<Vec<Unreadable>>,
+    cut: &Mutex<Vec<PathBuf>>,
 ) -> Vec<(PathBuf, usize)> {
     let report = |error| {
         unreadable
@@ -205,17 +234,21 @@ fn visit_one(
         files: &files,
         dirs: &dirs,
     });
+    let enter = subdirs.into_iter().filter(|name| {
+        let text = name.to_string_lossy();
+        !is_noise_dir(&text) && !skip.iter().any(|s| *s == text)
+    });
     if depth >= MAX_DEPTH {
+        // Every directory left unsearched is counted, never lost silently.
+        let unsearched: Vec<PathBuf> = enter.map(|name| dir.join(name)).collect();
+        if !unsearched.is_empty() {
+            cut.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend(unsearched);
+        }
         return Vec::new();
     }
-    subdirs
-        .into_iter()
-        .filter(|name| {
-            let text = name.to_string_lossy();
-            !is_noise_dir(&text) && !skip.iter().any(|s| *s == text)
-        })
-        .map(|name| (dir.join(name), depth + 1))
-        .collect()
+    enter.map(|name| (dir.join(name), depth + 1)).collect()
 }
 
 #[cfg(test)]
@@ -276,6 +309,37 @@ mod tests {
             Vec::new()
         });
         assert!(seen.into_inner().unwrap().contains(&odd.join("inner")));
+    }
+
+    /// A chain deeper than the cap: the walk stops at the cap and says
+    /// where, once per directory it left unsearched.
+    #[test]
+    fn the_depth_cap_is_reported_where_it_cuts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut deep = tmp.path().to_path_buf();
+        for i in 0..MAX_DEPTH + 6 {
+            deep.push(format!("d{i}"));
+        }
+        fs::create_dir_all(&deep).unwrap();
+        // A second branch cut at the same depth; one that ends at the cap
+        // (nothing left unsearched) is not a problem.
+        let mut other = tmp.path().to_path_buf();
+        for i in 0..=MAX_DEPTH {
+            other.push(format!("e{i}"));
+        }
+        fs::create_dir_all(other.join("below")).unwrap();
+        let mut ends = tmp.path().to_path_buf();
+        for i in 0..MAX_DEPTH {
+            ends.push(format!("f{i}"));
+        }
+        fs::create_dir_all(&ends).unwrap();
+        let problems = walk(tmp.path(), 2, &|_| Vec::new());
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        let cut_at: PathBuf = (0..=MAX_DEPTH).map(|i| format!("d{i}")).collect();
+        assert_eq!(problems[0].path, tmp.path().join(cut_at));
+        let why = problems[0].error.to_string();
+        assert!(why.contains("more than 24 levels below the root"), "{why}");
+        assert!(why.contains(", as is 1 other directory,"), "{why}");
     }
 
     #[test]

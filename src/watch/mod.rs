@@ -113,6 +113,12 @@ impl Sink {
         Self(Arc::new(move |m| tx.send(T::from(m)).is_ok()))
     }
 
+    /// Hand every message to `f` (a front end's own queue); `f` answers
+    /// false when the front end is gone.
+    pub fn from_fn(f: impl Fn(Msg) -> bool + Send + Sync + 'static) -> Self {
+        Self(Arc::new(f))
+    }
+
     /// Send `msg`; false when the front end is gone.
     pub fn send(&self, msg: Msg) -> bool {
         (self.0)(msg)

@@ -23,6 +23,7 @@
 //!   are new, but events before them may be missing (more were appended
 //!   than one reading holds, or the log was rotated); `show --json` has the
 //!   tail.
+
 //! - `timeline_reset`: `project`, `path`, `timeline`: the log was truncated
 //!   or replaced, this is its tail now (replace yours; none of it is
 //!   announced as new).
@@ -41,15 +42,21 @@
 //! Within one reading: projects removed first, then each project added or
 //! changed followed by its events, bugs and inbox items.
 //!
+//! A reader that falls behind (stops reading, reads slowly) costs bounded
+//! memory: changes wait merged (see `queue`), and when it reads again it
+//! gets what differs from what it last got: the changed projects' rows, a
+//! `timeline_gap` before the events one reading still holds.
+//!
 //! Without `--json`: the `list` table, a line saying how changes are
 //! noticed, then one plain line per change (strings made safe).
 
 mod lines;
+mod queue;
 
 use std::io::{self, Write};
 use std::mem;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::Arc;
 use std::thread;
 use std::time::Instant;
 
@@ -62,21 +69,9 @@ use crate::model::changes;
 use crate::model::text::sanitize_line;
 use crate::model::{Project, sort_newest_first};
 use crate::options::Global;
-use crate::watch::{self, Engine, Liveness, Reading, Sink, Update};
+use crate::watch::{Engine, Liveness, Reading, Sink, Update};
 use lines::Body;
-
-/// What reaches the feed's loop.
-enum Msg {
-    Feed(watch::Msg),
-    /// A signal asked the run to end, or the reader went away.
-    Stop,
-}
-
-impl From<watch::Msg> for Msg {
-    fn from(m: watch::Msg) -> Self {
-        Msg::Feed(m)
-    }
-}
+use queue::{Msg, Queue};
 
 /// How long a signal waits for the loop to end by itself.
 const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
@@ -84,7 +79,7 @@ const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 /// End the run on SIGTERM, SIGINT or SIGHUP (an SSH session that ends).
 /// signal-hook is already in the build (crossterm uses it) and keeps the
 /// handler async-signal-safe: a self-pipe read by its own thread.
-fn on_signals(tx: Sender<Msg>) -> Result<(), String> {
+fn on_signals(tx: Arc<Queue>) -> Result<(), String> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])
         .map_err(|e| crate::t!("cli.error.signals", error = e))?;
@@ -92,7 +87,7 @@ fn on_signals(tx: Sender<Msg>) -> Result<(), String> {
         .name("loopdeck-signals".to_owned())
         .spawn(move || {
             if signals.forever().next().is_some() {
-                let _ = tx.send(Msg::Stop);
+                tx.push(Msg::Stop);
                 // The loop ends at once, unless a write blocks on a reader
                 // that stopped reading (a stalled SSH session, a full
                 // pipe): then the run ends here, as asked.
@@ -108,7 +103,7 @@ fn on_signals(tx: Sender<Msg>) -> Result<(), String> {
 /// (a pipe's reader closes; an SSH client disconnects): `poll` with no
 /// events reports only errors and hang-ups. A regular file or a terminal
 /// that stays open never wakes it.
-fn on_hangup(tx: Sender<Msg>) -> Result<(), String> {
+fn on_hangup(tx: Arc<Queue>) -> Result<(), String> {
     thread::Builder::new()
         .name("loopdeck-stdout".to_owned())
         .spawn(move || {
@@ -124,7 +119,7 @@ fn on_hangup(tx: Sender<Msg>) -> Result<(), String> {
                     continue;
                 }
                 if n > 0 && fd.revents & (libc::POLLERR | libc::POLLHUP) != 0 {
-                    let _ = tx.send(Msg::Stop);
+                    tx.push(Msg::Stop);
                 }
                 // An error, or stdout not open: nothing to wait for.
                 return;
@@ -270,18 +265,22 @@ pub fn run(
             return Ok(EXIT_USAGE);
         }
     };
-    let (tx, rx) = mpsc::channel::<Msg>();
-    for started in [on_signals(tx.clone()), on_hangup(tx.clone())] {
+    // Bounded: see `queue` (a reader that stops reading stops this loop).
+    let rx = Arc::new(Queue::default());
+    for started in [on_signals(rx.clone()), on_hangup(rx.clone())] {
         if let Err(why) = started {
             let _ = writeln!(err, "loopdeck: {}", sanitize_line(&why));
         }
     }
+    let to_queue = rx.clone();
     let mut engine = Engine::start(
         roots.clone(),
-        Sink::new(tx.clone()),
+        Sink::from_fn(move |m| {
+            to_queue.push(Msg::Feed(m));
+            true
+        }),
         &crate::config::watch_options(config),
     );
-    drop(tx);
     let mut feed = Feed {
         global,
         json,
@@ -295,19 +294,9 @@ pub fn run(
         snapshot_sent: false,
     };
     loop {
-        let msg = match engine.wake_at() {
-            Some(at) => match rx.recv_timeout(at.saturating_duration_since(Instant::now())) {
-                Ok(m) => m,
-                Err(RecvTimeoutError::Timeout) => {
-                    engine.tick(Instant::now());
-                    continue;
-                }
-                Err(RecvTimeoutError::Disconnected) => return Ok(EXIT_OK),
-            },
-            None => match rx.recv() {
-                Ok(m) => m,
-                Err(_) => return Ok(EXIT_OK),
-            },
+        let Some(msg) = rx.pop(engine.wake_at()) else {
+            engine.tick(Instant::now());
+            continue;
         };
         let now = Instant::now();
         match msg {

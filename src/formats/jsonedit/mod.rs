@@ -37,11 +37,14 @@ struct Style {
 }
 
 impl JsonDoc {
-    /// Parse `bytes` (a UTF-8 BOM allowed). Errors say why in one line.
+    /// Parse `bytes` (a UTF-8 BOM allowed). Errors say why in one line,
+    /// in the words the readers use for the same file
+    /// ([`crate::formats::json::reason`]: the same limits, the same text).
     pub fn parse(bytes: &[u8]) -> Result<Self, String> {
         let bom = bytes.starts_with(b"\xEF\xBB\xBF");
         let body = if bom { &bytes[3..] } else { bytes };
-        let value: Value = serde_json::from_slice(body).map_err(|e| e.to_string())?;
+        let value: Value =
+            serde_json::from_slice(body).map_err(|e| crate::formats::json::reason(&e))?;
         Ok(JsonDoc {
             parsed: value.clone(),
             value,

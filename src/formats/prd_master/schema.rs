@@ -106,6 +106,8 @@ pub enum ParseFailure {
 /// way (fields of the wrong type, which were dropped).
 pub fn parse(bytes: &[u8]) -> Result<(State, Vec<String>), ParseFailure> {
     let bytes = json::strip_bom(bytes);
+    // The limits a decision's edit meets, met here first (see `json`).
+    json::within_limits(bytes).map_err(ParseFailure::Syntax)?;
     // serde would also accept a struct written as an array; a state is an object.
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first.is_some_and(|b| *b != b'{') {

@@ -63,6 +63,15 @@ pub fn load(snap: &mut Snapshot, req: &Request) -> Result<Loaded, ActError> {
     };
     let (mut state, _) = match schema::parse(&bytes) {
         Ok(parsed) => parsed,
+        // Valid JSON past the parser's limits is not corrupt: say it as
+        // the reader says it ("state.json cannot be used (…)").
+        Err(ParseFailure::Syntax(e)) if crate::formats::json::limit(&e).is_some() => {
+            return Err(refuse(format!(
+                "state.json cannot be used ({}); loopdeck writes nothing to a state it \
+                 cannot read whole: have PRD-master write it within these limits",
+                json_reason(&e)
+            )));
+        }
         Err(ParseFailure::Syntax(e)) => return Err(corrupt(&json_reason(&e))),
         Err(ParseFailure::NotAnObject) => return Err(corrupt("not a JSON object")),
     };
