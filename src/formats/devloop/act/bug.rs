@@ -291,6 +291,11 @@ impl<'a> Finder<'a> {
     /// falls back to the one before.
     fn line(&mut self, line: &[u8]) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
+        // Past what the reader holds of a line, the reader skips it: so
+        // does the decision, so both see the same latest record.
+        if line.len() > ndjson::MAX_LINE {
+            return;
+        }
         let Some(key) = ndjson::top_level_str(line, "id") else {
             return;
         };
@@ -458,6 +463,24 @@ mod tests {
                 ("fixed", "verified")
             ]
         );
+    }
+
+    /// The reader skips a line longer than it holds (it shows the bug at
+    /// its line before); the decision starts from that same line.
+    #[test]
+    fn a_line_too_long_for_the_reader_is_skipped_by_the_decision_too() {
+        let long = format!(
+            "{{\"id\":\"b1\",\"status\":\"fixing\",\"title\":\"{}\"}}\n",
+            "t".repeat(ndjson::MAX_LINE)
+        );
+        let text = format!("{{\"id\":\"b1\",\"status\":\"open\"}}\n{long}");
+        let f = latest(text.as_bytes(), "b1", None);
+        assert_eq!(f.record.unwrap()["status"], "open");
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join(BUGS), &text).unwrap();
+        let mut p = Project::new(Format::Devloop, tmp.path().into(), "x".into());
+        bugs::read(&mut p, tmp.path());
+        assert_eq!(p.detail.bugs[0].status, "open", "the reader's view");
     }
 
     #[test]
