@@ -1,60 +1,44 @@
 //! `bugs.ndjson`: append-only, one whole bug per line; the latest line of
 //! each id is its state (seed 003, BugsNdjson).
 //!
-//! The file is scanned once from its end. Every line costs a newline search
-//! and a cheap top-level `"id"` lookup; only the first line met for each id
-//! (its latest) is parsed in full. Memory grows with the number of distinct
-//! bugs, never with the size of the file: a 200 MB file of updates to a few
-//! thousand bugs holds a few thousand bugs.
+//! Every reading folds the file into one compact record per bug (see
+//! [`super::bugfold`]): memory grows with the number of distinct bugs,
+//! never with the size of the file or of its lines, and the console,
+//! `watch`, `list` and `show` all hold the same bounded fold.
 
-use std::collections::HashMap;
+use super::bugfold::{self, Reading};
+use super::timeline::report_lines;
+use crate::model::{Bug, Finding, Level, Project};
+use crate::store::{StoreError, cache};
 use std::path::Path;
 
-use super::schema::BugLine;
-use super::timeline::report_lines;
-use crate::model::{Bug, BugStats, BugTransition, Finding, Level, Project};
-use crate::store::ndjson::{self, KeyVisitor, Latest, ReverseLines, keyed};
-use crate::store::{StoreError, cache};
-
 pub const BUGS: &str = "bugs.ndjson";
-/// Bugs listed in full (the most recently updated); all are counted.
-/// Lines past the listing are counted from two top-level lookups, not
-/// parsed, so their other fields are not checked.
-pub const MAX_BUGS_LISTED: usize = 1000;
-/// Read step for the full scan: large, so the scan is bound by memory
-/// bandwidth, not system calls.
-const SCAN_CHUNK: usize = 1024 * 1024;
+pub use super::bugfold::MAX_BUGS_LISTED;
 
-/// What a scan of `bugs.ndjson` found.
+/// What a reading of `bugs.ndjson` found.
 #[derive(Clone)]
 enum Scanned {
     Vanished,
     Problem(String),
-    Read {
-        bugs: Vec<Bug>,
-        stats: BugStats,
-        skipped: usize,
-        torn: bool,
-    },
+    Read(Reading),
 }
 
 /// The bugs into `p.detail.bugs` (by id, so by discovery time) and
 /// `p.detail.bug_stats`. Inside a cached reading, an unchanged file is not
-/// scanned again.
+/// read again, and an appended one is read from where the last reading
+/// stopped.
 pub fn read(p: &mut Project, dir: &Path) {
-    let (bugs, stats) = match cache::memo_stat(dir, BUGS, scan) {
+    let Reading {
+        bugs,
+        stats,
+        skipped,
+        torn,
+    } = match cache::memo_stat(dir, BUGS, scan) {
         Scanned::Vanished => return,
         Scanned::Problem(e) => return p.problem(BUGS, e),
-        Scanned::Read {
-            bugs,
-            stats,
-            skipped,
-            torn,
-        } => {
-            report_lines(p, BUGS, skipped, torn);
-            (bugs, stats)
-        }
+        Scanned::Read(r) => r,
     };
+    report_lines(p, BUGS, skipped, torn);
     findings(p, &bugs);
     let mut bugs = bugs;
     // A bug duplicates another one: with no other bug in the file, the act
@@ -70,79 +54,10 @@ pub fn read(p: &mut Project, dir: &Path) {
 }
 
 fn scan(dir: &Path) -> Scanned {
-    // Inside a cached reading: from the last offset, replayed.
-    if let Some(read) = keyed::keyed_in(dir, BUGS, "id", "status", parses, replay) {
-        return match read {
-            Ok(scanned) => scanned,
-            Err(StoreError::Vanished) => Scanned::Vanished,
-            Err(e) => Scanned::Problem(e.to_string()),
-        };
-    }
-    let lines = match ReverseLines::open_in(dir, BUGS, u64::MAX) {
-        Ok(r) => r.with_chunk(SCAN_CHUNK),
-        Err(StoreError::Vanished) => return Scanned::Vanished,
-        Err(e) => return Scanned::Problem(e.to_string()),
-    };
-    let mut v = Visitor::default();
-    let scan = match ndjson::scan_by_key(lines, "id", &mut v) {
-        Ok(s) => s,
-        Err(e) => return Scanned::Problem(e.to_string()),
-    };
-    finish(v, scan.skipped, scan.torn)
-}
-
-/// Does the visitor take `line` as a bug when it lists it in full?
-fn parses(line: &[u8]) -> bool {
-    serde_json::from_slice::<BugLine>(line).is_ok()
-}
-
-/// What [`ndjson::scan_by_key`] would give, from the lines a keyed log
-/// kept: the same visitor, met with the same lines in the same order.
-fn replay(log: &keyed::KeyedLog) -> Scanned {
-    let (lines, chains) = log.lines_newest_first();
-    let mut v = Visitor::default();
-    let mut seen: HashMap<&str, bool> = HashMap::new();
-    let mut skipped = log.keyless;
-    for (k, line) in lines {
-        match seen.get(k) {
-            Some(false) => {}
-            Some(true) => v.older(k, line),
-            None => match v.latest(k, line) {
-                Latest::Reject => skipped += 1,
-                verdict => {
-                    seen.insert(k, verdict == Latest::AcceptWithHistory);
-                }
-            },
-        }
-    }
-    for (k, chain) in chains {
-        if seen.get(k) == Some(&true) {
-            for status in chain {
-                v.older_status(k, status);
-            }
-        }
-    }
-    finish(v, skipped, log.torn())
-}
-
-fn finish(v: Visitor, skipped: usize, torn: bool) -> Scanned {
-    let Visitor {
-        mut bugs,
-        chains,
-        stats,
-        ..
-    } = v;
-    for (i, chain) in chains {
-        if let Some(bug) = bugs.get_mut(i) {
-            bug.history = chain.transitions.into_iter().rev().collect();
-        }
-    }
-    bugs.sort_by(|a, b| a.id.cmp(&b.id));
-    Scanned::Read {
-        bugs,
-        stats,
-        skipped,
-        torn,
+    match bugfold::read(dir, BUGS) {
+        Ok(r) => Scanned::Read(r),
+        Err(StoreError::Vanished) => Scanned::Vanished,
+        Err(e) => Scanned::Problem(e.to_string()),
     }
 }
 
@@ -178,126 +93,6 @@ fn findings(p: &mut Project, bugs: &[Bug]) {
     }
 }
 
-/// The status history of a bug whose latest line has none, rebuilt from its
-/// successive lines (met newest first).
-struct Chain {
-    /// The status of the line met last (the next newer one).
-    later: String,
-    transitions: Vec<BugTransition>,
-}
-
-#[derive(Default)]
-struct Visitor {
-    bugs: Vec<Bug>,
-    /// Index into `bugs` by id, for the ids whose history is rebuilt.
-    chains: HashMap<usize, Chain>,
-    by_id: HashMap<String, usize>,
-    stats: BugStats,
-}
-
-impl KeyVisitor for Visitor {
-    fn latest(&mut self, _key: &str, line: &[u8]) -> Latest {
-        if self.bugs.len() >= MAX_BUGS_LISTED {
-            // Past the listing, only the counts are needed: two cheap
-            // lookups instead of a parse, so a file of a million bugs
-            // scans as fast as one of a few.
-            let [status, severity] = ndjson::top_level_strs(line, ["status", "severity"]);
-            let Some(status) = status else {
-                return Latest::Reject;
-            };
-            let severity = severity
-                .filter(|s| !s.trim().is_empty())
-                .unwrap_or("unknown");
-            self.stats.total += 1;
-            bump(&mut self.stats.by_status, status);
-            bump(&mut self.stats.by_severity, severity);
-            return Latest::Accept;
-        }
-        let Ok(b) = serde_json::from_slice::<BugLine>(line) else {
-            return Latest::Reject;
-        };
-        let severity = b
-            .severity
-            .clone()
-            .filter(|s| !s.trim().is_empty())
-            .unwrap_or_else(|| "unknown".to_owned());
-        self.stats.total += 1;
-        *self.stats.by_status.entry(b.status.clone()).or_insert(0) += 1;
-        *self.stats.by_severity.entry(severity.clone()).or_insert(0) += 1;
-        let history: Vec<BugTransition> = b
-            .status_history
-            .iter()
-            .filter_map(|h| {
-                Some(BugTransition {
-                    from: h.from.clone(),
-                    to: h.to.clone()?,
-                    at: h.ts.as_ref().map(|t| t.text()),
-                    by: h.by.clone(),
-                    note: h.note.clone(),
-                })
-            })
-            .collect();
-        // No cumulative history on a bug that has moved: rebuild it from
-        // its older lines.
-        let rebuild = history.is_empty() && b.status != "open";
-        let unit = b
-            .unit_id
-            .clone()
-            .or_else(|| match b.affected_units.as_slice() {
-                [only] => Some(only.clone()),
-                _ => None,
-            });
-        let index = self.bugs.len();
-        self.bugs.push(Bug {
-            status_kind: super::kinds::bug(&b.status),
-            id: b.id.clone(),
-            status: b.status.clone(),
-            severity,
-            title: b.title.unwrap_or_default(),
-            unit,
-            history,
-            act: address(&b.id, &b.status),
-        });
-        if rebuild {
-            self.by_id.insert(b.id, index);
-            self.chains.insert(
-                index,
-                Chain {
-                    later: b.status,
-                    transitions: Vec::new(),
-                },
-            );
-            Latest::AcceptWithHistory
-        } else {
-            Latest::Accept
-        }
-    }
-
-    fn older(&mut self, key: &str, line: &[u8]) {
-        if let Some(status) = ndjson::top_level_str(line, "status") {
-            self.older_status(key, status);
-        }
-    }
-}
-
-impl Visitor {
-    /// The status of an older line of `key` (newest first).
-    fn older_status(&mut self, key: &str, status: &str) {
-        let Some(chain) = self.by_id.get(key).and_then(|i| self.chains.get_mut(i)) else {
-            return;
-        };
-        if status != chain.later {
-            chain.transitions.push(BugTransition {
-                from: Some(status.to_owned()),
-                to: std::mem::replace(&mut chain.later, status.to_owned()),
-                at: None,
-                by: None,
-                note: None,
-            });
-        }
-    }
-}
-
 /// The bug lifecycle (seed 003, P-9 / Process.BugLifecycle): Tester opens
 /// (`open`), the next Coder round takes it (`fixing`), a green run fixes it
 /// (`fixed`), a passing L2 verifies it (`verified`); the seed's own test:
@@ -316,7 +111,7 @@ pub(crate) fn next_states(from: &str) -> &'static [&'static str] {
 
 /// Where bug `id` at `status` is moved, and to what (`None` when final or
 /// not a seed status).
-fn address(id: &str, status: &str) -> Option<crate::model::Address> {
+pub(crate) fn address(id: &str, status: &str) -> Option<crate::model::Address> {
     let next = next_states(status);
     (!next.is_empty()).then(|| crate::model::Address {
         verb: "bug",
@@ -343,16 +138,6 @@ pub(crate) const STATES: &[&str] = &[
     "wontfix",
     "duplicate",
 ];
-
-/// Count one more `key` without allocating when it is already counted.
-fn bump(counts: &mut std::collections::BTreeMap<String, usize>, key: &str) {
-    match counts.get_mut(key) {
-        Some(n) => *n += 1,
-        None => {
-            counts.insert(key.to_owned(), 1);
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -30,6 +30,7 @@
 
 pub mod act;
 pub mod agents;
+pub mod bugfold;
 pub mod bugs;
 pub mod dag;
 pub mod html;

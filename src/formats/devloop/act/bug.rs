@@ -8,17 +8,18 @@
 //! line with that id that parses as a bug (a torn tail is skipped). The
 //! lifecycle is the reader's table ([`bugs::next_states`]).
 
-use std::collections::HashSet;
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::event::{Event, one_line};
 use super::{decision, refuse, stamp};
+use crate::formats::devloop::bugfold::MAX_CHAIN;
 use crate::formats::devloop::bugs::{self, BUGS, STATES};
 use crate::formats::devloop::schema::BugLine;
 use crate::model::Request;
-use crate::store::ndjson;
+use crate::store::StoreError;
+use crate::store::ndjson::{self, RevLine, ReverseLines};
 use crate::store::txn::{ActError, Edit, LockKind, Outcome, Snapshot, Txn, WriteOptions, transact};
 
 /// What the human asks of one bug.
@@ -56,13 +57,7 @@ fn decide(snap: &mut Snapshot, req: &Request, m: &Move<'_>) -> Result<Vec<Edit>,
             STATES.join(", ")
         )));
     }
-    let Some(bytes) = snap.read(BUGS)? else {
-        return Err(refuse(format!(
-            "this project has no {BUGS}, so there is no bug {} to move",
-            m.id
-        )));
-    };
-    let found = latest(bytes, m.id);
+    let found = find(snap, m)?;
     let Some(mut record) = found.record else {
         return Err(refuse(format!("{BUGS} has no bug `{}`", m.id)));
     };
@@ -71,7 +66,7 @@ fn decide(snap: &mut Snapshot, req: &Request, m: &Move<'_>) -> Result<Vec<Edit>,
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    check_move(&from, m, &found.ids)?;
+    check_move(&from, m, found.duplicate_found)?;
 
     let mut steps = rebuilt(&record, &found.older);
     steps.push(history_entry(req, &from, m));
@@ -148,7 +143,7 @@ fn decide(snap: &mut Snapshot, req: &Request, m: &Move<'_>) -> Result<Vec<Edit>,
 }
 
 /// Is `from → m.to` a step of the lifecycle, with the options it needs?
-fn check_move(from: &str, m: &Move<'_>, ids: &HashSet<String>) -> Result<(), ActError> {
+fn check_move(from: &str, m: &Move<'_>, duplicate_found: bool) -> Result<(), ActError> {
     if from == m.to {
         return Err(refuse(format!("{} is already {from}", m.id)));
     }
@@ -186,7 +181,7 @@ fn check_move(from: &str, m: &Move<'_>, ids: &HashSet<String>) -> Result<(), Act
         ("duplicate", Some(d)) if d == m.id => {
             Err(refuse(format!("{} cannot duplicate itself", m.id)))
         }
-        ("duplicate", Some(d)) if !ids.contains(d) => Err(refuse(format!(
+        ("duplicate", Some(d)) if !duplicate_found => Err(refuse(format!(
             "{BUGS} has no bug `{d}` for {} to duplicate",
             m.id
         ))),
@@ -209,12 +204,121 @@ fn history_entry(req: &Request, from: &str, m: &Move<'_>) -> Value {
     Value::Object(h)
 }
 
-/// The bug `id`'s latest record, and every id in the file.
+/// The bug `id`'s latest record, and whether the bug it duplicates is in
+/// the file.
+#[derive(Default)]
 struct Found {
     record: Option<Map<String, Value>>,
-    ids: HashSet<String>,
-    /// The statuses of the bug's older lines, newest first.
+    duplicate_found: bool,
+    /// The statuses of the bug's older lines, newest first, repeats
+    /// dropped, at most the reader's [`MAX_CHAIN`] + 1 (the steps its
+    /// views rebuild).
     older: Vec<String>,
+}
+
+/// The bug's latest record, found as the reader finds it. A log the
+/// decision may read whole is read through the snapshot (and compared
+/// before the append); a larger one is walked from its end in bounded
+/// steps and never held: an append needs no whole-file read, so `act bug`
+/// decides on a log of any size the console lists.
+fn find(snap: &mut Snapshot, m: &Move<'_>) -> Result<Found, ActError> {
+    match snap.read(BUGS) {
+        Ok(Some(bytes)) => return Ok(latest(bytes, m.id, m.duplicate_of)),
+        Ok(None) => return Err(no_log(m)),
+        Err(ActError::Store {
+            source: StoreError::TooLarge { .. },
+            ..
+        }) => {}
+        Err(e) => return Err(e),
+    }
+    let dir = snap.project().to_path_buf();
+    let store = |source| ActError::Store {
+        file: BUGS.to_owned(),
+        source,
+    };
+    // An agent's line appended during the walk: walk again, so the record
+    // is the latest one (at most three times; then the last walk stands).
+    let mut found = Found::default();
+    for _ in 0..3 {
+        let mut lines = match ReverseLines::open_in(&dir, BUGS, u64::MAX) {
+            Ok(l) => l.with_chunk(WALK_CHUNK),
+            Err(StoreError::Vanished) => return Err(no_log(m)),
+            Err(e) => return Err(store(e)),
+        };
+        let len = lines.file_len();
+        let mut finder = Finder::new(m.id, m.duplicate_of);
+        while let Some(line) = lines.next_line().map_err(store)? {
+            if let RevLine::Line(l) = line {
+                finder.line(l);
+            }
+        }
+        found = finder.found;
+        let now = std::fs::symlink_metadata(dir.join(BUGS)).map(|md| md.len());
+        if now.ok() == Some(len) {
+            break;
+        }
+    }
+    Ok(found)
+}
+
+/// The read step of a walk over a large log.
+const WALK_CHUNK: usize = 1024 * 1024;
+
+fn no_log(m: &Move<'_>) -> ActError {
+    refuse(format!(
+        "this project has no {BUGS}, so there is no bug {} to move",
+        m.id
+    ))
+}
+
+/// Lines met newest first.
+struct Finder<'a> {
+    id: &'a str,
+    duplicate_of: Option<&'a str>,
+    found: Found,
+}
+
+impl<'a> Finder<'a> {
+    fn new(id: &'a str, duplicate_of: Option<&'a str>) -> Self {
+        Finder {
+            id,
+            duplicate_of,
+            found: Found::default(),
+        }
+    }
+
+    /// One complete line; a line with the id that does not parse as a bug
+    /// falls back to the one before.
+    fn line(&mut self, line: &[u8]) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        // Past what the reader holds of a line, the reader skips it: so
+        // does the decision, so both see the same latest record.
+        if line.len() > ndjson::MAX_LINE {
+            return;
+        }
+        let Some(key) = ndjson::top_level_str(line, "id") else {
+            return;
+        };
+        if Some(key) == self.duplicate_of {
+            self.found.duplicate_found = true;
+        }
+        if key != self.id {
+            return;
+        }
+        let f = &mut self.found;
+        if f.record.is_some() {
+            if let Some(st) = ndjson::top_level_str(line, "status")
+                && f.older.last().map(String::as_str) != Some(st)
+                && f.older.len() <= MAX_CHAIN
+            {
+                f.older.push(st.to_owned());
+            }
+        } else if serde_json::from_slice::<BugLine>(line).is_ok()
+            && let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(line)
+        {
+            f.record = Some(m);
+        }
+    }
 }
 
 /// A latest record without a cumulative history (its writer appended a
@@ -249,39 +353,17 @@ fn rebuilt(record: &Map<String, Value>, older: &[String]) -> Vec<Value> {
 }
 
 /// As the reader reads: complete lines only (a last line without its
-/// newline is a write in progress), newest first; a line with the id that
-/// does not parse as a bug falls back to the one before.
-fn latest(bytes: &[u8], id: &str) -> Found {
+/// newline is a write in progress), newest first.
+fn latest(bytes: &[u8], id: &str, duplicate_of: Option<&str>) -> Found {
     let complete = match bytes.iter().rposition(|&b| b == b'\n') {
         Some(end) => &bytes[..end],
         None => &[][..],
     };
-    let mut found = Found {
-        record: None,
-        ids: HashSet::new(),
-        older: Vec::new(),
-    };
+    let mut finder = Finder::new(id, duplicate_of);
     for line in complete.rsplit(|&b| b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let Some(key) = ndjson::top_level_str(line, "id") else {
-            continue;
-        };
-        if found.record.is_some() && key == id {
-            if let Some(st) = ndjson::top_level_str(line, "status") {
-                found.older.push(st.to_owned());
-            }
-        } else if found.record.is_none()
-            && key == id
-            && serde_json::from_slice::<BugLine>(line).is_ok()
-            && let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(line)
-        {
-            found.record = Some(m);
-        }
-        if !found.ids.contains(key) {
-            found.ids.insert(key.to_owned());
-        }
+        finder.line(line);
     }
-    found
+    finder.found
 }
 
 #[cfg(test)]
@@ -383,6 +465,24 @@ mod tests {
         );
     }
 
+    /// The reader skips a line longer than it holds (it shows the bug at
+    /// its line before); the decision starts from that same line.
+    #[test]
+    fn a_line_too_long_for_the_reader_is_skipped_by_the_decision_too() {
+        let long = format!(
+            "{{\"id\":\"b1\",\"status\":\"fixing\",\"title\":\"{}\"}}\n",
+            "t".repeat(ndjson::MAX_LINE)
+        );
+        let text = format!("{{\"id\":\"b1\",\"status\":\"open\"}}\n{long}");
+        let f = latest(text.as_bytes(), "b1", None);
+        assert_eq!(f.record.unwrap()["status"], "open");
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join(BUGS), &text).unwrap();
+        let mut p = Project::new(Format::Devloop, tmp.path().into(), "x".into());
+        bugs::read(&mut p, tmp.path());
+        assert_eq!(p.detail.bugs[0].status, "open", "the reader's view");
+    }
+
     #[test]
     fn the_latest_complete_parsable_line_is_the_record() {
         let text = concat!(
@@ -392,10 +492,11 @@ mod tests {
             "{\"id\":\"b1\",\"status\":[}\n",
             "{\"id\":\"b1\",\"status\":\"fixed\",\"n\":3}",
         );
-        let f = latest(text.as_bytes(), "b1");
+        let f = latest(text.as_bytes(), "b1", Some("b2"));
         let r = f.record.unwrap();
         assert_eq!(r["n"], 2, "the torn tail and the broken line are skipped");
-        assert!(f.ids.contains("b2"));
-        assert!(latest(text.as_bytes(), "b9").record.is_none());
+        assert!(f.duplicate_found);
+        assert!(!latest(text.as_bytes(), "b1", Some("b3")).duplicate_found);
+        assert!(latest(text.as_bytes(), "b9", None).record.is_none());
     }
 }

@@ -240,6 +240,5 @@ pub fn decide(
         }
         block.push_str("）\n");
     }
-    let conversation = doc::conversation_edit(snap, &loaded.state, &block)?;
-    Ok(vec![doc::state_edit(&loaded.doc), conversation])
+    doc::finish(snap, loaded, &block)
 }

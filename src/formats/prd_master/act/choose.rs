@@ -123,8 +123,7 @@ pub fn decide(snap: &mut Snapshot, req: &Request, raw: &str) -> Result<Vec<Edit>
         "## {ts} · 阶段 {stage_text} · next_action\n\n**问**：{description}\n\n选项：{offered}\n\n**选**（{}，经 loopdeck）：{n}. {label}\n",
         req.by
     );
-    let conversation = doc::conversation_edit(snap, &loaded.state, &block)?;
-    Ok(vec![doc::state_edit(&loaded.doc), conversation])
+    doc::finish(snap, loaded, &block)
 }
 
 #[cfg(test)]

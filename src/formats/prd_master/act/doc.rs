@@ -52,16 +52,15 @@ fn corrupt(reason: &str) -> ActError {
 /// Read and parse `state.json`; a legacy state is migrated in the document
 /// too, so whatever the decision writes is written as v0.6.
 pub fn load(snap: &mut Snapshot, req: &Request) -> Result<Loaded, ActError> {
-    let bytes = match snap.read(STATE_FILE)? {
-        Some(b) => b.to_vec(),
-        None => {
-            return Err(refuse(
-                "no state.json here: a PRD-master decision needs the project's state \
-                 (a project shown as rebuilt is confirmed by PRD-master itself)",
-            ));
-        }
+    // Parsed where the snapshot holds them: a copy of a large state would
+    // stay alive through the whole decision.
+    let Some(bytes) = snap.read(STATE_FILE)? else {
+        return Err(refuse(
+            "no state.json here: a PRD-master decision needs the project's state \
+             (a project shown as rebuilt is confirmed by PRD-master itself)",
+        ));
     };
-    let (mut state, _) = match schema::parse(&bytes) {
+    let (mut state, _) = match schema::parse(bytes) {
         Ok(parsed) => parsed,
         // Valid JSON past the parser's limits is not corrupt: say it as
         // the reader says it ("state.json cannot be used (…)").
@@ -75,7 +74,7 @@ pub fn load(snap: &mut Snapshot, req: &Request) -> Result<Loaded, ActError> {
         Err(ParseFailure::Syntax(e)) => return Err(corrupt(&json_reason(&e))),
         Err(ParseFailure::NotAnObject) => return Err(corrupt("not a JSON object")),
     };
-    let doc = JsonDoc::parse(&bytes).map_err(|e| corrupt(&e))?;
+    let doc = JsonDoc::parse(bytes).map_err(|e| corrupt(&e))?;
     if state.workflow_version.is_none()
         && state.state_schema_version.is_none()
         && state.current_stage.is_none()
@@ -244,10 +243,15 @@ pub fn frontier_of(state: &State) -> Frontier {
 /// Stage 1's `next_action` recomputed from `open_questions` (after
 /// `resolved` left it): the eligible questions and the fact checks.
 pub fn stage1_frontier(state: &State, resolved: &str) -> Value {
-    let mut rest = state.clone();
-    rest.open_questions
-        .retain(|q| q.id.as_ref().map(Scalar::text).as_deref() != Some(resolved));
-    let f = frontier_of(&rest);
+    // Only the questions: a clone of the whole state (its logs) would
+    // double a large state's memory.
+    let rest: Vec<_> = state
+        .open_questions
+        .iter()
+        .filter(|q| q.id.as_ref().map(Scalar::text).as_deref() != Some(resolved))
+        .cloned()
+        .collect();
+    let f = frontier::compute(&rest, None, &mut Vec::new());
     let ids = |qs: &[crate::model::Question]| qs.iter().map(|q| q.id.clone()).collect::<Vec<_>>();
     let (questions, research) = (ids(&f.questions), ids(&f.research));
     let description = match (questions.is_empty(), research.is_empty()) {
@@ -370,6 +374,19 @@ pub fn state_edit(doc: &JsonDoc) -> Edit {
         file: STATE_FILE.to_owned(),
         bytes: doc.to_bytes(),
     }
+}
+
+/// A decision's two edits: `block` appended to the conversation, and the
+/// edited document. The typed view is dropped before the document is
+/// written back and the document right after, so a large state is held in
+/// as few copies as the write needs.
+pub fn finish(snap: &mut Snapshot, loaded: Loaded, block: &str) -> Result<Vec<Edit>, ActError> {
+    let Loaded { doc, state, .. } = loaded;
+    let conversation = conversation_edit(snap, &state, block)?;
+    drop(state);
+    let edit = state_edit(&doc);
+    drop(doc);
+    Ok(vec![edit, conversation])
 }
 
 /// The stage as text, for messages and the conversation.
