@@ -217,6 +217,8 @@ fn io_reason(e: &std::io::Error) -> String {
             "permission denied: cannot list this directory, so its projects cannot be seen"
                 .to_owned()
         }
+        // loopdeck's own words (the depth limit): shown as they are.
+        std::io::ErrorKind::Other if e.raw_os_error().is_none() => e.to_string(),
         _ => format!("cannot list this directory: {e}"),
     }
 }

@@ -232,7 +232,7 @@ impl Fold {
             self.keyless += 1;
             return;
         };
-        let parsed = serde_json::from_slice::<BugLine>(line).ok();
+        let parsed = crate::formats::json::from_slice::<BugLine>(line).ok();
         let raw_status = top_level_str(line, "status");
         let r = self.table.index(key.as_bytes());
         let Some(b) = parsed else {

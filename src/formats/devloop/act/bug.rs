@@ -313,8 +313,8 @@ impl<'a> Finder<'a> {
             {
                 f.older.push(st.to_owned());
             }
-        } else if serde_json::from_slice::<BugLine>(line).is_ok()
-            && let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(line)
+        } else if crate::formats::json::from_slice::<BugLine>(line).is_ok()
+            && let Ok(Value::Object(m)) = crate::formats::json::from_slice::<Value>(line)
         {
             f.record = Some(m);
         }
