@@ -153,6 +153,23 @@ fn act_bug_moves_a_bug_in_a_log_larger_than_a_decision_reads() {
     assert!(size > 16 * 1024 * 1024);
     let before = std::fs::read(dir.join("bugs.ndjson")).unwrap();
     let state = tmp.path().join("state");
+    // `--expect-sha256` of a log too large to read whole is checked too,
+    // in chunks: a wrong one is a change on disk, the right one passes.
+    let sha = loopdeck::store::sha256_hex(&before);
+    let wrong = common::loopdeck()
+        .env("XDG_STATE_HOME", &state)
+        .args(["--now", "2026-06-01T12:00:00Z", "act"])
+        .arg(&dir)
+        .args(["bug", "bug-7", "fixing", "--by", "yibo", "--expect-sha256"])
+        .arg("0".repeat(64))
+        .output()
+        .unwrap();
+    assert_eq!(
+        wrong.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&wrong.stderr)
+    );
     let out = common::loopdeck()
         .env("XDG_STATE_HOME", &state)
         .args(["--now", "2026-06-01T12:00:00Z", "act"])
@@ -165,6 +182,8 @@ fn act_bug_moves_a_bug_in_a_log_larger_than_a_decision_reads() {
             "yibo",
             "--note",
             "taking it",
+            "--expect-sha256",
+            &sha,
         ])
         .output()
         .unwrap();

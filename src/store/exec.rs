@@ -181,7 +181,23 @@ fn audit_preflight(dir: &Path) -> Result<(), ActError> {
 
 /// `--expect-sha256`: the primary on disk must have this sha256.
 fn check_expect(txn: &Txn, expect: &str, snap: &mut Snapshot) -> Result<(), ActError> {
-    let found = snap.read(&txn.primary)?.map(sha256_hex);
+    let found = match snap.read(&txn.primary) {
+        Ok(bytes) => bytes.map(sha256_hex),
+        // A log too large to read whole (a decision appends to it): its
+        // sha256 is taken in chunks.
+        Err(ActError::Store {
+            source: StoreError::TooLarge { .. },
+            ..
+        }) => {
+            let (dir, name) = Dir::open(&txn.project)
+                .and_then(|root| root.resolve(&txn.primary))
+                .map_err(store_err(&txn.primary))?;
+            intent::stamp_at(&dir, &name)
+                .map_err(store_err(&txn.primary))?
+                .map(|s| s.sha256)
+        }
+        Err(e) => return Err(e),
+    };
     if found.as_deref() == Some(expect) {
         return Ok(());
     }
