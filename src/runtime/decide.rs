@@ -114,6 +114,7 @@ fn answer(result: Result<Outcome, ActError>) -> Decided {
             why: match e {
                 ActError::Changed(_) => Why::Changed,
                 ActError::Locked(_) => Why::Locked,
+                ActError::Partial(_) => Why::Partial,
                 _ => Why::Refused,
             },
             message: e.to_string(),

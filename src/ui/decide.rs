@@ -99,6 +99,9 @@ fn title(form: &Form) -> String {
         Stage::Failed {
             why: Why::Locked, ..
         } => format!(" {} ", crate::t!("ui.decide.title_locked")),
+        Stage::Failed {
+            why: Why::Partial, ..
+        } => format!(" {} ", crate::t!("ui.decide.title_partial")),
         Stage::Failed { .. } => format!(" {} ", crate::t!("ui.decide.title_refused")),
         _ => format!(" {what} · {} ", form.project),
     }
@@ -115,6 +118,9 @@ pub fn keys(form: &Form) -> &'static str {
         Stage::Previewing => crate::t!("ui.decide.keys_previewing"),
         Stage::Writing => crate::t!("ui.decide.keys_writing"),
         Stage::Confirm { .. } => crate::t!("ui.decide.keys_confirm"),
+        Stage::Failed {
+            why: Why::Partial, ..
+        } => crate::t!("ui.decide.keys_failed_partial"),
         Stage::Failed { .. } if form.gone => crate::t!("ui.decide.keys_failed_gone"),
         Stage::Failed { .. } if form.typed() => crate::t!("ui.decide.keys_failed_typed"),
         Stage::Failed { .. } => crate::t!("ui.decide.keys_failed"),

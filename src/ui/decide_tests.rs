@@ -653,3 +653,37 @@ fn a_long_text_is_counted_and_warned_about() {
     let s = screen(&m, 80, 24);
     assert!(s.contains("over 4000 characters (4001)"), "the note: {s}");
 }
+
+/// A decision written in part (exit 4 of `act`) is titled for it, offers
+/// no retry (it could write twice), and Esc closes it.
+#[test]
+fn a_decision_written_in_part_says_so_and_offers_no_retry() {
+    let mut m = opened(answer_project(), false, 'a');
+    typed(&mut m, ANSWER);
+    previewed(
+        &mut m,
+        Decided::Failed {
+            message: "state.json: No space left on device; interrupted decision 1 in /w could not be rolled back whole: conversation.md still holds its bytes (it changed since the decision wrote it)".into(),
+            why: Why::Partial,
+        },
+    );
+    let s = screen(&m, 80, 24);
+    assert!(s.contains(" Written in part — not settled "), "{s}");
+    assert!(!s.contains("Refused"), "{s}");
+    assert!(!s.contains("nothing written"), "{s}");
+    assert!(s.contains("loopdeck recover"), "{s}");
+    // Enter retries nothing; Esc closes.
+    crate::app::update(
+        &mut m,
+        crate::app::Event::Key(KeyEvent::from(KeyCode::Enter)),
+    );
+    assert!(matches!(
+        m.form.as_ref().unwrap().stage,
+        Stage::Failed {
+            why: Why::Partial,
+            ..
+        }
+    ));
+    crate::app::update(&mut m, crate::app::Event::Key(KeyEvent::from(KeyCode::Esc)));
+    assert!(m.form.is_none());
+}

@@ -71,6 +71,18 @@ pub fn form_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
         Stage::Previewing if esc => back(m),
         Stage::Previewing | Stage::Writing => Vec::new(),
         Stage::Confirm { .. } => confirm_key(m, key, esc),
+        // Written in part: nothing to retry from here (a retry could write
+        // it twice); Esc closes.
+        Stage::Failed {
+            why: super::Why::Partial,
+            ..
+        } => {
+            if esc {
+                close(m)
+            } else {
+                Vec::new()
+            }
+        }
         Stage::Failed { .. } => match key.code {
             KeyCode::Enter | KeyCode::Char('r') => retry(m),
             // Esc: back to the text typed (kept), else out. A decision that

@@ -261,13 +261,17 @@ pub enum Why {
     Changed,
     /// Another writer holds the file's lock (the message names it).
     Locked,
+    /// Something WAS written and is not settled (exit 4 of `act`): never
+    /// retried from here; the project is read again and the message says
+    /// what settles it.
+    Partial,
 }
 
 impl Why {
     /// Changed or locked: the project is read again and the typed text
     /// kept for a retry.
     pub fn conflict(self) -> bool {
-        self != Why::Refused
+        matches!(self, Why::Changed | Why::Locked)
     }
 }
 
@@ -712,10 +716,11 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
         }
         (_, Decided::Failed { message, why }) => {
             let conflict = why.conflict();
+            let why_partial = why == Why::Partial;
             form.stage = Stage::Failed { message, why };
             form.unread = conflict;
             form.retry_queued = false;
-            if conflict {
+            if conflict || why_partial {
                 vec![reread, Effect::Render]
             } else {
                 vec![Effect::Render]
