@@ -74,9 +74,9 @@ fn store(file: &str, source: StoreError) -> ActError {
 }
 
 /// Keep `intent` in the state directory `dir` (fsynced). An error here
-/// means nothing was written to the project. The file is created whole in
-/// one go (no temp file and rename: it is new, and a record cut short by
-/// a kill before any project file was touched reads as nothing to settle).
+/// means nothing was written to the project. It is written to a temp file
+/// and renamed into place, so a kill while writing it leaves only a temp
+/// file (swept once its pid is gone), never a record cut short.
 pub fn write(dir: &Path, intent: &Intent) -> Result<(), ActError> {
     use std::io::Write;
     let here = intents_dir(dir);
@@ -91,15 +91,17 @@ pub fn write(dir: &Path, intent: &Intent) -> Result<(), ActError> {
     let bytes =
         serde_json::to_vec(intent).map_err(|e| store("intent record", StoreError::Io(e.into())))?;
     let name = format!("{}.json", intent.record.id);
+    let tmp = atomic::temp_name(Path::new(&name));
     let d = Dir::open(&here).map_err(|e| store("intent record", e))?;
-    // A rewrite (an append that met another writer's line) replaces it.
-    let _ = d.unlink(&name);
     let mut f = d
-        .create_excl(&name, 0o600)
+        .create_excl(&tmp, 0o600)
         .map_err(|e| store("intent record", errno(e)))?;
-    let written = f.write_all(&bytes).and_then(|()| f.sync_data());
+    let written = f
+        .write_all(&bytes)
+        .and_then(|()| f.sync_data())
+        .and_then(|()| d.rename(&tmp, &name).map_err(std::io::Error::from));
     if let Err(e) = written {
-        let _ = d.unlink(&name);
+        let _ = d.unlink(&tmp);
         return Err(store("intent record", e.into()));
     }
     Ok(())
@@ -235,15 +237,10 @@ pub fn recover(dir: &Path, only: Option<&Path>, wait: Duration) -> Result<Vec<Se
         let intent = match found {
             Ok(i) => i,
             Err((name, why)) => {
-                // An intent is written whole before the first project file:
-                // one cut short (a kill while writing it) means nothing of
-                // its decision was written. Anything else unreadable is set
-                // aside, not trusted, and said.
-                let p = intents_dir(dir).join(&name);
-                let cut_short = why.contains("EOF") && !in_use(&p);
-                if cut_short {
-                    let _ = fs::remove_file(&p);
-                } else if only.is_none() {
+                // Intents are renamed into place whole: one that does not
+                // read is not loopdeck's, and is set aside, not trusted.
+                if only.is_none() {
+                    let p = intents_dir(dir).join(&name);
                     let _ = fs::rename(&p, p.with_extension("json.bad"));
                     return Err(ActError::Refused(Refusal::new(format!(
                         "intent record {} could not be read ({why}); set aside as {name}.bad",
@@ -265,16 +262,6 @@ pub fn recover(dir: &Path, only: Option<&Path>, wait: Duration) -> Result<Vec<Se
         }
     }
     Ok(out)
-}
-
-/// Was the file changed in the last seconds (a writer may still be at
-/// it)?
-fn in_use(p: &Path) -> bool {
-    fs::metadata(p)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.elapsed().ok())
-        .is_none_or(|age| age < Duration::from_secs(5))
 }
 
 /// Is the decision still being written by a live process (on this host,
