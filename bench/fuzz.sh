@@ -10,11 +10,13 @@
 # fuzz/artifacts/<target>/; copy it to tests/fixtures/fuzz/<target>/ and
 # `cargo test --test fuzz_regressions` replays it on the stable toolchain.
 #
-# Toolchain: cargo-fuzz (installed from crates.io if missing) on nightly
-# when rustup has one, else on stable. The sanitizer is `none` by default
-# (FUZZ_SANITIZER=address to change it on nightly): loopdeck is safe Rust,
-# and what the targets look for is panics, wrong answers, hangs and
-# unbounded memory, which need no sanitizer and run several times faster.
+# Toolchain: cargo-fuzz (installed from crates.io if missing) on the
+# stable toolchain with `--sanitizer none` (cargo-fuzz 0.13 builds and runs
+# libFuzzer targets on stable that way). FUZZ_SANITIZER=address (or
+# another) needs nightly, used then when rustup has it. `none` is the
+# default even with nightly: loopdeck is safe Rust, what the targets look
+# for (panics, wrong answers, hangs, unbounded memory) needs no sanitizer,
+# and runs several times faster without one.
 # Exit 1 when a target found a crash.
 set -uo pipefail
 minutes=${1:-2}
@@ -24,9 +26,16 @@ cd "$here/fuzz" || exit 2
 case $minutes in '' | *[!0-9]*) echo "usage: bench/fuzz.sh [MINUTES] [TARGET...]" >&2; exit 2 ;; esac
 
 command -v cargo-fuzz >/dev/null || nice -n 19 cargo install cargo-fuzz || exit 2
-toolchain=
-if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then toolchain=+nightly; fi
 sanitizer=${FUZZ_SANITIZER:-none}
+toolchain=
+if [ "$sanitizer" != none ]; then
+  if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    toolchain=+nightly
+  else
+    echo "FUZZ_SANITIZER=$sanitizer needs a nightly toolchain, and rustup has none" >&2
+    exit 2
+  fi
+fi
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then

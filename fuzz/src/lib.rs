@@ -14,8 +14,7 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::panic,
-    dead_code,
-    unused_crate_dependencies
+    dead_code
 )]
 
 use std::collections::BTreeMap;
