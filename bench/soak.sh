@@ -158,7 +158,7 @@ def careful_replace(path, make):
         new = make(data)
         if new is None:
             return False
-        tmp = "%s.agent-%d.tmp" % (path, os.getpid())
+        tmp = "%s.agent-%d-%d.tmp" % (path, os.getpid(), threading.get_ident())
         with open(tmp, "wb") as f:
             f.write(new)
             f.flush()
@@ -308,6 +308,7 @@ def agent_loop(fn, locked, seed):
             with lock:
                 saves.setdefault("agent_errors", 0)
                 saves["agent_errors"] += 1
+                saves["agent_error"] = "%s: %s" % (fn.__name__, repr(e)[:160])
         stop.wait(rng.uniform(0.05, 0.4))
 
 # ------------------------------------------------------------ deciders
@@ -690,6 +691,8 @@ print("soak: %.1f minutes, %d projects; %d act runs (%d written, %d refused, %d 
           (time.time() - start) / 60, len(projects), stats["acts"], stats["written"], stats["refused"],
           stats["conflict"], stats["other"], saves["count"], saves["skipped_locked"],
           saves.get("agent_errors", 0), watch_lines["lines"]))
+if saves.get("agent_error"):
+    print("last agent error: " + saves["agent_error"])
 print("audit: %d records; exactly-once checked for %d decisions (%d without a calibration)" % (
     len(audit), checked, uncalibrated))
 print()

@@ -10,12 +10,7 @@
 //! a file it did not report, drops an unknown field, or changes more than
 //! its entry. Anything loopdeck refuses is fine: only what it writes is
 //! judged.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    dead_code
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -856,25 +851,32 @@ fn strip_bom(b: &[u8]) -> &[u8] {
     b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b)
 }
 
-/// Was the list entry holding `at` removed as a whole (its id gone from its
-/// list)? Answering a PRD-master question takes it out of
-/// `open_questions`: what it held goes with it.
+/// Was the entry holding `at` removed as a whole: a list entry whose id
+/// left its list (answering a PRD-master question takes it out of
+/// `open_questions`), or a record set to null (DWP's `unblock` clears
+/// `blocked`)? What it held goes with it.
 fn entry_removed(old: &Value, new: &Value, at: &str) -> bool {
     let parts: Vec<&str> = at.split('/').collect();
-    (2..=parts.len()).any(|n| {
-        let list = parts[..n - 1].join("/");
-        let entry = parts[..n].join("/");
-        let id = old
-            .pointer(&list)
-            .filter(|l| l.is_array())
-            .and_then(|_| old.pointer(&entry))
-            .and_then(|e| e.get("id"));
-        match (id, new.pointer(&list)) {
-            (Some(id), Some(Value::Array(now))) => !now.iter().any(|e| e.get("id") == Some(id)),
-            (Some(_), None) => true,
-            _ => false,
-        }
-    })
+    // A record cleared (DWP's `blocked` set to null by `unblock`).
+    let cleared = (2..=parts.len()).any(|n| {
+        let p = parts[..n].join("/");
+        old.pointer(&p).is_some_and(Value::is_object) && new.pointer(&p).is_none_or(Value::is_null)
+    });
+    cleared
+        || (2..=parts.len()).any(|n| {
+            let list = parts[..n - 1].join("/");
+            let entry = parts[..n].join("/");
+            let id = old
+                .pointer(&list)
+                .filter(|l| l.is_array())
+                .and_then(|_| old.pointer(&entry))
+                .and_then(|e| e.get("id"));
+            match (id, new.pointer(&list)) {
+                (Some(id), Some(Value::Array(now))) => !now.iter().any(|e| e.get("id") == Some(id)),
+                (Some(_), None) => true,
+                _ => false,
+            }
+        })
 }
 
 /// Records a format's protocol replaces whole on every write: DWP's
