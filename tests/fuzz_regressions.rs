@@ -29,7 +29,9 @@ fn replay(target: &str) {
 
 #[test]
 fn every_reproducer_names_a_target() {
-    let Ok(rd) = fs::read_dir(fixtures()) else { return };
+    let Ok(rd) = fs::read_dir(fixtures()) else {
+        return;
+    };
     for e in rd.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         assert!(

@@ -31,8 +31,11 @@ use loopdeck::model::{Format, Project, Request};
 use loopdeck::store::ndjson::{RevLine, ReverseLines};
 use loopdeck::store::txn::{ActError, WriteOptions};
 
+/// A target's body.
+pub type Target = fn(&[u8]);
+
 /// Every target by name, as `bench/fuzz.sh` and the regression test name them.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("prd_state", prd_state),
     ("gsd_state", gsd_state),
     ("dwp_readme", dwp_readme),
@@ -370,7 +373,7 @@ fn fresh_value(input: &mut Input<'_>, salt: u64) -> Value {
         0 => Value::String(input.text(12)),
         1 => Value::from(salt as i64 - 100),
         2 => Value::from(salt as f64 / 8.0),
-        3 => Value::Bool(salt % 2 == 0),
+        3 => Value::Bool(salt.is_multiple_of(2)),
         4 => Value::Null,
         5 => {
             let mut m = Map::new();
@@ -676,7 +679,7 @@ fn decide(format: Format, data: &[u8]) {
     // Plant.
     let mut planted = Planted::default();
     let before_plant = files(&work);
-    for (f, _) in &before_plant {
+    for f in before_plant.keys() {
         if f.contains("/history/") || f.contains("/runs/") {
             continue;
         }
