@@ -10,7 +10,8 @@
 #             bench/mutants.sh src/store/diff.rs
 # --timeout   seconds a mutant's tests may run before it counts as caught
 #             by a hang (default 300).
-# --tests     the arguments given to `cargo test` (default: the whole suite).
+# --tests     cargo test's target selection, e.g. "--lib --test store_write"
+#             (default: the whole suite).
 #             Fewer tests run faster but can leave mutants missed that
 #             another test would catch.
 #
@@ -62,8 +63,11 @@ for f in "${files[@]}"; do
   fi
 done
 echo "cargo mutants on ${#args[@]} arguments: ${files[*]} (timeout ${timeout}s, $jobs job(s))"
-# shellcheck disable=SC2086 # word splitting of $tests and $MUTANTS_ARGS is meant
-nice -n 19 cargo mutants "${args[@]}" ${MUTANTS_ARGS:-} -- $tests
+# `--tests` are cargo's own arguments (`--lib`, `--test NAME`): they choose
+# what is built and run for every mutant, so each goes in --cargo-test-arg.
+for a in $tests; do args+=("--cargo-test-arg=$a"); done
+# shellcheck disable=SC2086 # word splitting of $MUTANTS_ARGS is meant
+nice -n 19 cargo mutants "${args[@]}" ${MUTANTS_ARGS:-}
 rc=$?
 # 0: all caught; 2: some missed; 3: some timed out; 4: the baseline failed.
 case $rc in 0 | 2 | 3) ;; *) echo "cargo mutants failed (exit $rc): see $out/log" >&2; exit 2 ;; esac
