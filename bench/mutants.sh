@@ -52,7 +52,9 @@ if [ -n "${MUTANTS_TARGET_DIR:-}" ]; then
   export CARGO_TARGET_DIR=$MUTANTS_TARGET_DIR
 fi
 out=${MUTANTS_OUT:-$here/target/mutants.out}
-args=(--timeout "$timeout" --jobs "$jobs" --output "$(dirname "$out")")
+# --gitignore true: the copy leaves out target/ and fuzz/corpus/ (which a
+# running fuzzer changes under it).
+args=(--timeout "$timeout" --jobs "$jobs" --gitignore true --output "$(dirname "$out")")
 for f in "${files[@]}"; do
   if [ -d "$f" ]; then
     while IFS= read -r rs; do args+=(--file "$rs"); done < <(find "$f" -name '*.rs' ! -name '*tests.rs' ! -path '*/tests/*' | sort)
@@ -64,8 +66,8 @@ for f in "${files[@]}"; do
 done
 echo "cargo mutants on ${#args[@]} arguments: ${files[*]} (timeout ${timeout}s, $jobs job(s))"
 # `--tests` are cargo's own arguments (`--lib`, `--test NAME`): they choose
-# what is built and run for every mutant, so each goes in --cargo-test-arg.
-for a in $tests; do args+=("--cargo-test-arg=$a"); done
+# what is built and run for every mutant, so each goes in --cargo-arg (build and test phases alike).
+for a in $tests; do args+=("--cargo-arg=$a"); done
 # shellcheck disable=SC2086 # word splitting of $MUTANTS_ARGS is meant
 nice -n 19 cargo mutants "${args[@]}" ${MUTANTS_ARGS:-}
 rc=$?
