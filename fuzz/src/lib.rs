@@ -199,7 +199,8 @@ pub fn devloop_html(data: &[u8]) {
 pub fn ndjson_tail(data: &[u8]) {
     let mut input = Input::new(data);
     let chunk = 1 + input.below(64);
-    let max_line = input.below(48);
+    // `with_max_line` takes at least 1 (a limit of 0 would skip every line).
+    let max_line = input.below(48).max(1);
     let content = input.rest();
     let path = scratch().join("tail.ndjson");
     write(&path, content);
