@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Mutation testing of the write path: cargo-mutants (installed from
+# crates.io if missing) on src/store/ and the format-preserving editors
+# (src/formats/jsonedit/, src/formats/gsd/splice.rs), then the score.
+#
+#   bench/mutants.sh [--timeout SECS] [--jobs N] [--tests "ARGS"] [FILE...]
+#
+# FILE...     limit the run to these files (default: the write path above).
+#             The full run takes hours on 2 cores; try one file first:
+#             bench/mutants.sh src/store/diff.rs
+# --timeout   seconds a mutant's tests may run before it counts as caught
+#             by a hang (default 300).
+# --tests     cargo test's target selection, e.g. "--lib --test store_write"
+#             (default: the whole suite).
+#             Fewer tests run faster but can leave mutants missed that
+#             another test would catch.
+#
+# MUTANTS_TARGET_DIR=DIR builds every mutant in DIR (CARGO_TARGET_DIR):
+# seeded with a copy of target/debug, dependencies are not built again.
+# MUTANTS_ARGS adds cargo-mutants options (e.g. "--shard 0/4").
+#
+# cargo-mutants copies the tree and mutates the copy (no --in-place): the
+# working tree is never touched. Its report is in target/mutants.out/ (or
+# $MUTANTS_OUT). Every missed mutant must be killed by a new test or
+# listed, with why it is equivalent, in bench/mutants-equivalent.txt; the
+# listed ones do not count against the score. Runs at nice 19.
+# Exit 0 when no missed mutant is left unexplained, 1 otherwise, 2 on a
+# usage or build error.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here" || exit 2
+timeout=300
+jobs=1
+tests=""
+files=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --timeout) timeout=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --tests) tests=$2; shift 2 ;;
+    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+    -*) echo "bench/mutants.sh: unknown option $1" >&2; exit 2 ;;
+    *) files+=("$1"); shift ;;
+  esac
+done
+if [ ${#files[@]} -eq 0 ]; then
+  files=(src/store/ src/formats/jsonedit/ src/formats/gsd/splice.rs)
+fi
+command -v cargo-mutants >/dev/null || nice -n 19 cargo install cargo-mutants || exit 2
+
+if [ -n "${MUTANTS_TARGET_DIR:-}" ]; then
+  export CARGO_TARGET_DIR=$MUTANTS_TARGET_DIR
+fi
+out=${MUTANTS_OUT:-$here/target/mutants.out}
+# --gitignore true: the copy leaves out target/ and fuzz/corpus/ (which a
+# running fuzzer changes under it).
+args=(--timeout "$timeout" --jobs "$jobs" --gitignore true --output "$(dirname "$out")")
+for f in "${files[@]}"; do
+  if [ -d "$f" ]; then
+    while IFS= read -r rs; do args+=(--file "$rs"); done < <(find "$f" -name '*.rs' ! -name '*tests.rs' ! -path '*/tests/*' | sort)
+  elif [ -f "$f" ]; then
+    args+=(--file "$f")
+  else
+    echo "bench/mutants.sh: $f: no such file or directory" >&2; exit 2
+  fi
+done
+echo "cargo mutants on ${#args[@]} arguments: ${files[*]} (timeout ${timeout}s, $jobs job(s))"
+# `--tests` are cargo's own arguments (`--lib`, `--test NAME`): they choose
+# what is built and run for every mutant, so each goes in --cargo-arg (build and test phases alike).
+for a in $tests; do args+=("--cargo-arg=$a"); done
+# shellcheck disable=SC2086 # word splitting of $MUTANTS_ARGS is meant
+nice -n 19 cargo mutants "${args[@]}" ${MUTANTS_ARGS:-}
+rc=$?
+# 0: all caught; 2: some missed; 3: some timed out; 4: the baseline failed.
+case $rc in 0 | 2 | 3) ;; *) echo "cargo mutants failed (exit $rc): see $out/log" >&2; exit 2 ;; esac
+
+python3 - "$out/outcomes.json" "$here/bench/mutants-equivalent.txt" <<'PY'
+import json, re, sys
+outcomes = json.load(open(sys.argv[1]))
+# A mutant is named "file:line:col: description"; the equivalent list
+# names it without the position, which moves with every edit.
+def key(name):
+    return re.sub(r"^([^:]+):\d+:\d+: ", r"\1: ", name.strip())
+equivalent = set()
+for line in open(sys.argv[2], encoding="utf-8"):
+    line = line.split("  #")[0].strip()
+    if line and not line.startswith("#"):
+        equivalent.add(key(line))
+counts = {"caught": 0, "missed": 0, "timeout": 0, "unviable": 0, "equivalent": 0}
+missed = []
+for o in outcomes.get("outcomes", []):
+    scenario = o.get("scenario")
+    if not isinstance(scenario, dict) or "Mutant" not in scenario:
+        continue
+    m = scenario["Mutant"]
+    name = m.get("name") or "{}:{}:{}: {}".format(
+        m.get("file"), m.get("span", {}).get("start", {}).get("line"),
+        m.get("span", {}).get("start", {}).get("column"), m.get("replacement"))
+    summary = o.get("summary", "")
+    if summary == "CaughtMutant":
+        counts["caught"] += 1
+    elif summary == "MissedMutant":
+        if key(name) in equivalent:
+            counts["equivalent"] += 1
+        else:
+            counts["missed"] += 1
+            missed.append(name)
+    elif summary == "Timeout":
+        counts["timeout"] += 1
+    elif summary == "Unviable":
+        counts["unviable"] += 1
+judged = counts["caught"] + counts["timeout"] + counts["missed"]
+score = 100.0 * (counts["caught"] + counts["timeout"]) / judged if judged else 100.0
+print()
+print("mutants: {caught} caught, {timeout} timed out (caught), {missed} missed, "
+      "{equivalent} equivalent (listed), {unviable} unviable".format(**counts))
+print("score: {:.1f}% ({} of {} viable, non-equivalent mutants caught)".format(
+    score, counts["caught"] + counts["timeout"], judged))
+if missed:
+    print("missed (kill each with a test, or list it in bench/mutants-equivalent.txt with why):")
+    for n in missed:
+        print("  " + n)
+sys.exit(1 if missed else 0)
+PY
