@@ -23,8 +23,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rustix::fs::{Access, AtFlags, FileType, IFlags, Stat};
 use rustix::io::Errno;
 
-use sha2::{Digest, Sha256};
-
 use super::beneath::{Dir, errno};
 use super::txn::Stamp;
 use super::{StoreError, contained};
@@ -166,16 +164,8 @@ impl From<StoreError> for Swap {
 /// audit log's blobs, seen.json): nothing is compared; the directory is
 /// opened once and the file named relative to it.
 pub fn replace(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or(StoreError::NotRegular)?;
-    let dir = Dir::open(dir)?;
-    match replace_at(&dir, name, bytes, Expect::Any) {
+    let (dir, name) = Dir::open_parent(path)?;
+    match replace_at(&dir, &name, bytes, Expect::Any) {
         Ok(()) => Ok(()),
         Err(Swap::Store(e)) => Err(e),
         Err(Swap::Changed { .. }) => Err(StoreError::Vanished),
@@ -278,19 +268,8 @@ pub fn differs(
             if len != want.len {
                 return Ok(Some(Some(len)));
             }
-            let mut h = Sha256::new();
-            let mut buf = vec![0u8; 64 * 1024];
-            let mut total = 0u64;
-            loop {
-                let n = f.read(&mut buf)?;
-                if n == 0 {
-                    break;
-                }
-                h.update(&buf[..n]);
-                total += n as u64;
-            }
-            let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-            Ok((hex != want.sha256 || total != want.len).then_some(Some(total)))
+            let (sha256, total) = super::sha256_stream(&mut f, b"")?;
+            Ok((sha256 != want.sha256 || total != want.len).then_some(Some(total)))
         }
         (Expect::Bytes(want), Some(mut f)) => {
             let len = f.metadata()?.len();
@@ -332,15 +311,8 @@ impl Keep {
 /// May the file at `path` (no link: see [`write_target`]) be written? See
 /// [`check_writable_at`]; `None`: it does not exist.
 pub fn check_writable(path: &Path, replacing: bool) -> Result<Option<Stat>, StoreError> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or(StoreError::NotRegular)?;
-    check_writable_at(&Dir::open(dir)?, name, replacing)
+    let (dir, name) = Dir::open_parent(path)?;
+    check_writable_at(&dir, &name, replacing)
 }
 
 /// May `name` in `dir` be written by this process, in place or replaced?

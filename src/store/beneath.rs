@@ -142,6 +142,20 @@ impl Dir {
         })
     }
 
+    /// The directory holding `path` (opened as [`Dir::open`] does) and
+    /// `path`'s last component.
+    pub fn open_parent(path: &Path) -> Result<(Dir, String), StoreError> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or(StoreError::NotRegular)?;
+        Ok((Dir::open(dir)?, name.to_owned()))
+    }
+
     /// The path this directory was reached by (for messages).
     pub fn shown(&self) -> &Path {
         &self.shown

@@ -28,8 +28,6 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use super::atomic::{self, Expect, Swap};
 use super::audit::{self, FileRecord, Op, Record};
 use super::beneath::{Dir, errno};
@@ -380,31 +378,6 @@ fn changed(file: &str, before: Option<u64>, now: Option<u64>, written: bool) -> 
     ))
 }
 
-/// The sha256 and length of the regular file at `path` followed by
-/// `extra`, read in chunks (`None`: absent). A FIFO or a device is refused,
-/// never waited on.
-fn stream_stamp(dir: &Dir, name: &str, extra: &[u8]) -> Result<Option<Stamp>, StoreError> {
-    let Some(mut f) = dir.open_read(name)? else {
-        return Ok(None);
-    };
-    let mut h = Sha256::new();
-    let mut len = 0u64;
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-        len += n as u64;
-    }
-    h.update(extra);
-    len += extra.len() as u64;
-    let digest = h.finalize();
-    let sha256 = digest.iter().map(|b| format!("{b:02x}")).collect();
-    Ok(Some(Stamp { sha256, len }))
-}
-
 /// The last byte of the regular file at `path` (`None`: empty or absent).
 fn last_byte(dir: &Dir, name: &str) -> Result<Option<u8>, StoreError> {
     use std::io::{Seek, SeekFrom};
@@ -454,7 +427,7 @@ fn preview(txn: &Txn, root: &Dir, steps: &[Step]) -> Vec<FileChange> {
                         let at = root.resolve(file).ok();
                         let stamp = |extra: &[u8]| {
                             at.as_ref()
-                                .and_then(|(d, n)| stream_stamp(d, n, extra).ok().flatten())
+                                .and_then(|(d, n)| intent::stamp_with(d, n, extra).ok().flatten())
                         };
                         let after = stamp(&add).or_else(|| Some(Stamp::of(&add)));
                         (stamp(b""), after, diff::append_hunk(file, &end, line))
@@ -661,7 +634,7 @@ fn planned(root: &Dir, s: &Step) -> Result<(FileRecord, Option<Added>), StoreErr
                     let (dir, name) = root.resolve(file)?;
                     rec.before = intent::stamp_at(&dir, &name)?;
                     let add = appended(last_byte(&dir, &name)?, line);
-                    rec.after = stream_stamp(&dir, &name, &add)?.or(Some(Stamp::of(&add)));
+                    rec.after = intent::stamp_with(&dir, &name, &add)?.or(Some(Stamp::of(&add)));
                     add
                 }
             };

@@ -24,7 +24,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::atomic::{self, Expect, Swap};
 use super::audit::{self, FileRecord, Op, Record};
@@ -383,28 +382,18 @@ fn state(root: &Dir, f: &FileRecord, added: Option<Added>) -> Result<State, Stor
 /// The sha256 and length of `name` in `dir`, read in chunks (`None`:
 /// absent).
 pub fn stamp_at(dir: &Dir, name: &str) -> Result<Option<Stamp>, StoreError> {
+    stamp_with(dir, name, b"")
+}
+
+/// The sha256 and length of `name` in `dir` followed by `extra` (what an
+/// append will add), read in chunks (`None`: absent). A FIFO or a device
+/// is refused, never waited on.
+pub fn stamp_with(dir: &Dir, name: &str, extra: &[u8]) -> Result<Option<Stamp>, StoreError> {
     let Some(mut f) = dir.open_read(name)? else {
         return Ok(None);
     };
-    let mut h = Sha256::new();
-    let mut len = 0u64;
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-        len += n as u64;
-    }
-    Ok(Some(Stamp {
-        sha256: hex(&h.finalize()),
-        len,
-    }))
-}
-
-fn hex(digest: &[u8]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    let (sha256, len) = super::sha256_stream(&mut f, extra)?;
+    Ok(Some(Stamp { sha256, len }))
 }
 
 /// The sha256 of the last `n` bytes of `name` in `dir`.

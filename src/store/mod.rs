@@ -453,10 +453,33 @@ fn dangling_target(link: &Path) -> Option<PathBuf> {
 
 /// Lowercase hex sha256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex_of(&Sha256::digest(bytes))
+}
+
+/// The sha256 (lowercase hex) and length of what `f` reads from where it
+/// stands, followed by `extra`, in 64 KiB chunks: nothing the size of the
+/// file is held.
+pub(crate) fn sha256_stream(f: &mut impl Read, extra: &[u8]) -> io::Result<(String, u64)> {
+    let mut h = Sha256::new();
+    let mut len = 0u64;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+        len += n as u64;
+    }
+    h.update(extra);
+    len += extra.len() as u64;
+    Ok((hex_of(&h.finalize()), len))
+}
+
+fn hex_of(digest: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(64);
-    for b in digest.iter() {
+    let mut out = String::with_capacity(digest.len() * 2);
+    for b in digest {
         out.push(char::from(HEX[usize::from(b >> 4)]));
         out.push(char::from(HEX[usize::from(b & 0xf)]));
     }

@@ -446,15 +446,8 @@ pub fn memrchr_newline(hay: &[u8]) -> Option<usize> {
 /// newline it did not need: a blank line, which every reader here ignores.
 /// Containment is the caller's job (the path is the format's own file).
 pub fn append_line(path: &Path, line: &[u8]) -> Result<(), StoreError> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or(StoreError::NotRegular)?;
-    append_line_in(&Dir::open(dir)?, name, line).map(|_| ())
+    let (dir, name) = Dir::open_parent(path)?;
+    append_line_in(&dir, &name, line).map(|_| ())
 }
 
 /// [`append_line`] to `name` in the directory `dir` (never through a
