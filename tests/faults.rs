@@ -795,3 +795,103 @@ fn a_killed_devloop_sign_off_retried_is_applied_exactly_once() {
         INTERRUPTED.load(Ordering::Relaxed)
     );
 }
+
+/// A full disk while a decision appends to an NDJSON log: the file ends
+/// near a page boundary, the disk has no page left, so the append is cut
+/// short by the kernel. The short append is cut back: no torn line is
+/// left in the middle of the log, every line parses, and the retry (with
+/// room) appends the event once.
+#[test]
+fn a_full_disk_during_an_append_leaves_no_torn_line() {
+    if !is_root() {
+        eprintln!("SKIPPED: mounting a tmpfs needs root (CI runs as root)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mnt = tmp.path().join("mnt");
+    fs::create_dir(&mnt).unwrap();
+    let state = tmp.path().join("state");
+    let mut refused = 0;
+    for room in [1u64, 8, 40, 90, 150, 300] {
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+            .arg(&mnt)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if !mounted {
+            eprintln!("SKIPPED: cannot mount a tmpfs here");
+            return;
+        }
+        let dir = mnt.join("p-shipped");
+        copy_dir(
+            &repo().join("examples/workspace/devloop/data/companies/acme/projects/p-shipped"),
+            &dir,
+        );
+        // Pad the timeline with a valid event so that it ends `room`
+        // bytes before a page boundary.
+        let tl = dir.join("timeline.ndjson");
+        let len = fs::metadata(&tl).unwrap().len();
+        let wrapper = r#"{"ts":"2026-05-20T00:00:00Z","source":"agent","type":"note","summary":""}"#
+            .len() as u64
+            + 1;
+        let want = (len / 4096 + 2) * 4096 - room;
+        let pad = "x".repeat((want - len - wrapper) as usize);
+        let mut f = fs::OpenOptions::new().append(true).open(&tl).unwrap();
+        std::io::Write::write_all(
+            &mut f,
+            format!(
+                "{{\"ts\":\"2026-05-20T00:00:00Z\",\"source\":\"agent\",\"type\":\"note\",\"summary\":\"{pad}\"}}\n"
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        drop(f);
+        assert_eq!(fs::metadata(&tl).unwrap().len() % 4096, 4096 - room);
+        let filler = mnt.join("filler");
+        let mut f = fs::File::create(&filler).unwrap();
+        let chunk = vec![b'x'; 4096];
+        while std::io::Write::write_all(&mut f, &chunk).is_ok() {}
+        drop(f);
+        // One page left: the lock file takes it, the append finds none.
+        let full = fs::metadata(&filler).unwrap().len();
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&filler)
+            .unwrap()
+            .set_len(full - 4096)
+            .unwrap();
+        let before = tree(&dir);
+        let out = run(act_cmd(&state, &dir, &["sign-off"]));
+        eprintln!(
+            "room {room}: exit {:?}: {}",
+            out.status.code(),
+            stderr(&out).trim()
+        );
+        let lines = fs::read_to_string(&tl).unwrap();
+        for l in lines.lines() {
+            serde_json::from_str::<serde_json::Value>(l)
+                .unwrap_or_else(|e| panic!("room {room}: a torn line is left: {e}: {l}"));
+        }
+        match out.status.code() {
+            Some(0) => assert_eq!(lines.matches("project_signed_off").count(), 1),
+            Some(1) => {
+                refused += 1;
+                assert_eq!(tree(&dir), before, "room {room}: {}", stderr(&out));
+            }
+            other => panic!("room {room}: exit {other:?}: {}", stderr(&out)),
+        }
+        fs::remove_file(&filler).unwrap();
+        let out = run(act_cmd(&state, &dir, &["sign-off"]));
+        let lines = fs::read_to_string(&tl).unwrap();
+        assert_eq!(
+            lines.matches("project_signed_off").count(),
+            1,
+            "room {room}: exit {:?}: {}",
+            out.status.code(),
+            stderr(&out)
+        );
+        let _ = Command::new("umount").arg(&mnt).status();
+    }
+    assert!(refused > 0, "the disk was full at some append");
+}
