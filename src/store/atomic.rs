@@ -226,7 +226,15 @@ fn swap_in(
         },
         Expect::Bytes(_) | Expect::Stamp(_) => match dir.exchange(tmp, name) {
             Ok(()) => {
-                if let Some(now) = differs(dir, tmp, expect)? {
+                let swapped_out = match differs(dir, tmp, expect) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        // Not known what was swapped out: put it back.
+                        dir.exchange(tmp, name).map_err(errno)?;
+                        return Err(e.into());
+                    }
+                };
+                if let Some(now) = swapped_out {
                     // Another writer's save landed between the compare and
                     // the exchange: put it back. Should it save once more
                     // meanwhile, its newest save is what stays.

@@ -72,11 +72,21 @@ pub(crate) fn run(
     let root = Dir::open(&txn.project).map_err(store_err(&txn.project.display().to_string()))?;
     // An interrupted decision on this project is settled first, so this
     // one is never made on half of another (see `intent`).
-    let recovered = match &audit_dir {
-        Some(dir) => intent::recover(dir, Some(&root.real_path()), txn.wait)?
-            .iter()
-            .map(intent::Settled::message)
-            .collect(),
+    let recovered: Vec<String> = match &audit_dir {
+        Some(dir) => {
+            let settled = intent::recover(dir, Some(&root.real_path()), txn.wait)?;
+            if let Some(failed) = settled
+                .iter()
+                .find(|s| matches!(s, intent::Settled::Failed { .. }))
+            {
+                // Never decide on top of a decision left half way.
+                return Err(ActError::Refused(Refusal::new(format!(
+                    "{}; nothing written",
+                    failed.message()
+                ))));
+            }
+            settled.iter().map(intent::Settled::message).collect()
+        }
         None => Vec::new(),
     };
     // The caller's snapshot is checked first; a dry run and DWP's updater
@@ -549,16 +559,29 @@ fn apply(txn: &Txn, root: &Dir, dir: &Path, steps: Vec<Step>) -> Result<Outcome,
                 changes.push(change);
             }
             Err(e) => {
-                if n == 0 {
+                // The failing step may have changed its file before it
+                // failed (an error after its swap): it is put back too.
+                let mut done: Vec<usize> = (0..n).collect();
+                if let (Some(f), Some(a)) = (intent.record.files.get(n), intent.added.get(n))
+                    && intent::state(root, f, *a).is_ok_and(|st| st == intent::State::Done)
+                {
+                    done.push(n);
+                }
+                if done.is_empty() {
                     intent::remove(dir, &id);
                     audit::forget_blobs(dir, &id);
                     return Err(e);
                 }
-                let settled = intent::roll_back(dir, root, &intent, &(0..n).collect::<Vec<_>>());
+                let settled = intent::roll_back(dir, root, &intent, &done);
                 intent::remove(dir, &id);
                 return Err(match settled {
                     intent::Settled::RolledBack { files, .. } => put_back(e, &files),
-                    stuck => ActError::Partial(format!("{e}; {}", stuck.message())),
+                    stuck => ActError::Partial(format!(
+                        "{} ({}); {}",
+                        s.edit.file(),
+                        e.to_string().replace("; nothing written", ""),
+                        stuck.message()
+                    )),
                 });
             }
         }
@@ -575,6 +598,10 @@ fn apply(txn: &Txn, root: &Dir, dir: &Path, steps: Vec<Step>) -> Result<Outcome,
             written.join(", "),
             dir.display()
         )));
+    }
+    #[cfg(test)]
+    if let Err((true, killed)) = fault::before_step(steps.len() + 1, "intent") {
+        return Err(killed);
     }
     intent::remove(dir, &id);
     Ok(Outcome {

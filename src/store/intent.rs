@@ -196,6 +196,13 @@ pub enum Settled {
         written: Vec<String>,
         why: String,
     },
+    /// Could not be settled now (its project gone, its lock held, the
+    /// disk refused): the intent stays, and a later write tries again.
+    Failed {
+        id: String,
+        project: String,
+        why: String,
+    },
 }
 
 impl Settled {
@@ -211,6 +218,9 @@ impl Settled {
             Settled::RolledBack { id, project, files } => format!(
                 "recovered interrupted decision {id} in {project}: rolled back {} (it had written them before it was interrupted); nothing of it remains",
                 files.join(", ")
+            ),
+            Settled::Failed { id, project, why } => format!(
+                "interrupted decision {id} in {project} could not be settled now ({why}); its intent record stays: the next decision there, or `loopdeck recover`, tries again"
             ),
             Settled::Stuck {
                 id,
@@ -256,8 +266,15 @@ pub fn recover(dir: &Path, only: Option<&Path>, wait: Duration) -> Result<Vec<Se
         {
             continue;
         }
-        if let Some(s) = settle(dir, &intent, wait)? {
-            out.push(s);
+        match settle(dir, &intent, wait) {
+            Ok(Some(s)) => out.push(s),
+            Ok(None) => {}
+            // One intent that cannot be settled now never stops the others.
+            Err(e) => out.push(Settled::Failed {
+                id: intent.record.id.clone(),
+                project: intent.record.project.clone(),
+                why: e.to_string(),
+            }),
         }
     }
     Ok(out)
@@ -285,6 +302,20 @@ fn settle(dir: &Path, intent: &Intent, wait: Duration) -> Result<Option<Settled>
     if !path_of(dir, &rec.id).exists() {
         return Ok(None);
     }
+    // Killed between its audit record and forgetting its intent (or the
+    // forgetting lost to a power cut): the decision was made and recorded;
+    // whatever changed its files since is another writer's.
+    match audit::find(dir, &audit::Which::Id(rec.id.clone())) {
+        Ok(_) => {
+            remove(dir, &rec.id);
+            return Ok(Some(Settled::Completed {
+                id: rec.id.clone(),
+                project: rec.project.clone(),
+            }));
+        }
+        Err(ActError::Refused(_)) => {}
+        Err(e) => return Err(e),
+    }
     let states: Vec<State> = rec
         .files
         .iter()
@@ -293,11 +324,7 @@ fn settle(dir: &Path, intent: &Intent, wait: Duration) -> Result<Option<Settled>
         .collect::<Result<_, _>>()
         .map_err(|e| store(&rec.primary, e))?;
     if states.iter().all(|s| *s == State::Done) {
-        // Killed between its audit record and forgetting its intent: the
-        // record is there already.
-        if audit::find(dir, &audit::Which::Id(rec.id.clone())).is_err() {
-            audit::append(dir, rec)?;
-        }
+        audit::append(dir, rec)?;
         remove(dir, &rec.id);
         return Ok(Some(Settled::Completed {
             id: rec.id.clone(),
@@ -326,7 +353,8 @@ pub enum State {
     Foreign,
 }
 
-fn state(root: &Dir, f: &FileRecord, added: Option<Added>) -> Result<State, StoreError> {
+/// Where the file of record `f` stands now.
+pub fn state(root: &Dir, f: &FileRecord, added: Option<Added>) -> Result<State, StoreError> {
     let (dir, name) = match root.resolve(&f.file) {
         Ok(x) => x,
         Err(StoreError::Vanished) => {
@@ -345,14 +373,16 @@ fn state(root: &Dir, f: &FileRecord, added: Option<Added>) -> Result<State, Stor
             let Some(a) = added else {
                 return Ok(State::Foreign);
             };
-            let len = dir.stat(&name)?.map(|s| s.st_size as u64);
-            if len == Some(a.before_len) || (len.is_none() && a.before_len == 0) {
-                return Ok(State::NotDone);
-            }
-            if len == Some(a.before_len + a.len)
-                && tail_sha(&dir, &name, a.len)?.as_deref() == f.appended_sha256.as_deref()
+            // Done when its bytes are where it put them, whatever was
+            // appended after them (agents append to these logs unlocked).
+            if range_sha(&dir, &name, a.before_len, a.len)?.as_deref()
+                == f.appended_sha256.as_deref()
             {
                 return Ok(State::Done);
+            }
+            let len = dir.stat(&name)?.map(|s| s.st_size as u64);
+            if len.is_none_or(|l| l >= a.before_len) {
+                return Ok(State::NotDone);
             }
             Ok(State::Foreign)
         }
@@ -396,16 +426,16 @@ pub fn stamp_with(dir: &Dir, name: &str, extra: &[u8]) -> Result<Option<Stamp>, 
     Ok(Some(Stamp { sha256, len }))
 }
 
-/// The sha256 of the last `n` bytes of `name` in `dir`.
-fn tail_sha(dir: &Dir, name: &str, n: u64) -> Result<Option<String>, StoreError> {
+/// The sha256 of the `n` bytes of `name` in `dir` from offset `at`
+/// (`None`: absent, or shorter than that).
+fn range_sha(dir: &Dir, name: &str, at: u64, n: u64) -> Result<Option<String>, StoreError> {
     let Some(mut f) = dir.open_read(name)? else {
         return Ok(None);
     };
-    let len = f.metadata()?.len();
-    if len < n {
+    if f.metadata()?.len() < at + n {
         return Ok(None);
     }
-    f.seek(SeekFrom::Start(len - n))?;
+    f.seek(SeekFrom::Start(at))?;
     let mut buf = Vec::new();
     f.take(n).read_to_end(&mut buf)?;
     Ok(Some(sha256_hex(&buf)))
@@ -490,19 +520,27 @@ fn undo_one(dir: &Path, root: &Dir, f: &FileRecord, added: Option<Added>) -> Res
         }
         Op::Append => {
             let a = added.ok_or_else(|| moved.clone())?;
-            let len = d
-                .stat(&name)
-                .map_err(|e| e.to_string())?
-                .map(|s| s.st_size as u64);
-            if len != Some(a.before_len + a.len)
-                || tail_sha(&d, &name, a.len)
+            // One descriptor: its length checked right before the cut, and
+            // the cut made only while this line is the last one.
+            let file = d.open_append(&name, 0o644).map_err(|e| e.to_string())?;
+            let len = file.metadata().map_err(|e| e.to_string())?.len();
+            if len != a.before_len + a.len
+                || range_sha(&d, &name, a.before_len, a.len)
                     .map_err(|e| e.to_string())?
                     .as_deref()
                     != f.appended_sha256.as_deref()
             {
                 return Err("another line was appended after it".to_owned());
             }
-            let file = d.open_append(&name, 0o644).map_err(|e| e.to_string())?;
+            if file.metadata().map_err(|e| e.to_string())?.len() != len {
+                return Err("another line was appended after it".to_owned());
+            }
+            if a.before_len == 0 && f.before.is_none() {
+                // The append made the file: it goes again.
+                d.unlink(&name).map_err(|e| errno(e).to_string())?;
+                d.sync();
+                return Ok(());
+            }
             file.set_len(a.before_len).map_err(|e| e.to_string())?;
             file.sync_data().map_err(|e| e.to_string())?;
             Ok(())

@@ -479,25 +479,33 @@ pub fn append_line_in(dir: &Dir, name: &str, line: &[u8]) -> Result<(u64, Vec<u8
     // O_APPEND puts the whole buffer at the end in one write; a short write
     // (a full disk) is an error.
     let written = file.write(&bytes);
+    // Where this write's bytes landed: O_APPEND moved to the end first (an
+    // agent may have appended since the length above was taken).
+    let end = file.stream_position();
     let failure = match written {
         Ok(n) if n == bytes.len() => None,
-        Ok(n) => Some(io::Error::new(
-            io::ErrorKind::WriteZero,
-            format!("short append: {n} of {} bytes written", bytes.len()),
+        Ok(n) => Some((
+            n,
+            io::Error::new(
+                io::ErrorKind::WriteZero,
+                format!("short append: {n} of {} bytes written", bytes.len()),
+            ),
         )),
-        Err(e) => Some(e),
+        Err(e) => Some((0, e)),
     };
-    if let Some(e) = failure {
-        // Only what this write added is cut: the file's length right after
-        // it is checked against ours, so another writer's line is kept.
-        if let Ok(now) = file.metadata()
-            && now.len() < meta.len() + bytes.len() as u64
+    if let Some((n, e)) = failure {
+        // Only what this write added is cut, and only while nothing was
+        // appended after it: another writer's line is never cut.
+        if n > 0
+            && let Ok(end) = end
+            && file.metadata().is_ok_and(|m| m.len() == end)
         {
-            let _ = file.set_len(meta.len());
+            let _ = file.set_len(end - n as u64);
             let _ = file.sync_data();
         }
         return Err(StoreError::Io(e));
     }
+    let at = end.map_or(meta.len(), |end| end - bytes.len() as u64);
     // The record is on disk before the decision is reported made (the
     // audit log appends through here too); a file this append created is
     // in its directory too.
@@ -505,7 +513,7 @@ pub fn append_line_in(dir: &Dir, name: &str, line: &[u8]) -> Result<(u64, Vec<u8
     if meta.len() == 0 {
         dir.sync();
     }
-    Ok((meta.len(), bytes))
+    Ok((at, bytes))
 }
 
 #[cfg(test)]

@@ -261,8 +261,10 @@ pub struct Snapshot {
 pub const STABLE_WAIT: Duration = Duration::from_secs(2);
 /// A file changed more recently than this may still be being written (an
 /// agent that truncates, then writes, without a lock): it is read twice,
-/// this far apart, and decided on only when both reads agree.
-pub const RACY_WINDOW: Duration = Duration::from_millis(2);
+/// this far apart, and decided on only when both reads agree. Two ticks of
+/// the coarse clock file times come from (4 ms at 250 Hz), so a change
+/// just under a tick ago is never taken for an old one.
+pub const RACY_WINDOW: Duration = Duration::from_millis(8);
 
 impl Snapshot {
     pub fn new(project: &Path) -> Self {

@@ -725,3 +725,119 @@ fn a_refusal_on_bytes_not_shown_is_a_change_on_disk() {
         assert!(matches!(err, ActError::Changed(_)), "{err}");
     }
 }
+
+/// A decision killed after it appended to a log and wrote its primary,
+/// before its record: an agent appends to the log meanwhile. Recovery
+/// finds the decision's line where it put it, calls the decision complete
+/// and records it; nothing is rolled back or written twice.
+#[test]
+fn a_killed_decision_whose_log_grew_since_is_completed_not_rolled_back() {
+    use super::super::exec::fault::{Fault, at};
+    let e = env(&[("state.json", "{\"n\":0}"), ("t.ndjson", "{\"a\":1}\n")]);
+    at(2, Fault::Kill);
+    let _ = transact(&e.txn(LockKind::Owner, &e.opts()), |snap| {
+        snap.read("state.json")?;
+        Ok(vec![
+            Edit::AppendLine {
+                file: "t.ndjson".into(),
+                line: b"{\"decided\":1}".to_vec(),
+            },
+            replace("state.json", "{\"n\":1}"),
+        ])
+    });
+    fs::OpenOptions::new()
+        .append(true)
+        .open(e.project.join("t.ndjson"))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, b"{\"agent\":2}\n"))
+        .unwrap();
+    let settled = crate::store::intent::recover(&e.audit, None, Duration::from_secs(1)).unwrap();
+    assert!(
+        matches!(
+            settled[..],
+            [crate::store::intent::Settled::Completed { .. }]
+        ),
+        "{settled:?}"
+    );
+    assert_eq!(
+        e.read("t.ndjson"),
+        "{\"a\":1}\n{\"decided\":1}\n{\"agent\":2}\n"
+    );
+    assert_eq!(e.read("state.json"), "{\"n\":1}");
+    assert_eq!(e.log().len(), 1);
+}
+
+/// Killed after its audit record, before forgetting its intent: the
+/// decision is recorded, so recovery only forgets the intent, even when
+/// another writer changed one of its files since (nothing is rolled back,
+/// nothing recorded twice).
+#[test]
+fn a_recorded_decision_is_never_rolled_back_by_recovery() {
+    use super::super::exec::fault::{Fault, at};
+    let e = env(&[("state.json", "{\"n\":0}"), ("a.md", "q\n")]);
+    at(3, Fault::Kill);
+    let _ = transact(&e.txn(LockKind::Owner, &e.opts()), |snap| {
+        snap.read("state.json")?;
+        Ok(vec![
+            replace("a.md", "q\na\n"),
+            replace("state.json", "{\"n\":1}"),
+        ])
+    });
+    assert_eq!(e.log().len(), 1, "recorded before the kill");
+    assert_eq!(crate::store::intent::pending(&e.audit).len(), 1);
+    fs::write(e.project.join("a.md"), "q\na\nagent\n").unwrap();
+    let settled = crate::store::intent::recover(&e.audit, None, Duration::from_secs(1)).unwrap();
+    assert!(
+        matches!(
+            settled[..],
+            [crate::store::intent::Settled::Completed { .. }]
+        ),
+        "{settled:?}"
+    );
+    assert_eq!(e.read("a.md"), "q\na\nagent\n", "the agent's save stays");
+    assert_eq!(e.read("state.json"), "{\"n\":1}");
+    assert_eq!(e.log().len(), 1, "not recorded twice");
+    assert!(crate::store::intent::pending(&e.audit).is_empty());
+}
+
+/// An intent whose project is gone cannot be settled now: it is said,
+/// kept, and the others are settled all the same.
+#[test]
+fn one_intent_that_cannot_be_settled_never_stops_the_others() {
+    use super::super::exec::fault::{Fault, at};
+    let gone = env(&[("state.json", "{\"n\":0}")]);
+    let e = Env {
+        audit: gone.audit.clone(),
+        ..env(&[("state.json", "{\"n\":0}"), ("a.md", "q\n")])
+    };
+    at(1, Fault::Kill);
+    let _ = transact(&gone.txn(LockKind::Owner, &gone.opts()), |_| {
+        Ok(vec![replace("state.json", "{\"n\":1}")])
+    });
+    fs::remove_dir_all(&gone.project).unwrap();
+    at(1, Fault::Kill);
+    let _ = transact(&e.txn(LockKind::Owner, &e.opts()), |snap| {
+        snap.read("state.json")?;
+        Ok(vec![
+            replace("a.md", "q\na\n"),
+            replace("state.json", "{\"n\":1}"),
+        ])
+    });
+    let settled = crate::store::intent::recover(&e.audit, None, Duration::from_secs(1)).unwrap();
+    assert_eq!(settled.len(), 2, "{settled:?}");
+    assert!(
+        settled
+            .iter()
+            .any(|s| matches!(s, crate::store::intent::Settled::Failed { .. }))
+    );
+    assert!(
+        settled
+            .iter()
+            .any(|s| matches!(s, crate::store::intent::Settled::RolledBack { .. }))
+    );
+    assert_eq!(e.read("a.md"), "q\n");
+    assert_eq!(
+        crate::store::intent::pending(&e.audit).len(),
+        1,
+        "the one not settled stays"
+    );
+}
