@@ -89,6 +89,43 @@ pub(crate) fn run(
         }
         None => Vec::new(),
     };
+    match decide_and_write(txn, decide, order, &root, audit_dir) {
+        Ok(mut o) => {
+            o.recovered = recovered;
+            Ok(o)
+        }
+        // What recovery did is said even when this decision is refused: it
+        // may have put files back.
+        Err(e) if !recovered.is_empty() => Err(after_recovery(e, &recovered)),
+        Err(e) => Err(e),
+    }
+}
+
+/// `e`, prefixed with what recovery did before it.
+fn after_recovery(e: ActError, recovered: &[String]) -> ActError {
+    let said = recovered.join("; ");
+    match e {
+        ActError::Changed(m) => ActError::Changed(format!("{said}; then: {m}")),
+        ActError::Locked(m) => ActError::Locked(format!("{said}; then: {m}")),
+        ActError::Partial(m) => ActError::Partial(format!("{said}; then: {m}")),
+        ActError::Refused(r) => ActError::Refused(Refusal::new(format!("{said}; then: {}", r.0))),
+        ActError::Store { file, source } => ActError::Store {
+            file,
+            source: StoreError::Io(io::Error::other(format!("{source} (before it: {said})"))),
+        },
+        other => other,
+    }
+}
+
+/// The decision itself, once any interrupted one is settled: decide
+/// (inside the lock, or before it for DWP's updater), compare, write.
+fn decide_and_write(
+    txn: &Txn,
+    decide: impl FnOnce(&mut Snapshot) -> Result<Vec<Edit>, ActError>,
+    order: Order,
+    root: &Dir,
+    audit_dir: Option<PathBuf>,
+) -> Result<Outcome, ActError> {
     // The caller's snapshot is checked first; a dry run and DWP's updater
     // then decide on these very bytes.
     let mut first = Snapshot::in_dir(&txn.project, root.try_clone().map_err(store_err("."))?);
@@ -99,7 +136,7 @@ pub(crate) fn run(
         let edits = decide(&mut first);
         let edits = made_on_what_was_shown(txn, &first, edits)?;
         let steps = plan(txn, &mut first, edits, order)?;
-        preflight(txn, &root, &steps)?;
+        preflight(txn, root, &steps)?;
         let read = first
             .entries()
             .iter()
@@ -107,10 +144,10 @@ pub(crate) fn run(
             .collect();
         return Ok(Outcome {
             dry_run: true,
-            files: preview(txn, &root, &steps),
+            files: preview(txn, root, &steps),
             audit_id: None,
             read,
-            recovered,
+            recovered: Vec::new(),
         });
     }
     // The lock is taken in the primary's directory as it was walked (the
@@ -138,15 +175,12 @@ pub(crate) fn run(
     let steps = plan(txn, &mut snap, edits, order)?;
     // Every file the decision was made from is still what it read.
     for (file, bytes) in snap.entries() {
-        cas(&root, file, bytes.as_deref(), false)?;
+        cas(root, file, bytes.as_deref(), false)?;
     }
     let dir = audit_dir.ok_or_else(|| ActError::Refused(Refusal::new(audit::NO_DIR)))?;
-    preflight(txn, &root, &steps)?;
+    preflight(txn, root, &steps)?;
     audit_preflight(&dir)?;
-    let result = apply(txn, &root, &dir, steps).map(|mut o| {
-        o.recovered = recovered;
-        o
-    });
+    let result = apply(txn, root, &dir, steps);
     drop(guard);
     drop(lock_dir);
     result

@@ -841,3 +841,27 @@ fn one_intent_that_cannot_be_settled_never_stops_the_others() {
         "the one not settled stays"
     );
 }
+
+/// A decision refused after recovery put files back still says what the
+/// recovery did (the files changed, though this decision wrote nothing).
+#[test]
+fn a_refusal_after_a_recovery_says_what_the_recovery_did() {
+    use super::super::exec::fault::{Fault, at};
+    let e = env(&[("state.json", "{\"n\":0}"), ("a.md", "q\n")]);
+    at(1, Fault::Kill);
+    let _ = transact(&e.txn(LockKind::Owner, &e.opts()), |snap| {
+        snap.read("state.json")?;
+        Ok(vec![
+            replace("a.md", "q\na\n"),
+            replace("state.json", "{\"n\":1}"),
+        ])
+    });
+    let err = transact(&e.txn(LockKind::Owner, &e.opts()), |_| {
+        Err(ActError::Refused(Refusal::new("not offered")))
+    })
+    .unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("rolled back a.md"), "{msg}");
+    assert!(msg.ends_with("then: not offered"), "{msg}");
+    assert_eq!(e.read("a.md"), "q\n");
+}
