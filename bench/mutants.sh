@@ -27,6 +27,13 @@
 # Exit 0 when no missed mutant is left unexplained, 1 otherwise, 2 on a
 # usage or build error.
 set -uo pipefail
+# A mutant of the write path can write anywhere its user may (a mutated
+# Dir::open once opened "/" and the unit tests wrote their files there):
+# never as root unless the caller says the machine is a throwaway one.
+if [ "$(id -u)" = 0 ] && [ "${MUTANTS_AS_ROOT:-}" != 1 ]; then
+  echo "bench/mutants.sh: refusing to run as root: a mutant of the write path can write anywhere root may (run it as a user, or set MUTANTS_AS_ROOT=1 on a throwaway machine)" >&2
+  exit 2
+fi
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here" || exit 2
 timeout=300
