@@ -5,7 +5,7 @@
 #
 # Targets are in fuzz/fuzz_targets/ (one per parser, one decision target per
 # format; fuzz/src/lib.rs says what each checks). Each run starts from the
-# committed seeds (fuzz/seeds/<target>/) and what earlier runs found
+# seeds (fuzz/seeds/<target>/, built by fuzz/seed.sh from examples/ and shared/real-world/) and what earlier runs found
 # (fuzz/corpus/<target>/, ignored by git). A crash lands in
 # fuzz/artifacts/<target>/; copy it to tests/fixtures/fuzz/<target>/ and
 # `cargo test --test fuzz_regressions` replays it on the stable toolchain.
@@ -23,6 +23,9 @@ minutes=${1:-2}
 shift || true
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here/fuzz" || exit 2
+# The seeds are copies of examples/ and shared/real-world/, built here
+# rather than committed twice.
+[ -d seeds ] || bash ./seed.sh || exit 2
 case $minutes in '' | *[!0-9]*) echo "usage: bench/fuzz.sh [MINUTES] [TARGET...]" >&2; exit 2 ;; esac
 
 command -v cargo-fuzz >/dev/null || nice -n 19 cargo install cargo-fuzz || exit 2

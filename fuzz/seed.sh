@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Rebuild fuzz/seeds/<target>/ from examples/ and ../shared/real-world/
-# (the committed seed corpus; runs write to fuzz/corpus/, which is ignored).
+# (not committed: bench/fuzz.sh runs this when seeds/ is missing; runs write
+# to fuzz/corpus/, also ignored).
 # Usage: fuzz/seed.sh [REAL_WORLD_DIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
