@@ -12,9 +12,15 @@ use super::atomic::open_regular;
 use similar::TextDiff;
 
 /// The unified diff of `file` from `before` to `after` (`None`: absent).
+/// The lines both share at the start and the end (beyond the context
+/// shown) are left out of the comparison and the hunks' line numbers
+/// moved past them, so a one-line change in a large file costs the
+/// change, not a line index of the whole file twice.
 pub fn unified(file: &str, before: Option<&[u8]>, after: Option<&[u8]>) -> String {
-    let old = String::from_utf8_lossy(before.unwrap_or_default());
-    let new = String::from_utf8_lossy(after.unwrap_or_default());
+    let (old_all, new_all) = (before.unwrap_or_default(), after.unwrap_or_default());
+    let (skipped, old_mid, new_mid) = middle(old_all, new_all, CONTEXT);
+    let old = String::from_utf8_lossy(old_mid);
+    let new = String::from_utf8_lossy(new_mid);
     let a = if before.is_some() {
         format!("a/{file}")
     } else {
@@ -28,14 +34,92 @@ pub fn unified(file: &str, before: Option<&[u8]>, after: Option<&[u8]>) -> Strin
     let diff = TextDiff::from_lines(old.as_ref(), new.as_ref());
     let mut out = diff
         .unified_diff()
-        .context_radius(3)
+        .context_radius(CONTEXT)
         .header(&a, &b)
         .to_string();
+    if skipped > 0 {
+        out = moved_down(&out, skipped);
+    }
     if out.is_empty() {
         // No change in content (a rename, say): still name the file.
         out = format!("--- {a}\n+++ {b}\n");
     }
     out
+}
+
+/// Lines of context around a change.
+const CONTEXT: usize = 3;
+
+/// `old` and `new` without the whole lines they share at the start and at
+/// the end, less `keep` lines of context on each side: how many lines were
+/// left out at the start, and the two middles.
+fn middle<'a>(old: &'a [u8], new: &'a [u8], keep: usize) -> (usize, &'a [u8], &'a [u8]) {
+    let same = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    // Line starts within the shared prefix, the last `keep` kept.
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(
+            old[..same]
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c == b'\n')
+                .map(|(i, _)| i + 1),
+        )
+        .filter(|&i| i <= same)
+        .collect();
+    let (skipped, cut) = match starts.len().checked_sub(keep + 1) {
+        Some(k) => (k, starts[k]),
+        None => (0, 0),
+    };
+    let (old, new) = (&old[cut..], &new[cut..]);
+    let tail = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(old.len().min(new.len()));
+    // Whole lines of the shared suffix: from just after a newline that
+    // ends a line before it, `keep` lines kept.
+    let ends: Vec<usize> = (old.len() - tail..old.len())
+        .filter(|&i| i > 0 && old[i - 1] == b'\n')
+        .collect();
+    let drop = match ends.len().checked_sub(keep + 1) {
+        Some(k) => old.len() - ends[ends.len() - 1 - k],
+        None => 0,
+    };
+    (skipped, &old[..old.len() - drop], &new[..new.len() - drop])
+}
+
+/// A unified diff's hunk headers moved `by` lines down (`@@ -a,b +c,d @@`
+/// gets `a + by` and `c + by`).
+fn moved_down(diff: &str, by: usize) -> String {
+    let mut out = String::with_capacity(diff.len() + 16);
+    for line in diff.split_inclusive('\n') {
+        match hunk_header(line, by) {
+            Some(moved) => out.push_str(&moved),
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+fn hunk_header(line: &str, by: usize) -> Option<String> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (ranges, after) = rest.split_once(" @@")?;
+    let (old, new) = ranges.split_once(" +")?;
+    let shift = |r: &str| -> Option<String> {
+        let (start, count) = match r.split_once(',') {
+            Some((s, c)) => (s, Some(c)),
+            None => (r, None),
+        };
+        let start: usize = start.parse().ok()?;
+        let moved = start + by;
+        Some(match count {
+            Some(c) => format!("{moved},{c}"),
+            None => moved.to_string(),
+        })
+    };
+    Some(format!("@@ -{} +{} @@{after}", shift(old)?, shift(new)?))
 }
 
 /// How a file ends, for an append's hunk: its number of newlines and the
@@ -111,6 +195,63 @@ mod tests {
             unified("state.json", Some(before), Some(after)),
             "--- a/state.json\n+++ b/state.json\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n"
         );
+    }
+
+    /// The diff of the whole, as `similar` writes it: what the trimmed
+    /// comparison must give.
+    fn whole(file: &str, before: &[u8], after: &[u8]) -> String {
+        let (old, new) = (
+            String::from_utf8_lossy(before),
+            String::from_utf8_lossy(after),
+        );
+        TextDiff::from_lines(old.as_ref(), new.as_ref())
+            .unified_diff()
+            .context_radius(CONTEXT)
+            .header(&format!("a/{file}"), &format!("b/{file}"))
+            .to_string()
+    }
+
+    #[test]
+    fn a_change_deep_in_a_large_file_is_diffed_as_the_whole_would_be() {
+        let lines: Vec<String> = (0..5_000).map(|i| format!("    \"line {i}\",\n")).collect();
+        let base: String = lines.concat();
+        let cases: Vec<(&str, String)> = vec![
+            (
+                "one line changed",
+                base.replace("\"line 2500\"", "\"changed\""),
+            ),
+            (
+                "a line inserted",
+                base.replace("    \"line 10\",\n", "    \"line 10\",\n    \"new\",\n"),
+            ),
+            ("a line removed", base.replace("    \"line 4990\",\n", "")),
+            (
+                "two changes apart",
+                base.replace("\"line 7\"", "\"a\"")
+                    .replace("\"line 4000\"", "\"b\""),
+            ),
+            ("the first line", base.replace("\"line 0\"", "\"first\"")),
+            (
+                "the last line, no newline",
+                format!("{}    \"end\"", &base[..base.len() - 12]),
+            ),
+            ("appended", format!("{base}    \"more\",\n")),
+            (
+                "a changed ending",
+                format!("{}X\n", &base[..base.len() - 1]),
+            ),
+        ];
+        for (what, after) in &cases {
+            let got = unified("s.json", Some(base.as_bytes()), Some(after.as_bytes()));
+            assert_eq!(
+                got,
+                whole("s.json", base.as_bytes(), after.as_bytes()),
+                "{what}"
+            );
+            assert!(got.contains("@@ -"), "{what}: a hunk");
+        }
+        let trimmed = unified("s.json", Some(base.as_bytes()), Some(cases[0].1.as_bytes()));
+        assert!(trimmed.contains("@@ -2498,7 +2498,7 @@"), "{trimmed}");
     }
 
     #[test]

@@ -33,7 +33,9 @@ use super::audit::{self, FileRecord, Op, Record};
 use super::beneath::{Dir, errno};
 use super::diff::{self, Ending};
 use super::intent::{self, Added, Intent};
-use super::txn::{ActError, Edit, FileChange, LockKind, Outcome, Refusal, Snapshot, Stamp, Txn};
+use super::txn::{
+    ActError, Edit, FileChange, LockKind, Outcome, Refusal, Shared, Snapshot, Stamp, Txn,
+};
 use super::{StoreError, lock, ndjson, sha256_hex, sweep};
 
 /// The order edits are applied in.
@@ -47,7 +49,9 @@ pub enum Order {
 
 /// What a file holds at one point of a transaction: `None` unknown (an
 /// NDJSON file appended to without being read), `Some(None)` absent.
-type Known = Option<Option<Vec<u8>>>;
+/// A file's bytes at a step (`Some(None)`: absent; `None`: not read
+/// whole, as a log appended to).
+type Known = Option<Option<Shared>>;
 
 /// One edit with the file's contents before and after it.
 struct Step {
@@ -175,7 +179,7 @@ fn decide_and_write(
     let steps = plan(txn, &mut snap, edits, order)?;
     // Every file the decision was made from is still what it read.
     for (file, bytes) in snap.entries() {
-        cas(root, file, bytes.as_deref(), false)?;
+        cas(root, file, bytes.as_deref().map(Vec::as_slice), false)?;
     }
     let dir = audit_dir.ok_or_else(|| ActError::Refused(Refusal::new(audit::NO_DIR)))?;
     preflight(txn, root, &steps)?;
@@ -316,18 +320,22 @@ fn plan(
             snap.read(e.file())?;
         }
     }
-    let mut cur: HashMap<String, Option<Vec<u8>>> = snap.entries().iter().cloned().collect();
+    // Shared with the snapshot: a file is held once however many steps
+    // name its bytes.
+    let mut cur: HashMap<String, Option<Shared>> = snap.entries().iter().cloned().collect();
     let mut steps = Vec::with_capacity(edits.len());
-    for edit in edits {
+    for mut edit in edits {
         let file = edit.file().to_owned();
         let before: Known = cur.get(&file).cloned();
-        let after: Known = match &edit {
-            Edit::Replace { bytes, .. } => Some(Some(bytes.clone())),
+        let after: Known = match &mut edit {
+            // The new bytes move to the step (`apply_one` writes them from
+            // there), not copied.
+            Edit::Replace { bytes, .. } => Some(Some(Shared::new(std::mem::take(bytes)))),
             Edit::AppendLine { line, .. } => before.as_ref().map(|b| {
-                let b = b.as_deref().unwrap_or_default();
+                let b = b.as_deref().map(Vec::as_slice).unwrap_or_default();
                 let mut out = b.to_vec();
                 out.extend_from_slice(&appended(b.last().copied(), line));
-                Some(out)
+                Some(Shared::new(out))
             }),
             Edit::Remove { .. } => Some(None),
             Edit::RenameAside { to, .. } => {
@@ -439,7 +447,13 @@ fn last_byte(dir: &Dir, name: &str) -> Result<Option<u8>, StoreError> {
 }
 
 fn stamp_of(k: &Known) -> Option<Stamp> {
-    k.as_ref().and_then(|b| b.as_deref()).map(Stamp::of)
+    bytes_of(k).map(Stamp::of)
+}
+
+/// The bytes a step knows for its file, if it knows them and the file
+/// exists.
+fn bytes_of(k: &Known) -> Option<&[u8]> {
+    k.as_ref().and_then(|b| b.as_deref()).map(Vec::as_slice)
 }
 
 /// A dry run's report: each edit's stamps and diff.
@@ -448,7 +462,7 @@ fn preview(txn: &Txn, root: &Dir, steps: &[Step]) -> Vec<FileChange> {
         .iter()
         .map(|s| {
             let file = s.edit.file();
-            let before = s.before.as_ref().map(|b| b.as_deref());
+            let before = s.before.as_ref().map(|b| b.as_deref().map(Vec::as_slice));
             let (before_stamp, after_stamp, diff) = match &s.edit {
                 Edit::AppendLine { line, .. } => match before {
                     Some(b) => (
@@ -486,7 +500,7 @@ fn preview(txn: &Txn, root: &Dir, steps: &[Step]) -> Vec<FileChange> {
                     ),
                 ),
                 _ => {
-                    let after = s.after.as_ref().and_then(|a| a.as_deref());
+                    let after = bytes_of(&s.after);
                     (
                         stamp_of(&s.before),
                         after.map(Stamp::of),
@@ -744,19 +758,16 @@ fn apply_one(
     };
     let mut add = None;
     match &s.edit {
-        Edit::Replace { bytes, .. } => match atomic::replace_at(&dir, &name, bytes, expect) {
-            Ok(()) => {}
-            Err(Swap::Changed { now }) => return Err(changed_now(now)),
-            Err(Swap::Store(e)) => return Err(err(e)),
-        },
+        Edit::Replace { .. } => {
+            match atomic::replace_at(&dir, &name, bytes_of(&s.after).unwrap_or_default(), expect) {
+                Ok(()) => {}
+                Err(Swap::Changed { now }) => return Err(changed_now(now)),
+                Err(Swap::Store(e)) => return Err(err(e)),
+            }
+        }
         Edit::AppendLine { line, .. } => {
             if s.before.is_some() {
-                cas(
-                    root,
-                    file,
-                    s.before.as_ref().and_then(|b| b.as_deref()),
-                    false,
-                )?;
+                cas(root, file, bytes_of(&s.before), false)?;
             }
             let (before_len, added) = ndjson::append_line_in(&dir, &name, line).map_err(&err)?;
             add = Some(Added {
@@ -898,8 +909,8 @@ mod tests {
                 file: "state.json".to_owned(),
                 bytes: b"{\"x\":1}".to_vec(),
             },
-            before: Some(Some(b"{}".to_vec())),
-            after: Some(Some(b"{\"x\":1}".to_vec())),
+            before: Some(Some(Shared::new(b"{}".to_vec()))),
+            after: Some(Some(Shared::new(b"{\"x\":1}".to_vec()))),
         };
         let root = Dir::open(&project).unwrap();
         let err = apply(&txn, &root, &dir, vec![step]).unwrap_err();

@@ -253,8 +253,13 @@ pub struct Snapshot {
     /// The project directory, opened once: every file is read relative to
     /// it (see [`super::beneath`]).
     root: Option<Dir>,
-    files: Vec<(String, Option<Vec<u8>>)>,
+    /// Shared, not copied: the plan of a decision keeps each file's bytes
+    /// as read, and a large state is held once.
+    files: Vec<(String, Option<Shared>)>,
 }
+
+/// A file's bytes held in one place and shared by whoever needs them.
+pub(crate) type Shared = std::sync::Arc<Vec<u8>>;
 
 /// How long a file another process keeps rewriting is waited for before a
 /// decision on it is refused ("being written").
@@ -292,7 +297,7 @@ impl Snapshot {
     /// [`STABLE_WAIT`] refuses the decision as a change on disk.
     pub fn read(&mut self, file: &str) -> Result<Option<&[u8]>, ActError> {
         if let Some(i) = self.files.iter().position(|(f, _)| f == file) {
-            return Ok(self.files[i].1.as_deref());
+            return Ok(self.files[i].1.as_deref().map(Vec::as_slice));
         }
         if self.root.is_none() {
             let root = Dir::open(&self.project).map_err(|source| ActError::Store {
@@ -323,8 +328,22 @@ impl Snapshot {
         if let Some(b) = &bytes {
             super::stamps::record(|| self.project.join(file), b);
         }
-        self.files.push((file.to_owned(), bytes));
-        Ok(self.files.last().and_then(|(_, b)| b.as_deref()))
+        self.files.push((file.to_owned(), bytes.map(Shared::new)));
+        Ok(self
+            .files
+            .last()
+            .and_then(|(_, b)| b.as_deref().map(Vec::as_slice)))
+    }
+
+    /// [`Self::read`], the bytes shared rather than borrowed: for a reader
+    /// that keeps them while the snapshot reads on.
+    pub(crate) fn read_shared(&mut self, file: &str) -> Result<Option<Shared>, ActError> {
+        self.read(file)?;
+        Ok(self
+            .files
+            .iter()
+            .find(|(f, _)| f == file)
+            .and_then(|(_, b)| b.clone()))
     }
 
     /// The stamp of `file` as read (`None`: not read, or missing).
@@ -337,7 +356,7 @@ impl Snapshot {
         self.files
             .iter()
             .find(|(f, _)| f == file)
-            .and_then(|(_, b)| b.as_deref())
+            .and_then(|(_, b)| b.as_deref().map(Vec::as_slice))
     }
 
     pub fn project(&self) -> &Path {
@@ -390,7 +409,7 @@ pub fn transact(
 
 impl Snapshot {
     /// Every file read, with its bytes (`None`: missing).
-    pub(crate) fn entries(&self) -> &[(String, Option<Vec<u8>>)] {
+    pub(crate) fn entries(&self) -> &[(String, Option<Shared>)] {
         &self.files
     }
 

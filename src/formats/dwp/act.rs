@@ -153,9 +153,9 @@ fn run(
         };
         let mut doc =
             JsonDoc::parse(bytes).map_err(|e| refuse(format!("cannot read state: {e}")))?;
-        let value = std::mem::take(&mut doc.value);
+        let value = std::mem::take(doc.value_mut());
         let (value, mut extra) = apply(value, Files::Snapshot(&mut *snap), by, now, verb)?;
-        doc.value = value;
+        *doc.value_mut() = value;
         // The updater takes its lock at write time: an existing one stops
         // the write (the store checks again when it takes it).
         if crate::store::locate(snap.project(), LOCK).is_ok_and(|p| p.is_some()) {
@@ -165,7 +165,9 @@ fn run(
         }
         let mut edits = vec![Edit::Replace {
             file: STATE.to_owned(),
-            bytes: doc.to_bytes(),
+            bytes: doc
+                .into_bytes()
+                .map_err(|e| refuse(format!("cannot write state: {e}")))?,
         }];
         edits.append(&mut extra);
         Ok(edits)
@@ -350,12 +352,12 @@ mod tests {
             let bytes = std::fs::read(plan.join(STATE)).unwrap();
             let doc = JsonDoc::parse(&bytes).unwrap();
             assert_eq!(
-                rules::state_errors(&doc.value),
+                rules::state_errors(&doc.clone().into_value()),
                 Vec::<String>::new(),
                 "{plan:?}"
             );
             // The write path's bytes for an unchanged value are the file's.
-            assert_eq!(doc.to_bytes(), bytes, "{plan:?}");
+            assert_eq!(doc.to_bytes().unwrap(), bytes, "{plan:?}");
         }
     }
 
@@ -367,14 +369,18 @@ mod tests {
         for plan in real_plans() {
             let bytes = std::fs::read(plan.join(STATE)).unwrap();
             let mut doc = JsonDoc::parse(&bytes).unwrap();
-            let old = doc.value["updated_at"].as_str().unwrap().to_owned();
-            doc.value["updated_at"] = Value::from("2030-01-01T00:00:00Z");
+            let old = doc.value_mut()["updated_at"].as_str().unwrap().to_owned();
+            doc.value_mut()["updated_at"] = Value::from("2030-01-01T00:00:00Z");
             let want = String::from_utf8(bytes.clone()).unwrap().replacen(
                 &format!("\"{old}\""),
                 "\"2030-01-01T00:00:00Z\"",
                 1,
             );
-            assert_eq!(String::from_utf8(doc.to_bytes()).unwrap(), want, "{plan:?}");
+            assert_eq!(
+                String::from_utf8(doc.to_bytes().unwrap()).unwrap(),
+                want,
+                "{plan:?}"
+            );
         }
     }
 

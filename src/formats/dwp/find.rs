@@ -217,7 +217,11 @@ fn read_json<T: schema::Tolerant + Clone + Send + Sync + 'static>(
     // again.
     let parsed = match store::cache::memo_in(dir, file, store::STATE_FILE_LIMIT, move |bytes| {
         let value = raw
-            .then(|| JsonDoc::parse(&bytes).ok().map(|d| Arc::new(d.value)))
+            .then(|| {
+                JsonDoc::parse(&bytes)
+                    .ok()
+                    .map(|d| Arc::new(d.into_value()))
+            })
             .flatten();
         (schema::parse::<T>(&bytes), value)
     }) {

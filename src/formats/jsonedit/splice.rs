@@ -8,6 +8,8 @@
 //! does not parse back to exactly the new value, the caller falls back to
 //! `JsonDoc`'s whole-document writer.
 
+use std::ops::Range;
+
 use serde::Serialize;
 use serde_json::Value;
 use serde_json::ser::{Formatter, PrettyFormatter};
@@ -52,12 +54,20 @@ type Edits = Vec<(usize, usize, Vec<u8>)>;
 /// `bytes` (the file as read, `old` its parse) rewritten so that it parses
 /// as `new`, touching only what changed. `None`: not done this way.
 pub fn splice(bytes: &[u8], old: &Value, new: &Value, ascii_only: bool) -> Option<Vec<u8>> {
-    let mut p = Parser {
-        b: bytes,
-        i: 0,
-        colon: None,
-        comma: None,
-    };
+    let (root, fmt) = read(bytes, usize::MAX, ascii_only)?;
+    let mut edits: Edits = Vec::new();
+    diff(bytes, &root, old, new, &fmt, &mut edits)?;
+    let out = apply(bytes, edits)?;
+    let body = out.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&out);
+    let back: Value = serde_json::from_slice(body).ok()?;
+    same(&back, new).then_some(out)
+}
+
+/// The nodes of `bytes` down to `depth` levels (deeper containers are one
+/// node each, not looked into), and how the document writes what an edit
+/// may have to write anew.
+fn read(bytes: &[u8], depth: usize, ascii_only: bool) -> Option<(Node, Fmt)> {
+    let mut p = Parser::new(bytes, 0, depth);
     p.ws();
     let root = p.value()?;
     let fmt = Fmt {
@@ -71,8 +81,16 @@ pub fn splice(bytes: &[u8], old: &Value, new: &Value, ascii_only: bool) -> Optio
         comma: p.comma.take().unwrap_or_else(|| " ".to_owned()),
         ascii_only,
     };
-    let mut edits: Edits = Vec::new();
-    diff(bytes, &root, old, new, &fmt, &mut edits)?;
+    Some((root, fmt))
+}
+
+/// The value starting at byte `at`, read `depth` levels deep.
+fn node_at(bytes: &[u8], at: usize, depth: usize) -> Option<Node> {
+    Parser::new(bytes, at, depth).value()
+}
+
+/// `bytes` with `edits` made (`None`: two edits overlap).
+fn apply(bytes: &[u8], mut edits: Edits) -> Option<Vec<u8>> {
     // Insertions (empty ranges) before a cut starting at the same byte.
     edits.sort_by_key(|e| (e.0, e.1));
     let mut out = Vec::with_capacity(bytes.len() + 256);
@@ -86,9 +104,179 @@ pub fn splice(bytes: &[u8], old: &Value, new: &Value, ascii_only: bool) -> Optio
         at = e;
     }
     out.extend_from_slice(&bytes[at..]);
-    let body = out.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&out);
-    let back: Value = serde_json::from_slice(body).ok()?;
-    same(&back, new).then_some(out)
+    Some(out)
+}
+
+/// The top level of an object document (distinct keys): each member's
+/// key and where its value's bytes are, values not looked into.
+pub fn members(bytes: &[u8]) -> Option<Vec<(String, Range<usize>)>> {
+    let mut p = Parser::new(bytes, 0, 1);
+    p.ws();
+    let Kind::Object(members) = p.value()?.kind else {
+        return None;
+    };
+    Some(
+        members
+            .into_iter()
+            .map(|m| (m.key, m.value.start..m.value.end))
+            .collect(),
+    )
+}
+
+/// What became of one top-level member, for [`splice_top`].
+pub enum Top<'a> {
+    /// Untouched: its bytes stay as they are.
+    Kept,
+    /// Edited: its value now is the one in the new members (and was, if
+    /// the original has the key, parsed anew from the bytes).
+    Edited,
+    /// An array untouched but for these entries appended.
+    Appended(&'a [Value]),
+}
+
+/// [`splice`] for an object document whose members were read only where
+/// an edit needed them. `n` is the members in their new order (keys of
+/// `bytes` missing from it are removed), each told by `how` (in the same
+/// order): an edited member holds its value, the others `null`. Only the
+/// members edited are parsed (once from `bytes`, once from the result to
+/// check it), so a large document is never held as a tree. `None`: not
+/// done this way.
+pub fn splice_top(
+    bytes: &[u8],
+    n: &serde_json::Map<String, Value>,
+    how: &[Top<'_>],
+    ascii_only: bool,
+) -> Option<Vec<u8>> {
+    if n.len() != how.len() {
+        return None;
+    }
+    let new: Vec<(&str, &Top<'_>)> = n.keys().map(String::as_str).zip(how).collect();
+    let (root, fmt) = read(bytes, 1, ascii_only)?;
+    let Kind::Object(members) = &root.kind else {
+        return None;
+    };
+    if members.is_empty() {
+        return None;
+    }
+    let parse = |r: Range<usize>| serde_json::from_slice::<Value>(&bytes[r]).ok();
+    // The members as objects of placeholders: a kept member is `null` on
+    // both sides (so never compared or touched), an edited one its value.
+    let mut o = serde_json::Map::new();
+    let mut deep: Vec<Member> = Vec::with_capacity(members.len());
+    for m in members {
+        let edited = new
+            .iter()
+            .any(|(k, t)| *k == m.key && matches!(t, Top::Edited));
+        let (value, node) = if edited {
+            let node = node_at(bytes, m.value.start, usize::MAX)?;
+            (parse(m.value.start..m.value.end)?, node)
+        } else {
+            (Value::Null, node_at(bytes, m.value.start, 0)?)
+        };
+        o.insert(m.key.clone(), value);
+        deep.push(Member {
+            key: m.key.clone(),
+            key_at: m.key_at,
+            value: node,
+        });
+    }
+    let mut edits: Edits = Vec::new();
+    object(bytes, &root, &deep, &o, n, &fmt, &mut edits)?;
+    drop(o);
+    for (k, t) in &new {
+        if let Top::Appended(items) = t {
+            let m = deep.iter().rfind(|m| m.key == *k)?;
+            append(bytes, m.value.start, items, &fmt, &mut edits)?;
+        }
+    }
+    drop((deep, root));
+    let out = apply(bytes, edits)?;
+    checked_top(bytes, &out, n, &new).then_some(out)
+}
+
+/// Entries appended to the array at byte `at`, after its last one in the
+/// style of its entries (an empty array is written anew).
+fn append(b: &[u8], at: usize, items: &[Value], fmt: &Fmt, edits: &mut Edits) -> Option<()> {
+    let node = node_at(b, at, 1)?;
+    let Kind::Array(old) = &node.kind else {
+        return None;
+    };
+    let line = line_indent(b, node.start);
+    if old.is_empty() {
+        let inline = !b[node.start..node.end].contains(&b'\n');
+        let text = render(&Value::Array(items.to_vec()), fmt, &line, inline);
+        edits.push((node.start, node.end, text.into_bytes()));
+        return Some(());
+    }
+    let starts: Vec<usize> = old.iter().map(|i| i.start).collect();
+    let ends: Vec<usize> = old.iter().map(|i| i.end).collect();
+    let (sep, line) = separator(b, &node, &starts, &ends, fmt);
+    let inline = !sep.contains('\n');
+    let mut text = String::new();
+    for v in items {
+        text.push_str(&format!(",{sep}{}", render(v, fmt, &line, inline)));
+    }
+    edits.push((*ends.last()?, *ends.last()?, text.into_bytes()));
+    Some(())
+}
+
+/// Does `out` (spliced from `bytes`) hold exactly `new`? Its members in
+/// that order; a kept member byte for byte; an edited one parsing to its
+/// value; an appended array its old entries byte for byte, then the new
+/// ones parsing to theirs.
+fn checked_top(
+    bytes: &[u8],
+    out: &[u8],
+    n: &serde_json::Map<String, Value>,
+    new: &[(&str, &Top<'_>)],
+) -> bool {
+    let body = out.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(out);
+    if serde_json::from_slice::<super::Valid>(body).is_err() {
+        return false;
+    }
+    let (Some(before), Some(after)) = (members(bytes), members(out)) else {
+        return false;
+    };
+    if after.len() != new.len() {
+        return false;
+    }
+    let was = |k: &str| {
+        before
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, r)| r.clone())
+    };
+    let parses_to = |r: Range<usize>, v: &Value| {
+        serde_json::from_slice::<Value>(&out[r]).is_ok_and(|back| same(&back, v))
+    };
+    after.iter().zip(new).all(|((key, r), (k, t))| {
+        key == k
+            && match t {
+                Top::Kept => was(k).is_some_and(|w| bytes[w] == out[r.clone()]),
+                Top::Edited => n.get(*k).is_some_and(|v| parses_to(r.clone(), v)),
+                Top::Appended(items) => {
+                    let (Some(w), Some(old), Some(now)) = (
+                        was(k),
+                        was(k).and_then(|w| node_at(bytes, w.start, 1)),
+                        node_at(out, r.start, 1),
+                    ) else {
+                        return false;
+                    };
+                    let (Kind::Array(o), Kind::Array(n)) = (&old.kind, &now.kind) else {
+                        return false;
+                    };
+                    n.len() == o.len() + items.len()
+                        && o.last().is_none_or(|last| {
+                            out.get(r.start..r.start + (last.end - w.start))
+                                == Some(&bytes[w.start..last.end])
+                        })
+                        && n[o.len()..]
+                            .iter()
+                            .zip(items.iter())
+                            .all(|(node, v)| parses_to(node.start..node.end, v))
+                }
+            }
+    })
 }
 
 /// `a == b` with objects' keys in the same order too (`Value`'s own `==`
@@ -463,13 +651,26 @@ fn indent_unit(b: &[u8]) -> String {
 struct Parser<'a> {
     b: &'a [u8],
     i: usize,
+    /// How many levels of containers are looked into (deeper ones are
+    /// walked over as one node).
+    depth: usize,
     /// The first key–value separator seen (`": "`).
     colon: Option<String>,
     /// The first whitespace seen after a comma on one line.
     comma: Option<String>,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(b: &'a [u8], at: usize, depth: usize) -> Self {
+        Parser {
+            b,
+            i: at,
+            depth,
+            colon: None,
+            comma: None,
+        }
+    }
+
     fn ws(&mut self) {
         while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
             self.i += 1;
@@ -492,8 +693,13 @@ impl Parser<'_> {
 
     fn value(&mut self) -> Option<Node> {
         let start = self.i;
+        // Inside a container walked over, nothing is kept.
+        let keep = self.depth > 0;
         let kind = match *self.b.get(self.i)? {
             b'{' => {
+                if keep {
+                    self.depth -= 1;
+                }
                 self.i += 1;
                 let mut members = Vec::new();
                 self.ws();
@@ -502,7 +708,12 @@ impl Parser<'_> {
                 } else {
                     loop {
                         let key_at = self.i;
-                        let key = self.string()?;
+                        let key = if keep {
+                            self.string()?
+                        } else {
+                            self.skip_string()?;
+                            String::new()
+                        };
                         let colon_at = self.i;
                         self.ws();
                         (self.b.get(self.i) == Some(&b':')).then_some(())?;
@@ -515,7 +726,9 @@ impl Parser<'_> {
                             }
                         }
                         let value = self.value()?;
-                        members.push(Member { key, key_at, value });
+                        if keep {
+                            members.push(Member { key, key_at, value });
+                        }
                         self.ws();
                         match self.b.get(self.i)? {
                             b',' => {
@@ -530,9 +743,19 @@ impl Parser<'_> {
                         }
                     }
                 }
-                Kind::Object(members)
+                if keep {
+                    self.depth += 1;
+                }
+                if keep {
+                    Kind::Object(members)
+                } else {
+                    Kind::Scalar
+                }
             }
             b'[' => {
+                if keep {
+                    self.depth -= 1;
+                }
                 self.i += 1;
                 let mut items = Vec::new();
                 self.ws();
@@ -540,7 +763,10 @@ impl Parser<'_> {
                     self.i += 1;
                 } else {
                     loop {
-                        items.push(self.value()?);
+                        let item = self.value()?;
+                        if keep {
+                            items.push(item);
+                        }
                         self.ws();
                         match self.b.get(self.i)? {
                             b',' => {
@@ -555,10 +781,17 @@ impl Parser<'_> {
                         }
                     }
                 }
-                Kind::Array(items)
+                if keep {
+                    self.depth += 1;
+                }
+                if keep {
+                    Kind::Array(items)
+                } else {
+                    Kind::Scalar
+                }
             }
             b'"' => {
-                self.string()?;
+                self.skip_string()?;
                 Kind::Scalar
             }
             _ => {
@@ -584,6 +817,12 @@ impl Parser<'_> {
     /// A string token, decoded (for keys).
     fn string(&mut self) -> Option<String> {
         let start = self.i;
+        self.skip_string()?;
+        serde_json::from_slice(&self.b[start..self.i]).ok()
+    }
+
+    /// Past a string token.
+    fn skip_string(&mut self) -> Option<()> {
         (self.b.get(self.i) == Some(&b'"')).then_some(())?;
         self.i += 1;
         while *self.b.get(self.i)? != b'"' {
@@ -593,7 +832,7 @@ impl Parser<'_> {
             self.i += 1;
         }
         self.i += 1;
-        serde_json::from_slice(&self.b[start..self.i]).ok()
+        Some(())
     }
 }
 

@@ -90,7 +90,7 @@ fn decide(
         .map_err(|e| refuse(format!("{rel} is not JSON ({e}); nothing is written to it")))?;
     let a = agents::from_state(bytes, stem)
         .map_err(|e| refuse(format!("{rel} cannot be read as an agent state: {e}")))?;
-    let Value::Object(state) = &mut doc.value else {
+    let Value::Object(state) = doc.value_mut() else {
         return Err(refuse(format!("{rel} is not a JSON object")));
     };
     if a.status != "paused" {
@@ -148,7 +148,9 @@ fn decide(
         .get("call_id")
         .and_then(Value::as_str)
         .map(str::to_owned);
-    let bytes = doc.to_bytes();
+    let bytes = doc
+        .into_bytes()
+        .map_err(|e| refuse(format!("{rel}: {e}")))?;
 
     let reference = match &call {
         Some(c) => format!("agent/{}/{c}", a.agent),

@@ -78,7 +78,7 @@ fn decide(snap: &mut Snapshot, req: &Request, kind: Local) -> Result<Vec<Edit>, 
             "{PROJECT_FILE} is not JSON ({e}); nothing is written to it"
         ))
     })?;
-    let Value::Object(meta) = &mut doc.value else {
+    let Value::Object(meta) = doc.value_mut() else {
         return Err(refuse(format!("{PROJECT_FILE} is not a JSON object")));
     };
     let from = meta
@@ -111,7 +111,9 @@ fn decide(snap: &mut Snapshot, req: &Request, kind: Local) -> Result<Vec<Edit>, 
     }
     meta.insert("status".into(), Value::from(to));
     meta.insert("updated_at".into(), Value::from(stamp(req.now)));
-    let bytes = doc.to_bytes();
+    let bytes = doc
+        .into_bytes()
+        .map_err(|e| refuse(format!("{PROJECT_FILE}: {e}")))?;
     let mut payload = Map::new();
     payload.insert("from".into(), Value::from(from.as_str()));
     payload.insert("to".into(), Value::from(to));
@@ -159,7 +161,7 @@ fn remote(dir: &Path, req: &Request, opts: &WriteOptions, api: &str) -> Result<O
             )));
         }
     }
-    let meta = match JsonDoc::parse(&bytes).map(|d| d.value) {
+    let meta = match JsonDoc::parse(&bytes).map(JsonDoc::into_value) {
         Ok(Value::Object(m)) => m,
         _ => Map::new(),
     };

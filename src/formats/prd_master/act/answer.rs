@@ -43,10 +43,10 @@ fn locate<'a>(
     if let Some(q) = f.blocked.iter().find(|q| q.id == id) {
         return Ok((q, false));
     }
-    let earlier = loaded
-        .doc
-        .value
-        .get("user_inputs_log")
+    // Parsed for this message only (a refusal), then dropped.
+    let log = loaded.doc.get("user_inputs_log");
+    let earlier = log
+        .as_deref()
         .and_then(Value::as_array)
         .and_then(|log| {
             log.iter()
@@ -158,7 +158,10 @@ pub fn decide(
     let next_action = recompute.then(|| doc::stage1_frontier(&loaded.state, id));
     let ts = doc::stamp(req);
     let stage_text = doc::stage_text(&loaded.state);
-    let map = doc::root(&mut loaded.doc)?;
+    // The logs are appended to, never parsed: a long session's state is
+    // held as its bytes and the questions it edits.
+    let next_decision = doc::next_decision_id(&loaded.state);
+    let map = &mut loaded.doc;
     if let Some(Value::Array(nodes)) = map.get_mut("open_questions") {
         nodes.retain(|n| n.get("id").and_then(id_text).as_deref() != Some(id));
     }
@@ -185,21 +188,10 @@ pub fn decide(
     {
         obj.insert("kind".to_owned(), json!("evidence"));
     }
-    doc::push(map, "user_inputs_log", entry);
+    map.push("user_inputs_log", entry);
     if key_decision {
-        let next = map
-            .get("key_decisions_made")
-            .and_then(Value::as_array)
-            .map_or(0, |ds| {
-                ds.iter()
-                    .filter_map(|d| d.get("id").and_then(Value::as_str))
-                    .filter_map(|i| i.strip_prefix("D-").and_then(|n| n.parse::<u64>().ok()))
-                    .max()
-                    .unwrap_or(0)
-            })
-            + 1;
         let mut d = json!({
-            "id": format!("D-{next}"),
+            "id": format!("D-{next_decision}"),
             "decision": text,
             "stage": stage,
             "question_id": id,
@@ -207,10 +199,10 @@ pub fn decide(
         if let (Some(r), Some(obj)) = (rationale, d.as_object_mut()) {
             obj.insert("rationale".to_owned(), json!(r));
         }
-        doc::push(map, "key_decisions_made", d);
+        map.push("key_decisions_made", d);
     }
     if let Some(na) = next_action {
-        map.insert("next_action".to_owned(), na);
+        map.insert("next_action", na);
     }
     doc::touch(map, req);
     let (q_label, a_label) = match verb {

@@ -71,10 +71,9 @@ pub fn decide(snap: &mut Snapshot, req: &Request, raw: &str) -> Result<Vec<Edit>
             na.kind.as_deref().unwrap_or("none")
         )));
     }
-    if let Some(prev) = loaded
-        .doc
-        .value
-        .get("next_action")
+    let next_action = loaded.doc.get("next_action");
+    if let Some(prev) = next_action
+        .as_deref()
         .and_then(|n| n.get("answer"))
         .filter(|a| !a.is_null())
     {
@@ -91,10 +90,10 @@ pub fn decide(snap: &mut Snapshot, req: &Request, raw: &str) -> Result<Vec<Edit>
         .description
         .clone()
         .unwrap_or_else(|| "decision".to_owned());
-    let map = doc::root(&mut loaded.doc)?;
+    drop(next_action);
+    let map = &mut loaded.doc;
     let stage = doc::stage_value(map);
-    doc::push(
-        map,
+    map.push(
         "user_inputs_log",
         json!({
             "stage": stage,

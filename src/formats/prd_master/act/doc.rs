@@ -11,7 +11,7 @@ use super::super::rebuild::SCENE_ANCHOR;
 use super::super::schema::{self, NextAction, ParseFailure, Scalar, State};
 use super::super::{CONVERSATION, STATE_FILE};
 use crate::formats::json::reason as json_reason;
-use crate::formats::jsonedit::JsonDoc;
+use crate::formats::jsonedit::{JsonDoc, Shape};
 use crate::model::{Frontier, Request};
 use crate::store::txn::{ActError, Edit, Refusal, Snapshot};
 
@@ -52,15 +52,15 @@ fn corrupt(reason: &str) -> ActError {
 /// Read and parse `state.json`; a legacy state is migrated in the document
 /// too, so whatever the decision writes is written as v0.6.
 pub fn load(snap: &mut Snapshot, req: &Request) -> Result<Loaded, ActError> {
-    // Parsed where the snapshot holds them: a copy of a large state would
-    // stay alive through the whole decision.
-    let Some(bytes) = snap.read(STATE_FILE)? else {
+    // Shared with the snapshot: a copy of a large state would stay alive
+    // through the whole decision.
+    let Some(shared) = snap.read_shared(STATE_FILE)? else {
         return Err(refuse(
             "no state.json here: a PRD-master decision needs the project's state \
              (a project shown as rebuilt is confirmed by PRD-master itself)",
         ));
     };
-    let (mut state, _) = match schema::parse(bytes) {
+    let (mut state, _) = match schema::parse(&shared) {
         Ok(parsed) => parsed,
         // Valid JSON past the parser's limits is not corrupt: say it as
         // the reader says it ("state.json cannot be used (…)").
@@ -74,7 +74,7 @@ pub fn load(snap: &mut Snapshot, req: &Request) -> Result<Loaded, ActError> {
         Err(ParseFailure::Syntax(e)) => return Err(corrupt(&json_reason(&e))),
         Err(ParseFailure::NotAnObject) => return Err(corrupt("not a JSON object")),
     };
-    let doc = JsonDoc::parse(bytes).map_err(|e| corrupt(&e))?;
+    let doc = JsonDoc::parse_shared(shared).map_err(|e| corrupt(&e))?;
     if state.workflow_version.is_none()
         && state.state_schema_version.is_none()
         && state.current_stage.is_none()
@@ -89,11 +89,11 @@ pub fn load(snap: &mut Snapshot, req: &Request) -> Result<Loaded, ActError> {
         ("key_decisions_made", "an array"),
         ("next_action", "an object"),
     ] {
-        let ok = match doc.value.get(key) {
-            None | Some(Value::Null) => true,
-            Some(Value::Array(_)) => want == "an array",
-            Some(Value::Object(_)) => want == "an object",
-            Some(_) => false,
+        let ok = match doc.shape(key) {
+            None | Some(Shape::Null) => true,
+            Some(Shape::Array) => want == "an array",
+            Some(Shape::Object) => want == "an object",
+            Some(Shape::Other) => false,
         };
         if !ok {
             return Err(refuse(format!(
@@ -137,13 +137,6 @@ pub fn load(snap: &mut Snapshot, req: &Request) -> Result<Loaded, ActError> {
     Ok(loaded)
 }
 
-/// The root object (checked by [`load`]'s parse of a PRD-master state).
-pub fn root(doc: &mut JsonDoc) -> Result<&mut Map<String, Value>, ActError> {
-    doc.value
-        .as_object_mut()
-        .ok_or_else(|| refuse("state.json is not a JSON object"))
-}
-
 /// Write the migration into the document (seed 000, Step 0): v0.6, schema
 /// 3, the mapped stages, every open question's status, and a note.
 fn write_migration(
@@ -154,9 +147,7 @@ fn write_migration(
     req: &Request,
 ) {
     let state = &loaded.state;
-    let Some(map) = loaded.doc.value.as_object_mut() else {
-        return;
-    };
+    let map = &mut loaded.doc;
     // The version keys lead a v0.6 state (seed 000's field order); a key
     // already there keeps its place.
     for (i, (key, value)) in [
@@ -166,24 +157,17 @@ fn write_migration(
     .into_iter()
     .enumerate()
     {
-        if let Some(slot) = map.get_mut(key) {
-            *slot = value;
-        } else {
-            map.shift_insert(i.min(map.len()), key.to_owned(), value);
-        }
+        map.insert_at(i, key, value);
     }
     if let Some(to) = &m.stage_to {
-        map.insert("current_stage".to_owned(), json!(to));
+        map.insert("current_stage", json!(to));
     }
     if pre_05 && map.contains_key("completed_stages") {
         let done: Vec<String> = state.completed_stages.iter().map(Scalar::text).collect();
-        map.insert("completed_stages".to_owned(), json!(done));
+        map.insert("completed_stages", json!(done));
     }
     if m.completed_without_value_stage {
-        map.insert(
-            "legacy_completed_without_value_stage".to_owned(),
-            Value::Bool(true),
-        );
+        map.insert("legacy_completed_without_value_stage", Value::Bool(true));
     }
     if let Some(Value::Array(nodes)) = map.get_mut("open_questions") {
         for node in nodes.iter_mut().filter_map(Value::as_object_mut) {
@@ -199,10 +183,10 @@ fn write_migration(
         }
     }
     if next_action_replaced && let Some(na) = &state.next_action {
-        map.insert("next_action".to_owned(), next_action_value(na));
+        map.insert("next_action", next_action_value(na));
     }
     map.insert(
-        "migration_note".to_owned(),
+        "migration_note",
         json!({
             "from_workflow_version": m.from_version,
             "to_workflow_version": "0.6",
@@ -282,23 +266,27 @@ pub fn recomputes_frontier(state: &State) -> bool {
 }
 
 /// Refresh `last_updated_at_utc`.
-pub fn touch(map: &mut Map<String, Value>, req: &Request) {
-    map.insert("last_updated_at_utc".to_owned(), json!(stamp(req)));
+pub fn touch(doc: &mut JsonDoc, req: &Request) {
+    doc.insert("last_updated_at_utc", json!(stamp(req)));
 }
 
 /// The current stage as the document holds it.
-pub fn stage_value(map: &Map<String, Value>) -> Value {
-    map.get("current_stage").cloned().unwrap_or(Value::Null)
+pub fn stage_value(doc: &JsonDoc) -> Value {
+    doc.get("current_stage")
+        .map_or(Value::Null, std::borrow::Cow::into_owned)
 }
 
-/// Append `entry` to the array `key` (created when missing or null).
-pub fn push(map: &mut Map<String, Value>, key: &str, entry: Value) {
-    match map.get_mut(key) {
-        Some(Value::Array(items)) => items.push(entry),
-        _ => {
-            map.insert(key.to_owned(), Value::Array(vec![entry]));
-        }
-    }
+/// The number of the next key decision (`D-n`): one past the highest
+/// `D-` number the state holds.
+pub fn next_decision_id(state: &State) -> u64 {
+    state
+        .key_decisions_made
+        .iter()
+        .filter_map(|d| d.id.as_deref())
+        .filter_map(|i| i.strip_prefix("D-").and_then(|n| n.parse::<u64>().ok()))
+        .max()
+        .unwrap_or(0)
+        + 1
 }
 
 /// `summary` cut to `max` characters (the whole text stays in `answer`).
@@ -369,11 +357,14 @@ pub fn conversation_edit(
 }
 
 /// The state's edit: the document back in its own style.
-pub fn state_edit(doc: &JsonDoc) -> Edit {
-    Edit::Replace {
+pub fn state_edit(doc: JsonDoc) -> Result<Edit, ActError> {
+    let bytes = doc
+        .into_bytes()
+        .map_err(|e| refuse(format!("state.json cannot be written: {e}")))?;
+    Ok(Edit::Replace {
         file: STATE_FILE.to_owned(),
-        bytes: doc.to_bytes(),
-    }
+        bytes,
+    })
 }
 
 /// A decision's two edits: `block` appended to the conversation, and the
@@ -384,8 +375,7 @@ pub fn finish(snap: &mut Snapshot, loaded: Loaded, block: &str) -> Result<Vec<Ed
     let Loaded { doc, state, .. } = loaded;
     let conversation = conversation_edit(snap, &state, block)?;
     drop(state);
-    let edit = state_edit(&doc);
-    drop(doc);
+    let edit = state_edit(doc)?;
     Ok(vec![edit, conversation])
 }
 
