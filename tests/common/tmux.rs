@@ -115,6 +115,39 @@ impl Tmux {
     pub fn wait_gone(&self, needle: &str) -> String {
         self.wait_until(&format!("{needle:?} gone"), |s| !s.contains(needle))
     }
+
+    /// The pid of the shell the session's pane runs (`sh -c "loopdeck …;
+    /// echo EXITED:$?; sleep 60"`).
+    pub fn pane_pid(&self) -> u32 {
+        let out = self.run(&["list-panes", "-t", SESSION, "-F", "#{pane_pid}"]);
+        out.trim().parse().expect("a pane pid")
+    }
+
+    /// The pid of the console itself: the child of the pane's shell (the
+    /// process to signal to kill the console, not the shell around it).
+    pub fn console_pid(&self) -> u32 {
+        let shell = self.pane_pid();
+        let start = Instant::now();
+        loop {
+            let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
+                .unwrap_or_default();
+            if let Some(pid) = children
+                .split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok())
+                .find(|p| {
+                    std::fs::read_to_string(format!("/proc/{p}/comm"))
+                        .is_ok_and(|c| c.trim() == "loopdeck")
+                })
+            {
+                return pid;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no loopdeck process under the pane's shell {shell}"
+            );
+            sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Tmux {
