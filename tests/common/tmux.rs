@@ -129,16 +129,10 @@ impl Tmux {
         let shell = self.pane_pid();
         let start = Instant::now();
         loop {
-            let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
-                .unwrap_or_default();
-            if let Some(pid) = children
-                .split_whitespace()
-                .filter_map(|p| p.parse::<u32>().ok())
-                .find(|p| {
-                    std::fs::read_to_string(format!("/proc/{p}/comm"))
-                        .is_ok_and(|c| c.trim() == "loopdeck")
-                })
-            {
+            if let Some(pid) = children_of(shell).into_iter().find(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/comm"))
+                    .is_ok_and(|c| c.trim() == "loopdeck")
+            }) {
                 return pid;
             }
             assert!(
@@ -158,6 +152,27 @@ impl Drop for Tmux {
             .arg("kill-server")
             .output();
     }
+}
+
+/// The pids whose parent is `pid` (from `/proc/*/stat`: the `children`
+/// file needs a kernel option).
+fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            // `pid (comm) state ppid ...`: comm may hold spaces, so the
+            // fields are counted from its closing parenthesis.
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|stat| {
+                stat.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok())
+                    == Some(pid)
+            })
+        })
+        .collect()
 }
 
 /// Without tmux: fail in CI, skip (saying so) elsewhere.
