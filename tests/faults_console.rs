@@ -9,9 +9,11 @@
 //! the console's own process is killed after a delay spread over the time a
 //! clean decision keeps its intent (measured first), a few past it. Then
 //! the user's retry: the same answer with `loopdeck act` (most kills), or
-//! the console started again and the answer made again there (every third;
-//! when the files already hold it the console no longer offers it, and the
-//! user runs the `loopdeck recover` the console's problem line names).
+//! the console started again and the answer made again there (every third:
+//! its first `w` settles the killed decision and, when that put a file
+//! back, is refused as changed on disk, text kept, and sent again; when the
+//! files already hold the answer the console no longer offers it, and the
+//! user runs the `loopdeck recover` the project's problem names).
 //! After each: every file parses, the answer is in state.json and
 //! conversation.md exactly once, one audit record holds it, no intent
 //! record is left.
