@@ -352,7 +352,10 @@ pub fn run(
                 Ok(r) => r,
                 Err(code) => return Ok(code),
             };
-            found.projects.iter_mut().for_each(formats::complete);
+            for p in &mut found.projects {
+                formats::complete(p);
+                formats::check(p);
+            }
             let view =
                 views::CheckView::new(&found.projects, &found.problems, stamp, roots_text(&roots));
             let failed = view.summary.errors > 0;

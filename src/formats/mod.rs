@@ -344,6 +344,16 @@ pub fn complete(p: &mut Project) {
     }
 }
 
+/// What only `check` looks for, on top of [`complete`]: it reads whole
+/// what the views read the tail of (a devloop project's NDJSON logs, for
+/// records torn mid-file), so `show` keeps the cost of a tail.
+pub fn check(p: &mut Project) {
+    if p.format == crate::model::Format::Devloop {
+        let dir = p.path.clone();
+        devloop::timeline::check_logs(p, &dir);
+    }
+}
+
 /// The section diff of revision `index` of the project (a devloop PRD or
 /// SDD revision) against the one before it; `None` for any other.
 pub fn compare_revision(p: &Project, index: usize) -> Option<crate::model::DocDiff> {

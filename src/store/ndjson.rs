@@ -19,6 +19,7 @@ pub mod incremental;
 pub mod keyed;
 mod keyset;
 mod scan;
+pub mod torn;
 pub use keyset::KeySet;
 pub use scan::{top_level_str, top_level_strs};
 

@@ -115,6 +115,33 @@ impl Tmux {
     pub fn wait_gone(&self, needle: &str) -> String {
         self.wait_until(&format!("{needle:?} gone"), |s| !s.contains(needle))
     }
+
+    /// The pid of the shell the session's pane runs (`sh -c "loopdeck …;
+    /// echo EXITED:$?; sleep 60"`).
+    pub fn pane_pid(&self) -> u32 {
+        let out = self.run(&["list-panes", "-t", SESSION, "-F", "#{pane_pid}"]);
+        out.trim().parse().expect("a pane pid")
+    }
+
+    /// The pid of the console itself: the child of the pane's shell (the
+    /// process to signal to kill the console, not the shell around it).
+    pub fn console_pid(&self) -> u32 {
+        let shell = self.pane_pid();
+        let start = Instant::now();
+        loop {
+            if let Some(pid) = children_of(shell).into_iter().find(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/comm"))
+                    .is_ok_and(|c| c.trim() == "loopdeck")
+            }) {
+                return pid;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no loopdeck process under the pane's shell {shell}"
+            );
+            sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Tmux {
@@ -125,6 +152,27 @@ impl Drop for Tmux {
             .arg("kill-server")
             .output();
     }
+}
+
+/// The pids whose parent is `pid` (from `/proc/*/stat`: the `children`
+/// file needs a kernel option).
+fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            // `pid (comm) state ppid ...`: comm may hold spaces, so the
+            // fields are counted from its closing parenthesis.
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|stat| {
+                stat.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok())
+                    == Some(pid)
+            })
+        })
+        .collect()
 }
 
 /// Without tmux: fail in CI, skip (saying so) elsewhere.

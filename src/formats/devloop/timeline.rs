@@ -72,6 +72,47 @@ pub fn report_lines(p: &mut Project, file: &str, skipped: usize, torn: bool) {
     }
 }
 
+/// For `check`: every NDJSON log of the project read whole (streamed in
+/// chunks, never held), each torn record in the middle of one a warning
+/// naming the file and its line numbers (a warning, as the readers' own
+/// `devloop.skipped-lines`: the record is lost, but the log reads, and an
+/// append-only log cannot be made whole again, so it does not fail a CI
+/// check for good). The readers only see the tails
+/// they read; a record torn mid-file further up is lost without a word
+/// otherwise. The last line without its newline is not torn mid-file (an
+/// agent may be appending it): the readers report it as `devloop.torn-line`.
+pub fn check_logs(p: &mut Project, dir: &Path) {
+    for file in [TIMELINE, CHANGELOG, super::bugs::BUGS] {
+        match ndjson::torn::scan_in(dir, file) {
+            Ok(t) if t.count > 0 => p.findings.push(torn_mid_file(file, &t)),
+            Ok(_) | Err(StoreError::Vanished) => {}
+            // Said once: the readers have reported it already.
+            Err(_) if p.problems.iter().any(|x| x.file == file) => {}
+            Err(e) => p.problem(file, e.to_string()),
+        }
+    }
+}
+
+fn torn_mid_file(file: &str, t: &ndjson::torn::Torn) -> Finding {
+    let mut numbers: Vec<String> = t.lines.iter().map(u64::to_string).collect();
+    if t.count > t.lines.len() as u64 {
+        numbers.push(format!("and {} more", t.count - t.lines.len() as u64));
+    }
+    let message = if t.count == 1 {
+        format!(
+            "{file} line {} is torn: it does not parse as JSON and more lines follow it (a record cut short by a full disk or a killed writer); readers skip it",
+            numbers.join(", ")
+        )
+    } else {
+        format!(
+            "{file} has {} torn lines mid-file (lines {}): they do not parse as JSON and more lines follow them (records cut short by a full disk or a killed writer); readers skip them",
+            t.count,
+            numbers.join(", ")
+        )
+    };
+    Finding::new(Level::Warning, "devloop.torn-mid-file", message).at(file)
+}
+
 /// The last events into `p.detail.timeline`; returns the time of the last.
 pub fn read(p: &mut Project, dir: &Path) -> Option<DateTime<Utc>> {
     let tail: Tail<Event> = match incremental::tail_in(
