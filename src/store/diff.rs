@@ -3,7 +3,9 @@
 //! removed). An NDJSON append is shown as the one hunk of its line, never
 //! by diffing the whole (possibly huge) file.
 
+use std::collections::HashMap;
 use std::io::Read;
+use std::ops::Range;
 use std::path::Path;
 
 use super::StoreError;
@@ -12,15 +14,12 @@ use super::atomic::open_regular;
 use similar::TextDiff;
 
 /// The unified diff of `file` from `before` to `after` (`None`: absent).
-/// The lines both share at the start and the end (beyond the context
-/// shown) are left out of the comparison and the hunks' line numbers
-/// moved past them, so a one-line change in a large file costs the
-/// change, not a line index of the whole file twice.
+/// Only the regions that differ (found by walking both files line by line,
+/// see [`regions`]) are compared, each with its context, and their hunks'
+/// line numbers moved to where the region is: a change in a large file
+/// costs the change, not a line index of the whole file twice.
 pub fn unified(file: &str, before: Option<&[u8]>, after: Option<&[u8]>) -> String {
-    let (old_all, new_all) = (before.unwrap_or_default(), after.unwrap_or_default());
-    let (skipped, old_mid, new_mid) = middle(old_all, new_all, CONTEXT);
-    let old = String::from_utf8_lossy(old_mid);
-    let new = String::from_utf8_lossy(new_mid);
+    let (old, new) = (before.unwrap_or_default(), after.unwrap_or_default());
     let a = if before.is_some() {
         format!("a/{file}")
     } else {
@@ -31,95 +30,203 @@ pub fn unified(file: &str, before: Option<&[u8]>, after: Option<&[u8]>) -> Strin
     } else {
         "/dev/null".to_owned()
     };
-    let diff = TextDiff::from_lines(old.as_ref(), new.as_ref());
-    let mut out = diff
-        .unified_diff()
-        .context_radius(CONTEXT)
-        .header(&a, &b)
-        .to_string();
-    if skipped > 0 {
-        out = moved_down(&out, skipped);
-    }
-    if out.is_empty() {
-        // No change in content (a rename, say): still name the file.
-        out = format!("--- {a}\n+++ {b}\n");
+    let mut out = format!("--- {a}\n+++ {b}\n");
+    for r in regions(old, new) {
+        let (o, n) = (
+            String::from_utf8_lossy(&old[r.old.clone()]),
+            String::from_utf8_lossy(&new[r.new.clone()]),
+        );
+        let hunks = TextDiff::from_lines(o.as_ref(), n.as_ref())
+            .unified_diff()
+            .context_radius(CONTEXT)
+            .to_string();
+        for line in hunks.split_inclusive('\n') {
+            match hunk_header(line, r.old_line, r.new_line) {
+                Some(moved) => out.push_str(&moved),
+                None => out.push_str(line),
+            }
+        }
     }
     out
 }
 
 /// Lines of context around a change.
 const CONTEXT: usize = 3;
+/// Equal lines that end a changed region: more than two contexts, so the
+/// hunks of two regions never touch.
+const RESYNC: usize = 2 * CONTEXT + 1;
 
-/// `old` and `new` without the whole lines they share at the start and at
-/// the end, less `keep` lines of context on each side: how many lines were
-/// left out at the start, and the two middles.
-fn middle<'a>(old: &'a [u8], new: &'a [u8], keep: usize) -> (usize, &'a [u8], &'a [u8]) {
-    let same = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    // Line starts within the shared prefix, the last `keep` kept.
-    let starts: Vec<usize> = std::iter::once(0)
-        .chain(
-            old[..same]
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| **c == b'\n')
-                .map(|(i, _)| i + 1),
-        )
-        .filter(|&i| i <= same)
-        .collect();
-    let (skipped, cut) = match starts.len().checked_sub(keep + 1) {
-        Some(k) => (k, starts[k]),
-        None => (0, 0),
-    };
-    let (old, new) = (&old[cut..], &new[cut..]);
-    let tail = old
-        .iter()
-        .rev()
-        .zip(new.iter().rev())
-        .take_while(|(a, b)| a == b)
-        .count()
-        .min(old.len().min(new.len()));
-    // Whole lines of the shared suffix: from just after a newline that
-    // ends a line before it, `keep` lines kept.
-    let ends: Vec<usize> = (old.len() - tail..old.len())
-        .filter(|&i| i > 0 && old[i - 1] == b'\n')
-        .collect();
-    let drop = match ends.len().checked_sub(keep + 1) {
-        Some(k) => old.len() - ends[ends.len() - 1 - k],
-        None => 0,
-    };
-    (skipped, &old[..old.len() - drop], &new[..new.len() - drop])
+/// A part of both files that differs, with its context: byte ranges, and
+/// the line number (from 0) each starts at.
+#[derive(Debug, PartialEq, Eq)]
+struct Region {
+    old: Range<usize>,
+    new: Range<usize>,
+    old_line: usize,
+    new_line: usize,
 }
 
-/// A unified diff's hunk headers moved `by` lines down (`@@ -a,b +c,d @@`
-/// gets `a + by` and `c + by`).
-fn moved_down(diff: &str, by: usize) -> String {
-    let mut out = String::with_capacity(diff.len() + 16);
-    for line in diff.split_inclusive('\n') {
-        match hunk_header(line, by) {
-            Some(moved) => out.push_str(&moved),
-            None => out.push_str(line),
+/// The line of `b` starting at byte `at`, its newline included (empty at
+/// the end).
+fn line_at(b: &[u8], at: usize) -> &[u8] {
+    let rest = &b[at.min(b.len())..];
+    match rest.iter().position(|&c| c == b'\n') {
+        Some(i) => &rest[..=i],
+        None => rest,
+    }
+}
+
+/// Up to `n` lines of `b` from byte `at`.
+fn lines_from(b: &[u8], at: usize, n: usize) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut i = at;
+    while out.len() < n && i < b.len() {
+        let l = line_at(b, i);
+        i += l.len();
+        out.push(l);
+    }
+    out
+}
+
+/// The regions where `old` and `new` differ. Equal lines are walked in
+/// step; at a difference, windows of lines (growing until one is found,
+/// up to the rest of both files) are searched for the nearest place where
+/// [`RESYNC`] lines agree again, or both files end alike.
+fn regions(old: &[u8], new: &[u8]) -> Vec<Region> {
+    let mut bare: Vec<Region> = Vec::new();
+    let (mut o, mut n, mut ol, mut nl) = (0, 0, 0, 0);
+    loop {
+        loop {
+            let (a, b) = (line_at(old, o), line_at(new, n));
+            if a.is_empty() || a != b {
+                break;
+            }
+            o += a.len();
+            n += b.len();
+            ol += 1;
+            nl += 1;
+        }
+        if o >= old.len() && n >= new.len() {
+            break;
+        }
+        let mut window = 256;
+        let (i, j, ow, nw) = loop {
+            let ow = lines_from(old, o, window);
+            let nw = lines_from(new, n, window);
+            let o_all = o + ow.iter().map(|l| l.len()).sum::<usize>() >= old.len();
+            let n_all = n + nw.iter().map(|l| l.len()).sum::<usize>() >= new.len();
+            if let Some((i, j)) = resync(&ow, &nw, o_all && n_all) {
+                break (i, j, ow, nw);
+            }
+            if o_all && n_all {
+                let (i, j) = (ow.len(), nw.len());
+                break (i, j, ow, nw);
+            }
+            window *= 4;
+        };
+        let ob: usize = ow[..i].iter().map(|l| l.len()).sum();
+        let nb: usize = nw[..j].iter().map(|l| l.len()).sum();
+        bare.push(Region {
+            old: o..o + ob,
+            new: n..n + nb,
+            old_line: ol,
+            new_line: nl,
+        });
+        o += ob;
+        n += nb;
+        ol += i;
+        nl += j;
+    }
+    // Each region with its context (equal lines on both sides).
+    let mut out: Vec<Region> = Vec::with_capacity(bare.len());
+    for r in bare {
+        let mut before = 0;
+        let (mut os, mut ns) = (r.old.start, r.new.start);
+        while before < CONTEXT && os > 0 {
+            os = old[..os - 1]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |p| p + 1);
+            ns = new[..ns - 1]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |p| p + 1);
+            before += 1;
+        }
+        let (mut oe, mut ne) = (r.old.end, r.new.end);
+        for _ in 0..CONTEXT {
+            oe += line_at(old, oe).len();
+            ne += line_at(new, ne).len();
+        }
+        let wide = Region {
+            old: os..oe,
+            new: ns..ne,
+            old_line: r.old_line - before,
+            new_line: r.new_line - before,
+        };
+        match out.last_mut() {
+            // Touching its neighbour (never, past RESYNC lines): one.
+            Some(last) if last.old.end >= wide.old.start => {
+                last.old.end = wide.old.end;
+                last.new.end = wide.new.end;
+            }
+            _ => out.push(wide),
         }
     }
     out
 }
 
-fn hunk_header(line: &str, by: usize) -> Option<String> {
+/// The nearest `(i, j)` (least `i + j`) where `ow[i..]` and `nw[j..]`
+/// agree for [`RESYNC`] lines, or (when `ends`: the windows reach both
+/// files' ends) agree to the end.
+fn resync(ow: &[&[u8]], nw: &[&[u8]], ends: bool) -> Option<(usize, usize)> {
+    let mut at: HashMap<&[u8], Vec<usize>> = HashMap::new();
+    for (j, l) in nw.iter().enumerate() {
+        at.entry(l).or_default().push(j);
+    }
+    let agree = |i: usize, j: usize| {
+        let k = RESYNC.min(ow.len() - i).min(nw.len() - j);
+        let full = k == RESYNC || (ends && ow.len() - i == nw.len() - j);
+        full && k > 0 && ow[i..i + k] == nw[j..j + k]
+    };
+    let mut best: Option<(usize, usize)> = None;
+    for (i, l) in ow.iter().enumerate() {
+        if best.is_some_and(|(bi, bj)| i > bi + bj) {
+            break;
+        }
+        for &j in at.get(l).into_iter().flatten() {
+            if (i, j) != (0, 0) && best.is_none_or(|(bi, bj)| i + j < bi + bj) && agree(i, j) {
+                best = Some((i, j));
+            }
+        }
+    }
+    best
+}
+
+/// A hunk header moved to where its region is: `@@ -a,b +c,d @@` gets
+/// `a + old` and `c + new` (a start of 0, an empty range at the start of
+/// a file, stays).
+fn hunk_header(line: &str, old: usize, new: usize) -> Option<String> {
     let rest = line.strip_prefix("@@ -")?;
     let (ranges, after) = rest.split_once(" @@")?;
-    let (old, new) = ranges.split_once(" +")?;
-    let shift = |r: &str| -> Option<String> {
+    let (o, n) = ranges.split_once(" +")?;
+    let shift = |r: &str, by: usize| -> Option<String> {
         let (start, count) = match r.split_once(',') {
             Some((s, c)) => (s, Some(c)),
             None => (r, None),
         };
         let start: usize = start.parse().ok()?;
-        let moved = start + by;
+        let moved = if start == 0 { 0 } else { start + by };
         Some(match count {
             Some(c) => format!("{moved},{c}"),
             None => moved.to_string(),
         })
     };
-    Some(format!("@@ -{} +{} @@{after}", shift(old)?, shift(new)?))
+    Some(format!(
+        "@@ -{} +{} @@{after}",
+        shift(o, old)?,
+        shift(n, new)?
+    ))
 }
 
 /// How a file ends, for an append's hunk: its number of newlines and the
@@ -252,6 +359,102 @@ mod tests {
         }
         let trimmed = unified("s.json", Some(base.as_bytes()), Some(cases[0].1.as_bytes()));
         assert!(trimmed.contains("@@ -2498,7 +2498,7 @@"), "{trimmed}");
+    }
+
+    #[test]
+    fn real_states_and_scattered_edits_patch_back_exactly() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/prd-act");
+        let read = |p: &str| std::fs::read(root.join(p)).unwrap();
+        let befores = [
+            read("stage1/before/state.json"),
+            read("legacy/before/state.json"),
+        ];
+        let mut pairs: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for after in ["answer", "choose", "evidence", "legacy"] {
+            for before in &befores {
+                pairs.push((before.clone(), read(&format!("{after}/after/state.json"))));
+            }
+        }
+        // Lines removed, inserted and changed at scattered places, some
+        // close together, in a document of repeated lines (`},`).
+        let base = String::from_utf8(befores[0].clone()).unwrap().repeat(40);
+        let lines: Vec<&str> = base.split_inclusive('\n').collect();
+        let mut seed = 7u64;
+        for round in 0..30 {
+            let mut edited: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+            for _ in 0..(1 + round % 6) {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let at = (seed >> 33) as usize % edited.len();
+                match (seed >> 20) % 3 {
+                    0 => {
+                        edited.remove(at);
+                    }
+                    1 => edited.insert(at, format!("    \"inserted {round}\",\n")),
+                    _ => edited[at] = "    },\n".to_owned(),
+                }
+            }
+            pairs.push((base.clone().into_bytes(), edited.concat().into_bytes()));
+        }
+        for (i, (before, after)) in pairs.iter().enumerate() {
+            let diff = unified("state.json", Some(before), Some(after));
+            assert_eq!(patched(before, &diff), *after, "pair {i}:\n{diff}");
+            // As short as the whole file's diff, give or take where an
+            // ambiguous change is placed among repeated lines.
+            let want = whole("state.json", before, after);
+            assert!(diff.len() <= want.len() + want.len() / 4, "pair {i}");
+        }
+    }
+
+    /// `before` with the unified `diff` applied, every context and removed
+    /// line checked against it and every hunk's counts against its lines.
+    fn patched(before: &[u8], diff: &str) -> Vec<u8> {
+        let old: Vec<&[u8]> = before.split_inclusive(|&c| c == b'\n').collect();
+        let mut out: Vec<u8> = Vec::new();
+        let mut at = 0; // lines of `old` used
+        let mut lines = diff.split_inclusive('\n').skip(2).peekable();
+        while let Some(h) = lines.next() {
+            let ranges = h.strip_prefix("@@ -").unwrap().split(" @@").next().unwrap();
+            let (o, n) = ranges.split_once(" +").unwrap();
+            let count = |r: &str| -> (usize, usize) {
+                match r.split_once(',') {
+                    Some((s, c)) => (s.parse().unwrap(), c.parse().unwrap()),
+                    None => (r.parse().unwrap(), 1),
+                }
+            };
+            let ((os, oc), (_, nc)) = (count(o), count(n));
+            let start = if oc == 0 { os } else { os - 1 };
+            assert!(start >= at, "hunks in order: {h}");
+            for l in &old[at..start] {
+                out.extend_from_slice(l);
+            }
+            at = start;
+            let (mut seen_old, mut seen_new) = (0, 0);
+            while let Some(l) = lines.next_if(|l| !l.starts_with("@@")) {
+                let (tag, text) = l.split_at(1);
+                let no_newline = lines.next_if(|l| l.starts_with('\\')).is_some();
+                let text = if no_newline {
+                    text.strip_suffix('\n').unwrap()
+                } else {
+                    text
+                };
+                if tag != "+" {
+                    assert_eq!(old[at], text.as_bytes(), "{h}");
+                    at += 1;
+                    seen_old += 1;
+                }
+                if tag != "-" {
+                    out.extend_from_slice(text.as_bytes());
+                    seen_new += 1;
+                }
+            }
+            assert_eq!((seen_old, seen_new), (oc, nc), "{h}");
+        }
+        for l in &old[at..] {
+            out.extend_from_slice(l);
+        }
+        out
     }
 
     #[test]
