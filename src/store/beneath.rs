@@ -379,8 +379,22 @@ impl Dir {
 
     /// Rename `from` to `to` unless `to` exists (`EEXIST` then; `INVAL` or
     /// `NOSYS` where the file system cannot say).
+    ///
+    /// On a file system without `RENAME_NOREPLACE` (`EINVAL`, `ENOSYS`),
+    /// the file is linked under the new name (which fails if it exists:
+    /// the same guarantee) and its old name removed; where hard links are
+    /// not had either, the first error is returned and nothing moved.
     pub fn rename_noreplace(&self, from: &str, to: &str) -> Result<(), Errno> {
-        rustix::fs::renameat_with(self.fd(), from, self.fd(), to, RenameFlags::NOREPLACE)
+        match rustix::fs::renameat_with(self.fd(), from, self.fd(), to, RenameFlags::NOREPLACE) {
+            Err(e @ (Errno::INVAL | Errno::NOSYS)) => self.link_then_unlink(from, to).map_err(|_| e),
+            other => other,
+        }
+    }
+
+    /// [`Self::rename_noreplace`] by a hard link and an unlink.
+    fn link_then_unlink(&self, from: &str, to: &str) -> Result<(), Errno> {
+        rustix::fs::linkat(self.fd(), from, self.fd(), to, AtFlags::empty())?;
+        rustix::fs::unlinkat(self.fd(), from, AtFlags::empty())
     }
 
     /// Remove the file `name` (never a directory; a link is removed, not
@@ -472,6 +486,20 @@ fn fold(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_link_fallback_moves_a_file_and_never_replaces_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("a"), "new").unwrap();
+        std::fs::write(tmp.path().join("b"), "old").unwrap();
+        let dir = Dir::open(tmp.path()).unwrap();
+        assert_eq!(dir.link_then_unlink("a", "b"), Err(Errno::EXIST));
+        assert_eq!(std::fs::read_to_string(tmp.path().join("b")).unwrap(), "old");
+        assert_eq!(std::fs::read_to_string(tmp.path().join("a")).unwrap(), "new");
+        dir.link_then_unlink("a", "c").unwrap();
+        assert!(!tmp.path().join("a").exists());
+        assert_eq!(std::fs::read_to_string(tmp.path().join("c")).unwrap(), "new");
+    }
     use std::fs;
     use std::os::unix::fs::symlink;
 
