@@ -386,7 +386,9 @@ impl Dir {
     /// not had either, the first error is returned and nothing moved.
     pub fn rename_noreplace(&self, from: &str, to: &str) -> Result<(), Errno> {
         match rustix::fs::renameat_with(self.fd(), from, self.fd(), to, RenameFlags::NOREPLACE) {
-            Err(e @ (Errno::INVAL | Errno::NOSYS)) => self.link_then_unlink(from, to).map_err(|_| e),
+            Err(e @ (Errno::INVAL | Errno::NOSYS)) => {
+                self.link_then_unlink(from, to).map_err(|_| e)
+            }
             other => other,
         }
     }
@@ -494,11 +496,20 @@ mod tests {
         std::fs::write(tmp.path().join("b"), "old").unwrap();
         let dir = Dir::open(tmp.path()).unwrap();
         assert_eq!(dir.link_then_unlink("a", "b"), Err(Errno::EXIST));
-        assert_eq!(std::fs::read_to_string(tmp.path().join("b")).unwrap(), "old");
-        assert_eq!(std::fs::read_to_string(tmp.path().join("a")).unwrap(), "new");
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("b")).unwrap(),
+            "old"
+        );
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("a")).unwrap(),
+            "new"
+        );
         dir.link_then_unlink("a", "c").unwrap();
         assert!(!tmp.path().join("a").exists());
-        assert_eq!(std::fs::read_to_string(tmp.path().join("c")).unwrap(), "new");
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("c")).unwrap(),
+            "new"
+        );
     }
     use std::fs;
     use std::os::unix::fs::symlink;

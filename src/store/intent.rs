@@ -316,6 +316,15 @@ fn settle(dir: &Path, intent: &Intent, wait: Duration) -> Result<Option<Settled>
         Err(ActError::Refused(_)) => {}
         Err(e) => return Err(e),
     }
+    // An append found after where it was planned (another writer appended
+    // first) is judged, and put back, where it is.
+    let mut intent = intent.clone();
+    for (f, a) in intent.record.files.iter().zip(intent.added.iter_mut()) {
+        if let Some(found) = a.and_then(|planned| relocated(&root, f, planned)) {
+            *a = Some(found);
+        }
+    }
+    let intent = &intent;
     let states: Vec<State> = rec
         .files
         .iter()
@@ -407,6 +416,49 @@ pub fn state(root: &Dir, f: &FileRecord, added: Option<Added>) -> Result<State, 
             })
         }
     }
+}
+
+/// How far past its planned offset an append is looked for: the bytes
+/// other writers could append in the moment between a decision's plan and
+/// its append.
+const RELOCATE_WINDOW: u64 = 1 << 20;
+
+/// Where the append of record `f`, planned as `planned`, actually is when
+/// not at its planned offset: the first line start after it (within
+/// [`RELOCATE_WINDOW`]) holding its bytes. `None`: where planned, or not
+/// found (judged where planned).
+fn relocated(root: &Dir, f: &FileRecord, planned: Added) -> Option<Added> {
+    if f.op != Op::Append {
+        return None;
+    }
+    let want = f.appended_sha256.as_deref()?;
+    let (dir, name) = root.resolve(&f.file).ok()?;
+    if range_sha(&dir, &name, planned.before_len, planned.len)
+        .ok()
+        .flatten()
+        .as_deref()
+        == Some(want)
+    {
+        return None;
+    }
+    let mut file = dir.open_read(&name).ok()??;
+    let end = file.metadata().ok()?.len();
+    let from = planned.before_len;
+    let upto = end.min(from + RELOCATE_WINDOW + planned.len);
+    if upto <= from {
+        return None;
+    }
+    file.seek(SeekFrom::Start(from)).ok()?;
+    let mut window = Vec::new();
+    file.take(upto - from).read_to_end(&mut window).ok()?;
+    let n = usize::try_from(planned.len).ok()?;
+    (1..window.len())
+        .filter(|&i| window[i - 1] == b'\n')
+        .find(|&i| window.get(i..i + n).is_some_and(|b| sha256_hex(b) == want))
+        .map(|i| Added {
+            before_len: from + i as u64,
+            len: planned.len,
+        })
 }
 
 /// The sha256 and length of `name` in `dir`, read in chunks (`None`:

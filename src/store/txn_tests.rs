@@ -351,6 +351,52 @@ fn a_killed_decision_is_rolled_back_before_the_next_one() {
     assert_eq!(e.log().len(), 1);
 }
 
+/// An append that landed after another writer's line (not where it was
+/// planned) before the decision was killed is still found by recovery and
+/// put back with the rest, so the retry writes the line once.
+#[test]
+fn an_append_moved_by_another_writer_is_found_by_recovery() {
+    use super::super::exec::fault::{Fault, at};
+    let e = env(&[("state.json", "{\"n\":0}"), ("log.ndjson", "{\"a\":1}\n")]);
+    let answer = |snap: &mut Snapshot| -> Result<Vec<Edit>, ActError> {
+        if snap.read("state.json")?.unwrap_or_default() != b"{\"n\":0}" {
+            return Err(ActError::Refused(Refusal::new("already answered")));
+        }
+        Ok(vec![
+            Edit::AppendLine {
+                file: "log.ndjson".into(),
+                line: b"{\"ours\":1}".to_vec(),
+            },
+            replace("state.json", "{\"n\":1}"),
+        ])
+    };
+    at(0, Fault::Kill);
+    assert!(transact(&e.txn(LockKind::Owner, &e.opts()), answer).is_err());
+    assert_eq!(crate::store::intent::pending(&e.audit).len(), 1);
+    // As if an agent appended its line between the plan and the append,
+    // and the decision's line landed after it before the kill.
+    fs::write(
+        e.project.join("log.ndjson"),
+        "{\"a\":1}\n{\"agent\":2}\n{\"ours\":1}\n",
+    )
+    .unwrap();
+    let out = transact(&e.txn(LockKind::Owner, &e.opts()), answer).unwrap();
+    assert_eq!(
+        e.read("log.ndjson"),
+        "{\"a\":1}\n{\"agent\":2}\n{\"ours\":1}\n",
+        "the line once, the agent's kept"
+    );
+    assert_eq!(e.read("state.json"), "{\"n\":1}");
+    assert!(
+        out.recovered
+            .iter()
+            .any(|r| r.contains("rolled back log.ndjson")),
+        "{:?}",
+        out.recovered
+    );
+    assert!(crate::store::intent::pending(&e.audit).is_empty());
+}
+
 /// A decision killed after its last file but before its audit record is
 /// complete: recovery keeps it and records it, so `undo` finds it.
 #[test]
