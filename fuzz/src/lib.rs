@@ -293,7 +293,10 @@ pub fn jsonedit(data: &[u8]) {
         edit_value(whole.value_mut(), &mut edit_input, seed + i as u64);
     }
     let want = whole.clone().into_value();
-    if let Value::Object(map) = &want {
+    // Member edits are for object documents (on anything else they do
+    // nothing); the whole-value edit above covers the rest.
+    let object = lazy.clone().into_value().is_object();
+    if let (Value::Object(map), true) = (&want, object) {
         for (k, v) in map {
             match lazy.get(k) {
                 Some(old) if same_ordered(&old, v) => {}

@@ -197,7 +197,7 @@ impl JsonDoc {
     }
 
     /// Set member `key` (in its place when there, else last), as
-    /// `Map::insert`.
+    /// `Map::insert`; nothing when the document is not an object.
     pub fn insert(&mut self, key: &str, value: Value) {
         if let Some(ms) = &mut self.members {
             if let Some(m) = ms.iter_mut().find(|m| m.key == key) {
