@@ -615,6 +615,7 @@ mod tests {
             "{\n    \"a\": [\n        {\n            \"id\": 1,\n            \"s\": \"x\"\n        },\n        {\n            \"id\": 2,\n            \"s\": \"y\"\n        }\n    ],\n    \"log\": [\n        {\"t\": 1.50}\n    ],\n    \"big\": 123456789012345678901234567890,\n    \"n\": null\n}\n",
             "{\"a\": [{\"id\": 1, \"s\": \"x\"}], \"log\": [], \"big\": 1e3, \"n\": null}",
             "{\r\n\t\"a\": [],\r\n\t\"log\": [\"\\u4e2d\"],\r\n\t\"n\": {}\r\n}\r\n",
+            "{\n  \"a\": [],\n  \"log\": [],\n  \"n\": null\n}\n",
         ];
         for src in docs {
             let lazy = JsonDoc::parse(src.as_bytes()).unwrap();

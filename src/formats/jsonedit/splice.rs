@@ -203,8 +203,9 @@ fn append(b: &[u8], at: usize, items: &[Value], fmt: &Fmt, edits: &mut Edits) ->
     };
     let line = line_indent(b, node.start);
     if old.is_empty() {
-        let inline = !b[node.start..node.end].contains(&b'\n');
-        let text = render(&Value::Array(items.to_vec()), fmt, &line, inline);
+        // As `diff` writes a container replaced whole: laid out as the
+        // document lays out its containers.
+        let text = render(&Value::Array(items.to_vec()), fmt, &line, false);
         edits.push((node.start, node.end, text.into_bytes()));
         return Some(());
     }
