@@ -806,6 +806,17 @@ mod tests {
             // Owned by another user, writable by all: writable in place,
             // refused for a replacement (this user cannot give it away).
             let uid = fs::metadata(fixture.join("other-uid")).unwrap().uid();
+            // SAFETY: no arguments, always succeed.
+            let (me, my_group) = unsafe { (libc::geteuid(), libc::getegid()) };
+            assert_ne!(uid, me, "the fixture's other-uid is another user's");
+            let other_gid = fs::metadata(fixture.join("other-gid")).unwrap();
+            assert_eq!(other_gid.uid(), me, "the fixture's other-gid is ours");
+            assert_ne!(other_gid.gid(), my_group, "in another group");
+            assert_ne!(
+                fs::metadata(fixture.join("not-ours")).unwrap().uid(),
+                me,
+                "the fixture's not-ours is another user's"
+            );
             assert!(
                 check_writable(&fixture.join("other-uid"), false)
                     .unwrap()
