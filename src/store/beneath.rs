@@ -660,6 +660,110 @@ mod tests {
         assert!(cloexec(f.as_fd()));
     }
 
+    /// Each operation on a name does what it says, relative to the
+    /// directory held: kills `rename`, `exchange`, `rename_noreplace`,
+    /// `unlink`, `mkdir`, `rmdir` → `Ok(())`, `names` → `vec![...]` and
+    /// its `.`/`..` filter's mutants (`||` → `&&`, `==` → `!=`), and
+    /// `stat` → `Ok(None)`/`Ok(Some(..))`.
+    #[test]
+    fn operations_on_names_do_what_they_say() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = Dir::open(tmp.path()).unwrap();
+        let read = |n: &str| fs::read_to_string(tmp.path().join(n)).unwrap();
+        fs::write(tmp.path().join("a"), "A").unwrap();
+        fs::write(tmp.path().join("b"), "B").unwrap();
+        d.exchange("a", "b").unwrap();
+        assert_eq!((read("a"), read("b")), ("B".to_owned(), "A".to_owned()));
+        assert_eq!(d.rename_noreplace("a", "b").unwrap_err(), Errno::EXIST);
+        d.rename_noreplace("a", "c").unwrap();
+        assert_eq!(read("c"), "B");
+        d.rename("c", "b").unwrap();
+        assert_eq!(read("b"), "B");
+        assert!(!tmp.path().join("c").exists());
+        assert_eq!(d.rename("c", "b").unwrap_err(), Errno::NOENT);
+        d.mkdir("sub", 0o700).unwrap();
+        assert!(tmp.path().join("sub").is_dir());
+        assert_eq!(d.mkdir("sub", 0o700).unwrap_err(), Errno::EXIST);
+        let mut names = d.names().unwrap();
+        names.sort();
+        assert_eq!(names, vec!["b", "sub"]);
+        assert_eq!(d.stat("b").unwrap().unwrap().st_size, 1);
+        assert!(d.stat("a").unwrap().is_none());
+        d.rmdir("sub").unwrap();
+        assert!(!tmp.path().join("sub").exists());
+        assert_eq!(d.rmdir("sub").unwrap_err(), Errno::NOENT);
+        d.unlink("b").unwrap();
+        assert!(!tmp.path().join("b").exists());
+        assert_eq!(d.unlink("b").unwrap_err(), Errno::NOENT);
+        assert!(d.names().unwrap().is_empty());
+    }
+
+    /// Opening never follows a link, and never waits on a FIFO; a new file
+    /// is made once only. Kills the flag mutants of `open_read` that drop
+    /// `O_NOFOLLOW` (and `O_NONBLOCK`: a hang), of `open_append` that drop
+    /// `O_APPEND`/`O_CREAT`/`O_NOFOLLOW`, and of `create_excl` that drop
+    /// `O_CREAT`/`O_EXCL`.
+    #[test]
+    fn opens_never_follow_a_link_nor_wait_on_a_fifo() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = Dir::open(tmp.path()).unwrap();
+        fs::write(tmp.path().join("f"), "old\n").unwrap();
+        symlink("f", tmp.path().join("link")).unwrap();
+        assert!(matches!(d.open_read("link"), Err(StoreError::NotRegular)));
+        assert!(matches!(
+            d.open_append("link", 0o644),
+            Err(StoreError::NotRegular)
+        ));
+        assert!(d.open_read("missing").unwrap().is_none());
+        assert_eq!(d.create_excl("link", 0o600).unwrap_err(), Errno::EXIST);
+        assert_eq!(d.create_excl("f", 0o600).unwrap_err(), Errno::EXIST);
+        rustix::fs::mknodat(
+            d.fd(),
+            "fifo",
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert!(matches!(d.open_read("fifo"), Err(StoreError::NotRegular)));
+        assert!(matches!(
+            d.open_append("fifo", 0o644),
+            Err(StoreError::NotRegular)
+        ));
+        let mut f = d.open_append("f", 0o644).unwrap();
+        std::io::Write::write_all(&mut f, b"more\n").unwrap();
+        assert_eq!(fs::read(tmp.path().join("f")).unwrap(), b"old\nmore\n");
+        let mut f = d.open_append("new", 0o600).unwrap();
+        std::io::Write::write_all(&mut f, b"x").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(tmp.path().join("new"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let mut f = d.create_excl("made", 0o600).unwrap();
+        std::io::Write::write_all(&mut f, b"y").unwrap();
+        assert_eq!(fs::read(tmp.path().join("made")).unwrap(), b"y");
+        assert!(matches!(d.open_read("."), Err(StoreError::NotRegular)));
+    }
+
+    /// `open_parent` opens the directory a path names, `.` for a bare
+    /// name. Kills its guard's mutants (`true`: a bare name's directory
+    /// shown as an empty path; `false`/`delete !`: every directory `.`).
+    #[test]
+    fn open_parent_opens_the_directory_a_path_names() {
+        let (_t, p) = project();
+        let (dir, name) = Dir::open_parent(&p.join(".planning/STATE.md")).unwrap();
+        assert_eq!(
+            (dir.shown(), name.as_str()),
+            (p.join(".planning").as_path(), "STATE.md")
+        );
+        assert!(dir.open_read(&name).unwrap().is_some());
+        let (dir, name) = Dir::open_parent(Path::new("bare.json")).unwrap();
+        assert_eq!((dir.shown(), name.as_str()), (Path::new("."), "bare.json"));
+        assert_eq!(dir.real_path(), std::env::current_dir().unwrap());
+    }
+
     /// As a user that is not root, a link owned by another user cannot be
     /// made: `bench/mutants.sh` makes one as root before it drops to an
     /// unprivileged user and names it in `LOOPDECK_TEST_FOREIGN_LINK` (a
