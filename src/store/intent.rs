@@ -766,4 +766,68 @@ mod tests {
         f.blob = None;
         assert!(blob(tmp.path(), &f, &stamp).is_err());
     }
+
+    /// Rolling back an append cuts the file back to its length before,
+    /// removes a file the append made, and leaves a file alone (stuck,
+    /// recorded as partial) when another line came after. Kills
+    /// `undo_one`'s append arm mutants (`==` → `!=` in "the append made
+    /// the file", `+` → `-`/`*` and `!=` → `==` in its length check,
+    /// `||` → `&&`) and `undo_one` → `Ok(())`.
+    #[test]
+    fn rolling_back_an_append_cuts_it_or_removes_the_file_it_made() {
+        let tmp = tempfile::tempdir().unwrap();
+        let audit_dir = tmp.path().join("audit");
+        fs::create_dir(&audit_dir).unwrap();
+        let project = tmp.path().join("p");
+        fs::create_dir(&project).unwrap();
+        let root = Dir::open(&project).unwrap();
+        let appended = |file: &str, before: Option<&[u8]>, after: &[u8], add: &[u8]| {
+            let mut f = file_record(file, Op::Append, before, Some(after));
+            f.appended_sha256 = Some(sha256_hex(add));
+            f
+        };
+        let mut i = intent(std::process::id(), lock::host_name(), None);
+        i.record.project = project.to_string_lossy().into_owned();
+        i.record.files = vec![
+            appended("old.log", Some(b"abc\n"), b"abc\nx\n", b"x\n"),
+            appended("new.log", None, b"y\n", b"y\n"),
+        ];
+        i.added = vec![
+            Some(Added {
+                before_len: 4,
+                len: 2,
+            }),
+            Some(Added {
+                before_len: 0,
+                len: 2,
+            }),
+        ];
+        fs::write(project.join("old.log"), "abc\nx\n").unwrap();
+        fs::write(project.join("new.log"), "y\n").unwrap();
+        let settled = roll_back(&audit_dir, &root, &i, &[0, 1]);
+        assert!(
+            matches!(&settled, Settled::RolledBack { files, .. } if files == &["old.log", "new.log"]),
+            "{settled:?}"
+        );
+        assert_eq!(fs::read(project.join("old.log")).unwrap(), b"abc\n");
+        assert!(
+            !project.join("new.log").exists(),
+            "the file the append made is gone"
+        );
+
+        // Another line after ours: nothing is cut, and the file is named.
+        fs::write(project.join("old.log"), "abc\nx\nz\n").unwrap();
+        let settled = roll_back(&audit_dir, &root, &i, &[0]);
+        assert!(
+            matches!(&settled, Settled::Stuck { written, why, .. }
+                if written == &["old.log"] && why.contains("another line was appended after it")),
+            "{settled:?}"
+        );
+        assert_eq!(fs::read(project.join("old.log")).unwrap(), b"abc\nx\nz\n");
+        // Ours replaced by another line of the same length: not ours to cut.
+        fs::write(project.join("old.log"), "abc\nq\n").unwrap();
+        let settled = roll_back(&audit_dir, &root, &i, &[0]);
+        assert!(matches!(settled, Settled::Stuck { .. }), "{settled:?}");
+        assert_eq!(fs::read(project.join("old.log")).unwrap(), b"abc\nq\n");
+    }
 }

@@ -519,3 +519,25 @@ fn a_dead_or_old_breakers_turn_is_cleared_a_live_ones_kept() {
         assert_eq!(turn.exists(), kept, "{ahead:?} in the future");
     }
 }
+
+/// Releasing a lock removes only the file this guard created: one that
+/// took its place (a breaker's, another writer's) stays. Kills `meta_id`
+/// → a constant (every file would look like ours) and `file_id`'s
+/// mutants, for both file kinds.
+#[test]
+fn release_removes_only_the_lock_it_made() {
+    for kind in [LockKind::Owner, LockKind::PidFile] {
+        let p = project();
+        let g = acquire(p.path(), "state.json", kind, Duration::ZERO).unwrap();
+        let path = g.path().to_path_buf();
+        let theirs = p.path().join("theirs");
+        fs::write(&theirs, "1").unwrap();
+        fs::rename(&theirs, &path).unwrap();
+        drop(g);
+        assert_eq!(fs::read(&path).unwrap(), b"1", "{kind:?}: theirs stays");
+        fs::remove_file(&path).unwrap();
+        let g = acquire(p.path(), "state.json", kind, Duration::ZERO).unwrap();
+        drop(g);
+        assert!(!path.exists(), "{kind:?}: ours is removed");
+    }
+}
