@@ -830,4 +830,32 @@ mod tests {
         assert!(matches!(settled, Settled::Stuck { .. }), "{settled:?}");
         assert_eq!(fs::read(project.join("old.log")).unwrap(), b"abc\nq\n");
     }
+
+    /// A file set aside by a rename is not done while it is still at its
+    /// name, done once it is at the new name holding what it held, and
+    /// another's otherwise. Kills the guards of `state`'s rename arm
+    /// (`==` → `!=`, `true`, `false`).
+    #[test]
+    fn where_a_renamed_file_stands() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = Dir::open(tmp.path()).unwrap();
+        let mut f = file_record("PLAN.md", Op::Rename, Some(b"plan"), None);
+        f.to = Some("PLAN.md.aside".to_owned());
+        let at = |n: &str| tmp.path().join(n);
+        fs::write(at("PLAN.md"), "plan").unwrap();
+        assert_eq!(state(&root, &f, None).unwrap(), State::NotDone);
+        fs::write(at("PLAN.md"), "edited").unwrap();
+        assert_eq!(state(&root, &f, None).unwrap(), State::Foreign);
+        fs::remove_file(at("PLAN.md")).unwrap();
+        fs::write(at("PLAN.md.aside"), "plan").unwrap();
+        assert_eq!(state(&root, &f, None).unwrap(), State::Done);
+        fs::write(at("PLAN.md.aside"), "edited").unwrap();
+        assert_eq!(state(&root, &f, None).unwrap(), State::Foreign);
+        fs::write(at("PLAN.md"), "plan").unwrap();
+        assert_eq!(
+            state(&root, &f, None).unwrap(),
+            State::Foreign,
+            "both there"
+        );
+    }
 }
