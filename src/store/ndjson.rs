@@ -821,6 +821,50 @@ mod tests {
         );
     }
 
+    /// A write cut short (a full disk; here `RLIMIT_FSIZE`, set in a
+    /// child process running this very test so no other test is limited)
+    /// leaves no part of its line: the file is cut back to its length
+    /// before and the append fails. Kills the mutants of the cut
+    /// (`n > 0` → `==`/`<`, `m.len() == end` → `!=`, `end - n` → `+`/`/`).
+    #[test]
+    fn a_short_append_is_cut_back() {
+        const CHILD: &str = "LOOPDECK_TEST_SHORT_APPEND";
+        if let Some(path) = std::env::var_os(CHILD) {
+            let limit = libc::rlimit {
+                rlim_cur: 10,
+                rlim_max: 10,
+            };
+            // SAFETY: plain system calls on this (child) process.
+            unsafe {
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
+            }
+            let err = append_line(Path::new(&path), b"0123456789abcdef").unwrap_err();
+            assert!(err.to_string().contains("short append: 6 of 17"), "{err}");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("log.ndjson");
+        fs::write(&p, "abc\n").unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "store::ndjson::tests::a_short_append_is_cut_back",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD, &p)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && said.contains("1 passed"),
+            "{said}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(fs::read(&p).unwrap(), b"abc\n");
+    }
+
     #[test]
     fn concurrent_appends_all_land_whole() {
         let dir = tempfile::tempdir().unwrap();
