@@ -3,7 +3,7 @@
 # crates.io if missing) on src/store/ and the format-preserving editors
 # (src/formats/jsonedit/, src/formats/gsd/splice.rs), then the score.
 #
-#   bench/mutants.sh [--timeout SECS] [--jobs N] [--tests "ARGS"] [FILE...]
+#   bench/mutants.sh [--timeout SECS] [--jobs N] [--tests "ARGS"] [FILE...] [-- CARGO-MUTANTS-ARGS...]
 #
 # FILE...     limit the run to these files (default: the write path above).
 #             The full run takes hours on 2 cores; try one file first:
@@ -27,7 +27,9 @@
 #
 # MUTANTS_TARGET_DIR=DIR builds every mutant in DIR (CARGO_TARGET_DIR):
 # seeded with a copy of target/debug, dependencies are not built again.
-# MUTANTS_ARGS adds cargo-mutants options (e.g. "--shard 0/4").
+# MUTANTS_ARGS adds cargo-mutants options (e.g. "--shard 0/4"), split at
+# spaces; after `--`, each argument goes to cargo-mutants as it is (a
+# regex with spaces: -- --re 'replace \| with & in Dir::open').
 #
 # cargo-mutants copies the tree and mutates the copy (no --in-place): the
 # working tree is never touched. Its report is in target/mutants.out/ (or
@@ -123,8 +125,10 @@ timeout=300
 jobs=1
 tests=""
 files=()
+extra=()
 while [ $# -gt 0 ]; do
   case $1 in
+    --) shift; extra=("$@"); break ;;
     --timeout) timeout=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --tests) tests=$2; shift 2 ;;
@@ -158,10 +162,12 @@ echo "cargo mutants on ${#args[@]} arguments: ${files[*]} (timeout ${timeout}s, 
 # what is built and run for every mutant, so each goes in --cargo-arg (build and test phases alike).
 for a in $tests; do args+=("--cargo-arg=$a"); done
 # shellcheck disable=SC2086 # word splitting of $MUTANTS_ARGS is meant
-nice -n 19 cargo mutants "${args[@]}" ${MUTANTS_ARGS:-}
+nice -n 19 cargo mutants "${args[@]}" ${MUTANTS_ARGS:-} "${extra[@]}"
 rc=$?
 # 0: all caught; 2: some missed; 3: some timed out; 4: the baseline failed.
 case $rc in 0 | 2 | 3) ;; *) echo "cargo mutants failed (exit $rc): see $out/log" >&2; exit 2 ;; esac
+# Nothing was run (`-- --list`): no score.
+[ -f "$out/outcomes.json" ] || exit "$rc"
 
 python3 - "$out/outcomes.json" "$here/bench/mutants-equivalent.txt" <<'PY'
 import json, re, sys
