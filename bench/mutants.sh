@@ -3,7 +3,7 @@
 # crates.io if missing) on src/store/ and the format-preserving editors
 # (src/formats/jsonedit/, src/formats/gsd/splice.rs), then the score.
 #
-#   bench/mutants.sh [--timeout SECS] [--jobs N] [--tests "ARGS"] [FILE...]
+#   bench/mutants.sh [--timeout SECS] [--jobs N] [--tests "ARGS"] [FILE...] [-- CARGO-MUTANTS-ARGS...]
 #
 # FILE...     limit the run to these files (default: the write path above).
 #             The full run takes hours on 2 cores; try one file first:
@@ -15,9 +15,21 @@
 #             Fewer tests run faster but can leave mutants missed that
 #             another test would catch.
 #
+# As root it never runs a mutant as root (a mutated Dir::open once opened
+# "/" and the unit tests wrote their files there): it copies the tree to
+# $MUTANTS_WORK (default /tmp/loopdeck-mutants) with what cargo needs (the
+# toolchain, the registry, a target dir kept for the next run), makes
+# the fixtures a test needs another user's files for (a link and files
+# owned by another uid: LOOPDECK_TEST_FOREIGN_LINK/_FILES), runs itself
+# there as $MUTANTS_USER (default nobody) with setpriv, and copies the
+# report back to target/mutants.out. MUTANTS_AS_ROOT=1 runs as root in
+# place (a throwaway machine only).
+#
 # MUTANTS_TARGET_DIR=DIR builds every mutant in DIR (CARGO_TARGET_DIR):
 # seeded with a copy of target/debug, dependencies are not built again.
-# MUTANTS_ARGS adds cargo-mutants options (e.g. "--shard 0/4").
+# MUTANTS_ARGS adds cargo-mutants options (e.g. "--shard 0/4"), split at
+# spaces; after `--`, each argument goes to cargo-mutants as it is (a
+# regex with spaces: -- --re 'replace \| with & in Dir::open').
 #
 # cargo-mutants copies the tree and mutates the copy (no --in-place): the
 # working tree is never touched. Its report is in target/mutants.out/ (or
@@ -30,22 +42,96 @@ set -uo pipefail
 # A mutant of the write path can write anywhere its user may (a mutated
 # Dir::open once opened "/" and the unit tests wrote their files there):
 # never as root unless the caller says the machine is a throwaway one.
-if [ "$(id -u)" = 0 ] && [ "${MUTANTS_AS_ROOT:-}" != 1 ]; then
-  echo "bench/mutants.sh: refusing to run as root: a mutant of the write path can write anywhere root may (run it as a user, or set MUTANTS_AS_ROOT=1 on a throwaway machine)" >&2
-  exit 2
-fi
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here" || exit 2
+for a in "$@"; do
+  case $a in -h | --help) sed -n '2,/^set -uo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
+done
+if [ "$(id -u)" = 0 ] && [ "${MUTANTS_AS_ROOT:-}" != 1 ]; then
+  user=${MUTANTS_USER:-nobody}
+  uid=$(id -u "$user") && gid=$(id -g "$user") || exit 2
+  if [ "$uid" = 0 ]; then
+    echo "bench/mutants.sh: MUTANTS_USER=$user is root" >&2
+    exit 2
+  fi
+  command -v setpriv >/dev/null || { echo "bench/mutants.sh: running as root needs setpriv (util-linux) to drop to $user; or run it as a user" >&2; exit 2; }
+  work=${MUTANTS_WORK:-/tmp/loopdeck-mutants}
+  case $work in
+    / | /tmp | /tmp/ | "$here" | "$here"/*) echo "bench/mutants.sh: MUTANTS_WORK=$work: choose a directory of its own" >&2; exit 2 ;;
+    /*) ;;
+    *) echo "bench/mutants.sh: MUTANTS_WORK=$work: an absolute path, please" >&2; exit 2 ;;
+  esac
+  echo "bench/mutants.sh: running as root: the mutants run as $user (uid $uid) on a copy in $work, never as root"
+  mkdir -p "$work" && chmod 755 "$work" || exit 2
+  as_user() { setpriv --reuid "$uid" --regid "$gid" --clear-groups "$@"; }
+  # The sources, fresh each run (mtimes of now: nothing built from an
+  # older copy is taken for them).
+  rm -rf "$work/src" && mkdir "$work/src" || exit 2
+  tar -cf - --exclude=./target --exclude=./.git --exclude=./fuzz/corpus \
+    --exclude=./fuzz/target --exclude=./fuzz/artifacts . | tar -C "$work/src" -xmf - || exit 2
+  # The toolchain: used where it is when the user can read it, else
+  # hard-linked (or copied) beside the sources.
+  sysroot=$(rustc --print sysroot) || exit 2
+  if ! as_user test -x "$sysroot/bin/rustc" || ! as_user test -x "$sysroot/bin/cargo"; then
+    if [ ! -x "$work/toolchain/bin/rustc" ] || [ "$("$work/toolchain/bin/rustc" -V)" != "$(rustc -V)" ]; then
+      rm -rf "$work/toolchain"
+      cp -al "$sysroot" "$work/toolchain" 2>/dev/null || cp -a "$sysroot" "$work/toolchain" || exit 2
+    fi
+    sysroot=$work/toolchain
+  fi
+  # cargo-mutants, and the registry (offline: nothing is fetched).
+  mkdir -p "$work/bin" "$work/home" "$work/out" || exit 2
+  mutants_bin=$(command -v cargo-mutants) || { nice -n 19 cargo install cargo-mutants || exit 2; mutants_bin=$(command -v cargo-mutants) || exit 2; }
+  cp "$mutants_bin" "$work/bin/" || exit 2
+  cargo_home=${CARGO_HOME:-$HOME/.cargo}
+  # Brought up to date each run (-u: only what is new since the last).
+  mkdir -p "$work/cargo-home" && cp -au "$cargo_home/registry" "$work/cargo-home/" || exit 2
+  # The target dir is kept between runs. It cannot be seeded from
+  # target/: the registry's path differs from root's, and cargo builds
+  # every dependency again when its source path changes.
+  mkdir -p "$work/target" || exit 2
+  # Fixtures only root can make: a link to a directory and files owned by
+  # a uid that is neither the user's nor root's.
+  other=1
+  [ "$uid" = 1 ] && other=2
+  rm -rf "$work/fixtures" && mkdir -p "$work/fixtures/files" || exit 2
+  ln -s "$work" "$work/fixtures/link" && chown -h "$other:$other" "$work/fixtures/link" || exit 2
+  (
+    cd "$work/fixtures/files" || exit 2
+    echo x >other-uid && chown "$other:$gid" other-uid && chmod 666 other-uid &&
+      echo x >other-gid && chown "$uid:$other" other-gid && chmod 666 other-gid &&
+      echo x >not-ours && chown "$other:$other" not-ours && chmod 644 not-ours
+  ) || exit 2
+  chown "$uid:$gid" "$work/fixtures/files" || exit 2
+  chown -R "$uid:$gid" "$work/src" "$work/bin" "$work/home" "$work/out" "$work/cargo-home" "$work/target" || exit 2
+  rm -rf "$work/out/mutants.out"
+  as_user env -i HOME="$work/home" PATH="$sysroot/bin:$work/bin:/usr/bin:/bin" \
+    RUSTC="$sysroot/bin/rustc" CARGO="$sysroot/bin/cargo" CARGO_HOME="$work/cargo-home" \
+    CARGO_NET_OFFLINE=true TMPDIR=/tmp TERM=dumb LANG=C.UTF-8 \
+    MUTANTS_TARGET_DIR="$work/target" MUTANTS_OUT="$work/out/mutants.out" \
+    MUTANTS_ARGS="${MUTANTS_ARGS:-}" \
+    LOOPDECK_TEST_FOREIGN_LINK="$work/fixtures/link" \
+    LOOPDECK_TEST_FOREIGN_FILES="$work/fixtures/files" \
+    bash "$work/src/bench/mutants.sh" "$@"
+  rc=$?
+  if [ -d "$work/out/mutants.out" ]; then
+    rm -rf "$here/target/mutants.out" && mkdir -p "$here/target" &&
+      cp -a "$work/out/mutants.out" "$here/target/" && chown -R 0:0 "$here/target/mutants.out" &&
+      echo "bench/mutants.sh: report copied to $here/target/mutants.out"
+  fi
+  exit $rc
+fi
 timeout=300
 jobs=1
 tests=""
 files=()
+extra=()
 while [ $# -gt 0 ]; do
   case $1 in
+    --) shift; extra=("$@"); break ;;
     --timeout) timeout=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --tests) tests=$2; shift 2 ;;
-    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
     -*) echo "bench/mutants.sh: unknown option $1" >&2; exit 2 ;;
     *) files+=("$1"); shift ;;
   esac
@@ -76,10 +162,12 @@ echo "cargo mutants on ${#args[@]} arguments: ${files[*]} (timeout ${timeout}s, 
 # what is built and run for every mutant, so each goes in --cargo-arg (build and test phases alike).
 for a in $tests; do args+=("--cargo-arg=$a"); done
 # shellcheck disable=SC2086 # word splitting of $MUTANTS_ARGS is meant
-nice -n 19 cargo mutants "${args[@]}" ${MUTANTS_ARGS:-}
+nice -n 19 cargo mutants "${args[@]}" ${MUTANTS_ARGS:-} "${extra[@]}"
 rc=$?
 # 0: all caught; 2: some missed; 3: some timed out; 4: the baseline failed.
 case $rc in 0 | 2 | 3) ;; *) echo "cargo mutants failed (exit $rc): see $out/log" >&2; exit 2 ;; esac
+# Nothing was run (`-- --list`): no score.
+[ -f "$out/outcomes.json" ] || exit "$rc"
 
 python3 - "$out/outcomes.json" "$here/bench/mutants-equivalent.txt" <<'PY'
 import json, re, sys

@@ -623,4 +623,274 @@ mod tests {
             Err(StoreError::OutsideProject)
         ));
     }
+
+    fn am_root() -> bool {
+        // SAFETY: no arguments, always succeeds.
+        unsafe { libc::geteuid() == 0 }
+    }
+
+    /// `differs` with every kind of expectation, on files shorter and
+    /// longer than its 64 KiB chunk, equal and differing in the first
+    /// chunk, the last byte, or the length. Kills the mutants of its
+    /// length compares (`!=` → `==`), of its chunk arithmetic (`at + n`,
+    /// `at += n`, `>` → `>=`/`==`/`<`, `||` → `&&`), of its sha compare
+    /// and of its whole body (`Ok(None)`, `Ok(Some(None))`, ...).
+    #[test]
+    fn differs_says_exactly_when_and_how_long() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = Dir::open(tmp.path()).unwrap();
+        let small = b"hello\n".to_vec();
+        let big: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        for want in [&small, &big] {
+            let len = want.len() as u64;
+            fs::write(tmp.path().join("f"), want).unwrap();
+            let stamp = Stamp::of(want);
+            for expect in [Expect::Any, Expect::Bytes(want), Expect::Stamp(&stamp)] {
+                assert_eq!(differs(&dir, "f", expect).unwrap(), None, "{len}");
+            }
+            assert_eq!(differs(&dir, "f", Expect::Absent).unwrap(), Some(Some(len)));
+            // The same length, one byte other: first, last.
+            for at in [0, want.len() - 1] {
+                let mut other = want.clone();
+                other[at] ^= 0x55;
+                let other_stamp = Stamp::of(&other);
+                assert_eq!(
+                    differs(&dir, "f", Expect::Bytes(&other)).unwrap(),
+                    Some(Some(len)),
+                    "{len} {at}"
+                );
+                assert_eq!(
+                    differs(&dir, "f", Expect::Stamp(&other_stamp)).unwrap(),
+                    Some(Some(len)),
+                    "{len} {at}"
+                );
+            }
+            // Longer and shorter expectations: the file's length is said.
+            let mut longer = want.clone();
+            longer.push(b'x');
+            let shorter = &want[..want.len() - 1];
+            for other in [&longer[..], shorter] {
+                let other_stamp = Stamp::of(other);
+                assert_eq!(
+                    differs(&dir, "f", Expect::Bytes(other)).unwrap(),
+                    Some(Some(len))
+                );
+                assert_eq!(
+                    differs(&dir, "f", Expect::Stamp(&other_stamp)).unwrap(),
+                    Some(Some(len))
+                );
+            }
+            // A stamp of the right length whose sha is another's.
+            let liar = Stamp {
+                sha256: Stamp::of(b"something else").sha256,
+                len,
+            };
+            assert_eq!(
+                differs(&dir, "f", Expect::Stamp(&liar)).unwrap(),
+                Some(Some(len))
+            );
+        }
+        fs::remove_file(tmp.path().join("f")).unwrap();
+        let stamp = Stamp::of(b"x");
+        assert_eq!(differs(&dir, "f", Expect::Absent).unwrap(), None);
+        assert_eq!(differs(&dir, "f", Expect::Any).unwrap(), None);
+        assert_eq!(differs(&dir, "f", Expect::Bytes(b"x")).unwrap(), Some(None));
+        assert_eq!(
+            differs(&dir, "f", Expect::Stamp(&stamp)).unwrap(),
+            Some(None)
+        );
+        std::os::unix::fs::symlink("elsewhere", tmp.path().join("f")).unwrap();
+        assert!(matches!(
+            differs(&dir, "f", Expect::Any),
+            Err(StoreError::NotRegular)
+        ));
+    }
+
+    /// A replacement that finds the file changed replaces nothing, and
+    /// one that finds it as expected replaces it; a new file is not put
+    /// over one created meanwhile. Kills `replace_at`/`swap_in` →
+    /// `Ok(())` and the compare before the swap.
+    #[test]
+    fn replace_at_replaces_only_what_it_expects() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = Dir::open(tmp.path()).unwrap();
+        let p = tmp.path().join("f");
+        fs::write(&p, "old").unwrap();
+        assert!(matches!(
+            replace_at(&dir, "f", b"new", Expect::Bytes(b"odd")),
+            Err(Swap::Changed { now: Some(3) })
+        ));
+        let stamp = Stamp::of(b"other!");
+        assert!(matches!(
+            replace_at(&dir, "f", b"new", Expect::Stamp(&stamp)),
+            Err(Swap::Changed { now: Some(3) })
+        ));
+        assert!(matches!(
+            replace_at(&dir, "f", b"new", Expect::Absent),
+            Err(Swap::Changed { now: Some(3) })
+        ));
+        assert_eq!(fs::read(&p).unwrap(), b"old");
+        replace_at(&dir, "f", b"new", Expect::Bytes(b"old")).unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"new");
+        let stamp = Stamp::of(b"new");
+        replace_at(&dir, "f", b"newer", Expect::Stamp(&stamp)).unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"newer");
+        replace_at(&dir, "g", b"fresh", Expect::Absent).unwrap();
+        assert_eq!(fs::read(tmp.path().join("g")).unwrap(), b"fresh");
+        assert!(matches!(
+            replace_at(&dir, "gone", b"x", Expect::Bytes(b"x")),
+            Err(Swap::Changed { now: None })
+        ));
+        let mut names = super::super::list_names(tmp.path());
+        names.sort();
+        assert_eq!(names, vec!["f", "g"], "no temp file is left");
+    }
+
+    /// A file whose owner's write bit is off is never replaced, whoever
+    /// runs loopdeck (root included): kills `st_mode & 0o7777` → `|` and
+    /// `mode & 0o200` → `|` (the bit would always look on), and
+    /// `check_writable` → `Ok(None)`.
+    #[test]
+    fn a_read_only_file_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("ro.md");
+        fs::write(&p, "keep").unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o444)).unwrap();
+        for replacing in [true, false] {
+            let err = check_writable(&p, replacing).unwrap_err().to_string();
+            assert!(err.contains("read-only file (mode 0444"), "{err}");
+        }
+        assert!(replace(&p, b"x").is_err());
+        assert_eq!(fs::read(&p).unwrap(), b"keep");
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o640)).unwrap();
+        let st = check_writable(&p, true).unwrap().unwrap();
+        assert_eq!(st.st_mode & 0o7777, 0o640);
+        assert_eq!(st.st_size, 4);
+        assert!(
+            check_writable(&tmp.path().join("new.md"), true)
+                .unwrap()
+                .is_none()
+        );
+        fs::create_dir(tmp.path().join("d")).unwrap();
+        assert!(matches!(
+            check_writable(&tmp.path().join("d"), true),
+            Err(StoreError::NotRegular)
+        ));
+    }
+
+    /// A file another user may not write is refused for a user that is
+    /// not root (`may_write` → `true`, `delete !` in its check); as root
+    /// (which may write anything) the file's owner and group are kept by a
+    /// replacement (`chown_file` → `Ok(())`, `owner_of` → `None`,
+    /// `Keep::of`), a set-id bit too (`set_mode` → `Ok(())`).
+    #[test]
+    fn another_users_file_keeps_its_owner_or_is_refused() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("theirs.md");
+        fs::write(&p, "theirs").unwrap();
+        if !am_root() {
+            // Ours: allowed. Other users' files cannot be made without
+            // root: a fixture made by root is used when there is one.
+            assert!(check_writable(&p, true).unwrap().is_some());
+            let Some(fixture) =
+                std::env::var_os("LOOPDECK_TEST_FOREIGN_FILES").filter(|f| !f.is_empty())
+            else {
+                eprintln!(
+                    "SKIPPED: other users' files need root, or LOOPDECK_TEST_FOREIGN_FILES (bench/mutants.sh makes them)"
+                );
+                return;
+            };
+            let fixture = PathBuf::from(fixture);
+            // Owned by another user, writable by all: writable in place,
+            // refused for a replacement (this user cannot give it away).
+            let uid = fs::metadata(fixture.join("other-uid")).unwrap().uid();
+            // SAFETY: no arguments, always succeed.
+            let (me, my_group) = unsafe { (libc::geteuid(), libc::getegid()) };
+            assert_ne!(uid, me, "the fixture's other-uid is another user's");
+            let other_gid = fs::metadata(fixture.join("other-gid")).unwrap();
+            assert_eq!(other_gid.uid(), me, "the fixture's other-gid is ours");
+            assert_ne!(other_gid.gid(), my_group, "in another group");
+            assert_ne!(
+                fs::metadata(fixture.join("not-ours")).unwrap().uid(),
+                me,
+                "the fixture's not-ours is another user's"
+            );
+            assert!(
+                check_writable(&fixture.join("other-uid"), false)
+                    .unwrap()
+                    .is_some()
+            );
+            let err = check_writable(&fixture.join("other-uid"), true)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(&format!("owned by uid {uid}")), "{err}");
+            // Ours, in another group: the same.
+            let err = check_writable(&fixture.join("other-gid"), true)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("replacing it would change its owner"), "{err}");
+            // Another user's, readable by all, writable by its owner only.
+            let err = check_writable(&fixture.join("not-ours"), false)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("not writable by this user"), "{err}");
+            return;
+        }
+        std::os::unix::fs::chown(&p, Some(65534), Some(65534)).unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o2640)).unwrap();
+        replace(&p, b"ours").unwrap();
+        let m = fs::metadata(&p).unwrap();
+        assert_eq!((m.uid(), m.gid()), (65534, 65534));
+        assert_eq!(m.mode() & 0o7777, 0o2640);
+        assert_eq!(fs::read(&p).unwrap(), b"ours");
+        std::os::unix::fs::chown(&p, Some(0), Some(65534)).unwrap();
+        replace(&p, b"again").unwrap();
+        let m = fs::metadata(&p).unwrap();
+        assert_eq!((m.uid(), m.gid()), (0, 65534));
+    }
+
+    /// `open_regular` opens a regular file, says `None` for a missing one,
+    /// and refuses a link, a directory and a FIFO without waiting on it.
+    /// Kills its `Ok(None)` body, the guards on `NotFound` and `ELOOP`, the
+    /// flag mutants that drop `O_NOFOLLOW` or `O_NONBLOCK` (a FIFO would
+    /// hang: a timeout) and `delete !` in the regular-file check.
+    #[test]
+    fn open_regular_refuses_what_is_no_regular_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("f");
+        fs::write(&p, "x").unwrap();
+        let mut s = String::new();
+        open_regular(&p)
+            .unwrap()
+            .unwrap()
+            .read_to_string(&mut s)
+            .unwrap();
+        assert_eq!(s, "x");
+        assert!(open_regular(&tmp.path().join("missing")).unwrap().is_none());
+        std::os::unix::fs::symlink("f", tmp.path().join("link")).unwrap();
+        assert!(matches!(
+            open_regular(&tmp.path().join("link")),
+            Err(StoreError::NotRegular)
+        ));
+        assert!(matches!(
+            open_regular(tmp.path()),
+            Err(StoreError::NotRegular)
+        ));
+        let fifo = tmp.path().join("fifo");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert!(matches!(open_regular(&fifo), Err(StoreError::NotRegular)));
+        assert!(matches!(
+            open_regular(&p.join("under-a-file")),
+            Err(StoreError::Io(_))
+        ));
+    }
 }

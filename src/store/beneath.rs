@@ -631,4 +631,268 @@ mod tests {
             .to_string();
         assert!(err.contains("owned by uid 65534"), "{err}");
     }
+
+    /// `..` in the project's path climbs, as the kernel would: a path
+    /// through a sibling and back (`p/x/../.planning`) and a link whose
+    /// target climbs (`sub/up -> ../p`) reach the project's directory.
+    /// Kills the deleted `Component::ParentDir` arms of `Dir::open` (the
+    /// path's and the link target's): without them `x/.planning` and
+    /// `sub/p` are looked for and are missing.
+    #[test]
+    fn a_project_path_with_dot_dot_climbs() {
+        let (tmp, p) = project();
+        fs::create_dir(p.join("x")).unwrap();
+        let dir = Dir::open(&p.join("x/../.planning")).unwrap();
+        assert!(dir.open_read("STATE.md").unwrap().is_some());
+        assert_eq!(
+            dir.real_path(),
+            fs::canonicalize(p.join(".planning")).unwrap()
+        );
+        fs::create_dir(tmp.path().join("sub")).unwrap();
+        symlink("../p", tmp.path().join("sub/up")).unwrap();
+        let dir = Dir::open(&tmp.path().join("sub/up/.planning")).unwrap();
+        assert!(dir.open_read("STATE.md").unwrap().is_some());
+    }
+
+    /// A regular file (or a FIFO) named as the project or a directory on
+    /// its way is refused, not opened: kills the mutants of `Dir::open`'s
+    /// and `open_dir`'s flags that drop `O_DIRECTORY` (`RDONLY & DIRECTORY`).
+    #[test]
+    fn a_file_is_not_opened_as_a_directory() {
+        let (_t, p) = project();
+        let file = p.join(".planning/STATE.md");
+        assert!(matches!(Dir::open(&file), Err(StoreError::NotRegular)));
+        assert!(Dir::open(&file.join("x")).is_err());
+        let root = Dir::open(&p).unwrap();
+        let planning = root.open_dir(".planning").unwrap();
+        assert_eq!(planning.open_dir("STATE.md").unwrap_err(), Errno::NOTDIR);
+        assert!(matches!(
+            root.resolve(".planning/STATE.md/x"),
+            Err(StoreError::NotRegular)
+        ));
+    }
+
+    fn cloexec(fd: BorrowedFd<'_>) -> bool {
+        rustix::io::fcntl_getfd(fd)
+            .unwrap()
+            .contains(rustix::io::FdFlags::CLOEXEC)
+    }
+
+    /// Every descriptor a walk or an open leaves is close-on-exec (a hook
+    /// or editor loopdeck starts never inherits the project's directory).
+    /// Kills the flag mutants (`| CLOEXEC` turned into `& CLOEXEC`) of
+    /// `Dir::open` (`/` itself and a directory below it), `open_dir`,
+    /// `open_read`, `open_append` and `create_excl`.
+    #[test]
+    fn every_descriptor_is_close_on_exec() {
+        let (_t, p) = project();
+        assert!(cloexec(Dir::open(Path::new("/")).unwrap().fd()));
+        let root = Dir::open(&p).unwrap();
+        assert!(cloexec(root.fd()));
+        let planning = root.open_dir(".planning").unwrap();
+        assert!(cloexec(planning.fd()));
+        let f = planning.open_read("STATE.md").unwrap().unwrap();
+        assert!(cloexec(f.as_fd()));
+        let f = planning.open_append("log.ndjson", 0o644).unwrap();
+        assert!(cloexec(f.as_fd()));
+        let f = planning.create_excl("new.tmp", 0o600).unwrap();
+        assert!(cloexec(f.as_fd()));
+    }
+
+    /// Each operation on a name does what it says, relative to the
+    /// directory held: kills `rename`, `exchange`, `rename_noreplace`,
+    /// `unlink`, `mkdir`, `rmdir` → `Ok(())`, `names` → `vec![...]` and
+    /// its `.`/`..` filter's mutants (`||` → `&&`, `==` → `!=`), and
+    /// `stat` → `Ok(None)`/`Ok(Some(..))`.
+    #[test]
+    fn operations_on_names_do_what_they_say() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = Dir::open(tmp.path()).unwrap();
+        let read = |n: &str| fs::read_to_string(tmp.path().join(n)).unwrap();
+        fs::write(tmp.path().join("a"), "A").unwrap();
+        fs::write(tmp.path().join("b"), "B").unwrap();
+        d.exchange("a", "b").unwrap();
+        assert_eq!((read("a"), read("b")), ("B".to_owned(), "A".to_owned()));
+        assert_eq!(d.rename_noreplace("a", "b").unwrap_err(), Errno::EXIST);
+        d.rename_noreplace("a", "c").unwrap();
+        assert_eq!(read("c"), "B");
+        d.rename("c", "b").unwrap();
+        assert_eq!(read("b"), "B");
+        assert!(!tmp.path().join("c").exists());
+        assert_eq!(d.rename("c", "b").unwrap_err(), Errno::NOENT);
+        d.mkdir("sub", 0o700).unwrap();
+        assert!(tmp.path().join("sub").is_dir());
+        assert_eq!(d.mkdir("sub", 0o700).unwrap_err(), Errno::EXIST);
+        let mut names = d.names().unwrap();
+        names.sort();
+        assert_eq!(names, vec!["b", "sub"]);
+        assert_eq!(d.stat("b").unwrap().unwrap().st_size, 1);
+        assert!(d.stat("a").unwrap().is_none());
+        d.rmdir("sub").unwrap();
+        assert!(!tmp.path().join("sub").exists());
+        assert_eq!(d.rmdir("sub").unwrap_err(), Errno::NOENT);
+        d.unlink("b").unwrap();
+        assert!(!tmp.path().join("b").exists());
+        assert_eq!(d.unlink("b").unwrap_err(), Errno::NOENT);
+        assert!(d.names().unwrap().is_empty());
+    }
+
+    /// Opening never follows a link, and never waits on a FIFO; a new file
+    /// is made once only. Kills the flag mutants of `open_read` that drop
+    /// `O_NOFOLLOW` (and `O_NONBLOCK`: a hang), of `open_append` that drop
+    /// `O_APPEND`/`O_CREAT`/`O_NOFOLLOW`, and of `create_excl` that drop
+    /// `O_CREAT`/`O_EXCL`.
+    #[test]
+    fn opens_never_follow_a_link_nor_wait_on_a_fifo() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = Dir::open(tmp.path()).unwrap();
+        fs::write(tmp.path().join("f"), "old\n").unwrap();
+        symlink("f", tmp.path().join("link")).unwrap();
+        assert!(matches!(d.open_read("link"), Err(StoreError::NotRegular)));
+        assert!(matches!(
+            d.open_append("link", 0o644),
+            Err(StoreError::NotRegular)
+        ));
+        assert!(d.open_read("missing").unwrap().is_none());
+        assert_eq!(d.create_excl("link", 0o600).unwrap_err(), Errno::EXIST);
+        assert_eq!(d.create_excl("f", 0o600).unwrap_err(), Errno::EXIST);
+        rustix::fs::mknodat(
+            d.fd(),
+            "fifo",
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert!(matches!(d.open_read("fifo"), Err(StoreError::NotRegular)));
+        assert!(matches!(
+            d.open_append("fifo", 0o644),
+            Err(StoreError::NotRegular)
+        ));
+        let mut f = d.open_append("f", 0o644).unwrap();
+        std::io::Write::write_all(&mut f, b"more\n").unwrap();
+        assert_eq!(fs::read(tmp.path().join("f")).unwrap(), b"old\nmore\n");
+        let mut f = d.open_append("new", 0o600).unwrap();
+        std::io::Write::write_all(&mut f, b"x").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(tmp.path().join("new"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let mut f = d.create_excl("made", 0o600).unwrap();
+        std::io::Write::write_all(&mut f, b"y").unwrap();
+        assert_eq!(fs::read(tmp.path().join("made")).unwrap(), b"y");
+        assert!(matches!(d.open_read("."), Err(StoreError::NotRegular)));
+    }
+
+    /// `open_parent` opens the directory a path names, `.` for a bare
+    /// name. Kills its guard's mutants (`true`: a bare name's directory
+    /// shown as an empty path; `false`/`delete !`: every directory `.`).
+    #[test]
+    fn open_parent_opens_the_directory_a_path_names() {
+        let (_t, p) = project();
+        let (dir, name) = Dir::open_parent(&p.join(".planning/STATE.md")).unwrap();
+        assert_eq!(
+            (dir.shown(), name.as_str()),
+            (p.join(".planning").as_path(), "STATE.md")
+        );
+        assert!(dir.open_read(&name).unwrap().is_some());
+        let (dir, name) = Dir::open_parent(Path::new("bare.json")).unwrap();
+        assert_eq!((dir.shown(), name.as_str()), (Path::new("."), "bare.json"));
+        assert_eq!(dir.real_path(), std::env::current_dir().unwrap());
+    }
+
+    /// As a user that is not root, a link owned by another user cannot be
+    /// made: `bench/mutants.sh` makes one as root before it drops to an
+    /// unprivileged user and names it in `LOOPDECK_TEST_FOREIGN_LINK` (a
+    /// link to a directory, owned by neither that user nor root). Kills
+    /// the mutants of the owner check (`&&` → `||` kills itself through
+    /// the user's own link above when not root) and of the flags that
+    /// drop `O_NOFOLLOW` (the kernel would then follow the link unasked).
+    #[test]
+    fn a_link_owned_by_another_user_is_refused_when_not_root() {
+        let Some(link) = std::env::var_os("LOOPDECK_TEST_FOREIGN_LINK").filter(|l| !l.is_empty())
+        else {
+            eprintln!(
+                "SKIPPED: LOOPDECK_TEST_FOREIGN_LINK names no link owned by another user (bench/mutants.sh makes one)"
+            );
+            return;
+        };
+        let link = PathBuf::from(link);
+        let st = fs::symlink_metadata(&link).unwrap();
+        assert!(st.file_type().is_symlink());
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: no arguments, always succeeds.
+        let me = unsafe { libc::geteuid() };
+        assert!(
+            st.uid() != me && st.uid() != 0,
+            "{link:?} is not another user's"
+        );
+        assert!(
+            fs::metadata(&link).unwrap().is_dir(),
+            "{link:?} leads to a directory"
+        );
+        let err = Dir::open(&link).unwrap_err().to_string();
+        assert!(err.contains(&format!("owned by uid {}", st.uid())), "{err}");
+    }
+
+    /// root's links are followed whoever runs loopdeck (`/bin -> usr/bin`
+    /// on a merged-/usr system): kills `st_uid != 0` → `== 0` when not
+    /// root.
+    #[test]
+    fn a_link_owned_by_root_is_followed() {
+        let Ok(st) = fs::symlink_metadata("/bin") else {
+            eprintln!("SKIPPED: no /bin");
+            return;
+        };
+        use std::os::unix::fs::MetadataExt;
+        if !st.file_type().is_symlink() || st.uid() != 0 {
+            eprintln!("SKIPPED: /bin is not a link owned by root here");
+            return;
+        }
+        let dir = Dir::open(Path::new("/bin")).unwrap();
+        assert_eq!(dir.real_path(), fs::canonicalize("/bin").unwrap());
+    }
+
+    /// A chain of links: Linux's own limit (40) is followed, one more is
+    /// refused, and a loop ends. Kills `links > MAX_LINKS` → `>=`/`==`
+    /// (the 40th link refused) in `Dir::open` and `resolve`, and `+=` →
+    /// `*=` (the loop never ends: a timeout).
+    #[test]
+    fn forty_links_are_followed_and_a_loop_is_not() {
+        let (tmp, p) = project();
+        let chain = tmp.path().join("chain");
+        fs::create_dir(&chain).unwrap();
+        // chain/l1 -> l2 -> ... -> l40 -> the project.
+        symlink(&p, chain.join("l40")).unwrap();
+        for i in (1..40).rev() {
+            symlink(format!("l{}", i + 1), chain.join(format!("l{i}"))).unwrap();
+        }
+        assert!(Dir::open(&chain.join("l1/.planning")).is_ok());
+        symlink("l1", chain.join("l0")).unwrap();
+        assert!(matches!(
+            Dir::open(&chain.join("l0/.planning")),
+            Err(StoreError::OutsideProject)
+        ));
+        symlink("loop", chain.join("loop")).unwrap();
+        assert!(Dir::open(&chain.join("loop")).is_err());
+
+        // The same inside the project, for resolve.
+        let root = Dir::open(&p).unwrap();
+        symlink(".planning", p.join("r40")).unwrap();
+        for i in (1..40).rev() {
+            symlink(format!("r{}", i + 1), p.join(format!("r{i}"))).unwrap();
+        }
+        let (dir, name) = root.resolve("r1/STATE.md").unwrap();
+        assert_eq!(
+            (dir.shown(), name.as_str()),
+            (p.join(".planning").as_path(), "STATE.md")
+        );
+        symlink("r1", p.join("r0")).unwrap();
+        assert!(matches!(
+            root.resolve("r0/STATE.md"),
+            Err(StoreError::OutsideProject)
+        ));
+    }
 }

@@ -631,3 +631,283 @@ fn blob(dir: &Path, f: &FileRecord, before: &Stamp) -> Result<Vec<u8>, String> {
         .filter(|b| sha256_hex(b) == before.sha256)
         .ok_or_else(|| "its previous bytes are not kept".to_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_record(file: &str, op: Op, before: Option<&[u8]>, after: Option<&[u8]>) -> FileRecord {
+        FileRecord {
+            file: file.to_owned(),
+            op,
+            before: before.map(Stamp::of),
+            after: after.map(Stamp::of),
+            to: None,
+            blob: None,
+            appended_sha256: None,
+        }
+    }
+
+    fn intent(pid: u32, host: String, start: Option<u64>) -> Intent {
+        Intent {
+            record: Record {
+                id: "20260101-000000-abcd".to_owned(),
+                at: String::new(),
+                by: "test".to_owned(),
+                host,
+                project: "/nowhere".to_owned(),
+                primary: "state.json".to_owned(),
+                lock: crate::store::txn::LockKind::Owner,
+                decision: serde_json::json!({"verb": "test"}),
+                files: Vec::new(),
+                partial: false,
+            },
+            pid,
+            start,
+            added: Vec::new(),
+        }
+    }
+
+    /// A replaced or removed file is done when it holds what the decision
+    /// wrote, not done when it holds what it held, another's otherwise;
+    /// a file under a vanished directory is judged by its record alone.
+    /// Kills the `==` → `!=` mutants of `state`'s replace arm, `state` →
+    /// `Ok(Default::default())`, and `stamp_at`'s bodies.
+    #[test]
+    fn where_a_replaced_or_removed_file_stands() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = Dir::open(tmp.path()).unwrap();
+        let p = tmp.path().join("f");
+        let replaced = file_record("f", Op::Replace, Some(b"old"), Some(b"new"));
+        for (now, want) in [
+            ("new", State::Done),
+            ("old", State::NotDone),
+            ("else", State::Foreign),
+        ] {
+            fs::write(&p, now).unwrap();
+            assert_eq!(state(&root, &replaced, None).unwrap(), want, "{now}");
+        }
+        let removed = file_record("f", Op::Remove, Some(b"old"), None);
+        fs::write(&p, "old").unwrap();
+        assert_eq!(state(&root, &removed, None).unwrap(), State::NotDone);
+        fs::remove_file(&p).unwrap();
+        assert_eq!(state(&root, &removed, None).unwrap(), State::Done);
+        let created = file_record("f", Op::Replace, None, Some(b"new"));
+        assert_eq!(state(&root, &created, None).unwrap(), State::NotDone);
+
+        let gone = |before: Option<&[u8]>, after: Option<&[u8]>| {
+            state(&root, &file_record("d/f", Op::Replace, before, after), None).unwrap()
+        };
+        assert_eq!(gone(None, Some(b"new")), State::NotDone);
+        assert_eq!(gone(Some(b"old"), None), State::Done);
+        assert_eq!(gone(Some(b"old"), Some(b"new")), State::Foreign);
+    }
+
+    /// An append is done when its bytes are where it put them, whatever
+    /// was appended after; not done when the file is as long as before or
+    /// longer (or absent); another's when it is shorter than before. Kills
+    /// the mutants of `state`'s append arm (`==` → `!=`, `>=` → `<`) and of
+    /// `range_sha`'s bound (`<` → `<=`/`==`/`>`, `+` → `*`).
+    #[test]
+    fn where_an_appended_file_stands() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = Dir::open(tmp.path()).unwrap();
+        let p = tmp.path().join("log");
+        let mut f = file_record("log", Op::Append, Some(b"abc\n"), Some(b"abc\nx\n"));
+        f.appended_sha256 = Some(sha256_hex(b"x\n"));
+        let added = Some(Added {
+            before_len: 4,
+            len: 2,
+        });
+        for (now, want) in [
+            ("abc\nx\n", State::Done),
+            ("abc\nx\nlater\n", State::Done),
+            ("abc\n", State::NotDone),
+            ("abc\ny\n", State::NotDone),
+            ("abc\nx", State::NotDone),
+            ("ab", State::Foreign),
+        ] {
+            fs::write(&p, now).unwrap();
+            assert_eq!(state(&root, &f, added).unwrap(), want, "{now:?}");
+        }
+        assert_eq!(state(&root, &f, None).unwrap(), State::Foreign);
+        fs::remove_file(&p).unwrap();
+        assert_eq!(state(&root, &f, added).unwrap(), State::NotDone);
+    }
+
+    /// Kills `range_sha`'s bodies and its bound's mutants (`+` → `-`
+    /// reads a range cut short instead of saying `None`).
+    #[test]
+    fn a_range_is_hashed_only_when_the_file_holds_all_of_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = Dir::open(tmp.path()).unwrap();
+        fs::write(tmp.path().join("f"), "abc\nx\n").unwrap();
+        let sha = |at, n| range_sha(&dir, "f", at, n).unwrap();
+        assert_eq!(sha(0, 6), Some(sha256_hex(b"abc\nx\n")));
+        assert_eq!(sha(4, 2), Some(sha256_hex(b"x\n")));
+        assert_eq!(sha(1, 2), Some(sha256_hex(b"bc")));
+        assert_eq!(sha(4, 3), None);
+        assert_eq!(sha(5, 2), None);
+        assert_eq!(sha(6, 0), Some(sha256_hex(b"")));
+        assert_eq!(range_sha(&dir, "missing", 0, 0).unwrap(), None);
+    }
+
+    /// A decision is in progress only when a live process other than this
+    /// one, on this host, started when the intent says, is writing it.
+    /// pid 1 stands for that process. Kills `in_progress` → `true`/`false`
+    /// and its `&&`/`==`/`!=` mutants.
+    #[test]
+    fn in_progress_only_for_its_own_live_writer() {
+        let Some(start) = lock::start_ticks(1) else {
+            eprintln!("SKIPPED: no /proc/1/stat");
+            return;
+        };
+        let host = lock::host_name();
+        assert!(in_progress(&intent(1, host.clone(), Some(start))));
+        assert!(!in_progress(&intent(1, host.clone(), Some(start + 1))));
+        assert!(!in_progress(&intent(1, host.clone(), None)));
+        assert!(!in_progress(&intent(
+            1,
+            format!("{host}-other"),
+            Some(start)
+        )));
+        let me = std::process::id();
+        let my_start = lock::start_ticks(me);
+        assert!(!in_progress(&intent(me, host, my_start)));
+    }
+
+    /// Only `<id>.json` records are pending: temp files (`.<name>...tmp`)
+    /// and set-aside `.bad` ones are not. Kills `pending`'s filter mutants
+    /// (`&&` → `||`, `delete !`), `pending` → `vec![]` and `write` →
+    /// `Ok(())`.
+    #[test]
+    fn pending_lists_the_written_records_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let i = intent(std::process::id(), lock::host_name(), None);
+        write(tmp.path(), &i).unwrap();
+        let here = tmp.path().join(INTENTS);
+        fs::write(here.join(".x.json"), "{").unwrap();
+        fs::write(here.join("y.json.bad"), "{").unwrap();
+        let found = pending(tmp.path());
+        assert_eq!(found.len(), 1);
+        let got = found.into_iter().next().unwrap().unwrap();
+        assert_eq!(got.record.id, i.record.id);
+        assert_eq!(got.pid, i.pid);
+        remove(tmp.path(), &i.record.id);
+        assert!(pending(tmp.path()).is_empty());
+    }
+
+    /// A blob is read only from `blobs/<plain name>` and only when it holds
+    /// the bytes its stamp says. Kills `blob`'s bodies and its filter's
+    /// mutants.
+    #[test]
+    fn a_blob_is_trusted_only_when_it_is_what_it_says() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::create_dir(tmp.path().join(audit::BLOBS)).unwrap();
+        fs::write(tmp.path().join("blobs/b1"), "before").unwrap();
+        fs::write(tmp.path().join("b2"), "before").unwrap();
+        let stamp = Stamp::of(b"before");
+        let mut f = file_record("f", Op::Replace, Some(b"before"), Some(b"after"));
+        f.blob = Some("blobs/b1".to_owned());
+        assert_eq!(blob(tmp.path(), &f, &stamp).unwrap(), b"before");
+        assert!(blob(tmp.path(), &f, &Stamp::of(b"other")).is_err());
+        for elsewhere in ["b2", "other/b1", "blobs/../b2", "blobs/missing"] {
+            f.blob = Some(elsewhere.to_owned());
+            assert!(blob(tmp.path(), &f, &stamp).is_err(), "{elsewhere}");
+        }
+        f.blob = None;
+        assert!(blob(tmp.path(), &f, &stamp).is_err());
+    }
+
+    /// Rolling back an append cuts the file back to its length before,
+    /// removes a file the append made, and leaves a file alone (stuck,
+    /// recorded as partial) when another line came after. Kills
+    /// `undo_one`'s append arm mutants (`==` → `!=` in "the append made
+    /// the file", `+` → `-`/`*` and `!=` → `==` in its length check,
+    /// `||` → `&&`) and `undo_one` → `Ok(())`.
+    #[test]
+    fn rolling_back_an_append_cuts_it_or_removes_the_file_it_made() {
+        let tmp = tempfile::tempdir().unwrap();
+        let audit_dir = tmp.path().join("audit");
+        fs::create_dir(&audit_dir).unwrap();
+        let project = tmp.path().join("p");
+        fs::create_dir(&project).unwrap();
+        let root = Dir::open(&project).unwrap();
+        let appended = |file: &str, before: Option<&[u8]>, after: &[u8], add: &[u8]| {
+            let mut f = file_record(file, Op::Append, before, Some(after));
+            f.appended_sha256 = Some(sha256_hex(add));
+            f
+        };
+        let mut i = intent(std::process::id(), lock::host_name(), None);
+        i.record.project = project.to_string_lossy().into_owned();
+        i.record.files = vec![
+            appended("old.log", Some(b"abc\n"), b"abc\nx\n", b"x\n"),
+            appended("new.log", None, b"y\n", b"y\n"),
+        ];
+        i.added = vec![
+            Some(Added {
+                before_len: 4,
+                len: 2,
+            }),
+            Some(Added {
+                before_len: 0,
+                len: 2,
+            }),
+        ];
+        fs::write(project.join("old.log"), "abc\nx\n").unwrap();
+        fs::write(project.join("new.log"), "y\n").unwrap();
+        let settled = roll_back(&audit_dir, &root, &i, &[0, 1]);
+        assert!(
+            matches!(&settled, Settled::RolledBack { files, .. } if files == &["old.log", "new.log"]),
+            "{settled:?}"
+        );
+        assert_eq!(fs::read(project.join("old.log")).unwrap(), b"abc\n");
+        assert!(
+            !project.join("new.log").exists(),
+            "the file the append made is gone"
+        );
+
+        // Another line after ours: nothing is cut, and the file is named.
+        fs::write(project.join("old.log"), "abc\nx\nz\n").unwrap();
+        let settled = roll_back(&audit_dir, &root, &i, &[0]);
+        assert!(
+            matches!(&settled, Settled::Stuck { written, why, .. }
+                if written == &["old.log"] && why.contains("another line was appended after it")),
+            "{settled:?}"
+        );
+        assert_eq!(fs::read(project.join("old.log")).unwrap(), b"abc\nx\nz\n");
+        // Ours replaced by another line of the same length: not ours to cut.
+        fs::write(project.join("old.log"), "abc\nq\n").unwrap();
+        let settled = roll_back(&audit_dir, &root, &i, &[0]);
+        assert!(matches!(settled, Settled::Stuck { .. }), "{settled:?}");
+        assert_eq!(fs::read(project.join("old.log")).unwrap(), b"abc\nq\n");
+    }
+
+    /// A file set aside by a rename is not done while it is still at its
+    /// name, done once it is at the new name holding what it held, and
+    /// another's otherwise. Kills the guards of `state`'s rename arm
+    /// (`==` → `!=`, `true`, `false`).
+    #[test]
+    fn where_a_renamed_file_stands() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = Dir::open(tmp.path()).unwrap();
+        let mut f = file_record("PLAN.md", Op::Rename, Some(b"plan"), None);
+        f.to = Some("PLAN.md.aside".to_owned());
+        let at = |n: &str| tmp.path().join(n);
+        fs::write(at("PLAN.md"), "plan").unwrap();
+        assert_eq!(state(&root, &f, None).unwrap(), State::NotDone);
+        fs::write(at("PLAN.md"), "edited").unwrap();
+        assert_eq!(state(&root, &f, None).unwrap(), State::Foreign);
+        fs::remove_file(at("PLAN.md")).unwrap();
+        fs::write(at("PLAN.md.aside"), "plan").unwrap();
+        assert_eq!(state(&root, &f, None).unwrap(), State::Done);
+        fs::write(at("PLAN.md.aside"), "edited").unwrap();
+        assert_eq!(state(&root, &f, None).unwrap(), State::Foreign);
+        fs::write(at("PLAN.md"), "plan").unwrap();
+        assert_eq!(
+            state(&root, &f, None).unwrap(),
+            State::Foreign,
+            "both there"
+        );
+    }
+}

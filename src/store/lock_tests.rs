@@ -403,3 +403,141 @@ fn a_break_turn_that_is_a_directory_stops_at_once_naming_it() {
         assert!(lock.exists() && turn.is_dir(), "nothing removed");
     }
 }
+
+/// A lock's age as the messages say it: seconds below two minutes, hours
+/// below two days, days after, each boundary on its side. Kills the
+/// mutants of `Age`'s `Display` (`<` → `<=`/`==`/`>`, `2.0 * 86_400.0`,
+/// `s / 3600.0`, `s / 86_400.0`).
+#[test]
+fn a_lock_age_is_said_in_seconds_hours_or_days() {
+    let s = Duration::from_secs;
+    let say = |age: Age| age.to_string();
+    assert_eq!(say(Age::Past(s(3))), "modified 3.0 s ago");
+    assert_eq!(
+        say(Age::Past(Duration::from_millis(119_900))),
+        "modified 119.9 s ago"
+    );
+    assert_eq!(say(Age::Past(s(120))), "modified 0.0 h ago");
+    assert_eq!(say(Age::Past(s(5400))), "modified 1.5 h ago");
+    assert_eq!(say(Age::Past(s(172_799))), "modified 48.0 h ago");
+    assert_eq!(say(Age::Past(s(172_800))), "modified 2 days ago");
+    assert_eq!(say(Age::Past(s(10 * 86_400))), "modified 10 days ago");
+    assert_eq!(say(Age::Future(s(7200))), "modified 2.0 h in the future");
+}
+
+/// A lock a writer may be creating is one at most a second old, or at
+/// most the clock skew in the future; a future mtime counts as now. Kills
+/// `just_made`'s `<=` → `<`/`>` and `ago` → `Duration::ZERO`/its arms.
+#[test]
+fn a_lock_is_just_made_within_a_second_or_the_clock_skew() {
+    let tick = Duration::from_nanos(1);
+    assert!(Age::Past(FRESH_CREATE_FLOOR).just_made());
+    assert!(Age::Past(Duration::ZERO).just_made());
+    assert!(!Age::Past(FRESH_CREATE_FLOOR + tick).just_made());
+    assert!(Age::Future(CLOCK_SKEW).just_made());
+    assert!(!Age::Future(CLOCK_SKEW + tick).just_made());
+    assert_eq!(
+        Age::Past(Duration::from_secs(7)).ago(),
+        Duration::from_secs(7)
+    );
+    assert_eq!(Age::Future(Duration::from_secs(7)).ago(), Duration::ZERO);
+}
+
+/// A zombie is no live process, nor is pid 0 or a pid past `i32`; this
+/// process and pid 1 (another user's, for a user that is not root: the
+/// `EPERM` answer) are. Kills `pid_alive` → `true`/`false`, its `p <= 0`,
+/// its `||`/`&&`/`==` mutants and `!= Some('Z')` → `==`.
+#[test]
+fn a_zombie_is_not_alive() {
+    assert!(pid_alive(std::process::id()));
+    assert!(pid_alive(1));
+    assert!(!pid_alive(0));
+    assert!(!pid_alive(u32::MAX));
+    assert!(!pid_alive(dead_pid()));
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while proc_state(pid) != Some('Z') && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(proc_state(pid), Some('Z'), "the child is a zombie");
+    assert!(!pid_alive(pid));
+    child.wait().unwrap();
+}
+
+/// The start time is field 22 of `/proc/PID/stat`, counted after the
+/// command name, which may hold spaces and parentheses. Kills the
+/// mutants of `proc_stat_fields`' slice (`+ 1` → `- 1`/`* 1`) and
+/// `start_ticks` → `None`/`Some(0)`/`Some(1)`.
+#[test]
+fn the_start_time_is_field_22_of_proc_stat() {
+    let text = fs::read_to_string("/proc/self/stat").unwrap();
+    let after = &text[text.rfind(')').unwrap() + 2..];
+    let field22: u64 = after.split(' ').nth(19).unwrap().parse().unwrap();
+    // /proc/self is this process; its state is field 3 (the main thread
+    // sleeps or runs while this test's thread reads it).
+    assert_eq!(start_ticks(std::process::id()), Some(field22));
+    let state = proc_state(std::process::id());
+    assert!(matches!(state, Some('R' | 'S')), "{state:?}");
+    assert_eq!(start_ticks(dead_pid()), None);
+}
+
+/// A breaker's turn is cleared when its pid is dead or it is more than
+/// five seconds old (or more than the clock skew in the future), and kept
+/// while a live breaker may be at it. Kills the mutants of
+/// `clear_dead_turn` (`>` → `<`, `||` → `&&`, `delete !`, the body → `()`).
+#[test]
+fn a_dead_or_old_breakers_turn_is_cleared_a_live_ones_kept() {
+    let p = project();
+    let turn = p.path().join("state.json.loopdeck-lock.break");
+    let me = std::process::id().to_string();
+    let cases = [
+        (me.as_str(), Some(Duration::from_secs(1)), true),
+        (me.as_str(), Some(Duration::from_secs(60)), false),
+        ("garbage", Some(Duration::from_secs(1)), true),
+        ("garbage", Some(Duration::from_secs(60)), false),
+    ];
+    for (body, age, kept) in cases {
+        fs::write(&turn, body).unwrap();
+        if let Some(age) = age {
+            set_age(&turn, age);
+        }
+        clear_dead_turn(&turn);
+        assert_eq!(turn.exists(), kept, "{body} {age:?}");
+    }
+    let dead = dead_pid().to_string();
+    fs::write(&turn, &dead).unwrap();
+    clear_dead_turn(&turn);
+    assert!(!turn.exists(), "a dead pid's turn is cleared at once");
+    for (ahead, kept) in [
+        (Duration::from_secs(1), true),
+        (Duration::from_secs(30), false),
+    ] {
+        fs::write(&turn, &me).unwrap();
+        set_mtime(&turn, SystemTime::now() + ahead);
+        clear_dead_turn(&turn);
+        assert_eq!(turn.exists(), kept, "{ahead:?} in the future");
+    }
+}
+
+/// Releasing a lock removes only the file this guard created: one that
+/// took its place (a breaker's, another writer's) stays. Kills `meta_id`
+/// → a constant (every file would look like ours) and `file_id`'s
+/// mutants, for both file kinds.
+#[test]
+fn release_removes_only_the_lock_it_made() {
+    for kind in [LockKind::Owner, LockKind::PidFile] {
+        let p = project();
+        let g = acquire(p.path(), "state.json", kind, Duration::ZERO).unwrap();
+        let path = g.path().to_path_buf();
+        let theirs = p.path().join("theirs");
+        fs::write(&theirs, "1").unwrap();
+        fs::rename(&theirs, &path).unwrap();
+        drop(g);
+        assert_eq!(fs::read(&path).unwrap(), b"1", "{kind:?}: theirs stays");
+        fs::remove_file(&path).unwrap();
+        let g = acquire(p.path(), "state.json", kind, Duration::ZERO).unwrap();
+        drop(g);
+        assert!(!path.exists(), "{kind:?}: ours is removed");
+    }
+}

@@ -731,6 +731,141 @@ mod tests {
         ));
     }
 
+    /// Every pair of newlines in every length up to three 32-byte blocks,
+    /// among bytes next to `\n` in value (`\t`, `\x0b`, `\x8a`, `\x09`
+    /// borrowed into): the word test agrees with a plain scan. Kills
+    /// `memrchr_newline`'s `|` → `^` (two newlines at the same place of
+    /// two words cancel), `has_newline`'s `&` → `|`/`^`, and its block
+    /// arithmetic (`end >= 32`, `end - 32 + i`, `end -= 32`).
+    #[test]
+    fn newline_search_agrees_with_a_plain_scan_for_every_pair() {
+        let plain = |hay: &[u8]| hay.iter().rposition(|&b| b == b'\n');
+        for len in 0..100usize {
+            for fill in [b'a', b'\t', 0x0b, 0x8a, 0x00, 0xff] {
+                let mut hay = vec![fill; len];
+                assert_eq!(memrchr_newline(&hay), plain(&hay), "{len} {fill}");
+                for i in 0..len {
+                    hay[i] = b'\n';
+                    assert_eq!(memrchr_newline(&hay), Some(i), "{len} {fill} {i}");
+                    for j in 0..i {
+                        hay[j] = b'\n';
+                        assert_eq!(memrchr_newline(&hay), Some(i), "{len} {fill} {j} {i}");
+                        hay[j] = fill;
+                    }
+                    hay[i] = fill;
+                }
+            }
+        }
+    }
+
+    /// A line exactly `max_line` long is kept, one byte longer is skipped,
+    /// in the middle of the file and as its first line, with any chunk;
+    /// what was read is counted. Kills `len > max_line` → `>=`,
+    /// `end > max_line` → `>=` (both places), `bytes_read` → `0`/`1`,
+    /// `bytes_read += want` → `*=`, and `file_len` → `0`/`1`.
+    #[test]
+    fn a_line_of_exactly_the_limit_is_kept() {
+        for chunk in [1, 3, 4, 5, 64] {
+            let (lines, _) = lines_back(b"abcd\nefgh\nijklm\n", chunk, 4, u64::MAX);
+            assert_eq!(lines, vec!["<5>", "efgh", "abcd"], "chunk {chunk}");
+            let (lines, _) = lines_back(b"abcde\nefgh\n", chunk, 4, u64::MAX);
+            assert_eq!(lines, vec!["efgh", "<5>"], "chunk {chunk}");
+            let (lines, _) = lines_back(b"abcd\nefghi\nxy\n", chunk, 4, u64::MAX);
+            assert_eq!(lines, vec!["xy", "<5>", "abcd"], "chunk {chunk}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.ndjson");
+        fs::write(&p, "one\ntwo\nthree\n").unwrap();
+        let mut r = ReverseLines::open(&p, u64::MAX).unwrap().with_chunk(4);
+        assert_eq!(r.file_len(), 14);
+        assert_eq!(r.bytes_read(), 0);
+        while r.next_line().unwrap().is_some() {}
+        assert_eq!(r.bytes_read(), 14);
+        assert!(!r.cut());
+        let mut r = ReverseLines::open(&p, 9).unwrap().with_chunk(4);
+        while r.next_line().unwrap().is_some() {}
+        assert_eq!(r.bytes_read(), 9);
+        assert!(r.cut());
+        let t = tail(&p, 10, u64::MAX).unwrap();
+        assert_eq!((t.bytes_read, t.complete), (14, true));
+    }
+
+    /// An append says where its bytes landed and which bytes it wrote (a
+    /// newline first after a torn line). Kills `append_line_in`'s `at`
+    /// arithmetic (`end - len` → `+`), the `meta.len() > 0` test and the
+    /// `last[0] != b'\n'` test.
+    #[test]
+    fn an_append_says_where_it_landed() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = Dir::open(dir.path()).unwrap();
+        assert_eq!(
+            append_line_in(&d, "log", b"a").unwrap(),
+            (0, b"a\n".to_vec())
+        );
+        assert_eq!(
+            append_line_in(&d, "log", b"bc\n").unwrap(),
+            (2, b"bc\n".to_vec())
+        );
+        fs::OpenOptions::new()
+            .append(true)
+            .open(dir.path().join("log"))
+            .unwrap()
+            .write_all(b"torn")
+            .unwrap();
+        assert_eq!(
+            append_line_in(&d, "log", b"d").unwrap(),
+            (9, b"\nd\n".to_vec())
+        );
+        assert_eq!(
+            fs::read(dir.path().join("log")).unwrap(),
+            b"a\nbc\ntorn\nd\n"
+        );
+    }
+
+    /// A write cut short (a full disk; here `RLIMIT_FSIZE`, set in a
+    /// child process running this very test so no other test is limited)
+    /// leaves no part of its line: the file is cut back to its length
+    /// before and the append fails. Kills the mutants of the cut
+    /// (`n > 0` → `==`/`<`, `m.len() == end` → `!=`, `end - n` → `+`/`/`).
+    #[test]
+    fn a_short_append_is_cut_back() {
+        const CHILD: &str = "LOOPDECK_TEST_SHORT_APPEND";
+        if let Some(path) = std::env::var_os(CHILD) {
+            let limit = libc::rlimit {
+                rlim_cur: 10,
+                rlim_max: 10,
+            };
+            // SAFETY: plain system calls on this (child) process.
+            unsafe {
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
+            }
+            let err = append_line(Path::new(&path), b"0123456789abcdef").unwrap_err();
+            assert!(err.to_string().contains("short append: 6 of 17"), "{err}");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("log.ndjson");
+        fs::write(&p, "abc\n").unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "store::ndjson::tests::a_short_append_is_cut_back",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD, &p)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && said.contains("1 passed"),
+            "{said}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(fs::read(&p).unwrap(), b"abc\n");
+    }
+
     #[test]
     fn concurrent_appends_all_land_whole() {
         let dir = tempfile::tempdir().unwrap();
