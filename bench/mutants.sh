@@ -173,14 +173,20 @@ python3 - "$out/outcomes.json" "$here/bench/mutants-equivalent.txt" <<'PY'
 import json, re, sys
 outcomes = json.load(open(sys.argv[1]))
 # A mutant is named "file:line:col: description"; the equivalent list
-# names it without the position, which moves with every edit.
+# names it without the position (which moves with every edit: any mutant
+# so described), or with it when only that one of several alike is
+# equivalent.
 def key(name):
     return re.sub(r"^([^:]+):\d+:\d+: ", r"\1: ", name.strip())
 equivalent = set()
+exact = set()
 for line in open(sys.argv[2], encoding="utf-8"):
     line = line.split("  #")[0].strip()
     if line and not line.startswith("#"):
-        equivalent.add(key(line))
+        if re.match(r"^[^:]+:\d+:\d+: ", line):
+            exact.add(line)
+        else:
+            equivalent.add(key(line))
 counts = {"caught": 0, "missed": 0, "timeout": 0, "unviable": 0, "equivalent": 0}
 missed = []
 for o in outcomes.get("outcomes", []):
@@ -195,7 +201,7 @@ for o in outcomes.get("outcomes", []):
     if summary == "CaughtMutant":
         counts["caught"] += 1
     elif summary == "MissedMutant":
-        if key(name) in equivalent:
+        if key(name) in equivalent or name.strip() in exact:
             counts["equivalent"] += 1
         else:
             counts["missed"] += 1

@@ -103,6 +103,9 @@ pub fn write(dir: &Path, intent: &Intent) -> Result<(), ActError> {
         let _ = d.unlink(&tmp);
         return Err(store("intent record", e.into()));
     }
+    // The rename itself reaches the disk before any project file changes:
+    // after a power cut, a changed project file always has its intent.
+    d.sync();
     Ok(())
 }
 
