@@ -321,6 +321,51 @@ fn refusals_write_nothing() {
     assert_refused(&p, &["answer", "yes"], 1, "already answered");
 }
 
+/// Texts GSD's own parsers would read as structure (issue 19 §1): a line
+/// break for JavaScript is refused by name, a bold label and a heading run
+/// are escaped (rendering the same), a placeholder gsd-tools deletes is
+/// refused, and a phase is a phase number.
+#[test]
+fn texts_gsd_reads_as_structure_are_refused_or_escaped() {
+    let p = Project::new(TEMPLATE.as_bytes());
+    assert_refused(
+        &p,
+        &["add-decision", "Use gRPC\u{2028}Phase: 9 of 9 (pwned)"],
+        1,
+        "U+2028 LINE SEPARATOR",
+    );
+    assert_refused(&p, &["add-decision", "a\u{202E}b"], 1, "U+202E");
+    assert_refused(&p, &["add-blocker", "Nonexistent bucket"], 1, "\"none\"");
+    assert_refused(&p, &["add-decision", "tests: none yet"], 1, "\"none yet\"");
+    assert_refused(
+        &p,
+        &["add-decision", "x", "--phase", "1 (planned)"],
+        1,
+        "phase number",
+    );
+    ok(&p.act(&["add-decision", "**Status:** Complete ## Blockers"]));
+    ok(&p.act(&["add-blocker", "see [RESOLVED] in ### notes"]));
+    let text = p.text();
+    assert!(
+        text.contains("- [Phase 4.5]: **Status\\:** Complete #\\# Blockers\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("- see \\[RESOLVED\\] in #\\#\\# notes\n"),
+        "{text}"
+    );
+    // GSD's status and position read as before (loopdeck's port of the
+    // hook's rules).
+    let read = gsd::load(&p.dir).unwrap();
+    assert_eq!(read.decisions.len(), 1);
+    let before = statusline::statusline(TEMPLATE);
+    assert_eq!(
+        statusline::statusline(&text),
+        before,
+        "the statusline reads as before"
+    );
+}
+
 #[test]
 fn resolve_refusal_lists_the_blockers() {
     let p = Project::new(

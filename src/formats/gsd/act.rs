@@ -9,6 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::splice::{Doc, List, flatten, one_line};
+use super::text::{self, Field};
 use super::{STATE_FILE, WAITING_FILE};
 use crate::formats::act::not_for;
 use crate::model::{Address, Format, Request, Verb};
@@ -61,25 +62,17 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
             phase,
             rationale,
         } => {
-            let summary = one_line("the decision", summary).map_err(refuse)?;
+            let summary = text::entry("the decision", summary, Field::Decision).map_err(refuse)?;
             let rationale = rationale
                 .as_deref()
                 .filter(|r| !r.trim().is_empty())
-                .map(|r| one_line("the rationale", r))
+                .map(|r| text::entry("the rationale", r, Field::Decision))
                 .transpose()
                 .map_err(refuse)?;
             let phase = match phase {
-                Some(p) => {
-                    let p = one_line("the phase", p).map_err(refuse)?;
-                    // `--phase "Phase 3"` means phase 3.
-                    match p.get(..6) {
-                        Some(head) if head.eq_ignore_ascii_case("phase ") => {
-                            one_line("the phase", &p[6..]).map_err(refuse)?
-                        }
-                        _ => p,
-                    }
-                }
-                None => doc.current_phase(&text).unwrap_or_else(|| "?".to_owned()),
+                // `--phase "Phase 3"` means phase 3.
+                Some(p) => text::phase(p).map_err(refuse)?,
+                None => current_phase(&doc, &text),
             };
             doc.add(
                 List::Decisions,
@@ -87,7 +80,7 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
             );
         }
         Verb::AddBlocker { text: blocker } => {
-            let blocker = one_line("the blocker", blocker).map_err(refuse)?;
+            let blocker = text::entry("the blocker", blocker, Field::Blocker).map_err(refuse)?;
             doc.add(List::Blockers, format!("- {blocker}"));
         }
         Verb::ResolveBlocker { text: needle } => {
@@ -103,7 +96,7 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
             if let Some(id) = id {
                 bind(snap, id)?;
             }
-            let answer = one_line("the answer", answer).map_err(refuse)?;
+            let answer = text::entry("the answer", answer, Field::Decision).map_err(refuse)?;
             let entry = answer_entry(snap, &doc, &text, req, &answer, rationale.as_deref())?;
             doc.add(List::Decisions, entry);
             edits.push(Edit::Remove {
@@ -376,20 +369,34 @@ fn answer_entry(
 ) -> Result<String, ActError> {
     let w = read_waiting(snap)?;
     let chosen = pick(&w, answer)?;
-    let phase = w
-        .phase
-        .clone()
-        .or_else(|| doc.current_phase(text))
-        .unwrap_or_else(|| "?".to_owned());
-    let why = match rationale.filter(|r| !r.trim().is_empty()) {
-        Some(r) => one_line("the rationale", r).map_err(refuse)?,
-        None => format!("answered by {}", flatten(&req.by)),
+    let phase = match w.phase.as_deref().map(text::phase) {
+        Some(Ok(p)) => p,
+        _ => current_phase(doc, text),
     };
+    let why = match rationale.filter(|r| !r.trim().is_empty()) {
+        Some(r) => text::entry("the rationale", r, Field::Decision).map_err(refuse)?,
+        None => format!("answered by {}", text::from_file(&req.by, Field::Decision)),
+    };
+    // The question and the option come from WAITING.json: escaped, never
+    // refused (the human's answer is what is checked).
     Ok(decision_entry(
         &phase,
-        &format!("{} → {chosen}", w.question),
+        &format!(
+            "{} → {}",
+            text::from_file(&w.question, Field::Decision),
+            text::from_file(&chosen, Field::Decision)
+        ),
         Some(&why),
     ))
+}
+
+/// The phase a decision without `--phase` is filed under: the current
+/// phase when it reads as a phase number, else `?` as gsd-tools writes
+/// (never a plan name or `1 (planned)`).
+fn current_phase(doc: &Doc, text: &str) -> String {
+    doc.current_phase(text)
+        .and_then(|p| text::phase(&p).ok())
+        .unwrap_or_else(|| "?".to_owned())
 }
 
 #[cfg(test)]

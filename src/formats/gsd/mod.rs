@@ -10,6 +10,7 @@ pub mod body;
 pub mod frontmatter;
 pub mod splice;
 pub mod statusline;
+pub mod text;
 
 use std::path::Path;
 

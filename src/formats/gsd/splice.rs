@@ -130,7 +130,9 @@ pub fn one_line(what: &str, text: &str) -> Result<String, Refused> {
     if t.is_empty() {
         return Err(format!("{what} is empty"));
     }
-    if t.chars().any(char::is_control) {
+    if t.chars()
+        .any(|c| c.is_control() || crate::model::text::reorders(c))
+    {
         return Err(format!(
             "{what} must be one line of text (no line breaks or control characters)"
         ));
