@@ -321,7 +321,9 @@ fn status_prints_gsd_statusline_for_every_scene() {
             "scene3-milestone-complete",
             "v1.0 [██████████] 100% · milestone complete",
         ),
-        ("scene4-fallback", "v1.0 首发版 · planning · 数据层 (2/5)"),
+        // CRLF: GSD's hook sees no frontmatter (`---\n` only), so neither
+        // the milestone; its body line gives the rest.
+        ("scene4-fallback", "planning · 数据层 (2/5)"),
         ("no-frontmatter", "executing · API 集成 (3/7)"),
         (
             "paused-waiting",

@@ -7,7 +7,12 @@
 //! `parseStateMd` + `formatGsdState` (open-gsd/gsd-core 17007a8d, after PR
 //! #4164 fixed issue #3945) under node on the same files; it is the
 //! reference implementation's output, not ours. Regenerated and compared on
-//! 2026-11-30: identical. An older hook (string comparison of the phase
+//! 2026-11-30: identical; and on 2026-12-02 with the published
+//! get-shit-done-cc 1.42.3 hook (`hook-statuslines.js` beside the fixtures):
+//! identical. `expected-statuslines-crlf.json` is that hook's output on the
+//! same files with CRLF line endings (`node hook-statuslines.js
+//! tests/fixtures/gsd-real-world crlf PACKAGE`): its frontmatter rule needs
+//! `---\n`, so on 38 of them it reads the body alone. An older hook (string comparison of the phase
 //! counters) differs on exactly two files, Minhmice__block_detected and
 //! MoBkr__samnan-platform (0 of 0 phases: "milestone complete").
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure
@@ -21,9 +26,13 @@ use std::path::Path;
 use common::{NOW, json, loopdeck, repo};
 
 fn fixtures() -> BTreeMap<String, String> {
+    expected_lines("expected-statuslines.json")
+}
+
+fn expected_lines(file: &str) -> BTreeMap<String, String> {
     let dir = repo().join("tests/fixtures/gsd-real-world");
     let expected: BTreeMap<String, String> =
-        serde_json::from_slice(&fs::read(dir.join("expected-statuslines.json")).unwrap()).unwrap();
+        serde_json::from_slice(&fs::read(dir.join(file)).unwrap()).unwrap();
     assert_eq!(expected.len(), 60);
     expected
 }
@@ -101,9 +110,15 @@ fn every_real_file_reads_without_a_problem() {
 #[test]
 fn status_is_byte_identical_to_gsd_statusline() {
     let expected = fixtures();
+    let crlf_lines = expected_lines("expected-statuslines-crlf.json");
+    assert_eq!(
+        expected.keys().collect::<Vec<_>>(),
+        crlf_lines.keys().collect::<Vec<_>>()
+    );
     let tmp = tempfile::tempdir().unwrap();
-    for (name, line) in &expected {
+    for (name, lf_line) in &expected {
         for crlf in [false, true] {
+            let line = if crlf { &crlf_lines[name] } else { lf_line };
             let root = tmp.path().join(if crlf { "crlf" } else { "lf" });
             install(&root, name, crlf);
             let out = loopdeck()

@@ -298,7 +298,7 @@ fn lint(p: &mut Project, text: &str, fm: &frontmatter::Frontmatter, body: &body:
             .push(Finding::new(level, code, msg).at(STATE_FILE))
     };
     if !fm.is_empty() && !statusline::sees_frontmatter(text) {
-        add(Level::Warning, "gsd.frontmatter-unseen", "GSD's statusline does not see this frontmatter (a BOM or blank line before it, or spaces after the opening ---); loopdeck reads it, GSD's hook shows nothing from it".to_owned());
+        add(Level::Warning, "gsd.frontmatter-unseen", "GSD's statusline does not see this frontmatter (CRLF line endings, a BOM or blank line before it, or spaces after the opening ---); loopdeck reads it, GSD's hook shows nothing from it".to_owned());
     }
     if fm.blocks > 1 {
         add(

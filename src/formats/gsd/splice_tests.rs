@@ -294,7 +294,7 @@ fn bold_labels_under_a_heading_stay_in_its_section() {
 fn an_added_last_updated_line_leaves_gsds_hook_reading_the_same() {
     for text in [
         "---\nstatus: executing\nmilestone: v1\nprogress:\n  completed_phases: 2\n  total_phases: 5\n  percent: 40\n---\nPhase: 2 of 5 (Data)\n",
-        "---\r\nstatus: idle\r\nnext_action: plan-phase\r\nnext_phases:\r\n  - \"4.5\"\r\n  - 4.6\r\n---\r\n# S\r\n",
+        "---\r\nstatus: idle\r\nnext_action: plan-phase\r\nnext_phases:\r\n  - \"4.5\"\r\n  - 4.6\r\n---\r\n# S\r\nPhase: 1 of 2 (Data)\r\n",
         "---\nstatus: x\nnext_phases: [\"1\", \"2\"]\nnext_action: execute-phase\n---",
     ] {
         let out = edit(text, |d| d.refresh_last_updated(now()));

@@ -82,20 +82,11 @@ fn skip_spaces(s: &str) -> &str {
     s.trim_start_matches(js_space)
 }
 
-/// `/^---\r?\n([\s\S]*?)\r?\n---/`
+/// The hook's `/^---\n([\s\S]*?)\n---/` (gsd-statusline.js, 1.42.3): a
+/// CRLF file's `---\r\n` is no frontmatter to it, so it reads the body.
 fn frontmatter(content: &str) -> Option<&str> {
-    let rest = content.strip_prefix("---")?;
-    let body = rest
-        .strip_prefix('\n')
-        .or_else(|| rest.strip_prefix("\r\n"))?;
-    let bytes = body.as_bytes();
-    for i in 0..bytes.len() {
-        let tail = &body.as_bytes()[i..];
-        if tail.starts_with(b"\r\n---") || tail.starts_with(b"\n---") {
-            return Some(&body[..i]);
-        }
-    }
-    None
+    let body = content.strip_prefix("---\n")?;
+    body.find("\n---").map(|i| &body[..i])
 }
 
 /// Does GSD's hook find a frontmatter block in `content`?

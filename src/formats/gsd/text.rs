@@ -36,8 +36,10 @@ pub fn entry(what: &str, text: &str, field: Field) -> Result<String, Refused> {
         return Err(format!("{what} is empty"));
     }
     if let Some(c) = t.chars().find(|&c| breaks(c)) {
+        // The one-line rule's own words (every typed field says them),
+        // after the character and what GSD makes of it.
         return Err(format!(
-            "{what} holds {}: GSD's JavaScript parsers (gsd-tools, the statusline) read it as {}; write it on one line of plain text",
+            "{what} holds {}, which GSD's JavaScript parsers (gsd-tools, the statusline) read as {}: {what} must be one line of text (no line breaks or control characters)",
             name(c),
             if matches!(c, '\u{2028}' | '\u{2029}' | '\n' | '\r') {
                 "a line break"
