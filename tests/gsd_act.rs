@@ -366,6 +366,31 @@ fn texts_gsd_reads_as_structure_are_refused_or_escaped() {
     );
 }
 
+/// A text held by several blockers resolves none of them unless `--all`
+/// (gsd-tools removes every line holding it, silently): the refusal names
+/// them and writes nothing.
+#[test]
+fn resolving_a_text_several_blockers_hold_needs_all() {
+    let p = Project::new(
+        b"---\nstatus: x\n---\n# S\n### Blockers\n- API key missing\n- Design review\n- API rate limit\n",
+    );
+    assert_refused(&p, &["resolve-blocker", "API"], 1, "is in 2 blockers");
+    let o = p.act(&["resolve-blocker", "API"]);
+    assert!(stderr(&o).contains("- API key missing"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("- API rate limit"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--all"), "{}", stderr(&o));
+    ok(&p.act(&["resolve-blocker", "key missing"]));
+    assert!(!p.text().contains("API key missing"));
+    assert!(p.text().contains("- API rate limit\n"));
+    let p = Project::new(
+        b"---\nstatus: x\n---\n# S\n### Blockers\n- API key missing\n- Design review\n- API rate limit\n",
+    );
+    ok(&p.act(&["resolve-blocker", "API", "--all"]));
+    let text = p.text();
+    assert!(!text.contains("API"), "{text}");
+    assert!(text.contains("- Design review\n"), "{text}");
+}
+
 #[test]
 fn resolve_refusal_lists_the_blockers() {
     let p = Project::new(

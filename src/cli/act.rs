@@ -90,8 +90,16 @@ pub enum ActVerb {
     },
     /// GSD: add a blocker.
     AddBlocker { text: String },
-    /// GSD: resolve a blocker (by its text).
-    ResolveBlocker { text: String },
+    /// GSD: resolve the blocker holding TEXT (refused when several do,
+    /// naming them, unless --all).
+    ResolveBlocker {
+        /// Text of the blocker to resolve (a part of it is enough when only
+        /// that blocker holds it).
+        text: String,
+        /// Resolve every blocker holding TEXT.
+        #[arg(long)]
+        all: bool,
+    },
     /// DWP: approve the plan.
     Approve,
     /// DWP: block TASK with a reason (and what it needs).
@@ -184,7 +192,7 @@ impl ActVerb {
                 rationale,
             },
             ActVerb::AddBlocker { text } => Verb::AddBlocker { text },
-            ActVerb::ResolveBlocker { text } => Verb::ResolveBlocker { text },
+            ActVerb::ResolveBlocker { text, all } => Verb::ResolveBlocker { text, all },
             ActVerb::Approve => Verb::Approve,
             ActVerb::Block {
                 task,

@@ -43,8 +43,13 @@ pub enum Verb {
     },
     /// GSD: add a blocker.
     AddBlocker { text: String },
-    /// GSD: resolve a blocker (matched by its text).
-    ResolveBlocker { text: String },
+    /// GSD: resolve a blocker (matched by its text; every blocker holding
+    /// the text only with `all`).
+    ResolveBlocker {
+        text: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        all: bool,
+    },
     /// DWP: approve the plan.
     Approve,
     /// DWP: block a task.
@@ -368,7 +373,10 @@ impl Address {
             "add-blocker" => Verb::AddBlocker {
                 text: text(0).unwrap_or_default(),
             },
-            "resolve-blocker" => Verb::ResolveBlocker { text: target() },
+            "resolve-blocker" => Verb::ResolveBlocker {
+                text: target(),
+                all: false,
+            },
             "approve" => Verb::Approve,
             "block" => Verb::Block {
                 task: target(),

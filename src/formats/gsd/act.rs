@@ -83,9 +83,9 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
             let blocker = text::entry("the blocker", blocker, Field::Blocker).map_err(refuse)?;
             doc.add(List::Blockers, format!("- {blocker}"));
         }
-        Verb::ResolveBlocker { text: needle } => {
+        Verb::ResolveBlocker { text: needle, all } => {
             let needle = one_line("the blocker to resolve", needle).map_err(refuse)?;
-            resolve(&mut doc, &needle)?;
+            resolve(&mut doc, &needle, *all)?;
         }
         Verb::Answer {
             id,
@@ -184,10 +184,27 @@ fn decision_entry(phase: &str, summary: &str, rationale: Option<&str>) -> String
     }
 }
 
-/// Remove the blockers matching `needle`, or refuse naming the blockers.
-fn resolve(doc: &mut Doc, needle: &str) -> Result<(), ActError> {
+/// Remove the blocker matching `needle` (every one with `all`), or refuse
+/// naming the blockers: none matches, or several do without `all`
+/// (gsd-tools removes every line holding the text, silently).
+fn resolve(doc: &mut Doc, needle: &str, all: bool) -> Result<(), ActError> {
     let listed = doc.items(List::Blockers);
     let heading = doc.heading(List::Blockers);
+    if !all
+        && let Some(matched) = doc.clone().resolve(List::Blockers, needle)
+        && matched.len() > 1
+    {
+        let list = matched
+            .iter()
+            .map(|b| format!("\n  - {}", flatten(b)))
+            .collect::<String>();
+        return Err(refuse(format!(
+            "\"{}\" is in {} blockers:{list}\nname one by a text only it holds, or pass --all to resolve all {}",
+            flatten(needle),
+            matched.len(),
+            matched.len()
+        )));
+    }
     match doc.resolve(List::Blockers, needle) {
         None => Err(refuse(format!(
             "{STATE_FILE} has no blockers section (### Blockers, ### Blockers/Concerns or ### Concerns): no blocker to resolve"
