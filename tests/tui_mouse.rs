@@ -60,10 +60,14 @@ fn a_click_selects_a_row_shows_a_tab_and_opens_in_tmux() {
     let s = t.wait_for("Projects 20/20");
     assert!(!s.contains("paused-waiting · gsd"), "{s}");
     click(&t, at(&s, ROW));
-    let s = t.wait_for("paused-waiting · gsd");
     // Selected, the list keeps the keys; a second click opens it, as
-    // Enter does (the hint bar says the detail has the keys).
-    assert!(s.contains("Enter open") && !s.contains("Esc back"), "{s}");
+    // Enter does (the hint bar says the detail has the keys). Waited for
+    // whole: the title is drawn before the hint bar, and a capture can
+    // land between them.
+    let s = t.wait_until("paused-waiting selected, the list's keys", |s| {
+        s.contains("paused-waiting · gsd") && s.contains("Enter open")
+    });
+    assert!(!s.contains("Esc back"), "{s}");
     click(&t, at(&s, ROW));
     let s = t.wait_for("Esc back");
     // A click on a tab title shows that tab.
@@ -72,8 +76,10 @@ fn a_click_selects_a_row_shows_a_tab_and_opens_in_tmux() {
     let s = t.wait_for("DECISION / BLOCKER");
     // A click on another project: selected, and the list has the keys.
     click(&t, at(&s, "scene2-next-action  "));
-    let s = t.wait_for("scene2-next-action · gsd");
-    assert!(s.contains("Enter open"), "{s}");
+    let s = t.wait_until("scene2-next-action selected, the list's keys", |s| {
+        s.contains("scene2-next-action · gsd") && s.contains("Enter open")
+    });
+    assert!(!s.contains("Esc back"), "{s}");
     t.keys(&["q"]);
     t.wait_for("EXITED:0");
 }
