@@ -18,6 +18,13 @@ const TAB_STOP: usize = 4;
 /// A character that reorders or breaks text where it lands (a
 /// bidirectional control, a line or paragraph separator): the clipboard
 /// and desktop notifications replace it, as they do control characters.
+/// The one-line rule for a character a human types into a field that is
+/// written on one line: a control character (line breaks included) or one
+/// that breaks or reorders the line (U+2028/2029, bidi controls).
+pub fn breaks_line(c: char) -> bool {
+    c.is_control() || reorders(c)
+}
+
 pub fn reorders(c: char) -> bool {
     is_bidi_control(c) || matches!(c, '\u{2028}' | '\u{2029}')
 }

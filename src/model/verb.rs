@@ -428,8 +428,7 @@ impl Address {
 /// breaks it would end the line it is written on and start another (a
 /// forged `## ` section in `conversation.md`, a forged list item).
 pub fn breaks_one_line(text: &str) -> bool {
-    text.chars()
-        .any(|c| c.is_control() || crate::model::text::reorders(c))
+    text.chars().any(crate::model::text::breaks_line)
 }
 
 /// The same rule for a text over several lines (an answer, a reason):

@@ -130,9 +130,7 @@ pub fn one_line(what: &str, text: &str) -> Result<String, Refused> {
     if t.is_empty() {
         return Err(format!("{what} is empty"));
     }
-    if t.chars()
-        .any(|c| c.is_control() || crate::model::text::reorders(c))
-    {
+    if t.chars().any(crate::model::text::breaks_line) {
         return Err(format!(
             "{what} must be one line of text (no line breaks or control characters)"
         ));

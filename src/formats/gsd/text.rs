@@ -116,7 +116,7 @@ pub fn phase(text: &str) -> Result<String, Refused> {
 /// A character JavaScript takes for a line break, a control character, or
 /// one that reorders the line.
 fn breaks(c: char) -> bool {
-    c.is_control() || crate::model::text::reorders(c)
+    crate::model::text::breaks_line(c)
 }
 
 fn name(c: char) -> String {
