@@ -42,11 +42,7 @@ fn act_cmd(state: &Path, dir: &Path, args: &[&str]) -> Command {
 /// `LOOPDECK_FAULTS_SCALE=N` runs N times as many kills, swaps and
 /// seconds (15 gives the sizes issue 18 asks figures for: 360 kills).
 fn scale() -> u32 {
-    std::env::var("LOOPDECK_FAULTS_SCALE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1)
-        .max(1)
+    common::faults_scale()
 }
 
 fn run(mut c: Command) -> Output {

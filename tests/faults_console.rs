@@ -42,11 +42,7 @@ const PROJECT: &str = "fba-smart-restock";
 
 /// `LOOPDECK_FAULTS_SCALE=N`: N times as many kills (as `tests/faults.rs`).
 fn scale() -> u32 {
-    std::env::var("LOOPDECK_FAULTS_SCALE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1)
-        .max(1)
+    common::faults_scale()
 }
 
 /// A PRD-master project (stage 1, OQ-7 waiting for the user) under a root

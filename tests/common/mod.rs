@@ -68,6 +68,16 @@ pub fn json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("json")
 }
 
+/// `LOOPDECK_FAULTS_SCALE=N`: the fault suites (`tests/faults*.rs`) run
+/// N times as many kills, swaps and seconds (15 gives issue 18's sizes).
+pub fn faults_scale() -> u32 {
+    std::env::var("LOOPDECK_FAULTS_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+        .max(1)
+}
+
 pub fn copy_dir(from: &Path, to: &Path) {
     fs::create_dir_all(to).expect("mkdir");
     for e in fs::read_dir(from).expect("read_dir") {
