@@ -418,7 +418,7 @@ fn absolute(p: &std::path::Path) -> String {
 
 /// The plain report: the diff under `--dry-run`, else one line per file.
 fn write_outcome(out: &mut dyn Write, verb: &str, o: &Outcome) -> io::Result<()> {
-    for r in &o.recovered {
+    for r in o.recovered.iter().chain(&o.said) {
         writeln!(out, "{}", sanitize_line(r))?;
     }
     if o.dry_run {

@@ -152,6 +152,7 @@ fn decide_and_write(
             audit_id: None,
             read,
             recovered: Vec::new(),
+            said: first.take_said(),
         });
     }
     // The lock is taken in the primary's directory as it was walked (the
@@ -184,7 +185,11 @@ fn decide_and_write(
     let dir = audit_dir.ok_or_else(|| ActError::Refused(Refusal::new(audit::NO_DIR)))?;
     preflight(txn, root, &steps)?;
     audit_preflight(&dir)?;
-    let result = apply(txn, root, &dir, steps);
+    let said = snap.take_said();
+    let result = apply(txn, root, &dir, steps).map(|mut o| {
+        o.said = said;
+        o
+    });
     drop(guard);
     drop(lock_dir);
     result
@@ -658,6 +663,7 @@ fn apply(txn: &Txn, root: &Dir, dir: &Path, steps: Vec<Step>) -> Result<Outcome,
         audit_id: Some(id),
         read: Vec::new(),
         recovered: Vec::new(),
+        said: Vec::new(),
     })
 }
 
