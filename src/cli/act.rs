@@ -346,6 +346,21 @@ pub fn run_act(
     }
 }
 
+/// The project an `undo --last` or `redo` is about: the one `dir` is in
+/// (given: it must be in one), else the one the current directory is in,
+/// else none (every project).
+pub fn scope(dir: Option<&std::path::Path>) -> Result<Option<PathBuf>, String> {
+    let here = std::path::Path::new(".");
+    match enclosing_project(dir.unwrap_or(here), Pick::Refuse) {
+        Ok(p) => Ok(Some(p.path.canonicalize().unwrap_or(p.path))),
+        Err(_) if dir.is_none() => Ok(None),
+        Err(_) => Err(format!(
+            "{} is not in one project loopdeck can read (a directory holding several names none of them): give the project's own directory",
+            sanitize_line(&dir.unwrap_or(here).to_string_lossy())
+        )),
+    }
+}
+
 /// `loopdeck undo`.
 pub fn run_undo(
     which: audit::Which,
@@ -378,12 +393,14 @@ pub fn run_undo(
             Err(e) => return Ok(refused(err, &e)),
         }
     }
-    match audit::undo(&dir, &which, &opts) {
-        Ok(outcome) => {
-            let undone = match &which {
-                audit::Which::Last => "last".to_owned(),
-                audit::Which::Id(id) => id.clone(),
-            };
+    let verb = if matches!(which, audit::Which::Redo(_)) {
+        "redo"
+    } else {
+        "undo"
+    };
+    match audit::undo_found(&dir, &which, &opts) {
+        Ok((rec, outcome)) => {
+            let undone = rec.id;
             if flags.json {
                 json::write(
                     out,
@@ -394,9 +411,9 @@ pub fn run_undo(
                     },
                 )?;
             } else {
-                write_outcome(out, "undo", &outcome)?;
+                write_outcome(out, verb, &outcome)?;
                 // An undo is itself a decision in the log: it can be undone.
-                say_undo(out, "undo", false, &outcome)?;
+                say_undo(out, verb, false, &outcome)?;
             }
             Ok(EXIT_OK)
         }

@@ -551,10 +551,13 @@ fn apply(txn: &Txn, root: &Dir, dir: &Path, steps: Vec<Step>) -> Result<Outcome,
         files.push(rec);
         added.push(add);
     }
+    let real = chrono::Utc::now();
     let mut intent = Intent {
         record: Record {
             id: id.clone(),
-            at: txn.now.to_rfc3339(),
+            at: real.to_rfc3339(),
+            now: ((txn.now - real).abs() >= chrono::Duration::seconds(1))
+                .then(|| txn.now.to_rfc3339()),
             by: txn.by.clone(),
             host: lock::host_name(),
             project: root.real_path().to_string_lossy().into_owned(),

@@ -586,15 +586,15 @@ fn undo_puts_back_replaces_appends_removals_and_renames() {
     .unwrap();
     assert_eq!(e.read("t.ndjson"), "{\"a\":1}\n{\"a\":2}\n");
     assert_eq!(e.read("state.json.corrupt-X"), "corrupt{");
-    let undone = undo_anywhere(&e.audit, &Which::Last, &e.opts()).unwrap();
+    let undone = undo_anywhere(&e.audit, &Which::Last(None), &e.opts()).unwrap();
     assert!(undone.audit_id.is_some());
     assert_eq!(e.read("state.json"), "corrupt{");
     // An NDJSON log is append-only: its line stays as history.
     assert_eq!(e.read("t.ndjson"), "{\"a\":1}\n{\"a\":2}\n");
     assert_eq!(e.read("W.json"), "{}");
     assert_eq!(e.names(), vec!["W.json", "state.json", "t.ndjson"]);
-    // The undo is a decision too: undoing it makes the decision again.
-    undo_anywhere(&e.audit, &Which::Last, &e.opts()).unwrap();
+    // The undo is a decision too: redoing it makes the decision again.
+    undo_anywhere(&e.audit, &Which::Redo(None), &e.opts()).unwrap();
     assert_eq!(e.read("state.json"), "{\"rebuilt\":true}");
     assert_eq!(e.read("t.ndjson"), "{\"a\":1}\n{\"a\":2}\n");
     assert_eq!(e.log().len(), 3);
