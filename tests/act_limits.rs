@@ -103,7 +103,7 @@ fn a_text_past_its_limit_is_refused_naming_the_limit() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{example} {}: {err}", args[0]);
         let want = format!(
-            "{what} is 100000 characters long; a {} takes at most {max}",
+            "{what} is 100000 characters long; `{}` takes at most {max}",
             args[0]
         );
         assert!(err.contains(&want), "{example}: `{want}` not in {err}");

@@ -235,7 +235,7 @@ impl Verb {
             let n = text.chars().count();
             if n > max {
                 return Err(format!(
-                    "{what} is {n} characters long; a {verb} takes at most {max}: shorten it (keep the detail in a document of the project and name it here); nothing written",
+                    "{what} is {n} characters long; `{verb}` takes at most {max}: shorten it (keep the detail in a document of the project and name it here); nothing written",
                     verb = self.name()
                 ));
             }

@@ -95,7 +95,9 @@ fn a_decision_is_written_locked_and_audited() {
     let rec = &log[0];
     assert_eq!(rec["id"], id.as_str());
     assert_eq!(rec["by"], "ann");
-    assert_eq!(rec["at"], "2026-06-01T10:00:00+00:00");
+    // The decision's "now" is kept apart from the real time of the write.
+    assert_eq!(rec["now"], "2026-06-01T10:00:00+00:00");
+    assert_ne!(rec["at"], rec["now"]);
     assert_eq!(rec["lock"], "owner");
     assert_eq!(rec["decision"]["verb"], "test");
     let f = &rec["files"][0];
