@@ -663,26 +663,14 @@ pub fn prune(dir: &Path, keep: usize) {
 /// The decision `which` from the log in `dir` (the set-aside logs too,
 /// newest first), read from the end without loading the log whole.
 pub fn find(dir: &Path, which: &Which) -> Result<Record, ActError> {
-    let refuse = |e: Untrusted| e.refuse("nothing undone");
     let path = dir.join(LOG);
-    let mut names = Vec::new();
-    if trusted_dir(dir).map_err(refuse)? {
-        names.push(LOG.to_owned());
-        let mut old = rotated(dir);
-        old.reverse();
-        // A log set aside at time T was closed before any decision made
-        // after T: one older than the id sought cannot hold it.
-        if let Which::Id(id) = which {
-            let at = |n: &String| n[LOG.len() + 1..].to_owned();
-            old.retain(|n| at(n) >= *id);
-        }
-        names.extend(old);
-    }
+    let id = match which {
+        Which::Id(id) => Some(id.as_str()),
+        _ => None,
+    };
     let mut stack = Stack::default();
-    for name in &names {
-        if let Some(rec) = find_in(dir, name, which, &mut stack)? {
-            return Ok(rec);
-        }
+    if let Some(rec) = walk(dir, id, "nothing undone", |r| stack.pick(which, r))? {
+        return Ok(rec);
     }
     let scope = |p: &Option<PathBuf>| {
         p.as_ref()
@@ -728,7 +716,7 @@ impl Stack {
             Which::Id(id) => return rec.id == *id,
         };
         if let Some(s) = scope
-            && !same_dir(&rec.project_dir(), s)
+            && !of_project(rec, s)
         {
             return false;
         }
@@ -751,54 +739,117 @@ impl Stack {
     }
 }
 
-/// Are `a` and `b` the same directory (compared as found on disk, else as
-/// written)?
-fn same_dir(a: &Path, b: &Path) -> bool {
-    match (fs::canonicalize(a), fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
-}
-
-/// The decision `which` in the log `name` of `dir`, if it is there.
-fn find_in(
+/// Every record of the logs in `dir` (the log, then the set-aside logs,
+/// newest first), newest first, given to `visit` until it says stop: that
+/// record is returned. With `id`, only that record is parsed (and a log
+/// set aside before it was made is not read). A log that cannot be
+/// trusted refuses, with `what` said of the refusal.
+fn walk(
     dir: &Path,
-    name: &str,
-    which: &Which,
-    stack: &mut Stack,
+    id: Option<&str>,
+    what: &str,
+    mut visit: impl FnMut(&Record) -> bool,
 ) -> Result<Option<Record>, ActError> {
-    let path = dir.join(name);
-    let refuse = |e: Untrusted| e.refuse("nothing undone");
-    if trust(&path, Want::File).map_err(refuse)?.is_none() {
-        return Ok(None);
+    let refuse = |e: Untrusted| e.refuse(what);
+    let mut names = Vec::new();
+    if trusted_dir(dir).map_err(refuse)? {
+        names.push(LOG.to_owned());
+        let mut old = rotated(dir);
+        old.reverse();
+        // A log set aside at time T was closed before any decision made
+        // after T: one older than the id sought cannot hold it.
+        if let Some(id) = id {
+            let at = |n: &String| n[LOG.len() + 1..].to_owned();
+            old.retain(|n| at(n).as_str() >= id);
+        }
+        names.extend(old);
     }
-    // Opened without following a link (the name is one component).
-    let mut lines = match ndjson::ReverseLines::open_in(dir, name, u64::MAX) {
-        Ok(l) => l,
-        Err(StoreError::Vanished) => return Ok(None),
-        Err(e) => return Err(store(&path.display().to_string(), e)),
-    };
-    while let Some(line) = lines
-        .next_line()
-        .map_err(|e| store(&path.display().to_string(), e))?
-    {
-        let ndjson::RevLine::Line(l) = line else {
-            continue;
-        };
-        // Another decision's line is passed over without parsing it whole
-        // (a record's id has no escapes, so its plain value is the id).
-        if let Which::Id(id) = which
-            && ndjson::top_level_str(l, "id") != Some(id.as_str())
-        {
+    for name in &names {
+        let path = dir.join(name);
+        if trust(&path, Want::File).map_err(refuse)?.is_none() {
             continue;
         }
-        if let Ok(r) = serde_json::from_slice::<Record>(l)
-            && stack.pick(which, &r)
+        // Opened without following a link (the name is one component).
+        let mut lines = match ndjson::ReverseLines::open_in(dir, name, u64::MAX) {
+            Ok(l) => l,
+            Err(StoreError::Vanished) => continue,
+            Err(e) => return Err(store(&path.display().to_string(), e)),
+        };
+        while let Some(line) = lines
+            .next_line()
+            .map_err(|e| store(&path.display().to_string(), e))?
         {
-            return Ok(Some(r));
+            let ndjson::RevLine::Line(l) = line else {
+                continue;
+            };
+            // Another decision's line is passed over without parsing it
+            // whole (a record's id has no escapes, so its plain value is
+            // the id).
+            if let Some(id) = id
+                && ndjson::top_level_str(l, "id") != Some(id)
+            {
+                continue;
+            }
+            if let Ok(r) = serde_json::from_slice::<Record>(l)
+                && visit(&r)
+            {
+                return Ok(Some(r));
+            }
         }
     }
     Ok(None)
+}
+
+/// Where a decision stands now, as the newer records leave it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Standing {
+    /// Made and not undone.
+    InForce,
+    /// Undone (by the record with this id).
+    Undone { by: String },
+    /// Undone, then put back (by the redo with this id).
+    Redone { by: String },
+    /// An undo or a redo: see its `decision`.
+    Reversal,
+}
+
+/// Every decision in the logs of `dir`, newest first, with where it stands
+/// (see [`Standing`]), those `keep` keeps.
+pub fn history(
+    dir: &Path,
+    mut keep: impl FnMut(&Record) -> bool,
+) -> Result<Vec<(Record, Standing)>, ActError> {
+    let mut settled: std::collections::HashMap<String, Standing> = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    walk(dir, None, "nothing read", |r| {
+        let standing = match r.effect() {
+            Effect::Decision => settled.get(&r.id).cloned().unwrap_or(Standing::InForce),
+            Effect::Undoes(d) => {
+                settled
+                    .entry(d)
+                    .or_insert_with(|| Standing::Undone { by: r.id.clone() });
+                Standing::Reversal
+            }
+            Effect::Redoes(d) => {
+                settled
+                    .entry(d)
+                    .or_insert_with(|| Standing::Redone { by: r.id.clone() });
+                Standing::Reversal
+            }
+        };
+        if keep(r) {
+            out.push((r.clone(), standing));
+        }
+        false
+    })?;
+    Ok(out)
+}
+
+/// Is the decision `rec` of the project at `dir`? `dir` is as found on
+/// disk (canonical), as records name their projects.
+pub fn of_project(rec: &Record, dir: &Path) -> bool {
+    rec.project_dir() == dir
 }
 
 /// Put back the bytes decision `which` replaced, under the lock its format
