@@ -8,6 +8,7 @@
 //! broken config file); 3 conflict.
 
 pub mod act;
+mod audit;
 mod json;
 mod recover;
 mod table;
@@ -150,6 +151,23 @@ pub enum Command {
         #[command(flatten)]
         flags: act::ActFlags,
     },
+    /// Every decision made, newest first: when, by whom, on which project
+    /// and item, and whether it is undone (`--json`: one object per line).
+    Audit {
+        /// Only the decisions of the project DIR is in.
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Only decisions made since this time (RFC 3339) or this long ago
+        /// (30m, 24h, 7d, 2w).
+        #[arg(long, value_name = "WHEN")]
+        since: Option<String>,
+        /// Only decisions made by this person (`--by` of the decision).
+        #[arg(long, value_name = "NAME")]
+        by: Option<String>,
+        /// One JSON object per line ("schema_version": 1), for export.
+        #[arg(long)]
+        json: bool,
+    },
     /// Settle every decision that was interrupted (killed, a full disk, an
     /// audit record that failed): one that had written every file is
     /// recorded, any other is rolled back. Exit 4 when one cannot be.
@@ -282,6 +300,31 @@ pub fn run(
                 Err(msg) => return Ok(usage(err, &msg)),
             };
             return act::run_undo(which, flags, &config, global.readonly, global.now, out, err);
+        }
+        Command::Audit {
+            dir,
+            since,
+            by,
+            json,
+        } => {
+            let project = match dir {
+                None => None,
+                Some(d) => match act::scope(Some(d)) {
+                    Ok(p) => p,
+                    Err(msg) => return Ok(usage(err, &msg)),
+                },
+            };
+            let since = match since.as_deref().map(|s| audit::since(s, now)) {
+                None => None,
+                Some(Ok(t)) => Some(t),
+                Some(Err(msg)) => return Ok(usage(err, &msg)),
+            };
+            let filter = audit::Filter {
+                project,
+                since,
+                by: by.clone(),
+            };
+            return audit::run(&filter, now, *json, out, err);
         }
         Command::Recover { json } => {
             return recover::run(global.readonly || config.readonly, *json, out, err);

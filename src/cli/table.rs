@@ -36,7 +36,7 @@ fn widest(min: usize, words: &[&str]) -> usize {
 
 /// Lay out `rows` (already sanitized) under `header`; the last column is not
 /// padded.
-fn grid(header: &[&str], rows: &[Vec<String>]) -> String {
+pub(super) fn grid(header: &[&str], rows: &[Vec<String>]) -> String {
     let cols = header.len();
     let mut widths: Vec<usize> = header.iter().map(|h| width(h)).collect();
     for r in rows {
