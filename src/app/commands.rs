@@ -197,7 +197,7 @@ pub static KEYMAP: &[Binding] = &[
     b(N, Any, &[C('e')], "e", Command::Edit, || t!("app.command.edit"), None),
     // After the inbox's `n` (a "no" option): elsewhere n goes to the next
     // project changed since you looked.
-    b(N, List, &[C('n')], "n", Command::NextChanged, || t!("app.command.next_changed"), Some((7, "n", || t!("app.hint.next_changed")))),
+    b(N, List, &[C('n')], "n", Command::NextChanged, || t!("app.command.next_changed"), Some((3, "n", || t!("app.hint.next_changed")))),
     b(N, Detail, &[C('n')], "n", Command::NextChanged, || t!("app.command.next_changed"), None),
     b(N, Any, &[C('u')], "u", Command::Undo, || t!("app.command.undo"), Some((4, "u", || t!("app.hint.undo")))),
     b(N, Any, &[C('j'), K(KeyCode::Down)], "j ↓", Command::Down, || t!("app.command.move_down"), Some((1, "j/k", || t!("app.hint.move")))),
@@ -418,6 +418,8 @@ pub fn help_rows(m: &Model) -> Vec<HelpRow> {
 pub struct Hint {
     pub text: String,
     pub off: bool,
+    /// Kept on the bar however narrow (`?`: the way to every other key).
+    pub keep: bool,
 }
 
 /// The hint bar's entries here, most important first.
@@ -466,6 +468,7 @@ pub fn hints(m: &Model) -> Vec<Hint> {
                 Hint {
                     text,
                     off: m.readonly,
+                    keep: false,
                 },
             ));
             continue;
@@ -485,6 +488,7 @@ pub fn hints(m: &Model) -> Vec<Hint> {
                 Hint {
                     text,
                     off: m.readonly && is_decision(b.command),
+                    keep: b.command == Command::Help,
                 },
             ));
         }

@@ -377,16 +377,30 @@ fn hint_line(m: &View, width: u16) -> Line<'static> {
             spans.push(Span::styled(text, t.warn.patch(t.bold)));
         }
     }
+    // `?` is kept however narrow: room for it is set aside, and it comes
+    // last, after as many of the others as fit.
+    let (kept, rest): (Vec<_>, Vec<_>) = hints.into_iter().partition(|h| h.keep);
+    let kept_w: usize = kept
+        .iter()
+        .map(|h| unicode_width::UnicodeWidthStr::width(h.text.as_str()) + 3)
+        .sum();
     let mut first = true;
-    for h in hints {
+    let mut full = false;
+    for h in rest.into_iter().chain(kept) {
         let add = if first {
             format!(" {}", h.text)
         } else {
             format!(" · {}", h.text)
         };
         let w = unicode_width::UnicodeWidthStr::width(add.as_str());
-        if used + w > width as usize {
-            break;
+        let room = if h.keep {
+            width as usize
+        } else {
+            (width as usize).saturating_sub(kept_w)
+        };
+        if full && !h.keep || used + w > room {
+            full = true;
+            continue;
         }
         used += w;
         first = false;
