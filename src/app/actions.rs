@@ -36,11 +36,12 @@ pub(super) fn older(
         return vec![Effect::Render];
     }
     let (saved, _) = m.remember();
+    let got = events.len();
     let timeline = &mut m.projects[pi].detail.timeline;
     let mut all = events;
     all.append(timeline);
     *timeline = all;
-    let on_it = m.selected == Some((path, Format::Devloop));
+    let on_it = m.selected == Some((path.clone(), Format::Devloop));
     if on_it {
         m.restore(
             saved
@@ -51,6 +52,28 @@ pub(super) fn older(
         );
         if to_top {
             m.pane_mut(Tab::Timeline).selected = 0;
+        }
+    }
+    // `g` reads on until the file's first line, in one press (it took a
+    // press per 5,000 events), while the project is still the one shown.
+    if to_top && on_it && !at_start && got > 0 {
+        let held = m.projects[pi].detail.timeline.len();
+        if held >= super::TIMELINE_HOLD {
+            m.status = Some(crate::t!("app.status.timeline_held", n = held));
+            return vec![Effect::Render];
+        }
+        if let Some(anchor) = m.projects[pi].detail.timeline.first().cloned() {
+            let back = m.timeline_back.entry(path.clone()).or_default();
+            back.pending = true;
+            m.timeline_to_top = true;
+            return vec![
+                Effect::ReadOlder {
+                    path,
+                    anchor,
+                    want: OLDER_TO_TOP,
+                },
+                Effect::Render,
+            ];
         }
     }
     vec![Effect::Render]

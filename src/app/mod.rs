@@ -60,7 +60,13 @@ pub const MIN_HEIGHT: u16 = 8;
 
 /// Timeline events read back per step past the top (`g` reads more).
 pub const OLDER_STEP: usize = 200;
+/// `g` reads back this many per read, read after read until the file's
+/// first line (one press), unless the Timeline then holds
+/// [`TIMELINE_HOLD`] events.
 pub const OLDER_TO_TOP: usize = 5000;
+/// The most Timeline events `g` reads back into the console: a log larger
+/// than this is shown from its newest events, and says so.
+pub const TIMELINE_HOLD: usize = 200_000;
 
 /// The two top-level screens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

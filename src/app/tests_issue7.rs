@@ -237,8 +237,9 @@ fn scrolling_up_past_the_timeline_top_reads_further_back() {
         ]
     );
     assert_eq!(update(&mut m, key('k')), vec![], "one read at a time");
+    // Not yet the file's start: g reads on by itself (one press).
     let older: Vec<TimelineEvent> = (0..3).map(|i| ev(100 + i)).collect();
-    update(
+    let asked = update(
         &mut m,
         Event::Older {
             path: path.clone(),
@@ -247,7 +248,62 @@ fn scrolling_up_past_the_timeline_top_reads_further_back() {
             at_start: false,
         },
     );
-    assert_eq!(m.projects[0].detail.timeline.len(), 8);
+    assert_eq!(
+        asked,
+        vec![
+            Effect::ReadOlder {
+                path: path.clone(),
+                anchor: ev(100),
+                want: OLDER_TO_TOP
+            },
+            Effect::Render
+        ]
+    );
+    let oldest: Vec<TimelineEvent> = (0..2).map(|i| ev(50 + i)).collect();
+    let asked = update(
+        &mut m,
+        Event::Older {
+            path: path.clone(),
+            anchor: ev(100),
+            events: oldest,
+            at_start: true,
+        },
+    );
+    assert_eq!(asked, vec![Effect::Render], "the file's start: no more");
+    assert_eq!(m.projects[0].detail.timeline.len(), 10);
+    assert_eq!(m.projects[0].detail.timeline[0], ev(50));
+    assert_eq!(m.pane(Tab::Timeline).selected, 0, "g lands on the first");
+    assert_eq!(update(&mut m, key('k')), vec![], "at the file's start");
+}
+
+/// k at the top of what was read reads a step further back; at the
+/// file's first line, nothing more.
+#[test]
+fn k_at_the_timeline_top_reads_a_step_back() {
+    let mut m = devloop(); // events 0..5 on screen
+    update(&mut m, key('4'));
+    let path = m.projects[0].path.clone();
+    update(&mut m, key('g'));
+    update(
+        &mut m,
+        Event::Older {
+            path: path.clone(),
+            anchor: ev(0),
+            events: (0..3).map(|i| ev(100 + i)).collect(),
+            at_start: false,
+        },
+    );
+    // A read that found nothing more stops g's reading on (never a loop).
+    let asked = update(
+        &mut m,
+        Event::Older {
+            path: path.clone(),
+            anchor: ev(100),
+            events: Vec::new(),
+            at_start: false,
+        },
+    );
+    assert_eq!(asked, vec![Effect::Render]);
     assert_eq!(m.pane(Tab::Timeline).selected, 0, "g lands on the first");
     // k at the top reads a step further back.
     let asked = update(&mut m, key('k'));
@@ -489,4 +545,29 @@ fn an_unreadable_root_is_said_in_the_header() {
     assert!(s.contains("alpha"), "{s}");
     // The same problems again change nothing.
     assert!(update(&mut m, Event::RootProblems(vec![problem])).is_empty());
+}
+
+/// `g` on a log larger than the console holds stops reading back there,
+/// and says so, instead of reading the whole file into memory.
+#[test]
+fn g_stops_reading_back_at_the_timeline_hold_and_says_so() {
+    let mut m = devloop();
+    update(&mut m, key('4'));
+    let path = m.projects[0].path.clone();
+    update(&mut m, key('g'));
+    let many: Vec<TimelineEvent> = (0..crate::app::TIMELINE_HOLD)
+        .map(|i| ev(1_000 + i))
+        .collect();
+    let asked = update(
+        &mut m,
+        Event::Older {
+            path,
+            anchor: ev(0),
+            events: many,
+            at_start: false,
+        },
+    );
+    assert_eq!(asked, vec![Effect::Render]);
+    let status = m.status.clone().unwrap_or_default();
+    assert!(status.contains("newest 200005 events"), "{status}");
 }
