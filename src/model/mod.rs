@@ -23,7 +23,7 @@ pub use detail::{
 };
 pub use resume::{
     Age, CLOCK_SKEW, Excerpt, ResumeCard, SKEW_TOLERANCE_SECONDS, Scenario, ago, clock_skew,
-    relative_age, short_time, since_seconds,
+    relative_age, short_time, short_time_seconds, since_seconds,
 };
 pub use status::StatusKind;
 pub use verb::{Address, Field, FileStamp, Request, Verb, shown_verb};

@@ -142,6 +142,16 @@ pub fn short_time(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
     }
 }
 
+/// [`short_time`] with the seconds (`06-01 12:00:07`): for events less
+/// than a minute apart, which the minute alone does not tell apart.
+pub fn short_time_seconds(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    if at.year() == now.year() {
+        at.format("%m-%d %H:%M:%S").to_string()
+    } else {
+        at.format("%Y-%m-%d %H:%M:%S").to_string()
+    }
+}
+
 /// The `clock-skew` finding: the project says it was updated after `now`
 /// (by more than [`SKEW_TOLERANCE_SECONDS`]), so its age and resume scenario
 /// cannot be trusted. `None` when the update time is unknown or not ahead.

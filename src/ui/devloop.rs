@@ -524,11 +524,24 @@ pub fn timeline(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         i.and_then(|&i| ev[i].at)
             .is_some_and(|a| short_time(a, m.now).len() > 11)
     };
+    // Events less than a minute apart (a run's steps) are told apart by
+    // their seconds: the column shows them when any two neighbours are.
+    let seconds = rows.windows(2).any(|w| match (ev[w[0]].at, ev[w[1]].at) {
+        (Some(a), Some(b)) => (b - a).num_seconds().abs() < 60,
+        _ => false,
+    });
+    let time = |a| {
+        if seconds {
+            crate::model::short_time_seconds(a, m.now)
+        } else {
+            short_time(a, m.now)
+        }
+    };
     let time_w = if other_year(rows.first()) || other_year(rows.last()) {
         16
     } else {
         11
-    };
+    } + if seconds { 3 } else { 0 };
     table(
         m,
         f,
@@ -551,8 +564,7 @@ pub fn timeline(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         },
         |i| {
             let e = &ev[rows[i]];
-            let at =
-                e.at.map_or_else(|| "?".to_owned(), |a| short_time(a, m.now));
+            let at = e.at.map_or_else(|| "?".to_owned(), time);
             let summary = format!("{} {}", e.kind, e.summary);
             let style = match event_outcome(&e.kind) {
                 Some(false) => t.error.patch(t.bold),
