@@ -381,9 +381,18 @@ pub struct HelpRow {
 
 /// The help screen's rows here, each key label once.
 pub fn help_rows(m: &Model) -> Vec<HelpRow> {
-    let mut rows: Vec<HelpRow> = Vec::new();
+    // A newcomer's keys first (quit, help, inbox, decide, next changed),
+    // then the rest in the keymap's order.
+    const FIRST: [Command; 5] = [
+        Command::Quit,
+        Command::Help,
+        Command::Inbox,
+        Command::Decide,
+        Command::NextChanged,
+    ];
+    let mut rows: Vec<(usize, HelpRow)> = Vec::new();
     for b in active(m, Mode::Normal).filter(|b| !b.label.is_empty()) {
-        if rows.iter().any(|r| r.keys == b.label) {
+        if rows.iter().any(|(_, r)| r.keys == b.label) {
             continue;
         }
         // What `a` does depends on the row: say it.
@@ -403,13 +412,21 @@ pub fn help_rows(m: &Model) -> Vec<HelpRow> {
             }
             _ => (b.description)().to_owned(),
         };
-        rows.push(HelpRow {
-            keys: b.label,
-            description,
-            off: m.readonly && is_decision(b.command),
-        });
+        let first = FIRST
+            .iter()
+            .position(|c| *c == b.command)
+            .unwrap_or(FIRST.len());
+        rows.push((
+            first,
+            HelpRow {
+                keys: b.label,
+                description,
+                off: m.readonly && is_decision(b.command),
+            },
+        ));
     }
-    rows
+    rows.sort_by_key(|(first, _)| *first);
+    rows.into_iter().map(|(_, r)| r).collect()
 }
 
 /// One entry of the hint bar; `off`: a decision in read-only mode, shown

@@ -203,3 +203,17 @@ fn the_list_widens_for_long_names_on_a_wide_terminal() {
     assert_eq!(list_width(&screen(&m, 200, 30)), 60);
     assert_eq!(list_width(&screen(&m, 120, 30)), 36);
 }
+
+/// `?` starts with the keys a newcomer needs: quit, help, the inbox,
+/// decide, and the next project changed since you looked.
+#[test]
+fn help_starts_with_a_newcomers_keys() {
+    let (_t, mut m) = workspace_model();
+    press(&mut m, KeyCode::Char('?'));
+    let rows = crate::app::help_rows(&m);
+    let first: Vec<&str> = rows.iter().take(5).map(|r| r.keys).collect();
+    assert_eq!(first, ["q", "?", "i", "a", "n"], "{rows:?}");
+    let top = screen(&m, 80, 24);
+    let at = |s: &str| top.find(s).unwrap_or(usize::MAX);
+    assert!(at(" q ") < at(" ? ") && at(" ? ") < at(" i "), "{top}");
+}
