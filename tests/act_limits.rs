@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::fs;
 use std::path::Path;
 
 use common::{loopdeck, repo};
@@ -17,24 +16,6 @@ fn act(state: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-/// Every file under `dir`, with its bytes.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let e = e.unwrap();
-            if e.file_type().unwrap().is_dir() {
-                stack.push(e.path());
-            } else {
-                out.push((e.path().display().to_string(), fs::read(e.path()).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// (example, verb and its arguments with `{}` for the text, the field's
@@ -93,7 +74,7 @@ fn a_text_past_its_limit_is_refused_naming_the_limit() {
         let copy = tmp.path().join(format!("p{n}"));
         common::copy_dir(&repo().join("examples/workspace").join(example), &copy);
         let dir = copy.join(sub);
-        let before = files(&dir);
+        let before = common::tree(&dir);
         let long = "a".repeat(100_000);
         let args: Vec<&str> = args
             .iter()
@@ -108,7 +89,7 @@ fn a_text_past_its_limit_is_refused_naming_the_limit() {
         );
         assert!(err.contains(&want), "{example}: `{want}` not in {err}");
         assert_eq!(
-            files(&dir),
+            common::tree(&dir),
             before,
             "{example} {}: something written",
             args[0]

@@ -25,24 +25,6 @@ const FORGED: [&str; 4] = [
     "alice\u{1b}[2J",
 ];
 
-/// Every file under `dir`, with its bytes.
-fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let e = e.unwrap();
-            if e.file_type().unwrap().is_dir() {
-                stack.push(e.path());
-            } else {
-                out.push((e.path().display().to_string(), fs::read(e.path()).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 fn act(dir: &Path, state: &Path, args: &[&str], by: &str) -> (String, i32) {
     let out = loopdeck()
         .env("XDG_STATE_HOME", state)
@@ -68,7 +50,7 @@ fn a_forged_by_is_refused_for_prd_master_conversation_md() {
         fs::copy(e.path(), dir.join(e.file_name())).unwrap();
     }
     let state = tmp.path().join("state");
-    let before = tree(&dir);
+    let before = common::tree(&dir);
     for by in FORGED {
         let (err, code) = act(&dir, &state, &["answer", "OQ-7", "进入 MVP"], by);
         assert_eq!(code, 1, "{by:?}: {err}");
@@ -77,7 +59,7 @@ fn a_forged_by_is_refused_for_prd_master_conversation_md() {
             format!("loopdeck: --by (who decides) {RULE}"),
             "{by:?}"
         );
-        assert_eq!(tree(&dir), before, "{by:?}: something was written");
+        assert_eq!(common::tree(&dir), before, "{by:?}: something was written");
     }
     // A name on one line is written as given (trimmed).
     let (err, code) = act(&dir, &state, &["answer", "OQ-7", "进入 MVP"], " alice ");
@@ -123,7 +105,7 @@ fn a_forged_by_is_refused_for_gsd_state_md_in_the_decision_texts_words() {
     fs::write(dir.join(".planning/STATE.md"), STATE_MD).unwrap();
     fs::write(dir.join(".planning/WAITING.json"), WAITING).unwrap();
     let state = tmp.path().join("state");
-    let before = tree(&dir);
+    let before = common::tree(&dir);
     // The decision text's own refusal, for the words.
     let (err, code) = act(&dir, &state, &["add-decision", "a\nb"], "alice");
     assert_eq!(code, 1, "{err}");
@@ -137,7 +119,11 @@ fn a_forged_by_is_refused_for_gsd_state_md_in_the_decision_texts_words() {
                 format!("loopdeck: --by (who decides) {RULE}"),
                 "{by:?} {args:?}"
             );
-            assert_eq!(tree(&dir), before, "{by:?} {args:?}: something was written");
+            assert_eq!(
+                common::tree(&dir),
+                before,
+                "{by:?} {args:?}: something was written"
+            );
         }
     }
     let (err, code) = act(&dir, &state, &["answer", "SQLite"], "alice");

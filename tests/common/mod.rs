@@ -258,3 +258,22 @@ pub fn tick(dir: &Path) {
     }
     fs::remove_file(&probe).unwrap();
 }
+
+/// Every file under `dir` (its subdirectories too), with its bytes, in
+/// path order: equal before and after a refused decision.
+pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push((e.path().display().to_string(), fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
