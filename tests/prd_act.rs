@@ -510,3 +510,57 @@ fn no_state_or_a_conversation_outside_the_project_is_refused() {
     // conversation.md alone makes it a (rebuilt) project; nothing to decide on.
     assert_refused(&p, &["answer", "OQ-7", "是"], "no state.json");
 }
+
+/// The project's inbox items, as `loopdeck inbox DIR --json` lists them.
+fn inbox(p: &Project) -> Vec<Value> {
+    common::json(&["inbox", p.dir.to_str().unwrap()])["items"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// Every item the inbox offers, made dry through the binary: each must be
+/// accepted (the first option of a choice, sample text for an answer).
+fn assert_every_offer_is_accepted(p: &Project, items: &[Value]) {
+    for item in items {
+        let Some(a) = item.get("act") else { continue };
+        let verb = a["verb"].as_str().unwrap();
+        let mut args = vec![verb.to_owned()];
+        if let Some(t) = a["target"].as_str() {
+            args.push(t.to_owned());
+        }
+        match a["options"].as_array() {
+            Some(o) => args.push(o[0].as_str().unwrap().to_owned()),
+            None => args.push("sample text".to_owned()),
+        }
+        args.push("--dry-run".to_owned());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = p.act(&args);
+        assert_eq!(code(&out), 0, "offered {args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn a_chosen_next_action_leaves_the_inbox_at_once() {
+    let p = project("choose");
+    let before = inbox(&p);
+    assert!(before.iter().any(|i| i["ref"] == "next_action"));
+    assert_every_offer_is_accepted(&p, &before);
+    let out = p.act(&["choose", "2"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let after = inbox(&p);
+    assert!(
+        !after.iter().any(|i| i["ref"] == "next_action"),
+        "the answered choice is still offered: {after:?}"
+    );
+    // OQ-7 is still open and still offered, and accepted.
+    assert!(after.iter().any(|i| i["ref"] == "OQ-7"), "{after:?}");
+    assert_every_offer_is_accepted(&p, &after);
+    // The card says what it waits for now: PRD-master acting on the choice.
+    let show = common::json(&["show", p.dir.to_str().unwrap()]);
+    let waiting = show["resume"]["waiting_for"].as_str().unwrap_or_default();
+    assert!(
+        waiting.contains("继续吵一轮") && waiting.contains("PRD-master"),
+        "{show}"
+    );
+}
