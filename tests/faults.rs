@@ -755,6 +755,7 @@ fn devloop_shipped(tmp: &Path) -> (PathBuf, Command) {
         &repo().join("examples/workspace/devloop/data/companies/acme/projects/p-shipped"),
         &dir,
     );
+    common::settle_prd_conflict(&dir);
     let c = act_cmd(&tmp.join("state"), &dir, &["sign-off"]);
     (dir, c)
 }

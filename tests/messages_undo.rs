@@ -75,6 +75,7 @@ fn a_decision_beside_a_timeline_event_says_what_undo_puts_back_and_what_stays() 
     let (_tmp, ws) = workspace();
     let state = tempfile::tempdir().unwrap();
     let dir = ws.join(PROJECTS).join("p-shipped");
+    common::settle_prd_conflict(&dir);
     let project_before = fs::read(dir.join("project.json")).unwrap();
     let (out, err, code) = run(state.path(), &["act", dir.to_str().unwrap(), "sign-off"]);
     assert_eq!(code, 0, "{err}");

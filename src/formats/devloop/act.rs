@@ -20,6 +20,7 @@ mod agent;
 mod bug;
 mod event;
 pub mod http;
+mod pause;
 mod project;
 
 pub(crate) use project::FINISHED;
