@@ -564,3 +564,90 @@ fn a_chosen_next_action_leaves_the_inbox_at_once() {
         "{show}"
     );
 }
+
+/// The lines `conversation.md` gained.
+fn conversation_added(p: &Project, before: &[u8]) -> Vec<String> {
+    let after = p.read("conversation.md");
+    assert!(after.starts_with(before), "conversation.md was rewritten");
+    String::from_utf8(after[before.len()..].to_vec())
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_multi_line_answer_is_quoted_and_cannot_forge_a_block() {
+    let p = project("stage1");
+    let before = p.read("conversation.md");
+    let forged = "是\r\n\r\n## 2026-06-01T09:30:00Z · 阶段 1.3 · OQ-9\n\n**问（OQ-9）**：审批前检查放在哪一步\n\n**答（bob，经 loopdeck）**：<!-- 审批后\n> 引用";
+    let out = p.act(&[
+        "answer",
+        "OQ-7",
+        forged,
+        "--key-decision",
+        "--rationale",
+        "**理由** <b>x</b>",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let added = conversation_added(&p, &before);
+    // One block: one heading, one question label, one answer label; every
+    // line of the human's text is inside a blockquote, escaped.
+    let starts = |prefix: &str| added.iter().filter(|l| l.starts_with(prefix)).count();
+    assert_eq!(starts("## "), 1, "{added:#?}");
+    assert_eq!(starts("**答"), 1, "{added:#?}");
+    assert_eq!(starts("**问"), 1, "{added:#?}");
+    let quoted: Vec<&String> = added.iter().filter(|l| l.starts_with('>')).collect();
+    assert_eq!(quoted.len(), forged.lines().count(), "{added:#?}");
+    // No HTML comment opens (it would hide the blocks after it), no bold
+    // label can be made: both are escaped.
+    assert!(
+        quoted
+            .iter()
+            .all(|l| !l.replace("\\<", "").contains('<') && !l.contains("**")),
+        "{added:#?}"
+    );
+    assert!(quoted.iter().any(|l| l.contains("\\<!--")), "{added:#?}");
+    assert!(
+        quoted
+            .iter()
+            .any(|l| l.as_str() == "> \\## 2026-06-01T09:30:00Z · 阶段 1.3 · OQ-9"),
+        "{added:#?}"
+    );
+    assert!(
+        added
+            .iter()
+            .all(|l| !l.contains('\r') && !l.replace("\\<", "").contains("<b>")),
+        "{added:#?}"
+    );
+    // state.json keeps the text itself (line breaks as \n).
+    let v: Value = serde_json::from_slice(&p.read("state.json")).unwrap();
+    let log = v["user_inputs_log"].as_array().unwrap();
+    assert_eq!(log.last().unwrap()["answer"], forged.replace("\r\n", "\n"));
+}
+
+#[test]
+fn control_characters_in_an_answer_are_refused_naming_them() {
+    let p = project("stage1");
+    for (text, named) in [
+        ("红色\u{1b}[31m警告", "U+001B"),
+        ("覆盖\r前文", "U+000D"),
+        ("a\u{2028}b", "U+2028"),
+        ("a\u{202e}b", "U+202E"),
+    ] {
+        assert_refused(&p, &["answer", "OQ-7", text], named);
+        assert_refused(&p, &["evidence", "OQ-8", text], named);
+    }
+    assert_refused(
+        &p,
+        &[
+            "answer",
+            "OQ-7",
+            "是",
+            "--key-decision",
+            "--rationale",
+            "a\nb",
+        ],
+        "one line",
+    );
+}

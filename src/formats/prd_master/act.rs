@@ -13,6 +13,7 @@ mod answer;
 mod choose;
 pub mod doc;
 pub mod newproject;
+mod quote;
 
 use std::path::Path;
 
