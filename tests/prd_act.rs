@@ -651,3 +651,34 @@ fn control_characters_in_an_answer_are_refused_naming_them() {
         "one line",
     );
 }
+
+/// A Han character (CJK Unified Ideographs and their extension A).
+fn is_han(c: char) -> bool {
+    matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}')
+}
+
+#[test]
+fn an_english_project_gets_its_conversation_in_english() {
+    let p = project("../prd-act-en");
+    assert!(!p.dir.join("conversation.md").exists());
+    let out = p.act(&["answer", "OQ-1", "Yes, within 2% tolerance"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = p.act(&["evidence", "OQ-2", "All three exports carry them"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let conv = String::from_utf8(p.read("conversation.md")).unwrap();
+    assert!(
+        !conv.chars().any(is_han),
+        "Chinese in an English project's conversation.md:\n{conv}"
+    );
+    assert!(conv.starts_with("# Conversation\n"), "{conv}");
+    assert!(conv.contains("> Yes, within 2% tolerance"), "{conv}");
+    // The recomputed next action speaks the project's language too.
+    let v: Value = serde_json::from_slice(&p.read("state.json")).unwrap();
+    let d = v["next_action"]["description"].as_str().unwrap();
+    assert!(!d.chars().any(is_han), "{d}");
+    // A Chinese project keeps its Chinese blocks (the golden files).
+    let zh = project("stage1");
+    assert_eq!(code(&zh.act(&["answer", "OQ-7", "是"])), 0);
+    let conv = String::from_utf8(zh.read("conversation.md")).unwrap();
+    assert!(conv.contains("**答（alice，经 loopdeck）**"), "{conv}");
+}

@@ -12,6 +12,7 @@
 mod answer;
 mod choose;
 pub mod doc;
+mod lang;
 pub mod newproject;
 mod quote;
 

@@ -119,11 +119,17 @@ pub fn decide(snap: &mut Snapshot, req: &Request, raw: &str) -> Result<Vec<Edit>
         .map(|(i, o)| format!("{}. {}", i + 1, quote::from_file(o)))
         .collect::<Vec<_>>()
         .join(" / ");
+    let w = loaded.lang.words();
+    let colon = w.colon;
     let block = format!(
-        "## {ts} · 阶段 {} · next_action\n\n**问**：{}\n\n选项：{offered}\n\n**选**（{}，经 loopdeck）：{n}. {}\n",
+        "## {ts} · {} {} · next_action\n\n**{}**{colon}{}\n\n{}{colon}{offered}\n\n**{}**{}{colon}{n}. {}\n",
+        w.stage,
         quote::from_file(&stage_text),
+        w.question,
         quote::from_file(&description),
-        req.by,
+        w.options,
+        w.chosen,
+        (w.via)(&req.by),
         quote::from_file(&label),
     );
     doc::finish(snap, loaded, &block)
