@@ -645,3 +645,6 @@ mod concurrent;
 
 #[path = "devloop_act/pause.rs"]
 mod pause;
+
+#[path = "devloop_act/undo.rs"]
+mod undo;

@@ -7,7 +7,6 @@
 use std::fs;
 use std::path::Path;
 
-
 use super::{NOW, Ws, code, err, show, tree};
 
 pub(super) use super::common::settle_prd_conflict as settle_conflict;

@@ -22,8 +22,10 @@ mod event;
 pub mod http;
 mod pause;
 mod project;
+mod undone;
 
 pub(crate) use project::FINISHED;
+pub use undone::undone_event;
 
 use std::path::Path;
 
