@@ -133,7 +133,7 @@ fn gsd_writers_killed_at_random_instants() {
     kill_writers(&project, &state, "gsd", &|i| {
         vec![
             "add-decision".into(),
-            format!("killed writer {i} — {}", "x".repeat(i * 37 % 3_000)),
+            format!("killed writer {i} — {}", "x".repeat(i * 37 % 900)),
             "--phase".into(),
             "1".into(),
         ]

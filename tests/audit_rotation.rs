@@ -70,7 +70,8 @@ fn state_md(project: &Path) -> Vec<u8> {
 }
 
 /// A decision whose record is in a set-aside log (`audit.ndjson.<id>`) is
-/// undone by its id; `undo --last` still takes the newest one.
+/// undone by its id; `undo --last` and `redo` walk the stack across the
+/// logs.
 #[test]
 fn undo_finds_a_decision_in_a_set_aside_log() {
     let e = Env::new();
@@ -91,15 +92,24 @@ fn undo_finds_a_decision_in_a_set_aside_log() {
     let (code, _, err) = e.run(&["undo", &id_a]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(state_md(&a), a_before);
+    // The stack walks across logs: `undo --last` undoes b's decision (a's,
+    // in the set-aside log, is undone already), then there is none left.
+    let b_after = state_md(&b);
     let (code, _, err) = e.run(&["undo", "--last"]);
     assert_eq!(code, 0, "{err}");
-    // The newest record is the undo of a: undoing it makes a's decision again.
+    assert_eq!(state_md(&b), b_before);
+    assert_eq!(state_md(&a), a_before);
+    let (code, _, err) = e.run(&["undo", "--last"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("undone already"), "{err}");
+    // Redo puts back b's, then a's (whose record is in the old log).
+    let (code, _, err) = e.run(&["redo"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(state_md(&b), b_after);
+    assert_eq!(state_md(&a), a_before);
+    let (code, _, err) = e.run(&["redo"]);
+    assert_eq!(code, 0, "{err}");
     assert_ne!(state_md(&a), a_before);
-    assert_ne!(
-        state_md(&b),
-        b_before,
-        "b keeps its decision: neither undo was of it"
-    );
 }
 
 /// A log of 300 MiB (sparse, left by a version that never rotated) with
@@ -131,8 +141,8 @@ fn a_log_past_256_mib_still_undoes_and_is_set_aside() {
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
     assert!(fs::metadata(&log).unwrap().len() < 1024 * 1024);
-    // And that undo is undone from the new log.
-    let (code, _, err) = e.run(&["undo", "--last"]);
+    // And that undo is redone from the new log.
+    let (code, _, err) = e.run(&["redo"]);
     assert_eq!(code, 0, "{err}");
     assert_ne!(state_md(&a), before);
 }

@@ -280,9 +280,13 @@ fn undo_puts_back_and_is_itself_undoable_through_the_binary() {
         fs::read(e.project.join("state.json")).unwrap(),
         b"{\"n\":1}\n"
     );
+    // `undo --last` steps further back: nothing is left to undo; `redo`
+    // undoes the undo.
     let out = e.loopdeck().args(["undo", "--last"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let out = e.loopdeck().args(["redo"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("undo: done (audit "));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("redo: done (audit "));
     assert_eq!(
         fs::read(e.project.join("state.json")).unwrap(),
         b"{\"n\":2}\n"
@@ -294,7 +298,9 @@ fn undo_puts_back_and_is_itself_undoable_through_the_binary() {
         .collect();
     assert_eq!(lines.len(), 3);
     assert_eq!(lines[1]["decision"]["of"], id.as_str());
+    assert_eq!(lines[2]["decision"]["verb"], "redo");
     assert_eq!(lines[2]["decision"]["of"], undo_id.as_str());
+    assert_eq!(lines[2]["decision"]["redoes"], id.as_str());
 }
 
 #[test]

@@ -61,17 +61,21 @@ pub enum ActVerb {
     },
     /// PRD-master: supply evidence for a fact node owned by a human role.
     Evidence {
+        /// The question whose fact node the evidence is for (`OQ-7`).
         #[arg(value_name = "OQ-ID")]
         id: String,
+        /// The evidence, as the human gives it.
         text: String,
     },
     /// PRD-master: choose one of next_action.askuserquestion_options.
     Choose {
+        /// The option's text, or its number (1 for the first).
         #[arg(value_name = "OPTION")]
         option: String,
     },
     /// PRD-master: start a new project in a workspace directory (Step 3b).
     NewProject {
+        /// The project's name: its directory in the workspace.
         name: String,
         /// feature or bugfix.
         #[arg(long, value_name = "feature|bugfix")]
@@ -82,14 +86,21 @@ pub enum ActVerb {
     },
     /// GSD: add `- [Phase N]: summary — rationale` under Decisions.
     AddDecision {
+        /// The decision, one line.
         text: String,
+        /// The phase it belongs to, a phase number (3, 3.1, 01-02);
+        /// default: the current phase when it reads as one, else `?`.
         #[arg(long, value_name = "N")]
         phase: Option<String>,
+        /// Why, one line (written after ` — `).
         #[arg(long, value_name = "TEXT")]
         rationale: Option<String>,
     },
     /// GSD: add a blocker.
-    AddBlocker { text: String },
+    AddBlocker {
+        /// The blocker, one line.
+        text: String,
+    },
     /// GSD: resolve the blocker holding TEXT (refused when several do,
     /// naming them, unless --all).
     ResolveBlocker {
@@ -104,17 +115,25 @@ pub enum ActVerb {
     Approve,
     /// DWP: block TASK with a reason (and what it needs).
     Block {
+        /// The task's number in the plan (1 for the first).
         task: String,
+        /// Why it is blocked.
         #[arg(long, value_name = "TEXT")]
         reason: String,
+        /// What would unblock it (a person, a decision, an input).
         #[arg(long, value_name = "TEXT")]
         needs: Option<String>,
     },
     /// DWP: resolve TASK's blocker (only the current task's); back to in_progress.
-    Unblock { task: String },
+    Unblock {
+        /// The blocked task's number in the plan.
+        task: String,
+    },
     /// DWP: reopen TASK with a reason.
     Reopen {
+        /// The completed task's number in the plan.
         task: String,
+        /// Why it must be done again (recorded with the reopen).
         #[arg(long, value_name = "TEXT")]
         reason: String,
     },
@@ -122,24 +141,34 @@ pub enum ActVerb {
     Reconcile,
     /// DWP: remove a stale state lock (needs --confirm).
     Unlock {
+        /// Remove it (without: say what holds it, remove nothing).
         #[arg(long)]
         confirm: bool,
     },
     /// devloop: move bug BUG-ID to STATUS by the seed's lifecycle.
     Bug {
+        /// The bug's id (`BUG-12`).
         #[arg(value_name = "BUG-ID")]
         id: String,
+        /// The status to move it to, by the seed's lifecycle: open,
+        /// fixing, fixed, verified, wontfix or duplicate.
         status: String,
+        /// A note recorded with the move.
         #[arg(long, value_name = "TEXT")]
         note: Option<String>,
+        /// The bug this one duplicates (with `duplicate`).
         #[arg(long, value_name = "BUG-ID")]
         duplicate_of: Option<String>,
+        /// The fix's reference, a commit or pull request (added to the
+        /// bug's fix_refs).
         #[arg(long, value_name = "REF")]
         fix_ref: Option<String>,
     },
     /// devloop: resume or restart a paused agent.
     ResumeAgent {
+        /// The agent's name (its file in the project's agent state).
         agent: String,
+        /// `resume` where it stopped, or `restart` its step.
         #[arg(value_parser = ["resume", "restart"])]
         choice: String,
     },
@@ -148,7 +177,10 @@ pub enum ActVerb {
     /// devloop: abandon the project.
     Abandon,
     /// devloop: a new requirement (needs `[devloop] api` in the config).
-    Requirement { text: String },
+    Requirement {
+        /// The requirement, as the human gives it.
+        text: String,
+    },
 }
 
 impl ActVerb {
@@ -346,6 +378,21 @@ pub fn run_act(
     }
 }
 
+/// The project an `undo --last` or `redo` is about: the one `dir` is in
+/// (given: it must be in one), else the one the current directory is in,
+/// else none (every project).
+pub fn scope(dir: Option<&std::path::Path>) -> Result<Option<PathBuf>, String> {
+    let here = std::path::Path::new(".");
+    match enclosing_project(dir.unwrap_or(here), Pick::Refuse) {
+        Ok(p) => Ok(Some(p.path.canonicalize().unwrap_or(p.path))),
+        Err(_) if dir.is_none() => Ok(None),
+        Err(_) => Err(format!(
+            "{} is not in one project loopdeck can read (a directory holding several names none of them): give the project's own directory",
+            sanitize_line(&dir.unwrap_or(here).to_string_lossy())
+        )),
+    }
+}
+
 /// `loopdeck undo`.
 pub fn run_undo(
     which: audit::Which,
@@ -378,12 +425,14 @@ pub fn run_undo(
             Err(e) => return Ok(refused(err, &e)),
         }
     }
-    match audit::undo(&dir, &which, &opts) {
-        Ok(outcome) => {
-            let undone = match &which {
-                audit::Which::Last => "last".to_owned(),
-                audit::Which::Id(id) => id.clone(),
-            };
+    let verb = if matches!(which, audit::Which::Redo(_)) {
+        "redo"
+    } else {
+        "undo"
+    };
+    match audit::undo_found(&dir, &which, &opts) {
+        Ok((rec, outcome)) => {
+            let undone = rec.id;
             if flags.json {
                 json::write(
                     out,
@@ -394,9 +443,9 @@ pub fn run_undo(
                     },
                 )?;
             } else {
-                write_outcome(out, "undo", &outcome)?;
+                write_outcome(out, verb, &outcome)?;
                 // An undo is itself a decision in the log: it can be undone.
-                say_undo(out, "undo", false, &outcome)?;
+                say_undo(out, verb, false, &outcome)?;
             }
             Ok(EXIT_OK)
         }
@@ -418,7 +467,7 @@ fn absolute(p: &std::path::Path) -> String {
 
 /// The plain report: the diff under `--dry-run`, else one line per file.
 fn write_outcome(out: &mut dyn Write, verb: &str, o: &Outcome) -> io::Result<()> {
-    for r in &o.recovered {
+    for r in o.recovered.iter().chain(&o.said) {
         writeln!(out, "{}", sanitize_line(r))?;
     }
     if o.dry_run {
@@ -488,4 +537,42 @@ fn say_undo(out: &mut dyn Write, name: &str, appended: bool, o: &Outcome) -> io:
         )
     };
     writeln!(out, "{line}")
+}
+
+#[cfg(test)]
+mod help_tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use clap::CommandFactory;
+
+    /// Every argument and option of every `act` verb, and of `undo` and
+    /// `redo`, says in `--help` what it is (`reopen --help` showed `<TASK>`
+    /// and `--reason` with no words).
+    #[test]
+    fn every_act_verb_describes_every_argument() {
+        let cli = super::super::Cli::command();
+        let act = cli.find_subcommand("act").unwrap();
+        let mut commands: Vec<(String, &clap::Command)> = act
+            .get_subcommands()
+            .map(|c| (format!("act {}", c.get_name()), c))
+            .collect();
+        for name in ["undo", "redo"] {
+            commands.push((name.to_owned(), cli.find_subcommand(name).unwrap()));
+        }
+        assert!(commands.len() > 18, "{}", commands.len());
+        let mut silent = Vec::new();
+        for (name, c) in &commands {
+            if c.get_about().is_none() {
+                silent.push(name.clone());
+            }
+            for a in c.get_arguments() {
+                if a.get_id() == "help" {
+                    continue;
+                }
+                if a.get_help().is_none_or(|h| h.to_string().trim().is_empty()) {
+                    silent.push(format!("{name} {}", a.get_id()));
+                }
+            }
+        }
+        assert!(silent.is_empty(), "no help words: {silent:?}");
+    }
 }

@@ -125,14 +125,28 @@ pub enum Command {
         flags: act::ActFlags,
     },
     /// Put back the bytes a decision replaced (exit 3 when the file has
-    /// moved on since).
+    /// moved on since). Undo is a stack: run again, it steps further back;
+    /// `loopdeck redo` puts back what the last undo took back.
     Undo {
-        /// The decision's audit id (default: the last decision).
+        /// The decision's audit id (an undo's id redoes it). Default:
+        /// `--last`.
         #[arg(value_name = "AUDIT_ID", conflicts_with = "last")]
         id: Option<String>,
-        /// The last decision made.
-        #[arg(long)]
-        last: bool,
+        /// The newest decision not yet undone of the project DIR (default:
+        /// the project the current directory is in, else every project);
+        /// it says which project it touched.
+        #[arg(long, value_name = "DIR", num_args = 0..=1)]
+        last: Option<Option<PathBuf>>,
+        #[command(flatten)]
+        flags: act::ActFlags,
+    },
+    /// Put back the decision the newest undo took back (exit 3 when the
+    /// file has moved on since).
+    Redo {
+        /// The project whose newest undo is redone (default: the project
+        /// the current directory is in, else every project).
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
         #[command(flatten)]
         flags: act::ActFlags,
     },
@@ -251,11 +265,22 @@ pub fn run(
                 err,
             );
         }
-        Command::Undo { id, flags, .. } => {
-            let which = id.clone().map_or(
-                crate::store::audit::Which::Last,
-                crate::store::audit::Which::Id,
-            );
+        Command::Undo { id, last, flags } => {
+            use crate::store::audit::Which;
+            let which = match (id, last) {
+                (Some(id), _) => Which::Id(id.clone()),
+                (None, last) => match act::scope(last.clone().flatten().as_deref()) {
+                    Ok(scope) => Which::Last(scope),
+                    Err(msg) => return Ok(usage(err, &msg)),
+                },
+            };
+            return act::run_undo(which, flags, &config, global.readonly, global.now, out, err);
+        }
+        Command::Redo { dir, flags } => {
+            let which = match act::scope(dir.as_deref()) {
+                Ok(scope) => crate::store::audit::Which::Redo(scope),
+                Err(msg) => return Ok(usage(err, &msg)),
+            };
             return act::run_undo(which, flags, &config, global.readonly, global.now, out, err);
         }
         Command::Recover { json } => {

@@ -11,6 +11,7 @@ use super::{devloop, dwp, gsd, prd_master};
 
 /// Make `req` on the project `project` (as read by `show`).
 pub fn act(project: &Project, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
+    lengths(&req.verb)?;
     match project.format {
         Format::PrdMaster => prd_master::act::act(&project.path, req, opts),
         Format::Gsd => gsd::act::act(&project.path, req, opts),
@@ -25,6 +26,7 @@ pub fn act_on_workspace(
     req: &Request,
     opts: &WriteOptions,
 ) -> Result<Outcome, ActError> {
+    lengths(&req.verb)?;
     match &req.verb {
         Verb::NewProject { .. } => prd_master::act::new_project(workspace, req, opts),
         other => Err(ActError::Refused(Refusal::new(format!(
@@ -32,6 +34,13 @@ pub fn act_on_workspace(
             other.name()
         )))),
     }
+}
+
+/// Every text of the decision within its limit (see
+/// [`Verb::check_lengths`]), else refused before any file is read.
+fn lengths(verb: &Verb) -> Result<(), ActError> {
+    verb.check_lengths()
+        .map_err(|msg| ActError::Refused(Refusal::new(msg)))
 }
 
 /// The refusal of a verb a format does not take.

@@ -122,6 +122,128 @@ impl Verb {
     }
 }
 
+/// The longest free text over several lines a decision takes (an answer,
+/// evidence, a requirement), in characters: a page of text, more than any
+/// answer the formats' readers show whole.
+pub const MAX_TEXT: usize = 10_000;
+/// The longest one-line text (a GSD decision or blocker, a reason, a
+/// note), in characters: DWP's own state contract caps its longest text
+/// field at 1,000, and a GSD entry is one Markdown list line that GSD's
+/// tools and statusline read whole.
+pub const MAX_LINE: usize = 1_000;
+/// The longest name or id (a question id, a task, an option, a project
+/// name, a reference), in characters.
+pub const MAX_NAME: usize = 200;
+
+impl Verb {
+    /// Every text the verb carries: (what it is, the text, its limit in
+    /// characters).
+    fn texts(&self) -> Vec<(&'static str, &str, usize)> {
+        fn opt<'a>(
+            t: &mut Vec<(&'static str, &'a str, usize)>,
+            what: &'static str,
+            v: &'a Option<String>,
+            max: usize,
+        ) {
+            if let Some(v) = v {
+                t.push((what, v.as_str(), max));
+            }
+        }
+        let mut t: Vec<(&'static str, &str, usize)> = Vec::new();
+        match self {
+            Verb::Answer {
+                id,
+                text,
+                rationale,
+                ..
+            } => {
+                opt(&mut t, "the question id", id, MAX_NAME);
+                t.push(("the answer", text, MAX_TEXT));
+                opt(&mut t, "--rationale", rationale, MAX_LINE);
+            }
+            Verb::Evidence { id, text } => {
+                t.push(("the question id", id, MAX_NAME));
+                t.push(("the evidence", text, MAX_TEXT));
+            }
+            Verb::Choose { option } => t.push(("the option", option, MAX_LINE)),
+            Verb::NewProject {
+                name,
+                work_type,
+                mode,
+            } => {
+                t.push(("the project name", name, MAX_NAME));
+                t.push(("--work-type", work_type, MAX_NAME));
+                opt(&mut t, "--mode", mode, MAX_NAME);
+            }
+            Verb::AddDecision {
+                text,
+                phase,
+                rationale,
+            } => {
+                t.push(("the decision", text, MAX_LINE));
+                opt(&mut t, "--phase", phase, MAX_NAME);
+                opt(&mut t, "--rationale", rationale, MAX_LINE);
+            }
+            Verb::AddBlocker { text } => t.push(("the blocker", text, MAX_LINE)),
+            Verb::ResolveBlocker { text, .. } => t.push(("the blocker's text", text, MAX_LINE)),
+            Verb::Block {
+                task,
+                reason,
+                needs,
+            } => {
+                t.push(("the task", task, MAX_NAME));
+                t.push(("--reason", reason, MAX_LINE));
+                opt(&mut t, "--needs", needs, MAX_LINE);
+            }
+            Verb::Unblock { task } => t.push(("the task", task, MAX_NAME)),
+            Verb::Reopen { task, reason } => {
+                t.push(("the task", task, MAX_NAME));
+                t.push(("--reason", reason, MAX_LINE));
+            }
+            Verb::Bug {
+                id,
+                status,
+                note,
+                duplicate_of,
+                fix_ref,
+            } => {
+                t.push(("the bug id", id, MAX_NAME));
+                t.push(("the status", status, MAX_NAME));
+                opt(&mut t, "--note", note, MAX_LINE);
+                opt(&mut t, "--duplicate-of", duplicate_of, MAX_NAME);
+                opt(&mut t, "--fix-ref", fix_ref, MAX_NAME);
+            }
+            Verb::ResumeAgent { agent, choice } => {
+                t.push(("the agent", agent, MAX_NAME));
+                t.push(("the choice", choice, MAX_NAME));
+            }
+            Verb::Requirement { text } => t.push(("the requirement", text, MAX_TEXT)),
+            Verb::Approve
+            | Verb::Reconcile
+            | Verb::Unlock { .. }
+            | Verb::SignOff
+            | Verb::Abandon => {}
+        }
+        t
+    }
+
+    /// Is every text of the verb within its limit? `Err`: the refusal,
+    /// naming the field, its length and the limit. A format may set a
+    /// lower limit of its own (DWP's state contract).
+    pub fn check_lengths(&self) -> Result<(), String> {
+        for (what, text, max) in self.texts() {
+            let n = text.chars().count();
+            if n > max {
+                return Err(format!(
+                    "{what} is {n} characters long; `{verb}` takes at most {max}: shorten it (keep the detail in a document of the project and name it here); nothing written",
+                    verb = self.name()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A decision to make: the verb, who makes it and when.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {

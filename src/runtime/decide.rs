@@ -107,6 +107,7 @@ fn answer(result: Result<Outcome, ActError>) -> Decided {
                     diff: f.diff,
                 })
                 .collect(),
+            said: o.said,
             audit_id: o.audit_id,
             read: o.read,
         },

@@ -378,8 +378,100 @@ fn store(file: &str, source: StoreError) -> ActError {
 /// Which decision to undo.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Which {
-    Last,
+    /// The newest decision not yet undone (undo is a stack: run again, it
+    /// steps further back), of the project at this path when given.
+    Last(Option<PathBuf>),
+    /// The newest undo not yet redone (of the project at this path when
+    /// given): undoing it puts the decision back.
+    Redo(Option<PathBuf>),
+    /// The decision with this audit id (an undo's id redoes it).
     Id(String),
+}
+
+/// What a record did to the decisions before it: the decision it undid or
+/// redid, read from its `decision` (`{"verb": "undo", "of": ID}` undoes
+/// ID; `{"verb": "redo", "of": UNDO, "redoes": ID}` puts ID back;
+/// `{"verb": "undo", "of": REDO, "undoes": ID}` takes ID back again).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// A decision of its own.
+    Decision,
+    /// Decision `.0` is undone.
+    Undoes(String),
+    /// Decision `.0` is in force again.
+    Redoes(String),
+}
+
+impl Record {
+    /// What this record did (see [`Effect`]).
+    pub fn effect(&self) -> Effect {
+        let field = |k: &str| {
+            self.decision
+                .get(k)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        };
+        match self
+            .decision
+            .get("verb")
+            .and_then(serde_json::Value::as_str)
+        {
+            Some("undo") => match field("undoes").or_else(|| field("of")) {
+                Some(id) => Effect::Undoes(id),
+                None => Effect::Decision,
+            },
+            Some("redo") => match field("redoes") {
+                Some(id) => Effect::Redoes(id),
+                None => Effect::Decision,
+            },
+            _ => Effect::Decision,
+        }
+    }
+
+    /// The decision that takes this record back: an undo of a decision, a
+    /// redo of an undo, an undo again of a redo.
+    fn reversal(&self) -> serde_json::Value {
+        match self.effect() {
+            Effect::Decision => serde_json::json!({"verb": "undo", "of": self.id}),
+            Effect::Undoes(d) => serde_json::json!({"verb": "redo", "of": self.id, "redoes": d}),
+            Effect::Redoes(d) => serde_json::json!({"verb": "undo", "of": self.id, "undoes": d}),
+        }
+    }
+
+    /// The project directory the decision was made in: `project`, or for
+    /// PRD-master's new-project (recorded in the workspace) the directory
+    /// it made.
+    pub fn project_dir(&self) -> PathBuf {
+        let project = Path::new(&self.project);
+        match self.primary.split_once('/') {
+            Some((name, rest))
+                if self.lock == LockKind::Owner
+                    && rest == crate::formats::prd_master::STATE_FILE
+                    && self
+                        .files
+                        .iter()
+                        .all(|f| f.file.starts_with(&format!("{name}/"))) =>
+            {
+                project.join(name)
+            }
+            _ => project.to_path_buf(),
+        }
+    }
+
+    /// What the record decided, in a few words (`add-decision`, `undo of
+    /// 2026…`), for the sentence that says what was undone.
+    pub fn label(&self) -> String {
+        let verb = self
+            .decision
+            .get("verb")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("decision");
+        match self.effect() {
+            Effect::Decision => verb.to_owned(),
+            Effect::Undoes(d) => format!("undo of {d}"),
+            Effect::Redoes(d) => format!("redo of {d}"),
+        }
+    }
 }
 
 /// What was done to one file.
@@ -414,7 +506,12 @@ pub struct FileRecord {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Record {
     pub id: String,
+    /// When the decision was written (the real clock, as the id).
     pub at: String,
+    /// The time the decision wrote into the project's files, when it is
+    /// not `at` (`act --now`, a console decision confirmed later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
     pub by: String,
     pub host: String,
     pub project: String,
@@ -581,22 +678,95 @@ pub fn find(dir: &Path, which: &Which) -> Result<Record, ActError> {
         }
         names.extend(old);
     }
+    let mut stack = Stack::default();
     for name in &names {
-        if let Some(rec) = find_in(dir, name, which)? {
+        if let Some(rec) = find_in(dir, name, which, &mut stack)? {
             return Ok(rec);
         }
     }
+    let scope = |p: &Option<PathBuf>| {
+        p.as_ref()
+            .map(|p| format!(" of {}", p.display()))
+            .unwrap_or_default()
+    };
     Err(ActError::Refused(Refusal::new(match which {
-        Which::Last => format!(
-            "no decision to undo: the audit log {} is empty",
+        Which::Last(p) if stack.seen == 0 => format!(
+            "no decision{} to undo in the audit log {}",
+            scope(p),
+            path.display()
+        ),
+        Which::Last(p) => format!(
+            "every decision{} in the audit log {} is undone already; `loopdeck redo` puts the last one back",
+            scope(p),
+            path.display()
+        ),
+        Which::Redo(p) => format!(
+            "no undo{} to redo in the audit log {}: every decision undone there is in force again, or none was undone",
+            scope(p),
             path.display()
         ),
         Which::Id(id) => format!("no decision {id} in the audit log {}", path.display()),
     })))
 }
 
+/// The walk from the newest record back: which decisions the newer
+/// records left undone or in force (the first word said about a decision,
+/// newest first, is the one in force).
+#[derive(Default)]
+struct Stack {
+    /// Decision id → undone (true) or in force again (false).
+    settled: std::collections::HashMap<String, bool>,
+    /// Decisions of the scope met.
+    seen: usize,
+}
+
+impl Stack {
+    /// Is `rec` the one `which` asks for? Records are given newest first.
+    fn pick(&mut self, which: &Which, rec: &Record) -> bool {
+        let scope = match which {
+            Which::Last(s) | Which::Redo(s) => s,
+            Which::Id(id) => return rec.id == *id,
+        };
+        if let Some(s) = scope
+            && !same_dir(&rec.project_dir(), s)
+        {
+            return false;
+        }
+        match (rec.effect(), which) {
+            (Effect::Decision, Which::Last(_)) => {
+                self.seen += 1;
+                self.settled.get(&rec.id) != Some(&true)
+            }
+            (Effect::Decision, _) => false,
+            (Effect::Undoes(d), _) => {
+                let newest = !self.settled.contains_key(&d);
+                self.settled.entry(d).or_insert(true);
+                newest && matches!(which, Which::Redo(_))
+            }
+            (Effect::Redoes(d), _) => {
+                self.settled.entry(d).or_insert(false);
+                false
+            }
+        }
+    }
+}
+
+/// Are `a` and `b` the same directory (compared as found on disk, else as
+/// written)?
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
 /// The decision `which` in the log `name` of `dir`, if it is there.
-fn find_in(dir: &Path, name: &str, which: &Which) -> Result<Option<Record>, ActError> {
+fn find_in(
+    dir: &Path,
+    name: &str,
+    which: &Which,
+    stack: &mut Stack,
+) -> Result<Option<Record>, ActError> {
     let path = dir.join(name);
     let refuse = |e: Untrusted| e.refuse("nothing undone");
     if trust(&path, Want::File).map_err(refuse)?.is_none() {
@@ -622,7 +792,9 @@ fn find_in(dir: &Path, name: &str, which: &Which) -> Result<Option<Record>, ActE
         {
             continue;
         }
-        if let Ok(r) = serde_json::from_slice::<Record>(l) {
+        if let Ok(r) = serde_json::from_slice::<Record>(l)
+            && stack.pick(which, &r)
+        {
             return Ok(Some(r));
         }
     }
@@ -637,6 +809,19 @@ fn find_in(dir: &Path, name: &str, which: &Which) -> Result<Option<Record>, ActE
 /// (see [`vet`]).
 pub fn undo(dir: &Path, which: &Which, opts: &WriteOptions) -> Result<Outcome, ActError> {
     undo_checked(dir, which, opts, vet)
+}
+
+/// [`undo`], with the record it took back.
+pub fn undo_found(
+    dir: &Path,
+    which: &Which,
+    opts: &WriteOptions,
+) -> Result<(Record, Outcome), ActError> {
+    opts.gate()?;
+    let rec = find(dir, which)?;
+    vet(&rec)?;
+    let outcome = undo_record(dir, &rec, opts)?;
+    Ok((rec, outcome))
 }
 
 /// [`undo`] with the record checked by `check` instead of [`vet`] (the
@@ -666,9 +851,56 @@ fn undo_record(dir: &Path, rec: &Record, opts: &WriteOptions) -> Result<Outcome,
         &opts,
         &by,
         opts.now.unwrap_or_else(Utc::now),
-        serde_json::json!({"verb": "undo", "of": rec.id}),
+        rec.reversal(),
     );
-    exec::run(&txn, |snap| undo_edits(dir, rec, snap), Order::AsGiven)
+    let project = rec.project_dir();
+    let name = project
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let what = match rec.effect() {
+        Effect::Undoes(_) => "redoes",
+        _ => "undoes",
+    };
+    let sentence = format!(
+        "{what} {} ({}, by {} at {}) in {name} ({})",
+        rec.label(),
+        rec.id,
+        rec.by,
+        rec.at,
+        project.display()
+    );
+    // PRD-master's new-project made its directory: the undo of it removes
+    // the directory once empty (an empty one would block the name), and a
+    // redo makes it again first.
+    let made = (project != Path::new(&rec.project)).then_some(project.as_path());
+    let mut created = None;
+    if let Some(made) = made
+        && !opts.dry_run
+        && matches!(rec.effect(), Effect::Undoes(_))
+        && fs::symlink_metadata(made).is_err()
+    {
+        created = Some(
+            super::create_dir_in(Path::new(&rec.project), &name).map_err(|e| ActError::Store {
+                file: name.clone(),
+                source: e,
+            })?,
+        );
+    }
+    let result = exec::run(
+        &txn,
+        |snap| {
+            snap.say(sentence);
+            undo_edits(dir, rec, snap)
+        },
+        Order::AsGiven,
+    );
+    match (&result, made, created) {
+        (Err(_), _, Some(created)) => super::remove_empty_dir(&created),
+        (Ok(o), Some(made), _) if !o.dry_run => super::remove_empty_dir(made),
+        _ => {}
+    }
+    result
 }
 
 /// A relative path that stays below where it starts: plain components
@@ -719,19 +951,36 @@ pub fn vet(rec: &Record) -> Result<(), ActError> {
     }
     // PRD-master's new-project is recorded in the workspace: the project is
     // the directory it made, and every file is in it.
-    let (dir, primary) = match rec.primary.split_once('/') {
-        Some((name, rest))
-            if rec.lock == LockKind::Owner
-                && rest == crate::formats::prd_master::STATE_FILE
-                && rec
-                    .files
-                    .iter()
-                    .all(|f| f.file.starts_with(&format!("{name}/"))) =>
-        {
-            (project.join(name), rest)
-        }
-        _ => (project.to_path_buf(), rec.primary.as_str()),
+    let dir = rec.project_dir();
+    let primary = match dir.strip_prefix(project) {
+        Ok(made) if !made.as_os_str().is_empty() => rec
+            .primary
+            .split_once('/')
+            .map_or(rec.primary.as_str(), |(_, rest)| rest),
+        _ => rec.primary.as_str(),
     };
+    // The redo of a new project's undo makes its directory again (the
+    // undo removed it): the workspace must be there, and the record a
+    // PRD-master state's.
+    if dir != project
+        && matches!(rec.effect(), Effect::Undoes(_))
+        && fs::symlink_metadata(&dir).is_err()
+    {
+        fs::canonicalize(project).map_err(|e| {
+            refuse(format!(
+                "its workspace {} cannot be opened ({})",
+                project.display(),
+                StoreError::from(e)
+            ))
+        })?;
+        if !writes(crate::model::Format::PrdMaster, primary, rec.lock) {
+            return Err(refuse(format!(
+                "{} is gone and the decision is not a new PRD-master project's",
+                dir.display()
+            )));
+        }
+        return Ok(());
+    }
     let real = fs::canonicalize(&dir).map_err(|e| {
         refuse(format!(
             "its project {} cannot be opened ({})",
@@ -973,6 +1222,7 @@ mod tests {
         Record {
             id: id.to_owned(),
             at: "2026-06-01T00:00:00Z".to_owned(),
+            now: None,
             by: "ann".to_owned(),
             host: "h".to_owned(),
             project: "/p".to_owned(),
@@ -1014,11 +1264,11 @@ mod tests {
             assert_eq!(find(&dir, &Which::Id(id.clone())).unwrap().id, *id);
         }
         assert!(find(&dir, &Which::Id(ids[0].clone())).is_err());
-        assert_eq!(find(&dir, &Which::Last).unwrap().id, ids[39]);
+        assert_eq!(find(&dir, &Which::Last(None)).unwrap().id, ids[39]);
         // The live log set aside and none begun: the last is the newest
         // set-aside one's.
         fs::rename(dir.join(LOG), dir.join(format!("{LOG}.{}", new_id()))).unwrap();
-        assert_eq!(find(&dir, &Which::Last).unwrap().id, ids[39]);
+        assert_eq!(find(&dir, &Which::Last(None)).unwrap().id, ids[39]);
     }
 
     /// Empty `blobs/<id>/` (a write that failed) are removed and not

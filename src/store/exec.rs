@@ -152,6 +152,7 @@ fn decide_and_write(
             audit_id: None,
             read,
             recovered: Vec::new(),
+            said: first.take_said(),
         });
     }
     // The lock is taken in the primary's directory as it was walked (the
@@ -184,7 +185,11 @@ fn decide_and_write(
     let dir = audit_dir.ok_or_else(|| ActError::Refused(Refusal::new(audit::NO_DIR)))?;
     preflight(txn, root, &steps)?;
     audit_preflight(&dir)?;
-    let result = apply(txn, root, &dir, steps);
+    let said = snap.take_said();
+    let result = apply(txn, root, &dir, steps).map(|mut o| {
+        o.said = said;
+        o
+    });
     drop(guard);
     drop(lock_dir);
     result
@@ -546,10 +551,13 @@ fn apply(txn: &Txn, root: &Dir, dir: &Path, steps: Vec<Step>) -> Result<Outcome,
         files.push(rec);
         added.push(add);
     }
+    let real = chrono::Utc::now();
     let mut intent = Intent {
         record: Record {
             id: id.clone(),
-            at: txn.now.to_rfc3339(),
+            at: real.to_rfc3339(),
+            now: ((txn.now - real).abs() >= chrono::Duration::seconds(1))
+                .then(|| txn.now.to_rfc3339()),
             by: txn.by.clone(),
             host: lock::host_name(),
             project: root.real_path().to_string_lossy().into_owned(),
@@ -658,6 +666,7 @@ fn apply(txn: &Txn, root: &Dir, dir: &Path, steps: Vec<Step>) -> Result<Outcome,
         audit_id: Some(id),
         read: Vec::new(),
         recovered: Vec::new(),
+        said: Vec::new(),
     })
 }
 

@@ -656,6 +656,7 @@ mod tests {
             record: Record {
                 id: "20260101-000000-abcd".to_owned(),
                 at: String::new(),
+                now: None,
                 by: "test".to_owned(),
                 host,
                 project: "/nowhere".to_owned(),

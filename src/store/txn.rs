@@ -256,6 +256,8 @@ pub struct Snapshot {
     /// Shared, not copied: the plan of a decision keeps each file's bytes
     /// as read, and a large state is held once.
     files: Vec<(String, Option<Shared>)>,
+    /// Sentences the format said while deciding (see [`Snapshot::say`]).
+    said: Vec<String>,
 }
 
 /// A file's bytes held in one place and shared by whoever needs them.
@@ -277,6 +279,7 @@ impl Snapshot {
             project: project.to_path_buf(),
             root: None,
             files: Vec::new(),
+            said: Vec::new(),
         }
     }
 
@@ -286,6 +289,7 @@ impl Snapshot {
             project: project.to_path_buf(),
             root: Some(root),
             files: Vec::new(),
+            said: Vec::new(),
         }
     }
 
@@ -394,6 +398,11 @@ pub struct Outcome {
     /// [`super::intent`]), one sentence each.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub recovered: Vec<String>,
+    /// What the format said while deciding that the diff alone does not
+    /// (a legacy state migrated by the write, …), one sentence each: the
+    /// dry run, the console's confirm and the result all show it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub said: Vec<String>,
 }
 
 /// Run `decide` under the write rules and apply its edits: the read-only
@@ -408,6 +417,18 @@ pub fn transact(
 }
 
 impl Snapshot {
+    /// Say what this decision does beyond its diff, in one sentence (a
+    /// legacy state migrated on the way): the dry run, the console's
+    /// confirm and the result show it ([`Outcome::said`]).
+    pub fn say(&mut self, sentence: impl Into<String>) {
+        self.said.push(sentence.into());
+    }
+
+    /// The sentences said so far, taken.
+    pub(crate) fn take_said(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.said)
+    }
+
     /// Every file read, with its bytes (`None`: missing).
     pub(crate) fn entries(&self) -> &[(String, Option<Shared>)] {
         &self.files

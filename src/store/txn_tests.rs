@@ -95,7 +95,9 @@ fn a_decision_is_written_locked_and_audited() {
     let rec = &log[0];
     assert_eq!(rec["id"], id.as_str());
     assert_eq!(rec["by"], "ann");
-    assert_eq!(rec["at"], "2026-06-01T10:00:00+00:00");
+    // The decision's "now" is kept apart from the real time of the write.
+    assert_eq!(rec["now"], "2026-06-01T10:00:00+00:00");
+    assert_ne!(rec["at"], rec["now"]);
     assert_eq!(rec["lock"], "owner");
     assert_eq!(rec["decision"]["verb"], "test");
     let f = &rec["files"][0];
@@ -586,15 +588,15 @@ fn undo_puts_back_replaces_appends_removals_and_renames() {
     .unwrap();
     assert_eq!(e.read("t.ndjson"), "{\"a\":1}\n{\"a\":2}\n");
     assert_eq!(e.read("state.json.corrupt-X"), "corrupt{");
-    let undone = undo_anywhere(&e.audit, &Which::Last, &e.opts()).unwrap();
+    let undone = undo_anywhere(&e.audit, &Which::Last(None), &e.opts()).unwrap();
     assert!(undone.audit_id.is_some());
     assert_eq!(e.read("state.json"), "corrupt{");
     // An NDJSON log is append-only: its line stays as history.
     assert_eq!(e.read("t.ndjson"), "{\"a\":1}\n{\"a\":2}\n");
     assert_eq!(e.read("W.json"), "{}");
     assert_eq!(e.names(), vec!["W.json", "state.json", "t.ndjson"]);
-    // The undo is a decision too: undoing it makes the decision again.
-    undo_anywhere(&e.audit, &Which::Last, &e.opts()).unwrap();
+    // The undo is a decision too: redoing it makes the decision again.
+    undo_anywhere(&e.audit, &Which::Redo(None), &e.opts()).unwrap();
     assert_eq!(e.read("state.json"), "{\"rebuilt\":true}");
     assert_eq!(e.read("t.ndjson"), "{\"a\":1}\n{\"a\":2}\n");
     assert_eq!(e.log().len(), 3);

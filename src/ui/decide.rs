@@ -53,12 +53,17 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             f.render_widget(b, rect);
             editor(m, f, form, inside);
         }
-        Stage::Confirm { files, scroll, yes } => {
+        Stage::Confirm {
+            files,
+            said,
+            scroll,
+            yes,
+        } => {
             let (rect, b) = frame(full);
             clear(f, rect);
             let inside = b.inner(rect);
             f.render_widget(b, rect);
-            confirm(m, f, form, inside, (files, *scroll, *yes));
+            confirm(m, f, form, inside, (files, said, *scroll, *yes));
         }
         Stage::Choose => {
             // Room for the heading, a blank line, the choices, the note.
@@ -377,8 +382,14 @@ fn input_widget(m: &View, input: &Input, focused: bool) -> ratatui_textarea::Tex
 }
 
 /// The confirm dialog: what changes, the diff (scrolled), the buttons.
-fn confirm(m: &View, f: &mut Frame, form: &Form, area: Rect, stage: (&[FileDiff], u16, bool)) {
-    let (files, scroll, yes) = stage;
+fn confirm(
+    m: &View,
+    f: &mut Frame,
+    form: &Form,
+    area: Rect,
+    stage: (&[FileDiff], &[String], u16, bool),
+) {
+    let (files, said, scroll, yes) = stage;
     let t = &m.theme;
     let w = area.width;
     // A short terminal keeps the diff and the buttons: one line of heading
@@ -393,7 +404,13 @@ fn confirm(m: &View, f: &mut Frame, form: &Form, area: Rect, stage: (&[FileDiff]
         files = names.join(" · ")
     );
     wrapped(&mut list, w, &what, t.bold);
-    let list = clip(list, if small { 1 } else { 3 }, w);
+    // What the format said beyond the diff (a migration) comes with the
+    // files it writes, never scrolled away.
+    for s in said {
+        wrapped(&mut list, w, &crate::model::text::sanitize_line(s), t.warn);
+    }
+    let room = u16::try_from(3 + 2 * said.len()).unwrap_or(u16::MAX);
+    let list = clip(list, if small { 1 } else { room }, w);
     let rule = || Line::from(Span::styled("─".repeat(w as usize), t.muted));
     let rules = u16::from(!small);
     // The buttons and a line of the diff first, then the heading, then

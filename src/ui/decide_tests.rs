@@ -185,6 +185,7 @@ pub(super) fn confirm_model() -> Model {
     previewed(
         &mut m,
         Decided::Done {
+            said: Vec::new(),
             read: Vec::new(),
             files: answer_diffs(),
             audit_id: None,
@@ -526,6 +527,7 @@ fn hostile_text_in_the_form_never_reaches_the_buffer_raw() {
     previewed(
         &mut m,
         Decided::Done {
+            said: Vec::new(),
             read: Vec::new(),
             files: vec![FileDiff {
                 file: evil("file"),
@@ -686,4 +688,31 @@ fn a_decision_written_in_part_says_so_and_offers_no_retry() {
     ));
     crate::app::update(&mut m, crate::app::Event::Key(KeyEvent::from(KeyCode::Esc)));
     assert!(m.form.is_none());
+}
+
+/// What the format says beyond the diff (a legacy state migrated by the
+/// answer) is in the confirm above the diff, at 80x24 and wide, its
+/// control characters shown, never sent.
+#[test]
+fn the_confirm_says_what_the_format_said_beyond_the_diff() {
+    let mut m = opened(answer_project(), false, 'a');
+    typed(&mut m, ANSWER);
+    let said = "this answer first migrates the legacy state to v0.6 (stage 3.2 → 4.2)\u{1b}[2J";
+    previewed(
+        &mut m,
+        Decided::Done {
+            said: vec![said.to_owned()],
+            read: Vec::new(),
+            files: answer_diffs(),
+            audit_id: None,
+        },
+    );
+    for (w, h) in [(80, 24), (140, 30)] {
+        let s = screen(&m, w, h);
+        assert!(s.contains("migrates the legacy state"), "{s}");
+        assert!(!s.contains('\u{1b}'), "{s}");
+        let said_at = s.find("migrates").unwrap();
+        let diff_at = s.find("@@").unwrap();
+        assert!(said_at < diff_at, "said before the diff: {s}");
+    }
 }

@@ -209,7 +209,10 @@ fn confirm_key(m: &mut Model, key: KeyEvent, esc: bool) -> Vec<Effect> {
     let Some(f) = m.form.as_mut() else {
         return Vec::new();
     };
-    let Stage::Confirm { files, scroll, yes } = &mut f.stage else {
+    let Stage::Confirm {
+        files, scroll, yes, ..
+    } = &mut f.stage
+    else {
         return Vec::new();
     };
     // The view clamps to what fits; the model keeps within the diff's

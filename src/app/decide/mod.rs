@@ -110,6 +110,8 @@ pub enum Stage {
     /// default).
     Confirm {
         files: Vec<FileDiff>,
+        /// What the decision does beyond the diff, said by the format.
+        said: Vec<String>,
         scroll: u16,
         yes: bool,
     },
@@ -245,6 +247,9 @@ pub enum Decided {
     /// (dry) every file the decision read: (file, sha256).
     Done {
         files: Vec<FileDiff>,
+        /// What the format said beyond the diff (a migration), one
+        /// sentence each.
+        said: Vec<String>,
         audit_id: Option<String>,
         read: Vec<(String, String)>,
     },
@@ -632,7 +637,12 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
     }
     let reread = Effect::Reread(form.path.clone());
     match (form.stage.clone(), result) {
-        (Stage::Previewing, Decided::Done { files, read, .. }) => {
+        (
+            Stage::Previewing,
+            Decided::Done {
+                files, said, read, ..
+            },
+        ) => {
             // The write is made on exactly the bytes previewed: every file
             // the preview read (a devloop bug's log too, which no reading
             // stamps) must still hold them.
@@ -642,6 +652,7 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
             }
             form.stage = Stage::Confirm {
                 files,
+                said,
                 scroll: 0,
                 yes: false,
             };
@@ -650,7 +661,10 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
         (
             Stage::Writing,
             Decided::Done {
-                files, audit_id, ..
+                files,
+                said,
+                audit_id,
+                ..
             },
         ) => {
             let Some(form) = m.form.take() else {
@@ -669,6 +683,11 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
             } else {
                 t!("app.decide.wrote", files = written.join(", "))
             };
+            // What the format said beyond the diff stays said after it.
+            let done = std::iter::once(done)
+                .chain(said)
+                .collect::<Vec<_>>()
+                .join("; ");
             let undoes = matches!(form.what, What::Decide) && audit_id.is_some();
             // A decision that is a line of an append-only log (a bug's
             // move) is refused by undo: said so, never "u undoes".

@@ -100,6 +100,7 @@ fn decide(effects: &[Effect]) -> (u64, Verb, Vec<(String, String)>, bool) {
 
 pub(in crate::app) fn done(files: &[&str], audit: Option<&str>) -> Decided {
     Decided::Done {
+        said: Vec::new(),
         read: Vec::new(),
         files: files
             .iter()
@@ -606,6 +607,7 @@ fn the_confirm_scrolls_within_the_diff_and_back_up_at_once_after_g() {
         Event::Decided {
             seq,
             result: Decided::Done {
+                said: Vec::new(),
                 read: Vec::new(),
                 files: vec![FileDiff {
                     file: "state.json".into(),
@@ -910,6 +912,7 @@ fn the_write_expects_the_bytes_the_preview_read() {
         Event::Decided {
             seq,
             result: Decided::Done {
+                said: Vec::new(),
                 read: vec![
                     ("state.json".into(), "a".repeat(64)),
                     ("bugs.ndjson".into(), "c".repeat(64)),

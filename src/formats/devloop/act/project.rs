@@ -214,6 +214,7 @@ fn remote(dir: &Path, req: &Request, opts: &WriteOptions, api: &str) -> Result<O
             audit_id: None,
             read: Vec::new(),
             recovered: Vec::new(),
+            said: Vec::new(),
         });
     }
     let token = std::env::var(http::TOKEN_ENV).ok();
@@ -235,6 +236,7 @@ fn remote(dir: &Path, req: &Request, opts: &WriteOptions, api: &str) -> Result<O
             audit_id: None,
             read: Vec::new(),
             recovered: Vec::new(),
+            said: Vec::new(),
         }),
         409 => Err(refuse(format!(
             "the devloop server refused the {action}: {pid} is finished (409 Conflict){said}"

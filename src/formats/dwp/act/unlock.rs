@@ -47,6 +47,7 @@ pub fn unlock(dir: &Path, confirm: bool, opts: &WriteOptions) -> Result<Outcome,
         audit_id: None,
         read: Vec::new(),
         recovered: Vec::new(),
+        said: Vec::new(),
     })
 }
 
