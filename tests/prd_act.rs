@@ -682,3 +682,62 @@ fn an_english_project_gets_its_conversation_in_english() {
     let conv = String::from_utf8(zh.read("conversation.md")).unwrap();
     assert!(conv.contains("**答（alice，经 loopdeck）**"), "{conv}");
 }
+
+/// A copy of the example workspace's legacy project (no workflow_version,
+/// state_schema_version 1, stage 3.2 of the old numbering).
+fn legacy_example() -> Project {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("approval-flow-legacy");
+    common::copy_dir(
+        &common::repo().join("examples/workspace/prd-master/approval-flow-legacy"),
+        &dir,
+    );
+    Project {
+        _tmp: tmp,
+        xdg: tempfile::tempdir().unwrap(),
+        dir,
+    }
+}
+
+#[test]
+fn the_first_answer_says_it_migrates_a_legacy_state_and_what_changes() {
+    let p = legacy_example();
+    let before = p.files();
+    let out = p.act(&["answer", "OQ-2", "允许加签", "--dry-run"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(p.files(), before);
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    let sentence = said
+        .lines()
+        .find(|l| l.starts_with("migrates "))
+        .unwrap_or_else(|| panic!("no migration sentence in:\n{said}"))
+        .to_owned();
+    for needle in [
+        "workflow_version none → 0.6",
+        "state_schema_version 1 → 3",
+        "stage 3.2 → 4.2",
+        "next_action debate_round → value_argument",
+    ] {
+        assert!(sentence.contains(needle), "`{needle}` not in: {sentence}");
+    }
+    // The real run says it too, and writes what it said.
+    let out = p.act(&["answer", "OQ-2", "允许加签"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&sentence),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let v: Value = serde_json::from_slice(&p.read("state.json")).unwrap();
+    assert_eq!(v["workflow_version"], "0.6");
+    assert_eq!(v["current_stage"], "4.2");
+    assert_eq!(v["next_action"]["type"], "value_argument");
+    // The next action is written in the project's language.
+    let d = v["next_action"]["description"].as_str().unwrap();
+    assert!(!d.contains("then return"), "{d}");
+    // A v0.6 state says nothing of the kind.
+    let q = project("stage1");
+    let out = q.act(&["answer", "OQ-7", "是", "--dry-run"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("migrates "));
+}

@@ -121,6 +121,11 @@ pub fn load(snap: &mut Snapshot, req: &Request) -> Result<Loaded, ActError> {
     let lang = lang::detect(&state, anchor_bytes);
     let has_value = anchor_bytes
         .is_some_and(|b| String::from_utf8_lossy(b).contains(super::super::rebuild::VALUE_SECTION));
+    let was = Was {
+        schema: state.state_schema_version.as_ref().map(Scalar::text),
+        completed: state.completed_stages.iter().map(Scalar::text).collect(),
+        next_action: state.next_action.as_ref().and_then(|n| n.kind.clone()),
+    };
     let mut migration = legacy::migrate(&mut state, || !pre_05 || has_value);
     let mut loaded = Loaded {
         doc,
@@ -134,10 +139,88 @@ pub fn load(snap: &mut Snapshot, req: &Request) -> Result<Loaded, ActError> {
             .notes
             .iter()
             .any(|n| n.starts_with("next_action recomputed"));
+        if replaced
+            && let Some(na) = loaded.state.next_action.as_mut()
+            && na.kind.as_deref() == Some("value_argument")
+        {
+            let back_to = m.stage_to.clone().unwrap_or_else(|| "?".to_owned());
+            na.description = Some((lang.words().value_argument)(&back_to));
+        }
         write_migration(&mut loaded, m, pre_05, replaced, req);
+        snap.say(migration_sentence(&loaded.state, m, &was, pre_05, replaced));
     }
     loaded.migration = migration;
     Ok(loaded)
+}
+
+/// What a legacy state held before its migration, for the sentence that
+/// says what the migration changes.
+struct Was {
+    schema: Option<String>,
+    completed: Vec<String>,
+    next_action: Option<String>,
+}
+
+/// One sentence naming what the first write of a legacy state changes
+/// beyond the decision itself (the dry run, the console's confirm and the
+/// result show it): the versions, the stage, the completed stages, the
+/// next action, the questions given a status, the note.
+fn migration_sentence(
+    state: &State,
+    m: &Migration,
+    was: &Was,
+    pre_05: bool,
+    next_action_replaced: bool,
+) -> String {
+    let mut parts = vec![format!(
+        "workflow_version {} → 0.6, state_schema_version {} → 3",
+        m.from_version.as_deref().unwrap_or("none"),
+        was.schema.as_deref().unwrap_or("none")
+    )];
+    if let (Some(from), Some(to)) = (&m.stage_from, &m.stage_to)
+        && from != to
+    {
+        parts.push(format!("stage {from} → {to} (the v0.6 numbering)"));
+    }
+    let completed: Vec<String> = state.completed_stages.iter().map(Scalar::text).collect();
+    if pre_05 && completed != was.completed {
+        parts.push(format!(
+            "completed_stages [{}] → [{}]",
+            was.completed.join(", "),
+            completed.join(", ")
+        ));
+    }
+    if next_action_replaced && let Some(na) = &state.next_action {
+        let mut s = format!(
+            "next_action {} → {}",
+            was.next_action.as_deref().unwrap_or("none"),
+            na.kind.as_deref().unwrap_or("?")
+        );
+        // Stage 1's frontier is recomputed by the answer itself; any other
+        // next action is written as described.
+        if let Some(d) = na
+            .description
+            .as_ref()
+            .filter(|_| na.kind.as_deref() != Some("stage1_frontier"))
+        {
+            s.push_str(&format!(" ({d})"));
+        }
+        parts.push(s);
+    }
+    if m.completed_without_value_stage {
+        parts.push("marked legacy_completed_without_value_stage".to_owned());
+    }
+    if let Some(n) = m
+        .notes
+        .iter()
+        .find(|n| n.ends_with("had no status; filled from owner"))
+    {
+        parts.push(n.replace("; filled from owner", ": each gets one from its owner"));
+    }
+    format!(
+        "migrates the legacy state to v0.6 with this decision: {}; a migration_note records it",
+        parts.join("; ")
+    )
 }
 
 /// Write the migration into the document (seed 000, Step 0): v0.6, schema

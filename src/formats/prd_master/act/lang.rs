@@ -44,6 +44,9 @@ pub struct Words {
     /// `stage1_frontier` descriptions: questions and research, questions
     /// only, research only, neither.
     pub frontier: [&'static str; 4],
+    /// A migrated legacy project's next action (seed 000, Step 0): the
+    /// value argument, then back to the mapped stage.
+    pub value_argument: fn(&str) -> String,
 }
 
 static ZH: Words = Words {
@@ -70,6 +73,7 @@ static ZH: Words = Words {
         "等待事实查证返回",
         "阶段 1 前沿已清空：没有可问的问题或进行中的查证",
     ],
+    value_argument: |stage| format!("先完成价值论证（阶段 2 已确认），再回到阶段 {stage}"),
 };
 
 static EN: Words = Words {
@@ -96,6 +100,9 @@ static EN: Words = Words {
         "Waiting for fact checks to come back",
         "Stage 1 frontier is empty: no question to ask and no fact check under way",
     ],
+    value_argument: |stage| {
+        format!("Complete the value argument (stage 2) first, then return to stage {stage}")
+    },
 };
 
 impl Lang {
