@@ -76,4 +76,23 @@ fn undoing_a_sign_off_appends_a_compensating_event_and_keeps_the_log() {
     assert_eq!(show["project"]["status"], "shipped");
     let last = show["timeline"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["kind"], "decision_undone");
+
+    // A redo takes the undo back: signed off again, and the timeline says
+    // that too, after the rest.
+    let tl_undone = fs::read(&timeline).unwrap();
+    let o = loopdeck()
+        .env("XDG_STATE_HOME", w.state.path())
+        .env("LOGNAME", "carol")
+        .args(["redo", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    assert_eq!(super::show(&dir, NOW)["project"]["status"], "shipped-final");
+    let events = appended_events(&tl_undone, &timeline);
+    assert_eq!(events.len(), 1, "{events:?}");
+    let summary = events[0]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(&format!("the undo of decision {id}")),
+        "{summary}"
+    );
 }

@@ -30,9 +30,16 @@ fn what(decision: &Value) -> String {
             field("choice").unwrap_or_else(|| "resume".to_owned()),
             field("agent").unwrap_or_else(|| "an agent".to_owned())
         ),
+        // Taking back an undo is a redo; taking back a redo, an undo again.
         Some("undo") => format!(
             "the undo of decision {}",
-            field("of").unwrap_or_else(|| "?".to_owned())
+            field("undoes")
+                .or_else(|| field("of"))
+                .unwrap_or_else(|| "?".to_owned())
+        ),
+        Some("redo") => format!(
+            "the redo of decision {}",
+            field("redoes").unwrap_or_else(|| "?".to_owned())
         ),
         Some(v) => format!("the {v} decision"),
         None => "a decision".to_owned(),
