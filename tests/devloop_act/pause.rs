@@ -131,3 +131,18 @@ fn an_agent_is_not_resumed_while_a_prd_conflict_pauses_the_project() {
     let o = w.act(&dir, &["abandon"], &["--dry-run"]);
     assert_eq!(code(&o), 0, "{}", err(&o));
 }
+
+#[test]
+fn with_a_server_the_sign_off_is_refused_before_anything_is_sent() {
+    let w = Ws::new();
+    let dir = w.dir("p-shipped");
+    // Nothing listens there: a request would fail with another message.
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let api = format!("http://{}", l.local_addr().unwrap());
+    drop(l);
+    let cfg = w.state.path().join("loopdeck.toml");
+    fs::write(&cfg, format!("[devloop]\napi = \"{api}\"\n")).unwrap();
+    let o = w.act(&dir, &["sign-off"], &["--config", cfg.to_str().unwrap()]);
+    assert_eq!(code(&o), 1, "{}", err(&o));
+    assert!(err(&o).contains("PRD conflict in prd.html"), "{}", err(&o));
+}
