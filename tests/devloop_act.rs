@@ -477,6 +477,8 @@ fn only_a_paused_agent_takes_a_resume_decision() {
 fn sign_off_without_a_server_edits_project_json_in_its_own_style() {
     let w = Ws::new();
     let dir = w.dir("p-shipped");
+    // Its PRD conflict settled: a conflict pauses sign-off (see pause.rs).
+    pause::settle_conflict(&dir);
     let meta = dir.join("project.json");
     let original = fs::read_to_string(&meta).unwrap();
     let tl_before = fs::read(dir.join("timeline.ndjson")).unwrap();
@@ -640,3 +642,9 @@ mod server;
 
 #[path = "devloop_act/concurrent.rs"]
 mod concurrent;
+
+#[path = "devloop_act/pause.rs"]
+mod pause;
+
+#[path = "devloop_act/undo.rs"]
+mod undo;

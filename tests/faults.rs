@@ -755,6 +755,7 @@ fn devloop_shipped(tmp: &Path) -> (PathBuf, Command) {
         &repo().join("examples/workspace/devloop/data/companies/acme/projects/p-shipped"),
         &dir,
     );
+    common::settle_prd_conflict(&dir);
     let c = act_cmd(&tmp.join("state"), &dir, &["sign-off"]);
     (dir, c)
 }
@@ -824,6 +825,7 @@ fn a_full_disk_during_an_append_leaves_no_torn_line() {
             &repo().join("examples/workspace/devloop/data/companies/acme/projects/p-shipped"),
             &dir,
         );
+        common::settle_prd_conflict(&dir);
         // Pad the timeline with a valid event so that it ends `room`
         // bytes before a page boundary.
         let tl = dir.join("timeline.ndjson");

@@ -66,7 +66,7 @@ fn a_forged_by_is_refused_for_prd_master_conversation_md() {
     assert_eq!(code, 0, "{err}");
     let conv = fs::read_to_string(dir.join("conversation.md")).unwrap();
     assert!(
-        conv.contains("**答（alice，经 loopdeck）**：进入 MVP"),
+        conv.contains("**答（alice，经 loopdeck）**：\n\n> 进入 MVP"),
         "{conv}"
     );
 }

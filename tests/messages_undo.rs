@@ -75,6 +75,7 @@ fn a_decision_beside_a_timeline_event_says_what_undo_puts_back_and_what_stays() 
     let (_tmp, ws) = workspace();
     let state = tempfile::tempdir().unwrap();
     let dir = ws.join(PROJECTS).join("p-shipped");
+    common::settle_prd_conflict(&dir);
     let project_before = fs::read(dir.join("project.json")).unwrap();
     let (out, err, code) = run(state.path(), &["act", dir.to_str().unwrap(), "sign-off"]);
     assert_eq!(code, 0, "{err}");
@@ -89,5 +90,11 @@ fn a_decision_beside_a_timeline_event_says_what_undo_puts_back_and_what_stays() 
     let (_, err, code) = run(state.path(), &["undo", &id]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(fs::read(dir.join("project.json")).unwrap(), project_before);
-    assert_eq!(fs::read(dir.join("timeline.ndjson")).unwrap(), timeline);
+    // The timeline is never rewritten: its event stays, and one more says
+    // the decision was undone.
+    let after = fs::read(dir.join("timeline.ndjson")).unwrap();
+    assert!(after.starts_with(&timeline));
+    let added = String::from_utf8_lossy(&after[timeline.len()..]).into_owned();
+    assert_eq!(added.lines().count(), 1, "{added}");
+    assert!(added.contains("\"kind\":\"decision_undone\""), "{added}");
 }

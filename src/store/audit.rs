@@ -1148,7 +1148,22 @@ fn undo_edits(dir: &Path, rec: &Record, snap: &mut Snapshot) -> Result<Vec<Edit>
                     f.file, rec.id, rec.project
                 ))));
             }
-            Op::Append => {}
+            // The log line stays; the format tells the undo after it (a
+            // devloop timeline event: `source: "human"`, what was undone,
+            // the audit id). The undo's own `--by`/`--now` do not reach
+            // this function: the login name and the clock stand for them.
+            Op::Append => {
+                if let Some(edit) = crate::formats::devloop::act::undone_event(
+                    &rec.decision,
+                    Path::new(&rec.project),
+                    &rec.id,
+                    &f.file,
+                    &crate::who::login_name(),
+                    Utc::now(),
+                ) {
+                    cur.push(&mut edits, edit)?;
+                }
+            }
             Op::Rename => {
                 let Some(to) = &f.to else { continue };
                 let dest = sibling(&f.file, to);

@@ -277,3 +277,23 @@ pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// A devloop project's PRD conflict settled: its `<aside data-conflict>`
+/// lines removed from `prd.html`, as the PM agent removes them once a
+/// requirement settles the conflict. While one is there the whole project
+/// pauses (seed 003) and sign-off is refused; the example's `p-shipped`
+/// has one.
+pub fn settle_prd_conflict(dir: &Path) {
+    let path = dir.join("prd.html");
+    let html = fs::read_to_string(&path).unwrap();
+    let kept: Vec<&str> = html
+        .lines()
+        .filter(|l| !l.contains("<aside data-conflict>"))
+        .collect();
+    assert_ne!(
+        kept.len(),
+        html.lines().count(),
+        "no conflict aside to settle"
+    );
+    fs::write(&path, kept.join("\n") + "\n").unwrap();
+}

@@ -69,6 +69,8 @@ fn request_parts(req: &str) -> (String, Value) {
 fn with_a_server_sign_off_abandon_and_requirements_go_through_its_api() {
     let w = Ws::new();
     let dir = w.dir("p-shipped");
+    // Its PRD conflict settled: a conflict pauses sign-off (see pause.rs).
+    super::pause::settle_conflict(&dir);
     let before = tree(&dir);
 
     let (api, got) = server("200 OK", r#"{"status":"shipped-final"}"#);
@@ -113,6 +115,8 @@ fn with_a_server_sign_off_abandon_and_requirements_go_through_its_api() {
 fn a_finished_project_409_and_an_absent_server_are_clear_refusals() {
     let w = Ws::new();
     let dir = w.dir("p-shipped");
+    // Its PRD conflict settled: a conflict pauses sign-off (see pause.rs).
+    super::pause::settle_conflict(&dir);
     let before = tree(&dir);
     let (api, got) = server("409 Conflict", r#"{"error":"project is shipped-final"}"#);
     let cfg = config(w.state.path(), &api);
@@ -155,6 +159,8 @@ fn a_finished_project_409_and_an_absent_server_are_clear_refusals() {
 fn dry_run_with_a_server_sends_nothing() {
     let w = Ws::new();
     let dir = w.dir("p-shipped");
+    // Its PRD conflict settled: a conflict pauses sign-off (see pause.rs).
+    super::pause::settle_conflict(&dir);
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     l.set_nonblocking(true).unwrap();
     let cfg = config(

@@ -20,9 +20,12 @@ mod agent;
 mod bug;
 mod event;
 pub mod http;
+mod pause;
 mod project;
+mod undone;
 
 pub(crate) use project::FINISHED;
+pub use undone::undone_event;
 
 use std::path::Path;
 

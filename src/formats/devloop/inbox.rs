@@ -56,6 +56,10 @@ pub(super) fn inbox(
 ) {
     let l2_spent = waiting.l2_spent;
     let mut items = Vec::new();
+    // Seed 003: a conflict aside pauses the whole project for a human; what
+    // would carry it on (a sign-off, an agent resumed) waits until a
+    // requirement settles it (`act` refuses them meanwhile).
+    let held = prd.conflicts.first().map(|(page, _)| page.clone());
     for (page, text) in &prd.conflicts {
         items.push(InboxItem {
             kind: InboxKind::Conflict,
@@ -202,6 +206,13 @@ pub(super) fn inbox(
             ),
             None => (title, options),
         };
+        let (title, options) = match &held {
+            Some(page) => (
+                format!("{title}; held until a requirement settles the PRD conflict in {page}"),
+                Vec::new(),
+            ),
+            None => (title, options),
+        };
         let act = (!options.is_empty())
             .then(|| Address::new("resume-agent", Some(stem.to_owned()), options.clone()));
         // The agent's row (the Agents tab names it `Agent.agent`) offers
@@ -257,7 +268,24 @@ pub(super) fn inbox(
             subject: t.units.first().cloned(),
         });
     }
-    if p.status == "shipped" {
+    if p.status == "shipped"
+        && let Some(page) = &held
+    {
+        items.push(InboxItem {
+            kind: InboxKind::SignOff,
+            // Only abandoning is open while the conflict holds the project.
+            act: Some(Address::new("abandon", None, Vec::new())),
+            reference: PROJECT_FILE.to_owned(),
+            title: format!(
+                "shipped, awaiting sign-off once a requirement settles the PRD conflict in {page}; or abandon"
+            ),
+            since: last_event(p, "project_shipped")
+                .and_then(|e| e.at)
+                .or(meta_updated),
+            options: Vec::new(),
+            subject: None,
+        });
+    } else if p.status == "shipped" {
         items.push(InboxItem {
             kind: InboxKind::SignOff,
             // Each option is itself the verb: `act DIR sign-off` or

@@ -472,7 +472,7 @@ fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
         unsure: unsure.as_ref(),
     };
     inbox(&mut p, &prd, &budget, &waiting, &agents, meta_updated);
-    project_acts(&mut p);
+    project_acts(&mut p, !prd.conflicts.is_empty());
     p.detail.loops = Some(inbox::loops(&p, &prd, &changes, &waiting, units.l2));
     resume(&mut p, dir, &prd, &progress.phase, passed, total);
     p.detail.progress = Some(progress);
@@ -485,9 +485,11 @@ fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
 /// project not finished (shipped-final, abandoned); a requirement always
 /// (it needs the devloop server, and `act` says so when none is
 /// configured). `status` is `project.json`'s own word, as `act` reads it.
-fn project_acts(p: &mut Project) {
+/// While a PRD conflict pauses the project (`conflict`), a shipped project
+/// is not signed off: only abandoned.
+fn project_acts(p: &mut Project, conflict: bool) {
     let status = p.status.as_str();
-    if status == "shipped" {
+    if status == "shipped" && !conflict {
         p.acts.push(crate::model::Address::new(
             "sign-off",
             None,
@@ -705,6 +707,22 @@ mod tests {
         );
         assert_eq!(with("shipped-final"), vec![plain("requirement")]);
         assert_eq!(with("abandoned"), vec![plain("requirement")]);
+        // A PRD conflict pauses the project (seed 003): a shipped project
+        // is then not offered a sign-off, nor a paused agent a resume.
+        let conflict = r#"<article data-doc="prd"><aside data-conflict>x</aside></article>"#;
+        let (_t, p) = project(&[
+            (PROJECT_FILE, &META.replace("running", "shipped")),
+            (PRD_FILE, conflict),
+            ("agent-state/tester.json", PAUSED),
+        ]);
+        let p = p.unwrap();
+        assert_eq!(acts(&p), vec![plain("abandon"), plain("requirement")]);
+        let resume = p
+            .inbox
+            .iter()
+            .find(|i| i.kind == InboxKind::Resume)
+            .unwrap();
+        assert!(resume.act.is_none(), "{resume:?}");
     }
 
     #[test]

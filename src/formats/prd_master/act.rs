@@ -12,7 +12,9 @@
 mod answer;
 mod choose;
 pub mod doc;
+mod lang;
 pub mod newproject;
+mod quote;
 
 use std::path::Path;
 

@@ -220,6 +220,7 @@ fn stage1_frontier(state: &State) -> NextAction {
         askuserquestion_options: Vec::new(),
         question_ids: questions.into_iter().map(Id).collect(),
         research_ids: research.into_iter().map(Id).collect(),
+        answer: None,
     }
 }
 

@@ -328,8 +328,13 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
             });
         }
     }
+    // A choice already made waits for PRD-master, not for the human: it
+    // leaves the inbox at once (`choose` refuses it as answered).
+    let chosen = na.and_then(|na| na.answer.as_ref());
     if let Some(na) = na.filter(|na| {
-        na.kind.as_deref() == Some("user_decision") || !na.askuserquestion_options.is_empty()
+        chosen.is_none()
+            && (na.kind.as_deref() == Some("user_decision")
+                || !na.askuserquestion_options.is_empty())
     }) {
         p.inbox.push(InboxItem {
             kind: InboxKind::Choice,
@@ -358,6 +363,8 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
         "completed"
     } else if !p.inbox.is_empty() {
         "waiting"
+    } else if chosen.is_some() {
+        "answered"
     } else if !p.frontier.research.is_empty() {
         "researching"
     } else {
@@ -386,15 +393,18 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
         .rev()
         .find_map(|u| u.summary.clone())
         .map(|s| format!("last input: {s}"));
-    p.resume.waiting_for = na.and_then(|na| {
-        na.description.clone().map(|d| {
-            if na.askuserquestion_options.is_empty() {
-                d
-            } else {
-                format!("{d} [{}]", na.askuserquestion_options.join(" / "))
-            }
-        })
-    });
+    p.resume.waiting_for = match chosen {
+        Some(answer) => Some(chosen_waits(answer)),
+        None => na.and_then(|na| {
+            na.description.clone().map(|d| {
+                if na.askuserquestion_options.is_empty() {
+                    d
+                } else {
+                    format!("{d} [{}]", na.askuserquestion_options.join(" / "))
+                }
+            })
+        }),
+    };
     p.resume.completed = state.completed_stages.iter().map(Scalar::text).collect();
     p.resume.read_first = read_first(dir, Some(&state), &seen);
     let waiting = p.inbox.len();
@@ -406,13 +416,29 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
     p
 }
 
+/// What a project whose `next_action` is answered waits for: PRD-master
+/// acting on the choice (`answer` as `choose` writes it; any other shape is
+/// still an answer, said as far as it can be read).
+fn chosen_waits(answer: &serde_json::Value) -> String {
+    let field = |k: &str| answer.get(k).and_then(serde_json::Value::as_str);
+    let text = field("text").or(answer.as_str()).unwrap_or("(unreadable)");
+    let mut s = format!("answered · waiting for PRD-master to act on the choice `{text}`");
+    match (field("by"), field("at")) {
+        (Some(by), Some(at)) => s.push_str(&format!(" ({by}, {at})")),
+        (Some(one), None) | (None, Some(one)) => s.push_str(&format!(" ({one})")),
+        (None, None) => {}
+    }
+    s
+}
+
 /// The kind of each project status this reader yields (see `from_state`
 /// and `rebuilt`); nothing is guessed.
 fn status_kind(status: &str) -> StatusKind {
     match status {
         "completed" => StatusKind::Done,
         "waiting" => StatusKind::Waiting,
-        "researching" | "active" => StatusKind::Running,
+        // "answered": the human chose; PRD-master's turn.
+        "researching" | "active" | "answered" => StatusKind::Running,
         "rebuilt" => StatusKind::Rebuilt,
         _ => StatusKind::Unknown,
     }

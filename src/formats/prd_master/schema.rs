@@ -49,6 +49,9 @@ pub struct NextAction {
     pub question_ids: Vec<Id>,
     #[serde(deserialize_with = "nullable")]
     pub research_ids: Vec<Id>,
+    /// The human's choice, once made (`choose` writes `{option, text, at,
+    /// by}`): anything but null means answered, as `choose` refuses it.
+    pub answer: Option<Value>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

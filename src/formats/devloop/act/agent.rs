@@ -99,6 +99,14 @@ fn decide(
             a.agent, a.status
         )));
     }
+    // The pause a PRD conflict puts the whole project in comes first: no
+    // agent carries the project on until a human settled it.
+    let agent_name = a.agent.clone();
+    super::pause::refuse_while_paused(
+        snap,
+        &format!("{agent_name} cannot {choice}"),
+        &format!("then decide resume or restart for {agent_name}"),
+    )?;
     // "Now" is never earlier than the project's own last update: the
     // reader offers only a restart once the files show the project moved
     // on past the token's expiry, and so does the write.

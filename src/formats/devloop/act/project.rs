@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 
 use super::event::{Event, cut, one_line};
 use super::http::{self, Base, HttpError};
+use super::pause;
 use super::{decision, refuse, stamp};
 use crate::formats::devloop::PROJECT_FILE;
 use crate::formats::jsonedit::JsonDoc;
@@ -26,6 +27,9 @@ use crate::store::txn::{
 
 /// How long the server is given to answer.
 const SERVER_TIMEOUT: Duration = Duration::from_secs(10);
+/// What follows a settled conflict, for a refused sign-off.
+const SIGN_OFF_THEN: &str =
+    "sign off once the aside is gone. Abandoning the project stays possible meanwhile";
 /// A project that is over: nothing more can be decided on it.
 pub(crate) const FINISHED: &[&str] = &["shipped-final", "abandoned"];
 
@@ -38,6 +42,9 @@ pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, Ac
         ));
     }
     if let Some(api) = req.devloop_api.as_deref().filter(|a| !a.trim().is_empty()) {
+        if matches!(req.verb, Verb::SignOff) {
+            pause::refuse_while_paused(&mut Snapshot::new(dir), "sign-off refused", SIGN_OFF_THEN)?;
+        }
         return remote(dir, req, opts, api);
     }
     let kind = match &req.verb {
@@ -109,6 +116,12 @@ fn decide(snap: &mut Snapshot, req: &Request, kind: Local) -> Result<Vec<Edit>, 
         }
         _ => {}
     }
+    if matches!(kind, Local::SignOff) {
+        pause::refuse_while_paused(snap, "sign-off refused", SIGN_OFF_THEN)?;
+    }
+    let Value::Object(meta) = doc.value_mut() else {
+        return Err(refuse(format!("{PROJECT_FILE} is not a JSON object")));
+    };
     meta.insert("status".into(), Value::from(to));
     meta.insert("updated_at".into(), Value::from(stamp(req.now)));
     let bytes = doc

@@ -8,6 +8,7 @@
 use serde_json::{Value, json};
 
 use super::doc::{self, Loaded, id_text, refuse};
+use super::quote;
 use crate::formats::prd_master::frontier::is_agent_owner;
 use crate::model::{Question, Request};
 use crate::store::txn::{ActError, Edit, Snapshot};
@@ -149,13 +150,21 @@ pub fn decide(
     if text.trim().is_empty() {
         return Err(refuse("the answer text is empty"));
     }
+    let what = match verb {
+        Resolve::Answer => "the answer",
+        Resolve::Evidence => "the evidence",
+    };
+    let text = &quote::text(what, text)?;
+    let shown_rationale = rationale
+        .map(|r| quote::line("the rationale", r))
+        .transpose()?;
     let mut loaded = doc::load(snap, req)?;
     let f = doc::frontier_of(&loaded.state);
     let (q, eligible) = locate(&loaded, id, &f)?;
     check(verb, q, eligible)?;
     let q = q.clone();
     let recompute = doc::recomputes_frontier(&loaded.state);
-    let next_action = recompute.then(|| doc::stage1_frontier(&loaded.state, id));
+    let next_action = recompute.then(|| doc::stage1_frontier(&loaded.state, id, loaded.lang));
     let ts = doc::stamp(req);
     let stage_text = doc::stage_text(&loaded.state);
     // The logs are appended to, never parsed: a long session's state is
@@ -205,32 +214,51 @@ pub fn decide(
         map.insert("next_action", na);
     }
     doc::touch(map, req);
+    let w = loaded.lang.words();
     let (q_label, a_label) = match verb {
-        Resolve::Answer => ("问", "答"),
-        Resolve::Evidence => ("待查证", "证据"),
+        Resolve::Answer => (w.question, w.answer),
+        Resolve::Evidence => (w.to_verify, w.evidence),
     };
+    let colon = w.colon;
+    let shown_id = quote::from_file(id);
+    let stage_text = quote::from_file(&stage_text);
     let mut block = format!(
-        "## {ts} · 阶段 {stage_text} · {id}\n\n**{q_label}（{id}）**：{}\n",
-        if q.title.is_empty() { id } else { &q.title }
+        "## {ts} · {} {stage_text} · {shown_id}\n\n**{}**{colon}{}\n",
+        w.stage,
+        (w.about)(q_label, &shown_id),
+        if q.title.is_empty() {
+            shown_id.clone()
+        } else {
+            quote::from_file(&q.title)
+        }
     );
     if verb == Resolve::Evidence {
         if let Some(e) = &q.evidence_needed {
-            block.push_str(&format!("\n需要的证据：{e}\n"));
+            block.push_str(&format!(
+                "\n{}{colon}{}\n",
+                w.evidence_needed,
+                quote::from_file(e)
+            ));
         }
         if let Some(t) = &q.acceptance_threshold {
-            block.push_str(&format!("\n验收阈值：{t}\n"));
+            block.push_str(&format!(
+                "\n{}{colon}{}\n",
+                w.threshold,
+                quote::from_file(t)
+            ));
         }
     }
     block.push_str(&format!(
-        "\n**{a_label}（{}，经 loopdeck）**：{text}\n",
-        req.by
+        "\n**{a_label}{}**{}\n\n{}\n",
+        (w.via)(&req.by),
+        colon.trim_end(),
+        quote::quoted(text)
     ));
     if key_decision {
-        block.push_str("\n（记为关键决策");
-        if let Some(r) = rationale {
-            block.push_str(&format!("；理由：{r}"));
-        }
-        block.push_str("）\n");
+        block.push_str(&format!(
+            "\n{}\n",
+            (w.key_decision)(shown_rationale.as_deref())
+        ));
     }
     doc::finish(snap, loaded, &block)
 }

@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use super::doc::{self, refuse};
+use super::quote;
 use crate::model::Request;
 use crate::store::txn::{ActError, Edit, Snapshot};
 
@@ -115,12 +116,21 @@ pub fn decide(snap: &mut Snapshot, req: &Request, raw: &str) -> Result<Vec<Edit>
         .askuserquestion_options
         .iter()
         .enumerate()
-        .map(|(i, o)| format!("{}. {o}", i + 1))
+        .map(|(i, o)| format!("{}. {}", i + 1, quote::from_file(o)))
         .collect::<Vec<_>>()
         .join(" / ");
+    let w = loaded.lang.words();
+    let colon = w.colon;
     let block = format!(
-        "## {ts} · 阶段 {stage_text} · next_action\n\n**问**：{description}\n\n选项：{offered}\n\n**选**（{}，经 loopdeck）：{n}. {label}\n",
-        req.by
+        "## {ts} · {} {} · next_action\n\n**{}**{colon}{}\n\n{}{colon}{offered}\n\n**{}**{}{colon}{n}. {}\n",
+        w.stage,
+        quote::from_file(&stage_text),
+        w.question,
+        quote::from_file(&description),
+        w.options,
+        w.chosen,
+        (w.via)(&req.by),
+        quote::from_file(&label),
     );
     doc::finish(snap, loaded, &block)
 }

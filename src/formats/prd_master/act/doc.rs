@@ -10,6 +10,7 @@ use super::super::legacy::{self, Migration, Version};
 use super::super::rebuild::SCENE_ANCHOR;
 use super::super::schema::{self, NextAction, ParseFailure, Scalar, State};
 use super::super::{CONVERSATION, STATE_FILE};
+use super::lang::{self, Lang};
 use crate::formats::json::reason as json_reason;
 use crate::formats::jsonedit::{JsonDoc, Shape};
 use crate::model::{Frontier, Request};
@@ -21,6 +22,8 @@ pub struct Loaded {
     /// The typed view, migrated as the reader shows it.
     pub state: State,
     pub migration: Option<Migration>,
+    /// The language the project is written in (see [`lang`]).
+    pub lang: Lang,
 }
 
 pub fn refuse(msg: impl Into<String>) -> ActError {
@@ -113,17 +116,22 @@ pub fn load(snap: &mut Snapshot, req: &Request) -> Result<Loaded, ActError> {
         .and_then(Value::as_str)
         .unwrap_or(SCENE_ANCHOR)
         .to_owned();
-    let mut has_value = None;
-    if pre_05 {
-        has_value = Some(snap.read(&anchor).ok().flatten().is_some_and(|b| {
-            String::from_utf8_lossy(b).contains(super::super::rebuild::VALUE_SECTION)
-        }));
-    }
-    let mut migration = legacy::migrate(&mut state, || has_value.unwrap_or(true));
+    // A scene anchor that cannot be read is one without text.
+    let anchor_bytes = snap.read(&anchor).ok().flatten();
+    let lang = lang::detect(&state, anchor_bytes);
+    let has_value = anchor_bytes
+        .is_some_and(|b| String::from_utf8_lossy(b).contains(super::super::rebuild::VALUE_SECTION));
+    let was = Was {
+        schema: state.state_schema_version.as_ref().map(Scalar::text),
+        completed: state.completed_stages.iter().map(Scalar::text).collect(),
+        next_action: state.next_action.as_ref().and_then(|n| n.kind.clone()),
+    };
+    let mut migration = legacy::migrate(&mut state, || !pre_05 || has_value);
     let mut loaded = Loaded {
         doc,
         state,
         migration: None,
+        lang,
     };
     if let Some(m) = migration.as_mut() {
         legacy::replace_next_action(&mut loaded.state, m);
@@ -131,10 +139,88 @@ pub fn load(snap: &mut Snapshot, req: &Request) -> Result<Loaded, ActError> {
             .notes
             .iter()
             .any(|n| n.starts_with("next_action recomputed"));
+        if replaced
+            && let Some(na) = loaded.state.next_action.as_mut()
+            && na.kind.as_deref() == Some("value_argument")
+        {
+            let back_to = m.stage_to.clone().unwrap_or_else(|| "?".to_owned());
+            na.description = Some((lang.words().value_argument)(&back_to));
+        }
         write_migration(&mut loaded, m, pre_05, replaced, req);
+        snap.say(migration_sentence(&loaded.state, m, &was, pre_05, replaced));
     }
     loaded.migration = migration;
     Ok(loaded)
+}
+
+/// What a legacy state held before its migration, for the sentence that
+/// says what the migration changes.
+struct Was {
+    schema: Option<String>,
+    completed: Vec<String>,
+    next_action: Option<String>,
+}
+
+/// One sentence naming what the first write of a legacy state changes
+/// beyond the decision itself (the dry run, the console's confirm and the
+/// result show it): the versions, the stage, the completed stages, the
+/// next action, the questions given a status, the note.
+fn migration_sentence(
+    state: &State,
+    m: &Migration,
+    was: &Was,
+    pre_05: bool,
+    next_action_replaced: bool,
+) -> String {
+    let mut parts = vec![format!(
+        "workflow_version {} → 0.6, state_schema_version {} → 3",
+        m.from_version.as_deref().unwrap_or("none"),
+        was.schema.as_deref().unwrap_or("none")
+    )];
+    if let (Some(from), Some(to)) = (&m.stage_from, &m.stage_to)
+        && from != to
+    {
+        parts.push(format!("stage {from} → {to} (the v0.6 numbering)"));
+    }
+    let completed: Vec<String> = state.completed_stages.iter().map(Scalar::text).collect();
+    if pre_05 && completed != was.completed {
+        parts.push(format!(
+            "completed_stages [{}] → [{}]",
+            was.completed.join(", "),
+            completed.join(", ")
+        ));
+    }
+    if next_action_replaced && let Some(na) = &state.next_action {
+        let mut s = format!(
+            "next_action {} → {}",
+            was.next_action.as_deref().unwrap_or("none"),
+            na.kind.as_deref().unwrap_or("?")
+        );
+        // Stage 1's frontier is recomputed by the answer itself; any other
+        // next action is written as described.
+        if let Some(d) = na
+            .description
+            .as_ref()
+            .filter(|_| na.kind.as_deref() != Some("stage1_frontier"))
+        {
+            s.push_str(&format!(" ({d})"));
+        }
+        parts.push(s);
+    }
+    if m.completed_without_value_stage {
+        parts.push("marked legacy_completed_without_value_stage".to_owned());
+    }
+    if let Some(n) = m
+        .notes
+        .iter()
+        .find(|n| n.ends_with("had no status; filled from owner"))
+    {
+        parts.push(n.replace("; filled from owner", ": each gets one from its owner"));
+    }
+    format!(
+        "migrates the legacy state to v0.6 with this decision: {}; a migration_note records it",
+        parts.join("; ")
+    )
 }
 
 /// Write the migration into the document (seed 000, Step 0): v0.6, schema
@@ -226,7 +312,7 @@ pub fn frontier_of(state: &State) -> Frontier {
 
 /// Stage 1's `next_action` recomputed from `open_questions` (after
 /// `resolved` left it): the eligible questions and the fact checks.
-pub fn stage1_frontier(state: &State, resolved: &str) -> Value {
+pub fn stage1_frontier(state: &State, resolved: &str, lang: Lang) -> Value {
     // Only the questions: a clone of the whole state (its logs) would
     // double a large state's memory.
     let rest: Vec<_> = state
@@ -238,11 +324,12 @@ pub fn stage1_frontier(state: &State, resolved: &str) -> Value {
     let f = frontier::compute(&rest, None, &mut Vec::new());
     let ids = |qs: &[crate::model::Question]| qs.iter().map(|q| q.id.clone()).collect::<Vec<_>>();
     let (questions, research) = (ids(&f.questions), ids(&f.research));
+    let [both, asking, checking, empty] = lang.words().frontier;
     let description = match (questions.is_empty(), research.is_empty()) {
-        (false, false) => "等待用户回答当前前沿；事实查证并行进行",
-        (false, true) => "等待用户回答当前前沿",
-        (true, false) => "等待事实查证返回",
-        (true, true) => "阶段 1 前沿已清空：没有可问的问题或进行中的查证",
+        (false, false) => both,
+        (false, true) => asking,
+        (true, false) => checking,
+        (true, true) => empty,
     };
     json!({
         "type": "stage1_frontier",
@@ -320,6 +407,7 @@ pub fn conversation_path(state: &State) -> String {
 pub fn conversation_edit(
     snap: &mut Snapshot,
     state: &State,
+    lang: Lang,
     block: &str,
 ) -> Result<Edit, ActError> {
     let file = conversation_path(state);
@@ -336,12 +424,8 @@ pub fn conversation_edit(
     let crlf = bytes.windows(2).any(|w| w == b"\r\n");
     let nl: &[u8] = if crlf { b"\r\n" } else { b"\n" };
     if bytes.is_empty() {
-        let title = "# 对话记录\n";
-        bytes.extend_from_slice(
-            title
-                .replace('\n', if crlf { "\r\n" } else { "\n" })
-                .as_bytes(),
-        );
+        bytes.extend_from_slice(lang.words().title.as_bytes());
+        bytes.extend_from_slice(nl);
     } else if !bytes.ends_with(b"\n") {
         bytes.extend_from_slice(nl);
     }
@@ -372,8 +456,10 @@ pub fn state_edit(doc: JsonDoc) -> Result<Edit, ActError> {
 /// written back and the document right after, so a large state is held in
 /// as few copies as the write needs.
 pub fn finish(snap: &mut Snapshot, loaded: Loaded, block: &str) -> Result<Vec<Edit>, ActError> {
-    let Loaded { doc, state, .. } = loaded;
-    let conversation = conversation_edit(snap, &state, block)?;
+    let Loaded {
+        doc, state, lang, ..
+    } = loaded;
+    let conversation = conversation_edit(snap, &state, lang, block)?;
     drop(state);
     let edit = state_edit(doc)?;
     Ok(vec![edit, conversation])
@@ -428,10 +514,10 @@ mod tests {
             {"id":"B","kind":"decision","owner":"user","status":"pending_user","depends_on":["A"]},
             {"id":7,"kind":"decision","owner":"user","status":"pending_user","depends_on":[]}]}"#,
         );
-        let na = stage1_frontier(&s, "A");
+        let na = stage1_frontier(&s, "A", Lang::Zh);
         assert_eq!(na["question_ids"], json!(["B", "7"]));
         assert_eq!(na["research_ids"], json!([]));
-        let na = stage1_frontier(&s, "7");
+        let na = stage1_frontier(&s, "7", Lang::Zh);
         assert_eq!(na["question_ids"], json!([]));
         assert_eq!(na["research_ids"], json!(["A"]));
         assert_eq!(na["description"], "等待事实查证返回");
@@ -444,7 +530,7 @@ mod tests {
         let mut snap = Snapshot::new(tmp.path());
         let s = state(r#"{"current_stage":"1"}"#);
         let Edit::Replace { file, bytes } =
-            conversation_edit(&mut snap, &s, "## a\n\nb\n").unwrap()
+            conversation_edit(&mut snap, &s, Lang::Zh, "## a\n\nb\n").unwrap()
         else {
             panic!("a replace");
         };
@@ -454,14 +540,16 @@ mod tests {
             "# 对话\r\n\r\n旧内容\r\n\r\n## a\r\n\r\nb\r\n".as_bytes()
         );
         let s = state(r#"{"current_stage":"1","deliverables":{"conversation":"log/talk.md"}}"#);
-        let Edit::Replace { file, bytes } = conversation_edit(&mut snap, &s, "x").unwrap() else {
+        let Edit::Replace { file, bytes } =
+            conversation_edit(&mut snap, &s, Lang::Zh, "x").unwrap()
+        else {
             panic!("a replace");
         };
         assert_eq!(file, "log/talk.md");
         assert_eq!(bytes, "# 对话记录\n\nx\n".as_bytes());
         let s = state(r#"{"current_stage":"1","deliverables":{"conversation":"../out.md"}}"#);
         assert!(
-            conversation_edit(&mut snap, &s, "x").is_err(),
+            conversation_edit(&mut snap, &s, Lang::Zh, "x").is_err(),
             "outside the project"
         );
     }
