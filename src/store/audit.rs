@@ -942,7 +942,7 @@ fn undo_record(dir: &Path, rec: &Record, opts: &WriteOptions) -> Result<Outcome,
         &txn,
         |snap| {
             snap.say(sentence);
-            undo_edits(dir, rec, snap)
+            undo_edits(dir, rec, snap, (&txn.by, txn.now))
         },
         Order::AsGiven,
     );
@@ -1123,7 +1123,13 @@ impl Overlay<'_> {
 }
 
 /// The edits that take decision `rec` back, last file first.
-fn undo_edits(dir: &Path, rec: &Record, snap: &mut Snapshot) -> Result<Vec<Edit>, ActError> {
+/// `who`: who undoes, and when, for a compensating log line.
+fn undo_edits(
+    dir: &Path,
+    rec: &Record,
+    snap: &mut Snapshot,
+    who: (&str, chrono::DateTime<Utc>),
+) -> Result<Vec<Edit>, ActError> {
     let mut edits = Vec::new();
     let mut cur = Overlay {
         snap,
@@ -1150,16 +1156,15 @@ fn undo_edits(dir: &Path, rec: &Record, snap: &mut Snapshot) -> Result<Vec<Edit>
             }
             // The log line stays; the format tells the undo after it (a
             // devloop timeline event: `source: "human"`, what was undone,
-            // the audit id). The undo's own `--by`/`--now` do not reach
-            // this function: the login name and the clock stand for them.
+            // the audit id), by whoever undoes it (`--by`, `--now`).
             Op::Append => {
                 if let Some(edit) = crate::formats::devloop::act::undone_event(
                     &rec.decision,
                     Path::new(&rec.project),
                     &rec.id,
                     &f.file,
-                    &crate::who::login_name(),
-                    Utc::now(),
+                    who.0,
+                    who.1,
                 ) {
                     cur.push(&mut edits, edit)?;
                 }

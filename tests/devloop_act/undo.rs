@@ -49,7 +49,8 @@ fn undoing_a_sign_off_appends_a_compensating_event_and_keeps_the_log() {
     assert_eq!(signed.len(), 1);
     let tl_signed = fs::read(&timeline).unwrap();
 
-    let o = undo(&w, &[&id]);
+    // The undo's own `--by` and `--now` are the event's.
+    let o = undo(&w, &[&id, "--by", "dana", "--now", "2026-06-02T08:00:00Z"]);
     assert_eq!(code(&o), 0, "{}", err(&o));
     assert_eq!(fs::read(dir.join("project.json")).unwrap(), project_before);
     // The signed-off event is still there; one event after it says it
@@ -62,10 +63,12 @@ fn undoing_a_sign_off_appends_a_compensating_event_and_keeps_the_log() {
     assert_eq!(e["ref"], id.as_str());
     let summary = e["summary"].as_str().unwrap();
     assert!(
-        summary.contains("carol") && summary.contains("sign-off") && summary.contains(&id),
+        summary.contains("dana") && summary.contains("sign-off") && summary.contains(&id),
         "{summary}"
     );
     assert_eq!(e["payload"]["undone"], id.as_str());
+    let at = chrono::DateTime::parse_from_rfc3339("2026-06-02T08:00:00Z").unwrap();
+    assert_eq!(e["ts"], at.timestamp());
     assert_eq!(
         e["payload"]["decision"],
         serde_json::json!({"verb": "sign-off"})
