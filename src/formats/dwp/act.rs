@@ -269,14 +269,21 @@ pub fn offers(state: &Value, readme: Option<&[u8]>) -> Vec<Address> {
         .and_then(|b| b.get("task"))
         .and_then(Value::as_u64);
     let tasks = state.get("tasks").and_then(Value::as_array);
-    for t in tasks.map(Vec::as_slice).unwrap_or_default() {
+    let all = tasks.map(Vec::as_slice).unwrap_or_default();
+    for t in all {
         let Some(id) = rules::task_id(t) else {
             continue;
         };
         let task = id.to_string();
         let completed = rules::status(t) == Some("completed");
+        // The updater blocks a later task too, but that blocker cannot be
+        // resolved before the earlier tasks are completed (the plan is
+        // stranded): `act` takes it, the console does not suggest it.
+        let earlier_open = all.iter().any(|o| {
+            rules::task_id(o).is_some_and(|n| n < id) && rules::status(o) != Some("completed")
+        });
         let tries: [(&'static str, bool, Trial<'_>); 3] = [
-            ("block", !completed, &|c| {
+            ("block", !completed && !earlier_open, &|c| {
                 verbs::block(c, &task, SAMPLE_REASON, None)
             }),
             ("unblock", blocker == Some(id), &|c| {

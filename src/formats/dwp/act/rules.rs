@@ -8,10 +8,12 @@ use serde_json::{Map, Value};
 pub const TASK_STATUSES: [&str; 5] = ["pending", "in_progress", "completed", "blocked", "skipped"];
 pub const PLAN_STATUSES: [&str; 4] = ["pending", "in_progress", "completed", "blocked"];
 
-/// Closed-schema budgets the updater enforces on write.
+/// Closed-schema budgets the updater enforces on write (update-state.py
+/// `LIMITS` and the plan-state v2/v5 schema's `maxLength`s).
+pub const GATE_EVIDENCE_MAX: usize = 500;
+pub const CHECKPOINT_NOTE_MAX: usize = 500;
 pub const BLOCK_REASON_MAX: usize = 1000;
 pub const BLOCK_NEEDS_MAX: usize = 500;
-pub const CHECKPOINT_NOTE_MAX: usize = 500;
 
 /// The schema era of a state: v1 names a task's file in `file`, v2 and v5
 /// in `locator`. A decision never changes it.
