@@ -557,17 +557,25 @@ fn an_incoherent_state_is_never_written_and_every_problem_is_named() {
         );
     assert_ne!(bad, text);
     fs::write(&path, bad).unwrap();
+    // The updater's state contract: the closed shape first, each problem
+    // with its path…
     p.refused(
         LITE,
         &["block", "1", "--reason", "x"],
         1,
-        "invalid input: tasks[0].status is not one of",
+        "invalid input: $.tasks[0].status: unknown value 'done'",
     );
+    // …then, on a well-shaped state, its coherence rules.
+    fs::write(
+        &path,
+        text.replace("\"completed_count\": 0", "\"completed_count\": 5"),
+    )
+    .unwrap();
     p.refused(
         LITE,
         &["block", "1", "--reason", "x"],
         1,
-        "; completed_count is 5 but 0 tasks are completed",
+        "invalid input: completed_count mismatch",
     );
 }
 
