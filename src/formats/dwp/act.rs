@@ -322,6 +322,26 @@ pub fn offers(state: &Value, readme: Option<&[u8]>) -> Vec<Address> {
     out
 }
 
+/// Why the plan as read refuses `verb` (a plan-wide decision: `approve`
+/// or `reconcile`), in the words `act` would use; `None` when it takes it.
+pub fn refusal(state: &Value, readme: Option<&[u8]>, verb: &str) -> Option<String> {
+    let (scope, f): (Scope, Trial<'_>) = match verb {
+        "approve" => (Scope::Shape, &verbs::approve),
+        "reconcile" => (Scope::Full, &reconcile::reconcile),
+        _ => return None,
+    };
+    apply(
+        state.clone(),
+        Files::Read { readme },
+        "loopdeck".to_owned(),
+        "1970-01-01T00:00:00Z".to_owned(),
+        scope,
+        f,
+    )
+    .err()
+    .map(|e| e.to_string())
+}
+
 /// The updater's gates for any decision but approval: a ready plan, an
 /// approved one.
 pub(crate) fn ready_and_approved(state: &Value) -> Result<(), ActError> {

@@ -390,7 +390,7 @@ fn waiting(
             act: Some(address("reconcile", None)),
             reference: README.to_owned(),
             title: format!(
-                "README and state.json disagree ({}); Markdown wins: reconcile state.json from it",
+                "README and state.json disagree ({}){RECONCILE}",
                 desync.join("; ")
             ),
             since,
@@ -417,6 +417,27 @@ fn waiting(
     }
 }
 
+/// How the desync item ends when `reconcile` is a decision the plan takes.
+const RECONCILE: &str = "; Markdown wins: reconcile state.json from it";
+
+/// How the desync item ends when the updater's rules refuse `reconcile`
+/// (`why`, in `act`'s words): what resolves it, briefly, never a decision
+/// that would be refused.
+fn unreconcilable(why: &str, approve_offered: bool) -> String {
+    let fix = if why.contains("plan is not approved") && approve_offered {
+        "approve the plan first".to_owned()
+    } else if why.contains("completion requires successful gates") {
+        "a ticked task has no passing gate evidence: run its gates and record them, or untick its README box".to_owned()
+    } else if why.starts_with("invalid input") {
+        "state.json breaks the updater's state contract (see `loopdeck check`)".to_owned()
+    } else if why.contains("blocker") {
+        "resolve the active blocker first".to_owned()
+    } else {
+        why.to_owned()
+    };
+    format!("; Markdown wins, but reconcile is refused: {fix}")
+}
+
 /// The decisions the plan takes as read (`Project::acts`): exactly those
 /// its protected updater accepts (`act::offers` tries each one with the
 /// act code). An inbox item keeps its decision only when it is one of them
@@ -434,6 +455,7 @@ fn offers(p: &mut Project, plan: &Plan<'_>, finalizing: bool) {
         .into_iter()
         .filter(|a| !(readme_unreadable && matches!(a.verb, "approve" | "reconcile")))
         .collect();
+    let approve_offered = acts.iter().any(|a| a.verb == "approve");
     for item in &mut p.inbox {
         let offered = item.act.as_ref().is_some_and(|a| {
             a.verb == "unlock"
@@ -443,6 +465,20 @@ fn offers(p: &mut Project, plan: &Plan<'_>, finalizing: bool) {
         });
         if !offered {
             item.act = None;
+            if item.kind == InboxKind::Desync {
+                let why = if finalizing {
+                    "a finalization was interrupted (.finalizing.json)".to_owned()
+                } else if readme_unreadable {
+                    "README.md is not UTF-8".to_owned()
+                } else {
+                    plan.state_json
+                        .and_then(|s| act::refusal(s, plan.readme_bytes, "reconcile"))
+                        .unwrap_or_else(|| "state.json cannot be read".to_owned())
+                };
+                item.title = item
+                    .title
+                    .replace(RECONCILE, &unreconcilable(&why, approve_offered));
+            }
         }
     }
     p.acts = acts;
@@ -574,8 +610,10 @@ fn resume(p: &mut Project, plan: &Plan<'_>, tasks: &[Task], current: Option<&Tas
         Some("approval of the plan (Approval: pending)".to_owned())
     } else if f.finalizing {
         Some("inspect the interrupted finalization (.finalizing.json) and recover it".to_owned())
-    } else if f.desync {
+    } else if f.desync && p.acts.iter().any(|a| a.verb == "reconcile") {
         Some("reconcile state.json with the README (Markdown wins)".to_owned())
+    } else if f.desync {
+        Some("README and state.json disagree, and the updater's rules refuse to reconcile them as they stand (see the desync item)".to_owned())
     } else {
         None
     };
