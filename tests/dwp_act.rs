@@ -769,13 +769,26 @@ fn the_reader_reads_every_decision_back() {
                     .all(|f| f["code"] != "dwp.approval-pending")
             );
         }
+        // No new error; a PROGRESS.md the decision records in may fill a
+        // gap of the folder (the verifier's "missing PROGRESS.md").
+        let no_new = |after: Vec<String>| {
+            let progress = "dwp.folder-incomplete".to_owned();
+            let mut want = before.clone();
+            if after.iter().filter(|c| **c == progress).count()
+                < want.iter().filter(|c| **c == progress).count()
+            {
+                let at = want.iter().position(|c| *c == progress).unwrap();
+                want.remove(at);
+            }
+            assert_eq!(after, want, "{plan}");
+        };
         p.ok(plan, &["block", task, "--reason", "needs a key"]);
         let v = show(plan);
-        assert_eq!(errors(&v), before, "{plan}: {}", v["findings"]);
+        no_new(errors(&v));
         let text = v.to_string();
         assert!(text.contains("needs a key"), "{plan}: the blocker is shown");
         p.ok(plan, &["unblock", task]);
-        assert_eq!(errors(&show(plan)), before, "{plan}");
+        no_new(errors(&show(plan)));
     }
 }
 

@@ -27,6 +27,7 @@ mod find;
 pub mod manifest;
 pub mod markdown;
 pub mod schema;
+mod structure;
 
 use std::path::Path;
 
@@ -192,6 +193,7 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
         _ => Vec::new(),
     };
     checks::run(&mut p.findings, plan, &tasks);
+    structure::check(&mut p.findings, plan, &tasks);
     let finalizing = plan.has(FINALIZING);
     if finalizing {
         finalization(p, plan);
@@ -222,6 +224,11 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
             _ => raw_status,
         }
     };
+    // A plan with a state but no README is a partial materialization
+    // (plan_contract: "plan has no README.md"), never a plan at work.
+    if state.is_some() && !plan.has(README) && p.status != "blocked" {
+        p.status = "incomplete".to_owned();
+    }
     p.status_kind = plan_kind(&p.status);
 
     let total = tasks.len();
