@@ -293,3 +293,21 @@ fn a_hostile_reopen_reason_adds_no_structure() {
     assert_eq!(added.len(), 1, "{progress}");
     assert!(added[0].starts_with("- Task 1 reopened"), "{progress}");
 }
+
+/// A README that is not UTF-8 cannot be unticked: the reopen is refused
+/// (it would leave README and state disagreeing), nothing written.
+#[test]
+fn a_reopen_is_refused_where_the_readme_cannot_be_unticked() {
+    let p = Plan::new(INTERRUPTED, false);
+    let path = p.dir.join("README.md");
+    let mut bytes = fs::read(&path).unwrap();
+    bytes.extend_from_slice(b"\n\xff\xfe latin-1 \xe9\n");
+    fs::write(&path, &bytes).unwrap();
+    let state = p.text("state.json");
+    let out = p.act(&["reopen", "1", "--reason", "x"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("README.md is not UTF-8 text"), "{err}");
+    assert_eq!(p.text("state.json"), state);
+    assert_eq!(fs::read(&path).unwrap(), bytes);
+}

@@ -320,7 +320,11 @@ fn untick(c: &mut Ctx<'_>, id: u64, reason: &str) -> Result<(), ActError> {
         return Ok(());
     };
     let Ok(text) = String::from_utf8(bytes) else {
-        return Ok(());
+        // Its box could not be unticked: the reopen would leave the README
+        // ticking a task the state reopened, which "Markdown wins" undoes.
+        return Err(refuse(
+            "README.md is not UTF-8 text, so loopdeck cannot untick the task's box: the reopen would leave README and state.json disagreeing; untick it (with `(re-validate: REASON)`) by hand, or save the README as UTF-8",
+        ));
     };
     let readme = crate::formats::dwp::markdown::Readme::parse(&text);
     let Some(line_no) = readme
