@@ -174,3 +174,23 @@ fn a_refused_reconcile_is_explained_not_offered() {
             .ends_with("; Markdown wins: reconcile state.json from it")
     );
 }
+
+/// A README that is not UTF-8: reopen (which unticks its box) is refused,
+/// so it is not offered either.
+#[test]
+fn no_reopen_is_offered_where_the_readme_cannot_be_unticked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    let dir = root.join("PLAN_interrupted_fixture");
+    copy_dir(&repo().join(INTERRUPTED), &dir);
+    let mut bytes = fs::read(dir.join("README.md")).unwrap();
+    bytes.extend_from_slice(b"\n\xff\xfe\n");
+    fs::write(dir.join("README.md"), bytes).unwrap();
+    let p = loopdeck::formats::discover(&[root])
+        .projects
+        .into_iter()
+        .find(|p| p.format == Format::Dwp)
+        .unwrap();
+    assert!(!p.acts.is_empty(), "block is still offered");
+    assert!(!p.acts.iter().any(|a| a.verb == "reopen"), "{:?}", p.acts);
+}

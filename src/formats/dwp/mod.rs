@@ -449,7 +449,7 @@ fn unreconcilable(why: &str, approve_offered: bool) -> String {
 /// its protected updater accepts (`act::offers` tries each one with the
 /// act code). An inbox item keeps its decision only when it is one of them
 /// (an unlock aside: a lock is no rule of the state). A README that is not
-/// UTF-8 offers neither approval nor reconciliation, which read it. An
+/// UTF-8 offers no approval, reconciliation or reopen, which edit or read it. An
 /// interrupted finalization (`.finalizing.json`) offers nothing but
 /// unlocking: the updater refuses every state change until it is recovered.
 fn offers(p: &mut Project, plan: &Plan<'_>, finalizing: bool) {
@@ -460,7 +460,7 @@ fn offers(p: &mut Project, plan: &Plan<'_>, finalizing: bool) {
         .map(|s| act::offers(s, plan.readme_bytes))
         .unwrap_or_default()
         .into_iter()
-        .filter(|a| !(readme_unreadable && matches!(a.verb, "approve" | "reconcile")))
+        .filter(|a| !(readme_unreadable && matches!(a.verb, "approve" | "reconcile" | "reopen")))
         .collect();
     let approve_offered = acts.iter().any(|a| a.verb == "approve");
     for item in &mut p.inbox {
