@@ -58,6 +58,14 @@ fn check_reports_the_verifier_s_failing_lines() {
             ],
         ),
         (
+            "skill_tests_efficiency_interrupted-plan/PLAN_interrupted_fixture",
+            &[
+                "partial materialization: missing PROMPTS.md — recover with create/refine",
+                "partial materialization: missing analysis_results/",
+                "mandatory final task missing — accepted shapes: {N}.task_final_review.md last (DWP 2.3.0+), or {N-2}.task_security_review.md + {N-1}.task_skills_agents_discovery.md + {N}.task_executive_report.md (pre-2.3.0)",
+            ],
+        ),
+        (
             "skill_tests_fixtures_lite-plan/PLAN_lite_fixture",
             &[
                 "partial materialization: missing PROMPTS.md — recover with create/refine",
@@ -121,4 +129,38 @@ fn a_plan_without_a_readme_is_not_shown_executing() {
 fn a_plan_the_verifier_passes_has_no_error() {
     let (errs, _) = errors(&format!("{SHOP}/PLAN_checkout_refactor"));
     assert_eq!(errs, Vec::<String>::new());
+}
+
+/// A v1 plan's Final Review file must name its three parts; the filename
+/// alone proves nothing (the verifier's legacy rule).
+#[test]
+fn a_v1_final_review_names_its_three_parts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("PLAN_interrupted_fixture");
+    common::copy_dir(
+        &repo().join(format!(
+            "{REAL}/skill_tests_efficiency_interrupted-plan/PLAN_interrupted_fixture"
+        )),
+        &dir,
+    );
+    for (name, body) in [
+        ("1.task_add_greeter.md", "# Task 1\n"),
+        ("2.task_add_math_helper.md", "# Task 2\n"),
+        (
+            "3.task_final_review.md",
+            "# Task 3: Final review\n\nRun the security pass.\n",
+        ),
+    ] {
+        std::fs::write(dir.join(name), body).unwrap();
+    }
+    let (errs, _) = errors(dir.to_str().unwrap());
+    assert!(
+        errs.iter().any(|e| e
+            == "Final Review file does not mention: final-state-validation skills-reconciliation (DWP_SPECIFICATION §6.1) — the filename alone does not prove coverage"),
+        "{errs:?}"
+    );
+    assert!(
+        !errs.iter().any(|e| e.starts_with("mandatory final task")),
+        "{errs:?}"
+    );
 }

@@ -175,6 +175,7 @@ pub fn check(findings: &mut Vec<Finding>, plan: &Plan<'_>, tasks: &[Task]) {
     let readme = String::from_utf8_lossy(bytes);
     let clean = unfenced(&readme);
     if legacy {
+        legacy_final_task(findings, plan);
         if plan.readme.is_some_and(|r| r.plan_status.is_none()) {
             push(
                 findings,
@@ -210,6 +211,104 @@ pub fn check(findings: &mut Vec<Finding>, plan: &Plan<'_>, tasks: &[Task]) {
         lite_records(findings, &readme, tasks);
     } else {
         full_records(findings, plan, tasks);
+    }
+}
+
+/// The ids of the plan's task files (`N.task_*.md`) whose name after
+/// `N.task_` satisfies `rest`.
+fn file_ids(plan: &Plan<'_>, rest: impl Fn(&str) -> bool) -> Vec<u64> {
+    let mut ids: Vec<u64> = plan
+        .names
+        .iter()
+        .filter_map(|n| {
+            let (id, tail) = n.split_once(".task_")?;
+            let id: u64 = id.parse().ok()?;
+            (tail.ends_with(".md") && rest(tail)).then_some(id)
+        })
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+/// A plan before the v2 state layer: its final task by the shapes DWP
+/// accepts (DWP_SPECIFICATION §6.5), read from the task files on disk: a
+/// single `N.task_final_review*.md` last (2.3.0+) naming its security pass,
+/// final-state validation and skills reconciliation, or the pre-2.3.0
+/// security review, skills & agents discovery and executive report.
+fn legacy_final_task(findings: &mut Vec<Finding>, plan: &Plan<'_>) {
+    let all = file_ids(plan, |_| true);
+    let highest = all.last().copied().unwrap_or(0);
+    let finals = file_ids(plan, |t| t.starts_with("final_review"));
+    let old_shape = [
+        "security_review.md",
+        "skills_agents_discovery.md",
+        "executive_report.md",
+    ]
+    .iter()
+    .any(|name| !file_ids(plan, |t| t == *name).is_empty());
+    let at = README.to_owned();
+    if finals.len() > 1 {
+        push(
+            findings,
+            "dwp.final-task-shape",
+            format!("exactly one Final Review task ({} found)", finals.len()),
+            at,
+        );
+    } else if let Some(&last) = finals.first() {
+        if last != highest {
+            push(
+                findings,
+                "dwp.final-task-shape",
+                format!(
+                    "mandatory final task: Final Review must be the last task (found id {last}, highest id {highest})"
+                ),
+                at.clone(),
+            );
+        }
+        let name = plan
+            .names
+            .iter()
+            .find(|n| n.starts_with(&format!("{last}.task_final_review")) && n.ends_with(".md"));
+        let body = name
+            .and_then(|n| store::read_prefix_in(plan.dir, n, TASK_FILE_PREFIX).ok())
+            .map(|b| String::from_utf8_lossy(&b).to_lowercase())
+            .unwrap_or_default();
+        let final_state = [
+            "final-state",
+            "full validation",
+            "full suite",
+            "full gate",
+            "complete applicable",
+        ]
+        .iter()
+        .any(|w| body.contains(w));
+        let absent: Vec<&str> = [
+            ("security-pass", body.contains("security")),
+            ("final-state-validation", final_state),
+            ("skills-reconciliation", body.contains("skills")),
+        ]
+        .into_iter()
+        .filter(|(_, present)| !present)
+        .map(|(label, _)| label)
+        .collect();
+        if !absent.is_empty() {
+            push(
+                findings,
+                "dwp.final-task-shape",
+                format!(
+                    "Final Review file does not mention: {} (DWP_SPECIFICATION §6.1) — the filename alone does not prove coverage",
+                    absent.join(" ")
+                ),
+                at,
+            );
+        }
+    } else if !old_shape {
+        push(
+            findings,
+            "dwp.final-task-shape",
+            "mandatory final task missing — accepted shapes: {N}.task_final_review.md last (DWP 2.3.0+), or {N-2}.task_security_review.md + {N-1}.task_skills_agents_discovery.md + {N}.task_executive_report.md (pre-2.3.0)".to_owned(),
+            at,
+        );
     }
 }
 
