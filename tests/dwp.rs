@@ -265,17 +265,28 @@ fn desync_evidence_and_approval_findings_of_the_search_plan() {
     let ticks = readme_ticks(&readme);
     assert_eq!(ticks.len(), 4, "the fenced example lines are not counted");
     assert_tasks_match_files(&v, &dir, &ticks);
+    // Besides its desync and evidence, DWP's verifier fails this example's
+    // folder (no PROMPTS.md, no analysis_results/), its missing Plan Status
+    // count, and task records without Goal, Touched Surface, Acceptance
+    // Criteria (and Context for unfinished tasks) or a Final Review last.
+    let mut distinct = codes(&v);
+    distinct.dedup();
     assert_eq!(
-        codes(&v),
+        distinct,
         vec![
             "dwp.approval-pending",
             "dwp.completed-with-failing-gate",
             "dwp.desync",
+            "dwp.final-task-shape",
+            "dwp.folder-incomplete",
             "dwp.gate-never-ran",
+            "dwp.plan-status-count",
+            "dwp.task-record-field",
         ],
         "{}",
         v["findings"]
     );
+    assert_eq!(finding(&v, "dwp.task-record-field").len(), 14);
     let desync = finding(&v, "dwp.desync");
     assert_eq!(desync[0]["level"], "error");
     assert_eq!(
@@ -615,14 +626,20 @@ fn every_real_plan_reads_with_all_its_tasks_and_no_problem() {
             "{rel}"
         );
     }
-    // The Lite fixture is a valid contract ("Keep the fixture contract
-    // valid"): inline anchors, Plan Status 0/2, approved.
+    // The Lite fixture keeps its contract (inline anchors, records, Plan
+    // Status 0/2, approved); DWP's verifier fails only its folder, which
+    // the upstream fixture ships without PROMPTS.md and analysis_results/.
     let lite = plans
         .iter()
         .find(|(r, _)| r.contains("PLAN_lite_fixture"))
         .unwrap();
     let v = json(&["show", root.join(&lite.0).to_str().unwrap()]);
-    assert_eq!(codes(&v), Vec::<String>::new(), "{}", v["findings"]);
+    assert_eq!(
+        codes(&v),
+        vec!["dwp.folder-incomplete", "dwp.folder-incomplete"],
+        "{}",
+        v["findings"]
+    );
     assert_eq!(v["tasks"][0]["locator"], "#task-1");
 }
 

@@ -260,12 +260,11 @@ fn an_unapproved_plan_takes_nothing_but_approval() {
     }
 }
 
-/// Block then unblock a task of each approved real plan: the expected
-/// states are the real state with the updater's changes applied.
-/// Blocking a task after an open one would stop the plan for good (it could
-/// never be unblocked, and no other blocker could replace it): refused.
+/// update-state.py blocks a later task too (it has no prior-task rule for
+/// `blocked`); resolving that blocker then needs every earlier task
+/// completed, with the updater's words (`check` names the stranded plan).
 #[test]
-fn only_the_current_task_can_be_blocked() {
+fn a_later_task_is_blocked_as_the_updater_does() {
     let p = Plans::new();
     // The interrupted plan: task 2 is the open one, task 3 after it.
     let state = p.state(INTERRUPTED);
@@ -278,15 +277,19 @@ fn only_the_current_task_can_be_blocked() {
         .collect();
     assert!(open.len() >= 2, "{open:?}");
     let later = open[1].to_string();
+    p.ok(INTERRUPTED, &["block", &later, "--reason", "r"]);
+    assert_eq!(p.state(INTERRUPTED)["blocked"]["task"], open[1]);
     p.refused(
         INTERRUPTED,
-        &["block", &later, "--reason", "r"],
+        &["unblock", &later],
         1,
         "prior required task is not completed",
     );
-    p.ok(
+    p.refused(
         INTERRUPTED,
         &["block", &open[0].to_string(), "--reason", "r"],
+        1,
+        "cannot replace an unrelated blocker",
     );
 }
 
@@ -314,7 +317,7 @@ fn block_and_unblock_on_every_approved_plan() {
         let mut want = before.clone();
         let i = (task - 1) as usize;
         want["tasks"][i]["status"] = json!("blocked");
-        if v1 && want["tasks"][i].get("started_at").is_none() {
+        if want["tasks"][i].get("started_at").is_none() {
             want["tasks"][i]["started_at"] = json!(NOW);
         }
         want["blocked"] =
@@ -332,9 +335,6 @@ fn block_and_unblock_on_every_approved_plan() {
         for t in after["tasks"].as_array().unwrap() {
             assert_eq!(t.get("file").is_some(), v1, "{plan}");
             assert_eq!(t.get("locator").is_some(), !v1, "{plan}");
-            if !v1 {
-                assert!(t.get("started_at").is_none(), "{plan}: v2 tasks are closed");
-            }
         }
         lines_kept(
             &before_text,
@@ -405,22 +405,24 @@ fn block_and_unblock_on_every_approved_plan() {
 #[test]
 fn a_blocker_is_resolved_only_after_the_tasks_before_it() {
     let p = Plans::new();
-    // Task 1 of the Lite plan is open: task 2 can be neither blocked nor
-    // unblocked (either would strand the plan).
-    p.refused(
-        LITE,
-        &["block", "2", "--reason", "waiting"],
-        1,
-        "prior required task is not completed",
-    );
+    // Task 1 of the Lite plan is open: task 2 can be blocked (the updater
+    // accepts it) but not unblocked before task 1 is completed.
     p.refused(
         LITE,
         &["block", "1", "--reason", "  "],
         1,
         "blocking requires a reason",
     );
-    p.ok(LITE, &["block", "1", "--reason", "waiting"]);
-    p.ok(LITE, &["unblock", "1"]);
+    p.ok(LITE, &["block", "2", "--reason", "waiting"]);
+    p.refused(
+        LITE,
+        &["unblock", "2"],
+        1,
+        "prior required task is not completed",
+    );
+    p.ok(LITE, &["block", "2", "--reason", "still waiting"]);
+    assert_eq!(p.state(LITE)["blocked"]["reason"], "still waiting");
+    assert_eq!(p.state(LITE)["blocked"]["since"], NOW);
 }
 
 #[test]
@@ -437,6 +439,11 @@ fn reopen_a_completed_task_and_record_why() {
         if want["tasks"][0].get("started_at").is_none() {
             want["tasks"][0]["started_at"] = json!(NOW);
         }
+        // Refine's stamp: the old evidence is kept, never passing again.
+        for g in want["tasks"][0]["gates"].as_array_mut().unwrap() {
+            let old = g["evidence"].as_str().unwrap().to_owned();
+            g["evidence"] = json!(format!("invalidated by refine: {old}"));
+        }
         recount(&mut want);
         assert_eq!(p.state(plan), want, "{plan}");
         assert_eq!(p.state(plan)["completed_count"], 0);
@@ -448,7 +455,7 @@ fn reopen_a_completed_task_and_record_why() {
         assert_eq!(
             added,
             format!(
-                "\n## Reopen — {NOW} (pm)\n\n- Task 1 reopened (completed → in_progress): the greeting is wrong\n"
+                "\n## Reopen — {NOW} (pm)\n\n- Task 1 reopened (completed → in_progress): the greeting is wrong; its gate evidence is invalidated by refine and the README box is unticked (re-validate)\n"
             )
         );
         p.refused(
@@ -550,17 +557,25 @@ fn an_incoherent_state_is_never_written_and_every_problem_is_named() {
         );
     assert_ne!(bad, text);
     fs::write(&path, bad).unwrap();
+    // The updater's state contract: the closed shape first, each problem
+    // with its path…
     p.refused(
         LITE,
         &["block", "1", "--reason", "x"],
         1,
-        "invalid input: tasks[0].status is not one of",
+        "invalid input: $.tasks[0].status: unknown value 'done'",
     );
+    // …then, on a well-shaped state, its coherence rules.
+    fs::write(
+        &path,
+        text.replace("\"completed_count\": 0", "\"completed_count\": 5"),
+    )
+    .unwrap();
     p.refused(
         LITE,
         &["block", "1", "--reason", "x"],
         1,
-        "; completed_count is 5 but 0 tasks are completed",
+        "invalid input: completed_count mismatch",
     );
 }
 
@@ -754,13 +769,26 @@ fn the_reader_reads_every_decision_back() {
                     .all(|f| f["code"] != "dwp.approval-pending")
             );
         }
+        // No new error; a PROGRESS.md the decision records in may fill a
+        // gap of the folder (the verifier's "missing PROGRESS.md").
+        let no_new = |after: Vec<String>| {
+            let progress = "dwp.folder-incomplete".to_owned();
+            let mut want = before.clone();
+            if after.iter().filter(|c| **c == progress).count()
+                < want.iter().filter(|c| **c == progress).count()
+            {
+                let at = want.iter().position(|c| *c == progress).unwrap();
+                want.remove(at);
+            }
+            assert_eq!(after, want, "{plan}");
+        };
         p.ok(plan, &["block", task, "--reason", "needs a key"]);
         let v = show(plan);
-        assert_eq!(errors(&v), before, "{plan}: {}", v["findings"]);
+        no_new(errors(&v));
         let text = v.to_string();
         assert!(text.contains("needs a key"), "{plan}: the blocker is shown");
         p.ok(plan, &["unblock", task]);
-        assert_eq!(errors(&show(plan)), before, "{plan}");
+        no_new(errors(&show(plan)));
     }
 }
 

@@ -154,7 +154,7 @@ fn check_in_chinese_has_the_catalogue_levels_and_summary() {
         &zh("cli.check.summary"),
         &[
             ("projects", &fill(&zh("cli.list.count"), &[("n", &20)])),
-            ("errors", &fill(&zh("cli.check.errors"), &[("n", &10)])),
+            ("errors", &fill(&zh("cli.check.errors"), &[("n", &28)])),
             ("warnings", &fill(&zh("cli.check.warnings"), &[("n", &18)])),
             ("info", &5),
         ],

@@ -7,6 +7,7 @@
 //! by the updater's `state.json.lock` directory; `manifest.json` is never
 //! touched, and a state keeps its schema era (v1 `file`, v2/v5 `locator`).
 
+mod contract;
 mod reconcile;
 mod rules;
 mod unlock;
@@ -30,25 +31,39 @@ pub(crate) const LOCK: &str = "state.json.lock";
 /// The marker an interrupted finalization leaves.
 pub(crate) const FINALIZING: &str = ".finalizing.json";
 
+/// How much of the updater's state contract a decision is held to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// Every rule: what update-state.py checks before and after its writes.
+    Full,
+    /// The closed shape and its budgets only: approval, which the updater
+    /// never writes (execute records it before the first task). A plan
+    /// whose evidence the contract rejects may still be approved; `check`
+    /// reports the evidence, and every later updater write refuses it.
+    Shape,
+}
+
 /// Make `req` on the plan in `dir`.
 pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
     stale_snapshot(dir, req, opts)?;
     let verb = req.verb.clone();
     match verb {
         Verb::Unlock { confirm } => unlock::unlock(dir, confirm, opts),
-        Verb::Approve => run(dir, req, opts, verbs::approve),
+        Verb::Approve => run(dir, req, opts, Scope::Shape, verbs::approve),
         Verb::Block {
             task,
             reason,
             needs,
-        } => run(dir, req, opts, move |c| {
+        } => run(dir, req, opts, Scope::Full, move |c| {
             verbs::block(c, &task, &reason, needs.as_deref())
         }),
-        Verb::Unblock { task } => run(dir, req, opts, move |c| verbs::unblock(c, &task)),
-        Verb::Reopen { task, reason } => {
-            run(dir, req, opts, move |c| verbs::reopen(c, &task, &reason))
-        }
-        Verb::Reconcile => run(dir, req, opts, reconcile::reconcile),
+        Verb::Unblock { task } => run(dir, req, opts, Scope::Full, move |c| {
+            verbs::unblock(c, &task)
+        }),
+        Verb::Reopen { task, reason } => run(dir, req, opts, Scope::Full, move |c| {
+            verbs::reopen(c, &task, &reason)
+        }),
+        Verb::Reconcile => run(dir, req, opts, Scope::Full, reconcile::reconcile),
         other => Err(not_for(Format::Dwp, &other)),
     }
 }
@@ -123,6 +138,7 @@ fn run(
     dir: &Path,
     req: &Request,
     opts: &WriteOptions,
+    scope: Scope,
     verb: impl FnOnce(&mut Ctx<'_>) -> Result<(), ActError>,
 ) -> Result<Outcome, ActError> {
     let decision = serde_json::to_value(&req.verb).unwrap_or(Value::Null);
@@ -154,7 +170,7 @@ fn run(
         let mut doc =
             JsonDoc::parse(bytes).map_err(|e| refuse(format!("cannot read state: {e}")))?;
         let value = std::mem::take(doc.value_mut());
-        let (value, mut extra) = apply(value, Files::Snapshot(&mut *snap), by, now, verb)?;
+        let (value, mut extra) = apply(value, Files::Snapshot(&mut *snap), by, now, scope, verb)?;
         *doc.value_mut() = value;
         // The updater takes its lock at write time: an existing one stops
         // the write (the store checks again when it takes it).
@@ -184,13 +200,14 @@ pub(crate) fn apply(
     files: Files<'_>,
     by: String,
     now: String,
+    scope: Scope,
     verb: impl FnOnce(&mut Ctx<'_>) -> Result<(), ActError>,
 ) -> Result<(Value, Vec<Edit>), ActError> {
-    let errors = rules::state_errors(&value);
+    let errors = rules::input_errors(&value, scope);
     if !errors.is_empty() {
         return Err(refuse(format!("invalid input: {}", errors.join("; "))));
     }
-    apply_to_valid(value, files, by, now, verb)
+    apply_to_valid(value, files, by, now, scope, verb)
 }
 
 /// [`apply`] on a state already checked valid (a reader's trials check it
@@ -200,6 +217,7 @@ fn apply_to_valid(
     files: Files<'_>,
     by: String,
     now: String,
+    scope: Scope,
     verb: impl FnOnce(&mut Ctx<'_>) -> Result<(), ActError>,
 ) -> Result<(Value, Vec<Edit>), ActError> {
     let completed = |v: &Value| v.get("status").and_then(Value::as_str) == Some("completed");
@@ -213,17 +231,17 @@ fn apply_to_valid(
         extra: Vec::new(),
     };
     verb(&mut ctx)?;
-    let errors = rules::state_errors(&ctx.value);
+    if completed(&ctx.value) && !was_completed {
+        return Err(refuse(
+            "this decision would complete the plan: completion goes through the plan's finalizer, which verifies every artifact first; loopdeck never publishes it",
+        ));
+    }
+    let errors = rules::candidate_errors(&ctx.value, scope);
     if !errors.is_empty() {
         return Err(refuse(format!("invalid candidate: {}", errors.join("; "))));
     }
     if rules::Era::of(&ctx.value) != era {
         return Err(refuse("invalid candidate: the schema era changed"));
-    }
-    if completed(&ctx.value) && !was_completed {
-        return Err(refuse(
-            "this decision would complete the plan: completion goes through the plan's finalizer, which verifies every artifact first; loopdeck never publishes it",
-        ));
     }
     Ok((ctx.value, ctx.extra))
 }
@@ -244,23 +262,25 @@ type Trial<'a> = &'a dyn Fn(&mut Ctx<'_>) -> Result<(), ActError>;
 /// state: the reader offers it with the stale lock it reports.
 pub fn offers(state: &Value, readme: Option<&[u8]>) -> Vec<Address> {
     let now = "1970-01-01T00:00:00Z";
-    let ok = |verb: Trial<'_>| {
+    let ok = |scope: Scope, verb: Trial<'_>| {
         apply_to_valid(
             state.clone(),
             Files::Read { readme },
             "loopdeck".to_owned(),
             now.to_owned(),
+            scope,
             verb,
         )
         .is_ok()
     };
-    if !rules::state_errors(state).is_empty() {
-        return Vec::new();
-    }
     let mut out = Vec::new();
-    if ok(&verbs::approve) {
+    if rules::input_errors(state, Scope::Shape).is_empty() && ok(Scope::Shape, &verbs::approve) {
         out.push(Address::new("approve", None, Vec::new()));
     }
+    if !rules::input_errors(state, Scope::Full).is_empty() {
+        return out;
+    }
+    let ok = |verb: Trial<'_>| ok(Scope::Full, verb);
     if readme.is_some() && ok(&reconcile::reconcile) {
         out.push(Address::new("reconcile", None, Vec::new()));
     }
@@ -269,14 +289,21 @@ pub fn offers(state: &Value, readme: Option<&[u8]>) -> Vec<Address> {
         .and_then(|b| b.get("task"))
         .and_then(Value::as_u64);
     let tasks = state.get("tasks").and_then(Value::as_array);
-    for t in tasks.map(Vec::as_slice).unwrap_or_default() {
+    let all = tasks.map(Vec::as_slice).unwrap_or_default();
+    for t in all {
         let Some(id) = rules::task_id(t) else {
             continue;
         };
         let task = id.to_string();
         let completed = rules::status(t) == Some("completed");
+        // The updater blocks a later task too, but that blocker cannot be
+        // resolved before the earlier tasks are completed (the plan is
+        // stranded): `act` takes it, the console does not suggest it.
+        let earlier_open = all.iter().any(|o| {
+            rules::task_id(o).is_some_and(|n| n < id) && rules::status(o) != Some("completed")
+        });
         let tries: [(&'static str, bool, Trial<'_>); 3] = [
-            ("block", !completed, &|c| {
+            ("block", !completed && !earlier_open, &|c| {
                 verbs::block(c, &task, SAMPLE_REASON, None)
             }),
             ("unblock", blocker == Some(id), &|c| {
@@ -293,6 +320,26 @@ pub fn offers(state: &Value, readme: Option<&[u8]>) -> Vec<Address> {
         }
     }
     out
+}
+
+/// Why the plan as read refuses `verb` (a plan-wide decision: `approve`
+/// or `reconcile`), in the words `act` would use; `None` when it takes it.
+pub fn refusal(state: &Value, readme: Option<&[u8]>, verb: &str) -> Option<String> {
+    let (scope, f): (Scope, Trial<'_>) = match verb {
+        "approve" => (Scope::Shape, &verbs::approve),
+        "reconcile" => (Scope::Full, &reconcile::reconcile),
+        _ => return None,
+    };
+    apply(
+        state.clone(),
+        Files::Read { readme },
+        "loopdeck".to_owned(),
+        "1970-01-01T00:00:00Z".to_owned(),
+        scope,
+        f,
+    )
+    .err()
+    .map(|e| e.to_string())
 }
 
 /// The updater's gates for any decision but approval: a ready plan, an

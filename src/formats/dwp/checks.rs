@@ -676,6 +676,7 @@ fn coherence(findings: &mut Vec<Finding>, plan: &Plan<'_>, tasks: &[Task]) {
         }
     }
     let blocker_task = blocker.and_then(|b| b.task.as_ref()).map(Scalar::text);
+    stranded(findings, tasks, blocker_task.as_deref());
     for t in tasks.iter().filter(|t| t.status == "blocked") {
         if blocker_task.as_deref().map(str::trim) != Some(t.id.trim()) {
             push(
@@ -724,6 +725,36 @@ fn coherence(findings: &mut Vec<Finding>, plan: &Plan<'_>, tasks: &[Task]) {
             );
         }
     }
+}
+
+/// A blocker on a task with an unfinished earlier task: the updater
+/// accepts it, but resolving it (`--resolve-blocker` resumes or completes
+/// the task) needs every earlier task completed, and while it stands no
+/// earlier task can move either. The plan is stranded until the blocker is
+/// re-decided by hand.
+fn stranded(findings: &mut Vec<Finding>, tasks: &[Task], blocker_task: Option<&str>) {
+    let Some(id) = blocker_task.map(str::trim) else {
+        return;
+    };
+    let Some(n) = task_num(id) else { return };
+    let open: Vec<&str> = tasks
+        .iter()
+        .filter(|t| task_num(&t.id).is_some_and(|m| m < n) && t.status != "completed")
+        .map(|t| t.id.trim())
+        .collect();
+    if open.is_empty() {
+        return;
+    }
+    push(
+        findings,
+        Level::Warning,
+        "dwp.blocker-stranded",
+        format!(
+            "the blocker on task {id} can be resolved only once task {} is completed, and while it stands the updater moves no other task: the plan is stranded until state.json's blocker is cleared by hand (the updater cannot clear it)",
+            open.join(", ")
+        ),
+        format!("task {id}"),
+    );
 }
 
 /// Materialization, promotion and approval values.

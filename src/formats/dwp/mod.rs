@@ -27,6 +27,7 @@ mod find;
 pub mod manifest;
 pub mod markdown;
 pub mod schema;
+mod structure;
 
 use std::path::Path;
 
@@ -192,6 +193,7 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
         _ => Vec::new(),
     };
     checks::run(&mut p.findings, plan, &tasks);
+    structure::check(&mut p.findings, plan, &tasks);
     let finalizing = plan.has(FINALIZING);
     if finalizing {
         finalization(p, plan);
@@ -222,6 +224,11 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
             _ => raw_status,
         }
     };
+    // A plan with a state but no README is a partial materialization
+    // (plan_contract: "plan has no README.md"), never a plan at work.
+    if state.is_some() && !plan.has(README) && p.status != "blocked" {
+        p.status = "incomplete".to_owned();
+    }
     p.status_kind = plan_kind(&p.status);
 
     let total = tasks.len();
@@ -390,7 +397,7 @@ fn waiting(
             act: Some(address("reconcile", None)),
             reference: README.to_owned(),
             title: format!(
-                "README and state.json disagree ({}); Markdown wins: reconcile state.json from it",
+                "README and state.json disagree ({}){RECONCILE}",
                 desync.join("; ")
             ),
             since,
@@ -417,11 +424,32 @@ fn waiting(
     }
 }
 
+/// How the desync item ends when `reconcile` is a decision the plan takes.
+const RECONCILE: &str = "; Markdown wins: reconcile state.json from it";
+
+/// How the desync item ends when the updater's rules refuse `reconcile`
+/// (`why`, in `act`'s words): what resolves it, briefly, never a decision
+/// that would be refused.
+fn unreconcilable(why: &str, approve_offered: bool) -> String {
+    let fix = if why.contains("plan is not approved") && approve_offered {
+        "approve the plan first".to_owned()
+    } else if why.contains("completion requires successful gates") {
+        "a ticked task has no passing gate evidence: run its gates and record them, or untick its README box".to_owned()
+    } else if why.starts_with("invalid input") {
+        "state.json breaks the updater's state contract (see `loopdeck check`)".to_owned()
+    } else if why.contains("blocker") {
+        "resolve the active blocker first".to_owned()
+    } else {
+        why.to_owned()
+    };
+    format!("; Markdown wins, but reconcile is refused: {fix}")
+}
+
 /// The decisions the plan takes as read (`Project::acts`): exactly those
 /// its protected updater accepts (`act::offers` tries each one with the
 /// act code). An inbox item keeps its decision only when it is one of them
 /// (an unlock aside: a lock is no rule of the state). A README that is not
-/// UTF-8 offers neither approval nor reconciliation, which read it. An
+/// UTF-8 offers no approval, reconciliation or reopen, which edit or read it. An
 /// interrupted finalization (`.finalizing.json`) offers nothing but
 /// unlocking: the updater refuses every state change until it is recovered.
 fn offers(p: &mut Project, plan: &Plan<'_>, finalizing: bool) {
@@ -432,8 +460,9 @@ fn offers(p: &mut Project, plan: &Plan<'_>, finalizing: bool) {
         .map(|s| act::offers(s, plan.readme_bytes))
         .unwrap_or_default()
         .into_iter()
-        .filter(|a| !(readme_unreadable && matches!(a.verb, "approve" | "reconcile")))
+        .filter(|a| !(readme_unreadable && matches!(a.verb, "approve" | "reconcile" | "reopen")))
         .collect();
+    let approve_offered = acts.iter().any(|a| a.verb == "approve");
     for item in &mut p.inbox {
         let offered = item.act.as_ref().is_some_and(|a| {
             a.verb == "unlock"
@@ -443,6 +472,20 @@ fn offers(p: &mut Project, plan: &Plan<'_>, finalizing: bool) {
         });
         if !offered {
             item.act = None;
+            if item.kind == InboxKind::Desync {
+                let why = if finalizing {
+                    "a finalization was interrupted (.finalizing.json)".to_owned()
+                } else if readme_unreadable {
+                    "README.md is not UTF-8".to_owned()
+                } else {
+                    plan.state_json
+                        .and_then(|s| act::refusal(s, plan.readme_bytes, "reconcile"))
+                        .unwrap_or_else(|| "state.json cannot be read".to_owned())
+                };
+                item.title = item
+                    .title
+                    .replace(RECONCILE, &unreconcilable(&why, approve_offered));
+            }
         }
     }
     p.acts = acts;
@@ -574,8 +617,10 @@ fn resume(p: &mut Project, plan: &Plan<'_>, tasks: &[Task], current: Option<&Tas
         Some("approval of the plan (Approval: pending)".to_owned())
     } else if f.finalizing {
         Some("inspect the interrupted finalization (.finalizing.json) and recover it".to_owned())
-    } else if f.desync {
+    } else if f.desync && p.acts.iter().any(|a| a.verb == "reconcile") {
         Some("reconcile state.json with the README (Markdown wins)".to_owned())
+    } else if f.desync {
+        Some("README and state.json disagree, and the updater's rules refuse to reconcile them as they stand (see the desync item)".to_owned())
     } else {
         None
     };

@@ -198,11 +198,10 @@ pub fn block(
     {
         return Err(refuse("cannot replace an unrelated blocker"));
     }
-    // Only the current task can be blocked: a later one, blocked while an
-    // earlier task is open, could never be unblocked (unblocking moves it
-    // to in_progress, which needs every prior task completed) and would
-    // stop the plan.
-    prior_completed(&c.value, id)?;
+    // The updater blocks any task, a later one too (update-state.py has no
+    // prior-task rule for `blocked`). Such a blocker can only be resolved
+    // once every earlier task is completed: `check` reports the stranded
+    // plan (`dwp.blocker-stranded`), the decision itself is the updater's.
     let since = existing
         .as_ref()
         .and_then(|b| b.get("since").cloned())
@@ -212,6 +211,16 @@ pub fn block(
     transition(c, i, "blocked");
     let note = format!("Task {id} blocked by {}: {reason}", c.by);
     finish(c, id, "blocked", &note);
+    // execute/SKILL.md: a stop is logged and PROGRESS.md's active context
+    // lists the unresolved blocker.
+    let mut entry = format!(
+        "Task {id} blocked (unresolved blocker): {}",
+        one_line(reason)
+    );
+    if !needs.trim().is_empty() {
+        entry.push_str(&format!(" — needs: {}", one_line(needs)));
+    }
+    progress_note(c, "Blocked", &[entry])?;
     Ok(())
 }
 
@@ -229,16 +238,25 @@ pub fn unblock(c: &mut Ctx<'_>, task: &str) -> Result<(), ActError> {
     transition(c, i, "in_progress");
     let note = format!("Task {id} unblocked by {}; resumed.", c.by);
     finish(c, id, "resume", &note);
+    let entry = format!("Task {id} unblocked (blocker resolved, blocked → in_progress)");
+    progress_note(c, "Unblocked", &[entry])?;
     Ok(())
 }
 
-/// `--reopen-reason`: a completed task back to in_progress, the reason
-/// recorded in PROGRESS.md before the state changes.
+/// `--reopen-reason`: a completed task back to in_progress, as the
+/// format's refine does it: the README box unticked and marked
+/// `(re-validate: REASON)` (its `Plan Status` count one lower), the task's
+/// gate evidence stamped `invalidated by refine` (retained history, never
+/// passing evidence: its gates must run again), and the reopen recorded in
+/// PROGRESS.md. README, state.json and PROGRESS.md then agree, so neither
+/// `check` nor "Markdown wins" undoes it.
 pub fn reopen(c: &mut Ctx<'_>, task: &str, reason: &str) -> Result<(), ActError> {
     ready_and_approved(&c.value)?;
     let (i, id) = find_task(&c.value, task)?;
     if reason.trim().is_empty() {
-        return Err(refuse("reopening requires a reason"));
+        return Err(refuse(
+            "reopening requires a reason: give --reason with what the refine changed (it is written to the README and PROGRESS.md)",
+        ));
     }
     if c.value.get("blocked").is_some_and(|b| !b.is_null()) {
         return Err(refuse("resolve the active blocker explicitly first"));
@@ -251,14 +269,157 @@ pub fn reopen(c: &mut Ctx<'_>, task: &str, reason: &str) -> Result<(), ActError>
     }
     prior_completed(&c.value, id)?;
     transition(c, i, "in_progress");
+    invalidate_gates(&mut c.value["tasks"][i]);
     let note = format!("Task {id} reopened by {}: {reason}", c.by);
     finish(c, id, "reopen", &note);
+    untick(c, id, reason)?;
     let entry = vec![format!(
-        "Task {id} reopened (completed → in_progress): {}",
+        "Task {id} reopened (completed → in_progress): {}; its gate evidence is invalidated by refine and the README box is unticked (re-validate)",
         one_line(reason)
     )];
     progress_note(c, "Reopen", &entry)?;
     Ok(())
+}
+
+/// The prefix refine stamps on gate evidence it invalidates
+/// (state_contract.py `INVALIDATED_PREFIX`).
+pub const INVALIDATED_PREFIX: &str = "invalidated by refine";
+
+/// Stamp every gate record of `task` not stamped yet: its evidence becomes
+/// `invalidated by refine: OLD`, within the evidence budget.
+fn invalidate_gates(task: &mut Value) {
+    let Some(gates) = task.get_mut("gates").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for g in gates {
+        let Some(obj) = g.as_object_mut() else {
+            continue;
+        };
+        let old = obj.get("evidence").and_then(Value::as_str).unwrap_or("");
+        if old.trim().to_lowercase().starts_with(INVALIDATED_PREFIX) {
+            continue;
+        }
+        let stamped = if old.trim().is_empty() {
+            INVALIDATED_PREFIX.to_owned()
+        } else {
+            format!("{INVALIDATED_PREFIX}: {old}")
+        };
+        obj.insert(
+            "evidence".to_owned(),
+            json!(rules::clip(&stamped, rules::GATE_EVIDENCE_MAX)),
+        );
+    }
+}
+
+/// The README's side of a reopen: task `id`'s checked box becomes
+/// `[ ]` with ` (re-validate: REASON)` at the end of its line, and a
+/// `Plan Status: N/M` count goes one down. Every other byte is kept; a
+/// README without the box (or none at all) is left alone.
+fn untick(c: &mut Ctx<'_>, id: u64, reason: &str) -> Result<(), ActError> {
+    let Some(bytes) = c.read(README)?.map(<[u8]>::to_vec) else {
+        return Ok(());
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        // Its box could not be unticked: the reopen would leave the README
+        // ticking a task the state reopened, which "Markdown wins" undoes.
+        return Err(refuse(
+            "README.md is not UTF-8 text, so loopdeck cannot untick the task's box: the reopen would leave README and state.json disagreeing; untick it (with `(re-validate: REASON)`) by hand, or save the README as UTF-8",
+        ));
+    };
+    let readme = crate::formats::dwp::markdown::Readme::parse(&text);
+    let Some(line_no) = readme
+        .checkboxes
+        .iter()
+        .find(|b| b.task == id && b.checked)
+        .map(|b| b.line)
+    else {
+        return Ok(());
+    };
+    let status_line = plan_status_line(&text);
+    let mut out = String::with_capacity(text.len() + reason.len() + 20);
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        if n + 1 == line_no {
+            let body = line.trim_end_matches(['\r', '\n']);
+            let eol = &line[body.len()..];
+            let (box_at, _) = body
+                .match_indices("[x]")
+                .chain(body.match_indices("[X]"))
+                .min()
+                .unwrap_or((usize::MAX, ""));
+            if box_at == usize::MAX {
+                out.push_str(line);
+                continue;
+            }
+            out.push_str(&body[..box_at]);
+            out.push_str("[ ]");
+            out.push_str(&body[box_at + 3..]);
+            out.push_str(&format!(" (re-validate: {})", marker_text(reason)));
+            out.push_str(eol);
+        } else if status_line == Some(n) {
+            out.push_str(&one_down(line));
+        } else {
+            out.push_str(line);
+        }
+    }
+    c.extra.push(Edit::Replace {
+        file: README.to_owned(),
+        bytes: out.into_bytes(),
+    });
+    Ok(())
+}
+
+/// A reason as the README marker carries it: one line; no `(`/`)` that
+/// would end the marker early, no `[`/`]`/`{`/`}` a reader could take for a
+/// box, a link or a Lite anchor, and no `Plan Status:` (DWP's verifier and
+/// loopdeck read that count anywhere on a line). The reason itself is
+/// recorded whole in PROGRESS.md.
+fn marker_text(reason: &str) -> String {
+    let text: String = one_line(reason)
+        .trim()
+        .chars()
+        .map(|ch| match ch {
+            '(' | ')' | '[' | ']' | '{' | '}' => '/',
+            c => c,
+        })
+        .collect();
+    text.replace("Plan Status:", "Plan Status -")
+}
+
+/// The 0-based index of the first line outside fenced code carrying
+/// `Plan Status: N/M`.
+fn plan_status_line(text: &str) -> Option<usize> {
+    let clean = crate::formats::dwp::markdown::unfenced(text);
+    clean.lines().position(|l| {
+        l.find("Plan Status:").is_some_and(|pos| {
+            let rest = l[pos + "Plan Status:".len()..].trim_start_matches(['*', ' ', '\t']);
+            rest.split_once('/')
+                .is_some_and(|(a, _)| a.trim().parse::<u64>().is_ok())
+        })
+    })
+}
+
+/// `line` with the N of its `Plan Status: N/M` one lower (kept at 0).
+fn one_down(line: &str) -> String {
+    let Some(pos) = line.find("Plan Status:") else {
+        return line.to_owned();
+    };
+    let head = pos + "Plan Status:".len();
+    let rest = &line[head..];
+    let skip = rest.len() - rest.trim_start_matches(['*', ' ', '\t']).len();
+    let digits_at = head + skip;
+    let digits: String = line[digits_at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let Ok(n) = digits.parse::<u64>() else {
+        return line.to_owned();
+    };
+    format!(
+        "{}{}{}",
+        &line[..digits_at],
+        n.saturating_sub(1),
+        &line[digits_at + digits.len()..]
+    )
 }
 
 /// The task `arg` names (`2`, `Task 2`, `task-2`, `#task-2`): its index
@@ -306,16 +467,17 @@ fn prior_completed(state: &Value, id: u64) -> Result<(), ActError> {
     Ok(())
 }
 
-/// Set task `i`'s status; a v1 task records when it started (a v2/v5 task
-/// has no timestamp fields: its closed schema forbids them).
+/// Set task `i`'s status and, on a real change, stamp `started_at` (first
+/// start) and `completed_at` (first completion) when absent, as the updater
+/// does in every era (update-state.py; the v2/v5 task schema has both
+/// fields, and state_contract requires `completed_at` on a completed task).
 pub fn transition(c: &mut Ctx<'_>, i: usize, to: &str) {
-    let era = Era::of(&c.value);
     let now = c.now.clone();
     let Some(task) = c.value["tasks"][i].as_object_mut() else {
         return;
     };
     let from = task.get("status").and_then(Value::as_str).unwrap_or("");
-    if era == Era::V1 && from != to {
+    if from != to {
         if matches!(to, "in_progress" | "completed" | "blocked") && !task.contains_key("started_at")
         {
             task.insert("started_at".to_owned(), json!(now));

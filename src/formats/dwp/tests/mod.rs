@@ -59,10 +59,28 @@ fn task_file(id: usize) -> String {
     format!("{id}.task_t{id}.md")
 }
 
-fn task_json(id: usize, status: &str) -> Value {
+/// Task `id`'s file in a plan of `n` tasks: the last is the Final Review
+/// (the verifier requires `N.task_final_review*.md` last).
+fn file_for(id: usize, n: usize) -> String {
+    if id == n {
+        format!("{id}.task_final_review.md")
+    } else {
+        task_file(id)
+    }
+}
+
+/// The body of a task file with every field the verifier requires; the
+/// final task names its security pass, final-state validation and skills.
+fn task_body(id: usize) -> String {
+    format!(
+        "# Task {id}\n\n## Goal\n\nx\n\n## Context\n\nc\n\n## Touched Surface\n\nsrc/\n\n## Acceptance Criteria\n\na\n\n## Validation\n\ncargo test\n\nFinal Review: security pass, final-state validation, skills reconciliation.\n"
+    )
+}
+
+fn task_json(id: usize, n: usize, status: &str) -> Value {
     let mut t = json!({
         "id": id,
-        "locator": {"kind": "file", "value": task_file(id)},
+        "locator": {"kind": "file", "value": file_for(id, n)},
         "title": format!("T{id}"),
         "status": status,
         "gates": [],
@@ -81,7 +99,7 @@ fn full_plan(statuses: &[&str]) -> Files {
     let tasks: Vec<Value> = statuses
         .iter()
         .enumerate()
-        .map(|(i, s)| task_json(i + 1, s))
+        .map(|(i, s)| task_json(i + 1, statuses.len(), s))
         .collect();
     let done = statuses.iter().filter(|s| **s == "completed").count();
     let status = if statuses.contains(&"blocked") {
@@ -120,22 +138,28 @@ fn full_plan(statuses: &[&str]) -> Files {
         "task_count": statuses.len(),
     });
     let mut readme =
-        "# Plan: PLAN_test_plan\n\nApproval: approved\n\n## 4. Task List & Links\n\n".to_owned();
+        "# Plan: PLAN_test_plan\n\nApproval: approved\n\n## 1. Goal\n\ng\n\n## 2. Context\n\nc\n\n## 4. Task List & Links\n\n".to_owned();
     let mut files = Files(Vec::new());
     for (i, s) in statuses.iter().enumerate() {
         let id = i + 1;
         let tick = if *s == "completed" { "x" } else { " " };
         readme.push_str(&format!(
             "- [{tick}] Task {id}: T{id}\n  See: [{f}](./{f})\n",
-            f = task_file(id)
+            f = file_for(id, statuses.len())
         ));
-        files.set(&task_file(id), format!("# Task {id}\n\n## Goal\n\nx\n"));
+        files.set(&file_for(id, statuses.len()), task_body(id));
     }
+    readme.push_str(&format!(
+        "\n## 5. Plan Status\n\nPlan Status: {done}/{}\n",
+        statuses.len()
+    ));
     files
         .set(STATE, serde_json::to_string_pretty(&state).unwrap())
         .set(MANIFEST, serde_json::to_string_pretty(&manifest).unwrap())
         .set(README, readme)
-        .set(PROGRESS, "# Progress\n");
+        .set(PROGRESS, "# Progress\n")
+        .set("PROMPTS.md", "# Prompts\n")
+        .set("analysis_results/.keep", "");
     files
 }
 
@@ -242,7 +266,10 @@ fn v1_plans_read_their_task_file_field() {
     });
     let (_t, p) = read(&f);
     assert!(p.findings.is_empty(), "{:#?}", p.findings);
-    assert_eq!(p.detail.tasks[1].locator.as_deref(), Some("2.task_t2.md"));
+    assert_eq!(
+        p.detail.tasks[1].locator.as_deref(),
+        Some("2.task_final_review.md")
+    );
     assert_eq!(p.detail.tasks[0].md_checked, Some(true));
     // Without its approval the README line speaks (here: approved).
     assert!(p.inbox.is_empty());
@@ -281,7 +308,7 @@ fn v5_is_the_v2_shape_and_newer_specs_are_flagged() {
 #[test]
 fn markdown_wins_in_both_directions_and_fences_are_ignored() {
     let mut f = full_plan(&["completed", "in_progress", "completed", "pending"]);
-    let readme = "# Plan\n\nApproval: approved\n\n```markdown\n- [x] Task 4: example only\n- [ ] Task 1: example only\n```\n\n~~~\n- [ ] Task 3\n~~~\n\n## Task List\n\n- [x] Task 1: T1 [1.task_t1.md](./1.task_t1.md)\n- [x] Task 2: T2 [2.task_t2.md](./2.task_t2.md)\n- [ ] Task 3: T3 [3.task_t3.md](./3.task_t3.md)\n- [ ] Task 4: T4 [4.task_t4.md](./4.task_t4.md)\n";
+    let readme = "# Plan\n\nApproval: approved\n\n## Goal\n\ng\n\n## Context\n\nc\n\nPlan Status: 2/4\n\n```markdown\n- [x] Task 4: example only\n- [ ] Task 1: example only\n```\n\n~~~\n- [ ] Task 3\n~~~\n\n## Task List\n\n- [x] Task 1: T1 [1.task_t1.md](./1.task_t1.md)\n- [x] Task 2: T2 [2.task_t2.md](./2.task_t2.md)\n- [ ] Task 3: T3 [3.task_t3.md](./3.task_t3.md)\n- [ ] Task 4: T4 [4.task_final_review.md](./4.task_final_review.md)\n";
     f.set(README, readme);
     let (_t, p) = read(&f);
     let desync: Vec<&Finding> = p
@@ -337,7 +364,7 @@ fn markdown_wins_in_both_directions_and_fences_are_ignored() {
 #[test]
 fn readme_and_state_inventories_must_match() {
     let mut f = full_plan(&["completed", "pending"]);
-    let readme = "# Plan\nApproval: approved\n\n- [x] Task 1: T1 [1.task_t1.md](./1.task_t1.md)\n- [ ] Task 3: ghost\n- [x] Task 1: again\n[2.task_t2.md](./2.task_t2.md)\n";
+    let readme = "# Plan\nApproval: approved\n\n## Goal\n\ng\n\n## Context\n\nc\n\nPlan Status: 1/2\n\n- [x] Task 1: T1 [1.task_t1.md](./1.task_t1.md)\n- [ ] Task 3: ghost\n- [x] Task 1: again\n[2.task_final_review.md](./2.task_final_review.md)\n";
     f.set(README, readme);
     let (_t, p) = read(&f);
     assert_eq!(
@@ -522,9 +549,10 @@ fn counts_and_the_plan_status_line() {
 fn task_files_and_readme_links_of_a_full_plan() {
     let mut f = full_plan(&["completed", "pending", "pending"]);
     f.remove("2.task_t2.md");
-    let readme = f
-        .get(README)
-        .replace("[3.task_t3.md](./3.task_t3.md)", "3.task_t3.md");
+    let readme = f.get(README).replace(
+        "[3.task_final_review.md](./3.task_final_review.md)",
+        "3.task_final_review.md",
+    );
     f.set(README, readme);
     f.edit_state(|s| s["tasks"][0]["locator"]["value"] = json!("../../../secret.md"));
     let (_t, p) = read(&f);
@@ -547,7 +575,7 @@ fn a_completed_task_whose_log_still_says_pending() {
     let mut f = full_plan(&["completed", "pending"]);
     f.set(
         "1.task_t1.md",
-        "# Task 1\n\n## Goal\n\nx\n\n## Completion & Log\n\nStatus: pending\n",
+        format!("{}\n## Completion & Log\n\nStatus: pending\n", task_body(1)),
     );
     let (_t, p) = read(&f);
     assert_eq!(codes(&p), vec!["dwp.task-log-pending"]);
@@ -676,7 +704,7 @@ fn materialization_and_promotion() {
 #[test]
 fn a_lite_plan_keeps_its_tasks_in_the_readme() {
     let mut f = full_plan(&["completed", "pending"]);
-    f.remove("1.task_t1.md").remove("2.task_t2.md");
+    f.remove("1.task_t1.md").remove("2.task_final_review.md");
     f.edit_manifest(|m| m["plan_format"] = json!("lite"));
     f.edit_state(|s| {
         s["format"] = json!("lite");
@@ -686,12 +714,17 @@ fn a_lite_plan_keeps_its_tasks_in_the_readme() {
     });
     f.set(
         README,
-        "# Plan: Lite\n\nApproval: approved\n\nPlan Status: 1/2 completed\n\n## Task 1: T1 {#task-1}\n\n### Completion & Log\n\nStatus: pending\n\n## Task 2: Final Review\n\n## Task List\n\n- [x] Task 1: T1\n- [ ] Task 2: Final Review\n",
+        "# Plan: Lite\n\nApproval: approved\n\n## Goal\n\ng\n\n## Context\n\nc\n\nPlan Status: 1/2 completed\n\n## Task 1: T1 {#task-1}\n\n**Goal:** g\n**Touched Surface:** s\n**Acceptance Criteria:** a\n**Validation:** v\n\n### Completion & Log\n\nStatus: pending\n\n## Task 2: Final Review\n\n## Task List\n\n- [x] Task 1: T1\n- [ ] Task 2: Final Review\n",
     );
     let (_t, p) = read(&f);
+    // Task 2's heading lacks its anchor: no unique Final Review either.
     assert_eq!(
         codes(&p),
-        vec!["dwp.task-log-pending", "dwp.lite-anchor-missing"]
+        vec![
+            "dwp.task-log-pending",
+            "dwp.lite-anchor-missing",
+            "dwp.final-task-shape"
+        ]
     );
     assert_eq!(
         finding(&p, "dwp.lite-anchor-missing").reference.as_deref(),
@@ -766,7 +799,7 @@ fn truncated_json_is_a_problem_and_the_readme_still_speaks() {
         ("completed", Some(true))
     );
     assert_eq!(t[1].title, "T2");
-    assert_eq!(t[1].locator.as_deref(), Some("2.task_t2.md"));
+    assert_eq!(t[1].locator.as_deref(), Some("2.task_final_review.md"));
     assert_eq!(p.status, "executing");
     assert_eq!(p.progress_percent, Some(50));
     assert_eq!(p.name, PLAN);

@@ -81,7 +81,7 @@ fn a_desync_offers_reconcile_only_when_the_rules_take_it() {
     assert!(!acts(&p).contains(&("reconcile", None)), "{:?}", p.acts);
 
     // With its gate passed, it is offered, on the item and the plan.
-    f.edit_state(|s| s["tasks"][1]["gates"] = task_json(1, "completed")["gates"].clone());
+    f.edit_state(|s| s["tasks"][1]["gates"] = task_json(1, 3, "completed")["gates"].clone());
     let (_t, p) = read(&f);
     assert_eq!(inbox_act(&p, InboxKind::Desync), Some("reconcile"));
     assert!(acts(&p).contains(&("reconcile", None)), "{:?}", p.acts);
