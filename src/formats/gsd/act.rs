@@ -77,11 +77,13 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
             doc.add(
                 List::Decisions,
                 decision_entry(&phase, &summary, rationale.as_deref()),
-            );
+            )
+            .map_err(|why| refuse(format!("{STATE_FILE}: {why}")))?;
         }
         Verb::AddBlocker { text: blocker } => {
             let blocker = text::entry("the blocker", blocker, Field::Blocker).map_err(refuse)?;
-            doc.add(List::Blockers, format!("- {blocker}"));
+            doc.add(List::Blockers, format!("- {blocker}"))
+                .map_err(|why| refuse(format!("{STATE_FILE}: {why}")))?;
         }
         Verb::ResolveBlocker { text: needle, all } => {
             let needle = one_line("the blocker to resolve", needle).map_err(refuse)?;
@@ -98,7 +100,8 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
             }
             let answer = text::entry("the answer", answer, Field::Decision).map_err(refuse)?;
             let entry = answer_entry(snap, &doc, &text, req, &answer, rationale.as_deref())?;
-            doc.add(List::Decisions, entry);
+            doc.add(List::Decisions, entry)
+                .map_err(|why| refuse(format!("{STATE_FILE}: {why}")))?;
             edits.push(Edit::Remove {
                 file: WAITING_FILE.to_owned(),
             });
@@ -206,9 +209,17 @@ fn resolve(doc: &mut Doc, needle: &str, all: bool) -> Result<(), ActError> {
         )));
     }
     match doc.resolve(List::Blockers, needle) {
-        None => Err(refuse(format!(
-            "{STATE_FILE} has no blockers section (### Blockers, ### Blockers/Concerns or ### Concerns): no blocker to resolve"
-        ))),
+        None => Err(refuse(match doc.other_heading(List::Blockers) {
+            // The reader lists those blockers; gsd-tools never sees them.
+            Some(own) => format!(
+                "{STATE_FILE} has no blockers section gsd-tools reads ({}): the blockers under `{own}` are the file's own, which gsd-tools' resolve-blocker does not reach; edit them by hand, or rename that heading to ### Blockers",
+                List::Blockers.gsd_headings()
+            ),
+            None => format!(
+                "{STATE_FILE} has no blockers section ({}): no blocker to resolve",
+                List::Blockers.gsd_headings()
+            ),
+        })),
         Some(removed) if removed.is_empty() => {
             let list = if listed.is_empty() {
                 " none".to_owned()
