@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::body::is_placeholder_item;
 use super::splice::{Doc, List, flatten, one_line};
 use super::text::{self, Field};
 use super::{STATE_FILE, WAITING_FILE};
@@ -82,6 +83,13 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
         }
         Verb::AddBlocker { text: blocker } => {
             let blocker = text::entry("the blocker", blocker, Field::Blocker).map_err(refuse)?;
+            if is_placeholder_item(&blocker) {
+                // The views would hide it: nothing accepted is then hidden.
+                return Err(refuse(format!(
+                    "the blocker \"{}\" says \"nothing here\" (a placeholder), which loopdeck does not list as a blocker: write what blocks the project",
+                    flatten(&blocker)
+                )));
+            }
             doc.add(List::Blockers, format!("- {blocker}"))
                 .map_err(|why| refuse(format!("{STATE_FILE}: {why}")))?;
         }

@@ -67,6 +67,17 @@ pub(crate) fn is_none_marker(s: &str) -> bool {
     })
 }
 
+/// A list item that says "nothing here" to a reader: a placeholder word
+/// (`None`, `n/a`, `TBD`, `None yet.`), also in emphasis or parentheses
+/// (`*None.*`, `(none)`), or no word at all (`**`, `()`: what gsd-tools'
+/// placeholder substitution leaves of those). Neither a blocker nor a
+/// decision: not listed, not offered for resolving, refused as a new
+/// blocker (so nothing loopdeck accepts is then hidden).
+pub(crate) fn is_placeholder_item(item: &str) -> bool {
+    is_none_marker(item.trim().trim_matches(['*', '_', ' ']))
+        || !item.chars().any(char::is_alphanumeric)
+}
+
 fn percent_in(s: &str) -> Option<u8> {
     let pct = s.find('%')?;
     let digits = crate::formats::trailing_digits(&s[..pct]);
@@ -192,11 +203,11 @@ pub fn parse(body: &str) -> Body {
             _ => section,
         };
         match (listed, bullet) {
-            (Section::Decisions, Some(item)) if !is_none_marker(item) => {
+            (Section::Decisions, Some(item)) if !is_placeholder_item(item) => {
                 b.decisions.push(decision(item));
                 continue;
             }
-            (Section::Blockers, Some(item)) if !is_none_marker(item) => {
+            (Section::Blockers, Some(item)) if !is_placeholder_item(item) => {
                 b.blockers.push(item.to_owned());
                 continue;
             }
@@ -387,6 +398,12 @@ mod tests {
         );
         let b = parse("### Blockers/Concerns\n- None yet\n- none of the tests pass on CI\n");
         assert_eq!(b.blockers, vec!["none of the tests pass on CI"]);
+        // In emphasis or parentheses, or what gsd-tools' next add-blocker
+        // leaves of those (`- **`, `- ()`): not blockers either.
+        let b = parse("### Blockers\n- *None.*\n- (none)\n- **\n- ()\n- _n/a_\n- x\n");
+        assert_eq!(b.blockers, vec!["x"]);
+        let b = parse("### Decisions\n- None yet.\n- *None.*\n- [Phase 1]: n/a\n");
+        assert_eq!(b.decisions.len(), 1);
     }
 
     #[test]

@@ -13,7 +13,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::body::is_none_marker;
+use super::body::is_placeholder_item;
 
 /// One line of the file: its text and its own line ending.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -203,20 +203,37 @@ fn bold_title(line: &str) -> Option<&str> {
         .then(|| t.trim_matches(['*', ' ', ':']))
 }
 
-/// A line that says "nothing here" (`None yet.`, `- (none)`, `*None.*`).
-fn is_placeholder(text: &str) -> bool {
-    let t = text.trim();
-    if t.is_empty() {
-        return false;
+/// A line gsd-tools' placeholder substitution empties: its add-blocker
+/// removes `None\.?\s*\n?` then `None yet\.?\s*\n?`, its add-decision
+/// `None yet…` then `No decisions yet…` (state.cjs; case-insensitive,
+/// anywhere in the section). Such a line goes when an entry is added, as
+/// gsd-tools removes it; a line it only mangles (`- (none)` → `- ()`,
+/// `None yet.` among blockers → `yet.`) is the file's, and stays.
+fn is_gsd_placeholder(text: &str, list: List) -> bool {
+    let words: &[&str] = match list {
+        List::Blockers => &["none", "none yet"],
+        List::Decisions => &["none yet", "no decisions yet"],
+    };
+    let mut left = text.to_owned();
+    for word in words {
+        left = strip_placeholder(&left, word);
     }
-    let t = t
-        .strip_prefix("- ")
-        .or_else(|| t.strip_prefix("* "))
-        .unwrap_or(t)
-        .trim();
-    let t = t.trim_matches(['*', '_']).trim();
-    let l = t.trim_end_matches('.').to_lowercase();
-    l == "no decisions yet" || l == "no blockers yet" || is_none_marker(t)
+    !text.trim().is_empty() && left.trim().is_empty()
+}
+
+/// `text` with every `word\.?\s*` (ASCII case-insensitive) removed, left
+/// to right, as JavaScript's `replace(/…/gi, '')`.
+fn strip_placeholder(text: &str, word: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.to_ascii_lowercase().find(word) {
+        out.push_str(&rest[..i]);
+        let mut after = &rest[i + word.len()..];
+        after = after.strip_prefix('.').unwrap_or(after);
+        rest = after.trim_start_matches(js_space);
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A top-level list item (`- x` or `* x`), as gsd-tools' `startsWith('- ')`.
@@ -510,7 +527,7 @@ impl Doc {
         let body = self.entry_lines(sec);
         let placeholders: Vec<usize> = body
             .clone()
-            .filter(|&i| is_placeholder(&self.lines[i].text))
+            .filter(|&i| is_gsd_placeholder(&self.lines[i].text, list))
             .collect();
         let last_content = body
             .clone()
@@ -568,13 +585,14 @@ impl Doc {
         };
         (sec.body..sec.end)
             .map(|i| self.lines[i].text.as_str())
-            .filter(|t| is_item(t) && !is_placeholder(t))
+            .filter(|t| is_item(t) && !is_placeholder_item(&t[2..]))
             .map(|t| t[2..].trim().to_owned())
             .collect()
     }
 
     /// Remove every blocker whose line holds `needle` (case-insensitive),
-    /// as gsd-tools' `resolve-blocker` matches; `None` when the file has
+    /// as gsd-tools' `resolve-blocker` matches (a placeholder line too,
+    /// which gsd-tools' snapshot lists as a blocker); `None` when the file has
     /// no blockers section. A section left empty says `None`, as
     /// gsd-tools writes it. Returns the lines removed.
     pub fn resolve(&mut self, list: List, needle: &str) -> Option<Vec<String>> {
@@ -586,7 +604,7 @@ impl Doc {
         let hits: Vec<usize> = (sec.body..sec.end)
             .filter(|&i| {
                 let t = &self.lines[i].text;
-                is_item(t) && !is_placeholder(t) && t.to_lowercase().contains(&needle)
+                is_item(t) && t.to_lowercase().contains(&needle)
             })
             .collect();
         let removed: Vec<String> = hits.iter().map(|&i| self.lines[i].text.clone()).collect();

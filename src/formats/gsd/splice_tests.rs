@@ -219,30 +219,67 @@ fn empty_sections_and_placeholders_of_every_shape() {
         d.add(List::Decisions, "- e".into()).unwrap()
     });
     assert_eq!(out, "# S\n### Decisions\n\n- e\n\n## Next\n");
-    for placeholder in [
-        "None yet.",
-        "- None",
-        "*None.*",
-        "- (none)",
-        "No decisions yet",
-        "None currently.",
-    ] {
-        let text = format!("# S\n### Decisions\n\n{placeholder}\n\n## Next\n");
-        let out = edit(&text, |d| d.add(List::Decisions, "- e".into()).unwrap());
-        assert_eq!(
-            out, "# S\n### Decisions\n\n- e\n\n## Next\n",
-            "{placeholder}"
-        );
+    // Exactly the lines gsd-tools' placeholder substitution empties go
+    // (checked with node against state.cjs' regexes); a line it only
+    // mangles is the file's and stays, the entry after it.
+    let cases = [
+        (List::Decisions, "None yet.", true),
+        (List::Decisions, "No decisions yet", true),
+        (List::Decisions, "none yet", true),
+        (List::Decisions, "NO DECISIONS YET.", true),
+        (List::Decisions, "- None", false),
+        (List::Decisions, "*None.*", false),
+        (List::Decisions, "- (none)", false),
+        (List::Decisions, "None currently.", false),
+        (List::Decisions, "- None yet.", false),
+        (List::Decisions, "None", false),
+        (List::Blockers, "None", true),
+        (List::Blockers, "None.", true),
+        (List::Blockers, "none none", true),
+        (List::Blockers, "None yet.", false),
+        (List::Blockers, "none yet", false),
+        (List::Blockers, "- None", false),
+        (List::Blockers, "*None.*", false),
+        (List::Blockers, "- (none)", false),
+        (List::Blockers, "None currently.", false),
+        (List::Blockers, "No decisions yet", false),
+    ];
+    for (list, placeholder, goes) in cases {
+        let heading = match list {
+            List::Decisions => "### Decisions",
+            List::Blockers => "### Blockers",
+        };
+        let text = format!("# S\n{heading}\n\n{placeholder}\n\n## Next\n");
+        let out = edit(&text, |d| d.add(list, "- e".into()).unwrap());
+        let want = if goes {
+            format!("# S\n{heading}\n\n- e\n\n## Next\n")
+        } else {
+            format!("# S\n{heading}\n\n{placeholder}\n- e\n\n## Next\n")
+        };
+        assert_eq!(out, want, "{list:?} {placeholder}");
     }
     // A real item that merely starts with "none" is kept.
     let text = "# S\n### Blockers\n- none of the tests pass\n";
     let out = edit(text, |d| d.add(List::Blockers, "- b".into()).unwrap());
     assert_eq!(out, "# S\n### Blockers\n- none of the tests pass\n- b\n");
     // A placeholder after content goes; the entry follows the content.
-    let out = edit("# S\n### Blockers\n- a\nNone yet.", |d| {
+    let out = edit("# S\n### Blockers\n- a\nNone.", |d| {
         d.add(List::Blockers, "- b".into()).unwrap()
     });
     assert_eq!(out, "# S\n### Blockers\n- a\n- b");
+}
+
+#[test]
+fn placeholder_items_are_not_blockers_but_gsd_tools_resolves_them() {
+    let text = "# S\n### Blockers\n- (none)\n- *None.*\n- **\n- n/a\n- real one\n";
+    let mut doc = Doc::parse(text.as_bytes()).unwrap();
+    assert_eq!(doc.items(List::Blockers), vec!["real one"]);
+    // gsd-tools' resolve-blocker matches every `- ` line, and so does
+    // loopdeck's (a text several hold needs --all, said by the act).
+    assert_eq!(
+        doc.resolve(List::Blockers, "(none)").unwrap(),
+        vec!["- (none)"]
+    );
 }
 
 #[test]
