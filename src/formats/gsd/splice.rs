@@ -221,6 +221,19 @@ fn is_gsd_placeholder(text: &str, list: List) -> bool {
     !text.trim().is_empty() && left.trim().is_empty()
 }
 
+/// A line whose end gsd-tools' placeholder substitution takes with the
+/// line break after it (`- None yet.`, `Tests: none`): it joins the next
+/// line to what it leaves.
+fn eats_line_break(text: &str, list: List) -> bool {
+    let words: &[&str] = match list {
+        List::Blockers => &["none"],
+        List::Decisions => &["none yet", "no decisions yet"],
+    };
+    let t = text.trim_end_matches(js_space).to_ascii_lowercase();
+    let t = t.strip_suffix('.').unwrap_or(&t);
+    words.iter().any(|w| t.ends_with(w))
+}
+
 /// `text` with every `word\.?\s*` (ASCII case-insensitive) removed, left
 /// to right, as JavaScript's `replace(/…/gi, '')`.
 fn strip_placeholder(text: &str, word: &str) -> String {
@@ -529,16 +542,25 @@ impl Doc {
             .clone()
             .filter(|&i| is_gsd_placeholder(&self.lines[i].text, list))
             .collect();
-        let last_content = body
+        let content: Vec<usize> = body
             .clone()
-            .rev()
-            .find(|&i| !self.lines[i].text.trim().is_empty() && !placeholders.contains(&i));
-        let inserted = match (last_content, placeholders.first()) {
-            (Some(i), _) => i + 1,
-            (None, Some(&p)) => p,
+            .filter(|&i| !self.lines[i].text.trim().is_empty() && !placeholders.contains(&i))
+            .collect();
+        // gsd-tools' substitution takes the line break after a line that
+        // ends with its placeholder word (`- None yet.`), joining the next
+        // line to it: the entry goes before such lines at the end, never
+        // after one (it would be altered on gsd-tools' next write).
+        let kept = content
+            .iter()
+            .rposition(|&i| !eats_line_break(&self.lines[i].text, list));
+        let inserted = match (kept, content.first(), placeholders.first()) {
+            (Some(k), _, _) => content[k] + 1,
+            // Every line of content ends so: before the first.
+            (None, Some(&first), _) => first,
+            (None, None, Some(&p)) => p,
             // An empty section: after the heading's blank line, if any.
-            (None, None) if body.start > sec.heading + 1 => sec.heading + 2,
-            (None, None) => body.start,
+            (None, None, None) if body.start > sec.heading + 1 => sec.heading + 2,
+            (None, None, None) => body.start,
         };
         self.insert(inserted, entry);
         // Placeholders shifted by one if they sat after the insertion.
