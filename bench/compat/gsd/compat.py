@@ -13,7 +13,8 @@ the decided copy and on an untouched one.
 
 A case holds when:
   * refused: the file is byte-identical and the text is not an ordinary one;
-  * accepted (add-decision, add-blocker, answer): exactly one new `- ` line,
+  * accepted (add-decision, add-blocker, answer -- the answer's text, or
+    the question gsd-tools' signal-waiting wrote): exactly one new `- ` line,
     inside the section gsd-tools' own regex finds; `state json`
     (last_updated aside), the snapshot (its blockers may gain exactly the new
     blocker), the statusline, `state get Decisions` (may gain exactly the new
@@ -105,6 +106,11 @@ SUBSET = {
                                "h_decisions", "h_session", "h_nospace", "p_none_yet", "p_na"},
     "answer": {"o_plain", "o_cjk", "lt_2028_phase", "b_status", "h_blockers", "p_none_yet", "p_na"},
     "answer-gsd-dir": {"o_plain", "o_cjk", "b_status"},
+    # The question comes from WAITING.json (an agent's text), the answer
+    # is plain: what loopdeck copies from the file must stay text too.
+    "answer-question": {"o_plain", "o_cjk", "o_hash", "lt_2028_phase", "lt_2029_session",
+                        "b_status", "b_paused", "b_get_decisions", "h_blockers", "h_decmade",
+                        "p_none_yet", "p_no_dec_yet", "m_resolved"},
 }
 # --quick: one or two texts of each family.
 QUICK = {"o_plain", "o_cjk", "o_hash", "lt_2028_phase", "lt_2029_session", "b_status", "b_paused",
@@ -112,7 +118,8 @@ QUICK = {"o_plain", "o_cjk", "o_hash", "lt_2028_phase", "lt_2029_session", "b_st
 RESOLVE_HOSTILE = {"r_dash": "-", "r_phase": "Phase", "r_e": "e"}
 FAMILIES = {"o": "ordinary", "lt": "line terminators", "b": "bold labels", "h": "## headings",
             "p": "placeholders", "m": "prune/table markers", "r": "resolve needles"}
-VERBS = ("add-decision", "add-decision-rationale", "add-blocker", "answer", "answer-gsd-dir")
+VERBS = ("add-decision", "add-decision-rationale", "add-blocker", "answer", "answer-gsd-dir",
+         "answer-question")
 
 # Cases that cannot hold for a reason outside loopdeck: (file substring or
 # "", eol or "", verb or "", text id or "", failure substring, reason).
@@ -205,7 +212,7 @@ class Oracle:
         self.p.wait()
 
 
-def setup(src, dst, crlf, orc=None, waiting=None):
+def setup(src, dst, crlf, orc=None, waiting=None, question="Which transport?"):
     """A fresh copy of `src` in dst/.planning/STATE.md; `waiting`: "planning"
     (a WAITING.json as gsd-tools writes it there) or "gsd" (a .gsd/ folder,
     so gsd-tools' signal-waiting writes .gsd/WAITING.json)."""
@@ -220,7 +227,7 @@ def setup(src, dst, crlf, orc=None, waiting=None):
     if waiting == "gsd":
         os.makedirs(os.path.join(dst, ".gsd"))
     if waiting:
-        orc.wait(dst, "Which transport?", "")
+        orc.wait(dst, question, "")
     return os.path.join(dst, ".planning", "STATE.md")
 
 
@@ -287,8 +294,12 @@ class Runner:
         orc, src, crlf, base, _, rr, ref_bytes = ctx
         a = self.a
         d = os.path.join(base, "c")
-        waiting = {"answer": "planning", "answer-gsd-dir": "gsd"}.get(verb)
-        st = setup(src, d, crlf, orc, waiting)
+        waiting = {"answer": "planning", "answer-gsd-dir": "gsd",
+                   "answer-question": "planning"}.get(verb)
+        if verb == "answer-question":
+            st = setup(src, d, crlf, orc, waiting, question=text)
+        else:
+            st = setup(src, d, crlf, orc, waiting)
         before = open(st, "rb").read()
         rb = orc.read(d)
         opts = ["--now", NOW, "--by", "tester"]
@@ -296,6 +307,8 @@ class Runner:
             args = ["act", d, "add-decision"] + opts + ["--rationale", text, "--", "Use gRPC"]
         elif verb == "answer-gsd-dir":
             args = ["act", d, "answer"] + opts + ["--", text]
+        elif verb == "answer-question":
+            args = ["act", d, "answer"] + opts + ["--", "gRPC"]
         else:
             args = ["act", d, verb] + opts + ["--", text]
         rc, out, err = self.loopdeck(args)
