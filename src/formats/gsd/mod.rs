@@ -347,6 +347,28 @@ fn lint(p: &mut Project, text: &str, fm: &frontmatter::Frontmatter, body: &body:
             "the frontmatter has no status".to_owned(),
         );
     }
+    // A list under a heading of the file's own that gsd-tools' rule does
+    // not read: gsd-tools (and loopdeck, as it does) writes the next entry
+    // under its own scaffold at the end, so the file gets a second list.
+    if let Ok(doc) = splice::Doc::parse(text.as_bytes()) {
+        for (list, scaffold) in [
+            (splice::List::Decisions, "## Decisions"),
+            (splice::List::Blockers, "### Blockers"),
+        ] {
+            if splice::gsd_section(text, list).is_none()
+                && let Some(own) = doc.other_heading(list)
+            {
+                add(
+                    Level::Info,
+                    "gsd.own-section",
+                    format!(
+                        "`{own}` is not a heading gsd-tools reads ({}): it never sees these entries, and writes new ones (as loopdeck does) under `{scaffold}` at the end of the file; rename the heading to keep one list",
+                        list.gsd_headings()
+                    ),
+                );
+            }
+        }
+    }
     if body.lines > LINE_TARGET * 3 {
         add(
             Level::Info,
@@ -510,6 +532,35 @@ mod tests {
             assert_eq!(found.len(), 1);
             assert_eq!(found[0].status_kind, kind, "{status}");
         }
+    }
+
+    #[test]
+    fn a_list_under_a_heading_gsd_tools_does_not_read_is_a_finding() {
+        let own = |p: &Project| {
+            p.findings
+                .iter()
+                .filter(|f| f.code == "gsd.own-section")
+                .map(|f| f.message.clone())
+                .collect::<Vec<_>>()
+        };
+        let (_t, p) = project(&[(
+            STATE_FILE,
+            "# S\n## Key Decisions\n- k\n**Blockers/Concerns**\n- b\n",
+        )]);
+        let found = own(&p);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].contains("`## Key Decisions`") && found[0].contains("`## Decisions`"));
+        assert!(
+            found[1].contains("`**Blockers/Concerns**`") && found[1].contains("`### Blockers`")
+        );
+        // gsd-tools' own headings (or none at all): nothing to say.
+        let (_t, p) = project(&[(
+            STATE_FILE,
+            "# S\n## Key Decisions\n- k\n### Decisions\n- d\n### Concerns\n- c\n",
+        )]);
+        assert!(own(&p).is_empty(), "{:?}", own(&p));
+        let (_t, p) = project(&[(STATE_FILE, "# S\nStatus: x\n")]);
+        assert!(own(&p).is_empty());
     }
 
     #[test]
