@@ -8,18 +8,15 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::body::is_placeholder_item;
 use super::splice::{Doc, List, flatten, one_line};
 use super::text::{self, Field};
-use super::{STATE_FILE, WAITING_FILE};
+use super::{GSD_WAITING_FILE, STATE_FILE, WAITING_FILE};
 use crate::formats::act::not_for;
 use crate::model::{Address, Format, Request, Verb};
 use crate::store::txn::{
     ActError, Edit, LockKind, Outcome, Refusal, Snapshot, Txn, WriteOptions, transact,
 };
-
-/// gsd-tools' `signal-waiting` writes the same signal here too, and its
-/// `signal-resume` removes both.
-const GSD_WAITING_FILE: &str = ".gsd/WAITING.json";
 
 /// Make `req` on the project in `dir`.
 pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
@@ -77,11 +74,20 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
             doc.add(
                 List::Decisions,
                 decision_entry(&phase, &summary, rationale.as_deref()),
-            );
+            )
+            .map_err(|why| refuse(format!("{STATE_FILE}: {why}")))?;
         }
         Verb::AddBlocker { text: blocker } => {
             let blocker = text::entry("the blocker", blocker, Field::Blocker).map_err(refuse)?;
-            doc.add(List::Blockers, format!("- {blocker}"));
+            if is_placeholder_item(&blocker) {
+                // The views would hide it: nothing accepted is then hidden.
+                return Err(refuse(format!(
+                    "the blocker \"{}\" says \"nothing here\" (a placeholder), which loopdeck does not list as a blocker: write what blocks the project",
+                    flatten(&blocker)
+                )));
+            }
+            doc.add(List::Blockers, format!("- {blocker}"))
+                .map_err(|why| refuse(format!("{STATE_FILE}: {why}")))?;
         }
         Verb::ResolveBlocker { text: needle, all } => {
             let needle = one_line("the blocker to resolve", needle).map_err(refuse)?;
@@ -93,19 +99,29 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
             rationale,
             ..
         } => {
+            let waiting = waiting_file(snap)?;
             if let Some(id) = id {
-                bind(snap, id)?;
+                bind(snap, waiting, id)?;
             }
             let answer = text::entry("the answer", answer, Field::Decision).map_err(refuse)?;
-            let entry = answer_entry(snap, &doc, &text, req, &answer, rationale.as_deref())?;
-            doc.add(List::Decisions, entry);
-            edits.push(Edit::Remove {
-                file: WAITING_FILE.to_owned(),
-            });
-            if snap.read(GSD_WAITING_FILE)?.is_some() {
-                edits.push(Edit::Remove {
-                    file: GSD_WAITING_FILE.to_owned(),
-                });
+            let entry = answer_entry(
+                snap,
+                waiting,
+                &doc,
+                &text,
+                req,
+                &answer,
+                rationale.as_deref(),
+            )?;
+            doc.add(List::Decisions, entry)
+                .map_err(|why| refuse(format!("{STATE_FILE}: {why}")))?;
+            // Both, as gsd-tools' signal-resume removes them.
+            for file in [WAITING_FILE, GSD_WAITING_FILE] {
+                if snap.read(file)?.is_some() {
+                    edits.push(Edit::Remove {
+                        file: file.to_owned(),
+                    });
+                }
             }
         }
         other => return Err(not_for(Format::Gsd, other)),
@@ -148,29 +164,40 @@ pub(crate) fn offers(text: &str, blockers: &[String]) -> Option<Vec<Address>> {
     Some(out)
 }
 
+/// The WAITING.json an answer settles: `.gsd/`'s when there is one
+/// (gsd-tools' `signal-waiting` writes there whenever `.gsd/` exists), else
+/// `.planning/`'s, as the reader shows it.
+fn waiting_file(snap: &mut Snapshot) -> Result<&'static str, ActError> {
+    Ok(if snap.read(GSD_WAITING_FILE)?.is_some() {
+        GSD_WAITING_FILE
+    } else {
+        WAITING_FILE
+    })
+}
+
 /// A GSD question has no id; `answer SHA256 TEXT` binds the answer to the
 /// `WAITING.json` it was read from instead (its sha256, or a prefix of at
 /// least 8 hex digits, as `show --json` lists the file): a question
 /// replaced since is a conflict (exit 3), never answered by mistake.
-fn bind(snap: &mut Snapshot, id: &str) -> Result<(), ActError> {
+fn bind(snap: &mut Snapshot, file: &str, id: &str) -> Result<(), ActError> {
     let id = id.trim().to_ascii_lowercase();
     if id.len() < 8 || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(refuse(format!(
-            "a GSD project's waiting question has no id (`{}` given): `loopdeck act DIR answer TEXT`, or `answer SHA256 TEXT` with the sha256 of {WAITING_FILE} as read",
+            "a GSD project's waiting question has no id (`{}` given): `loopdeck act DIR answer TEXT`, or `answer SHA256 TEXT` with the sha256 of {file} as read",
             flatten(&id)
         )));
     }
     let found = snap
-        .read(WAITING_FILE)?
+        .read(file)?
         .map(crate::store::sha256_hex)
         .ok_or_else(|| {
             ActError::Changed(format!(
-                "{WAITING_FILE}: changed on disk: the question answered (sha256 {id}…) is gone"
+                "{file}: changed on disk: the question answered (sha256 {id}…) is gone"
             ))
         })?;
     if !found.starts_with(&id) {
         return Err(ActError::Changed(format!(
-            "{WAITING_FILE}: changed on disk: the question answered had sha256 {id}…, the file now has {found}"
+            "{file}: changed on disk: the question answered had sha256 {id}…, the file now has {found}"
         )));
     }
     Ok(())
@@ -206,9 +233,17 @@ fn resolve(doc: &mut Doc, needle: &str, all: bool) -> Result<(), ActError> {
         )));
     }
     match doc.resolve(List::Blockers, needle) {
-        None => Err(refuse(format!(
-            "{STATE_FILE} has no blockers section (### Blockers, ### Blockers/Concerns or ### Concerns): no blocker to resolve"
-        ))),
+        None => Err(refuse(match doc.other_heading(List::Blockers) {
+            // The reader lists those blockers; gsd-tools never sees them.
+            Some(own) => format!(
+                "{STATE_FILE} has no blockers section gsd-tools reads ({}): the blockers under `{own}` are the file's own, which gsd-tools' resolve-blocker does not reach; edit them by hand, or rename that heading to ### Blockers",
+                List::Blockers.gsd_headings()
+            ),
+            None => format!(
+                "{STATE_FILE} has no blockers section ({}): no blocker to resolve",
+                List::Blockers.gsd_headings()
+            ),
+        })),
         Some(removed) if removed.is_empty() => {
             let list = if listed.is_empty() {
                 " none".to_owned()
@@ -247,20 +282,17 @@ pub(super) fn option_label(v: &Value) -> String {
     }
 }
 
-fn read_waiting(snap: &mut Snapshot) -> Result<Waiting, ActError> {
-    let bytes = snap.read(WAITING_FILE)?.ok_or_else(|| {
+fn read_waiting(snap: &mut Snapshot, file: &str) -> Result<Waiting, ActError> {
+    let bytes = snap.read(file)?.ok_or_else(|| {
         refuse(format!(
-            "nothing is waiting for an answer: {WAITING_FILE} does not exist"
+            "nothing is waiting for an answer: {WAITING_FILE} does not exist, nor {GSD_WAITING_FILE}"
         ))
     })?;
-    let v: Value = serde_json::from_slice(bytes).map_err(|e| {
-        refuse(format!(
-            "{WAITING_FILE} does not parse ({e}); it is left as it is"
-        ))
-    })?;
+    let v: Value = serde_json::from_slice(bytes)
+        .map_err(|e| refuse(format!("{file} does not parse ({e}); it is left as it is")))?;
     let Value::Object(m) = v else {
         return Err(refuse(format!(
-            "{WAITING_FILE} is not a JSON object; it is left as it is"
+            "{file} is not a JSON object; it is left as it is"
         )));
     };
     let status = m
@@ -270,7 +302,7 @@ fn read_waiting(snap: &mut Snapshot) -> Result<Waiting, ActError> {
         .to_ascii_lowercase();
     if matches!(status.as_str(), "answered" | "resolved" | "done" | "closed") {
         return Err(refuse(format!(
-            "the question in {WAITING_FILE} is already {status}"
+            "the question in {file} is already {status}"
         )));
     }
     let question = m
@@ -343,7 +375,7 @@ fn lettered(options: &[String], answer: &str) -> Option<String> {
 
 /// The answer as recorded: an option's label when it names one (by its
 /// label or its number), else the text itself.
-fn pick(w: &Waiting, answer: &str) -> Result<String, ActError> {
+fn pick(w: &Waiting, answer: &str, file: &str) -> Result<String, ActError> {
     if w.options.is_empty() {
         return Ok(answer.to_owned());
     }
@@ -362,7 +394,7 @@ fn pick(w: &Waiting, answer: &str) -> Result<String, ActError> {
         return match n.checked_sub(1).and_then(|i| w.options.get(i)) {
             Some(label) => Ok(label.clone()),
             None => Err(refuse(format!(
-                "option {n} does not exist; {WAITING_FILE} offers:{}",
+                "option {n} does not exist; {file} offers:{}",
                 w.options
                     .iter()
                     .enumerate()
@@ -378,14 +410,15 @@ fn pick(w: &Waiting, answer: &str) -> Result<String, ActError> {
 /// `- [Phase N]: question → answer — answered by WHO`.
 fn answer_entry(
     snap: &mut Snapshot,
+    waiting: &str,
     doc: &Doc,
     text: &str,
     req: &Request,
     answer: &str,
     rationale: Option<&str>,
 ) -> Result<String, ActError> {
-    let w = read_waiting(snap)?;
-    let chosen = pick(&w, answer)?;
+    let w = read_waiting(snap, waiting)?;
+    let chosen = pick(&w, answer, waiting)?;
     let phase = match w.phase.as_deref().map(text::phase) {
         Some(Ok(p)) => p,
         _ => current_phase(doc, text),

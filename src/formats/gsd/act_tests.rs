@@ -24,27 +24,36 @@ fn numbers_in_ascii_and_full_width_digits() {
 #[test]
 fn an_answer_picks_an_option_by_label_or_number() {
     let w = waiting(&["SQLite", "Postgres"]);
-    assert_eq!(pick(&w, "2").unwrap(), "Postgres");
-    assert_eq!(pick(&w, "１").unwrap(), "SQLite");
-    assert_eq!(pick(&w, "postgres").unwrap(), "Postgres");
-    assert_eq!(pick(&w, "MySQL, really").unwrap(), "MySQL, really");
-    let e = pick(&w, "３").unwrap_err().to_string();
+    assert_eq!(pick(&w, "2", WAITING_FILE).unwrap(), "Postgres");
+    assert_eq!(pick(&w, "１", WAITING_FILE).unwrap(), "SQLite");
+    assert_eq!(pick(&w, "postgres", WAITING_FILE).unwrap(), "Postgres");
+    assert_eq!(
+        pick(&w, "MySQL, really", WAITING_FILE).unwrap(),
+        "MySQL, really"
+    );
+    let e = pick(&w, "３", WAITING_FILE).unwrap_err().to_string();
     assert!(e.contains("option 3 does not exist"), "{e}");
     assert!(e.contains("1. SQLite") && e.contains("2. Postgres"), "{e}");
     // A letter keys options written `A：…`, in ASCII or full width.
     let w = waiting(&["A：允许加签，最多 5 级", "B：不允许加签，固定 3 级"]);
-    assert_eq!(pick(&w, "b").unwrap(), "B：不允许加签，固定 3 级");
-    assert_eq!(pick(&w, "Ａ").unwrap(), "A：允许加签，最多 5 级");
-    assert_eq!(pick(&w, "C").unwrap(), "C");
+    assert_eq!(
+        pick(&w, "b", WAITING_FILE).unwrap(),
+        "B：不允许加签，固定 3 级"
+    );
+    assert_eq!(
+        pick(&w, "Ａ", WAITING_FILE).unwrap(),
+        "A：允许加签，最多 5 级"
+    );
+    assert_eq!(pick(&w, "C", WAITING_FILE).unwrap(), "C");
     let w = waiting(&["A. one", "(B) two", "Apple"]);
-    assert_eq!(pick(&w, "a").unwrap(), "A. one");
-    assert_eq!(pick(&w, "B").unwrap(), "(B) two");
+    assert_eq!(pick(&w, "a", WAITING_FILE).unwrap(), "A. one");
+    assert_eq!(pick(&w, "B", WAITING_FILE).unwrap(), "(B) two");
     // Options that are numbers are matched as labels first.
     let w = waiting(&["2", "3"]);
-    assert_eq!(pick(&w, "2").unwrap(), "2");
-    assert_eq!(pick(&w, "１").unwrap(), "2");
+    assert_eq!(pick(&w, "2", WAITING_FILE).unwrap(), "2");
+    assert_eq!(pick(&w, "１", WAITING_FILE).unwrap(), "2");
     // Without options a number is just the answer.
-    assert_eq!(pick(&waiting(&[]), "3").unwrap(), "3");
+    assert_eq!(pick(&waiting(&[]), "3", WAITING_FILE).unwrap(), "3");
 }
 
 #[test]

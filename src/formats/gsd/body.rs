@@ -67,6 +67,17 @@ pub(crate) fn is_none_marker(s: &str) -> bool {
     })
 }
 
+/// A list item that says "nothing here" to a reader: a placeholder word
+/// (`None`, `n/a`, `TBD`, `None yet.`), also in emphasis or parentheses
+/// (`*None.*`, `(none)`), or no word at all (`**`, `()`: what gsd-tools'
+/// placeholder substitution leaves of those). Neither a blocker nor a
+/// decision: not listed, not offered for resolving, refused as a new
+/// blocker (so nothing loopdeck accepts is then hidden).
+pub(crate) fn is_placeholder_item(item: &str) -> bool {
+    is_none_marker(item.trim().trim_matches(['*', '_', ' ']))
+        || !item.chars().any(char::is_alphanumeric)
+}
+
 fn percent_in(s: &str) -> Option<u8> {
     let pct = s.find('%')?;
     let digits = crate::formats::trailing_digits(&s[..pct]);
@@ -116,6 +127,15 @@ fn heading_level(trimmed: &str) -> Option<usize> {
 
 pub fn parse(body: &str) -> Body {
     let mut b = Body::default();
+    // The sections gsd-tools writes decisions and blockers into (its own
+    // regex, its own bounds): what is there is a decision or a blocker
+    // unless the reader's own heading names another list (so `### Concerns`
+    // and an item after a `# ` heading inside it are read as gsd-tools
+    // reads them).
+    let gsd = |list| super::splice::gsd_section(body, list).map(|(_, start, end)| start..end);
+    let gsd_decisions = gsd(super::splice::List::Decisions);
+    let gsd_blockers = gsd(super::splice::List::Blockers);
+    let mut offset = 0;
     let mut section = Section::Other;
     // The current section was opened by a bold line, not a `#` heading.
     let mut bold_opened = false;
@@ -123,9 +143,11 @@ pub fn parse(body: &str) -> Body {
     // `Stopped at` and `Resume file` are read only there (seed 001: scoped
     // to the Session section so archived text never matches).
     let mut session: Option<usize> = None;
-    for raw in body.lines() {
+    for raw in body.split_inclusive('\n') {
+        let at = offset;
+        offset += raw.len();
         b.lines += 1;
-        let line = raw.trim_end_matches('\r');
+        let line = raw.strip_suffix('\n').unwrap_or(raw).trim_end_matches('\r');
         let trimmed = line.trim();
         let heading = trimmed.starts_with('#')
             || (trimmed.starts_with("**") && trimmed.ends_with("**") && trimmed.len() > 4);
@@ -171,12 +193,21 @@ pub fn parse(body: &str) -> Body {
             .strip_prefix("- ")
             .or_else(|| trimmed.strip_prefix("* "))
             .map(str::trim);
-        match (section, bullet) {
-            (Section::Decisions, Some(item)) if !is_none_marker(item) => {
+        let in_decisions = gsd_decisions.as_ref().is_some_and(|r| r.contains(&at));
+        let in_blockers = gsd_blockers.as_ref().is_some_and(|r| r.contains(&at));
+        // A heading the reader names (`**Decisions**` inside gsd-tools'
+        // blockers section) keeps its list.
+        let listed = match (section, in_decisions, in_blockers) {
+            (Section::Other, true, false) => Section::Decisions,
+            (Section::Other, false, true) => Section::Blockers,
+            _ => section,
+        };
+        match (listed, bullet) {
+            (Section::Decisions, Some(item)) if !is_placeholder_item(item) => {
                 b.decisions.push(decision(item));
                 continue;
             }
-            (Section::Blockers, Some(item)) if !is_none_marker(item) => {
+            (Section::Blockers, Some(item)) if !is_placeholder_item(item) => {
                 b.blockers.push(item.to_owned());
                 continue;
             }
@@ -338,6 +369,22 @@ mod tests {
     }
 
     #[test]
+    fn gsd_tools_sections_are_read_as_gsd_tools_reads_them() {
+        // `### Concerns` is gsd-tools' blockers heading; a `# ` heading
+        // does not end its section; a scaffold at the end is read too.
+        let b = parse(
+            "## Key Decisions\n- k\n### Concerns\n- c\n# Aside\n- c2\n## Session\n- s\n\n## Decisions\n\n- [Phase ?]: d\n",
+        );
+        assert_eq!(b.blockers, vec!["c", "c2"]);
+        let d: Vec<&str> = b.decisions.iter().map(|d| d.summary.as_str()).collect();
+        assert_eq!(d, vec!["k", "d"]);
+        // The heading's line may hold more before it (gsd-tools' regex is
+        // unanchored).
+        let b = parse("Notes ## Blockers\n- x\n");
+        assert_eq!(b.blockers, vec!["x"]);
+    }
+
+    #[test]
     fn placeholders_are_not_values() {
         let b = parse("Phase: none active (between milestones)\nPlan: —\nStatus: Ready to plan\n");
         assert_eq!(b.phase, None);
@@ -351,6 +398,12 @@ mod tests {
         );
         let b = parse("### Blockers/Concerns\n- None yet\n- none of the tests pass on CI\n");
         assert_eq!(b.blockers, vec!["none of the tests pass on CI"]);
+        // In emphasis or parentheses, or what gsd-tools' next add-blocker
+        // leaves of those (`- **`, `- ()`): not blockers either.
+        let b = parse("### Blockers\n- *None.*\n- (none)\n- **\n- ()\n- _n/a_\n- x\n");
+        assert_eq!(b.blockers, vec!["x"]);
+        let b = parse("### Decisions\n- None yet.\n- *None.*\n- [Phase 1]: n/a\n");
+        assert_eq!(b.decisions.len(), 1);
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! GSD Core: `.planning/STATE.md` (seed 001) and `.planning/WAITING.json`.
+//! GSD Core: `.planning/STATE.md` (seed 001) and `WAITING.json`, which
+//! gsd-tools' `signal-waiting` writes in `.gsd/` when that folder exists,
+//! else in `.planning/` (its `signal-resume` removes both).
 //!
 //! The project is the directory holding `.planning`. Its last update is the
 //! frontmatter's `last_updated`, else the file's mtime. The statusline is
@@ -23,6 +25,10 @@ use crate::store::{self, StoreError, WalkEntry};
 pub const PLANNING_DIR: &str = ".planning";
 const STATE_FILE: &str = ".planning/STATE.md";
 const WAITING_FILE: &str = ".planning/WAITING.json";
+/// GSD's other state folder: where gsd-tools' `signal-waiting` writes
+/// WAITING.json whenever it exists (state.cjs, `cmdSignalWaiting`).
+pub const GSD_DIR: &str = ".gsd";
+const GSD_WAITING_FILE: &str = ".gsd/WAITING.json";
 /// GSD's own guidance: STATE.md is a summary, aimed at 100 lines or fewer.
 const LINE_TARGET: usize = 100;
 
@@ -210,7 +216,26 @@ pub fn load(dir: &Path) -> Option<Project> {
     }
     p.resume.read_first.push(STATE_FILE.to_owned());
     p.resume.last_session = body.last_session.clone();
-    waiting(&mut p, read("WAITING.json", WAITING_FILE));
+    // `.gsd/WAITING.json` is the current signal when there is one: gsd-tools
+    // writes there whenever `.gsd/` exists; a `.planning/` one beside it is
+    // older (answering removes both, as gsd-tools' signal-resume does).
+    let planning_waiting = read("WAITING.json", WAITING_FILE);
+    match store::read_in(dir, GSD_WAITING_FILE, store::STATE_FILE_LIMIT) {
+        Err(StoreError::Vanished) => waiting(&mut p, WAITING_FILE, planning_waiting),
+        found => {
+            if planning_waiting.is_ok() {
+                p.findings.push(
+                    Finding::new(
+                        Level::Warning,
+                        "gsd.stale-waiting",
+                        format!("{WAITING_FILE} is left from before {GSD_DIR}/ existed: gsd-tools writes its question to {GSD_WAITING_FILE} now, and that is the one shown; answering removes both, as gsd-tools' signal-resume does"),
+                    )
+                    .at(WAITING_FILE),
+                );
+            }
+            waiting(&mut p, GSD_WAITING_FILE, found);
+        }
+    }
     // What the act code would edit: a STATE.md that is not UTF-8 (or does
     // not parse as GSD's) takes no decision, the answer included.
     match (!lossy).then(|| act::offers(&text, &p.blockers)).flatten() {
@@ -228,15 +253,17 @@ fn unreadable(mut p: Project, reason: String) -> Project {
     p
 }
 
-fn waiting(p: &mut Project, file: Result<Vec<u8>, StoreError>) {
+/// The question in `name` (`.gsd/WAITING.json` or `.planning/WAITING.json`),
+/// as read.
+fn waiting(p: &mut Project, name: &str, file: Result<Vec<u8>, StoreError>) {
     let bytes = match file {
         Ok(b) => b,
         Err(StoreError::Vanished) => return,
-        Err(e) => return p.problem(WAITING_FILE, e.to_string()),
+        Err(e) => return p.problem(name, e.to_string()),
     };
     let w: Waiting = match super::json::object(&bytes) {
         Ok(w) => w,
-        Err(reason) => return p.problem(WAITING_FILE, reason),
+        Err(reason) => return p.problem(name, reason),
     };
     let status = w
         .status
@@ -278,7 +305,7 @@ fn waiting(p: &mut Project, file: Result<Vec<u8>, StoreError>) {
             target: Some(store::sha256_hex(&bytes)),
             options: offered,
         }),
-        reference: WAITING_FILE.to_owned(),
+        reference: name.to_owned(),
         title,
         since,
         options,
@@ -319,6 +346,28 @@ fn lint(p: &mut Project, text: &str, fm: &frontmatter::Frontmatter, body: &body:
             "gsd.status-missing",
             "the frontmatter has no status".to_owned(),
         );
+    }
+    // A list under a heading of the file's own that gsd-tools' rule does
+    // not read: gsd-tools (and loopdeck, as it does) writes the next entry
+    // under its own scaffold at the end, so the file gets a second list.
+    if let Ok(doc) = splice::Doc::parse(text.as_bytes()) {
+        for (list, scaffold) in [
+            (splice::List::Decisions, "## Decisions"),
+            (splice::List::Blockers, "### Blockers"),
+        ] {
+            if splice::gsd_section(text, list).is_none()
+                && let Some(own) = doc.other_heading(list)
+            {
+                add(
+                    Level::Info,
+                    "gsd.own-section",
+                    format!(
+                        "`{own}` is not a heading gsd-tools reads ({}): it never sees these entries, and writes new ones (as loopdeck does) under `{scaffold}` at the end of the file; rename the heading to keep one list",
+                        list.gsd_headings()
+                    ),
+                );
+            }
+        }
     }
     if body.lines > LINE_TARGET * 3 {
         add(
@@ -483,6 +532,35 @@ mod tests {
             assert_eq!(found.len(), 1);
             assert_eq!(found[0].status_kind, kind, "{status}");
         }
+    }
+
+    #[test]
+    fn a_list_under_a_heading_gsd_tools_does_not_read_is_a_finding() {
+        let own = |p: &Project| {
+            p.findings
+                .iter()
+                .filter(|f| f.code == "gsd.own-section")
+                .map(|f| f.message.clone())
+                .collect::<Vec<_>>()
+        };
+        let (_t, p) = project(&[(
+            STATE_FILE,
+            "# S\n## Key Decisions\n- k\n**Blockers/Concerns**\n- b\n",
+        )]);
+        let found = own(&p);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].contains("`## Key Decisions`") && found[0].contains("`## Decisions`"));
+        assert!(
+            found[1].contains("`**Blockers/Concerns**`") && found[1].contains("`### Blockers`")
+        );
+        // gsd-tools' own headings (or none at all): nothing to say.
+        let (_t, p) = project(&[(
+            STATE_FILE,
+            "# S\n## Key Decisions\n- k\n### Decisions\n- d\n### Concerns\n- c\n",
+        )]);
+        assert!(own(&p).is_empty(), "{:?}", own(&p));
+        let (_t, p) = project(&[(STATE_FILE, "# S\nStatus: x\n")]);
+        assert!(own(&p).is_empty());
     }
 
     #[test]

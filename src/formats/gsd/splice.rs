@@ -13,7 +13,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::body::is_none_marker;
+use super::body::is_placeholder_item;
 
 /// One line of the file: its text and its own line ending.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,20 +44,18 @@ pub enum List {
 }
 
 impl List {
-    /// gsd-tools' own heading titles (case-insensitive).
-    fn gsd_title(self, title: &str) -> bool {
-        let t = title.to_lowercase();
+    /// The titles gsd-tools' section regex takes (state.cjs,
+    /// `cmdStateAddDecision` / `cmdStateAddBlocker`), in its order; the
+    /// last Decisions one is `Accumulated.*Decisions`.
+    fn titles(self) -> &'static [&'static str] {
         match self {
-            List::Decisions => {
-                t == "decisions"
-                    || t == "decisions made"
-                    || (t.starts_with("accumulated") && t.ends_with("decisions"))
-            }
-            List::Blockers => t == "blockers" || t == "blockers/concerns" || t == "concerns",
+            List::Decisions => &["decisions", "decisions made"],
+            List::Blockers => &["blockers", "blockers/concerns", "concerns"],
         }
     }
 
-    /// The headings loopdeck's reader takes for this list.
+    /// The headings loopdeck's reader takes for this list (named in a
+    /// refusal when gsd-tools' own is missing).
     fn read_title(self, title: &str) -> bool {
         let t = title.to_lowercase();
         match self {
@@ -73,12 +71,120 @@ impl List {
             List::Blockers => "### Blockers",
         }
     }
+
+    /// How a refusal names gsd-tools' headings for this list.
+    pub fn gsd_headings(self) -> &'static str {
+        match self {
+            List::Decisions => "### Decisions, ### Decisions Made or ## Accumulated … Decisions",
+            List::Blockers => "### Blockers, ### Blockers/Concerns or ### Concerns",
+        }
+    }
 }
 
-/// A section: its heading line and the lines of its body.
+/// JavaScript's `\s`.
+fn js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
+}
+
+/// JavaScript's `.` without the `s` flag: anything but a line terminator.
+fn js_dot(c: char) -> bool {
+    !matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
+}
+
+/// Does `text[at..]` start with `lit` (ASCII, case-insensitive, as a
+/// JavaScript `/i` regex without `u` compares ASCII letters)?
+fn starts_ci(text: &str, at: usize, lit: &str) -> bool {
+    text.as_bytes()
+        .get(at..at + lit.len())
+        .is_some_and(|b| b.eq_ignore_ascii_case(lit.as_bytes()))
+}
+
+/// `\s*\n` from `at`: the end of the heading (after the last LF of the
+/// white space run there), if the run holds an LF.
+fn line_end_after(text: &str, at: usize) -> Option<usize> {
+    let mut last = None;
+    for (i, c) in text[at..].char_indices() {
+        if !js_space(c) {
+            break;
+        }
+        if c == '\n' {
+            last = Some(at + i + 1);
+        }
+    }
+    last
+}
+
+/// Where gsd-tools' section regex for `list` matches `text` (the whole
+/// file, as gsd-tools reads it):
+/// `###?\s*(?:TITLES)\s*\n([\s\S]*?)(?=\n###?|\n##[^#]|$)`, flag `i`,
+/// unanchored, the first match. Byte offsets of the match, of its body
+/// (after the heading's last LF) and of the body's end (the LF before the
+/// next `##`, else the end of the file).
+pub(crate) fn gsd_section(text: &str, list: List) -> Option<(usize, usize, usize)> {
+    let bytes = text.as_bytes();
+    for at in 0..bytes.len().saturating_sub(1) {
+        if bytes[at] != b'#' || bytes[at + 1] != b'#' {
+            continue;
+        }
+        // `###?` is greedy, and a title never starts with `#` or white
+        // space: only one count of hashes can be followed by a title.
+        let hashes = if bytes.get(at + 2) == Some(&b'#') {
+            3
+        } else {
+            2
+        };
+        let title = at
+            + hashes
+            + text[at + hashes..]
+                .char_indices()
+                .find(|&(_, c)| !js_space(c))
+                .map_or(text.len() - at - hashes, |(i, _)| i);
+        let literal = list
+            .titles()
+            .iter()
+            .filter(|t| starts_ci(text, title, t))
+            .find_map(|t| line_end_after(text, title + t.len()));
+        let body = literal.or_else(|| {
+            // `Accumulated.*Decisions`: `.*` greedy on one line, so the
+            // last `Decisions` there that ends the heading.
+            (list == List::Decisions && starts_ci(text, title, "accumulated")).then_some(())?;
+            let from = title + "accumulated".len();
+            let line_end = text[from..]
+                .char_indices()
+                .find(|&(_, c)| !js_dot(c))
+                .map_or(text.len(), |(i, _)| from + i);
+            (from..line_end)
+                .rev()
+                .filter(|&k| text.is_char_boundary(k) && starts_ci(text, k, "decisions"))
+                .filter(|&k| k + "decisions".len() <= line_end)
+                .find_map(|k| line_end_after(text, k + "decisions".len()))
+        });
+        if let Some(body) = body {
+            let end = text[body..].find("\n##").map_or(text.len(), |i| body + i);
+            return Some((at, body, end));
+        }
+    }
+    None
+}
+
+/// gsd-tools' section for a list, in lines: the line its heading starts
+/// on, the first line of its body (after the blank lines the heading's
+/// `\s*\n` takes) and the line its body ends before (the next line
+/// starting with `##`, else the end of the file).
 #[derive(Debug, Clone, Copy)]
 struct Section {
     heading: usize,
+    body: usize,
     end: usize,
 }
 
@@ -97,20 +203,50 @@ fn bold_title(line: &str) -> Option<&str> {
         .then(|| t.trim_matches(['*', ' ', ':']))
 }
 
-/// A line that says "nothing here" (`None yet.`, `- (none)`, `*None.*`).
-fn is_placeholder(text: &str) -> bool {
-    let t = text.trim();
-    if t.is_empty() {
-        return false;
+/// A line gsd-tools' placeholder substitution empties: its add-blocker
+/// removes `None\.?\s*\n?` then `None yet\.?\s*\n?`, its add-decision
+/// `None yet…` then `No decisions yet…` (state.cjs; case-insensitive,
+/// anywhere in the section). Such a line goes when an entry is added, as
+/// gsd-tools removes it; a line it only mangles (`- (none)` → `- ()`,
+/// `None yet.` among blockers → `yet.`) is the file's, and stays.
+fn is_gsd_placeholder(text: &str, list: List) -> bool {
+    let words: &[&str] = match list {
+        List::Blockers => &["none", "none yet"],
+        List::Decisions => &["none yet", "no decisions yet"],
+    };
+    let mut left = text.to_owned();
+    for word in words {
+        left = strip_placeholder(&left, word);
     }
-    let t = t
-        .strip_prefix("- ")
-        .or_else(|| t.strip_prefix("* "))
-        .unwrap_or(t)
-        .trim();
-    let t = t.trim_matches(['*', '_']).trim();
-    let l = t.trim_end_matches('.').to_lowercase();
-    l == "no decisions yet" || l == "no blockers yet" || is_none_marker(t)
+    !text.trim().is_empty() && left.trim().is_empty()
+}
+
+/// A line whose end gsd-tools' placeholder substitution takes with the
+/// line break after it (`- None yet.`, `Tests: none`): it joins the next
+/// line to what it leaves.
+fn eats_line_break(text: &str, list: List) -> bool {
+    let words: &[&str] = match list {
+        List::Blockers => &["none"],
+        List::Decisions => &["none yet", "no decisions yet"],
+    };
+    let t = text.trim_end_matches(js_space).to_ascii_lowercase();
+    let t = t.strip_suffix('.').unwrap_or(&t);
+    words.iter().any(|w| t.ends_with(w))
+}
+
+/// `text` with every `word\.?\s*` (ASCII case-insensitive) removed, left
+/// to right, as JavaScript's `replace(/…/gi, '')`.
+fn strip_placeholder(text: &str, word: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.to_ascii_lowercase().find(word) {
+        out.push_str(&rest[..i]);
+        let mut after = &rest[i + word.len()..];
+        after = after.strip_prefix('.').unwrap_or(after);
+        rest = after.trim_start_matches(js_space);
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A top-level list item (`- x` or `* x`), as gsd-tools' `startsWith('- ')`.
@@ -303,33 +439,69 @@ impl Doc {
         }
     }
 
-    /// The section `list` lives in: gsd-tools' heading first (its body runs
-    /// to the next line starting with `##`), else the first heading
-    /// loopdeck's reader takes for that list, a bold line (`**Blockers**`)
-    /// included (its body runs to the next heading, as the reader reads it).
-    fn section(&self, list: List) -> Option<Section> {
-        let start = self.body_start();
-        let text = |i: usize| self.lines[i].text.as_str();
-        if let Some(heading) = (start..self.lines.len())
-            .find(|&i| heading_title(text(i)).is_some_and(|t| list.gsd_title(t)))
-        {
-            let end = (heading + 1..self.lines.len())
-                .find(|&i| text(i).starts_with("##"))
-                .unwrap_or(self.lines.len());
-            return Some(Section { heading, end });
+    /// The byte offset each line starts at, and the file's text.
+    fn offsets(&self) -> (Vec<usize>, String) {
+        let mut starts = Vec::with_capacity(self.lines.len());
+        let mut text = String::new();
+        for l in &self.lines {
+            starts.push(text.len());
+            text.push_str(&l.text);
+            text.push_str(l.eol);
         }
-        let heading = (start..self.lines.len()).find(|&i| {
-            let t = text(i);
-            let title = heading_title(t).or_else(|| bold_title(t));
-            title.is_some_and(|t| list.read_title(t))
-        })?;
-        // A bold label under a `#` heading groups items; under a bold
-        // section name, the next bold line starts the next section.
-        let bold = heading_title(text(heading)).is_none();
-        let end = (heading + 1..self.lines.len())
-            .find(|&i| text(i).trim().starts_with('#') || (bold && bold_title(text(i)).is_some()))
-            .unwrap_or(self.lines.len());
-        Some(Section { heading, end })
+        (starts, text)
+    }
+
+    /// The section gsd-tools writes `list` into, found by its own regex
+    /// over the whole file; `None` when it finds none (then gsd-tools
+    /// appends its scaffold).
+    fn section(&self, list: List) -> Option<Section> {
+        let (starts, text) = self.offsets();
+        let (at, body, end) = gsd_section(&text, list)?;
+        // The line holding a byte offset (a body starts a line; its end is
+        // the LF before a line starting with `##`).
+        let line_of = |off: usize| starts.partition_point(|&s| s <= off).saturating_sub(1);
+        let body = if body >= text.len() {
+            self.lines.len()
+        } else {
+            line_of(body)
+        };
+        let end = if end >= text.len() {
+            self.lines.len()
+        } else {
+            line_of(end) + 1
+        };
+        Some(Section {
+            heading: line_of(at),
+            body,
+            end,
+        })
+    }
+
+    /// The lines an entry goes among: gsd-tools' body, up to the first
+    /// heading in it (an empty section's body runs on into the next
+    /// heading's, and so would gsd-tools' entry; one placed before that
+    /// heading is in gsd-tools' section too, and where a reader looks).
+    fn entry_lines(&self, sec: Section) -> std::ops::Range<usize> {
+        let end = (sec.body..sec.end)
+            .find(|&i| self.lines[i].text.starts_with('#'))
+            .unwrap_or(sec.end);
+        sec.body..end
+    }
+
+    /// A frontmatter line gsd-tools takes for `list`'s heading: it would
+    /// write into the frontmatter, loopdeck does not.
+    fn in_frontmatter(&self, list: List, sec: Section) -> Result<(), Refused> {
+        match self.frontmatter {
+            Some((_, close)) if sec.heading <= close => Err(format!(
+                "the frontmatter holds `{}`, which gsd-tools takes for the {} heading and would write under: move that line below the frontmatter's closing ---",
+                flatten(&self.lines[sec.heading].text),
+                match list {
+                    List::Decisions => "Decisions",
+                    List::Blockers => "Blockers",
+                }
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// The heading `list` is written under, as the file spells it.
@@ -338,47 +510,65 @@ impl Doc {
             .map(|s| self.lines[s.heading].text.trim().to_owned())
     }
 
-    /// Add `entry` (a whole list line) at the end of `list`'s section, as
-    /// gsd-tools does: placeholder lines (`None yet.`) go, the entry follows
-    /// the section's last line of content; a file without the section gets
-    /// gsd-tools' scaffold at its end.
-    pub fn add(&mut self, list: List, entry: String) {
+    /// A heading of the file's own that loopdeck's reader takes for
+    /// `list` although gsd-tools' rule does not (`## Key Decisions`,
+    /// `**Blockers/Concerns**`): named when gsd-tools' is missing.
+    pub fn other_heading(&self, list: List) -> Option<String> {
+        let start = self.body_start();
+        self.lines[start..]
+            .iter()
+            .map(|l| l.text.as_str())
+            .find(|t| {
+                heading_title(t)
+                    .or_else(|| bold_title(t))
+                    .is_some_and(|t| list.read_title(t))
+            })
+            .map(|t| flatten(t.trim()))
+    }
+
+    /// Add `entry` (a whole list line) where gsd-tools' `add-decision` /
+    /// `add-blocker` puts it: in the section its own regex finds, after
+    /// the section's last line of content, the placeholder lines its
+    /// substitution empties removed; a file without that section gets
+    /// gsd-tools' scaffold at its end, the file's own sections untouched.
+    pub fn add(&mut self, list: List, entry: String) -> Result<(), Refused> {
         let Some(sec) = self.section(list) else {
             self.scaffold(list, entry);
-            return;
+            return Ok(());
         };
-        let body = sec.heading + 1..sec.end;
+        self.in_frontmatter(list, sec)?;
+        let body = self.entry_lines(sec);
         let placeholders: Vec<usize> = body
             .clone()
-            .filter(|&i| is_placeholder(&self.lines[i].text))
+            .filter(|&i| is_gsd_placeholder(&self.lines[i].text, list))
             .collect();
-        let last_content = body
+        let content: Vec<usize> = body
             .clone()
-            .rev()
-            .find(|&i| !self.lines[i].text.trim().is_empty() && !placeholders.contains(&i));
-        match (last_content, placeholders.first()) {
-            (Some(i), _) => self.insert(i + 1, entry),
-            (None, Some(&p)) => self.insert(p, entry),
-            (None, None) => {
-                // An empty section: after the heading's blank line, if any.
-                let first_blank = body
-                    .clone()
-                    .next()
-                    .filter(|&i| self.lines[i].text.trim().is_empty());
-                let at = first_blank.map_or(sec.heading + 1, |b| b + 1);
-                self.insert(at, entry);
-            }
-        }
-        // Placeholders shifted by one if they sat after the insertion.
-        let inserted = match (last_content, placeholders.first()) {
-            (Some(i), _) => i + 1,
-            (None, Some(&p)) => p,
-            (None, None) => usize::MAX,
+            .filter(|&i| !self.lines[i].text.trim().is_empty() && !placeholders.contains(&i))
+            .collect();
+        // gsd-tools' substitution takes the line break after a line that
+        // ends with its placeholder word (`- None yet.`), joining the next
+        // line to it: the entry goes before such lines at the end, never
+        // after one (it would be altered on gsd-tools' next write).
+        let kept = content
+            .iter()
+            .rposition(|&i| !eats_line_break(&self.lines[i].text, list));
+        let inserted = match (kept, content.first(), placeholders.first()) {
+            (Some(k), _, _) => content[k] + 1,
+            // Every line of content ends so: before the first.
+            (None, Some(&first), _) => first,
+            (None, None, Some(&p)) => p,
+            // An empty section: after the heading's blank line, if any.
+            (None, None, None) if body.start > sec.heading + 1 => sec.heading + 2,
+            (None, None, None) => body.start,
         };
+        self.insert(inserted, entry);
+        // Placeholders shifted by one if they sat after the insertion.
         for &p in placeholders.iter().rev() {
             let at = if p >= inserted { p + 1 } else { p };
             self.remove(at);
         }
+        Ok(())
     }
 
     /// gsd-tools' scaffold at the end of the file: a blank line, the
@@ -415,31 +605,35 @@ impl Doc {
         let Some(sec) = self.section(list) else {
             return Vec::new();
         };
-        (sec.heading + 1..sec.end)
+        (sec.body..sec.end)
             .map(|i| self.lines[i].text.as_str())
-            .filter(|t| is_item(t) && !is_placeholder(t))
+            .filter(|t| is_item(t) && !is_placeholder_item(&t[2..]))
             .map(|t| t[2..].trim().to_owned())
             .collect()
     }
 
     /// Remove every blocker whose line holds `needle` (case-insensitive),
-    /// as gsd-tools' `resolve-blocker` matches; `None` when the file has
+    /// as gsd-tools' `resolve-blocker` matches (a placeholder line too,
+    /// which gsd-tools' snapshot lists as a blocker); `None` when the file has
     /// no blockers section. A section left empty says `None`, as
     /// gsd-tools writes it. Returns the lines removed.
     pub fn resolve(&mut self, list: List, needle: &str) -> Option<Vec<String>> {
         let sec = self.section(list)?;
+        if self.in_frontmatter(list, sec).is_err() {
+            return None;
+        }
         let needle = needle.to_lowercase();
-        let hits: Vec<usize> = (sec.heading + 1..sec.end)
+        let hits: Vec<usize> = (sec.body..sec.end)
             .filter(|&i| {
                 let t = &self.lines[i].text;
-                is_item(t) && !is_placeholder(t) && t.to_lowercase().contains(&needle)
+                is_item(t) && t.to_lowercase().contains(&needle)
             })
             .collect();
         let removed: Vec<String> = hits.iter().map(|&i| self.lines[i].text.clone()).collect();
         if hits.is_empty() {
             return Some(removed);
         }
-        let left = (sec.heading + 1..sec.end)
+        let left = (sec.body..sec.end)
             .any(|i| !hits.contains(&i) && !self.lines[i].text.trim().is_empty());
         let first = hits[0];
         for &i in hits.iter().rev() {

@@ -39,7 +39,7 @@ fn iso_is_javascripts_to_iso_string() {
 #[test]
 fn a_decision_replaces_the_placeholder_of_gsds_template() {
     let out = edit(TEMPLATE, |d| {
-        d.add(List::Decisions, "- [Phase 2]: A — b".into())
+        d.add(List::Decisions, "- [Phase 2]: A — b".into()).unwrap()
     });
     assert_eq!(
         out,
@@ -54,7 +54,9 @@ fn a_decision_replaces_the_placeholder_of_gsds_template() {
 #[test]
 fn a_decision_follows_the_last_one_and_blank_lines_stay() {
     let text = "# S\n\n### Decisions\n\n- [Phase 1]: a\n- [Phase 1]: b\n\n\n### Blockers\n- x\n";
-    let out = edit(text, |d| d.add(List::Decisions, "- [Phase 2]: c".into()));
+    let out = edit(text, |d| {
+        d.add(List::Decisions, "- [Phase 2]: c".into()).unwrap()
+    });
     assert_eq!(
         out,
         "# S\n\n### Decisions\n\n- [Phase 1]: a\n- [Phase 1]: b\n- [Phase 2]: c\n\n\n### Blockers\n- x\n"
@@ -64,7 +66,7 @@ fn a_decision_follows_the_last_one_and_blank_lines_stay() {
 #[test]
 fn crlf_files_get_crlf_lines_and_a_missing_final_newline_stays_missing() {
     let text = "---\r\nstatus: x\r\n---\r\n# S\r\n\r\n### Blockers/Concerns\r\n\r\n- old";
-    let out = edit(text, |d| d.add(List::Blockers, "- new".into()));
+    let out = edit(text, |d| d.add(List::Blockers, "- new".into()).unwrap());
     assert_eq!(
         out,
         "---\r\nstatus: x\r\n---\r\n# S\r\n\r\n### Blockers/Concerns\r\n\r\n- old\r\n- new"
@@ -74,14 +76,14 @@ fn crlf_files_get_crlf_lines_and_a_missing_final_newline_stays_missing() {
 #[test]
 fn gsds_heading_wins_over_an_earlier_heading_the_reader_also_takes() {
     let text = "# S\n\n## Key Decisions\n- k\n\n### Decisions Made\n- d\n";
-    let out = edit(text, |d| d.add(List::Decisions, "- e".into()));
+    let out = edit(text, |d| d.add(List::Decisions, "- e".into()).unwrap());
     assert_eq!(
         out,
         "# S\n\n## Key Decisions\n- k\n\n### Decisions Made\n- d\n- e\n"
     );
     // `Accumulated ... Decisions`, case-insensitive, any level from 2.
     let text = "# S\n#### ACCUMULATED key decisions  \n- d\n## Next\n";
-    let out = edit(text, |d| d.add(List::Decisions, "- e".into()));
+    let out = edit(text, |d| d.add(List::Decisions, "- e".into()).unwrap());
     assert_eq!(
         out,
         "# S\n#### ACCUMULATED key decisions  \n- d\n- e\n## Next\n"
@@ -89,58 +91,216 @@ fn gsds_heading_wins_over_an_earlier_heading_the_reader_also_takes() {
 }
 
 #[test]
-fn without_gsds_heading_the_readers_heading_takes_it() {
+fn without_gsds_heading_its_scaffold_is_appended_and_the_files_own_kept() {
+    // gsd-tools' rule does not read `### Key Decisions`: its add-decision
+    // appends `## Decisions` at the end, and so does loopdeck, leaving
+    // the file's own section as it is.
     let text = "# S\n\n### Key Decisions\n\n- k\n\n## Session\n";
-    let out = edit(text, |d| d.add(List::Decisions, "- e".into()));
-    assert_eq!(out, "# S\n\n### Key Decisions\n\n- k\n- e\n\n## Session\n");
+    let out = edit(text, |d| d.add(List::Decisions, "- e".into()).unwrap());
+    assert_eq!(out, format!("{text}\n## Decisions\n\n- e\n"));
+    let text = "# S\n## Blockers / Open Questions\n- q\n";
+    let out = edit(text, |d| d.add(List::Blockers, "- b".into()).unwrap());
+    assert_eq!(out, format!("{text}\n### Blockers\n\n- b\n"));
+}
+
+#[test]
+fn gsds_regex_quirks_are_followed() {
+    // Unanchored: a `##` run anywhere, a longer run, no space, any case;
+    // the title must end its line (white space, CR, blank lines after).
+    let cases = [
+        (
+            "# S\nnotes ## Decisions\n- a\n",
+            "# S\nnotes ## Decisions\n- a\n- e\n",
+        ),
+        (
+            "# S\n#### decisions\n- a\n",
+            "# S\n#### decisions\n- a\n- e\n",
+        ),
+        (
+            "# S\n##Decisions  \r\n- a\r\n",
+            "# S\n##Decisions  \r\n- a\r\n- e\r\n",
+        ),
+        (
+            "# S\n## Accumulated Context — Decisions\n- a\n## Next\n",
+            "# S\n## Accumulated Context — Decisions\n- a\n- e\n## Next\n",
+        ),
+        // The first match in the file wins, whatever its level.
+        (
+            "# S\n### Decisions Made\n- a\n## Decisions\n- b\n",
+            "# S\n### Decisions Made\n- a\n- e\n## Decisions\n- b\n",
+        ),
+        // A `# ` heading does not end the section (only `##` does); the
+        // entry goes before it, still in gsd-tools' section.
+        (
+            "# S\n### Decisions\n- a\n# Aside\n- b\n## Next\n",
+            "# S\n### Decisions\n- a\n- e\n# Aside\n- b\n## Next\n",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(
+            edit(text, |d| d.add(List::Decisions, "- e".into()).unwrap()),
+            want,
+            "{text:?}"
+        );
+    }
+    // Titles gsd-tools does not take: scaffolded.
+    for text in [
+        "# S\n### Decisions (v1.0)\n- a\n",
+        "# S\n## Decisions Log\n- a\n",
+        "# S\n**Decisions**\n- a\n",
+        "# S\n# Decisions\n- a\n",
+        "# S\n### Decisions — see ADRs\n- a\n",
+    ] {
+        assert_eq!(
+            edit(text, |d| d.add(List::Decisions, "- e".into()).unwrap()),
+            format!("{text}\n## Decisions\n\n- e\n"),
+            "{text:?}"
+        );
+    }
+    // A line of the frontmatter that gsd-tools would take: refused.
+    let mut doc = Doc::parse(b"---\nx: 1\n## Blockers\n---\n# S\n### Blockers\n- a\n").unwrap();
+    let err = doc.add(List::Blockers, "- e".into()).unwrap_err();
+    assert!(
+        err.contains("frontmatter") && err.contains("## Blockers"),
+        "{err}"
+    );
+    assert_eq!(doc.resolve(List::Blockers, "a"), None);
+}
+
+#[test]
+fn gsd_section_is_gsd_tools_regex() {
+    // Byte offsets, checked against what the JavaScript regex gives
+    // (`content.match(re)`: index, index + heading length, + body length).
+    let t = "# S\n### Decisions\n\n- a\n\n### Blockers\n- b\n## End\n";
+    assert_eq!(gsd_section(t, List::Decisions), Some((4, 19, 23)));
+    assert_eq!(gsd_section(t, List::Blockers), Some((24, 37, 40)));
+    // An empty section's body runs into the next heading's.
+    let t = "### Decisions\n### Next\n- x\n";
+    assert_eq!(gsd_section(t, List::Decisions), Some((0, 14, t.len())));
+    // `Accumulated.*Decisions` is greedy on one line; U+2028 ends it.
+    let t = "## Accumulated Decisions and Decisions\n- x";
+    assert_eq!(gsd_section(t, List::Decisions), Some((0, 39, t.len())));
+    assert_eq!(
+        gsd_section("## Accumulated\u{2028}Decisions\n", List::Decisions),
+        None
+    );
+    // No LF after the title: no heading.
+    assert_eq!(gsd_section("## Decisions", List::Decisions), None);
+    assert_eq!(
+        gsd_section("## Concerns\n", List::Blockers),
+        Some((0, 12, 12))
+    );
+    assert_eq!(gsd_section("## Concerns raised\n", List::Blockers), None);
 }
 
 #[test]
 fn without_any_section_gsds_scaffold_is_appended() {
     let out = edit("# S\n\nStatus: x\n", |d| {
-        d.add(List::Decisions, "- e".into())
+        d.add(List::Decisions, "- e".into()).unwrap()
     });
     assert_eq!(out, "# S\n\nStatus: x\n\n## Decisions\n\n- e\n");
-    let out = edit("# S\n\nStatus: x", |d| d.add(List::Blockers, "- b".into()));
+    let out = edit("# S\n\nStatus: x", |d| {
+        d.add(List::Blockers, "- b".into()).unwrap()
+    });
     assert_eq!(out, "# S\n\nStatus: x\n\n### Blockers\n\n- b\n");
-    let out = edit("# S\r\n\r\n", |d| d.add(List::Blockers, "- b".into()));
+    let out = edit("# S\r\n\r\n", |d| {
+        d.add(List::Blockers, "- b".into()).unwrap()
+    });
     assert_eq!(out, "# S\r\n\r\n### Blockers\r\n\r\n- b\r\n");
 }
 
 #[test]
 fn empty_sections_and_placeholders_of_every_shape() {
     let out = edit("# S\n### Decisions\n### Next\n", |d| {
-        d.add(List::Decisions, "- e".into())
+        d.add(List::Decisions, "- e".into()).unwrap()
     });
     assert_eq!(out, "# S\n### Decisions\n- e\n### Next\n");
     let out = edit("# S\n### Decisions\n\n\n## Next\n", |d| {
-        d.add(List::Decisions, "- e".into())
+        d.add(List::Decisions, "- e".into()).unwrap()
     });
     assert_eq!(out, "# S\n### Decisions\n\n- e\n\n## Next\n");
-    for placeholder in [
-        "None yet.",
-        "- None",
-        "*None.*",
-        "- (none)",
-        "No decisions yet",
-        "None currently.",
-    ] {
-        let text = format!("# S\n### Decisions\n\n{placeholder}\n\n## Next\n");
-        let out = edit(&text, |d| d.add(List::Decisions, "- e".into()));
-        assert_eq!(
-            out, "# S\n### Decisions\n\n- e\n\n## Next\n",
-            "{placeholder}"
-        );
+    // Exactly the lines gsd-tools' placeholder substitution empties go
+    // (checked with node against state.cjs' regexes); a line it only
+    // mangles is the file's and stays, the entry after it.
+    let cases = [
+        (List::Decisions, "None yet.", "goes"),
+        (List::Decisions, "No decisions yet", "goes"),
+        (List::Decisions, "none yet", "goes"),
+        (List::Decisions, "NO DECISIONS YET.", "goes"),
+        (List::Decisions, "- None", "after"),
+        (List::Decisions, "*None.*", "after"),
+        (List::Decisions, "- (none)", "after"),
+        (List::Decisions, "None currently.", "after"),
+        (List::Decisions, "- None yet.", "before"), // its line break goes too
+        (List::Decisions, "None", "after"),
+        (List::Blockers, "None", "goes"),
+        (List::Blockers, "None.", "goes"),
+        (List::Blockers, "none none", "goes"),
+        (List::Blockers, "None yet.", "after"),
+        (List::Blockers, "none yet", "after"),
+        (List::Blockers, "- None", "before"), // its line break goes too
+        (List::Blockers, "*None.*", "after"),
+        (List::Blockers, "- (none)", "after"),
+        (List::Blockers, "None currently.", "after"),
+        (List::Blockers, "No decisions yet", "after"),
+    ];
+    // "before": the line ends in the word, whose line break gsd-tools
+    // takes with it (see an_entry_never_follows_a_line_gsd_tools_would_join_to_it).
+    for (list, placeholder, place) in cases {
+        let heading = match list {
+            List::Decisions => "### Decisions",
+            List::Blockers => "### Blockers",
+        };
+        let text = format!("# S\n{heading}\n\n{placeholder}\n\n## Next\n");
+        let out = edit(&text, |d| d.add(list, "- e".into()).unwrap());
+        let want = match place {
+            "goes" => format!("# S\n{heading}\n\n- e\n\n## Next\n"),
+            "before" => format!("# S\n{heading}\n\n- e\n{placeholder}\n\n## Next\n"),
+            _ => format!("# S\n{heading}\n\n{placeholder}\n- e\n\n## Next\n"),
+        };
+        assert_eq!(out, want, "{list:?} {placeholder}");
     }
     // A real item that merely starts with "none" is kept.
     let text = "# S\n### Blockers\n- none of the tests pass\n";
-    let out = edit(text, |d| d.add(List::Blockers, "- b".into()));
+    let out = edit(text, |d| d.add(List::Blockers, "- b".into()).unwrap());
     assert_eq!(out, "# S\n### Blockers\n- none of the tests pass\n- b\n");
     // A placeholder after content goes; the entry follows the content.
-    let out = edit("# S\n### Blockers\n- a\nNone yet.", |d| {
-        d.add(List::Blockers, "- b".into())
+    let out = edit("# S\n### Blockers\n- a\nNone.", |d| {
+        d.add(List::Blockers, "- b".into()).unwrap()
     });
     assert_eq!(out, "# S\n### Blockers\n- a\n- b");
+}
+
+#[test]
+fn an_entry_never_follows_a_line_gsd_tools_would_join_to_it() {
+    // gsd-tools' next add-decision removes `None yet.` with the line break
+    // after it (Mocktra-Forge__Mockly's `- None yet.`): the entry goes
+    // before such a line, and survives that write verbatim.
+    let text = "# S\n### Decisions\n\nRecent decisions:\n\n- None yet.\n\n## Next\n";
+    let out = edit(text, |d| d.add(List::Decisions, "- e".into()).unwrap());
+    assert_eq!(
+        out,
+        "# S\n### Decisions\n\nRecent decisions:\n- e\n\n- None yet.\n\n## Next\n"
+    );
+    let text = "# S\n### Blockers\n- a\n- Owner: none\n";
+    let out = edit(text, |d| d.add(List::Blockers, "- e".into()).unwrap());
+    assert_eq!(out, "# S\n### Blockers\n- a\n- e\n- Owner: none\n");
+    let text = "# S\n### Blockers\n- Owner: None.\n";
+    let out = edit(text, |d| d.add(List::Blockers, "- e".into()).unwrap());
+    assert_eq!(out, "# S\n### Blockers\n- e\n- Owner: None.\n");
+}
+
+#[test]
+fn placeholder_items_are_not_blockers_but_gsd_tools_resolves_them() {
+    let text = "# S\n### Blockers\n- (none)\n- *None.*\n- **\n- n/a\n- real one\n";
+    let mut doc = Doc::parse(text.as_bytes()).unwrap();
+    assert_eq!(doc.items(List::Blockers), vec!["real one"]);
+    // gsd-tools' resolve-blocker matches every `- ` line, and so does
+    // loopdeck's (a text several hold needs --all, said by the act).
+    assert_eq!(
+        doc.resolve(List::Blockers, "(none)").unwrap(),
+        vec!["- (none)"]
+    );
 }
 
 #[test]
@@ -267,26 +427,24 @@ fn one_line_text_only() {
 }
 
 #[test]
-fn bold_line_sections_the_reader_takes_are_used_when_gsds_heading_is_missing() {
+fn bold_line_sections_are_the_files_own_and_gsds_scaffold_is_used() {
     let text = "# S\n\n**Decisions**\n- a\n\n**Blockers/Concerns**\n- CEO phone is off-limits\n- b\n\n## Session\n";
-    let out = edit(text, |d| d.add(List::Decisions, "- e".into()));
-    assert_eq!(out, text.replace("- a\n", "- a\n- e\n"));
+    let out = edit(text, |d| d.add(List::Decisions, "- e".into()).unwrap());
+    assert_eq!(out, format!("{text}\n## Decisions\n\n- e\n"));
+    // gsd-tools' resolve-blocker does not reach them either.
     let mut doc = Doc::parse(text.as_bytes()).unwrap();
+    assert!(doc.items(List::Blockers).is_empty());
+    assert_eq!(doc.resolve(List::Blockers, "ceo phone"), None);
     assert_eq!(
-        doc.items(List::Blockers),
-        vec!["CEO phone is off-limits", "b"]
-    );
-    doc.resolve(List::Blockers, "ceo phone").unwrap();
-    assert_eq!(
-        String::from_utf8(doc.to_bytes()).unwrap(),
-        text.replace("- CEO phone is off-limits\n", "")
+        doc.other_heading(List::Blockers).as_deref(),
+        Some("**Blockers/Concerns**")
     );
 }
 
 #[test]
 fn bold_labels_under_a_heading_stay_in_its_section() {
-    let text = "# S\n## Key Decisions\n**Stack**\n- Rust\n**Process**\n- TDD\n## Next\n";
-    let out = edit(text, |d| d.add(List::Decisions, "- e".into()));
+    let text = "# S\n## Decisions\n**Stack**\n- Rust\n**Process**\n- TDD\n## Next\n";
+    let out = edit(text, |d| d.add(List::Decisions, "- e".into()).unwrap());
     assert_eq!(out, text.replace("- TDD\n", "- TDD\n- e\n"));
 }
 

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# GSD compatibility suite: every loopdeck GSD verb, with ordinary and hostile
+# texts, on the real STATE.md files (LF and CRLF), read by GSD's own code
+# (gsd-tools 1.42.3 and its statusline hook) before and after. See compat.py.
+#
+#   bench/compat/gsd/run.sh [--quick] [--only NAME] [--verbose] [--json OUT] [--jobs N]
+#
+# Finds, in order:
+#   GSD's package  $GSD_PACKAGE, else /tmp/gsdpk/package, else
+#                  `npm pack get-shit-done-cc@1.42.3 --offline` (npm's cache)
+#                  unpacked into a temporary folder;
+#   the real files $LOOPDECK_SHARED/real-world/gsd, else ../shared/real-world/gsd
+#                  beside the repository;
+#   loopdeck       $LOOPDECK_BIN, else target/debug/loopdeck (built if missing).
+# Prints "skipped: …" and exits 0 when node, GSD's package or the real files
+# cannot be found; exits 1 when a case does not hold.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../../.." && pwd)"
+version=1.42.3
+
+skip() { echo "skipped: $*"; exit 0; }
+
+command -v node >/dev/null 2>&1 || skip "node is not installed (GSD's tools are JavaScript)"
+command -v python3 >/dev/null 2>&1 || skip "python3 is not installed (it drives the suite)"
+
+tmp=""
+cleanup() { if [ -n "$tmp" ]; then rm -rf "$tmp"; fi; }
+trap cleanup EXIT
+
+package="${GSD_PACKAGE:-}"
+if [ -z "$package" ] && [ -f /tmp/gsdpk/package/get-shit-done/bin/lib/state.cjs ]; then
+  package=/tmp/gsdpk/package
+fi
+if [ -z "$package" ]; then
+  command -v npm >/dev/null 2>&1 || skip "GSD's package not found (set GSD_PACKAGE) and npm is not installed"
+  tmp="$(mktemp -d)"
+  if ! (cd "$tmp" && npm pack "get-shit-done-cc@$version" --offline --silent >/dev/null 2>&1); then
+    skip "GSD's package not found: set GSD_PACKAGE to an unpacked get-shit-done-cc@$version, or run \`npm pack get-shit-done-cc@$version\` once online (npm's cache has no copy)"
+  fi
+  tar xzf "$tmp"/get-shit-done-cc-*.tgz -C "$tmp"
+  package="$tmp/package"
+fi
+[ -f "$package/get-shit-done/bin/lib/state.cjs" ] || skip "$package is not get-shit-done-cc's package (no get-shit-done/bin/lib/state.cjs)"
+
+if [ -n "${LOOPDECK_SHARED:-}" ]; then
+  files="$LOOPDECK_SHARED/real-world/gsd"
+else
+  files="$repo/../shared/real-world/gsd"
+fi
+[ -d "$files" ] || skip "the real GSD files are not at $files (set LOOPDECK_SHARED)"
+
+bin="${LOOPDECK_BIN:-$repo/target/debug/loopdeck}"
+if [ ! -x "$bin" ]; then
+  (cd "$repo" && cargo build --quiet)
+fi
+
+exec python3 "$here/compat.py" --loopdeck "$bin" --package "$package" --files "$files" "$@"
