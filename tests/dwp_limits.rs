@@ -139,7 +139,8 @@ fn a_blocker_text_over_its_budget_is_refused() {
         tmp.path(),
         &dir,
         &["block", "1", "--reason", &long],
-        "block reason exceeds 1000 chars",
+        // The limit every one-line text has, which is the updater's here.
+        "--reason is 1001 characters long; `block` takes at most 1000",
     );
     let long = "n".repeat(501);
     refused(
