@@ -289,11 +289,19 @@ fn a_file_changed_between_preview_and_write_is_a_conflict_that_keeps_the_text() 
     r.keys(&["C-s"]);
     r.tmux.wait_for("+++ b/state.json");
 
-    // The agent writes state.json meanwhile: still valid, a field and its
-    // update time changed (the row's age becomes 3m once read).
+    // The agent writes state.json meanwhile: still valid, a field, the
+    // question's wording and the update time changed (the row shows the
+    // new wording once read; its age does not move: the question waits
+    // from when it was first seen, whatever else the agent writes).
     let mut state = read_json(&dir.join("state.json"));
     state["current_substep"] = serde_json::Value::from("edited-by-the-agent");
     state["last_updated_at_utc"] = serde_json::Value::from("2026-06-01T11:57:00Z");
+    for q in state["open_questions"].as_array_mut().unwrap() {
+        if q["id"] == "OQ-6" {
+            let title = format!("{} (rev 2)", q["title"].as_str().unwrap());
+            q["title"] = serde_json::Value::from(title);
+        }
+    }
     let theirs = serde_json::to_vec_pretty(&state).unwrap();
     fs::write(dir.join("state.json"), &theirs).unwrap();
 
@@ -310,12 +318,12 @@ fn a_file_changed_between_preview_and_write_is_a_conflict_that_keeps_the_text() 
         "nothing written"
     );
     assert_eq!(r.audit_records(), 0, "no audit record");
-    // The console reads the project again (the row's age is the agent's).
-    // Not waiting for it races the re-read: a retry before it lands is
-    // made against the old reading and conflicts once more.
+    // The console reads the project again (the row has the agent's
+    // wording). Not waiting for it races the re-read: a retry before it
+    // lands is made against the old reading and conflicts once more.
     r.tmux.wait_until("the agent's write read", |s| {
         s.lines()
-            .any(|l| l.contains("lint-synonym") && l.contains("3m "))
+            .any(|l| l.contains("lint-synonym") && l.contains("(rev 2)"))
     });
 
     // Enter: back to the text, still there.

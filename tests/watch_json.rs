@@ -294,3 +294,34 @@ fn plain_lines_are_safe() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Issue 20 §1: an agent writing a project over and over changes its row,
+/// never its waiting questions: an item whose content did not change sends
+/// no `inbox_changed` (each write re-aged every PRD question before: 14
+/// lines in 10 s for one unchanged item).
+#[test]
+fn an_unchanged_item_sends_no_inbox_changed_under_agent_writes() {
+    let (_dir, root) = workspace();
+    let state = root.join("prd-master/lint-synonyms/state.json");
+    let mut feed = Feed::start(&root);
+    started(&mut feed);
+    let from = feed.seen.len();
+    for n in 1..=5 {
+        let mut v: Value = serde_json::from_slice(&fs::read(&state).unwrap()).unwrap();
+        v["project_name"] = Value::from(format!("agent write {n}"));
+        v["last_updated_at_utc"] = Value::from(format!("2026-06-01T12:0{n}:00Z"));
+        fs::write(&state, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+        // Only this write's reading says this name.
+        feed.wait_for("the agent's write", |v| {
+            is(v, "project_changed") && v["project"]["name"] == format!("agent write {n}")
+        });
+    }
+    let lines: Vec<&Value> = feed.seen[from..]
+        .iter()
+        .filter(|v| is(v, "inbox_changed"))
+        .collect();
+    assert!(
+        lines.is_empty(),
+        "inbox_changed for unchanged items: {lines:?}"
+    );
+}

@@ -333,6 +333,8 @@ pub enum Effect {
     /// What the user has seen changed (`Model::seen`): save it (the
     /// runtime debounces, and saves on quit).
     SaveSeen,
+    /// Save when the waiting items were first seen (`model::first_seen`).
+    SaveFirstSeen,
     /// Put this text on the clipboard (OSC 52), between frames. Already
     /// clean of control characters and capped (`copy::clean`).
     Copy(String),
@@ -359,6 +361,8 @@ pub struct Model {
     pub live: Liveness,
     pub readonly: bool,
     pub now: DateTime<Utc>,
+    /// When each waiting item was first seen (see `model::first_seen`).
+    pub first_seen: crate::model::first_seen::FirstSeen,
     pub screen: Screen,
     pub focus: Focus,
     pub tab: Tab,
@@ -441,6 +445,7 @@ impl Model {
             live: Liveness::Live { watches: 0 },
             readonly,
             now,
+            first_seen: Default::default(),
             screen: Screen::Projects,
             focus: Focus::List,
             tab: Tab::Overview,
@@ -733,6 +738,13 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
         Event::Loaded(_) | Event::Reread { .. } | Event::Settle(_)
     );
     let full = matches!(event, Event::Loaded(_));
+    // Each waiting item without a time in its files waits from when a
+    // reading first showed it: never re-aged by another write.
+    let mut event = event;
+    let first_changed = match &mut event {
+        Event::Loaded(ps) | Event::Reread { projects: ps, .. } => m.first_seen.fill(ps, m.now),
+        _ => false,
+    };
     let seen = key && notice::before_key(m);
     if reading {
         notice::before_reading(m);
@@ -756,6 +768,9 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
     }
     notice::after_step(m, key);
     seen_after(m, &covered, key, looked);
+    if first_changed {
+        effects.push(Effect::SaveFirstSeen);
+    }
     if m.seen.dirty && !was_dirty {
         effects.push(Effect::SaveSeen);
     }

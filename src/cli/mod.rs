@@ -372,11 +372,13 @@ pub fn run(
             return Ok(report(&found.problems, err));
         }
         Command::Inbox { roots, json } => {
-            let (roots, found) = match walk(roots, err) {
+            let (roots, mut found) = match walk(roots, err) {
                 Ok(r) => r,
                 Err(code) => return Ok(code),
             };
-            let items = views::inbox_rows(&found.projects, now);
+            let readonly = global.readonly || config.readonly;
+            let first = first_seen(&mut found.projects, now, readonly, err);
+            let items = views::inbox_rows(&found.projects, now, Some(&first));
             if *json {
                 json::write(
                     out,
@@ -402,6 +404,8 @@ pub fn run(
                 }
             };
             formats::complete(&mut p);
+            let readonly = global.readonly || config.readonly;
+            first_seen(std::slice::from_mut(&mut p), now, readonly, err);
             if *json {
                 let memory = seen_memory(std::slice::from_ref(&p), err);
                 let view = ShowView {
@@ -536,6 +540,43 @@ fn with_useful_id(mut p: Project) -> Project {
 /// What the console remembers the user saw, compared with `projects`
 /// (read only: a headless command is not looking). An unreadable memory
 /// is said on `err` and is empty.
+/// When each waiting item of `projects` was first seen, filled into the
+/// items whose files say no time (see `model::first_seen`), and saved
+/// (unless read-only) when a reading showed something new or something
+/// left. A memory that cannot be read or saved is said once on `err`.
+pub(crate) fn first_seen(
+    projects: &mut [crate::model::Project],
+    now: chrono::DateTime<Utc>,
+    readonly: bool,
+    err: &mut dyn Write,
+) -> crate::model::first_seen::FirstSeen {
+    let dir = crate::store::audit::default_dir();
+    let (mut memory, warning) = dir
+        .as_deref()
+        .map(crate::store::first_seen::load)
+        .unwrap_or_default();
+    let mut say = |w: &str| {
+        let _ = writeln!(
+            err,
+            "loopdeck: {}",
+            crate::t!("cli.error.warning", message = sanitize_line(w))
+        );
+    };
+    if let Some(w) = &warning {
+        say(w);
+    }
+    let changed = memory.fill(projects, now);
+    if changed
+        && !readonly
+        && warning.is_none()
+        && let Some(dir) = dir
+        && let Err(e) = crate::store::first_seen::save(&dir, &mut memory)
+    {
+        say(&e.to_string());
+    }
+    memory
+}
+
 fn seen_memory(
     projects: &[crate::model::Project],
     err: &mut dyn Write,

@@ -213,6 +213,12 @@ pub struct InboxRow<'a> {
     pub title: &'a str,
     pub since: Option<String>,
     pub age_seconds: Option<i64>,
+    /// Since when the item waits (= `since`), and where that comes from:
+    /// `file` (the project's files say it) or `first_seen` (the first
+    /// reading that showed it).
+    pub waiting_since: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_since_source: Option<&'static str>,
     /// At "now" (see `Project::options_at`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
@@ -236,7 +242,11 @@ pub struct InboxView<'a> {
 }
 
 /// Every inbox item of `projects`, oldest first (unknown times last).
-pub fn inbox_rows(projects: &[Project], now: DateTime<Utc>) -> Vec<InboxRow<'_>> {
+pub fn inbox_rows<'a>(
+    projects: &'a [Project],
+    now: DateTime<Utc>,
+    first: Option<&crate::model::first_seen::FirstSeen>,
+) -> Vec<InboxRow<'a>> {
     let mut rows: Vec<InboxRow<'_>> = projects
         .iter()
         .flat_map(|p| {
@@ -250,6 +260,10 @@ pub fn inbox_rows(projects: &[Project], now: DateTime<Utc>) -> Vec<InboxRow<'_>>
                 title: &i.title,
                 since: rfc3339(i.since),
                 age_seconds: since_seconds(i.since, now),
+                waiting_since: rfc3339(i.since),
+                waiting_since_source: first
+                    .and_then(|f| f.source(p, i))
+                    .map(crate::model::first_seen::Source::as_str),
                 options: p.options_at(i, now),
                 act: i.act.as_ref().map(|a| crate::model::Address {
                     options: if a.options == i.options {

@@ -5,6 +5,7 @@ pub mod changes;
 mod detail;
 #[cfg(test)]
 pub(crate) mod every_string;
+pub mod first_seen;
 mod resume;
 pub mod seen;
 mod status;

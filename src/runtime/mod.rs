@@ -355,6 +355,14 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
     model.status = warning;
     // Read-only writes nothing at all: what was looked at is read from
     // the last run, never saved (the header says so).
+    // When each waiting item was first seen: an item whose files say no
+    // time keeps its age across readings and runs (saved unless read-only).
+    model.first_seen = state_dir
+        .as_deref()
+        .map(|d| crate::store::first_seen::load(d).0)
+        .unwrap_or_default();
+    let first_dir = state_dir.clone().filter(|_| !model.readonly);
+    let mut first_failed = false;
     let saver = SeenSaver::start(state_dir.filter(|_| !model.readonly), tx.clone());
     // ratatui::init enters the alternate screen and raw mode, and installs a
     // panic hook that restores the terminal before the report is printed.
@@ -547,6 +555,18 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     // watcher's own events for the write join this read.
                     Effect::Reread(path) => {
                         engine.written(vec![Target::Dir(path.clone())], Instant::now());
+                    }
+                    // Small and rare (an item arrived or left): saved at
+                    // once; a failure is said once, the ages still hold.
+                    Effect::SaveFirstSeen => {
+                        if let Some(dir) = &first_dir
+                            && let Err(e) =
+                                crate::store::first_seen::save(dir, &mut model.first_seen)
+                            && !first_failed
+                        {
+                            first_failed = true;
+                            model.status = Some(e.to_string());
+                        }
                     }
                     Effect::SaveSeen => {
                         let now = Instant::now();

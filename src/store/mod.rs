@@ -8,6 +8,7 @@ pub mod beneath;
 pub mod cache;
 pub mod diff;
 mod exec;
+pub mod first_seen;
 pub mod intent;
 pub mod lock;
 pub mod ndjson;

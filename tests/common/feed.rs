@@ -26,6 +26,7 @@ pub fn command(root: &Path) -> Command {
         .env("NO_COLOR", "1")
         .env("LC_ALL", "C.UTF-8")
         .env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config")
+        .env("XDG_STATE_HOME", super::state_home())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -25,7 +25,16 @@ pub fn loopdeck() -> Command {
     c.env("LC_ALL", "C.UTF-8");
     // The user's own config file (its roots) never leaks into a test.
     c.env("XDG_CONFIG_HOME", "/nonexistent-loopdeck-test-config");
+    // Nor does a test write the user's state (a test sets its own).
+    c.env("XDG_STATE_HOME", state_home());
     c
+}
+
+/// The state directory a test that sets none runs with: this test
+/// process's own, never the user's (readings remember when items were
+/// first seen there).
+pub fn state_home() -> PathBuf {
+    std::env::temp_dir().join(format!("loopdeck-test-state-{}", std::process::id()))
 }
 
 /// stdout, stderr and exit code of `loopdeck ARGS --now NOW`, with `env`

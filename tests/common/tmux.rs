@@ -50,6 +50,9 @@ impl Tmux {
         args: &[&str],
     ) {
         let bin = assert_cmd::cargo::cargo_bin("loopdeck");
+        // Never the user's state: this test process's own, unless `env`
+        // names one (later assignments win).
+        let state = format!("XDG_STATE_HOME={}", super::state_home().display());
         let cmd = format!(
             "{} {} {} --now {now}; echo EXITED:$?; sleep 60",
             bin.display(),
@@ -73,6 +76,7 @@ impl Tmux {
             "LC_ALL=C.UTF-8",
             // The user's own config (its roots, theme) never leaks in.
             "XDG_CONFIG_HOME=/nonexistent-loopdeck-test-config",
+            &state,
         ];
         tmux.extend_from_slice(env);
         tmux.extend_from_slice(&["sh", "-c", &cmd]);

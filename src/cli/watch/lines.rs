@@ -117,7 +117,7 @@ pub fn stamp() -> String {
 
 /// `item` of `p` as `inbox --json` spells it.
 fn inbox_row<'a>(p: &'a Project, item: &'a InboxItem, now: DateTime<Utc>) -> Option<InboxRow<'a>> {
-    inbox_rows(std::slice::from_ref(p), now)
+    inbox_rows(std::slice::from_ref(p), now, None)
         .into_iter()
         .find(|r| std::ptr::eq(r.reference, item.reference.as_str()))
 }

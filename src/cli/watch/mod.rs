@@ -162,6 +162,12 @@ struct Feed<'g> {
     watcher: Liveness,
     problems: Vec<String>,
     snapshot_sent: bool,
+    /// When each waiting item was first seen (see `model::first_seen`):
+    /// an item keeps its age across readings, so one that did not change
+    /// sends no `inbox_changed`.
+    first: crate::model::first_seen::FirstSeen,
+    /// Where `first` is saved (none: read-only, or no state directory).
+    first_dir: Option<std::path::PathBuf>,
 }
 
 impl Feed<'_> {
@@ -186,6 +192,13 @@ impl Feed<'_> {
     fn read(&mut self, reading: Reading, out: &mut dyn Write) -> io::Result<()> {
         match apply(&mut self.projects, reading) {
             Ok((old, start)) => {
+                let now = self.global.now.unwrap_or_else(Utc::now);
+                if self.first.fill(&mut self.projects[start..], now)
+                    && let Some(dir) = &self.first_dir
+                {
+                    // Best effort: the feed goes on without the memory.
+                    let _ = crate::store::first_seen::save(dir, &mut self.first);
+                }
                 if !self.snapshot_sent {
                     return self.snapshot(out);
                 }
@@ -281,6 +294,7 @@ pub fn run(
         }),
         &crate::config::watch_options(config),
     );
+    let first_seen_dir = crate::store::audit::default_dir();
     let mut feed = Feed {
         global,
         json,
@@ -292,6 +306,11 @@ pub fn run(
         watcher: Liveness::Starting,
         problems: Vec::new(),
         snapshot_sent: false,
+        first: first_seen_dir
+            .as_deref()
+            .map(|d| crate::store::first_seen::load(d).0)
+            .unwrap_or_default(),
+        first_dir: first_seen_dir.filter(|_| !(global.readonly || config.readonly)),
     };
     loop {
         let Some(msg) = rx.pop(engine.wake_at()) else {

@@ -230,5 +230,5 @@ fn plain_lines_in_chinese_keep_one_column_after_the_word() {
 }
 
 fn views_inbox(p: &Project, now: chrono::DateTime<Utc>) -> Vec<super::super::views::InboxRow<'_>> {
-    super::super::views::inbox_rows(std::slice::from_ref(p), now)
+    super::super::views::inbox_rows(std::slice::from_ref(p), now, None)
 }

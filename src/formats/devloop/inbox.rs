@@ -52,7 +52,6 @@ pub(super) fn inbox(
     budget: &Budget,
     waiting: &Waiting<'_>,
     agents: &[(String, Agent)],
-    meta_updated: Option<DateTime<Utc>>,
 ) {
     let l2_spent = waiting.l2_spent;
     let mut items = Vec::new();
@@ -80,7 +79,10 @@ pub(super) fn inbox(
         });
     }
     let blocked_event = last_event(p, "project_blocked").cloned();
-    let blocked_since = blocked_event.as_ref().and_then(|e| e.at).or(meta_updated);
+    // The event says when; project.json's update time is the project's
+    // last write, not when the item began to wait (without the event, the
+    // item waits from when a reading first showed it).
+    let blocked_since = blocked_event.as_ref().and_then(|e| e.at);
     if budget.over() {
         let title = format!(
             "over token budget: {} of {} tokens used ({:.1}%){}",
@@ -139,7 +141,9 @@ pub(super) fn inbox(
             act: None,
             reference: UNITS_FILE.to_owned(),
             title,
-            since: p.updated_at,
+            // No file says when the rounds ran out (the project's last
+            // write is not it): from when a reading first showed it.
+            since: None,
             options: Vec::new(),
             subject: None,
         });
@@ -281,7 +285,7 @@ pub(super) fn inbox(
             ),
             since: last_event(p, "project_shipped")
                 .and_then(|e| e.at)
-                .or(meta_updated),
+                ,
             options: Vec::new(),
             subject: None,
         });
@@ -297,9 +301,7 @@ pub(super) fn inbox(
             }),
             reference: PROJECT_FILE.to_owned(),
             title: "shipped, awaiting sign-off: sign off (shipped-final) or abandon".to_owned(),
-            since: last_event(p, "project_shipped")
-                .and_then(|e| e.at)
-                .or(meta_updated),
+            since: last_event(p, "project_shipped").and_then(|e| e.at),
             options: vec!["sign-off".to_owned(), "abandon".to_owned()],
             subject: None,
         });

@@ -471,7 +471,7 @@ fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
         stuck: &units.stuck,
         unsure: unsure.as_ref(),
     };
-    inbox(&mut p, &prd, &budget, &waiting, &agents, meta_updated);
+    inbox(&mut p, &prd, &budget, &waiting, &agents);
     project_acts(&mut p, !prd.conflicts.is_empty());
     p.detail.loops = Some(inbox::loops(&p, &prd, &changes, &waiting, units.l2));
     resume(&mut p, dir, &prd, &progress.phase, passed, total);

@@ -299,7 +299,10 @@ fn waiting(
     desync: &[String],
     finalizing: bool,
 ) -> Flags {
-    let since = p.updated_at;
+    // The plan's last write is not when an item began to wait (approving
+    // it re-aged its desync item): an item without a time of its own waits
+    // from when a reading first showed it (`model::first_seen`).
+    let since: Option<DateTime<Utc>> = None;
     let blocker = plan.state.and_then(|s| s.blocked.as_ref());
     if let Some(b) = blocker {
         let task = b.task.as_ref().map(Scalar::text);

@@ -289,7 +289,10 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
     lint_stage(&mut p, &state);
     let seen = check_deliverables(&mut p, dir, &state);
 
-    let since = p.updated_at;
+    // The state records no time a question was asked, and its last write
+    // is not one (answering OQ-6 re-aged OQ-4): each item waits from when
+    // a reading first showed it (`model::first_seen`).
+    let since: Option<chrono::DateTime<chrono::Utc>> = None;
     for q in &p.frontier.questions {
         p.inbox.push(InboxItem {
             kind: InboxKind::Question,

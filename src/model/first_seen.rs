@@ -1,0 +1,158 @@
+//! When each waiting item was first seen (issue 20 §1), for the items
+//! whose files do not say since when they wait. Pure: `store::first_seen`
+//! loads and saves it beside the since-you-looked memory.
+//!
+//! Rules:
+//! - An item's key is its project's path, its kind and its reference
+//!   (`PATH#KIND:REF`, as `watch --json` keys it).
+//! - An item whose format reads its waiting time from a file keeps it
+//!   (`file`); one without gets the first time a reading showed it
+//!   (`first_seen`), which never moves because something else in the
+//!   project changed.
+//! - An item is forgotten when its project reads well (no problems)
+//!   without it: it was answered, and if asked again it waits afresh. A
+//!   project that reads with problems, or is not in a reading, keeps its
+//!   items' times.
+//! - At most [`MAX_ITEMS`] are kept; the oldest first seen go first.
+
+use std::collections::{BTreeMap, HashSet};
+
+use chrono::{DateTime, Utc};
+
+use super::{InboxItem, Project};
+
+/// The most items remembered.
+pub const MAX_ITEMS: usize = 100_000;
+
+/// Where an item's waiting time comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The project's files say it.
+    File,
+    /// The first reading that showed it.
+    FirstSeen,
+}
+
+impl Source {
+    /// As `inbox --json` says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::File => "file",
+            Source::FirstSeen => "first_seen",
+        }
+    }
+}
+
+/// An item's key: `PATH#KIND:REF`.
+pub fn key(p: &Project, item: &InboxItem) -> String {
+    format!(
+        "{}#{}:{}",
+        p.path.display(),
+        item.kind.label(),
+        item.reference
+    )
+}
+
+/// Item key → when first seen.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FirstSeen {
+    pub at: BTreeMap<String, DateTime<Utc>>,
+    /// The keys whose time came from here in the last [`FirstSeen::fill`].
+    filled: HashSet<String>,
+    /// The keys forgotten since the last save (a save merged with what
+    /// another process saved must not bring them back).
+    pub forgotten: HashSet<String>,
+}
+
+impl FirstSeen {
+    pub fn new(at: BTreeMap<String, DateTime<Utc>>) -> Self {
+        FirstSeen {
+            at,
+            filled: HashSet::new(),
+            forgotten: HashSet::new(),
+        }
+    }
+
+    /// Give every item of `projects` without a waiting time the first time
+    /// it was seen (`now` for one seen now), and forget the items of
+    /// projects that read well without them. Returns whether the memory
+    /// changed (to be saved).
+    pub fn fill(&mut self, projects: &mut [Project], now: DateTime<Utc>) -> bool {
+        let mut changed = false;
+        for p in projects.iter_mut() {
+            let prefix = format!("{}#", p.path.display());
+            let mut here = HashSet::new();
+            for i in 0..p.inbox.len() {
+                let k = key(p, &p.inbox[i]);
+                here.insert(k.clone());
+                if p.inbox[i].since.is_some() {
+                    self.filled.remove(&k);
+                    continue;
+                }
+                let at = *self.at.entry(k.clone()).or_insert_with(|| {
+                    changed = true;
+                    now
+                });
+                self.forgotten.remove(&k);
+                p.inbox[i].since = Some(at);
+                self.filled.insert(k);
+            }
+            if p.problems.is_empty() {
+                let gone: Vec<String> = self
+                    .at
+                    .range(prefix.clone()..)
+                    .take_while(|(k, _)| k.starts_with(&prefix))
+                    .filter(|(k, _)| !here.contains(*k))
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                for k in gone {
+                    self.at.remove(&k);
+                    self.filled.remove(&k);
+                    self.forgotten.insert(k);
+                    changed = true;
+                }
+            }
+        }
+        if self.at.len() > MAX_ITEMS {
+            let mut by_age: Vec<(DateTime<Utc>, String)> =
+                self.at.iter().map(|(k, t)| (*t, k.clone())).collect();
+            by_age.sort();
+            for (_, k) in by_age.into_iter().take(self.at.len() - MAX_ITEMS) {
+                self.at.remove(&k);
+                self.forgotten.insert(k);
+            }
+            changed = true;
+        }
+        changed
+    }
+
+    /// Merge what another process saved (`on_disk`) into this memory:
+    /// the earlier time of an item both hold wins; what this one forgot
+    /// stays forgotten.
+    pub fn merged(
+        &self,
+        on_disk: BTreeMap<String, DateTime<Utc>>,
+    ) -> BTreeMap<String, DateTime<Utc>> {
+        let mut out = on_disk;
+        out.retain(|k, _| !self.forgotten.contains(k));
+        for (k, t) in &self.at {
+            let e = out.entry(k.clone()).or_insert(*t);
+            *e = (*e).min(*t);
+        }
+        out
+    }
+
+    /// Where `item`'s waiting time came from in the last fill.
+    pub fn source(&self, p: &Project, item: &InboxItem) -> Option<Source> {
+        item.since?;
+        Some(if self.filled.contains(&key(p, item)) {
+            Source::FirstSeen
+        } else {
+            Source::File
+        })
+    }
+}
+
+#[cfg(test)]
+#[path = "first_seen_tests.rs"]
+mod tests;

@@ -1,0 +1,111 @@
+//! When each waiting item was first seen (`model::first_seen`), on disk:
+//! `first-seen.json` beside the since-you-looked memory in
+//! `$XDG_STATE_HOME/loopdeck` (directory 0700, file 0600), written by
+//! atomic replacement: `{"version": 1, "items": {"PATH#KIND:REF":
+//! RFC3339, …}}`. A missing file is an empty memory; an unreadable or
+//! corrupt one too, said once (and replaced by the next save). The same
+//! trust rules as `seen.json` (see [`super::seen`]); a save merges with
+//! what another process saved meanwhile, under the file's own lock.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::audit::{self, ReadError, Untrusted};
+use super::{StoreError, atomic};
+use crate::model::first_seen::FirstSeen;
+
+/// The memory's file name in the state directory.
+pub const FILE: &str = "first-seen.json";
+/// The largest memory file read.
+const LIMIT: u64 = 64 * 1024 * 1024;
+const VERSION: u32 = 1;
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+#[derive(Serialize, Deserialize)]
+struct OnDisk {
+    version: u32,
+    items: BTreeMap<String, DateTime<Utc>>,
+}
+
+/// The memory file in the state directory `dir`.
+pub fn path(dir: &Path) -> PathBuf {
+    dir.join(FILE)
+}
+
+/// The memory in `dir`, and a warning to show once when it could not be
+/// read (then it starts empty: items wait from now).
+pub fn load(dir: &Path) -> (FirstSeen, Option<String>) {
+    let (items, warning) = read(dir);
+    (FirstSeen::new(items), warning)
+}
+
+fn read(dir: &Path) -> (BTreeMap<String, DateTime<Utc>>, Option<String>) {
+    let file = path(dir);
+    let unreadable = |why: &str| {
+        format!(
+            "{} could not be read ({why}): items without a time in their files wait from now",
+            file.display()
+        )
+    };
+    match audit::trusted_dir(dir) {
+        Ok(true) => {}
+        Ok(false) => return (BTreeMap::new(), None),
+        Err(e) => return (BTreeMap::new(), Some(untrusted(&e))),
+    }
+    let bytes = match audit::read_trusted(&file, LIMIT) {
+        Ok(Some(b)) => b,
+        Ok(None) | Err(ReadError::Store(StoreError::Vanished)) => return (BTreeMap::new(), None),
+        Err(ReadError::Untrusted(e)) => return (BTreeMap::new(), Some(untrusted(&e))),
+        Err(ReadError::Store(e)) => return (BTreeMap::new(), Some(unreadable(&e.to_string()))),
+    };
+    match serde_json::from_slice::<OnDisk>(&bytes) {
+        Ok(d) if d.version == VERSION => (d.items, None),
+        Ok(d) => (
+            BTreeMap::new(),
+            Some(unreadable(&format!("version {} unknown", d.version))),
+        ),
+        Err(e) => (BTreeMap::new(), Some(unreadable(&e.to_string()))),
+    }
+}
+
+fn untrusted(e: &Untrusted) -> String {
+    format!("{e}; when items were first seen is not read from it, nor saved")
+}
+
+/// Write `mem` to `dir` (made 0700 if missing), atomically, 0600, merged
+/// with what another process saved meanwhile (see [`FirstSeen::merged`]);
+/// what it forgot is then settled.
+pub fn save(dir: &Path, mem: &mut FirstSeen) -> Result<(), StoreError> {
+    let refuse = |e: Untrusted| StoreError::Io(std::io::Error::other(untrusted(&e)));
+    audit::make_state_dir(dir).map_err(refuse)?;
+    let file = path(dir);
+    let lock = super::lock::lock_name(FILE, super::txn::LockKind::Owner);
+    audit::trust_file(&dir.join(lock)).map_err(refuse)?;
+    audit::trust_file(&file).map_err(refuse)?;
+    let _lock = super::lock::acquire(dir, FILE, super::txn::LockKind::Owner, LOCK_WAIT)
+        .map_err(|e| StoreError::Io(std::io::Error::other(e.to_string())))?;
+    let items = mem.merged(read(dir).0);
+    let bytes = serde_json::to_vec(&OnDisk {
+        version: VERSION,
+        items,
+    })
+    .map_err(|e| StoreError::Io(std::io::Error::other(e)))?;
+    // A new file is created 0600 first: the replacement keeps its mode.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let _ = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&file);
+    }
+    atomic::replace(&file, &bytes)?;
+    mem.forgotten.clear();
+    Ok(())
+}
