@@ -213,9 +213,21 @@ pub(super) fn after_reading(m: &mut Model, full: bool) -> Option<Effect> {
         }
     }
     // Before the first full reading, the items read were there before
-    // the console was: known, not new.
+    // the console was: known, not new; unless the memory of an earlier
+    // run (`first-seen.json`) did not hold them: those arrived while no
+    // one looked, and are marked (no notification: the user is here).
     let primed = n.primed;
     n.primed |= full;
+    if !primed && full && m.first_seen.remembered {
+        for (p, i) in &fresh {
+            if m.first_seen
+                .arrived
+                .contains(&crate::model::first_seen::key(p, i))
+            {
+                n.unseen.entry(identity(p)).or_default().insert(item_key(i));
+            }
+        }
+    }
     if !primed || fresh.is_empty() {
         return None;
     }

@@ -388,3 +388,38 @@ fn the_events_kept_while_scrolled_up_are_bounded() {
     assert!(longest <= notice::KEEP_MAX + step, "{longest}");
     assert!(m.projects[0].detail.timeline.len() <= notice::KEEP_MAX + step);
 }
+
+/// Issue 20 §3: on the first start after items arrived while the console
+/// was closed, those items are marked new (the header's "N new", the
+/// rows' •), told by the memory of the last run; with no memory (the very
+/// first run) nothing is.
+#[test]
+fn items_that_arrived_while_away_are_marked_on_the_next_start() {
+    let mut p = project("alpha", Format::Gsd, 2);
+    ask(&mut p, "Q-A", InboxKind::Question);
+    ask(&mut p, "Q-B", InboxKind::Question);
+    // The last run saw every item but Q-B.
+    let mut last_run = crate::model::first_seen::FirstSeen::default();
+    let mut then = vec![p.clone()];
+    then[0].inbox.retain(|i| i.reference != "Q-B");
+    last_run.fill(&mut then, Utc::now());
+    let remembered = crate::model::first_seen::FirstSeen::new(last_run.at.clone());
+
+    let mut m = Model::new(vec!["/w".into()], false, Utc::now());
+    m.first_seen = remembered;
+    let effects = update(&mut m, Event::Loaded(vec![p.clone()]));
+    assert_eq!(notifies(&effects), vec![], "no notification at start");
+    assert_eq!(m.new_total(), 1);
+    let new: Vec<&str> = m.projects[0]
+        .inbox
+        .iter()
+        .filter(|i| m.notices.is_new(&m.projects[0], i))
+        .map(|i| i.reference.as_str())
+        .collect();
+    assert_eq!(new, ["Q-B"]);
+
+    // The very first run: no memory, nothing new.
+    let mut m = Model::new(vec!["/w".into()], false, Utc::now());
+    update(&mut m, Event::Loaded(vec![p]));
+    assert_eq!(m.new_total(), 0);
+}

@@ -62,6 +62,11 @@ pub struct FirstSeen {
     /// The keys forgotten since the last save (a save merged with what
     /// another process saved must not bring them back).
     pub forgotten: HashSet<String>,
+    /// The keys the last [`FirstSeen::fill`] saw for the first time.
+    pub arrived: HashSet<String>,
+    /// The memory was read from an earlier run: what the first reading of
+    /// this run sees for the first time arrived while no one looked.
+    pub remembered: bool,
 }
 
 impl FirstSeen {
@@ -70,6 +75,8 @@ impl FirstSeen {
             at,
             filled: HashSet::new(),
             forgotten: HashSet::new(),
+            arrived: HashSet::new(),
+            remembered: true,
         }
     }
 
@@ -79,21 +86,26 @@ impl FirstSeen {
     /// changed (to be saved).
     pub fn fill(&mut self, projects: &mut [Project], now: DateTime<Utc>) -> bool {
         let mut changed = false;
+        self.arrived.clear();
         for p in projects.iter_mut() {
             let prefix = format!("{}#", p.path.display());
             let mut here = HashSet::new();
             for i in 0..p.inbox.len() {
                 let k = key(p, &p.inbox[i]);
                 here.insert(k.clone());
+                // Every item is remembered (what arrived while no one
+                // looked is told by it); only one without a time of its
+                // own takes this one.
+                let at = *self.at.entry(k.clone()).or_insert_with(|| {
+                    changed = true;
+                    self.arrived.insert(k.clone());
+                    now
+                });
+                self.forgotten.remove(&k);
                 if p.inbox[i].since.is_some() {
                     self.filled.remove(&k);
                     continue;
                 }
-                let at = *self.at.entry(k.clone()).or_insert_with(|| {
-                    changed = true;
-                    now
-                });
-                self.forgotten.remove(&k);
                 p.inbox[i].since = Some(at);
                 self.filled.insert(k);
             }

@@ -39,8 +39,11 @@ pub fn path(dir: &Path) -> PathBuf {
 /// The memory in `dir`, and a warning to show once when it could not be
 /// read (then it starts empty: items wait from now).
 pub fn load(dir: &Path) -> (FirstSeen, Option<String>) {
+    let existed = audit::trusted_dir(dir).unwrap_or(false) && path(dir).is_file();
     let (items, warning) = read(dir);
-    (FirstSeen::new(items), warning)
+    let mut mem = FirstSeen::new(items);
+    mem.remembered = existed && warning.is_none();
+    (mem, warning)
 }
 
 fn read(dir: &Path) -> (BTreeMap<String, DateTime<Utc>>, Option<String>) {
