@@ -206,6 +206,16 @@ fn edit_key(m: &mut Model, key: KeyEvent, esc: bool) -> Vec<Effect> {
 
 fn confirm_key(m: &mut Model, key: KeyEvent, esc: bool) -> Vec<Effect> {
     let page = m.page.max(1);
+    // The item below the one decided as the inbox shows it now, at the
+    // moment of confirming (readings while the form was open may have
+    // moved the rows): the selection goes there after the write.
+    let below = if m.screen == super::super::Screen::Inbox {
+        super::super::panes::inbox(m)
+            .get(m.inbox.selected + 1)
+            .map(|&row| super::super::panes::inbox_key(m, row))
+    } else {
+        None
+    };
     let Some(f) = m.form.as_mut() else {
         return Vec::new();
     };
@@ -225,8 +235,12 @@ fn confirm_key(m: &mut Model, key: KeyEvent, esc: bool) -> Vec<Effect> {
         KeyCode::Char('n') => return back(m),
         // The confirm key is its own: never the key that opened the form
         // (an option digit, y, Ctrl-S), so a doubled key cannot write.
-        KeyCode::Char('w') => return write(f, &mut m.decide_seq),
-        KeyCode::Enter if *yes => return write(f, &mut m.decide_seq),
+        KeyCode::Char('w') | KeyCode::Enter if key.code != KeyCode::Enter || *yes => {
+            if f.from_inbox {
+                f.next_item = below;
+            }
+            return write(f, &mut m.decide_seq);
+        }
         KeyCode::Enter => return back(m),
         KeyCode::Tab | KeyCode::BackTab | KeyCode::Left | KeyCode::Right => *yes = !*yes,
         KeyCode::Char('j') | KeyCode::Down => *scroll = scroll.saturating_add(1).min(last),

@@ -1097,3 +1097,61 @@ fn typed_fields_follow_the_one_line_rule() {
     let note = m.form.as_ref().unwrap().note.clone().unwrap();
     assert!(note.contains("no control characters"), "{note}");
 }
+
+/// Issue 20 §3: the selection goes to the item that was below the decided
+/// one at the moment of confirming, not when the form opened: a reading
+/// that re-sorted the rows while the form was open is followed.
+#[test]
+fn after_a_decision_the_next_item_is_the_one_below_at_confirm() {
+    let with = |c_first: bool| {
+        let mut p = prd("alpha");
+        let mut third = p.inbox[1].clone();
+        third.reference = "OQ-3".into();
+        third.title = "question OQ-3".into();
+        third.act = Some(Address::new("answer", Some("OQ-3".into()), Vec::new()));
+        third.subject = Some("OQ-3".into());
+        // Later than OQ-2 at first; then (its file says so) just after the
+        // first item, above OQ-2.
+        let day = if c_first { 1 } else { 20 };
+        third.since = Some(Utc.with_ymd_and_hms(2026, 5, day, 12, 0, 0).unwrap());
+        p.inbox.push(third);
+        p
+    };
+    let mut m = model(vec![with(false)], false);
+    update(&mut m, key('i'));
+    let titles = |m: &Model| -> Vec<String> {
+        crate::app::panes::inbox(m)
+            .iter()
+            .map(|&(pi, ii)| m.projects[pi].inbox_at(m.now)[ii].title.clone())
+            .collect()
+    };
+    let first = titles(&m)[m.inbox.selected].clone();
+    update(&mut m, key('a'));
+    typed(&mut m, "ok");
+    // A reading while the form is open moves OQ-3 up, below the first.
+    update(&mut m, Event::Loaded(vec![with(true)]));
+    assert_eq!(
+        titles(&m)[m.inbox.selected],
+        first,
+        "the form's item stays selected"
+    );
+    let below = titles(&m)[m.inbox.selected + 1].clone();
+    assert_eq!(below, "question OQ-3", "{:?}", titles(&m));
+    let (seq, ..) = decide(&update(&mut m, ctrl('s')));
+    update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: done(&["state.json"], None),
+        },
+    );
+    let (seq, ..) = decide(&update(&mut m, key('w')));
+    update(
+        &mut m,
+        Event::Decided {
+            seq,
+            result: done(&["state.json"], Some("A1")),
+        },
+    );
+    assert_eq!(titles(&m)[m.inbox.selected], below, "{:?}", titles(&m));
+}
