@@ -8,14 +8,15 @@
 //! what another process saved meanwhile, under the file's own lock.
 
 use std::collections::BTreeMap;
+#[cfg(test)]
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::StoreError;
 use super::audit::{self, ReadError, Untrusted};
-use super::{StoreError, atomic};
 use crate::model::first_seen::FirstSeen;
 
 /// The memory's file name in the state directory.
@@ -97,18 +98,59 @@ pub fn save(dir: &Path, mem: &mut FirstSeen) -> Result<(), StoreError> {
         items,
     })
     .map_err(|e| StoreError::Io(std::io::Error::other(e)))?;
-    // A new file is created 0600 first: the replacement keeps its mode.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        let _ = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&file);
-    }
-    atomic::replace(&file, &bytes)?;
+    super::seen::write_private(&file, &bytes)?;
     mem.forgotten.clear();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use chrono::TimeZone;
+
+    fn at(h: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 6, 1, h, 0, 0).unwrap()
+    }
+
+    /// Saved 0600, read back; what another process saved meanwhile is
+    /// merged (the earlier time wins), what this one forgot stays gone; a
+    /// corrupt file is said and starts empty, never remembered.
+    #[test]
+    fn saved_private_merged_and_a_corrupt_file_said() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("loopdeck");
+        let (mut mem, warning) = load(&dir);
+        assert!(warning.is_none() && !mem.remembered);
+        mem.at.insert("/p#question:OQ-1".into(), at(10));
+        mem.at.insert("/p#question:OQ-2".into(), at(10));
+        save(&dir, &mut mem).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(path(&dir)).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        // Another process: OQ-1 seen earlier, OQ-3 new.
+        let (mut other, _) = load(&dir);
+        assert!(other.remembered);
+        other.at.insert("/p#question:OQ-1".into(), at(9));
+        other.at.insert("/p#question:OQ-3".into(), at(11));
+        save(&dir, &mut other).unwrap();
+        // This one forgot OQ-2 (answered) and saves.
+        mem.at.remove("/p#question:OQ-2");
+        mem.forgotten.insert("/p#question:OQ-2".into());
+        save(&dir, &mut mem).unwrap();
+        let (back, _) = load(&dir);
+        let keys: Vec<(&str, DateTime<Utc>)> =
+            back.at.iter().map(|(k, t)| (k.as_str(), *t)).collect();
+        assert_eq!(
+            keys,
+            [("/p#question:OQ-1", at(9)), ("/p#question:OQ-3", at(11))]
+        );
+        fs::write(path(&dir), b"{not json").unwrap();
+        let (bad, warning) = load(&dir);
+        assert!(bad.at.is_empty() && !bad.remembered);
+        assert!(warning.unwrap().contains("could not be read"));
+    }
 }

@@ -122,6 +122,12 @@ pub fn save(
         projects: merged,
     })
     .map_err(|e| StoreError::Io(std::io::Error::other(e)))?;
+    write_private(&file, &bytes)
+}
+
+/// Replace `file` in the state directory with `bytes` atomically, the file
+/// readable and writable by this user alone (0600).
+pub(super) fn write_private(file: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     // A new file is created 0600 first: the replacement keeps its mode.
     #[cfg(unix)]
     {
@@ -131,13 +137,13 @@ pub fn save(
             .create_new(true)
             .mode(0o600)
             .custom_flags(libc::O_NOFOLLOW)
-            .open(&file);
+            .open(file);
     }
-    atomic::replace(&file, &bytes)?;
+    atomic::replace(file, bytes)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(&file, fs::Permissions::from_mode(0o600))?;
+        fs::set_permissions(file, fs::Permissions::from_mode(0o600))?;
     }
     Ok(())
 }
