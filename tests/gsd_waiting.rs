@@ -37,9 +37,11 @@ fn run(args: &[&str], audit: &Path) -> Output {
 }
 
 fn show(dir: &Path) -> serde_json::Value {
+    // A reading remembers when items were first seen: in this test
+    // process's own state directory.
     let out = run(
         &["show", "--json", dir.to_str().unwrap()],
-        Path::new("/nonexistent"),
+        &common::state_home(),
     );
     assert!(
         out.status.success(),
