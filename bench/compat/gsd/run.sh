@@ -7,7 +7,7 @@
 #
 # Finds, in order:
 #   GSD's package  $GSD_PACKAGE, else /tmp/gsdpk/package, else
-#                  `npm pack get-shit-done-cc@1.42.3 --offline` (npm's cache)
+#                  `npm pack get-shit-done-cc@1.42.3` (npm's cache, else the registry)
 #                  unpacked into a temporary folder;
 #   the real files $LOOPDECK_SHARED/real-world/gsd, else ../shared/real-world/gsd
 #                  beside the repository;
@@ -35,8 +35,10 @@ fi
 if [ -z "$package" ]; then
   command -v npm >/dev/null 2>&1 || skip "GSD's package not found (set GSD_PACKAGE) and npm is not installed"
   tmp="$(mktemp -d)"
-  if ! (cd "$tmp" && npm pack "get-shit-done-cc@$version" --offline --silent >/dev/null 2>&1); then
-    skip "GSD's package not found: set GSD_PACKAGE to an unpacked get-shit-done-cc@$version, or run \`npm pack get-shit-done-cc@$version\` once online (npm's cache has no copy)"
+  # npm's cache first; else the registry (CI reaches it), bounded in time.
+  if ! (cd "$tmp" && npm pack "get-shit-done-cc@$version" --offline --silent >/dev/null 2>&1) &&
+     ! (cd "$tmp" && timeout 180 npm pack "get-shit-done-cc@$version" --silent >/dev/null 2>&1); then
+    skip "GSD's package not found: set GSD_PACKAGE to an unpacked get-shit-done-cc@$version (npm's cache has no copy and the registry did not answer)"
   fi
   tar xzf "$tmp"/get-shit-done-cc-*.tgz -C "$tmp"
   package="$tmp/package"
