@@ -556,6 +556,27 @@ fn a_chosen_next_action_leaves_the_inbox_at_once() {
     // OQ-7 is still open and still offered, and accepted.
     assert!(after.iter().any(|i| i["ref"] == "OQ-7"), "{after:?}");
     assert_every_offer_is_accepted(&p, &after);
+    // The choice is shown apart, answered and waiting for PRD-master, with
+    // what was chosen, when and by whom (as state.json now says them).
+    let whole = common::json(&["inbox", p.dir.to_str().unwrap()]);
+    let state: Value = serde_json::from_slice(&p.read("state.json")).unwrap();
+    let written = &state["next_action"]["answer"];
+    let answered = whole["answered"].as_array().unwrap();
+    assert_eq!(answered.len(), 1, "{whole}");
+    assert_eq!(answered[0]["ref"], "next_action");
+    assert_eq!(answered[0]["answer"], written["text"]);
+    assert_eq!(answered[0]["answered_by"], written["by"]);
+    assert!(answered[0]["answered_at"].is_string(), "{whole}");
+    let plain = loopdeck()
+        .args(["inbox", p.dir.to_str().unwrap(), "--now", NOW])
+        .output()
+        .unwrap();
+    let plain = String::from_utf8_lossy(&plain.stdout);
+    assert!(
+        plain.contains("answered · waiting for the agent: 1 item")
+            && plain.contains(written["text"].as_str().unwrap()),
+        "{plain}"
+    );
     // The card says what it waits for now: PRD-master acting on the choice.
     let show = common::json(&["show", p.dir.to_str().unwrap()]);
     let waiting = show["resume"]["waiting_for"].as_str().unwrap_or_default();

@@ -379,6 +379,7 @@ pub fn run(
             let readonly = global.readonly || config.readonly;
             let first = first_seen(&mut found.projects, now, readonly, err);
             let items = views::inbox_rows(&found.projects, now, Some(&first));
+            let answered = views::answered_rows(&found.projects, now);
             if *json {
                 json::write(
                     out,
@@ -388,10 +389,11 @@ pub fn run(
                         roots: roots_text(&roots),
                         problems: &found.problems,
                         items,
+                        answered,
                     },
                 )?;
             } else {
-                out.write_all(table::inbox(&items).as_bytes())?;
+                out.write_all(table::inbox(&items, &answered).as_bytes())?;
             }
             return Ok(report(&found.problems, err));
         }

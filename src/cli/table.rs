@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::views::{CheckView, InboxRow, Resume, Row};
+use super::views::{AnsweredRow, CheckView, InboxRow, Resume, Row};
 use crate::model::text::{pad, sanitize_line, width};
 use crate::model::{Age, Finding, Frontier, Level, Project, Question, Scenario};
 use crate::t;
@@ -104,7 +104,7 @@ pub fn list(rows: &[Row<'_>]) -> String {
     out
 }
 
-pub fn inbox(rows: &[InboxRow<'_>]) -> String {
+pub fn inbox(rows: &[InboxRow<'_>], answered: &[AnsweredRow<'_>]) -> String {
     let body: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -133,6 +133,40 @@ pub fn inbox(rows: &[InboxRow<'_>]) -> String {
         &body,
     );
     let _ = writeln!(out, "{}", t!("cli.inbox.count", n = rows.len()));
+    if !answered.is_empty() {
+        let body: Vec<Vec<String>> = answered
+            .iter()
+            .map(|r| {
+                let by = match r.answered_by {
+                    Some(by) => t!("cli.inbox.answer_by", answer = s(r.answer), by = s(by)),
+                    None => s(r.answer),
+                };
+                vec![
+                    age(r.age_seconds),
+                    s(r.project),
+                    s(r.reference),
+                    s(r.title),
+                    by,
+                ]
+            })
+            .collect();
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "{}",
+            t!("cli.inbox.answered_title", n = answered.len())
+        );
+        out.push_str(&grid(
+            &[
+                t!("cli.inbox.answered_age"),
+                t!("cli.inbox.project"),
+                t!("cli.inbox.ref"),
+                t!("cli.inbox.question"),
+                t!("cli.inbox.answer"),
+            ],
+            &body,
+        ));
+    }
     out
 }
 

@@ -239,6 +239,62 @@ pub struct InboxView<'a> {
     /// Roots and directories that could not be read (the run exits 1).
     pub problems: &'a [Problem],
     pub items: Vec<InboxRow<'a>>,
+    /// What the human answered and the agent has not acted on yet: not
+    /// waiting for a human, so never among `items`. Newest answer first.
+    pub answered: Vec<AnsweredRow<'a>>,
+}
+
+/// An answered item waiting for the agent (`inbox --json`'s `answered`).
+#[derive(Serialize)]
+pub struct AnsweredRow<'a> {
+    pub project: &'a str,
+    pub project_name: &'a str,
+    pub format: &'static str,
+    pub path: String,
+    pub kind: InboxKind,
+    #[serde(rename = "ref")]
+    pub reference: &'a str,
+    pub title: &'a str,
+    pub answer: &'a str,
+    pub answered_at: Option<String>,
+    pub answered_by: Option<&'a str>,
+    /// How long ago it was answered.
+    pub age_seconds: Option<i64>,
+    /// A decision that can still change the answer before the agent acts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub act: Option<&'a crate::model::Address>,
+    #[serde(skip)]
+    pub at: Option<DateTime<Utc>>,
+}
+
+/// Every answered item of `projects` waiting for its agent, newest first.
+pub fn answered_rows(projects: &[Project], now: DateTime<Utc>) -> Vec<AnsweredRow<'_>> {
+    let mut rows: Vec<AnsweredRow<'_>> = projects
+        .iter()
+        .flat_map(|p| {
+            p.answered.iter().map(move |a| AnsweredRow {
+                project: &p.id,
+                project_name: &p.name,
+                format: p.format.as_str(),
+                path: display_path(&p.path),
+                kind: a.kind,
+                reference: &a.reference,
+                title: &a.title,
+                answer: &a.answer,
+                answered_at: rfc3339(a.at),
+                answered_by: a.by.as_deref(),
+                age_seconds: since_seconds(a.at, now),
+                act: a.act.as_ref(),
+                at: a.at,
+            })
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        oldest_first(b.at, a.at)
+            .then_with(|| a.project.cmp(b.project))
+            .then_with(|| a.reference.cmp(b.reference))
+    });
+    rows
 }
 
 /// Every inbox item of `projects`, oldest first (unknown times last).

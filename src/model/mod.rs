@@ -221,6 +221,30 @@ pub struct InboxItem {
     pub act: Option<Address>,
 }
 
+/// An inbox item the human has answered, waiting for the agent to act on
+/// the answer (a PRD-master `next_action` chosen, a devloop agent's resume
+/// decision the server has not carried out).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AnsweredItem {
+    pub kind: InboxKind,
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub title: String,
+    /// What was answered (an option's label, `restart`...).
+    pub answer: String,
+    /// When, as the file says it.
+    pub at: Option<DateTime<Utc>>,
+    /// By whom, as the file says it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// The decision that can still change the answer before the agent acts
+    /// (a devloop pause decided `resume` can still be turned to `restart`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub act: Option<Address>,
+}
+
 /// A question or research node on a frontier.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Question {
@@ -286,6 +310,11 @@ pub struct Project {
     pub progress_percent: Option<u8>,
     /// Everything in this project that waits for a human.
     pub inbox: Vec<InboxItem>,
+    /// What the human has answered and the agent has not yet acted on: no
+    /// longer waiting for the human, so never counted with `inbox`; it
+    /// leaves when the agent consumes the answer.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub answered: Vec<AnsweredItem>,
     pub problems: Vec<Problem>,
     pub findings: Vec<Finding>,
     pub frontier: Frontier,
@@ -323,6 +352,7 @@ impl Project {
             stage: None,
             progress_percent: None,
             inbox: Vec::new(),
+            answered: Vec::new(),
             problems: Vec::new(),
             findings: Vec::new(),
             frontier: Frontier::default(),

@@ -26,7 +26,7 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
         crate::t!("ui.inbox.title", n = rows.len())
     };
     f.render_widget(block(m, format!(" {title} "), true), area);
-    let body = inner(area);
+    let body = answered(m, f, inner(area));
     if rows.is_empty() {
         return empty(m, f, body, crate::t!("ui.inbox.empty"));
     }
@@ -36,6 +36,18 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             let item = &p.inbox[ii];
             // Options as they stand now (a resume token lapses with time).
             let options = p.options_at(item, m.now).join(" / ");
+            // What an evidence request needs, from the node it is about:
+            // its acceptance threshold and due date.
+            let node = item.subject.as_deref().and_then(|id| {
+                p.frontier
+                    .research
+                    .iter()
+                    .chain(&p.frontier.questions)
+                    .find(|q| q.id == id)
+            });
+            let field = |get: fn(&crate::model::Question) -> Option<&String>| {
+                node.and_then(get).map(String::as_str).unwrap_or_default()
+            };
             with_detail(
                 m,
                 f,
@@ -45,6 +57,14 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
                     (crate::t!("ui.inbox.field_project"), &p.name),
                     (item.kind.shown(), &item.title),
                     (crate::t!("ui.inbox.field_options"), &options),
+                    (
+                        crate::t!("ui.inbox.field_accept_if"),
+                        field(|q| q.acceptance_threshold.as_ref()),
+                    ),
+                    (
+                        crate::t!("ui.inbox.field_due"),
+                        field(|q| q.due_by.as_ref()),
+                    ),
                     (crate::t!("ui.inbox.field_ref"), &item.reference),
                 ],
             )
@@ -98,7 +118,9 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             } else {
                 ""
             };
-            let mut text = format!("{mark}{} {}", item.reference, item.title);
+            // The question first: its reference (a file, an id) is in the
+            // detail, and would cut the question at 80 columns.
+            let mut text = format!("{mark}{}", item.title);
             let options = p.options_at(item, m.now);
             if !options.is_empty() {
                 text.push_str(&format!("  [{}]", options.join(" / ")));
@@ -111,4 +133,62 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             ]
         },
     );
+}
+
+/// What the human answered that the agents have not acted on yet, under
+/// the queue: not waiting for you, so apart from it and never counted in
+/// it, newest answer first, a line each (as many as a third of the pane
+/// holds). Returns the area left for the queue.
+fn answered(m: &View, f: &mut Frame, area: Rect) -> Rect {
+    use ratatui::layout::Layout;
+    use ratatui::text::Line;
+    let mut all: Vec<(&crate::model::Project, &crate::model::AnsweredItem)> = m
+        .projects
+        .iter()
+        .flat_map(|p| p.answered.iter().map(move |a| (p, a)))
+        .collect();
+    if all.is_empty() || area.height < 8 {
+        return area;
+    }
+    all.sort_by(|a, b| crate::model::oldest_first(b.1.at, a.1.at));
+    let room = (area.height / 3).max(2) as usize;
+    let shown = all.len().min(room - 1);
+    let t = &m.theme;
+    let mut lines = vec![Line::from(Span::styled(
+        crate::t!("ui.inbox.answered_title", n = all.len()),
+        t.muted,
+    ))];
+    for (p, a) in all.iter().take(shown) {
+        let by = match &a.by {
+            Some(by) => crate::t!(
+                "ui.inbox.answered_by",
+                answer = a.answer,
+                by = by,
+                age = age(m, a.at)
+            ),
+            None => crate::t!(
+                "ui.inbox.answered_anon",
+                answer = a.answer,
+                age = age(m, a.at)
+            ),
+        };
+        let line = crate::model::text::sanitize_line(&format!("  {} · {} → {by}", p.name, a.title))
+            .into_owned();
+        lines.push(Line::from(Span::styled(line, t.muted)));
+    }
+    if shown < all.len() {
+        lines.push(Line::from(Span::styled(
+            crate::t!("ui.inbox.answered_more", n = all.len() - shown),
+            t.muted,
+        )));
+    }
+    let height = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    let [queue, _, below] = Layout::vertical([
+        Constraint::Min(3),
+        Constraint::Length(1),
+        Constraint::Length(height),
+    ])
+    .areas(area);
+    f.render_widget(ratatui::widgets::Paragraph::new(lines), below);
+    queue
 }

@@ -60,13 +60,16 @@ fn new_items_are_marked_in_the_header_and_the_inbox() {
     press(&mut m, KeyCode::Char('i'));
     assert_eq!(m.screen, Screen::Inbox);
     let s = screen(&m, 200, 60);
-    assert_eq!(s.matches("• NEW-").count(), 2, "{s}");
+    assert!(
+        s.contains("• Ship the restock rules on Monday?") && s.contains("• Approve plan v3"),
+        "{s}"
+    );
     snap(&m, "new_inbox");
     // A key with the rows on screen: seen, the marks go.
     press(&mut m, KeyCode::Down);
     assert_eq!(m.new_total(), 0);
     let s = screen(&m, 200, 60);
-    assert!(!s.contains("• NEW-") && !s.contains(" new"), "{s}");
+    assert!(!s.contains("• ") && !s.contains(" new"), "{s}");
 }
 
 #[test]
@@ -139,4 +142,39 @@ fn the_too_small_screen_names_the_quit_key_in_force() {
     m.keymap = crate::app::keymap::build(&entries).unwrap();
     let s = screen(&m, 39, 8);
     assert!(s.contains("Ctrl-C quits"), "{s}");
+}
+
+/// An answered item waiting for its agent is shown under the queue, apart
+/// from it, with what was answered, by whom and when, and is counted
+/// neither in the header's `◆ N waiting` nor in the inbox's title.
+#[test]
+fn answered_items_wait_for_the_agent_apart_from_the_queue() {
+    let (_t, mut m) = workspace_model();
+    let waiting = m.waiting_total();
+    let mut fresh = m.projects.clone();
+    fresh[0].answered.push(crate::model::AnsweredItem {
+        kind: InboxKind::Choice,
+        reference: "next_action".into(),
+        title: "Ship V1 now?".into(),
+        answer: "Ship it".into(),
+        at: Some(now() - Duration::minutes(5)),
+        by: Some("alice".into()),
+        subject: None,
+        act: None,
+    });
+    update(&mut m, Event::Loaded(fresh));
+    assert_eq!(m.waiting_total(), waiting);
+    press(&mut m, KeyCode::Char('i'));
+    let s = screen(&m, 200, 60);
+    assert!(
+        s.contains(&format!("◆ {waiting} waiting"))
+            && s.contains(&format!("Inbox · {waiting} waiting")),
+        "{s}"
+    );
+    assert!(
+        s.contains("answered · waiting for the agent: 1")
+            && s.contains("Ship V1 now? → Ship it (by alice, 5m ago)"),
+        "{s}"
+    );
+    snap(&m, "answered_inbox");
 }

@@ -323,6 +323,7 @@ pub fn table<'a>(
     let mut state =
         TableState::default().with_selected((len > 0).then(|| selected.saturating_sub(first)));
     f.render_stateful_widget(table, area, &mut state);
+    scrolled_off(m, f, area, first, len.saturating_sub(first + height.max(1)));
     // Each row drawn, under the header, is a click on it: an inbox row on
     // the inbox, else a row of the tab shown.
     for (k, i) in (first..len.min(first + height)).enumerate() {
@@ -337,6 +338,28 @@ pub fn table<'a>(
         };
         m.hit(Rect::new(area.x, y, area.width, 1), target);
     }
+}
+
+/// How many rows are scrolled off above and below, at the header line's
+/// right end (`↑3 ↓12`), so a table cut by the screen says it is.
+fn scrolled_off(m: &View, f: &mut ratatui::Frame, area: Rect, above: usize, below: usize) {
+    let mut marks = Vec::new();
+    if above > 0 {
+        marks.push(format!("↑{above}"));
+    }
+    if below > 0 {
+        marks.push(format!("↓{below}"));
+    }
+    if marks.is_empty() || area.height == 0 {
+        return;
+    }
+    let text = format!(" {} ", marks.join(" "));
+    let w = u16::try_from(crate::model::text::width(&text)).unwrap_or(u16::MAX);
+    if w >= area.width {
+        return;
+    }
+    let at = Rect::new(area.right() - w, area.y, w, 1);
+    f.render_widget(Line::from(Span::styled(text, m.theme.muted)), at);
 }
 
 /// "nothing here" in the muted style.

@@ -1,7 +1,7 @@
 //! What waits for a human (the inbox) and the resume card.
 
 use super::*;
-use crate::model::Address;
+use crate::model::{Address, AnsweredItem};
 
 /// What the loop hands to a human besides the project's own state.
 pub(super) struct Waiting<'a> {
@@ -201,14 +201,13 @@ pub(super) fn inbox(
             .and_then(|r| r.strip_suffix(".json"))
             .unwrap_or(a.agent.as_str());
         // A decision already recorded for this pause (`act resume-agent`)
-        // is said: the server has not acted on it yet. It can be changed,
-        // not made again (the act refuses the same choice twice).
-        let (title, options) = match decided(&p.path, rel, a.paused_at) {
-            Some((d, choice)) => (
-                format!("{title}; {d}, waiting for the devloop server to act"),
-                options.into_iter().filter(|o| *o != choice).collect(),
-            ),
-            None => (title, options),
+        // waits for the devloop server, not for the human: it is shown
+        // apart, answered, until the server acts. It can be changed, not
+        // made again (the act refuses the same choice twice).
+        let answered = decided(&p.path, rel, a.paused_at);
+        let options = match &answered {
+            Some(d) => options.into_iter().filter(|o| *o != d.choice).collect(),
+            None => options,
         };
         let (title, options) = match &held {
             Some(page) => (
@@ -224,6 +223,19 @@ pub(super) fn inbox(
         // the act takes.
         if let Some(a) = act.as_ref().filter(|_| stem == a.agent) {
             p.acts.push(a.clone());
+        }
+        if let Some(d) = answered {
+            p.answered.push(AnsweredItem {
+                kind: InboxKind::Resume,
+                reference: rel.clone(),
+                title,
+                answer: d.choice,
+                at: d.at,
+                by: d.by,
+                subject: Some(a.agent.clone()),
+                act,
+            });
+            continue;
         }
         items.push(InboxItem {
             kind: InboxKind::Resume,
@@ -311,25 +323,34 @@ pub(super) fn inbox(
 
 /// `yibo chose restart at …`: the `resume_decision` the agent's state
 /// holds, when made for its current pause (at or after it paused).
-fn decided(dir: &Path, rel: &str, paused_at: Option<DateTime<Utc>>) -> Option<(String, String)> {
+fn decided(dir: &Path, rel: &str, paused_at: Option<DateTime<Utc>>) -> Option<Decided> {
     let bytes = store::read_in(dir, rel, store::STATE_FILE_LIMIT).ok()?;
     let v: Value =
         serde_json::from_slice(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes)).ok()?;
     let d = v.get("resume_decision")?;
     let choice = d.get("choice")?.as_str()?;
-    let at_text = d.get("at").and_then(Value::as_str);
-    let at = at_text.and_then(|t| DateTime::parse_from_rfc3339(t).ok());
+    let at = d
+        .get("at")
+        .and_then(Value::as_str)
+        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| t.with_timezone(&Utc));
     if let (Some(at), Some(p)) = (at, paused_at)
-        && at.with_timezone(&Utc) < p
+        && at < p
     {
         return None;
     }
-    let by = d.get("by").and_then(Value::as_str).unwrap_or("someone");
-    let said = match at_text {
-        Some(t) => format!("{by} chose {choice} at {t}"),
-        None => format!("{by} chose {choice}"),
-    };
-    Some((said, choice.to_owned()))
+    Some(Decided {
+        choice: choice.to_owned(),
+        at,
+        by: d.get("by").and_then(Value::as_str).map(str::to_owned),
+    })
+}
+
+/// A resume decision recorded for a pause (`act resume-agent`).
+struct Decided {
+    choice: String,
+    at: Option<DateTime<Utc>>,
+    by: Option<String>,
 }
 
 /// The LoopStatusBar's facts: L1 units by status, L2 rounds and the latest

@@ -657,14 +657,34 @@ mod tests {
         let (_t, p) = project(&[(PROJECT_FILE, META), ("agent-state/tester.json", &decided)]);
         let p = p.unwrap();
         assert_eq!(rows(&p), vec![row("tester", &["resume"])]);
-        assert_eq!(p.inbox[0].options, vec!["resume"]);
+        // The pause is answered: it waits for the server, not for the
+        // human, so it is not in the inbox but shown apart, with when and
+        // by whom, and what can still change it.
+        assert!(p.inbox.is_empty(), "{:?}", p.inbox);
+        let a = &p.answered[0];
+        assert_eq!(
+            (
+                a.answer.as_str(),
+                a.by.as_deref(),
+                a.at.map(|t| t.to_rfc3339())
+            ),
+            (
+                "restart",
+                Some("yibo"),
+                Some("2026-06-01T09:30:00+00:00".to_owned())
+            )
+        );
+        assert_eq!(
+            a.act.as_ref().map(|x| x.options.clone()),
+            Some(vec!["resume".to_owned()])
+        );
         // ... and once expired, nothing is left to decide.
         let (_t, p) = project(&[
             (PROJECT_FILE, &later),
             ("agent-state/tester.json", &decided),
         ]);
         let p = p.unwrap();
-        assert!(rows(&p).is_empty() && p.inbox[0].act.is_none());
+        assert!(rows(&p).is_empty() && p.inbox.is_empty() && p.answered[0].act.is_none());
         // A running agent offers nothing.
         let running = PAUSED.replace("paused", "running");
         let (_t, p) = project(&[(PROJECT_FILE, META), ("agent-state/tester.json", &running)]);

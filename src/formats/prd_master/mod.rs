@@ -14,7 +14,8 @@ use std::path::Path;
 use super::json::reason as json_reason;
 use super::{file_name, parse_time};
 use crate::model::{
-    Address, Decision, Finding, Format, InboxItem, InboxKind, Level, Project, StatusKind,
+    Address, AnsweredItem, Decision, Finding, Format, InboxItem, InboxKind, Level, Project,
+    StatusKind,
 };
 use crate::store::{self, StoreError, WalkEntry};
 use rebuild::SCENE_ANCHOR;
@@ -332,8 +333,30 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
         }
     }
     // A choice already made waits for PRD-master, not for the human: it
-    // leaves the inbox at once (`choose` refuses it as answered).
-    let chosen = na.and_then(|na| na.answer.as_ref());
+    // leaves the inbox at once (`choose` refuses it as answered) and is
+    // shown apart, answered, until PRD-master replaces the next_action.
+    let chosen = na
+        .and_then(|na| na.answer.as_ref())
+        .filter(|a| !a.is_null());
+    if let (Some(na), Some(answer)) = (na, chosen) {
+        let field = |k: &str| answer.get(k).and_then(serde_json::Value::as_str);
+        p.answered.push(AnsweredItem {
+            kind: InboxKind::Choice,
+            reference: "next_action".to_owned(),
+            title: na
+                .description
+                .clone()
+                .unwrap_or_else(|| "decision".to_owned()),
+            answer: field("text")
+                .or(answer.as_str())
+                .unwrap_or("(unreadable)")
+                .to_owned(),
+            at: field("at").and_then(parse_time),
+            by: field("by").map(str::to_owned),
+            subject: None,
+            act: None,
+        });
+    }
     if let Some(na) = na.filter(|na| {
         chosen.is_none()
             && (na.kind.as_deref() == Some("user_decision")
