@@ -82,14 +82,35 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
     }
 }
 
-/// The dialog's title for the stage.
+/// The dialog's title for the stage: always the project, and the item as
+/// far as it is known (the chooser's common row; the decision once picked),
+/// so a reading that moved the list under the dialog cannot hide which
+/// item is answered.
 fn title(form: &Form) -> String {
     let what = form.title();
+    // What every choice is about, when they agree (a question's options).
+    let rows: Vec<Option<&str>> = form.choices.iter().map(|c| c.address.row()).collect();
+    let common = rows
+        .first()
+        .copied()
+        .flatten()
+        .filter(|r| rows.iter().all(|x| *x == Some(*r)));
+    let failed = |state: &str| format!(" {state} · {what} · {} ", form.project);
     match &form.stage {
-        Stage::Choose => format!(
-            " {} ",
-            crate::t!("ui.decide.title_choose", project = form.project)
-        ),
+        Stage::Choose => match common {
+            Some(row) => format!(
+                " {} ",
+                crate::t!(
+                    "ui.decide.title_choose_item",
+                    item = row,
+                    project = form.project
+                )
+            ),
+            None => format!(
+                " {} ",
+                crate::t!("ui.decide.title_choose", project = form.project)
+            ),
+        },
         Stage::Confirm { .. } => format!(
             " {} ",
             crate::t!(
@@ -100,14 +121,14 @@ fn title(form: &Form) -> String {
         ),
         Stage::Failed {
             why: Why::Changed, ..
-        } => format!(" {} ", crate::t!("ui.decide.title_conflict")),
+        } => failed(crate::t!("ui.decide.title_conflict")),
         Stage::Failed {
             why: Why::Locked, ..
-        } => format!(" {} ", crate::t!("ui.decide.title_locked")),
+        } => failed(crate::t!("ui.decide.title_locked")),
         Stage::Failed {
             why: Why::Partial, ..
-        } => format!(" {} ", crate::t!("ui.decide.title_partial")),
-        Stage::Failed { .. } => format!(" {} ", crate::t!("ui.decide.title_refused")),
+        } => failed(crate::t!("ui.decide.title_partial")),
+        Stage::Failed { .. } => failed(crate::t!("ui.decide.title_refused")),
         _ => format!(" {what} · {} ", form.project),
     }
 }

@@ -352,7 +352,10 @@ fn the_decision_chooser() {
     assert_eq!(m.form.as_ref().unwrap().stage, Stage::Choose);
     update(&mut m, d::key('j'));
     for s in snap(&m, "decide_choose", &DECIDE) {
-        let (title, english) = both("ui.decide.title_choose", &[("project", &"approval-flow")]);
+        let (title, english) = both(
+            "ui.decide.title_choose_item",
+            &[("item", &"OQ-4"), ("project", &"approval-flow")],
+        );
         says(&s, (title.clone(), english));
         says_key(&s, "ui.decide.keys_choose");
         borders_whole(&s, &title);
