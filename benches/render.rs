@@ -47,6 +47,7 @@ fn projects(n: usize) -> Vec<Project> {
                         target: Some("OQ-1".into()),
                         options: vec![],
                     }),
+                    why_not: None,
                 });
             }
             p

@@ -349,6 +349,16 @@ impl fmt::Display for ConfigError {
 }
 
 /// The default location of the config file.
+/// The config file in force (`--config`, or the default found), else the
+/// one that would be read (`$XDG_CONFIG_HOME/loopdeck/config.toml`), as
+/// messages that say what to add to it show it.
+pub fn shown_path(cfg: &Config) -> Option<String> {
+    cfg.file
+        .clone()
+        .or_else(default_path)
+        .map(|p| p.display().to_string())
+}
+
 pub fn default_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "loopdeck").map(|d| d.config_dir().join("config.toml"))
 }

@@ -104,6 +104,7 @@ fn every_offered_decision_is_accepted_by_the_act_code() {
                     by: "tester".to_owned(),
                     now,
                     devloop_api: None,
+                    config_file: None,
                 };
                 tried.push((p.format, a.verb));
                 match (a.verb, act(p, &req, &opts)) {
@@ -172,6 +173,7 @@ fn every_offered_decision_written_from_its_preview_is_refused_when_a_read_file_m
                 by: "tester".to_owned(),
                 now,
                 devloop_api: None,
+                config_file: None,
             };
             let Ok(preview) = act(p, &req, &dry) else {
                 continue;

@@ -99,6 +99,7 @@ fn every_dwp_item_suggests_only_a_decision_the_rules_accept() {
                         by: "tester".to_owned(),
                         now,
                         devloop_api: None,
+                        config_file: None,
                     };
                     if let Err(e) = act(p, &req, &opts) {
                         failed.push(format!("{}: {} offers {}: {e}", p.id, item.title, a.verb));

@@ -327,6 +327,7 @@ fn a_decision_written_is_read_again_as_one_change_of_its_project() {
                 by: "tester".into(),
                 now: chrono::Utc::now(),
                 devloop_api: None,
+                config_file: None,
             };
             loopdeck::formats::act::act(p, &req, &opts)
                 .ok()

@@ -785,6 +785,7 @@ fn decide(format: Format, data: &[u8]) {
         by: "fuzz".into(),
         now: now(),
         devloop_api: None,
+        config_file: None,
     };
     let opts = WriteOptions {
         wait: Duration::from_millis(0),

@@ -268,7 +268,9 @@ pub fn applies(m: &Model, cmd: Command) -> bool {
         Command::CycleSort | Command::SortBy(_) => !inbox,
         Command::CycleGroup | Command::GroupBy(_) => !inbox,
         Command::Inbox => !inbox,
-        Command::Decide => super::decide::offers(m).is_some(),
+        Command::Decide => {
+            super::decide::offers(m).is_some() || super::decide::why_not(m).is_some()
+        }
         Command::Pick(_) => {
             super::decide::offers(m).is_some_and(|(_, _, c)| c.iter().any(|c| c.option.is_some()))
         }

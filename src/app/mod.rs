@@ -360,6 +360,13 @@ pub struct Model {
     pub loading: bool,
     pub live: Liveness,
     pub readonly: bool,
+    /// Where decisions that go through a server are sent (`[devloop] api`),
+    /// when the config names one: without it such a decision is refused
+    /// before anything is typed, with the config line to add.
+    pub server: Option<String>,
+    /// The config file in force, or the one that would be read (the real
+    /// path, `XDG_CONFIG_HOME` honoured), for messages that say what to edit.
+    pub config_file: String,
     pub now: DateTime<Utc>,
     /// When each waiting item was first seen (see `model::first_seen`).
     pub first_seen: crate::model::first_seen::FirstSeen,
@@ -444,6 +451,8 @@ impl Model {
             loading: true,
             live: Liveness::Live { watches: 0 },
             readonly,
+            server: None,
+            config_file: "config.toml".to_owned(),
             now,
             first_seen: Default::default(),
             screen: Screen::Projects,

@@ -28,6 +28,7 @@ pub(super) fn project(name: &str, format: Format, waiting: usize) -> Project {
             ),
             options: vec![],
             subject: None,
+            why_not: None,
         });
     }
     p
@@ -481,6 +482,7 @@ fn inbox_enter_finds_the_row_by_the_item_subject() {
         since: None,
         options: vec![],
         subject: Some("3".into()),
+        why_not: None,
     });
     let mut m = model(vec![p]);
     update(&mut m, key('i'));
@@ -503,6 +505,7 @@ fn devloop_retries_and_triage_items_open_their_unit() {
             options: vec![],
             subject: Some("b".into()),
             act: None,
+            why_not: None,
         });
         let mut m = model(vec![p]);
         update(&mut m, key('i'));

@@ -514,6 +514,7 @@ fn the_console_offers_resume_only_while_the_token_holds() {
         since: Some(paused),
         options: vec!["resume".into(), "restart".into()],
         subject: Some("dev-1".into()),
+        why_not: None,
     });
     let mut m = model(vec![p]);
     update(&mut m, key('i'));

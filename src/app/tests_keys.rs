@@ -279,6 +279,7 @@ fn answerable() -> Model {
         since: None,
         options: Vec::new(),
         subject: Some("OQ-1".to_owned()),
+        why_not: None,
     });
     p.files.push(FileStamp {
         file: "state.json".into(),

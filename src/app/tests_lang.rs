@@ -47,6 +47,7 @@ fn prd_model(options: &[&str], readonly: bool) -> Model {
         since: Some(Utc.with_ymd_and_hms(2026, 5, 1, 0, 0, 0).unwrap()),
         options,
         subject: Some("OQ-1".into()),
+        why_not: None,
     });
     p.files.push(crate::model::FileStamp {
         file: "state.json".into(),
@@ -299,6 +300,7 @@ fn copy_says_what_it_copied_in_chinese_cut_by_columns() {
         since: Some(Utc.with_ymd_and_hms(2026, 5, 1, 0, 0, 0).unwrap()),
         options: vec![],
         subject: None,
+        why_not: None,
     });
     let mut m = model(vec![p]);
     update(&mut m, key('i'));

@@ -25,6 +25,7 @@ fn ask(p: &mut Project, reference: &str, kind: InboxKind) {
         since: Some(Utc.with_ymd_and_hms(2026, 5, 20, 0, 0, 0).unwrap()),
         options: vec![],
         subject: None,
+        why_not: None,
     });
 }
 

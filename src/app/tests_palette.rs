@@ -167,6 +167,7 @@ fn each_command_shows_the_keys_that_run_it_here() {
         since: None,
         options,
         subject: Some("OQ-1".to_owned()),
+        why_not: None,
     });
     p.files.push(crate::model::FileStamp {
         file: "state.json".into(),

@@ -328,6 +328,7 @@ pub fn run_act(
         by,
         now,
         devloop_api: config.devloop.api.clone(),
+        config_file: crate::config::shown_path(config),
     };
     let opts = write_options(flags, config, readonly);
     let (result, shown) = if matches!(req.verb, Verb::NewProject { .. }) {

@@ -226,6 +226,9 @@ pub struct InboxRow<'a> {
     /// the options offered at "now".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub act: Option<crate::model::Address>,
+    /// Without `act`: why no decision can be made here and what resolves it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why_not: Option<&'a str>,
     /// `since` as a time, for the order.
     #[serde(skip)]
     pub since_at: Option<DateTime<Utc>>,
@@ -329,6 +332,7 @@ pub fn inbox_rows<'a>(
                     },
                     ..a.clone()
                 }),
+                why_not: i.why_not.as_deref().filter(|_| i.act.is_none()),
                 since_at: i.since,
             })
         })

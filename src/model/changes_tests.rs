@@ -48,6 +48,7 @@ fn item(kind: InboxKind, reference: &str, title: &str) -> InboxItem {
         options: Vec::new(),
         subject: None,
         act: None,
+        why_not: None,
     }
 }
 

@@ -22,6 +22,18 @@ pub fn each_string(p: &mut Project, f: &mut dyn FnMut(&mut String)) {
         f(&mut i.title);
         all(&mut i.options, f);
         opt(&mut i.subject, f);
+        opt(&mut i.why_not, f);
+        if let Some(a) = &mut i.act {
+            opt(&mut a.target, f);
+            all(&mut a.options, f);
+        }
+    }
+    for i in &mut p.answered {
+        f(&mut i.reference);
+        f(&mut i.title);
+        f(&mut i.answer);
+        opt(&mut i.by, f);
+        opt(&mut i.subject, f);
         if let Some(a) = &mut i.act {
             opt(&mut a.target, f);
             all(&mut a.options, f);

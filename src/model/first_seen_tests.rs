@@ -19,6 +19,7 @@ fn item(kind: InboxKind, reference: &str, since: Option<DateTime<Utc>>) -> Inbox
         options: Vec::new(),
         subject: None,
         act: None,
+        why_not: None,
     }
 }
 

@@ -219,6 +219,10 @@ pub struct InboxItem {
     /// human decision settles it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub act: Option<Address>,
+    /// Without `act`: why no decision can be made here, and what will
+    /// resolve it (the command to run, the file to edit), in one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why_not: Option<String>,
 }
 
 /// An inbox item the human has answered, waiting for the agent to act on

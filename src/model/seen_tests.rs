@@ -29,6 +29,7 @@ fn item(kind: InboxKind, reference: &str, title: &str) -> InboxItem {
         options: Vec::new(),
         subject: None,
         act: None,
+        why_not: None,
     }
 }
 

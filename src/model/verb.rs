@@ -254,6 +254,9 @@ pub struct Request {
     pub now: DateTime<Utc>,
     /// The devloop server (`[devloop] api` in the config), when configured.
     pub devloop_api: Option<String>,
+    /// The config file in force or the one that would be read (its real
+    /// path), for refusals that say what to add to it.
+    pub config_file: Option<String>,
 }
 
 impl Request {
@@ -347,6 +350,13 @@ impl Address {
             target,
             options,
         }
+    }
+
+    /// Is this decision carried out by the project's server (a devloop
+    /// requirement goes to its PM agent through `[devloop] api`), so that
+    /// without one configured it cannot be made at all?
+    pub fn needs_server(&self) -> bool {
+        self.verb == "requirement"
     }
 
     /// Must one of the options be picked (no free text instead)? GSD's

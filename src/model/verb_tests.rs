@@ -139,6 +139,7 @@ fn a_resume_with_no_option_left_offers_no_decision() {
         since: Some(paused),
         options: vec!["resume".into()],
         subject: Some("dev-1".into()),
+        why_not: None,
     });
     let before = p.inbox_at(paused + chrono::Duration::hours(2));
     assert_eq!(before[0].act.as_ref().unwrap().options, ["resume"]);

@@ -19,6 +19,8 @@ pub struct Decider {
     pub now: Option<DateTime<Utc>>,
     pub readonly: bool,
     pub devloop_api: Option<String>,
+    /// The config file, for messages that say what to add to it.
+    pub config_file: Option<String>,
     pub audit_dir: Option<PathBuf>,
 }
 
@@ -62,6 +64,7 @@ impl Decider {
             by,
             now: self.now.unwrap_or_else(Utc::now),
             devloop_api: self.devloop_api.clone(),
+            config_file: self.config_file.clone(),
         };
         if !path.is_dir() {
             return Decided::Failed {
@@ -169,6 +172,7 @@ mod tests {
             now: None,
             readonly: false,
             devloop_api: None,
+            config_file: None,
             audit_dir: Some(tmp.path().join("state")),
         };
         let verb = Verb::Answer {
@@ -205,6 +209,7 @@ mod by_tests {
             now: None,
             readonly: false,
             devloop_api: None,
+            config_file: None,
             audit_dir: Some(tmp.path().join("state")),
         };
         let verb = Verb::Approve;

@@ -274,6 +274,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         now: global.now,
         readonly: global.readonly || cfg.readonly,
         devloop_api: cfg.devloop.api.clone(),
+        config_file: crate::config::shown_path(&cfg),
         audit_dir: crate::store::audit::default_dir(),
     };
     let input_tx = tx.clone();
@@ -343,6 +344,9 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         .map(crate::store::seen::load)
         .unwrap_or_default();
     model.keymap = keymap;
+    model.server = cfg.devloop.api.clone().filter(|a| !a.trim().is_empty());
+    model.config_file =
+        crate::config::shown_path(&cfg).unwrap_or_else(|| "--config FILE".to_owned());
     // The palette offers the built-in themes; a theme file is kept until
     // one is picked.
     model.themes = ui::theme::BUILTIN.iter().map(|(name, _)| *name).collect();

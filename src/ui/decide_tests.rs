@@ -58,6 +58,7 @@ pub(super) fn project(name: &str, title: &str, act: Address) -> Project {
         since: Some(Utc.with_ymd_and_hms(2026, 5, 30, 9, 0, 0).unwrap()),
         subject: act.target.clone(),
         act: Some(act),
+        why_not: None,
     });
     p.files.push(FileStamp {
         file: "state.json".into(),

@@ -112,6 +112,7 @@ fn widths_are_measured_as_drawn() {
         options: vec![],
         subject: None,
         act: None,
+        why_not: None,
     });
     let mut m = Model::new(vec!["ws".into()], false, now());
     update(&mut m, Event::Loaded(vec![p]));

@@ -58,6 +58,13 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
                     (item.kind.shown(), &item.title),
                     (crate::t!("ui.inbox.field_options"), &options),
                     (
+                        crate::t!("ui.inbox.field_why_not"),
+                        item.why_not
+                            .as_deref()
+                            .filter(|_| item.act.is_none())
+                            .unwrap_or_default(),
+                    ),
+                    (
                         crate::t!("ui.inbox.field_accept_if"),
                         field(|q| q.acceptance_threshold.as_ref()),
                     ),

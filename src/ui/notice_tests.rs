@@ -46,6 +46,7 @@ fn new_items_are_marked_in_the_header_and_the_inbox() {
             options: vec![],
             subject: None,
             act: None,
+            why_not: None,
         });
     }
     update(&mut m, Event::Loaded(fresh));

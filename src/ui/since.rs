@@ -158,6 +158,7 @@ pub(super) mod tests {
             options: Vec::new(),
             subject: None,
             act: None,
+            why_not: None,
         });
         if let Some(b) = q.detail.bugs.first_mut() {
             b.status = "fixed".to_owned();

@@ -258,6 +258,7 @@ fn hostile_model() -> Model {
         since: None,
         options: vec![evil.into()],
         subject: None,
+        why_not: None,
     });
     update(&mut m, Event::Loaded(vec![p]));
     m
@@ -306,6 +307,7 @@ fn wrapped_cjk_stays_inside_the_border() {
         since: None,
         options: vec![],
         subject: None,
+        why_not: None,
     });
     update(&mut m, Event::Loaded(vec![p]));
     press(&mut m, KeyCode::Enter);

@@ -346,6 +346,24 @@ fn choices_of(a: &Address, heading: &str) -> Vec<Choice> {
 
 /// What the selected row (or, in the inbox, item) offers: the project
 /// index, a heading, and the choices.
+/// The selected inbox item offers no decision: why, and what resolves
+/// it, as its reader said (never a silent `a`).
+pub fn why_not(m: &Model) -> Option<String> {
+    if m.screen != Screen::Inbox {
+        return None;
+    }
+    let (pi, ii) = *panes::inbox(m).get(m.inbox.selected)?;
+    let item = &m.projects[pi].inbox[ii];
+    if item.act.is_some() {
+        return None;
+    }
+    Some(
+        item.why_not
+            .clone()
+            .unwrap_or_else(|| t!("app.decide.no_way_here").to_owned()),
+    )
+}
+
 pub fn offers(m: &Model) -> Option<(usize, String, Vec<Choice>)> {
     if m.screen == Screen::Inbox {
         let (pi, ii) = *panes::inbox(m).get(m.inbox.selected)?;
@@ -430,6 +448,9 @@ fn row_heading(m: &Model, p: &Project, target: &str) -> String {
 
 /// The hint for the decide key here ("a answer", "a bug →"), if any.
 pub fn hint(m: &Model) -> Option<String> {
+    if offers(m).is_none() && why_not(m).is_some() {
+        return Some(format!("a {}", t!("app.hint.why_not")));
+    }
     let (_, _, choices) = offers(m)?;
     let first = &choices.first()?.address;
     let same = choices.iter().all(|c| c.address.verb == first.verb);
@@ -448,11 +469,20 @@ pub fn open(m: &mut Model, pick: Option<usize>) -> Vec<Effect> {
         return vec![Effect::Render];
     }
     let Some((pi, heading, choices)) = offers(m) else {
-        m.status = Some(t!("app.decide.nothing_to_decide").to_owned());
+        m.status = Some(match why_not(m) {
+            Some(why) => t!("app.decide.why_not", why = why),
+            None => t!("app.decide.nothing_to_decide").to_owned(),
+        });
         return vec![Effect::Render];
     };
     if pick.is_some_and(|i| i >= choices.len()) {
         return Vec::new();
+    }
+    // Refused before anything is typed: a decision only a server carries
+    // out, with no server configured, says so and what to add, at once.
+    if m.server.is_none() && choices.iter().all(|c| c.address.needs_server()) {
+        m.status = Some(t!("app.decide.needs_server", file = m.config_file));
+        return vec![Effect::Render];
     }
     let p = &m.projects[pi];
     let single = choices.len() == 1;

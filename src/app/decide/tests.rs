@@ -43,6 +43,7 @@ pub(crate) fn prd(name: &str) -> Project {
             ),
             options: Vec::new(),
             subject: Some((*id).to_owned()),
+            why_not: None,
         });
     }
     p.files.push(FileStamp {
@@ -557,6 +558,7 @@ fn gsd_waiting() -> Model {
         since: None,
         options: vec!["Yes, add the signer".into(), "No".into()],
         subject: None,
+        why_not: None,
     });
     p.blockers.push("waiting on the bank's sandbox".into());
     model(vec![p], false)
@@ -728,6 +730,7 @@ fn a_list_of_several_decisions_names_each_and_heads_the_dialog_by_the_pick() {
         since: None,
         options: vec!["keep".into(), "drop".into()],
         subject: None,
+        why_not: None,
     });
     let mut m = model(vec![p], false);
     update(&mut m, code(KeyCode::Enter));
@@ -1154,4 +1157,44 @@ fn after_a_decision_the_next_item_is_the_one_below_at_confirm() {
         },
     );
     assert_eq!(titles(&m)[m.inbox.selected], below, "{:?}", titles(&m));
+}
+
+/// Issue 20 §4: an item that offers no decision says why on `a`, in the
+/// hint and never silently; a decision only a server carries out, with
+/// no server configured, is refused before the editor opens, naming the
+/// config file to add it to.
+#[test]
+fn no_dead_ends_a_says_why_not_and_a_server_decision_is_refused_before_typing() {
+    let mut p = prd("alpha");
+    p.inbox[0].act = None;
+    p.inbox[0].why_not = Some("the unit has no retries left: the server resumes it".into());
+    p.inbox[1].act = Some(Address::new("requirement", None, Vec::new()));
+    let mut m = model(vec![p], false);
+    m.config_file = "/home/pm/.cfg/loopdeck/config.toml".into();
+    update(&mut m, key('i'));
+    let hints = crate::app::commands::hints(&m);
+    assert!(
+        hints.iter().any(|h| h.text == "a why no decision"),
+        "{:?}",
+        hints.iter().map(|h| &h.text).collect::<Vec<_>>()
+    );
+    update(&mut m, key('a'));
+    assert_eq!(m.mode, Mode::Normal);
+    assert_eq!(
+        m.status.as_deref(),
+        Some("No decision here: the unit has no retries left: the server resumes it")
+    );
+    // The requirement: refused at once, nothing to type.
+    update(&mut m, key('j'));
+    update(&mut m, key('a'));
+    assert!(m.form.is_none(), "the editor opened");
+    let status = m.status.clone().unwrap_or_default();
+    assert!(
+        status.contains("/home/pm/.cfg/loopdeck/config.toml") && status.contains("[devloop]"),
+        "{status}"
+    );
+    // With a server, the editor opens.
+    m.server = Some("http://127.0.0.1:9".into());
+    update(&mut m, key('a'));
+    assert_eq!(m.mode, Mode::Decide);
 }

@@ -52,6 +52,7 @@ fn lines_carry_the_envelope_and_inbox_rows() {
         options: Vec::new(),
         subject: None,
         act: None,
+        why_not: None,
     });
     let old = [project("/w/a")];
     let new = [p];
@@ -109,6 +110,7 @@ fn plain_lines_in_chinese_keep_one_column_after_the_word() {
         options: Vec::new(),
         subject: None,
         act: None,
+        why_not: None,
     });
     let now = Utc::now();
     let at = "2026-06-01T12:00:00.000Z".to_owned();

@@ -3,6 +3,10 @@
 use super::*;
 use crate::model::{Address, AnsweredItem};
 
+/// What resumes a loop stopped by a budget or a blocked unit, and what can
+/// be decided meanwhile (issue 20 §4: no item without a way on).
+const RESUME_ON_SERVER: &str = "the devloop server resumes the loop (its `POST /projects/:pid/run` resets the budgets and goes on); from here, the project's own decisions: a new requirement that re-plans it, or abandon (its Overview, `a`)";
+
 /// What the loop hands to a human besides the project's own state.
 pub(super) struct Waiting<'a> {
     /// `(rounds, budget)` when L2 spent its rounds without a pass.
@@ -76,6 +80,7 @@ pub(super) fn inbox(
                 .or_else(|| store::mtime(&p.path.join(page))),
             options: Vec::new(),
             subject: None,
+            why_not: None,
         });
     }
     let blocked_event = last_event(p, "project_blocked").cloned();
@@ -106,6 +111,7 @@ pub(super) fn inbox(
             since: blocked_since,
             options: Vec::new(),
             subject: None,
+            why_not: Some(format!("the loop is suspended over its token budget: raise `token_budget` in {PROJECT_FILE}, or {RESUME_ON_SERVER}")),
         });
     } else if p.status == "blocked" {
         let reason = blocked_event
@@ -122,6 +128,7 @@ pub(super) fn inbox(
             since: blocked_since,
             options: Vec::new(),
             subject: None,
+            why_not: Some(format!("fix what blocks it, then {RESUME_ON_SERVER}")),
         });
     }
     if p.status == "blocked"
@@ -146,6 +153,7 @@ pub(super) fn inbox(
             since: None,
             options: Vec::new(),
             subject: None,
+            why_not: Some(format!("no integration round is left: {RESUME_ON_SERVER}")),
         });
     }
     for (rel, a) in agents.iter().filter(|(_, a)| a.status == "paused") {
@@ -237,6 +245,12 @@ pub(super) fn inbox(
             });
             continue;
         }
+        let why_not = act.is_none().then(|| match &held {
+            Some(page) => format!(
+                "held by the PRD conflict in {page}: settle it with a new requirement first (the conflict's item, `a`)"
+            ),
+            None => "nothing is left to decide for this pause".to_owned(),
+        });
         items.push(InboxItem {
             kind: InboxKind::Resume,
             act,
@@ -245,6 +259,7 @@ pub(super) fn inbox(
             since: a.paused_at,
             options,
             subject: Some(a.agent.clone()),
+            why_not,
         });
     }
     for (id, title) in waiting.stuck {
@@ -264,6 +279,7 @@ pub(super) fn inbox(
             since,
             options: Vec::new(),
             subject: Some(id.clone()),
+            why_not: Some(format!("the unit has no retries left: {RESUME_ON_SERVER}")),
         });
     }
     if let Some(t) = waiting.unsure {
@@ -282,6 +298,7 @@ pub(super) fn inbox(
             since: store::mtime(&p.path.join(&t.file)),
             options: Vec::new(),
             subject: t.units.first().cloned(),
+            why_not: Some("the loop applies no triage this unsure: a new requirement says what to do (the project's Overview, `a`), or the bug's own state on the Bugs tab".to_owned()),
         });
     }
     if p.status == "shipped"
@@ -300,6 +317,7 @@ pub(super) fn inbox(
                 ,
             options: Vec::new(),
             subject: None,
+            why_not: None,
         });
     } else if p.status == "shipped" {
         items.push(InboxItem {
@@ -316,6 +334,7 @@ pub(super) fn inbox(
             since: last_event(p, "project_shipped").and_then(|e| e.at),
             options: vec!["sign-off".to_owned(), "abandon".to_owned()],
             subject: None,
+            why_not: None,
         });
     }
     p.inbox = items;

@@ -330,6 +330,7 @@ fn waiting(
             since: b.since.as_deref().and_then(parse_time).or(since),
             options: Vec::new(),
             subject: task.clone(),
+            why_not: None,
         });
     }
     let blocker_task = blocker.and_then(|b| b.task.as_ref()).map(Scalar::text);
@@ -348,6 +349,7 @@ fn waiting(
             since,
             options: Vec::new(),
             subject: Some(t.id.clone()),
+            why_not: None,
         });
     }
     let approval = checks::approval(plan);
@@ -392,6 +394,7 @@ fn waiting(
             since: created.or(since),
             options: Vec::new(),
             subject: None,
+            why_not: None,
         });
     }
     if !desync.is_empty() {
@@ -406,6 +409,7 @@ fn waiting(
             since,
             options: Vec::new(),
             subject: None,
+            why_not: None,
         });
     }
     if finalizing {
@@ -418,6 +422,7 @@ fn waiting(
             since: marker_since.or(since),
             options: Vec::new(),
             subject: None,
+            why_not: None,
         });
     }
     Flags {
@@ -434,7 +439,15 @@ const RECONCILE: &str = "; Markdown wins: reconcile state.json from it";
 /// (`why`, in `act`'s words): what resolves it, briefly, never a decision
 /// that would be refused.
 fn unreconcilable(why: &str, approve_offered: bool) -> String {
-    let fix = if why.contains("plan is not approved") && approve_offered {
+    format!(
+        "; Markdown wins, but reconcile is refused: {}",
+        reconcile_fix(why, approve_offered)
+    )
+}
+
+/// What resolves a refused reconciliation, in a few words.
+fn reconcile_fix(why: &str, approve_offered: bool) -> String {
+    if why.contains("plan is not approved") && approve_offered {
         "approve the plan first".to_owned()
     } else if why.contains("completion requires successful gates") {
         "a ticked task has no passing gate evidence: run its gates and record them, or untick its README box".to_owned()
@@ -444,8 +457,7 @@ fn unreconcilable(why: &str, approve_offered: bool) -> String {
         "resolve the active blocker first".to_owned()
     } else {
         why.to_owned()
-    };
-    format!("; Markdown wins, but reconcile is refused: {fix}")
+    }
 }
 
 /// The decisions the plan takes as read (`Project::acts`): exactly those
@@ -474,21 +486,39 @@ fn offers(p: &mut Project, plan: &Plan<'_>, finalizing: bool) {
                     .any(|o| o.verb == a.verb && o.target == a.target)
         });
         if !offered {
-            item.act = None;
-            if item.kind == InboxKind::Desync {
-                let why = if finalizing {
+            let verb = item.act.take().map(|a| a.verb);
+            let why = |verb: &str| {
+                if finalizing {
                     "a finalization was interrupted (.finalizing.json)".to_owned()
                 } else if readme_unreadable {
                     "README.md is not UTF-8".to_owned()
                 } else {
                     plan.state_json
-                        .and_then(|s| act::refusal(s, plan.readme_bytes, "reconcile"))
+                        .and_then(|s| act::refusal(s, plan.readme_bytes, verb))
                         .unwrap_or_else(|| "state.json cannot be read".to_owned())
-                };
-                item.title = item
-                    .title
-                    .replace(RECONCILE, &unreconcilable(&why, approve_offered));
-            }
+                }
+            };
+            // Said in one line, with what resolves it (issue 20 §4).
+            item.why_not = Some(match (item.kind, verb) {
+                (InboxKind::Finalization, _) => format!(
+                    "only DWP's finalizer recovers it: inspect the evidence, then run the skill's \
+                     `python3 shared/finalize_plan.py {} --candidate STATE.json --recover` for the same \
+                     candidate; every state change is refused until then",
+                    plan.dir.display()
+                ),
+                (InboxKind::Desync, _) => {
+                    let why = why("reconcile");
+                    item.title = item
+                        .title
+                        .replace(RECONCILE, &unreconcilable(&why, approve_offered));
+                    format!(
+                        "DWP's updater refuses reconcile: {}",
+                        reconcile_fix(&why, approve_offered)
+                    )
+                }
+                (_, Some(verb)) => format!("DWP's updater refuses {verb}: {}", why(verb)),
+                (_, None) => item.title.clone(),
+            });
         }
     }
     p.acts = acts;
@@ -771,6 +801,7 @@ fn stale_lock(p: &mut Project, dir: &Path) {
         since: Some(since),
         options: Vec::new(),
         subject: None,
+        why_not: None,
     });
 }
 

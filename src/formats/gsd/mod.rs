@@ -310,6 +310,7 @@ fn waiting(p: &mut Project, name: &str, file: Result<Vec<u8>, StoreError>) {
         since,
         options,
         subject: None,
+        why_not: None,
     });
     let kind = w.kind.unwrap_or_else(|| "decision".to_owned());
     p.resume.waiting_for = Some(format!(

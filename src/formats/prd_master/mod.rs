@@ -307,6 +307,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
             since,
             options: Vec::new(),
             subject: Some(q.id.clone()),
+            why_not: None,
         });
     }
     for q in &p.frontier.research {
@@ -329,6 +330,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
                 since,
                 options: Vec::new(),
                 subject: Some(q.id.clone()),
+                why_not: None,
             });
         }
     }
@@ -379,6 +381,9 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
             since,
             options: na.askuserquestion_options.clone(),
             subject: None,
+            why_not: na.askuserquestion_options.is_empty().then(|| {
+                "next_action is a user decision with no askuserquestion_options to pick: PRD-master asks it in its own session; answer it there".to_owned()
+            }),
         });
     }
 

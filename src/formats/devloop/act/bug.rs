@@ -377,6 +377,7 @@ mod tests {
             by: "yibo".into(),
             now: "2026-06-01T12:00:00Z".parse().unwrap(),
             devloop_api: None,
+            config_file: None,
         }
     }
 

@@ -51,11 +51,12 @@ pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, Ac
         Verb::SignOff => Local::SignOff,
         Verb::Abandon => Local::Abandon,
         _ => {
-            return Err(refuse(
+            let file = req.config_file.as_deref().unwrap_or("--config FILE");
+            return Err(refuse(format!(
                 "a new requirement goes to the devloop server (POST /projects/:pid/requirement), \
                  where the PM agent takes it; no server is configured: add\n  [devloop]\n  api = \"http://host:port\"\n\
-                 to loopdeck's config file (~/.config/loopdeck/config.toml, or --config FILE)",
-            ));
+                 to loopdeck's config file ({file})"
+            )));
         }
     };
     let txn = Txn::new(

@@ -121,6 +121,7 @@ fn an_interrupted_finalization_offers_and_takes_no_state_change() {
         by: "t".into(),
         now: chrono::Utc::now(),
         devloop_api: None,
+        config_file: None,
     };
     let opts = crate::store::txn::WriteOptions {
         dry_run: true,

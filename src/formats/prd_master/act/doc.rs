@@ -485,6 +485,7 @@ mod tests {
             by: "alice".to_owned(),
             now: chrono::Utc.with_ymd_and_hms(2026, 6, 1, 9, 30, 0).unwrap(),
             devloop_api: None,
+            config_file: None,
         }
     }
 
