@@ -421,15 +421,31 @@ fn resume_is_offered_and_taken_until_the_token_is_24_hours_old() {
         .clone();
     assert_eq!(a["paused_at"], PAUSED);
 
-    let title = resume_item(&dir, JUST_BEFORE)["title"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    // Answered, the pause waits for the devloop server, not for the human:
+    // it leaves the inbox and is shown apart with the answer, who and when,
+    // still offering the other choice.
+    let v = show(&dir, JUST_BEFORE);
     assert!(
-        title.ends_with(&format!(
-            "; yibo chose resume at {JUST_BEFORE}, waiting for the devloop server to act"
-        )),
-        "{title}"
+        !v["inbox"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["kind"] == "resume"),
+        "{v:#}"
+    );
+    let answered = v["answered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["kind"] == "resume")
+        .unwrap()
+        .clone();
+    assert_eq!(answered["answer"], "resume");
+    assert_eq!(answered["answered_by"], "yibo");
+    assert_eq!(answered["answered_at"], JUST_BEFORE);
+    assert_eq!(
+        answered["act"],
+        serde_json::json!({"verb": "resume-agent", "target": "integrator", "options": ["restart"]})
     );
 
     // The same decision twice is refused; a change of mind is recorded.

@@ -148,7 +148,7 @@ fn an_agent_that_starts_waiting_rings_once_and_is_marked_new() {
 
     // Opening the inbox and pressing a key sees it: the mark goes.
     tmux.keys(&["i"]);
-    let s = tmux.wait_for("• .planning/WAITING.json");
+    let s = tmux.wait_for("• [Phase 3] Allow a fourth approval level?");
     assert!(s.contains("Inbox · 1 waiting · 1 new"), "{s}");
     tmux.keys(&["j"]);
     tmux.wait_gone("1 new");

@@ -138,6 +138,9 @@ pub struct ShowView<'a> {
     pub frontier: &'a Frontier,
     /// The inbox at "now" (a lapsed resume token offers only restart).
     pub inbox: Vec<InboxItem>,
+    /// What the human answered and the agent has not acted on yet, apart
+    /// from `inbox` (as `inbox --json` shows it), newest answer first.
+    pub answered: Vec<AnsweredRow<'a>>,
     pub decisions: &'a [Decision],
     pub blockers: &'a [String],
     pub pending_todos: Option<usize>,
@@ -177,6 +180,7 @@ impl<'a> ShowView<'a> {
             resume: Resume::new(p, now),
             frontier: &p.frontier,
             inbox: p.inbox_at(now),
+            answered: answered_rows(std::slice::from_ref(p), now),
             decisions: &p.decisions,
             blockers: &p.blockers,
             pending_todos: p.pending_todos,
