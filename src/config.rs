@@ -9,8 +9,12 @@
 //! a FIFO or a device there is refused at once, never waited on or read
 //! without end.
 
+mod escalate;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+pub use escalate::{COMMAND_TIMEOUT, EscalateConfig, rules as escalation_rules};
 
 use serde::Deserialize;
 use thiserror::Error;
@@ -48,6 +52,10 @@ pub struct Config {
     /// `[keys]`: the user's keys (the console checks and applies them).
     #[serde(default)]
     pub keys: Keys,
+    /// `[[escalate]]`: rules that raise what has waited too long (see
+    /// `model::escalate`), in the file's order.
+    #[serde(default)]
+    pub escalate: Vec<EscalateConfig>,
     /// The file this config was read from (none: the defaults).
     #[serde(skip)]
     pub file: Option<PathBuf>,
@@ -62,8 +70,9 @@ pub struct DevloopConfig {
     pub api: Option<String>,
 }
 
-/// `[notify]`: what the console does when items start waiting for a human.
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+/// `[notify]`: what the console does when items start waiting for a human
+/// (or an `[[escalate]]` rule fires on one).
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
 pub struct NotifyConfig {
     /// Ring the terminal bell (default true).
@@ -72,6 +81,16 @@ pub struct NotifyConfig {
     pub desktop: Desktop,
     /// Also under `--readonly` (default true); false silences both.
     pub when_readonly: bool,
+    /// A command run for each item that starts waiting or escalates, with
+    /// the item as JSON on its standard input: split into words as a POSIX
+    /// shell splits them, but run without a shell (write `sh -c '…'` for
+    /// one); its output is discarded.
+    #[serde(deserialize_with = "escalate::command")]
+    pub command: Option<Vec<String>>,
+    /// How long the command may run before it is killed (default
+    /// [`COMMAND_TIMEOUT`]).
+    #[serde(deserialize_with = "escalate::timeout")]
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl Default for NotifyConfig {
@@ -80,6 +99,8 @@ impl Default for NotifyConfig {
             bell: true,
             desktop: Desktop::Off,
             when_readonly: true,
+            command: None,
+            timeout: None,
         }
     }
 }
@@ -600,14 +621,7 @@ mod tests {
 
     #[test]
     fn the_notify_table_reads_and_its_mistakes_name_their_line() {
-        assert_eq!(
-            parse("", "c.toml").unwrap().notify,
-            NotifyConfig {
-                bell: true,
-                desktop: Desktop::Off,
-                when_readonly: true
-            }
-        );
+        assert_eq!(parse("", "c.toml").unwrap().notify, NotifyConfig::default());
         let c = parse(
             "[notify]\nbell = false\ndesktop = \"osc777\"\nwhen_readonly = false\n",
             "c.toml",
@@ -618,7 +632,8 @@ mod tests {
             NotifyConfig {
                 bell: false,
                 desktop: Desktop::Osc777,
-                when_readonly: false
+                when_readonly: false,
+                ..NotifyConfig::default()
             }
         );
         assert_eq!(

@@ -6,6 +6,7 @@ mod actions;
 mod commands;
 pub mod copy;
 pub mod decide;
+pub mod escalate;
 pub mod keymap;
 mod notice;
 pub mod palette;
@@ -273,6 +274,12 @@ pub enum Event {
         seq: u64,
         result: decide::Decided,
     },
+    /// The clock reached an instant the model waits for (an `[[escalate]]`
+    /// rule starts firing by time alone): "now" is this.
+    Clock(DateTime<Utc>),
+    /// The `[notify] command` failed (`Some`: why, said in the header) or
+    /// ran well again after failing (`None`).
+    Hook(Option<String>),
 }
 
 /// What the runtime must do after an update.
@@ -309,6 +316,9 @@ pub enum Effect {
         title: String,
         body: String,
     },
+    /// Run the `[notify] command` with this JSON on its stdin (see
+    /// `escalate::payload`).
+    Hook(String),
     /// Make `verb` on the project at `path` with the code `loopdeck act`
     /// runs, against the files as the console read them (`expect`: file,
     /// sha256); `dry_run` previews. Answered by `Event::Decided`.
@@ -441,6 +451,14 @@ pub struct Model {
     /// The built-in theme drawn in, marked in the palette (none: the
     /// config's `theme_file`, kept until one is picked).
     pub theme_in_force: Option<String>,
+    /// The config's `[[escalate]]` rules.
+    pub rules: Vec<crate::model::escalate::Rule>,
+    /// A `[notify] command` is configured: items that start waiting or
+    /// escalate are handed to it (`Effect::Hook`).
+    pub hook: bool,
+    /// Why the `[notify] command` last failed, shown in the header until it
+    /// runs well again.
+    pub hook_failure: Option<String>,
 }
 
 impl Model {
@@ -491,6 +509,9 @@ impl Model {
             keymap: KEYMAP,
             themes: Vec::new(),
             theme_in_force: Some("default".to_owned()),
+            rules: Vec::new(),
+            hook: false,
+            hook_failure: None,
         }
     }
 
@@ -768,9 +789,15 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
         Event::Reread { dirs, trees, .. } => Some((Some(dirs.clone()), trees.clone())),
         _ => None,
     };
+    let clock = matches!(event, Event::Clock(_));
     let mut effects = step(m, event);
     if reading {
         effects.extend(notice::after_reading(m, full));
+    }
+    if reading || clock {
+        effects.extend(escalate::check(m));
+        // New items and escalations in one reading ring once.
+        coalesce_notify(&mut effects);
     }
     if let Some((dirs, trees)) = &covered {
         effects.extend(decide::read(m, dirs.as_deref(), trees));
@@ -802,6 +829,30 @@ pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
     }
     effects.extend(compare_wanted(m));
     effects
+}
+
+/// Several `Effect::Notify` in one update become one (the first's title,
+/// the bodies joined), where the first was.
+fn coalesce_notify(effects: &mut Vec<Effect>) {
+    let mut first: Option<usize> = None;
+    let mut i = 0;
+    while i < effects.len() {
+        if let Effect::Notify { body, .. } = &effects[i] {
+            match first {
+                None => first = Some(i),
+                Some(f) => {
+                    let more = body.clone();
+                    effects.remove(i);
+                    if let Effect::Notify { body, .. } = &mut effects[f] {
+                        body.push_str(" · ");
+                        body.push_str(&more);
+                    }
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
 }
 
 /// The open Revisions drawer shows a PRD or SDD revision not compared
@@ -994,6 +1045,17 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
         Event::Decided { seq, result } => decide::decided(m, seq, result),
         Event::Notice(text) => {
             m.status = Some(text);
+            vec![Effect::Render]
+        }
+        Event::Clock(now) => {
+            m.now = now;
+            vec![Effect::Render]
+        }
+        Event::Hook(failure) => {
+            if m.hook_failure == failure {
+                return Vec::new();
+            }
+            m.hook_failure = failure;
             vec![Effect::Render]
         }
         // Clicks act on the panes only: in help, the palette, a filter

@@ -156,7 +156,7 @@ pub(super) fn before_reading(m: &mut Model) {
 
 /// After a reading is merged: what is new, and the notification for it.
 /// `full`: a reading of every project (the first one of a run primes).
-pub(super) fn after_reading(m: &mut Model, full: bool) -> Option<Effect> {
+pub(super) fn after_reading(m: &mut Model, full: bool) -> Vec<Effect> {
     // The rows drawn belong to the last frame: not these.
     m.inbox.first.forget_shown();
     let n = &mut m.notices;
@@ -229,12 +229,25 @@ pub(super) fn after_reading(m: &mut Model, full: bool) -> Option<Effect> {
         }
     }
     if !primed || fresh.is_empty() {
-        return None;
+        return Vec::new();
     }
     for (p, i) in &fresh {
         n.unseen.entry(identity(p)).or_default().insert(item_key(i));
     }
-    Some(notice(&fresh))
+    let mut effects = vec![notice(&fresh)];
+    // The `[notify] command` hears of each, as the terminal does.
+    if m.hook {
+        effects.extend(fresh.iter().map(|(p, i)| {
+            Effect::Hook(super::escalate::payload(
+                super::escalate::HookEvent::Waiting,
+                p,
+                i,
+                &m.rules,
+                m.now,
+            ))
+        }));
+    }
+    effects
 }
 
 /// The notification for `fresh` items (one, whatever their number).

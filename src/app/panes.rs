@@ -256,8 +256,9 @@ pub fn projects(m: &Model) -> Vec<usize> {
     rows
 }
 
-/// Every inbox item across projects, oldest first (unknown times last), as
-/// (project index, item index), filtered.
+/// Every inbox item across projects, oldest first (unknown times last),
+/// those an `[[escalate]]` rule ranks first before the rest, as (project
+/// index, item index), filtered.
 pub fn inbox(m: &Model) -> Vec<(usize, usize)> {
     let mut rows: Vec<(usize, usize, &InboxItem)> = m
         .projects
@@ -282,8 +283,23 @@ pub fn inbox(m: &Model) -> Vec<(usize, usize)> {
             )
         })
         .collect();
-    rows.sort_by(|a, b| crate::model::oldest_first(a.2.since, b.2.since));
-    rows.into_iter().map(|(pi, ii, _)| (pi, ii)).collect()
+    if m.rules.is_empty() {
+        rows.sort_by(|a, b| crate::model::oldest_first(a.2.since, b.2.since));
+        return rows.into_iter().map(|(pi, ii, _)| (pi, ii)).collect();
+    }
+    // What an `[[escalate]]` rule ranks first comes first, oldest first.
+    let mut ranked: Vec<(bool, usize, usize, &InboxItem)> = rows
+        .into_iter()
+        .map(|(pi, ii, item)| {
+            let first = crate::model::escalate::ranks_first(&m.rules, &m.projects[pi], item, m.now);
+            (first, pi, ii, item)
+        })
+        .collect();
+    ranked.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then_with(|| crate::model::oldest_first(a.3.since, b.3.since))
+    });
+    ranked.into_iter().map(|(_, pi, ii, _)| (pi, ii)).collect()
 }
 
 /// A row of the Frontier tab.

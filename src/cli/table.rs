@@ -74,6 +74,11 @@ pub fn list(rows: &[Row<'_>]) -> String {
                 name.push_str("  ");
                 name.push_str(&t!("cli.list.problems", n = r.problems.len()));
             }
+            if !r.escalated_by.is_empty() {
+                let rules: Vec<String> = r.escalated_by.iter().map(|n| s(n)).collect();
+                name.push_str("  ");
+                name.push_str(&t!("cli.list.escalated", rules = rules.join(", ")));
+            }
             vec![
                 age(r.age_seconds),
                 r.format.to_owned(),
@@ -113,6 +118,11 @@ pub fn inbox(rows: &[InboxRow<'_>], answered: &[AnsweredRow<'_>]) -> String {
                 let opts: Vec<String> = r.options.iter().map(|o| s(o)).collect();
                 title.push_str(&format!("  [{}]", opts.join(" / ")));
             }
+            if !r.escalated_shown.is_empty() {
+                let rules: Vec<String> = r.escalated_shown.iter().map(|n| s(n)).collect();
+                title.push_str("  ");
+                title.push_str(&t!("cli.inbox.escalated", rules = rules.join(", ")));
+            }
             vec![
                 age(r.age_seconds),
                 s(r.project),
@@ -133,6 +143,10 @@ pub fn inbox(rows: &[InboxRow<'_>], answered: &[AnsweredRow<'_>]) -> String {
         &body,
     );
     let _ = writeln!(out, "{}", t!("cli.inbox.count", n = rows.len()));
+    let escalated = rows.iter().filter(|r| !r.escalated_by.is_empty()).count();
+    if escalated > 0 {
+        let _ = writeln!(out, "{}", t!("cli.inbox.escalated_count", n = escalated));
+    }
     if !answered.is_empty() {
         let body: Vec<Vec<String>> = answered
             .iter()

@@ -8,6 +8,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
 use crate::formats;
+use crate::model::escalate::{self, Rule};
 use crate::model::seen::Since;
 use crate::model::{
     Agent, Bug, BugStats, Checkpoint, Dag, Decision, Event, Excerpt, FileStamp, Finding, Frontier,
@@ -38,9 +39,21 @@ pub struct Row<'a> {
     /// `list --changed`: what changed since the user last looked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub since_you_looked: Option<Since>,
+    /// The `[[escalate]]` rules that fire on its items, by name, in the
+    /// config's order (see [`Row::escalated`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub escalated_by: Vec<String>,
 }
 
 impl<'a> Row<'a> {
+    /// The row, with the `[[escalate]]` rules that fire on `p`'s items.
+    pub fn at(p: &'a Project, now: DateTime<Utc>, rules: &[Rule]) -> Self {
+        Row {
+            escalated_by: project_escalations(rules, p, now),
+            ..Row::new(p, now)
+        }
+    }
+
     pub fn new(p: &'a Project, now: DateTime<Utc>) -> Self {
         Row {
             id: &p.id,
@@ -56,8 +69,19 @@ impl<'a> Row<'a> {
             findings: p.findings.len(),
             problems: &p.problems,
             since_you_looked: None,
+            escalated_by: Vec::new(),
         }
     }
+}
+
+/// The names of the rules that fire on any item of `p`, each once, in the
+/// config's order.
+pub fn project_escalations(rules: &[Rule], p: &Project, now: DateTime<Utc>) -> Vec<String> {
+    rules
+        .iter()
+        .filter(|r| p.inbox.iter().any(|i| r.fires(p, i, now)))
+        .map(|r| r.name.clone())
+        .collect()
 }
 
 pub fn display_path(p: &Path) -> String {
@@ -233,6 +257,16 @@ pub struct InboxRow<'a> {
     /// Without `act`: why no decision can be made here and what resolves it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why_not: Option<&'a str>,
+    /// The `[[escalate]]` rules that fire on it, by name, in the config's
+    /// order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub escalated_by: Vec<String>,
+    /// The same rules as the plain inbox names them (`name (> 2d)`).
+    #[serde(skip)]
+    pub escalated_shown: Vec<String>,
+    /// A rule that ranks first fires on it.
+    #[serde(skip)]
+    pub first: bool,
     /// `since` as a time, for the order.
     #[serde(skip)]
     pub since_at: Option<DateTime<Utc>>,
@@ -304,45 +338,55 @@ pub fn answered_rows(projects: &[Project], now: DateTime<Utc>) -> Vec<AnsweredRo
     rows
 }
 
-/// Every inbox item of `projects`, oldest first (unknown times last).
+/// Every inbox item of `projects`: those an `[[escalate]]` rule ranks
+/// first, then the rest, each oldest first (unknown times last).
 pub fn inbox_rows<'a>(
     projects: &'a [Project],
     now: DateTime<Utc>,
     first: Option<&crate::model::first_seen::FirstSeen>,
+    rules: &[Rule],
 ) -> Vec<InboxRow<'a>> {
     let mut rows: Vec<InboxRow<'_>> = projects
         .iter()
         .flat_map(|p| {
-            p.inbox.iter().map(move |i| InboxRow {
-                project: &p.id,
-                project_name: &p.name,
-                format: p.format.as_str(),
-                path: display_path(&p.path),
-                kind: i.kind,
-                reference: &i.reference,
-                title: &i.title,
-                since: rfc3339(i.since),
-                age_seconds: since_seconds(i.since, now),
-                waiting_since: rfc3339(i.since),
-                waiting_since_source: first
-                    .and_then(|f| f.source(p, i))
-                    .map(crate::model::first_seen::Source::as_str),
-                options: p.options_at(i, now),
-                act: i.act.as_ref().map(|a| crate::model::Address {
-                    options: if a.options == i.options {
-                        p.options_at(i, now)
-                    } else {
-                        a.options.clone()
-                    },
-                    ..a.clone()
-                }),
-                why_not: i.why_not.as_deref().filter(|_| i.act.is_none()),
-                since_at: i.since,
+            p.inbox.iter().map(move |i| {
+                let fired = escalate::fired(rules, p, i, now);
+                InboxRow {
+                    project: &p.id,
+                    project_name: &p.name,
+                    format: p.format.as_str(),
+                    path: display_path(&p.path),
+                    kind: i.kind,
+                    reference: &i.reference,
+                    title: &i.title,
+                    since: rfc3339(i.since),
+                    age_seconds: since_seconds(i.since, now),
+                    waiting_since: rfc3339(i.since),
+                    waiting_since_source: first
+                        .and_then(|f| f.source(p, i))
+                        .map(crate::model::first_seen::Source::as_str),
+                    options: p.options_at(i, now),
+                    act: i.act.as_ref().map(|a| crate::model::Address {
+                        options: if a.options == i.options {
+                            p.options_at(i, now)
+                        } else {
+                            a.options.clone()
+                        },
+                        ..a.clone()
+                    }),
+                    why_not: i.why_not.as_deref().filter(|_| i.act.is_none()),
+                    escalated_by: fired.iter().map(|r| r.name.clone()).collect(),
+                    escalated_shown: fired.iter().map(|r| r.shown()).collect(),
+                    first: fired.iter().any(|r| r.first),
+                    since_at: i.since,
+                }
             })
         })
         .collect();
     rows.sort_by(|a, b| {
-        oldest_first(a.since_at, b.since_at)
+        b.first
+            .cmp(&a.first)
+            .then_with(|| oldest_first(a.since_at, b.since_at))
             .then_with(|| a.project.cmp(b.project))
             .then_with(|| a.reference.cmp(b.reference))
     });

@@ -120,7 +120,7 @@ pub fn item_key(item: &InboxItem) -> String {
 }
 
 /// `project`'s inbox by key; a key met again gets `#2`, `#3`... in order.
-fn inbox_by_key(project: &Project) -> Vec<(String, &InboxItem)> {
+pub fn inbox_by_key(project: &Project) -> Vec<(String, &InboxItem)> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     project
         .inbox

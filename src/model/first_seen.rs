@@ -15,7 +15,7 @@
 //!   items' times.
 //! - At most [`MAX_ITEMS`] are kept; the oldest first seen go first.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use chrono::{DateTime, Utc};
 
@@ -67,6 +67,9 @@ pub struct FirstSeen {
     /// The memory was read from an earlier run: what the first reading of
     /// this run sees for the first time arrived while no one looked.
     pub remembered: bool,
+    /// Item key → the `[[escalate]]` rules already notified for it, so a
+    /// rule notifies once per item, across runs; forgotten with the item.
+    pub notified: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl FirstSeen {
@@ -77,6 +80,7 @@ impl FirstSeen {
             forgotten: HashSet::new(),
             arrived: HashSet::new(),
             remembered: true,
+            notified: BTreeMap::new(),
         }
     }
 
@@ -119,6 +123,7 @@ impl FirstSeen {
                     .collect();
                 for k in gone {
                     self.at.remove(&k);
+                    self.notified.remove(&k);
                     self.filled.remove(&k);
                     self.forgotten.insert(k);
                     changed = true;
@@ -131,6 +136,7 @@ impl FirstSeen {
             by_age.sort();
             for (_, k) in by_age.into_iter().take(self.at.len() - MAX_ITEMS) {
                 self.at.remove(&k);
+                self.notified.remove(&k);
                 self.forgotten.insert(k);
             }
             changed = true;
@@ -152,6 +158,35 @@ impl FirstSeen {
             *e = (*e).min(*t);
         }
         out
+    }
+
+    /// Merge the rules another process notified (`on_disk`) with this
+    /// memory's: an item forgotten here stays forgotten.
+    pub fn merged_notified(
+        &self,
+        on_disk: BTreeMap<String, BTreeSet<String>>,
+    ) -> BTreeMap<String, BTreeSet<String>> {
+        let mut out = on_disk;
+        out.retain(|k, _| !self.forgotten.contains(k));
+        for (k, rules) in &self.notified {
+            out.entry(k.clone())
+                .or_default()
+                .extend(rules.iter().cloned());
+        }
+        out
+    }
+
+    /// Record that `rule` notified for the item `key`; false when it
+    /// already had.
+    pub fn notify_once(&mut self, key: &str, rule: &str) -> bool {
+        if self.notified.get(key).is_some_and(|r| r.contains(rule)) {
+            return false;
+        }
+        self.notified
+            .entry(key.to_owned())
+            .or_default()
+            .insert(rule.to_owned());
+        true
     }
 
     /// Where `item`'s waiting time came from in the last fill.

@@ -3,6 +3,7 @@
 
 pub mod changes;
 mod detail;
+pub mod escalate;
 #[cfg(test)]
 pub(crate) mod every_string;
 pub mod first_seen;

@@ -10,6 +10,7 @@
 pub mod clipboard;
 pub mod config;
 mod decide;
+pub mod hook;
 pub mod notify;
 pub mod suspend;
 
@@ -354,6 +355,24 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         (Some(_), _) => None,
         (None, name) => Some(name.clone().unwrap_or_else(|| "default".to_owned())),
     };
+    model.rules = crate::config::escalation_rules(&cfg.escalate);
+    // The command runs when the terminal would be told (`when_readonly`).
+    let hook = cfg
+        .notify
+        .command
+        .clone()
+        .filter(|_| !model.readonly || cfg.notify.when_readonly)
+        .and_then(|argv| {
+            let tx = tx.clone();
+            hook::Hook::start(
+                argv,
+                cfg.notify.timeout.unwrap_or(crate::config::COMMAND_TIMEOUT),
+                move |failure| {
+                    let _ = tx.send(Msg::App(Event::Hook(failure)));
+                },
+            )
+        });
+    model.hook = hook.is_some();
     model.seen =
         crate::model::seen::Memory::new(std::env::current_dir().unwrap_or_default(), memory);
     model.status = warning;
@@ -427,11 +446,20 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                 dirty = false;
             }
             let clock = CLOCK.saturating_sub(last_clock.elapsed());
+            // An `[[escalate]]` rule that starts firing by time alone: the
+            // console wakes then (never under `--now`, whose clock stands).
+            let escalate_at = global
+                .now
+                .is_none()
+                .then(|| app::escalate::next_due(&model))
+                .flatten()
+                .map(|at| Instant::now() + (at - Utc::now()).to_std().unwrap_or_default());
             let wait = engine
                 .wake_at()
                 .into_iter()
                 .chain(settles.iter().map(|(at, _)| *at))
                 .chain(save_at)
+                .chain(escalate_at)
                 .min()
                 .map_or(clock, |at| {
                     at.saturating_duration_since(Instant::now()).min(clock)
@@ -466,6 +494,11 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     if engine.wake_at().is_some_and(|at| at <= now) {
                         woke = true;
                         engine.tick(now);
+                    }
+                    if escalate_at.is_some_and(|at| at <= now) {
+                        // Through the queue, so its effects run as any.
+                        woke = true;
+                        let _ = tx.send(Msg::App(Event::Clock(Utc::now())));
                     }
                     if !woke {
                         last_clock = Instant::now();
@@ -511,6 +544,11 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     // update; the next starts after this.
                     Effect::Notify { title, body } => {
                         notifier.send(&mut io::stdout(), title, body)?;
+                    }
+                    Effect::Hook(payload) => {
+                        if let Some(h) = &hook {
+                            h.run(payload.clone());
+                        }
                     }
                     Effect::Copy(text) => clipboard::copy(&mut io::stdout(), text, tmux)?,
                     Effect::Open { dir, file, editor } => {

@@ -136,6 +136,7 @@ mod tests {
             bell,
             desktop,
             when_readonly,
+            ..NotifyConfig::default()
         }
     }
 

@@ -7,7 +7,7 @@
 //! trust rules as `seen.json` (see [`super::seen`]); a save merges with
 //! what another process saved meanwhile, under the file's own lock.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 #[cfg(test)]
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -30,6 +30,17 @@ const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 struct OnDisk {
     version: u32,
     items: BTreeMap<String, DateTime<Utc>>,
+    /// Item key → the `[[escalate]]` rules that notified for it (absent
+    /// in files written before rules existed).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    notified: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// What the file holds.
+#[derive(Default)]
+struct Held {
+    items: BTreeMap<String, DateTime<Utc>>,
+    notified: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// The memory file in the state directory `dir`.
@@ -41,13 +52,14 @@ pub fn path(dir: &Path) -> PathBuf {
 /// read (then it starts empty: items wait from now).
 pub fn load(dir: &Path) -> (FirstSeen, Option<String>) {
     let existed = audit::trusted_dir(dir).unwrap_or(false) && path(dir).is_file();
-    let (items, warning) = read(dir);
-    let mut mem = FirstSeen::new(items);
+    let (held, warning) = read(dir);
+    let mut mem = FirstSeen::new(held.items);
+    mem.notified = held.notified;
     mem.remembered = existed && warning.is_none();
     (mem, warning)
 }
 
-fn read(dir: &Path) -> (BTreeMap<String, DateTime<Utc>>, Option<String>) {
+fn read(dir: &Path) -> (Held, Option<String>) {
     let file = path(dir);
     let unreadable = |why: &str| {
         format!(
@@ -57,22 +69,28 @@ fn read(dir: &Path) -> (BTreeMap<String, DateTime<Utc>>, Option<String>) {
     };
     match audit::trusted_dir(dir) {
         Ok(true) => {}
-        Ok(false) => return (BTreeMap::new(), None),
-        Err(e) => return (BTreeMap::new(), Some(untrusted(&e))),
+        Ok(false) => return (Held::default(), None),
+        Err(e) => return (Held::default(), Some(untrusted(&e))),
     }
     let bytes = match audit::read_trusted(&file, LIMIT) {
         Ok(Some(b)) => b,
-        Ok(None) | Err(ReadError::Store(StoreError::Vanished)) => return (BTreeMap::new(), None),
-        Err(ReadError::Untrusted(e)) => return (BTreeMap::new(), Some(untrusted(&e))),
-        Err(ReadError::Store(e)) => return (BTreeMap::new(), Some(unreadable(&e.to_string()))),
+        Ok(None) | Err(ReadError::Store(StoreError::Vanished)) => return (Held::default(), None),
+        Err(ReadError::Untrusted(e)) => return (Held::default(), Some(untrusted(&e))),
+        Err(ReadError::Store(e)) => return (Held::default(), Some(unreadable(&e.to_string()))),
     };
     match serde_json::from_slice::<OnDisk>(&bytes) {
-        Ok(d) if d.version == VERSION => (d.items, None),
+        Ok(d) if d.version == VERSION => (
+            Held {
+                items: d.items,
+                notified: d.notified,
+            },
+            None,
+        ),
         Ok(d) => (
-            BTreeMap::new(),
+            Held::default(),
             Some(unreadable(&format!("version {} unknown", d.version))),
         ),
-        Err(e) => (BTreeMap::new(), Some(unreadable(&e.to_string()))),
+        Err(e) => (Held::default(), Some(unreadable(&e.to_string()))),
     }
 }
 
@@ -92,10 +110,14 @@ pub fn save(dir: &Path, mem: &mut FirstSeen) -> Result<(), StoreError> {
     audit::trust_file(&file).map_err(refuse)?;
     let _lock = super::lock::acquire(dir, FILE, super::txn::LockKind::Owner, LOCK_WAIT)
         .map_err(|e| StoreError::Io(std::io::Error::other(e.to_string())))?;
-    let items = mem.merged(read(dir).0);
+    let held = read(dir).0;
+    let items = mem.merged(held.items);
+    let mut notified = mem.merged_notified(held.notified);
+    notified.retain(|k, _| items.contains_key(k));
     let bytes = serde_json::to_vec(&OnDisk {
         version: VERSION,
         items,
+        notified,
     })
     .map_err(|e| StoreError::Io(std::io::Error::other(e)))?;
     super::seen::write_private(&file, &bytes)?;

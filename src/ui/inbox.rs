@@ -72,6 +72,14 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
                         crate::t!("ui.inbox.field_due"),
                         field(|q| q.due_by.as_ref()),
                     ),
+                    (
+                        crate::t!("ui.inbox.field_escalated"),
+                        &crate::model::escalate::fired(&m.rules, p, item, m.now)
+                            .iter()
+                            .map(|r| r.shown())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ),
                     (crate::t!("ui.inbox.field_ref"), &item.reference),
                 ],
             )
@@ -84,9 +92,11 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
         .iter()
         .filter_map(|&(pi, ii)| m.projects[pi].inbox[ii].since)
         .min();
+    // One more for the `!` of an escalated item.
+    let mark_w = usize::from(!m.rules.is_empty());
     let age_w = 6
         .max(width(crate::t!("ui.inbox.age")))
-        .max(super::widgets::widest_age(m, oldest));
+        .max(super::widgets::widest_age(m, oldest) + mark_w);
     let kinds = crate::model::InboxKind::ALL
         .iter()
         .map(|k| width(k.shown()))
@@ -131,6 +141,17 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             let options = p.options_at(item, m.now);
             if !options.is_empty() {
                 text.push_str(&format!("  [{}]", options.join(" / ")));
+            }
+            // `!` and the rule's colour: an `[[escalate]]` rule fires on it.
+            let fired = crate::model::escalate::fired(&m.rules, p, item, m.now);
+            if !fired.is_empty() {
+                let style = t.escalated(fired.iter().find_map(|r| r.colour.as_deref()));
+                return vec![
+                    Span::styled(format!("!{}", age(m, item.since)), style),
+                    Span::raw(p.name.clone()),
+                    Span::styled(item.kind.shown(), t.warn),
+                    Span::styled(text, style),
+                ];
             }
             vec![
                 Span::raw(age(m, item.since)),

@@ -204,10 +204,19 @@ fn project_row<'a>(m: &View, i: usize, cols: &[u16]) -> Row<'a> {
     let t = &m.theme;
     let p = &m.projects[i];
     let (sym, style) = t.status(p.status_kind);
-    let waiting = if p.needs_human() > 0 {
-        format!("◆{}", p.needs_human())
-    } else {
-        String::new()
+    // `!` and the rule's colour: an `[[escalate]]` rule fires on an item.
+    let fired: Vec<&crate::model::escalate::Rule> = p
+        .inbox
+        .iter()
+        .flat_map(|item| crate::model::escalate::fired(&m.rules, p, item, m.now))
+        .collect();
+    let (waiting, waiting_style) = match p.needs_human() {
+        0 => (String::new(), t.warn),
+        n if !fired.is_empty() => (
+            format!("!{n}"),
+            t.escalated(fired.iter().find_map(|r| r.colour.as_deref())),
+        ),
+        n => (format!("◆{n}"), t.warn),
     };
     // The marks survive a name cut to its column: a problem, a reading
     // held back while the file settles, a project gone from disk.
@@ -247,7 +256,7 @@ fn project_row<'a>(m: &View, i: usize, cols: &[u16]) -> Row<'a> {
             Span::styled(sym, style),
             Span::raw(age(m, p.updated_at)),
             Span::raw(badge(p.format)),
-            Span::styled(waiting, t.warn),
+            Span::styled(waiting, waiting_style),
             Span::raw(name),
         ],
         cols,

@@ -251,6 +251,14 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
                 t.warn.patch(t.bold),
             ));
         }
+        // Raised by an `[[escalate]]` rule (marked ! in the inbox).
+        let escalated = crate::app::escalate::escalated_total(m);
+        if escalated > 0 {
+            right.push(Span::styled(
+                format!(" · {}", crate::t!("ui.header.escalated", n = escalated)),
+                t.escalated(None),
+            ));
+        }
     }
     right.push(match &m.live {
         Liveness::Starting => {
@@ -268,6 +276,16 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
         right.push(Span::styled(
             format!("  {}", crate::t!("ui.header.readonly")),
             t.error.patch(t.bold),
+        ));
+    }
+    // The `[notify] command` fails: said here until it runs well again.
+    if let Some(why) = &m.hook_failure {
+        right.push(Span::styled(
+            format!(
+                "  {}",
+                crate::t!("ui.header.hook_failed", why = sanitize_line(why))
+            ),
+            t.error,
         ));
     }
     if let Some(first) = m.root_problems.first() {

@@ -94,6 +94,8 @@ pub struct Theme {
     pub info: Style,
     pub selection: Style,
     pub bold: Style,
+    /// Colours are drawn (false under `NO_COLOR`: modifiers only).
+    pub colour: bool,
 }
 
 fn color(name: &str, key: &'static str, value: &str) -> Result<Color, ThemeError> {
@@ -147,6 +149,7 @@ impl Theme {
             info: fg("info", &c.info)?,
             selection,
             bold: Style::new().add_modifier(Modifier::BOLD),
+            colour: !no_color,
         })
     }
 
@@ -171,7 +174,19 @@ impl Theme {
             info: Style::new(),
             selection: Style::new().add_modifier(Modifier::REVERSED),
             bold: Style::new().add_modifier(Modifier::BOLD),
+            colour: false,
         })
+    }
+
+    /// How an item an `[[escalate]]` rule fires on is drawn: the rule's
+    /// colour (checked when the config was read), else the theme's error
+    /// colour; bold, so it stands out under `NO_COLOR` too.
+    pub fn escalated(&self, colour: Option<&str>) -> Style {
+        let base = match colour.map(Color::from_str) {
+            Some(Ok(c)) if self.colour => Style::new().fg(c),
+            _ => self.error,
+        };
+        base.add_modifier(Modifier::BOLD)
     }
 
     /// The symbol and style of a status kind (set by each reader; the UI

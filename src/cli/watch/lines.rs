@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::super::views::{InboxRow, Row, SCHEMA_VERSION, display_path, inbox_rows};
 use super::super::{json, table};
 use crate::model::changes::Change;
+use crate::model::escalate::Rule;
 use crate::model::text::{pad, sanitize_line, width};
 use crate::model::{Bug, Event, InboxItem, Project};
 use crate::t;
@@ -116,32 +117,47 @@ pub fn stamp() -> String {
 }
 
 /// `item` of `p` as `inbox --json` spells it.
-fn inbox_row<'a>(p: &'a Project, item: &'a InboxItem, now: DateTime<Utc>) -> Option<InboxRow<'a>> {
-    inbox_rows(std::slice::from_ref(p), now, None)
+pub fn inbox_row<'a>(
+    p: &'a Project,
+    item: &'a InboxItem,
+    now: DateTime<Utc>,
+    rules: &[Rule],
+) -> Option<InboxRow<'a>> {
+    inbox_rows(std::slice::from_ref(p), now, None, rules)
         .into_iter()
         .find(|r| std::ptr::eq(r.reference, item.reference.as_str()))
 }
 
 /// The feed's key of an item: its project's path, `#`, the item's key.
-fn key(p: &Project, item_key: &str) -> String {
+pub fn key(p: &Project, item_key: &str) -> String {
     format!("{}#{item_key}", display_path(&p.path))
 }
 
+/// The key under which a reading's lines mark `p`'s own row as sent.
+pub fn display_path_key(p: &Project) -> String {
+    display_path(&p.path)
+}
+
 /// The body of the line for `change`.
-pub fn body<'a>(change: &Change<'a>, now: DateTime<Utc>, at: &str) -> Option<Body<'a>> {
+pub fn body<'a>(
+    change: &Change<'a>,
+    now: DateTime<Utc>,
+    at: &str,
+    rules: &[Rule],
+) -> Option<Body<'a>> {
     let at = at.to_owned();
     Some(match change {
         Change::Added(p) => Body::ProjectAdded {
             at,
-            project: Row::new(p, now),
+            project: Row::at(p, now, rules),
         },
         Change::Changed { project, .. } => Body::ProjectChanged {
             at,
-            project: Row::new(project, now),
+            project: Row::at(project, now, rules),
         },
         Change::Removed(p) => Body::ProjectRemoved {
             at,
-            project: Row::new(p, now),
+            project: Row::at(p, now, rules),
         },
         Change::Events { .. } => return None,
         Change::TimelineReset { project } => Body::TimelineReset {
@@ -171,7 +187,7 @@ pub fn body<'a>(change: &Change<'a>, now: DateTime<Utc>, at: &str) -> Option<Bod
         } => Body::InboxAdded {
             at,
             key: key(project, k),
-            item: inbox_row(project, item, now)?,
+            item: inbox_row(project, item, now, rules)?,
         },
         Change::InboxChanged {
             project,
@@ -180,7 +196,7 @@ pub fn body<'a>(change: &Change<'a>, now: DateTime<Utc>, at: &str) -> Option<Bod
         } => Body::InboxChanged {
             at,
             key: key(project, k),
-            item: inbox_row(project, item, now)?,
+            item: inbox_row(project, item, now, rules)?,
         },
         Change::InboxRemoved {
             project,
@@ -189,7 +205,7 @@ pub fn body<'a>(change: &Change<'a>, now: DateTime<Utc>, at: &str) -> Option<Bod
         } => Body::InboxRemoved {
             at,
             key: key(project, k),
-            item: inbox_row(project, item, now)?,
+            item: inbox_row(project, item, now, rules)?,
         },
     })
 }
@@ -200,6 +216,7 @@ pub fn change(
     json_out: bool,
     change: &Change<'_>,
     now: DateTime<Utc>,
+    rules: &[Rule],
 ) -> io::Result<()> {
     let at = stamp();
     if let Change::Events {
@@ -233,7 +250,7 @@ pub fn change(
         }
         return Ok(());
     }
-    match body(change, now, &at) {
+    match body(change, now, &at, rules) {
         Some(b) => emit(out, json_out, b),
         None => Ok(()),
     }

@@ -53,6 +53,7 @@
 mod lines;
 mod queue;
 
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::mem;
 use std::path::{Path, PathBuf};
@@ -66,6 +67,7 @@ use super::views::{Row, rfc3339};
 use crate::config::Config;
 use crate::exit::{EXIT_OK, EXIT_USAGE};
 use crate::model::changes;
+use crate::model::escalate::{self, Rule};
 use crate::model::text::sanitize_line;
 use crate::model::{Project, sort_newest_first};
 use crate::options::Global;
@@ -168,6 +170,15 @@ struct Feed<'g> {
     first: crate::model::first_seen::FirstSeen,
     /// Where `first` is saved (none: read-only, or no state directory).
     first_dir: Option<std::path::PathBuf>,
+    /// The `[[escalate]]` rules.
+    rules: Vec<Rule>,
+    /// The rules last sent as firing on each item, by the feed's key: a
+    /// rule that starts firing by time alone sends `inbox_changed` (and
+    /// the project's `project_changed`) once.
+    escalated: HashMap<String, Vec<String>>,
+    /// When a rule next starts firing by time alone (none under `--now`,
+    /// whose clock does not move).
+    due: Option<Instant>,
 }
 
 impl Feed<'_> {
@@ -175,6 +186,8 @@ impl Feed<'_> {
         self.snapshot_sent = true;
         let now = self.global.now.unwrap_or_else(Utc::now);
         sort_newest_first(&mut self.projects);
+        // What the snapshot's rows say fires is what was sent.
+        self.escalate(&HashSet::new(), &mut io::sink())?;
         lines::emit(
             out,
             self.json,
@@ -184,7 +197,11 @@ impl Feed<'_> {
                 roots: &self.roots,
                 problems: &self.problems,
                 watcher: &self.watcher,
-                projects: self.projects.iter().map(|p| Row::new(p, now)).collect(),
+                projects: self
+                    .projects
+                    .iter()
+                    .map(|p| Row::at(p, now, &self.rules))
+                    .collect(),
             },
         )
     }
@@ -203,10 +220,21 @@ impl Feed<'_> {
                     return self.snapshot(out);
                 }
                 let now = self.global.now.unwrap_or_else(Utc::now);
+                let mut sent = HashSet::new();
                 for c in changes::diff(&old, &self.projects[start..]) {
-                    lines::change(out, self.json, &c, now)?;
+                    match &c {
+                        changes::Change::InboxAdded { project, key, .. }
+                        | changes::Change::InboxChanged { project, key, .. } => {
+                            sent.insert(lines::key(project, key));
+                        }
+                        changes::Change::Added(p) | changes::Change::Changed { project: p, .. } => {
+                            sent.insert(lines::display_path_key(p));
+                        }
+                        _ => {}
+                    }
+                    lines::change(out, self.json, &c, now, &self.rules)?;
                 }
-                Ok(())
+                self.escalate(&sent, out)
             }
             Err(why) => {
                 if !self.snapshot_sent {
@@ -222,6 +250,60 @@ impl Feed<'_> {
                 )
             }
         }
+    }
+
+    /// Send `inbox_changed` for every item on which the rules that fire
+    /// differ from those last sent (and `project_changed` for its
+    /// project), unless this reading's lines (`sent`, by key) already
+    /// carried them; then set when a rule next fires by time alone.
+    fn escalate(&mut self, sent: &HashSet<String>, out: &mut dyn Write) -> io::Result<()> {
+        if self.rules.is_empty() {
+            return Ok(());
+        }
+        let now = self.global.now.unwrap_or_else(Utc::now);
+        let mut fired: HashMap<String, Vec<String>> = HashMap::new();
+        for p in &self.projects {
+            let mut project_moved = false;
+            for (k, item) in changes::inbox_by_key(p) {
+                let key = lines::key(p, &k);
+                let names = escalate::names(&self.rules, p, item, now);
+                let was = self.escalated.get(&key).map_or(&[][..], Vec::as_slice);
+                if was != names.as_slice() && !sent.contains(&key) && self.snapshot_sent {
+                    project_moved = true;
+                    if let Some(item) = lines::inbox_row(p, item, now, &self.rules) {
+                        lines::emit(
+                            out,
+                            self.json,
+                            Body::InboxChanged {
+                                at: lines::stamp(),
+                                key,
+                                item,
+                            },
+                        )?;
+                    }
+                }
+                if !names.is_empty() {
+                    fired.insert(lines::key(p, &k), names);
+                }
+            }
+            if project_moved && !sent.contains(&lines::display_path_key(p)) {
+                lines::emit(
+                    out,
+                    self.json,
+                    Body::ProjectChanged {
+                        at: lines::stamp(),
+                        project: Row::at(p, now, &self.rules),
+                    },
+                )?;
+            }
+        }
+        self.escalated = fired;
+        self.due = match self.global.now {
+            Some(_) => None,
+            None => escalate::next_due(&self.rules, &self.projects, now)
+                .map(|at| Instant::now() + (at - Utc::now()).to_std().unwrap_or_default()),
+        };
+        Ok(())
     }
 
     fn liveness(&mut self, l: Liveness, out: &mut dyn Write) -> io::Result<()> {
@@ -311,10 +393,20 @@ pub fn run(
             .map(|d| crate::store::first_seen::load(d).0)
             .unwrap_or_default(),
         first_dir: first_seen_dir.filter(|_| !(global.readonly || config.readonly)),
+        rules: crate::config::escalation_rules(&config.escalate),
+        escalated: HashMap::new(),
+        due: None,
     };
     loop {
-        let Some(msg) = rx.pop(engine.wake_at()) else {
-            engine.tick(Instant::now());
+        let wake = [engine.wake_at(), feed.due].into_iter().flatten().min();
+        let Some(msg) = rx.pop(wake) else {
+            let now = Instant::now();
+            if engine.wake_at().is_some_and(|at| at <= now) {
+                engine.tick(now);
+            }
+            if feed.due.is_some_and(|at| at <= now) && feed.snapshot_sent {
+                feed.escalate(&HashSet::new(), out)?;
+            }
             continue;
         };
         let now = Instant::now();
@@ -326,6 +418,10 @@ pub fn run(
                 Some(Update::Liveness(l)) => feed.liveness(l, out)?,
                 None => {}
             },
+        }
+        // A busy feed may never time out: a crossing is still sent on time.
+        if feed.due.is_some_and(|at| at <= Instant::now()) && feed.snapshot_sent {
+            feed.escalate(&HashSet::new(), out)?;
         }
     }
 }

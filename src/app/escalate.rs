@@ -1,0 +1,168 @@
+//! The console's side of `[[escalate]]` rules and `[notify] command`
+//! (issue 20 §5); the rules themselves are `model::escalate`.
+//!
+//! Rules:
+//! - After every reading and at every instant a rule starts firing by
+//!   time alone (`Event::Clock`), each notifying rule that fires on an item
+//!   for the first time notifies: one `Effect::Notify` for all of them, and
+//!   one `Effect::Hook` per item when a command is configured. "The first
+//!   time" is kept with the item in the first-seen memory, so a rule
+//!   notifies once per item across runs, and again only for an item asked
+//!   again after it was answered.
+//! - Items that start waiting run the command too (`"event": "waiting"`),
+//!   as they ring the bell.
+//! - The command's stdin is one JSON object: what `inbox --json` says of
+//!   the item, with `event`, `project` and `escalated_by`.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::json;
+
+use super::{Effect, Model};
+use crate::model::escalate::{self, Rule};
+use crate::model::first_seen;
+use crate::model::{InboxItem, Project};
+use crate::t;
+
+/// What the hook's stdin says happened to the item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookEvent {
+    /// It started waiting for a human.
+    Waiting,
+    /// A rule started firing on it.
+    Escalated,
+}
+
+/// The JSON a `[notify] command` reads on stdin for `item` of `p`.
+pub fn payload(
+    event: HookEvent,
+    p: &Project,
+    item: &InboxItem,
+    rules: &[Rule],
+    now: DateTime<Utc>,
+) -> String {
+    let fired = escalate::fired(rules, p, item, now);
+    let v = json!({
+        "schema_version": 1,
+        "event": match event {
+            HookEvent::Waiting => "waiting",
+            HookEvent::Escalated => "escalated",
+        },
+        "project": {
+            "id": p.id,
+            "name": p.name,
+            "format": p.format.as_str(),
+            "path": p.path.to_string_lossy(),
+        },
+        "item": {
+            "kind": item.kind,
+            "ref": item.reference,
+            "title": item.title,
+            "waiting_since": item.since.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true)),
+            "options": p.options_at(item, now),
+            "act": item.act,
+            "why_not": item.why_not.as_deref().filter(|_| item.act.is_none()),
+        },
+        "escalated_by": fired.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+    });
+    v.to_string()
+}
+
+/// The notifications of the rules that start firing now (see the module's
+/// rules), recorded in the first-seen memory.
+pub(super) fn check(m: &mut Model) -> Vec<Effect> {
+    if m.rules.is_empty() {
+        return Vec::new();
+    }
+    let mut fresh: Vec<(usize, usize, Vec<String>)> = Vec::new();
+    for (pi, p) in m.projects.iter().enumerate() {
+        for (ii, item) in p.inbox.iter().enumerate() {
+            let key = first_seen::key(p, item);
+            let names: Vec<String> = m
+                .rules
+                .iter()
+                .filter(|r| r.notify && r.fires(p, item, m.now))
+                .filter(|r| m.first_seen.notify_once(&key, &r.name))
+                .map(|r| r.name.clone())
+                .collect();
+            if !names.is_empty() {
+                fresh.push((pi, ii, names));
+            }
+        }
+    }
+    if fresh.is_empty() {
+        return Vec::new();
+    }
+    let mut effects = vec![notice(m, &fresh)];
+    if m.hook {
+        effects.extend(fresh.iter().map(|&(pi, ii, _)| {
+            let p = &m.projects[pi];
+            Effect::Hook(payload(
+                HookEvent::Escalated,
+                p,
+                &p.inbox[ii],
+                &m.rules,
+                m.now,
+            ))
+        }));
+    }
+    effects.push(Effect::SaveFirstSeen);
+    effects
+}
+
+/// One notification for every item a rule started firing on.
+fn notice(m: &Model, fresh: &[(usize, usize, Vec<String>)]) -> Effect {
+    if let [(pi, ii, names)] = fresh {
+        let p = &m.projects[*pi];
+        let item = &p.inbox[*ii];
+        return Effect::Notify {
+            title: format!("loopdeck · {}", p.name),
+            body: t!(
+                "app.escalate.one",
+                rules = names.join(", "),
+                kind = item.kind.label(),
+                title = item.title
+            ),
+        };
+    }
+    let mut rules: Vec<&str> = Vec::new();
+    for (_, _, names) in fresh {
+        for n in names {
+            if !rules.contains(&n.as_str()) {
+                rules.push(n);
+            }
+        }
+    }
+    Effect::Notify {
+        title: "loopdeck".to_owned(),
+        body: t!(
+            "app.escalate.many",
+            n = fresh.len(),
+            rules = rules.join(", ")
+        ),
+    }
+}
+
+/// When a rule next starts firing on a shown item by time alone.
+pub fn next_due(m: &Model) -> Option<DateTime<Utc>> {
+    escalate::next_due(&m.rules, &m.projects, m.now)
+}
+
+/// How many shown items a rule fires on (the header's `N escalated`).
+pub fn escalated_total(m: &Model) -> usize {
+    if m.rules.is_empty() {
+        return 0;
+    }
+    m.projects
+        .iter()
+        .map(|p| {
+            p.inbox
+                .iter()
+                .filter(|i| m.rules.iter().any(|r| r.fires(p, i, m.now)))
+                .count()
+        })
+        .sum()
+}
+
+#[cfg(test)]
+#[path = "escalate_tests.rs"]
+mod tests;
