@@ -338,10 +338,17 @@ pub fn run(
             json,
             changed,
         } => {
-            let (roots, found) = match walk(roots, err) {
+            let (roots, mut found) = match walk(roots, err) {
                 Ok(r) => r,
                 Err(code) => return Ok(code),
             };
+            // A rule's `waited` needs every item's waiting time, as the
+            // inbox has it (items the files give no time wait from when
+            // first seen).
+            if !rules.is_empty() {
+                let readonly = global.readonly || config.readonly;
+                first_seen(&mut found.projects, now, readonly, err);
+            }
             let rows: Vec<Row<'_>> = if *changed {
                 let memory = seen_memory(&found.projects, err);
                 found

@@ -6,7 +6,8 @@
 //! [[escalate]]
 //! name = "stuck questions"        # optional: `#1`, `#2`… by place
 //! kind = ["question", "evidence"] # optional: an item kind, or "stalled"
-//! project = "fba-*"               # optional: a glob on id, name or path
+//! project = "fba-*"               # optional: a glob on the id, name,
+//!                                 # directory name or path
 //! format = "prd-master"           # optional: one or a list
 //! waited = "2d"                   # optional: waited longer than this
 //! colour = "red"                  # optional: the row's colour

@@ -34,7 +34,7 @@ pub struct Rule {
     /// Item kinds by their stable label (`InboxKind::label`), or
     /// [`STALLED`]; empty: every item kind (never a stall).
     pub kinds: Vec<String>,
-    /// A glob on the project's id, name or path.
+    /// A glob on the project's id, name, directory name or path.
     pub project: Option<glob::Pattern>,
     /// Empty: every format.
     pub formats: Vec<Format>,
@@ -76,7 +76,12 @@ impl Rule {
         let Some(glob) = &self.project else {
             return true;
         };
-        glob.matches(&p.id) || glob.matches(&p.name) || glob.matches_path(&p.path)
+        glob.matches(&p.id)
+            || glob.matches(&p.name)
+            || p.path
+                .file_name()
+                .is_some_and(|d| glob.matches(&d.to_string_lossy()))
+            || glob.matches_path(&p.path)
     }
 
     /// Everything but the time: could this rule ever fire on `item`?

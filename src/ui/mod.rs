@@ -22,6 +22,8 @@ mod widgets;
 #[cfg(test)]
 mod decide_tests;
 #[cfg(test)]
+mod escalate_tests;
+#[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
 mod lang_panes_tests;

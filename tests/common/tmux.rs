@@ -39,7 +39,8 @@ impl Tmux {
     }
 
     /// [`Tmux::start`], with `env` (`NAME=value`) added to the console's
-    /// environment and `args` (e.g. `--config FILE`) to its command line.
+    /// environment and `args` (e.g. `--config FILE`) to its command line;
+    /// `now` empty runs it on the real clock.
     pub fn start_with(
         &self,
         root: &Path,
@@ -53,8 +54,14 @@ impl Tmux {
         // Never the user's state: this test process's own, unless `env`
         // names one (later assignments win).
         let state = format!("XDG_STATE_HOME={}", super::state_home().display());
+        // An empty `now`: the real clock (what time alone changes).
+        let now = if now.is_empty() {
+            String::new()
+        } else {
+            format!("--now {now}")
+        };
         let cmd = format!(
-            "{} {} {} --now {now}; echo EXITED:$?; sleep 60",
+            "{} {} {} {now}; echo EXITED:$?; sleep 60",
             bin.display(),
             args.join(" "),
             root.display()
