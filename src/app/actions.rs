@@ -153,7 +153,16 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
         }
         Command::Help => {
             m.mode = Mode::Help;
+            m.help_page = super::HelpPage::Keys;
             m.help_scroll = 0;
+        }
+        // Over the help's frame: read afresh each time it opens.
+        Command::Audit => {
+            m.mode = Mode::Help;
+            m.help_page = super::HelpPage::Audit;
+            m.help_scroll = 0;
+            m.audit = None;
+            return vec![Effect::ReadAudit, Effect::Render];
         }
         Command::CloseHelp => m.mode = Mode::Normal,
         Command::Inbox => {

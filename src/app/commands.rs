@@ -61,6 +61,8 @@ pub enum Command {
     Page,
     /// Open the selected file in `$EDITOR` (off in read-only mode).
     Edit,
+    /// Every decision made, newest first, from the audit log (read-only).
+    Audit,
 }
 
 /// One key as the table names it.
@@ -220,6 +222,7 @@ pub static KEYMAP: &[Binding] = &[
     b(N, Any, &[C(':')], ":", Command::Palette, || t!("app.command.palette"), Some((7, ":", || t!("app.hint.commands")))),
     b(N, Any, &[C('?')], "?", Command::Help, || t!("app.command.help"), Some((8, "?", || t!("app.hint.help")))),
     b(N, Any, &[C('r')], "r", Command::Reload, || t!("app.command.reload"), None),
+    b(N, Any, &[C('A')], "A", Command::Audit, || t!("app.command.audit"), None),
     b(N, Any, &[Key::Ctrl('l')], "^L", Command::Redraw, || t!("app.command.redraw"), None),
     b(N, Any, &[C('q')], "q", Command::Quit, || t!("app.command.quit"), Some((5, "q", || t!("app.hint.quit")))),
     // Palette only.

@@ -77,6 +77,7 @@ pub fn name(cmd: Command) -> &'static str {
         Command::Copy => "copy",
         Command::Page => "open-pager",
         Command::Edit => "open-editor",
+        Command::Audit => "audit",
     }
 }
 

@@ -76,6 +76,15 @@ pub enum Screen {
     Inbox,
 }
 
+/// What the help's frame shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HelpPage {
+    /// Every key of the current view and the symbols' legend.
+    Keys,
+    /// Every decision made, newest first (`loopdeck audit`).
+    Audit,
+}
+
 /// Which side of the projects screen has the keys. Below the split width
 /// only the focused side is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -274,6 +283,8 @@ pub enum Event {
         seq: u64,
         result: decide::Decided,
     },
+    /// The audit log, asked for with `Effect::ReadAudit`.
+    Audit(Result<Vec<crate::model::AuditEntry>, String>),
     /// The clock reached an instant the model waits for (an `[[escalate]]`
     /// rule starts firing by time alone): "now" is this.
     Clock(DateTime<Utc>),
@@ -316,6 +327,8 @@ pub enum Effect {
         title: String,
         body: String,
     },
+    /// Read every decision from the audit log; answered by `Event::Audit`.
+    ReadAudit,
     /// Run the `[notify] command` with this JSON on its stdin (see
     /// `escalate::payload`).
     Hook(String),
@@ -414,6 +427,12 @@ pub struct Model {
     pub size: (u16, u16),
     /// How far the `?` help is scrolled (the view clamps).
     pub help_scroll: u16,
+    /// What the help's frame shows: the keys (`?`) or the decisions made
+    /// (`A`, the palette's "audit").
+    pub help_page: HelpPage,
+    /// The decisions made, newest first, as last read for the audit page
+    /// (`None`: being read; `Err`: why it could not be).
+    pub audit: Option<Result<Vec<crate::model::AuditEntry>, String>>,
     /// A worker thread failed; shown until a reading succeeds.
     pub failure: Option<String>,
     /// Roots (or directories under them) that could not be read, as
@@ -493,6 +512,8 @@ impl Model {
             page: 10,
             size: (u16::MAX, u16::MAX),
             help_scroll: 0,
+            help_page: HelpPage::Keys,
+            audit: None,
             failure: None,
             root_problems: Vec::new(),
             from_inbox: None,
@@ -1045,6 +1066,10 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
         Event::Decided { seq, result } => decide::decided(m, seq, result),
         Event::Notice(text) => {
             m.status = Some(text);
+            vec![Effect::Render]
+        }
+        Event::Audit(found) => {
+            m.audit = Some(found);
             vec![Effect::Render]
         }
         Event::Clock(now) => {

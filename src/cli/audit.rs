@@ -140,18 +140,14 @@ pub fn run(
     let rows: Vec<Vec<String>> = found
         .iter()
         .map(|(r, standing)| {
-            let project = r.project_dir();
-            let name = project
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| project.to_string_lossy().into_owned());
+            let e = audit::entry(r, standing);
             vec![
-                crate::i18n::age(at(r).map(|t| (now - t).num_seconds())),
-                sanitize_line(&r.by).into_owned(),
-                sanitize_line(&name).into_owned(),
-                sanitize_line(&summary(r)).into_owned(),
-                standing_text(standing),
-                r.id.clone(),
+                crate::i18n::age(e.at.map(|t| (now - t).num_seconds())),
+                sanitize_line(&e.by).into_owned(),
+                sanitize_line(&e.project_name()).into_owned(),
+                sanitize_line(&e.summary).into_owned(),
+                e.standing.shown(),
+                e.id,
             ]
         })
         .collect();
@@ -175,42 +171,6 @@ fn standing_words(s: &Standing) -> (&'static str, Option<&str>) {
         Standing::Redone { by } => ("redone", Some(by.as_str())),
         Standing::Reversal => ("reversal", None),
     }
-}
-
-fn standing_text(s: &Standing) -> String {
-    match s {
-        Standing::InForce => t!("cli.audit.in_force").to_owned(),
-        Standing::Undone { by } => t!("cli.audit.undone", id = by),
-        Standing::Redone { by } => t!("cli.audit.redone", id = by),
-        Standing::Reversal => t!("cli.audit.reversal").to_owned(),
-    }
-}
-
-/// The decision in a few words: its verb, what it was about (a question,
-/// a task, an option…) and the start of its text.
-fn summary(r: &Record) -> String {
-    let d = &r.decision;
-    let field = |k: &str| d.get(k).and_then(serde_json::Value::as_str);
-    let mut out = r.label();
-    if !matches!(r.effect(), audit::Effect::Decision) {
-        return out;
-    }
-    if let Some(target) = ["id", "task", "agent", "option", "name"]
-        .iter()
-        .find_map(|k| field(k))
-    {
-        out.push(' ');
-        out.push_str(target);
-    }
-    if let Some(text) = ["text", "reason", "status"].iter().find_map(|k| field(k)) {
-        out.push_str(": ");
-        let short: String = text.chars().take(48).collect();
-        out.push_str(&short);
-        if short.len() < text.len() {
-            out.push('…');
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Format-neutral domain types. No I/O lives here: every value is built by a
 //! reader in `formats/` and consumed by `cli/`, `app/` and `ui/`.
 
+mod audit;
 pub mod changes;
 mod detail;
 pub mod escalate;
@@ -18,6 +19,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+pub use audit::{AuditEntry, AuditStanding};
 pub use detail::{
     Agent, Bug, BugStats, BugTransition, ChangeSummary, Checkpoint, Dag, Detail, DiffLine, DocDiff,
     Event, Failure, Gate, L1Status, L2Status, L3Status, LineKind, Loops, Outcome, Progress,

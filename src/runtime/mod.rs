@@ -64,6 +64,15 @@ const SETTLE_BAD: Duration = Duration::from_secs(2);
 /// The "since you looked" memory is written at most this often (and on quit).
 const SAVE_SEEN_EVERY: Duration = Duration::from_secs(3);
 
+/// Every decision of the audit log, newest first, as the console lists it.
+fn read_audit() -> Result<Vec<crate::model::AuditEntry>, String> {
+    use crate::store::audit;
+    let dir = audit::default_dir().ok_or_else(|| audit::NO_DIR.to_owned())?;
+    audit::history(&dir, |_| true)
+        .map(|found| found.iter().map(|(r, s)| audit::entry(r, s)).collect())
+        .map_err(|e| e.to_string())
+}
+
 /// What the memory saver is sent: every project's look, and "now" (what
 /// no console holds and no one looked at lately is forgotten by then).
 type Memory = (
@@ -544,6 +553,11 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                     // update; the next starts after this.
                     Effect::Notify { title, body } => {
                         notifier.send(&mut io::stdout(), title, body)?;
+                    }
+                    Effect::ReadAudit => {
+                        worker(tx.clone(), crate::t!("runtime.worker.audit"), move || {
+                            Event::Audit(read_audit())
+                        });
                     }
                     Effect::Hook(payload) => {
                         if let Some(h) = &hook {

@@ -814,6 +814,53 @@ pub enum Standing {
     Reversal,
 }
 
+/// `r` as the CLI and the console list it (see [`crate::model::AuditEntry`]).
+pub fn entry(r: &Record, standing: &Standing) -> crate::model::AuditEntry {
+    use crate::model::AuditStanding;
+    crate::model::AuditEntry {
+        id: r.id.clone(),
+        at: chrono::DateTime::parse_from_rfc3339(&r.at)
+            .ok()
+            .map(|t| t.with_timezone(&Utc)),
+        by: r.by.clone(),
+        project: r.project_dir(),
+        summary: summary(r),
+        standing: match standing {
+            Standing::InForce => AuditStanding::InForce,
+            Standing::Undone { by } => AuditStanding::Undone(by.clone()),
+            Standing::Redone { by } => AuditStanding::Redone(by.clone()),
+            Standing::Reversal => AuditStanding::Reversal,
+        },
+    }
+}
+
+/// The decision in a few words: its verb, what it was about (a question,
+/// a task, an option…) and the start of its text.
+fn summary(r: &Record) -> String {
+    let d = &r.decision;
+    let field = |k: &str| d.get(k).and_then(serde_json::Value::as_str);
+    let mut out = r.label();
+    if !matches!(r.effect(), Effect::Decision) {
+        return out;
+    }
+    if let Some(target) = ["id", "task", "agent", "option", "name"]
+        .iter()
+        .find_map(|k| field(k))
+    {
+        out.push(' ');
+        out.push_str(target);
+    }
+    if let Some(text) = ["text", "reason", "status"].iter().find_map(|k| field(k)) {
+        out.push_str(": ");
+        let short: String = text.chars().take(48).collect();
+        out.push_str(&short);
+        if short.len() < text.len() {
+            out.push('…');
+        }
+    }
+    out
+}
+
 /// Every decision in the logs of `dir`, newest first, with where it stands
 /// (see [`Standing`]), those `keep` keeps.
 pub fn history(

@@ -20,6 +20,8 @@ pub mod theme;
 mod widgets;
 
 #[cfg(test)]
+mod audit_tests;
+#[cfg(test)]
 mod decide_tests;
 #[cfg(test)]
 mod escalate_tests;
@@ -173,6 +175,7 @@ fn draw(m: &View, f: &mut Frame) {
     }
     f.render_widget(hint_line(m, hints.width), hints);
     match m.mode {
+        Mode::Help if m.help_page == crate::app::HelpPage::Audit => overlay::audit(m, f, body),
         Mode::Help => overlay::help(m, f, body),
         Mode::Palette => overlay::palette(m, f, body),
         Mode::Decide => decide::render(m, f, body),

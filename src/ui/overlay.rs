@@ -30,6 +30,11 @@ pub(super) fn legend(t: &Theme) -> Vec<(&'static str, Style, &'static str)> {
         row(status(StatusKind::Rebuilt), crate::t!("ui.legend.rebuilt")),
         row(status(StatusKind::Unknown), crate::t!("ui.legend.unknown")),
         ("!", t.error, crate::t!("ui.legend.problem")),
+        (
+            "!2 !4d",
+            t.escalated(None),
+            crate::t!("ui.legend.escalated"),
+        ),
         ("•", t.warn, crate::t!("ui.legend.new")),
         ("●", t.ok, crate::t!("ui.legend.live")),
         ("○", t.warn, crate::t!("ui.legend.polling")),
@@ -139,6 +144,91 @@ pub fn help(m: &View, f: &mut Frame, area: Rect) {
         Paragraph::new(lines)
             .scroll((scroll, 0))
             .block(block(m, title, true)),
+        area,
+    );
+}
+
+/// Every decision made, newest first (`loopdeck audit`'s list): age, by
+/// whom, project, the decision in a few words, where it stands. Scrolled
+/// by `m.help_scroll`; strings from the log are made safe.
+pub fn audit(m: &View, f: &mut Frame, area: Rect) {
+    use crate::model::text::{pad, sanitize_line, truncate};
+    let t = &m.theme;
+    let width = area.width.saturating_sub(4).min(150);
+    let inner = usize::from(width.saturating_sub(2));
+    let lines: Vec<Line> = match &m.audit {
+        None => vec![Line::from(Span::styled(
+            format!(" {}", crate::t!("ui.audit.reading")),
+            t.muted,
+        ))],
+        Some(Err(why)) => vec![Line::from(Span::styled(
+            format!(
+                " {}",
+                crate::t!("ui.audit.failed", why = sanitize_line(why))
+            ),
+            t.error,
+        ))],
+        Some(Ok(entries)) if entries.is_empty() => vec![Line::from(Span::styled(
+            format!(" {}", crate::t!("ui.audit.none")),
+            t.muted,
+        ))],
+        Some(Ok(entries)) => entries
+            .iter()
+            .map(|e| {
+                let age = super::widgets::age(m, e.at);
+                let by = truncate(&sanitize_line(&e.by), 10).into_owned();
+                let project = truncate(&sanitize_line(&e.project_name()), 20).into_owned();
+                // Which undo undid it, where there is room for its id.
+                let standing = if inner >= 120 {
+                    e.standing.shown()
+                } else {
+                    e.standing.short().to_owned()
+                };
+                let style = match e.standing {
+                    crate::model::AuditStanding::InForce => Style::new(),
+                    _ => t.muted,
+                };
+                let used = 1 + 7 + 11 + 21 + 2 + crate::model::text::width(&standing);
+                let summary = truncate(
+                    &sanitize_line(&e.summary),
+                    inner.saturating_sub(used).max(8),
+                )
+                .into_owned();
+                Line::from(vec![
+                    Span::styled(format!(" {}", pad(&age, 7)), t.muted),
+                    Span::styled(pad(&by, 11), t.accent),
+                    Span::raw(pad(&project, 21)),
+                    Span::styled(summary, style),
+                    Span::raw("  "),
+                    Span::styled(standing, t.muted),
+                ])
+            })
+            .collect(),
+    };
+    let total = lines.len() as u16;
+    let area = centered(area, width, total.saturating_add(2));
+    let room = area.height.saturating_sub(2);
+    let scroll = m.help_scroll.min(total.saturating_sub(room));
+    let n = m
+        .audit
+        .as_ref()
+        .and_then(|a| a.as_ref().ok())
+        .map_or(0, Vec::len);
+    let title = if total > room {
+        crate::t!(
+            "ui.audit.title_scrolled",
+            from = scroll + 1,
+            to = (scroll + room).min(total),
+            total = total
+        )
+    } else {
+        crate::t!("ui.audit.title", n = n)
+    };
+    clear(f, area);
+    f.render_widget(
+        Paragraph::new(lines)
+            .scroll((scroll, 0))
+            .block(block(m, format!(" {title} "), true)),
         area,
     );
 }
