@@ -160,6 +160,32 @@ fn heading(m: &View, form: &Form, w: u16, max: u16) -> Vec<Line<'static>> {
     clip(lines, max.max(1), w)
 }
 
+/// The acceptance threshold and due date of the research node the
+/// picked decision is about, where its project's frontier has them.
+fn needs(m: &View, form: &Form) -> Vec<(&'static str, String)> {
+    let Some(id) = form.choice().and_then(|c| c.address.target.as_deref()) else {
+        return Vec::new();
+    };
+    let Some(q) = m
+        .projects
+        .iter()
+        .find(|p| p.path == form.path && p.format == form.format)
+        .and_then(|p| p.frontier.research.iter().find(|q| q.id == id))
+    else {
+        return Vec::new();
+    };
+    [
+        (
+            crate::t!("ui.inbox.field_accept_if"),
+            &q.acceptance_threshold,
+        ),
+        (crate::t!("ui.inbox.field_due"), &q.due_by),
+    ]
+    .into_iter()
+    .filter_map(|(label, v)| v.clone().map(|v| (label, v)))
+    .collect()
+}
+
 /// The note under the fields (an empty answer, a long text, a refusal).
 fn note(m: &View, form: &Form, w: u16) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
@@ -292,6 +318,17 @@ fn editor(m: &View, f: &mut Frame, form: &Form, area: Rect) {
             Line::from(vec![
                 Span::styled(crate::t!("ui.decide.chosen"), t.muted),
                 Span::styled(option.to_owned(), t.accent),
+            ]),
+            w,
+        ));
+    }
+    // What the evidence must show, from the node it is about: its
+    // acceptance threshold and due date (issue 20 §4).
+    for (label, value) in needs(m, form) {
+        head.push(fit(
+            Line::from(vec![
+                Span::styled(format!("{label}  "), t.muted),
+                Span::raw(crate::model::text::sanitize_line(&value).into_owned()),
             ]),
             w,
         ));

@@ -717,3 +717,31 @@ fn the_confirm_says_what_the_format_said_beyond_the_diff() {
         assert!(said_at < diff_at, "said before the diff: {s}");
     }
 }
+
+/// The evidence form says what the evidence must show and by when (the
+/// node's acceptance threshold and due date), not only the Frontier tab
+/// (issue 20 §4).
+#[test]
+fn the_evidence_form_shows_its_threshold_and_due_date() {
+    let _en = crate::i18n::scoped(crate::i18n::Lang::En);
+    let (_t, mut m) = super::tests::workspace_model();
+    update(&mut m, key('i'));
+    let rows = crate::app::panes::inbox(&m);
+    let at = rows
+        .iter()
+        .position(|&(pi, ii)| {
+            m.projects[pi].name == "fba-smart-restock"
+                && m.projects[pi].inbox[ii].reference == "OQ-8"
+        })
+        .unwrap();
+    m.inbox.selected = at;
+    update(&mut m, key('a'));
+    let form = m.form.as_ref().unwrap();
+    assert_eq!(form.stage, Stage::Edit);
+    for (w, h) in SIZES {
+        let s = screen(&m, w, h);
+        assert!(s.contains("accept if  95% 的数据延迟不超过 2 小时"), "{s}");
+        assert!(s.contains("due  3 个工作日内"), "{s}");
+        insta::assert_snapshot!(format!("decide_evidence_needs_{w}x{h}"), s);
+    }
+}
