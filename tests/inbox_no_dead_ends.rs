@@ -48,6 +48,53 @@ fn every_inbox_item_offers_a_decision_or_says_why_not() {
     );
 }
 
+/// The PRD conflict is settled only by a requirement, which only the
+/// devloop server takes: with no `[devloop] api`, the inbox says so and
+/// what to add where, instead of offering it; with one, it offers it.
+#[test]
+fn a_server_only_item_says_what_to_configure_until_a_server_is() {
+    let (_t, ws) = workspace();
+    let config_home = tempfile::tempdir().unwrap();
+    let conflict = |config: Option<&str>| {
+        let mut c = loopdeck();
+        c.env("XDG_CONFIG_HOME", config_home.path());
+        if let Some(text) = config {
+            let file = config_home.path().join("server.toml");
+            std::fs::write(&file, text).unwrap();
+            c.args(["--config", file.to_str().unwrap()]);
+        }
+        let out = c
+            .args([
+                "inbox",
+                ws.to_str().unwrap(),
+                "--json",
+                "--now",
+                common::NOW,
+            ])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["kind"] == "conflict")
+            .unwrap()
+            .clone()
+    };
+    let item = conflict(None);
+    assert!(item.get("act").is_none(), "{item}");
+    let why = item["why_not"].as_str().unwrap();
+    let file = config_home.path().join("loopdeck/config.toml");
+    assert!(
+        why.contains("no server is configured") && why.contains(&file.display().to_string()),
+        "{why}"
+    );
+    let item = conflict(Some("[devloop]\napi = \"http://127.0.0.1:9\"\n"));
+    assert_eq!(item["act"]["verb"], "requirement", "{item}");
+    assert!(item.get("why_not").is_none(), "{item}");
+}
+
 #[test]
 fn a_requirement_without_a_server_names_the_real_config_file() {
     let (_t, ws) = workspace();

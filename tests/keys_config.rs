@@ -21,7 +21,7 @@ fn a_mistake_in_keys_stops_the_console_at_start_with_its_line() {
     let cases = [
         (
             "mouse = false\n[keys]\nquit = \"Q\"\nquitt = \"x\"\n",
-            "line 4, column 1: unknown action `quitt` in [keys] (actions: back,",
+            "line 4, column 1: unknown action `quitt` in [keys] (actions: audit, back,",
         ),
         (
             "[keys]\nquit = \"x\"\n\n\"list.reload\" = [\"r\", \"x\"]\n",

@@ -1,6 +1,7 @@
 //! End to end (tmux): the console's list of decisions made (issue 20 §6).
 //! A decision made with `loopdeck act` and one made and undone appear,
-//! newest first, when `A` is pressed, read from the same audit log.
+//! newest first, when `:audit` is run from the palette, read from the
+//! same audit log.
 //!
 //! Needs tmux; skipped, saying so, without it outside CI.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -56,7 +57,10 @@ fn a_lists_the_decisions_made_newest_first_with_where_they_stand() {
     let tmux = Tmux::new("audit");
     tmux.start_with(&root, NOW, "160", "30", &[&env], &[]);
     tmux.wait_for("paused-waiting");
-    tmux.keys(&["A"]);
+    tmux.keys(&[":"]);
+    tmux.keys(&["audit"]);
+    tmux.wait_for("audit: every decision made");
+    tmux.keys(&["Enter"]);
     let s = tmux.wait_for("Decisions made · 3");
     let line = |needle: &str| {
         s.lines()

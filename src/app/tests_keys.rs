@@ -77,7 +77,7 @@ fn mistakes_are_refused_at_their_line() {
     assert_eq!((e.line, e.column), (3, 1));
     assert!(
         e.message
-            .starts_with("unknown action `quitt` in [keys] (actions: back, bottom,"),
+            .starts_with("unknown action `quitt` in [keys] (actions: audit, back, bottom,"),
         "{}",
         e.message
     );

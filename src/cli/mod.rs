@@ -258,7 +258,8 @@ pub fn run(
     config::speak(Some(&config));
     let now = global.now.unwrap_or_else(Utc::now);
     let stamp = global.now.map(|n| rfc3339(Some(n))).unwrap_or(None);
-    let rules = crate::config::escalation_rules(&config.escalate);
+    let policy = views::Policy::new(&config);
+    let rules = &policy.rules;
     let walk = |roots: &[PathBuf], err: &mut dyn Write| {
         config::roots(roots, &config)
             .map(|roots| {
@@ -357,14 +358,14 @@ pub fn run(
                     .filter(|p| memory.changed(p))
                     .map(|p| Row {
                         since_you_looked: memory.since(p),
-                        ..Row::at(p, now, &rules)
+                        ..Row::at(p, now, rules)
                     })
                     .collect()
             } else {
                 found
                     .projects
                     .iter()
-                    .map(|p| Row::at(p, now, &rules))
+                    .map(|p| Row::at(p, now, rules))
                     .collect()
             };
             if *json {
@@ -390,7 +391,7 @@ pub fn run(
             };
             let readonly = global.readonly || config.readonly;
             let first = first_seen(&mut found.projects, now, readonly, err);
-            let items = views::inbox_rows(&found.projects, now, Some(&first), &rules);
+            let items = views::inbox_rows(&found.projects, now, Some(&first), &policy);
             let answered = views::answered_rows(&found.projects, now);
             if *json {
                 json::write(

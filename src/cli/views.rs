@@ -18,6 +18,48 @@ use crate::model::{
 
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// What the config adds to what the files say: the `[[escalate]]` rules,
+/// and, without `[devloop] api`, the config file a decision only a server
+/// makes would need it in (such an item says so instead of offering it).
+#[derive(Debug, Default)]
+pub struct Policy {
+    pub rules: Vec<Rule>,
+    pub no_server: Option<String>,
+}
+
+impl Policy {
+    pub fn new(config: &crate::config::Config) -> Self {
+        let server = config
+            .devloop
+            .api
+            .as_deref()
+            .is_some_and(|a| !a.trim().is_empty());
+        Policy {
+            rules: crate::config::escalation_rules(&config.escalate),
+            no_server: (!server).then(|| {
+                crate::config::shown_path(config).unwrap_or_else(|| "--config FILE".to_owned())
+            }),
+        }
+    }
+
+    /// Why `item` offers no decision here: its reader's words, or, for a
+    /// decision only a server makes with none configured, what to add
+    /// where (in English, as the JSON's other texts).
+    pub fn why_not<'i>(&self, item: &'i InboxItem) -> Option<std::borrow::Cow<'i, str>> {
+        match (&item.act, &self.no_server) {
+            (Some(a), Some(file)) if a.needs_server() => {
+                let _en = crate::i18n::scoped(crate::i18n::Lang::En);
+                Some(std::borrow::Cow::Owned(crate::t!(
+                    "app.decide.needs_server",
+                    file = file
+                )))
+            }
+            (Some(_), _) => None,
+            (None, _) => item.why_not.as_deref().map(std::borrow::Cow::Borrowed),
+        }
+    }
+}
+
 pub fn rfc3339(t: Option<DateTime<Utc>>) -> Option<String> {
     t.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true))
 }
@@ -256,7 +298,7 @@ pub struct InboxRow<'a> {
     pub act: Option<crate::model::Address>,
     /// Without `act`: why no decision can be made here and what resolves it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub why_not: Option<&'a str>,
+    pub why_not: Option<std::borrow::Cow<'a, str>>,
     /// The `[[escalate]]` rules that fire on it, by name, in the config's
     /// order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -344,8 +386,9 @@ pub fn inbox_rows<'a>(
     projects: &'a [Project],
     now: DateTime<Utc>,
     first: Option<&crate::model::first_seen::FirstSeen>,
-    rules: &[Rule],
+    policy: &'a Policy,
 ) -> Vec<InboxRow<'a>> {
+    let rules = &policy.rules;
     let mut rows: Vec<InboxRow<'_>> = projects
         .iter()
         .flat_map(|p| {
@@ -366,15 +409,21 @@ pub fn inbox_rows<'a>(
                         .and_then(|f| f.source(p, i))
                         .map(crate::model::first_seen::Source::as_str),
                     options: p.options_at(i, now),
-                    act: i.act.as_ref().map(|a| crate::model::Address {
-                        options: if a.options == i.options {
-                            p.options_at(i, now)
-                        } else {
-                            a.options.clone()
-                        },
-                        ..a.clone()
-                    }),
-                    why_not: i.why_not.as_deref().filter(|_| i.act.is_none()),
+                    // A decision only a server makes, with none: not offered
+                    // (`why_not` says what to add).
+                    act: i
+                        .act
+                        .as_ref()
+                        .filter(|a| !(a.needs_server() && policy.no_server.is_some()))
+                        .map(|a| crate::model::Address {
+                            options: if a.options == i.options {
+                                p.options_at(i, now)
+                            } else {
+                                a.options.clone()
+                            },
+                            ..a.clone()
+                        }),
+                    why_not: policy.why_not(i),
                     escalated_by: fired.iter().map(|r| r.name.clone()).collect(),
                     escalated_shown: fired.iter().map(|r| r.shown()).collect(),
                     first: fired.iter().any(|r| r.first),

@@ -1,5 +1,5 @@
-//! The console's list of decisions made (issue 20 §6): `A` (or the
-//! palette's "audit") opens it over the screen, read from the audit log,
+//! The console's list of decisions made (issue 20 §6): the palette's
+//! "audit" opens it over the screen, read from the audit log,
 //! newest first, with where each stands; at 80x24 and 200x60, in English
 //! and Chinese.
 
@@ -61,9 +61,14 @@ fn entries() -> Vec<AuditEntry> {
 fn a_opens_the_decisions_made_read_afresh_newest_first() {
     let _en = crate::i18n::scoped(crate::i18n::Lang::En);
     let (_t, mut m) = workspace_model();
+    // `:audit` and Enter.
+    press(&mut m, KeyCode::Char(':'));
+    for c in "audit".chars() {
+        press(&mut m, KeyCode::Char(c));
+    }
     let effects = update(
         &mut m,
-        Event::Key(KeyEvent::new(KeyCode::Char('A'), KeyModifiers::SHIFT)),
+        Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
     );
     assert!(effects.contains(&Effect::ReadAudit), "{effects:?}");
     assert_eq!((m.mode, m.help_page), (Mode::Help, HelpPage::Audit));
@@ -89,7 +94,7 @@ fn a_opens_the_decisions_made_read_afresh_newest_first() {
     press(&mut m, KeyCode::Char('?'));
     assert_eq!(m.help_page, HelpPage::Keys);
     let s = screen(&m, 200, 60);
-    assert!(s.contains("A       audit: every decision made"), "{s}");
+    assert!(!s.contains("audit:"), "palette only, no key: {s}");
 }
 
 #[test]
@@ -98,8 +103,16 @@ fn nothing_yet_or_unreadable_is_said_in_chinese_too() {
     let (_t, mut m) = workspace_model();
     update(
         &mut m,
-        Event::Key(KeyEvent::new(KeyCode::Char('A'), KeyModifiers::SHIFT)),
+        crate::app::Event::Key(KeyEvent::new(KeyCode::Char(':'), KeyModifiers::NONE)),
     );
+    for c in "审计".chars() {
+        press(&mut m, KeyCode::Char(c));
+    }
+    let effects = update(
+        &mut m,
+        Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+    );
+    assert!(effects.contains(&Effect::ReadAudit), "{effects:?}");
     update(&mut m, Event::Audit(Ok(Vec::new())));
     let s = screen(&m, 80, 24);
     assert!(s.contains("尚无决策"), "{s}");

@@ -59,10 +59,7 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
                     (crate::t!("ui.inbox.field_options"), &options),
                     (
                         crate::t!("ui.inbox.field_why_not"),
-                        item.why_not
-                            .as_deref()
-                            .filter(|_| item.act.is_none())
-                            .unwrap_or_default(),
+                        &crate::app::decide::item_why_not(m, item).unwrap_or_default(),
                     ),
                     (
                         crate::t!("ui.inbox.field_accept_if"),

@@ -353,15 +353,25 @@ pub fn why_not(m: &Model) -> Option<String> {
         return None;
     }
     let (pi, ii) = *panes::inbox(m).get(m.inbox.selected)?;
-    let item = &m.projects[pi].inbox[ii];
-    if item.act.is_some() {
-        return None;
+    item_why_not(m, &m.projects[pi].inbox[ii])
+}
+
+/// Why `item` offers no decision here: its reader's words; or, for a
+/// decision only a server makes with no `[devloop] api`, what to add to
+/// which config file (said before anything is typed, in the detail and
+/// the hint as on `a`).
+pub fn item_why_not(m: &Model, item: &InboxItem) -> Option<String> {
+    match &item.act {
+        Some(a) if a.needs_server() && m.server.is_none() => {
+            Some(t!("app.decide.needs_server", file = m.config_file))
+        }
+        Some(_) => None,
+        None => Some(
+            item.why_not
+                .clone()
+                .unwrap_or_else(|| t!("app.decide.no_way_here").to_owned()),
+        ),
     }
-    Some(
-        item.why_not
-            .clone()
-            .unwrap_or_else(|| t!("app.decide.no_way_here").to_owned()),
-    )
 }
 
 pub fn offers(m: &Model) -> Option<(usize, String, Vec<Choice>)> {
@@ -369,6 +379,9 @@ pub fn offers(m: &Model) -> Option<(usize, String, Vec<Choice>)> {
         let (pi, ii) = *panes::inbox(m).get(m.inbox.selected)?;
         let p = &m.projects[pi];
         let item: InboxItem = p.inbox_at(m.now).into_iter().nth(ii)?;
+        if item_why_not(m, &item).is_some() {
+            return None;
+        }
         let a = item.act?;
         let choices = choices_of(&a, &item.title);
         return Some((pi, item.title, choices));
@@ -481,7 +494,10 @@ pub fn open(m: &mut Model, pick: Option<usize>) -> Vec<Effect> {
     // Refused before anything is typed: a decision only a server carries
     // out, with no server configured, says so and what to add, at once.
     if m.server.is_none() && choices.iter().all(|c| c.address.needs_server()) {
-        m.status = Some(t!("app.decide.needs_server", file = m.config_file));
+        m.status = Some(t!(
+            "app.decide.why_not",
+            why = t!("app.decide.needs_server", file = m.config_file)
+        ));
         return vec![Effect::Render];
     }
     let p = &m.projects[pi];

@@ -1184,13 +1184,22 @@ fn no_dead_ends_a_says_why_not_and_a_server_decision_is_refused_before_typing() 
         m.status.as_deref(),
         Some("No decision here: the unit has no retries left: the server resumes it")
     );
-    // The requirement: refused at once, nothing to type.
+    // The requirement: refused at once, nothing to type; the hint and
+    // the detail say so before `a` is pressed.
     update(&mut m, key('j'));
+    let hints = crate::app::commands::hints(&m);
+    assert!(
+        hints.iter().any(|h| h.text == "a why no decision"),
+        "{:?}",
+        hints.iter().map(|h| &h.text).collect::<Vec<_>>()
+    );
     update(&mut m, key('a'));
     assert!(m.form.is_none(), "the editor opened");
     let status = m.status.clone().unwrap_or_default();
     assert!(
-        status.contains("/home/pm/.cfg/loopdeck/config.toml") && status.contains("[devloop]"),
+        status.starts_with("No decision here: a new requirement goes to the devloop server")
+            && status.contains("/home/pm/.cfg/loopdeck/config.toml")
+            && status.contains("[devloop]"),
         "{status}"
     );
     // With a server, the editor opens.

@@ -6,10 +6,9 @@ use std::io::{self, Write};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
-use super::super::views::{InboxRow, Row, SCHEMA_VERSION, display_path, inbox_rows};
+use super::super::views::{InboxRow, Policy, Row, SCHEMA_VERSION, display_path, inbox_rows};
 use super::super::{json, table};
 use crate::model::changes::Change;
-use crate::model::escalate::Rule;
 use crate::model::text::{pad, sanitize_line, width};
 use crate::model::{Bug, Event, InboxItem, Project};
 use crate::t;
@@ -121,9 +120,9 @@ pub fn inbox_row<'a>(
     p: &'a Project,
     item: &'a InboxItem,
     now: DateTime<Utc>,
-    rules: &[Rule],
+    policy: &'a Policy,
 ) -> Option<InboxRow<'a>> {
-    inbox_rows(std::slice::from_ref(p), now, None, rules)
+    inbox_rows(std::slice::from_ref(p), now, None, policy)
         .into_iter()
         .find(|r| std::ptr::eq(r.reference, item.reference.as_str()))
 }
@@ -143,8 +142,9 @@ pub fn body<'a>(
     change: &Change<'a>,
     now: DateTime<Utc>,
     at: &str,
-    rules: &[Rule],
+    policy: &'a Policy,
 ) -> Option<Body<'a>> {
+    let rules = &policy.rules;
     let at = at.to_owned();
     Some(match change {
         Change::Added(p) => Body::ProjectAdded {
@@ -187,7 +187,7 @@ pub fn body<'a>(
         } => Body::InboxAdded {
             at,
             key: key(project, k),
-            item: inbox_row(project, item, now, rules)?,
+            item: inbox_row(project, item, now, policy)?,
         },
         Change::InboxChanged {
             project,
@@ -196,7 +196,7 @@ pub fn body<'a>(
         } => Body::InboxChanged {
             at,
             key: key(project, k),
-            item: inbox_row(project, item, now, rules)?,
+            item: inbox_row(project, item, now, policy)?,
         },
         Change::InboxRemoved {
             project,
@@ -205,7 +205,7 @@ pub fn body<'a>(
         } => Body::InboxRemoved {
             at,
             key: key(project, k),
-            item: inbox_row(project, item, now, rules)?,
+            item: inbox_row(project, item, now, policy)?,
         },
     })
 }
@@ -216,7 +216,7 @@ pub fn change(
     json_out: bool,
     change: &Change<'_>,
     now: DateTime<Utc>,
-    rules: &[Rule],
+    policy: &Policy,
 ) -> io::Result<()> {
     let at = stamp();
     if let Change::Events {
@@ -250,7 +250,7 @@ pub fn change(
         }
         return Ok(());
     }
-    match body(change, now, &at, rules) {
+    match body(change, now, &at, policy) {
         Some(b) => emit(out, json_out, b),
         None => Ok(()),
     }

@@ -63,11 +63,11 @@ use std::time::Instant;
 
 use chrono::Utc;
 
-use super::views::{Row, rfc3339};
+use super::views::{Policy, Row, rfc3339};
 use crate::config::Config;
 use crate::exit::{EXIT_OK, EXIT_USAGE};
 use crate::model::changes;
-use crate::model::escalate::{self, Rule};
+use crate::model::escalate;
 use crate::model::text::sanitize_line;
 use crate::model::{Project, sort_newest_first};
 use crate::options::Global;
@@ -170,8 +170,8 @@ struct Feed<'g> {
     first: crate::model::first_seen::FirstSeen,
     /// Where `first` is saved (none: read-only, or no state directory).
     first_dir: Option<std::path::PathBuf>,
-    /// The `[[escalate]]` rules.
-    rules: Vec<Rule>,
+    /// The `[[escalate]]` rules, and what a server-only decision needs.
+    policy: Policy,
     /// The rules last sent as firing on each item, by the feed's key: a
     /// rule that starts firing by time alone sends `inbox_changed` (and
     /// the project's `project_changed`) once.
@@ -200,7 +200,7 @@ impl Feed<'_> {
                 projects: self
                     .projects
                     .iter()
-                    .map(|p| Row::at(p, now, &self.rules))
+                    .map(|p| Row::at(p, now, &self.policy.rules))
                     .collect(),
             },
         )
@@ -232,7 +232,7 @@ impl Feed<'_> {
                         }
                         _ => {}
                     }
-                    lines::change(out, self.json, &c, now, &self.rules)?;
+                    lines::change(out, self.json, &c, now, &self.policy)?;
                 }
                 self.escalate(&sent, out)
             }
@@ -257,7 +257,7 @@ impl Feed<'_> {
     /// project), unless this reading's lines (`sent`, by key) already
     /// carried them; then set when a rule next fires by time alone.
     fn escalate(&mut self, sent: &HashSet<String>, out: &mut dyn Write) -> io::Result<()> {
-        if self.rules.is_empty() {
+        if self.policy.rules.is_empty() {
             return Ok(());
         }
         let now = self.global.now.unwrap_or_else(Utc::now);
@@ -266,11 +266,11 @@ impl Feed<'_> {
             let mut project_moved = false;
             for (k, item) in changes::inbox_by_key(p) {
                 let key = lines::key(p, &k);
-                let names = escalate::names(&self.rules, p, item, now);
+                let names = escalate::names(&self.policy.rules, p, item, now);
                 let was = self.escalated.get(&key).map_or(&[][..], Vec::as_slice);
                 if was != names.as_slice() && !sent.contains(&key) && self.snapshot_sent {
                     project_moved = true;
-                    if let Some(item) = lines::inbox_row(p, item, now, &self.rules) {
+                    if let Some(item) = lines::inbox_row(p, item, now, &self.policy) {
                         lines::emit(
                             out,
                             self.json,
@@ -292,7 +292,7 @@ impl Feed<'_> {
                     self.json,
                     Body::ProjectChanged {
                         at: lines::stamp(),
-                        project: Row::at(p, now, &self.rules),
+                        project: Row::at(p, now, &self.policy.rules),
                     },
                 )?;
             }
@@ -300,7 +300,7 @@ impl Feed<'_> {
         self.escalated = fired;
         self.due = match self.global.now {
             Some(_) => None,
-            None => escalate::next_due(&self.rules, &self.projects, now)
+            None => escalate::next_due(&self.policy.rules, &self.projects, now)
                 .map(|at| Instant::now() + (at - Utc::now()).to_std().unwrap_or_default()),
         };
         Ok(())
@@ -393,7 +393,7 @@ pub fn run(
             .map(|d| crate::store::first_seen::load(d).0)
             .unwrap_or_default(),
         first_dir: first_seen_dir.filter(|_| !(global.readonly || config.readonly)),
-        rules: crate::config::escalation_rules(&config.escalate),
+        policy: Policy::new(config),
         escalated: HashMap::new(),
         due: None,
     };
