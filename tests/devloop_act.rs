@@ -566,6 +566,31 @@ fn abandon_without_a_server_and_sign_off_only_when_shipped() {
     );
 }
 
+/// An abandoned project waits for no one: its PRD conflict and its
+/// sign-off leave the inbox (the server refuses a requirement there, so
+/// nothing offered could be made).
+#[test]
+fn an_abandoned_project_leaves_the_inbox() {
+    let w = Ws::new();
+    let dir = w.dir("p-shipped");
+    let kinds = |v: &Value| -> Vec<String> {
+        v["inbox"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["kind"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let v = show(&dir, NOW);
+    assert!(kinds(&v).contains(&"conflict".to_owned()), "{v}");
+    let o = w.act(&dir, &["abandon"], &[]);
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    let v = show(&dir, NOW);
+    assert_eq!(v["project"]["status"], "abandoned");
+    assert_eq!(kinds(&v), Vec::<String>::new(), "{v}");
+    assert_eq!(v["project"]["needs_human"], 0);
+}
+
 #[test]
 fn a_requirement_without_a_server_says_how_to_configure_one() {
     let w = Ws::new();

@@ -337,6 +337,13 @@ pub(super) fn inbox(
             why_not: None,
         });
     }
+    // A finished project (signed off or abandoned) waits for no one: the
+    // server refuses a requirement there (seed 003: 409) and its agents
+    // are gone, so nothing offered could be made.
+    if super::act::FINISHED.contains(&p.status.as_str()) {
+        items.clear();
+        p.answered.clear();
+    }
     p.inbox = items;
 }
 
