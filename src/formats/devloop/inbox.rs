@@ -447,6 +447,7 @@ pub(super) fn loops(
             awaiting_feedback: !awaiting.is_empty(),
             awaiting,
         },
+        tokens: None,
     }
 }
 
