@@ -53,6 +53,18 @@ impl From<watch::Msg> for Msg {
 /// console wants the terminal left alone (a pager is about to run).
 const INPUT_POLL: Duration = Duration::from_millis(200);
 
+/// When the next project's stall starts (see `Project::next_stall_at`),
+/// as an instant of this process's clock.
+fn next_stall(model: &Model) -> Option<Instant> {
+    let now = Utc::now();
+    let at = model
+        .projects
+        .iter()
+        .filter_map(|p| p.next_stall_at(now, &model.stall))
+        .min()?;
+    Some(Instant::now() + (at - now).to_std().unwrap_or_default())
+}
+
 /// How often ages are refreshed while nothing else happens.
 const CLOCK: Duration = Duration::from_secs(60);
 
@@ -345,6 +357,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         .unwrap_or_default();
     model.keymap = keymap;
     model.server = cfg.devloop.api.clone().filter(|a| !a.trim().is_empty());
+    model.stall = cfg.stall.limits();
     model.config_file =
         crate::config::shown_path(&cfg).unwrap_or_else(|| "--config FILE".to_owned());
     // The palette offers the built-in themes; a theme file is kept until
@@ -427,11 +440,15 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                 dirty = false;
             }
             let clock = CLOCK.saturating_sub(last_clock.elapsed());
+            // A stall starts with no file written: drawn when it does, not
+            // up to a clock tick later (none under `--now`: time stands).
+            let stall_at = global.now.is_none().then(|| next_stall(&model)).flatten();
             let wait = engine
                 .wake_at()
                 .into_iter()
                 .chain(settles.iter().map(|(at, _)| *at))
                 .chain(save_at)
+                .chain(stall_at)
                 .min()
                 .map_or(clock, |at| {
                     at.saturating_duration_since(Instant::now()).min(clock)
