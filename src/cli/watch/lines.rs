@@ -10,7 +10,7 @@ use super::super::views::{InboxRow, Row, SCHEMA_VERSION, display_path, inbox_row
 use super::super::{json, table};
 use crate::model::changes::Change;
 use crate::model::text::{pad, sanitize_line, width};
-use crate::model::{Bug, Event, InboxItem, Project};
+use crate::model::{Bug, Event, InboxItem, Project, StallLimits};
 use crate::t;
 use crate::watch::Liveness;
 
@@ -127,21 +127,27 @@ fn key(p: &Project, item_key: &str) -> String {
     format!("{}#{item_key}", display_path(&p.path))
 }
 
-/// The body of the line for `change`.
-pub fn body<'a>(change: &Change<'a>, now: DateTime<Utc>, at: &str) -> Option<Body<'a>> {
+/// The body of the line for `change` (rows at `now`, their stalls judged
+/// by `limits`).
+pub fn body<'a>(
+    change: &Change<'a>,
+    now: DateTime<Utc>,
+    limits: &StallLimits,
+    at: &str,
+) -> Option<Body<'a>> {
     let at = at.to_owned();
     Some(match change {
         Change::Added(p) => Body::ProjectAdded {
             at,
-            project: Row::new(p, now),
+            project: Row::new(p, now, limits),
         },
         Change::Changed { project, .. } => Body::ProjectChanged {
             at,
-            project: Row::new(project, now),
+            project: Row::new(project, now, limits),
         },
         Change::Removed(p) => Body::ProjectRemoved {
             at,
-            project: Row::new(p, now),
+            project: Row::new(p, now, limits),
         },
         Change::Events { .. } => return None,
         Change::TimelineReset { project } => Body::TimelineReset {
@@ -200,6 +206,7 @@ pub fn change(
     json_out: bool,
     change: &Change<'_>,
     now: DateTime<Utc>,
+    limits: &StallLimits,
 ) -> io::Result<()> {
     let at = stamp();
     if let Change::Events {
@@ -233,7 +240,7 @@ pub fn change(
         }
         return Ok(());
     }
-    match body(change, now, &at) {
+    match body(change, now, limits, &at) {
         Some(b) => emit(out, json_out, b),
         None => Ok(()),
     }
@@ -283,6 +290,10 @@ fn row_text(r: &Row<'_>) -> String {
     if r.needs_human > 0 {
         text.push_str("  ");
         text.push_str(&t!("cli.watch.for_human", n = r.needs_human));
+    }
+    if let Some(stall) = &r.stalled {
+        text.push_str("  ");
+        text.push_str(&stall.shown());
     }
     text
 }

@@ -16,7 +16,8 @@
 //!   `projects`: every row exactly as `list --json` gives it.
 //! - `project_added`, `project_changed`, `project_removed`: `project`, the
 //!   new row as `list --json` gives it (removed: the last row). Changed:
-//!   anything `show --json` shows differs.
+//!   anything `show --json` shows differs, or the row's `stalled` started
+//!   with no file written (see below).
 //! - `timeline_event`: `project` (id), `path`, `event` as `show --json`'s
 //!   `timeline` spells it; one line per event appended, oldest first.
 //! - `timeline_gap`: `project`, `path`: the `timeline_event`s that follow
@@ -42,6 +43,14 @@
 //! Within one reading: projects removed first, then each project added or
 //! changed followed by its events, bugs and inbox items.
 //!
+//! A row's `stalled` (work that says it runs, its files silent past the
+//! `[stall]` limit) is the one part of a row that changes with time alone.
+//! The feed arms one timer, at the next stall's start
+//! ([`Project::next_stall_at`]), and sends that project's row again then;
+//! a stall that goes on sends nothing more (its `silent_seconds` grows in
+//! the rows that file changes send), and the next write ends it. Under
+//! `--now` time stands still: no timer.
+//!
 //! A reader that falls behind (stops reading, reads slowly) costs bounded
 //! memory: changes wait merged (see `queue`), and when it reads again it
 //! gets what differs from what it last got: the changed projects' rows, a
@@ -53,6 +62,7 @@
 mod lines;
 mod queue;
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::mem;
 use std::path::{Path, PathBuf};
@@ -67,7 +77,7 @@ use crate::config::Config;
 use crate::exit::{EXIT_OK, EXIT_USAGE};
 use crate::model::changes;
 use crate::model::text::sanitize_line;
-use crate::model::{Project, sort_newest_first};
+use crate::model::{Project, StallLimits, sort_newest_first};
 use crate::options::Global;
 use crate::watch::{Engine, Liveness, Reading, Sink, Update};
 use lines::Body;
@@ -168,6 +178,19 @@ struct Feed<'g> {
     first: crate::model::first_seen::FirstSeen,
     /// Where `first` is saved (none: read-only, or no state directory).
     first_dir: Option<std::path::PathBuf>,
+    /// How long each format's work may be silent (`[stall]`).
+    limits: StallLimits,
+    /// The stall each project's last row said: the agent of its longest
+    /// silence (`Some(None)`: the project's own), by project. A project
+    /// whose stall starts while its files stay silent is sent again.
+    stalls: HashMap<StallKey, Option<String>>,
+}
+
+/// A project's identity in the feed: directory, format, id.
+type StallKey = (PathBuf, crate::model::Format, String);
+
+fn stall_key(p: &Project) -> StallKey {
+    (p.path.clone(), p.format, p.id.clone())
 }
 
 impl Feed<'_> {
@@ -175,6 +198,12 @@ impl Feed<'_> {
         self.snapshot_sent = true;
         let now = self.global.now.unwrap_or_else(Utc::now);
         sort_newest_first(&mut self.projects);
+        let limits = self.limits;
+        self.stalls = self
+            .projects
+            .iter()
+            .filter_map(|p| Some((stall_key(p), p.stall(now, &limits)?.agent)))
+            .collect();
         lines::emit(
             out,
             self.json,
@@ -184,9 +213,59 @@ impl Feed<'_> {
                 roots: &self.roots,
                 problems: &self.problems,
                 watcher: &self.watcher,
-                projects: self.projects.iter().map(|p| Row::new(p, now)).collect(),
+                projects: self
+                    .projects
+                    .iter()
+                    .map(|p| Row::new(p, now, &limits))
+                    .collect(),
             },
         )
+    }
+
+    /// When the next project's stall starts, with nothing written
+    /// meanwhile: the feed's one timer (none under `--now`, whose time
+    /// does not pass, and none before the snapshot).
+    fn next_stall(&self) -> Option<Instant> {
+        if self.global.now.is_some() || !self.snapshot_sent {
+            return None;
+        }
+        let now = Utc::now();
+        let at = self
+            .projects
+            .iter()
+            .filter_map(|p| p.next_stall_at(now, &self.limits))
+            .min()?;
+        Some(Instant::now() + (at - now).to_std().unwrap_or_default())
+    }
+
+    /// Send again the row of every project whose stall is not the one its
+    /// last row said (a stall started while its files stayed silent).
+    fn restall(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if !self.snapshot_sent {
+            return Ok(());
+        }
+        let now = self.global.now.unwrap_or_else(Utc::now);
+        let at = lines::stamp();
+        for p in &self.projects {
+            let key = stall_key(p);
+            let stall = p.stall(now, &self.limits).map(|s| s.agent);
+            if self.stalls.get(&key) == stall.as_ref() {
+                continue;
+            }
+            match stall {
+                Some(agent) => self.stalls.insert(key, agent),
+                None => self.stalls.remove(&key),
+            };
+            lines::emit(
+                out,
+                self.json,
+                Body::ProjectChanged {
+                    at: at.clone(),
+                    project: Row::new(p, now, &self.limits),
+                },
+            )?;
+        }
+        Ok(())
     }
 
     fn read(&mut self, reading: Reading, out: &mut dyn Write) -> io::Result<()> {
@@ -204,9 +283,24 @@ impl Feed<'_> {
                 }
                 let now = self.global.now.unwrap_or_else(Utc::now);
                 for c in changes::diff(&old, &self.projects[start..]) {
-                    lines::change(out, self.json, &c, now)?;
+                    lines::change(out, self.json, &c, now, &self.limits)?;
+                    // What the rows sent say of their stalls.
+                    match c {
+                        changes::Change::Added(p) | changes::Change::Changed { project: p, .. } => {
+                            match p.stall(now, &self.limits) {
+                                Some(s) => self.stalls.insert(stall_key(p), s.agent),
+                                None => self.stalls.remove(&stall_key(p)),
+                            };
+                        }
+                        changes::Change::Removed(p) => {
+                            self.stalls.remove(&stall_key(p));
+                        }
+                        _ => {}
+                    }
                 }
-                Ok(())
+                // A project read again unchanged may have stalled since
+                // its last row.
+                self.restall(out)
             }
             Err(why) => {
                 if !self.snapshot_sent {
@@ -311,10 +405,19 @@ pub fn run(
             .map(|d| crate::store::first_seen::load(d).0)
             .unwrap_or_default(),
         first_dir: first_seen_dir.filter(|_| !(global.readonly || config.readonly)),
+        limits: config.stall.limits(),
+        stalls: HashMap::new(),
     };
     loop {
-        let Some(msg) = rx.pop(engine.wake_at()) else {
+        // The engine's next timer, or the next stall's start: nothing
+        // else wakes the feed while nothing changes.
+        let wake = [engine.wake_at(), feed.next_stall()]
+            .into_iter()
+            .flatten()
+            .min();
+        let Some(msg) = rx.pop(wake) else {
             engine.tick(Instant::now());
+            feed.restall(out)?;
             continue;
         };
         let now = Instant::now();
