@@ -56,6 +56,10 @@ pub struct Config {
     /// `model::escalate`), in the file's order.
     #[serde(default)]
     pub escalate: Vec<EscalateConfig>,
+    /// `[stall]`: how long each format's work may be silent before it is
+    /// shown stalled.
+    #[serde(default)]
+    pub stall: StallConfig,
     /// The file this config was read from (none: the defaults).
     #[serde(skip)]
     pub file: Option<PathBuf>,
@@ -115,6 +119,50 @@ pub enum Desktop {
     Osc9,
     /// `ESC ] 777 ; notify ; title ; body BEL` (rxvt-unicode, foot, VTE...).
     Osc777,
+}
+
+/// `[stall]`: per format, `"40m"`, `"2h"`, `"1h30m"`... (units s, m, h,
+/// d, w) or `"off"`; a format not named keeps its own limit (see
+/// README, "Stalled work").
+#[derive(Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct StallConfig {
+    #[serde(default, rename = "prd-master", deserialize_with = "stall_limit")]
+    pub prd_master: crate::model::StallLimit,
+    #[serde(default, deserialize_with = "stall_limit")]
+    pub gsd: crate::model::StallLimit,
+    #[serde(default, deserialize_with = "stall_limit")]
+    pub dwp: crate::model::StallLimit,
+    #[serde(default, deserialize_with = "stall_limit")]
+    pub devloop: crate::model::StallLimit,
+}
+
+impl StallConfig {
+    /// The limits the views judge stalls by.
+    pub fn limits(&self) -> crate::model::StallLimits {
+        crate::model::StallLimits {
+            prd_master: self.prd_master,
+            gsd: self.gsd,
+            dwp: self.dwp,
+            devloop: self.devloop,
+        }
+    }
+}
+
+/// `"off"` or a duration (`"40m"`).
+fn stall_limit<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<crate::model::StallLimit, D::Error> {
+    use crate::model::{StallLimit, parse_duration};
+    let value = toml::Value::deserialize(d)?;
+    let limit = match &value {
+        toml::Value::String(s) if s.trim() == "off" => Some(StallLimit::Off),
+        toml::Value::String(s) => parse_duration(s).map(StallLimit::After),
+        _ => None,
+    };
+    limit.ok_or_else(|| {
+        serde::de::Error::custom(crate::t!("runtime.config.stall_duration", value = value))
+    })
 }
 
 /// `[watch]`: how changes on disk are noticed.

@@ -179,7 +179,8 @@ fn show_in_chinese_for_each_format() {
     ] {
         let (out, err, code) = run(&["show", ws.join(dir).to_str().unwrap()], &CHINESE);
         assert_eq!(code, 0, "{dir}: {err}");
-        let resume_heading = out.lines().nth(3).unwrap();
+        // The heading after the summary (and its stall and token lines).
+        let resume_heading = out.lines().skip_while(|l| !l.is_empty()).nth(1).unwrap();
         let heading = zh("cli.show.resume");
         let (before, _) = heading.split_once("{scenario}").unwrap();
         assert!(resume_heading.starts_with(before), "{dir}: {out}");

@@ -134,7 +134,8 @@ fn a_rule_fires_by_time_alone_and_the_command_hears_each_item_once() {
     tmux.keys(&["q"]);
     tmux.wait_for("EXITED:0");
     drop(tmux);
-    let tmux = Tmux::new("escalate");
+    // A server of its own (the last one's socket may still be closing).
+    let tmux = Tmux::new("escalate-again");
     start(&tmux, &config, &root, &state);
     tmux.wait_for("1 escalated");
     sleep(Duration::from_millis(1500));

@@ -67,6 +67,24 @@ pub fn payload(
     v.to_string()
 }
 
+/// The JSON a `[notify] command` reads for a stall a rule fires on:
+/// `"event": "stalled"`, the project, the stall, the rules.
+pub fn stall_payload(p: &Project, stall: &crate::model::Stall, names: &[String]) -> String {
+    json!({
+        "schema_version": 1,
+        "event": "stalled",
+        "project": {
+            "id": p.id,
+            "name": p.name,
+            "format": p.format.as_str(),
+            "path": p.path.to_string_lossy(),
+        },
+        "stall": stall,
+        "escalated_by": names,
+    })
+    .to_string()
+}
+
 /// The notifications of the rules that start firing now (see the module's
 /// rules), recorded in the first-seen memory.
 pub(super) fn check(m: &mut Model) -> Vec<Effect> {
@@ -89,10 +107,52 @@ pub(super) fn check(m: &mut Model) -> Vec<Effect> {
             }
         }
     }
-    if fresh.is_empty() {
+    // A rule naming `stalled`: once per stall of a project (forgotten
+    // when the stall ends, so the next one notifies again).
+    let mut stalled: Vec<(usize, Vec<String>)> = Vec::new();
+    for (pi, p) in m.projects.iter().enumerate() {
+        let key = stall_key(p);
+        let Some(stall) = p.stall(m.now, &m.stall) else {
+            m.first_seen.notified.remove(&key);
+            continue;
+        };
+        let silent = chrono::TimeDelta::seconds(stall.silent_seconds);
+        let names: Vec<String> = m
+            .rules
+            .iter()
+            .filter(|r| r.notify && r.fires_on_stall(p, silent))
+            .filter(|r| m.first_seen.notify_once(&key, &r.name))
+            .map(|r| r.name.clone())
+            .collect();
+        if !names.is_empty() {
+            stalled.push((pi, names));
+        }
+    }
+    if fresh.is_empty() && stalled.is_empty() {
         return Vec::new();
     }
-    let mut effects = vec![notice(m, &fresh)];
+    let mut effects = Vec::new();
+    if !fresh.is_empty() {
+        effects.push(notice(m, &fresh));
+    }
+    for (pi, names) in &stalled {
+        let p = &m.projects[*pi];
+        let stall = p.stall(m.now, &m.stall);
+        let silent = stall.as_ref().map_or(0, |s| s.silent_seconds);
+        if m.hook
+            && let Some(stall) = &stall
+        {
+            effects.push(Effect::Hook(stall_payload(p, stall, names)));
+        }
+        effects.push(Effect::Notify {
+            title: format!("loopdeck · {}", p.name),
+            body: t!(
+                "app.escalate.stalled",
+                rules = names.join(", "),
+                age = crate::i18n::age(Some(silent))
+            ),
+        });
+    }
     if m.hook {
         effects.extend(fresh.iter().map(|&(pi, ii, _)| {
             let p = &m.projects[pi];
@@ -107,6 +167,11 @@ pub(super) fn check(m: &mut Model) -> Vec<Effect> {
     }
     effects.push(Effect::SaveFirstSeen);
     effects
+}
+
+/// The first-seen memory's key for `p`'s stall.
+pub fn stall_key(p: &Project) -> String {
+    format!("{}#{}", p.path.display(), escalate::STALLED)
 }
 
 /// One notification for every item a rule started firing on.
@@ -142,12 +207,45 @@ fn notice(m: &Model, fresh: &[(usize, usize, Vec<String>)]) -> Effect {
     }
 }
 
-/// When a rule next starts firing on a shown item by time alone.
+/// When a rule next starts firing on a shown item, or on a stall, by
+/// time alone.
 pub fn next_due(m: &Model) -> Option<DateTime<Utc>> {
-    escalate::next_due(&m.rules, &m.projects, m.now)
+    let items = escalate::next_due(&m.rules, &m.projects, m.now);
+    // A stall rule's `waited` counts from the last sign of life; the
+    // stall's own start wakes the console anyway.
+    let stalls = m
+        .rules
+        .iter()
+        .filter(|r| r.kinds.iter().any(|k| k == escalate::STALLED))
+        .filter_map(|r| r.waited)
+        .flat_map(|w| {
+            m.projects.iter().filter_map(move |p| {
+                let since = p.stall(m.now, &m.stall)?.since;
+                let at = since + w + chrono::TimeDelta::seconds(1);
+                (at > m.now).then_some(at)
+            })
+        })
+        .min();
+    items.into_iter().chain(stalls).min()
 }
 
-/// How many shown items a rule fires on (the header's `N escalated`).
+/// The `[[escalate]]` rules that fire on `p`'s stall at "now".
+pub fn stall_rules<'m>(m: &'m Model, p: &Project) -> Vec<&'m Rule> {
+    if m.rules.is_empty() {
+        return Vec::new();
+    }
+    let Some(stall) = p.stall(m.now, &m.stall) else {
+        return Vec::new();
+    };
+    let silent = chrono::TimeDelta::seconds(stall.silent_seconds);
+    m.rules
+        .iter()
+        .filter(|r| r.fires_on_stall(p, silent))
+        .collect()
+}
+
+/// How many shown items and stalls a rule fires on (the header's `N
+/// escalated`).
 pub fn escalated_total(m: &Model) -> usize {
     if m.rules.is_empty() {
         return 0;
@@ -159,6 +257,7 @@ pub fn escalated_total(m: &Model) -> usize {
                 .iter()
                 .filter(|i| m.rules.iter().any(|r| r.fires(p, i, m.now)))
                 .count()
+                + usize::from(!stall_rules(m, p).is_empty())
         })
         .sum()
 }

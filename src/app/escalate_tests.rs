@@ -246,3 +246,54 @@ fn new_and_escalated_in_one_reading_are_one_notification() {
         ["question: question 0 of beta · escalated by all · question: question 0 of beta"]
     );
 }
+
+/// A rule naming `stalled` fires on a project whose work says it runs
+/// while its files are silent past the rule's `waited`: once per stall,
+/// with a `stalled` event for the command; the header counts it.
+#[test]
+fn a_stall_rule_notifies_once_per_stall() {
+    let _en = crate::i18n::scoped(crate::i18n::Lang::En);
+    let mut p = project("gamma", Format::Devloop, 0);
+    // Its last sign of life 40 minutes before "now", a 10-minute limit.
+    let last = Utc.with_ymd_and_hms(2026, 6, 1, 11, 20, 0).unwrap();
+    p.activity = Some(crate::model::Activity {
+        last: Some(last),
+        limit: Some(TimeDelta::minutes(10)),
+    });
+    let mut m = model(vec![p.clone()]);
+    m.hook = true;
+    m.rules = vec![Rule {
+        kinds: vec!["stalled".into()],
+        waited: Some(TimeDelta::minutes(30)),
+        ..Rule::any("silent loop")
+    }];
+    let effects = update(&mut m, Event::Loaded(vec![p.clone()]));
+    assert_eq!(
+        notifies(&effects),
+        ["escalated by silent loop · stalled 40m"]
+    );
+    let sent = hooks(&effects);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["event"], "stalled");
+    assert_eq!(sent[0]["stall"]["silent_seconds"], 2400);
+    assert_eq!(sent[0]["escalated_by"], serde_json::json!(["silent loop"]));
+    assert_eq!(escalated_total(&m), 1);
+    assert!(notifies(&update(&mut m, Event::Loaded(vec![p.clone()]))).is_empty());
+    // The agent writes: no stall, forgotten; a later stall notifies again.
+    let mut alive = p.clone();
+    alive.activity = Some(crate::model::Activity {
+        last: Some(m.now),
+        limit: Some(TimeDelta::minutes(10)),
+    });
+    update(&mut m, Event::Loaded(vec![alive]));
+    assert_eq!(escalated_total(&m), 0);
+    assert_eq!(notifies(&update(&mut m, Event::Loaded(vec![p]))).len(), 1);
+    // Before the rule's 30 minutes, the stall alone does not fire it.
+    let quiet = Utc.with_ymd_and_hms(2026, 6, 1, 11, 45, 0).unwrap();
+    m.now = quiet;
+    assert_eq!(escalated_total(&m), 0);
+    assert_eq!(
+        next_due(&m),
+        Some(Utc.with_ymd_and_hms(2026, 6, 1, 11, 50, 1).unwrap())
+    );
+}

@@ -391,6 +391,9 @@ pub struct Model {
     /// path, `XDG_CONFIG_HOME` honoured), for messages that say what to edit.
     pub config_file: String,
     pub now: DateTime<Utc>,
+    /// How long each format's work may be silent before it shows stalled
+    /// (the config's `[stall]`), judged at `now`.
+    pub stall: crate::model::StallLimits,
     /// When each waiting item was first seen (see `model::first_seen`).
     pub first_seen: crate::model::first_seen::FirstSeen,
     pub screen: Screen,
@@ -491,6 +494,7 @@ impl Model {
             server: None,
             config_file: "config.toml".to_owned(),
             now,
+            stall: Default::default(),
             first_seen: Default::default(),
             screen: Screen::Projects,
             focus: Focus::List,

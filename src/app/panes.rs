@@ -42,8 +42,8 @@ pub enum Sort {
     Name,
     /// Most items waiting for a human first.
     Waiting,
-    /// What needs a human first: waiting, failed, blocked, rebuilt,
-    /// running, planning, unknown, done.
+    /// What needs a human first: waiting, stalled, then failed, blocked,
+    /// rebuilt, running, planning, unknown, done.
     Status,
 }
 
@@ -233,9 +233,14 @@ pub fn projects(m: &Model) -> Vec<usize> {
         .iter()
         .enumerate()
         .filter(|(_, p)| {
+            // A stalled project's mark is a column too (`/stalled`).
+            let stalled = p
+                .stall(m.now, &m.stall)
+                .map(|s| crate::i18n::stalled(&s))
+                .unwrap_or_default();
             matches(
                 &m.list.filter,
-                &[&p.name, &p.id, &p.status, p.format.as_str()],
+                &[&p.name, &p.id, &p.status, p.format.as_str(), &stalled],
             )
         })
         .map(|(i, _)| i)
@@ -246,8 +251,15 @@ pub fn projects(m: &Model) -> Vec<usize> {
         Sort::Updated => {}
         Sort::Name => rows.sort_by_cached_key(|&i| p[i].name.to_lowercase()),
         Sort::Waiting => rows.sort_by_key(|&i| std::cmp::Reverse(p[i].needs_human())),
-        // What needs a human first: items waiting, then by status.
-        Sort::Status => rows.sort_by_key(|&i| (p[i].needs_human() == 0, urgency(p[i].status_kind))),
+        // What needs a human first: items waiting, then stalled work,
+        // then by status.
+        Sort::Status => rows.sort_by_cached_key(|&i| {
+            (
+                p[i].needs_human() == 0,
+                p[i].stall(m.now, &m.stall).is_none(),
+                urgency(p[i].status_kind),
+            )
+        }),
     }
     // Groups in their order, each keeping the sort within it.
     if m.group != Group::None {

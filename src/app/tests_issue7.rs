@@ -505,6 +505,7 @@ fn the_console_offers_resume_only_while_the_token_holds() {
         resume_expires_at: Some(paused + chrono::Duration::hours(24)),
         started_at: None,
         error: None,
+        activity: None,
     });
     p.inbox.push(crate::model::InboxItem {
         kind: InboxKind::Resume,

@@ -258,8 +258,11 @@ pub fn run(
     config::speak(Some(&config));
     let now = global.now.unwrap_or_else(Utc::now);
     let stamp = global.now.map(|n| rfc3339(Some(n))).unwrap_or(None);
+    // The `[[escalate]]` rules, what a server-only decision needs, and
+    // how long each format's work may be silent (`[stall]`).
     let policy = views::Policy::new(&config);
     let rules = &policy.rules;
+    let limits = policy.stall;
     let walk = |roots: &[PathBuf], err: &mut dyn Write| {
         config::roots(roots, &config)
             .map(|roots| {
@@ -358,14 +361,14 @@ pub fn run(
                     .filter(|p| memory.changed(p))
                     .map(|p| Row {
                         since_you_looked: memory.since(p),
-                        ..Row::at(p, now, rules)
+                        ..Row::at(p, now, &policy)
                     })
                     .collect()
             } else {
                 found
                     .projects
                     .iter()
-                    .map(|p| Row::at(p, now, rules))
+                    .map(|p| Row::at(p, now, &policy))
                     .collect()
             };
             if *json {
@@ -425,13 +428,13 @@ pub fn run(
                 let memory = seen_memory(std::slice::from_ref(&p), err);
                 let view = ShowView {
                     since_you_looked: memory.since(&p),
-                    ..ShowView::new(&p, now, stamp)
+                    ..ShowView::new(&p, now, stamp, &limits)
                 };
                 json::write(out, &view)?;
             } else {
-                let row = Row::new(&p, now);
+                let row = Row::new(&p, now, &limits);
                 let resume = Resume::new(&p, now);
-                out.write_all(table::show(&p, &row, &resume).as_bytes())?;
+                out.write_all(table::show(&p, &row, &resume, now, &limits).as_bytes())?;
             }
         }
         Command::Check { roots, json } => {

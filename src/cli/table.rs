@@ -8,7 +8,9 @@ use std::fmt::Write as _;
 
 use super::views::{AnsweredRow, CheckView, InboxRow, Resume, Row};
 use crate::model::text::{pad, sanitize_line, width};
-use crate::model::{Age, Finding, Frontier, Level, Project, Question, Scenario};
+use chrono::{DateTime, Utc};
+
+use crate::model::{Age, Finding, Frontier, Level, Project, Question, Scenario, StallLimits};
 use crate::t;
 
 fn s(text: &str) -> String {
@@ -79,10 +81,15 @@ pub fn list(rows: &[Row<'_>]) -> String {
                 name.push_str("  ");
                 name.push_str(&t!("cli.list.escalated", rules = rules.join(", ")));
             }
+            // A stall is said beside the status it contradicts.
+            let status = match &r.stalled {
+                Some(stall) => format!("{} · {}", s(r.status), stall.shown()),
+                None => s(r.status),
+            };
             vec![
                 age(r.age_seconds),
                 r.format.to_owned(),
-                s(r.status),
+                status,
                 s(r.stage.unwrap_or("-")),
                 r.progress_percent
                     .map_or("-".to_owned(), |p| format!("{p}%")),
@@ -247,7 +254,13 @@ fn findings(out: &mut String, fs: &[Finding]) {
     }
 }
 
-pub fn show(p: &Project, row: &Row<'_>, resume: &Resume<'_>) -> String {
+pub fn show(
+    p: &Project,
+    row: &Row<'_>,
+    resume: &Resume<'_>,
+    now: DateTime<Utc>,
+    limits: &StallLimits,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}  [{}]  {}", s(&p.name), row.format, s(&row.path));
     let (status, stage) = (s(row.status), s(row.stage.unwrap_or("-")));
@@ -267,6 +280,16 @@ pub fn show(p: &Project, row: &Row<'_>, resume: &Resume<'_>) -> String {
         ),
     };
     let _ = writeln!(out, "{summary}");
+    // Work that says it runs, silent past its limit; a devloop project's
+    // token burn.
+    for stall in p.stalls(now, limits) {
+        let sentence = s(&crate::i18n::stall_sentence(&stall, now));
+        let _ = writeln!(out, "{}", t!("cli.show.stalled", sentence = sentence));
+    }
+    if let Some(tokens) = p.detail.loops.as_ref().and_then(|l| l.tokens) {
+        let tokens = crate::i18n::tokens(&tokens);
+        let _ = writeln!(out, "{}", t!("cli.show.tokens", tokens = tokens));
+    }
     let heading = match resume.scenario {
         Some(Scenario::Future) => t!("cli.show.resume_future").to_owned(),
         Some(sc) => t!("cli.show.resume", scenario = format!("{sc:?}")),

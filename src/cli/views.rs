@@ -12,8 +12,8 @@ use crate::model::escalate::{self, Rule};
 use crate::model::seen::Since;
 use crate::model::{
     Agent, Bug, BugStats, Checkpoint, Dag, Decision, Event, Excerpt, FileStamp, Finding, Frontier,
-    InboxItem, InboxKind, Level, Loops, Problem, Progress, Project, Revision, Run, Scenario, Task,
-    Unit, oldest_first, since_seconds,
+    InboxItem, InboxKind, Level, Loops, Problem, Progress, Project, Revision, Run, Scenario, Stall,
+    StallLimits, Task, Unit, oldest_first, since_seconds,
 };
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -25,6 +25,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct Policy {
     pub rules: Vec<Rule>,
     pub no_server: Option<String>,
+    /// How long each format's work may be silent (`[stall]`).
+    pub stall: StallLimits,
 }
 
 impl Policy {
@@ -35,6 +37,7 @@ impl Policy {
             .as_deref()
             .is_some_and(|a| !a.trim().is_empty());
         Policy {
+            stall: config.stall.limits(),
             rules: crate::config::escalation_rules(&config.escalate),
             no_server: (!server).then(|| {
                 crate::config::shown_path(config).unwrap_or_else(|| "--config FILE".to_owned())
@@ -78,6 +81,11 @@ pub struct Row<'a> {
     pub needs_human: usize,
     pub findings: usize,
     pub problems: &'a [Problem],
+    /// Work that says it runs while its files have been silent past the
+    /// limit (`[stall]`), at "now": the longest such silence; `null` when
+    /// none. It changes with time alone: `watch` sends the row again when
+    /// it starts.
+    pub stalled: Option<StallRow>,
     /// `list --changed`: what changed since the user last looked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub since_you_looked: Option<Since>,
@@ -87,16 +95,51 @@ pub struct Row<'a> {
     pub escalated_by: Vec<String>,
 }
 
+/// A stall as the JSON says it ([`crate::model::Stall`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StallRow {
+    /// The agent whose state says it runs; `null`: the project's status.
+    pub agent: Option<String>,
+    /// The last sign of life in its files.
+    pub since: Option<String>,
+    /// How long they have been silent at "now".
+    pub silent_seconds: i64,
+    /// The limit that silence passed (`[stall]`, else the format's own).
+    pub limit_seconds: i64,
+}
+
+impl StallRow {
+    /// `stalled 40m`, in the language spoken.
+    pub fn shown(&self) -> String {
+        crate::t!(
+            "common.stall.short",
+            age = crate::i18n::age(Some(self.silent_seconds))
+        )
+    }
+
+    pub fn new(s: Stall) -> StallRow {
+        StallRow {
+            agent: s.agent,
+            since: rfc3339(Some(s.since)),
+            silent_seconds: s.silent_seconds,
+            limit_seconds: s.limit_seconds,
+        }
+    }
+}
+
 impl<'a> Row<'a> {
-    /// The row, with the `[[escalate]]` rules that fire on `p`'s items.
-    pub fn at(p: &'a Project, now: DateTime<Utc>, rules: &[Rule]) -> Self {
+    /// The row under the config's `policy`: its stall judged by its
+    /// limits, with the `[[escalate]]` rules that fire on `p` (its items,
+    /// and a stall rule on its silence).
+    pub fn at(p: &'a Project, now: DateTime<Utc>, policy: &Policy) -> Self {
         Row {
-            escalated_by: project_escalations(rules, p, now),
-            ..Row::new(p, now)
+            escalated_by: project_escalations(policy, p, now),
+            ..Row::new(p, now, &policy.stall)
         }
     }
 
-    pub fn new(p: &'a Project, now: DateTime<Utc>) -> Self {
+    /// `p`'s row at `now`, its stall judged by `limits`.
+    pub fn new(p: &'a Project, now: DateTime<Utc>, limits: &StallLimits) -> Self {
         Row {
             id: &p.id,
             name: &p.name,
@@ -110,18 +153,29 @@ impl<'a> Row<'a> {
             needs_human: p.needs_human(),
             findings: p.findings.len(),
             problems: &p.problems,
+            stalled: p.stall(now, limits).map(StallRow::new),
             since_you_looked: None,
             escalated_by: Vec::new(),
         }
     }
 }
 
-/// The names of the rules that fire on any item of `p`, each once, in the
-/// config's order.
-pub fn project_escalations(rules: &[Rule], p: &Project, now: DateTime<Utc>) -> Vec<String> {
-    rules
+/// The names of the rules that fire on any item of `p`, or on its stall,
+/// each once, in the config's order.
+pub fn project_escalations(policy: &Policy, p: &Project, now: DateTime<Utc>) -> Vec<String> {
+    if policy.rules.is_empty() {
+        return Vec::new();
+    }
+    let silent = p
+        .stall(now, &policy.stall)
+        .map(|s| chrono::TimeDelta::seconds(s.silent_seconds));
+    policy
+        .rules
         .iter()
-        .filter(|r| p.inbox.iter().any(|i| r.fires(p, i, now)))
+        .filter(|r| {
+            p.inbox.iter().any(|i| r.fires(p, i, now))
+                || silent.is_some_and(|s| r.fires_on_stall(p, s))
+        })
         .map(|r| r.name.clone())
         .collect()
 }
@@ -201,6 +255,10 @@ pub struct ShowView<'a> {
     pub now: Option<String>,
     pub project: Row<'a>,
     pub resume: Resume<'a>,
+    /// Every stall at "now": each agent that says it runs and is silent
+    /// past its limit, then the project itself (`project.stalled` is the
+    /// longest of them).
+    pub stalls: Vec<StallRow>,
     pub frontier: &'a Frontier,
     /// The inbox at "now" (a lapsed resume token offers only restart).
     pub inbox: Vec<InboxItem>,
@@ -237,13 +295,23 @@ pub struct ShowView<'a> {
 }
 
 impl<'a> ShowView<'a> {
-    pub fn new(p: &'a Project, now: DateTime<Utc>, stamp: Option<String>) -> Self {
+    pub fn new(
+        p: &'a Project,
+        now: DateTime<Utc>,
+        stamp: Option<String>,
+        limits: &StallLimits,
+    ) -> Self {
         let d = &p.detail;
         ShowView {
             schema_version: SCHEMA_VERSION,
             now: stamp,
-            project: Row::new(p, now),
+            project: Row::new(p, now, limits),
             resume: Resume::new(p, now),
+            stalls: p
+                .stalls(now, limits)
+                .into_iter()
+                .map(StallRow::new)
+                .collect(),
             frontier: &p.frontier,
             inbox: p.inbox_at(now),
             answered: answered_rows(std::slice::from_ref(p), now),

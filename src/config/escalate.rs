@@ -19,7 +19,6 @@
 //! timeout = "10s"
 //! ```
 
-use std::str::FromStr;
 use std::time::Duration;
 
 use chrono::TimeDelta;
@@ -175,11 +174,17 @@ fn waited<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<TimeDelta>, D
         .ok_or_else(|| D::Error::custom(t!("runtime.config.bad_duration", value = text)))
 }
 
+/// A colour as a theme writes it; the console, which draws it, checks it
+/// names one (`runtime::config::rule_colours`). Here: one word.
 fn colour<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     let text = String::deserialize(d)?;
-    ratatui::style::Color::from_str(&text)
-        .map(|_| Some(text.clone()))
-        .map_err(|_| D::Error::custom(t!("runtime.config.bad_colour", value = text)))
+    if text.trim().is_empty() || text.chars().any(|c| c.is_control()) {
+        return Err(D::Error::custom(t!(
+            "runtime.config.bad_colour",
+            value = text
+        )));
+    }
+    Ok(Some(text))
 }
 
 /// `command = "prog arg 'two words'"` (split as a POSIX shell splits
@@ -281,8 +286,8 @@ notify = false
                 "line 2, column 11: `fba-[` is not a glob: invalid range pattern (at character 5)",
             ),
             (
-                "[[escalate]]\ncolour = \"blurple\"\n",
-                "line 2, column 10: `blurple` is not a colour:",
+                "[[escalate]]\ncolour = \"\"\n",
+                "line 2, column 10: `` is not a colour:",
             ),
             (
                 "[[escalate]]\nwaited = 3600\n",

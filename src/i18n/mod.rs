@@ -395,6 +395,60 @@ pub fn age(seconds: Option<i64>) -> String {
     }
 }
 
+/// A stall as a row marks it: `stalled 40m` (`停滞40分钟`).
+pub fn stalled(s: &crate::model::Stall) -> String {
+    t!("common.stall.short", age = age(Some(s.silent_seconds)))
+}
+
+/// A stall in a sentence: who says it runs, how long its files have been
+/// silent, since when (a short time against `now`) and the limit. The
+/// agent's name is as the file holds it: made safe where it is shown.
+pub fn stall_sentence(s: &crate::model::Stall, now: chrono::DateTime<chrono::Utc>) -> String {
+    let (silent, since, limit) = (
+        age(Some(s.silent_seconds)),
+        crate::model::short_time(s.since, now),
+        age(Some(s.limit_seconds)),
+    );
+    match &s.agent {
+        Some(agent) => t!(
+            "common.stall.agent",
+            agent = agent,
+            age = silent,
+            since = since,
+            limit = limit
+        ),
+        None => t!(
+            "common.stall.project",
+            age = silent,
+            since = since,
+            limit = limit
+        ),
+    }
+}
+
+/// `5,231,774`: a count with its thousands marked.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Tokens against their budget: `43% · 2,184,310 of 5,000,000 tokens`.
+pub fn tokens(t: &crate::model::Tokens) -> String {
+    t!(
+        "common.tokens.long",
+        pct = t.percent,
+        used = thousands(t.used),
+        budget = thousands(t.budget)
+    )
+}
+
 /// An age as prose: `3m ago`, or `in the future (2h ahead)`.
 pub fn ago(seconds: i64) -> String {
     use crate::model::Age;

@@ -256,6 +256,10 @@ pub struct Agent {
     pub started_at: Option<DateTime<Utc>>,
     /// The error of an agent whose call failed (`code: message`).
     pub error: Option<String>,
+    /// Set when its state says it runs: its last sign of life and the
+    /// silence its format allows (see [`super::Project::agent_stall`]).
+    #[serde(skip)]
+    pub activity: Option<super::Activity>,
 }
 
 impl Agent {
@@ -336,6 +340,33 @@ pub struct Loops {
     pub l1: L1Status,
     pub l2: L2Status,
     pub l3: L3Status,
+    /// The project's tokens against its budget (`project.json`'s
+    /// `token_used` / `token_budget`, the seed's defaults where absent):
+    /// the burn shown before the breach.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Tokens>,
+}
+
+/// Tokens used of a budget (seed 003 getProgress's `tokens`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Tokens {
+    pub used: u64,
+    pub budget: u64,
+    /// `used` as a whole percentage of `budget`, rounded down (100 only
+    /// once the budget is reached; above it past the breach).
+    pub percent: u64,
+}
+
+impl Tokens {
+    /// `used` of `budget` (a budget of 0 counts as 1: any use is over it).
+    pub fn new(used: u64, budget: u64) -> Tokens {
+        let percent = u128::from(used) * 100 / u128::from(budget.max(1));
+        Tokens {
+            used,
+            budget,
+            percent: u64::try_from(percent).unwrap_or(u64::MAX),
+        }
+    }
 }
 
 /// Distinct units by status.

@@ -40,8 +40,9 @@ pub struct Rule {
     pub formats: Vec<Format>,
     /// Fires once the item has waited strictly longer than this.
     pub waited: Option<TimeDelta>,
-    /// A colour for the item's row (a ratatui colour name or `#rrggbb`);
-    /// none: the theme's own escalation style.
+    /// A colour for the item's row (a colour name, an index or `#rrggbb`,
+    /// as a theme writes them; checked by the console); none: the theme's
+    /// own escalation style.
     pub colour: Option<String>,
     /// Rank the item before every item no such rule fires on.
     pub first: bool,

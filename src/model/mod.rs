@@ -10,6 +10,7 @@ pub(crate) mod every_string;
 pub mod first_seen;
 mod resume;
 pub mod seen;
+mod stall;
 mod status;
 pub mod text;
 mod verb;
@@ -23,12 +24,14 @@ pub use audit::{AuditEntry, AuditStanding};
 pub use detail::{
     Agent, Bug, BugStats, BugTransition, ChangeSummary, Checkpoint, Dag, Detail, DiffLine, DocDiff,
     Event, Failure, Gate, L1Status, L2Status, L3Status, LineKind, Loops, Outcome, Progress,
-    ProgressPart, Revision, Run, SectionChange, SectionKind, Task, Unit, UnitMore, UnknownRef,
+    ProgressPart, Revision, Run, SectionChange, SectionKind, Task, Tokens, Unit, UnitMore,
+    UnknownRef,
 };
 pub use resume::{
     Age, CLOCK_SKEW, Excerpt, ResumeCard, SKEW_TOLERANCE_SECONDS, Scenario, ago, clock_skew,
     relative_age, short_time, short_time_seconds, since_seconds,
 };
+pub use stall::{Activity, Stall, StallLimit, StallLimits, parse_duration};
 pub use status::StatusKind;
 pub use verb::{Address, Field, FileStamp, Request, Verb, shown_verb};
 
@@ -333,6 +336,12 @@ pub struct Project {
     pub resume: ResumeCard,
     /// Tasks, units, agents, bugs, timeline, progress (where the format has them).
     pub detail: Detail,
+    /// The project's own claim of work going on (its status says it runs
+    /// and nothing waits for a human), set by the reader; judged against
+    /// "now" by [`Project::stall`]. Agents carry their own
+    /// ([`Agent::activity`]).
+    #[serde(skip)]
+    pub activity: Option<Activity>,
     /// One line for a shell prompt or tmux status bar.
     pub statusline: String,
     /// Every file read whole, with the sha256 and length of the bytes read.
@@ -368,6 +377,7 @@ impl Project {
             pending_todos: None,
             resume: ResumeCard::default(),
             detail: Detail::default(),
+            activity: None,
             statusline: String::new(),
             files: Vec::new(),
             acts: Vec::new(),

@@ -130,6 +130,7 @@ fn a_resume_with_no_option_left_offers_no_decision() {
         resume_expires_at: Some(paused + chrono::Duration::hours(24)),
         started_at: None,
         error: None,
+        activity: None,
     });
     p.inbox.push(InboxItem {
         kind: InboxKind::Resume,

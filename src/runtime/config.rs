@@ -23,6 +23,26 @@ pub fn theme(config: &Config, no_color: bool) -> Result<Theme, ConfigError> {
     }
 }
 
+/// Every `[[escalate]]` rule's colour names one the console can draw.
+pub fn rule_colours(config: &Config) -> Result<(), ConfigError> {
+    use std::str::FromStr;
+    for (i, rule) in config.escalate.iter().enumerate() {
+        if let Some(c) = &rule.colour
+            && ratatui::style::Color::from_str(c).is_err()
+        {
+            let name = rule.name.clone().unwrap_or_else(|| format!("#{}", i + 1));
+            return Err(ConfigError::Theme {
+                path: config.shown(),
+                message: format!(
+                    "[[escalate]] {name}: {}",
+                    crate::t!("runtime.config.bad_colour", value = c)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -39,5 +59,26 @@ mod tests {
         );
         let c = crate::config::parse("theme = \"light\"\n", "c.toml").unwrap();
         assert_eq!(theme(&c, false).unwrap().name, "light");
+    }
+
+    #[test]
+    fn a_rule_colour_must_be_one_the_console_draws() {
+        let mut c = crate::config::parse(
+            "[[escalate]]\nname = \"late\"\ncolour = \"blurple\"\n",
+            "c.toml",
+        )
+        .unwrap();
+        c.file = Some("c.toml".into());
+        assert!(
+            rule_colours(&c)
+                .unwrap_err()
+                .to_string()
+                .starts_with("config file c.toml: [[escalate]] late: `blurple` is not a colour")
+        );
+        for ok in ["red", "light-blue", "#ff8800", "208"] {
+            let c = crate::config::parse(&format!("[[escalate]]\ncolour = \"{ok}\"\n"), "c.toml")
+                .unwrap();
+            assert!(rule_colours(&c).is_ok(), "{ok}");
+        }
     }
 }

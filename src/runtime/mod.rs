@@ -54,6 +54,18 @@ impl From<watch::Msg> for Msg {
 /// console wants the terminal left alone (a pager is about to run).
 const INPUT_POLL: Duration = Duration::from_millis(200);
 
+/// When the next project's stall starts (see `Project::next_stall_at`),
+/// as an instant of this process's clock.
+fn next_stall(model: &Model) -> Option<Instant> {
+    let now = Utc::now();
+    let at = model
+        .projects
+        .iter()
+        .filter_map(|p| p.next_stall_at(now, &model.stall))
+        .min()?;
+    Some(Instant::now() + (at - now).to_std().unwrap_or_default())
+}
+
 /// How often ages are refreshed while nothing else happens.
 const CLOCK: Duration = Duration::from_secs(60);
 
@@ -240,6 +252,11 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
             return Ok(EXIT_USAGE);
         }
     };
+    // A rule's colour the console cannot draw is refused at start.
+    if let Err(e) = config::rule_colours(&cfg) {
+        eprintln!("loopdeck: {}", sanitize_line(&e.to_string()));
+        return Ok(EXIT_USAGE);
+    }
     // `[keys]`: a mistake is refused at start, at its line.
     let keymap = match crate::app::keymap::build(&cfg.keys.0) {
         Ok(k) => k,
@@ -355,6 +372,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
         .unwrap_or_default();
     model.keymap = keymap;
     model.server = cfg.devloop.api.clone().filter(|a| !a.trim().is_empty());
+    model.stall = cfg.stall.limits();
     model.config_file =
         crate::config::shown_path(&cfg).unwrap_or_else(|| "--config FILE".to_owned());
     // The palette offers the built-in themes; a theme file is kept until
@@ -463,12 +481,16 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
                 .then(|| app::escalate::next_due(&model))
                 .flatten()
                 .map(|at| Instant::now() + (at - Utc::now()).to_std().unwrap_or_default());
+            // A stall starts with no file written: drawn when it does, not
+            // up to a clock tick later (none under `--now`: time stands).
+            let stall_at = global.now.is_none().then(|| next_stall(&model)).flatten();
             let wait = engine
                 .wake_at()
                 .into_iter()
                 .chain(settles.iter().map(|(at, _)| *at))
                 .chain(save_at)
                 .chain(escalate_at)
+                .chain(stall_at)
                 .min()
                 .map_or(clock, |at| {
                     at.saturating_duration_since(Instant::now()).min(clock)

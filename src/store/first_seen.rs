@@ -113,7 +113,8 @@ pub fn save(dir: &Path, mem: &mut FirstSeen) -> Result<(), StoreError> {
     let held = read(dir).0;
     let items = mem.merged(held.items);
     let mut notified = mem.merged_notified(held.notified);
-    notified.retain(|k, _| items.contains_key(k));
+    // A stall's key (`PATH#stalled`) is no item's: kept until it ends.
+    notified.retain(|k, _| items.contains_key(k) || k.ends_with("#stalled"));
     let bytes = serde_json::to_vec(&OnDisk {
         version: VERSION,
         items,

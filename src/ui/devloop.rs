@@ -24,15 +24,36 @@ fn focused(m: &View) -> bool {
     m.focus == Focus::Detail
 }
 
-/// The seed's LoopStatusBar on one line: L1 units by status · L2 gate,
-/// rounds, last run and its failures · L3 PRD revision, status, awaiting
-/// feedback. Details are dropped, least useful first, until it fits.
+/// The seed's LoopStatusBar on one line: L1 units by status and agents
+/// running (and stalled) · L2 gate, rounds, last run and its failures · L3
+/// PRD revision, status, awaiting feedback · the tokens used of the budget.
+/// Details are dropped, least useful first, until it fits.
 pub fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let d = &p.detail;
     let loops = d.loops.clone().unwrap_or_default();
     let (l1, l2, l3) = (&loops.l1, &loops.l2, &loops.l3);
-    let running = d.agents.iter().filter(|a| a.status == "running").count();
+    // Running agents, and those of them silent past their limit apart.
+    let stalled = d
+        .agents
+        .iter()
+        .filter(|a| p.agent_stall(a, m.now, &m.stall).is_some())
+        .count();
+    let running = d
+        .agents
+        .iter()
+        .filter(|a| a.status == "running")
+        .count()
+        .saturating_sub(stalled);
+    // The token burn, before the breach too.
+    let tokens = loops.tokens.map(|tk| {
+        let style = match tk.percent {
+            100.. => t.error,
+            80..=99 => t.warn,
+            _ => t.muted,
+        };
+        (t!("common.tokens.short", pct = tk.percent), style)
+    });
     let l1_style = if l1.passed == l1.total && l1.total > 0 {
         t.ok
     } else if l1.failed + l1.blocked > 0 {
@@ -68,9 +89,16 @@ pub fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         _ => t.muted,
     };
     let (l3_sym, l3_style) = t.status(p.status_kind);
-    // Level 0 says everything; each level after drops a detail.
-    for level in 0..4 {
-        let mut l1_text = t!("panes.strip.passed", passed = l1.passed, total = l1.total);
+    // Level 0 says everything; each level after drops a detail. The last
+    // two drop the PRD revision, then the words around the counts, for
+    // the tokens' sake (80 columns hold the rest).
+    const LAST: usize = 5;
+    for level in 0..=LAST {
+        let mut l1_text = if level < LAST {
+            t!("panes.strip.passed", passed = l1.passed, total = l1.total)
+        } else {
+            format!("{}/{}", l1.passed, l1.total)
+        };
         if level < 3 {
             let testing = l1.testing + l1.coding;
             if testing > 0 {
@@ -86,8 +114,10 @@ pub fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         let mut l2_text = if level < 3 {
             let round = t!("panes.strip.round", rounds = l2.rounds, budget = l2.budget);
             format!(" · {} · {round}", l2.status)
-        } else {
+        } else if level < LAST {
             format!(" · {} {}/{}", l2.status, l2.rounds, l2.budget)
+        } else {
+            format!(" · {}", l2.status)
         };
         if let Some(run) = l2.last_run.as_ref().filter(|_| level < 2) {
             l2_text.push_str(&format!(" · {}", t!("panes.strip.last", run = run)));
@@ -98,7 +128,7 @@ pub fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         if l2.failures > 0 {
             l2_text.push_str(&format!(" · {}", t!("panes.strip.failed", n = l2.failures)));
         }
-        let rev = l3.rev.map_or(String::new(), |r| {
+        let rev = l3.rev.filter(|_| level < 4).map_or(String::new(), |r| {
             format!(" · {}", t!("panes.strip.rev", rev = r))
         });
         let mut spans = vec![
@@ -109,6 +139,12 @@ pub fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             spans.push(Span::styled(
                 format!(" · {}", t!("panes.strip.running", n = running)),
                 t.muted,
+            ));
+        }
+        if stalled > 0 {
+            spans.push(Span::styled(
+                format!(" · {}", t!("panes.strip.stalled", n = stalled)),
+                t.stalled().1,
             ));
         }
         spans.extend([
@@ -127,12 +163,15 @@ pub fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             };
             spans.push(Span::styled(why, t.warn));
         }
+        if let Some((text, style)) = &tokens {
+            spans.push(Span::styled(format!("  {text}"), *style));
+        }
         if let Some(pr) = d.progress.as_ref().filter(|_| level < 1) {
             spans.push(Span::styled(format!("  {}", bar(pr.percent, 10)), t.muted));
         }
         // Measured as drawn (a status from the file may hold an escape).
         let line = safe_line(Line::from(spans));
-        if line.width() <= usize::from(area.width) || level == 3 {
+        if line.width() <= usize::from(area.width) || level == LAST {
             f.render_widget(line, area);
             return;
         }
@@ -588,6 +627,30 @@ pub fn agents(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         return empty(m, f, area, t!("panes.agents.empty"));
     }
     let a = &p.detail.agents;
+    // An agent whose state says it runs while its files are silent past
+    // its limit says so in place of `▶ running`, which would look fresh.
+    let statuses: Vec<(String, Style)> = rows
+        .iter()
+        .map(|&i| {
+            let ag = &a[i];
+            match p.agent_stall(ag, m.now, &m.stall) {
+                Some(s) => {
+                    let (sym, style) = t.stalled();
+                    (format!("{sym} {}", crate::i18n::stalled(&s)), style)
+                }
+                None => {
+                    let (sym, style) = t.status(ag.status_kind);
+                    (format!("{sym} {}", ag.status), style)
+                }
+            }
+        })
+        .collect();
+    let status_w = statuses
+        .iter()
+        .map(|(s, _)| crate::model::text::width(&clean(s)))
+        .max()
+        .unwrap_or(0)
+        .clamp(9, 24);
     table(
         m,
         f,
@@ -602,7 +665,7 @@ pub fn agents(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             ],
             widths: &[
                 col(12, &[t!("panes.agents.col_agent")]),
-                col(9, &[t!("panes.agents.col_status")]),
+                col(status_w as u16, &[t!("panes.agents.col_status")]),
                 col(5, &[t!("panes.agents.col_step")]),
                 col(17, &[t!("panes.agents.col_progress")]),
                 Constraint::Min(10),
@@ -614,7 +677,7 @@ pub fn agents(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         },
         |i| {
             let ag = &a[rows[i]];
-            let (sym, style) = t.status(ag.status_kind);
+            let (status, style) = statuses[i].clone();
             let pct =
                 ag.progress_pct
                     .map(f64::from)
@@ -624,18 +687,21 @@ pub fn agents(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                     });
             let mut doing = ag.doing.clone().unwrap_or_default();
             if let Some(at) = ag.paused_at {
-                let hours = (m.now - at).num_hours();
-                doing = if (m.now - at).num_seconds() < -crate::model::SKEW_TOLERANCE_SECONDS {
+                // How long it has been paused, as every age is shown
+                // (`1d`, `26w`; never `4440h`).
+                let secs = (m.now - at).num_seconds();
+                let age = crate::i18n::age(Some(secs));
+                doing = if secs < -crate::model::SKEW_TOLERANCE_SECONDS {
                     t!("panes.agents.paused_future", doing = doing)
-                } else if hours >= 24 {
-                    t!("panes.agents.paused_expired", hours = hours, doing = doing)
+                } else if secs >= 24 * 3600 {
+                    t!("panes.agents.paused_expired", age = age, doing = doing)
                 } else {
-                    t!("panes.agents.paused", hours = hours, doing = doing)
+                    t!("panes.agents.paused", age = age, doing = doing)
                 };
             }
             vec![
                 Span::raw(ag.agent.clone()),
-                Span::styled(format!("{sym} {}", ag.status), style),
+                Span::styled(status, style),
                 Span::raw(ag.step.clone().unwrap_or_default()),
                 Span::raw(pct.map(|p| bar(p, 10)).unwrap_or_default()),
                 Span::raw(doing),

@@ -203,7 +203,24 @@ fn header(m: &View, key: panes::GroupKey, projects: usize, waiting: usize, room:
 fn project_row<'a>(m: &View, i: usize, cols: &[u16]) -> Row<'a> {
     let t = &m.theme;
     let p = &m.projects[i];
-    let (sym, style) = t.status(p.status_kind);
+    // Work that says it runs while its files are silent does not look
+    // fresh: its own mark, and how long after the name.
+    let stall = p.stall(m.now, &m.stall);
+    let (sym, style) = match stall {
+        Some(_) => {
+            // A stall an `[[escalate]]` rule names: in the rule's colour.
+            let rules = crate::app::escalate::stall_rules(m, p);
+            let (sym, style) = t.stalled();
+            match rules.first() {
+                Some(_) => (
+                    sym,
+                    t.escalated(rules.iter().find_map(|r| r.colour.as_deref())),
+                ),
+                None => (sym, style),
+            }
+        }
+        None => t.status(p.status_kind),
+    };
     // `!` and the rule's colour: an `[[escalate]]` rule fires on an item.
     let fired: Vec<&crate::model::escalate::Rule> = p
         .inbox
@@ -221,6 +238,10 @@ fn project_row<'a>(m: &View, i: usize, cols: &[u16]) -> Row<'a> {
     // The marks survive a name cut to its column: a problem, a reading
     // held back while the file settles, a project gone from disk.
     let mut mark = String::new();
+    if let Some(s) = &stall {
+        mark.push_str(" · ");
+        mark.push_str(&crate::i18n::stalled(s));
+    }
     if !p.problems.is_empty() {
         mark.push_str(" !");
     }

@@ -38,6 +38,8 @@ mod notice_tests;
 #[cfg(test)]
 mod small_tests;
 #[cfg(test)]
+mod stall_tests;
+#[cfg(test)]
 mod style_tests;
 #[cfg(test)]
 pub(crate) mod testing;

@@ -21,6 +21,7 @@ pub(super) fn legend(t: &Theme) -> Vec<(&'static str, Style, &'static str)> {
     vec![
         row(status(StatusKind::Done), crate::t!("ui.legend.done")),
         row(status(StatusKind::Running), crate::t!("ui.legend.running")),
+        row(t.stalled(), crate::t!("ui.legend.stalled")),
         row(status(StatusKind::Waiting), crate::t!("ui.legend.waiting")),
         row(
             status(StatusKind::Planning),

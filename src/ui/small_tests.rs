@@ -44,7 +44,8 @@ fn the_legend_names_every_status_symbol_and_mark() {
         );
     }
     // The marks the views draw besides the status symbols.
-    for mark in ["!", "•", "●", "○", "◌", "⟳", "⏸", "→", "∞", "≠", "█░"] {
+    for mark in ["!", "•", "●", "○", "◌", "⟳", "⏸", "◷", "→", "∞", "≠", "█░"]
+    {
         assert!(rows.iter().any(|(s, _, _)| *s == mark), "{mark}");
     }
     for (sym, _, meaning) in &rows {

@@ -52,7 +52,11 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     super::since::section(m, p, w, &mut lines);
     let since = since_seconds(p.updated_at, m.now);
     let scenario = since.map(Scenario::for_age);
-    let (sym, style) = t.status(p.status_kind);
+    let stalls = p.stalls(m.now, &m.stall);
+    let (sym, style) = match stalls.first() {
+        Some(_) => t.stalled(),
+        None => t.status(p.status_kind),
+    };
     let done = p.status_kind == StatusKind::Done;
     let advice = match scenario {
         Some(Scenario::Future) => crate::t!("panes.overview.future").to_owned(),
@@ -78,7 +82,13 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         &mut lines,
         w,
         vec![
-            Span::styled(format!("{sym} {}", p.status), style),
+            Span::styled(
+                match p.stall(m.now, &m.stall) {
+                    Some(s) => format!("{sym} {} · {}", p.status, crate::i18n::stalled(&s)),
+                    None => format!("{sym} {}", p.status),
+                },
+                style,
+            ),
             Span::styled(format!("   {updated}"), t.muted),
             Span::styled(
                 if advice.is_empty() {
@@ -101,12 +111,32 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             label,
         );
     }
+    // Work that says it runs, silent past its limit: each agent, or the
+    // project itself.
+    for s in &stalls {
+        field(
+            &mut lines,
+            w,
+            crate::t!("panes.overview.stalled"),
+            &crate::i18n::stall_sentence(s, m.now),
+            t.stalled().1.patch(t.bold),
+        );
+    }
     if let Some(pct) = p.progress_percent {
         field(
             &mut lines,
             w,
             crate::t!("panes.overview.progress"),
             &super::widgets::bar(f64::from(pct), 20),
+            label,
+        );
+    }
+    if let Some(tokens) = p.detail.loops.as_ref().and_then(|l| l.tokens) {
+        field(
+            &mut lines,
+            w,
+            crate::t!("panes.overview.tokens"),
+            &crate::i18n::tokens(&tokens),
             label,
         );
     }

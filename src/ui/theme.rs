@@ -191,6 +191,12 @@ impl Theme {
 
     /// The symbol and style of a status kind (set by each reader; the UI
     /// never guesses from the word).
+    /// The mark of work that says it runs while its files are silent past
+    /// its limit (`model::Stall`): in place of its status's.
+    pub fn stalled(&self) -> (&'static str, Style) {
+        ("◷", self.warn)
+    }
+
     pub fn status(&self, kind: StatusKind) -> (&'static str, Style) {
         match kind {
             StatusKind::Done => ("✓", self.ok),

@@ -144,20 +144,19 @@ pub fn body<'a>(
     at: &str,
     policy: &'a Policy,
 ) -> Option<Body<'a>> {
-    let rules = &policy.rules;
     let at = at.to_owned();
     Some(match change {
         Change::Added(p) => Body::ProjectAdded {
             at,
-            project: Row::at(p, now, rules),
+            project: Row::at(p, now, policy),
         },
         Change::Changed { project, .. } => Body::ProjectChanged {
             at,
-            project: Row::at(project, now, rules),
+            project: Row::at(project, now, policy),
         },
         Change::Removed(p) => Body::ProjectRemoved {
             at,
-            project: Row::at(p, now, rules),
+            project: Row::at(p, now, policy),
         },
         Change::Events { .. } => return None,
         Change::TimelineReset { project } => Body::TimelineReset {
@@ -300,6 +299,10 @@ fn row_text(r: &Row<'_>) -> String {
     if r.needs_human > 0 {
         text.push_str("  ");
         text.push_str(&t!("cli.watch.for_human", n = r.needs_human));
+    }
+    if let Some(stall) = &r.stalled {
+        text.push_str("  ");
+        text.push_str(&stall.shown());
     }
     text
 }

@@ -16,7 +16,8 @@
 //!   `projects`: every row exactly as `list --json` gives it.
 //! - `project_added`, `project_changed`, `project_removed`: `project`, the
 //!   new row as `list --json` gives it (removed: the last row). Changed:
-//!   anything `show --json` shows differs.
+//!   anything `show --json` shows differs, or the row's `stalled` started
+//!   with no file written (see below).
 //! - `timeline_event`: `project` (id), `path`, `event` as `show --json`'s
 //!   `timeline` spells it; one line per event appended, oldest first.
 //! - `timeline_gap`: `project`, `path`: the `timeline_event`s that follow
@@ -41,6 +42,14 @@
 //!
 //! Within one reading: projects removed first, then each project added or
 //! changed followed by its events, bugs and inbox items.
+//!
+//! A row's `stalled` (work that says it runs, its files silent past the
+//! `[stall]` limit) is the one part of a row that changes with time alone.
+//! The feed arms one timer, at the next stall's start
+//! ([`Project::next_stall_at`]), and sends that project's row again then;
+//! a stall that goes on sends nothing more (its `silent_seconds` grows in
+//! the rows that file changes send), and the next write ends it. Under
+//! `--now` time stands still: no timer.
 //!
 //! A reader that falls behind (stops reading, reads slowly) costs bounded
 //! memory: changes wait merged (see `queue`), and when it reads again it
@@ -170,7 +179,8 @@ struct Feed<'g> {
     first: crate::model::first_seen::FirstSeen,
     /// Where `first` is saved (none: read-only, or no state directory).
     first_dir: Option<std::path::PathBuf>,
-    /// The `[[escalate]]` rules, and what a server-only decision needs.
+    /// The `[[escalate]]` rules, what a server-only decision needs, and
+    /// how long each format's work may be silent (`[stall]`).
     policy: Policy,
     /// The rules last sent as firing on each item, by the feed's key: a
     /// rule that starts firing by time alone sends `inbox_changed` (and
@@ -179,6 +189,17 @@ struct Feed<'g> {
     /// When a rule next starts firing by time alone (none under `--now`,
     /// whose clock does not move).
     due: Option<Instant>,
+    /// The stall each project's last row said: the agent of its longest
+    /// silence (`Some(None)`: the project's own), by project. A project
+    /// whose stall starts while its files stay silent is sent again.
+    stalls: HashMap<StallKey, Option<String>>,
+}
+
+/// A project's identity in the feed: directory, format, id.
+type StallKey = (PathBuf, crate::model::Format, String);
+
+fn stall_key(p: &Project) -> StallKey {
+    (p.path.clone(), p.format, p.id.clone())
 }
 
 impl Feed<'_> {
@@ -188,6 +209,12 @@ impl Feed<'_> {
         sort_newest_first(&mut self.projects);
         // What the snapshot's rows say fires is what was sent.
         self.escalate(&HashSet::new(), &mut io::sink())?;
+        let limits = self.policy.stall;
+        self.stalls = self
+            .projects
+            .iter()
+            .filter_map(|p| Some((stall_key(p), p.stall(now, &limits)?.agent)))
+            .collect();
         lines::emit(
             out,
             self.json,
@@ -200,10 +227,56 @@ impl Feed<'_> {
                 projects: self
                     .projects
                     .iter()
-                    .map(|p| Row::at(p, now, &self.policy.rules))
+                    .map(|p| Row::at(p, now, &self.policy))
                     .collect(),
             },
         )
+    }
+
+    /// When the next project's stall starts, with nothing written
+    /// meanwhile: the feed's one timer (none under `--now`, whose time
+    /// does not pass, and none before the snapshot).
+    fn next_stall(&self) -> Option<Instant> {
+        if self.global.now.is_some() || !self.snapshot_sent {
+            return None;
+        }
+        let now = Utc::now();
+        let at = self
+            .projects
+            .iter()
+            .filter_map(|p| p.next_stall_at(now, &self.policy.stall))
+            .min()?;
+        Some(Instant::now() + (at - now).to_std().unwrap_or_default())
+    }
+
+    /// Send again the row of every project whose stall is not the one its
+    /// last row said (a stall started while its files stayed silent).
+    fn restall(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if !self.snapshot_sent {
+            return Ok(());
+        }
+        let now = self.global.now.unwrap_or_else(Utc::now);
+        let at = lines::stamp();
+        for p in &self.projects {
+            let key = stall_key(p);
+            let stall = p.stall(now, &self.policy.stall).map(|s| s.agent);
+            if self.stalls.get(&key) == stall.as_ref() {
+                continue;
+            }
+            match stall {
+                Some(agent) => self.stalls.insert(key, agent),
+                None => self.stalls.remove(&key),
+            };
+            lines::emit(
+                out,
+                self.json,
+                Body::ProjectChanged {
+                    at: at.clone(),
+                    project: Row::at(p, now, &self.policy),
+                },
+            )?;
+        }
+        Ok(())
     }
 
     fn read(&mut self, reading: Reading, out: &mut dyn Write) -> io::Result<()> {
@@ -222,19 +295,31 @@ impl Feed<'_> {
                 let now = self.global.now.unwrap_or_else(Utc::now);
                 let mut sent = HashSet::new();
                 for c in changes::diff(&old, &self.projects[start..]) {
-                    match &c {
+                    lines::change(out, self.json, &c, now, &self.policy)?;
+                    // What the lines sent carry: the escalations of these
+                    // items and rows, and the rows' stalls.
+                    match c {
                         changes::Change::InboxAdded { project, key, .. }
                         | changes::Change::InboxChanged { project, key, .. } => {
-                            sent.insert(lines::key(project, key));
+                            sent.insert(lines::key(project, &key));
                         }
                         changes::Change::Added(p) | changes::Change::Changed { project: p, .. } => {
                             sent.insert(lines::display_path_key(p));
+                            match p.stall(now, &self.policy.stall) {
+                                Some(s) => self.stalls.insert(stall_key(p), s.agent),
+                                None => self.stalls.remove(&stall_key(p)),
+                            };
+                        }
+                        changes::Change::Removed(p) => {
+                            self.stalls.remove(&stall_key(p));
                         }
                         _ => {}
                     }
-                    lines::change(out, self.json, &c, now, &self.policy)?;
                 }
-                self.escalate(&sent, out)
+                self.escalate(&sent, out)?;
+                // A project read again unchanged may have stalled since
+                // its last row.
+                self.restall(out)
             }
             Err(why) => {
                 if !self.snapshot_sent {
@@ -292,7 +377,7 @@ impl Feed<'_> {
                     self.json,
                     Body::ProjectChanged {
                         at: lines::stamp(),
-                        project: Row::at(p, now, &self.policy.rules),
+                        project: Row::at(p, now, &self.policy),
                     },
                 )?;
             }
@@ -396,9 +481,16 @@ pub fn run(
         policy: Policy::new(config),
         escalated: HashMap::new(),
         due: None,
+        stalls: HashMap::new(),
     };
     loop {
-        let wake = [engine.wake_at(), feed.due].into_iter().flatten().min();
+        // The engine's next timer, the next rule that fires by time alone,
+        // or the next stall's start: nothing else wakes the feed while
+        // nothing changes.
+        let wake = [engine.wake_at(), feed.due, feed.next_stall()]
+            .into_iter()
+            .flatten()
+            .min();
         let Some(msg) = rx.pop(wake) else {
             let now = Instant::now();
             if engine.wake_at().is_some_and(|at| at <= now) {
@@ -407,6 +499,7 @@ pub fn run(
             if feed.due.is_some_and(|at| at <= now) && feed.snapshot_sent {
                 feed.escalate(&HashSet::new(), out)?;
             }
+            feed.restall(out)?;
             continue;
         };
         let now = Instant::now();

@@ -3,7 +3,7 @@ use std::path::PathBuf;
 
 use super::*;
 use crate::model::changes::Change;
-use crate::model::{Format, InboxItem, InboxKind};
+use crate::model::{Format, InboxItem, InboxKind, StallLimits};
 use crate::t;
 
 fn project(dir: &str) -> Project {
@@ -59,7 +59,7 @@ fn lines_carry_the_envelope_and_inbox_rows() {
     let c = changes::diff(&old, &new);
     let at = lines::stamp();
     let now = Utc::now();
-    let v = envelope(lines::body(&c[1], now, &at, &Policy::default()).unwrap());
+    let v = envelope(lines::body(&c[1], now, &at, &NO_POLICY).unwrap());
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["type"], "inbox_added");
     assert_eq!(v["at"], at.as_str());
@@ -67,13 +67,13 @@ fn lines_carry_the_envelope_and_inbox_rows() {
     assert_eq!(v["item"]["project"], "a");
     assert_eq!(v["item"]["kind"], "waiting");
     assert_eq!(v["item"]["title"], "need a key\u{1b}[31m");
-    let v = envelope(lines::body(&c[0], now, &at, &Policy::default()).unwrap());
+    let v = envelope(lines::body(&c[0], now, &at, &NO_POLICY).unwrap());
     assert_eq!(v["type"], "project_changed");
     assert_eq!(v["project"]["needs_human"], 1);
 
     // The plain line makes the title safe.
     let mut out = Vec::new();
-    lines::change(&mut out, false, &c[1], now, &Policy::default()).unwrap();
+    lines::change(&mut out, false, &c[1], now, &NO_POLICY).unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("waiting  a  waiting: need a key"), "{text}");
     assert!(!text.contains('\u{1b}'), "{text:?}");
@@ -126,21 +126,21 @@ fn plain_lines_in_chinese_keep_one_column_after_the_word() {
             t!("cli.watch.added"),
             Body::ProjectAdded {
                 at: at.clone(),
-                project: Row::new(&p, now),
+                project: Row::new(&p, now, &StallLimits::default()),
             },
         ),
         (
             t!("cli.watch.changed"),
             Body::ProjectChanged {
                 at: at.clone(),
-                project: Row::new(&p, now),
+                project: Row::new(&p, now, &StallLimits::default()),
             },
         ),
         (
             t!("cli.watch.removed"),
             Body::ProjectRemoved {
                 at: at.clone(),
-                project: Row::new(&p, now),
+                project: Row::new(&p, now, &StallLimits::default()),
             },
         ),
         (
@@ -234,6 +234,12 @@ fn plain_lines_in_chinese_keep_one_column_after_the_word() {
 static NO_POLICY: Policy = Policy {
     rules: Vec::new(),
     no_server: None,
+    stall: crate::model::StallLimits {
+        prd_master: crate::model::StallLimit::Default,
+        gsd: crate::model::StallLimit::Default,
+        dwp: crate::model::StallLimit::Default,
+        devloop: crate::model::StallLimit::Default,
+    },
 };
 
 fn views_inbox(p: &Project, now: chrono::DateTime<Utc>) -> Vec<super::super::views::InboxRow<'_>> {

@@ -12,7 +12,7 @@ use chrono::{DateTime, Duration, Utc};
 use super::read_json;
 use super::runs::safe_component;
 use super::schema::{self, AgentFile, TodoFile, TodoItem, count};
-use crate::model::{Agent, Finding, Level, Project};
+use crate::model::{Activity, Agent, Finding, Level, Project};
 use crate::store;
 
 pub const STATE_DIR: &str = "agent-state";
@@ -88,6 +88,7 @@ fn agent(p: &mut Project, s: AgentFile, todo: Option<TodoFile>, stem: &str, rel:
         _ => true,
     });
     let mut problems = Vec::new();
+    let todo_created = todo.as_ref().and_then(|t| t.created_at.as_ref()?.at());
     let (items, current, todo_pct): (Vec<TodoItem>, Option<String>, Option<f64>) = match todo {
         Some(t) => (
             schema::each(t.items, "items", &mut problems),
@@ -169,7 +170,25 @@ fn agent(p: &mut Project, s: AgentFile, todo: Option<TodoFile>, stem: &str, rel:
             .at(rel),
         );
     }
+    // Its own files' last sign of life: the state's times, the todo
+    // list's and its items' (the timeline's events are added by the
+    // project's reader, which holds them).
+    let last = [
+        updated_at,
+        s.started_at.as_ref().and_then(|t| t.at()),
+        todo_created,
+    ]
+    .into_iter()
+    .chain(items.iter().flat_map(|i| {
+        [&i.started_at, &i.finished_at]
+            .into_iter()
+            .map(|t| t.as_ref().and_then(|t| t.at()))
+    }))
+    .flatten()
+    .max();
+    let activity = (status == "running").then_some(Activity { last, limit: None });
     Agent {
+        activity,
         status_kind: super::kinds::agent(&status),
         agent: name,
         status,

@@ -454,6 +454,7 @@ pub(super) fn loops(
             awaiting_feedback: !awaiting.is_empty(),
             awaiting,
         },
+        tokens: None,
     }
 }
 

@@ -29,6 +29,7 @@
 //!   that cannot be listed there (see [`unlisted`]).
 
 pub mod act;
+pub mod activity;
 pub mod agents;
 pub mod bugfold;
 pub mod bugs;
@@ -473,7 +474,15 @@ fn read(dir: &Path, meta: ProjectMeta, meta_problems: Vec<String>) -> Project {
     };
     inbox(&mut p, &prd, &budget, &waiting, &agents);
     project_acts(&mut p, !prd.conflicts.is_empty());
-    p.detail.loops = Some(inbox::loops(&p, &prd, &changes, &waiting, units.l2));
+    activity::fill(&mut p, &meta);
+    let mut loops = inbox::loops(&p, &prd, &changes, &waiting, units.l2);
+    // Whole tokens (a file may write a fraction, or more than u64 holds).
+    let whole = |v: f64| v.max(0.0).min(u64::MAX as f64) as u64;
+    loops.tokens = Some(crate::model::Tokens::new(
+        whole(budget.used),
+        whole(budget.limit),
+    ));
+    p.detail.loops = Some(loops);
     resume(&mut p, dir, &prd, &progress.phase, passed, total);
     p.detail.progress = Some(progress);
     p

@@ -75,6 +75,10 @@ pub struct ProjectMeta {
     pub owner: Option<String>,
     pub token_budget: Option<f64>,
     pub token_used: Option<f64>,
+    /// ProjectBudgets (seed 003, Process.Budget): how long one agent call
+    /// may run, and one L2 (integrator) run, in milliseconds.
+    pub agent_wallclock_ms: Option<f64>,
+    pub integrator_wallclock_ms: Option<f64>,
 }
 
 /// `units.json`. Units are parsed one by one, so one bad unit drops only
@@ -337,6 +341,7 @@ pub struct AgentError {
 #[serde(default)]
 pub struct TodoFile {
     pub call_id: Option<Text>,
+    pub created_at: Option<Stamp>,
     #[serde(deserialize_with = "nullable")]
     pub items: Vec<Value>,
     pub current: Option<Text>,
@@ -349,6 +354,8 @@ pub struct TodoItem {
     pub id: Option<Text>,
     pub description: Option<String>,
     pub status: Option<String>,
+    pub started_at: Option<Stamp>,
+    pub finished_at: Option<Stamp>,
 }
 
 /// One `timeline.ndjson` line. `ts`, `source` and `kind` are required.

@@ -261,6 +261,43 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
     resume(p, plan, &tasks, current, &flags);
     p.statusline = statusline(p, plan, &tasks, current, (done, total), &flags);
     p.detail.tasks = tasks;
+    p.activity = activity(p);
+}
+
+/// How long a plan at work may leave `state.json` unwritten before it is
+/// stalled. The agent rewrites it at every protocol node: a task started,
+/// each gate run, a task completed, a checkpoint before any interruption,
+/// a blocked stop (seed 002); the seed's own example is silent for 52
+/// minutes at most (a task started at 14:10, its gate run at 15:01:50).
+/// Two hours is more than twice that.
+pub const STALL_AFTER: chrono::TimeDelta = chrono::TimeDelta::hours(2);
+
+/// The claim of work going on: the plan is executing with a task in
+/// progress and nothing waits for a human (a blocker, an approval, a
+/// desync, a finalization). Its last sign of life is the latest of the
+/// state's `updated_at`, the checkpoint's time, a task's start and a gate
+/// run.
+fn activity(p: &Project) -> Option<crate::model::Activity> {
+    let tasks = &p.detail.tasks;
+    let at_work = p.status == "executing" && tasks.iter().any(|t| t.status == "in_progress");
+    if !at_work || !p.inbox.is_empty() {
+        return None;
+    }
+    let stamps = tasks
+        .iter()
+        .flat_map(|t| {
+            t.gates
+                .iter()
+                .map(|g| g.last_run.as_deref())
+                .chain([t.started_at.as_deref(), t.completed_at.as_deref()])
+        })
+        .chain([p.detail.checkpoint.as_ref().and_then(|c| c.at.as_deref())])
+        .flatten()
+        .filter_map(parse_time);
+    Some(crate::model::Activity {
+        last: stamps.chain(p.updated_at).max(),
+        limit: Some(STALL_AFTER),
+    })
 }
 
 /// The kind of a plan status as loopdeck shows it (seed 002's plan words,

@@ -236,6 +236,7 @@ pub fn load(dir: &Path) -> Option<Project> {
             waiting(&mut p, GSD_WAITING_FILE, found);
         }
     }
+    p.activity = activity(&p, raw_status, fm.str("next_action"));
     // What the act code would edit: a STATE.md that is not UTF-8 (or does
     // not parse as GSD's) takes no decision, the answer included.
     match (!lossy).then(|| act::offers(&text, &p.blockers)).flatten() {
@@ -243,6 +244,33 @@ pub fn load(dir: &Path) -> Option<Project> {
         None => p.inbox.iter_mut().for_each(|i| i.act = None),
     }
     Some(p)
+}
+
+/// How long an executing GSD project may leave `STATE.md` unwritten
+/// before it is stalled. GSD writes STATE.md "after every important
+/// action" and its metrics "after every plan completes" (seed 001), so one
+/// plan is the longest silence of a phase at work; the 64 real STATE.md
+/// files in `tests/fixtures/gsd-real-world` record plans of 1 to 48
+/// minutes, one of 1 h 14 m. Two hours is past all of them.
+pub const STALL_AFTER: chrono::TimeDelta = chrono::TimeDelta::hours(2);
+
+/// The claim of work going on: the status says `executing` (not the idle
+/// `Ready to execute` the seed's normalisation also calls executing), no
+/// `next_action` is recommended (the seed sets one only while the
+/// orchestrator is idle) and nothing waits for a human (a `WAITING.json`).
+/// Its last sign of life is STATE.md's last update.
+fn activity(
+    p: &Project,
+    raw_status: Option<&str>,
+    next_action: Option<&str>,
+) -> Option<crate::model::Activity> {
+    let idle = raw_status.is_some_and(|s| s.to_lowercase().contains("ready to"));
+    (p.status == "executing" && !idle && next_action.is_none() && p.inbox.is_empty()).then_some(
+        crate::model::Activity {
+            last: p.updated_at,
+            limit: Some(STALL_AFTER),
+        },
+    )
 }
 
 /// The project, listed with why its `STATE.md` cannot be read.

@@ -438,6 +438,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
     };
     p.resume.completed = state.completed_stages.iter().map(Scalar::text).collect();
     p.resume.read_first = read_first(dir, Some(&state), &seen);
+    p.activity = activity(&p);
     let waiting = p.inbox.len();
     p.statusline = match &p.stage {
         Some(s) if waiting > 0 => format!("{} · stage {s} · {waiting} waiting", p.name),
@@ -445,6 +446,28 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
         None => format!("{} · {}", p.name, p.status),
     };
     p
+}
+
+/// The claim of work going on: a fact node on the frontier that an agent
+/// is researching (`owner: agent`, `status: researching`; seed 000: the
+/// research dispatched and not yet back). Its last sign of life is the
+/// state's last update. The seed sets no limit: its controller writes only
+/// in a conversation, and a pause records the research still running
+/// (`research_ids`), so a silent `researching` is how a paused session
+/// looks. It is never stalled unless the config's `[stall]` sets
+/// `prd-master`.
+fn activity(p: &Project) -> Option<crate::model::Activity> {
+    p.frontier
+        .research
+        .iter()
+        .any(|q| {
+            frontier::is_agent_owner(q.owner.as_deref())
+                && q.status.as_deref() == Some("researching")
+        })
+        .then_some(crate::model::Activity {
+            last: p.updated_at,
+            limit: None,
+        })
 }
 
 /// What a project whose `next_action` is answered waits for: PRD-master
