@@ -273,7 +273,7 @@ pub fn inbox(m: &Model) -> Vec<(usize, usize)> {
             matches(
                 &m.inbox.filter,
                 &[
-                    &item.title,
+                    &item.title.shown(),
                     &item.reference,
                     &m.projects[*pi].name,
                     item.kind.label(),
@@ -361,7 +361,7 @@ pub fn phases(p: &Project, filter: &str) -> Vec<PhaseRow> {
         p.blockers
             .iter()
             .enumerate()
-            .filter(|(_, b)| matches(filter, &[b]))
+            .filter(|(_, b)| matches(filter, &[&b.shown()]))
             .map(|(i, _)| PhaseRow::Blocker(i)),
     );
     rows
@@ -534,7 +534,7 @@ pub fn keys(m: &Model, p: &Project, tab: Tab) -> Vec<String> {
             .into_iter()
             .map(|r| match r {
                 PhaseRow::Decision(i) => format!("d|{}", p.decisions[i].summary),
-                PhaseRow::Blocker(i) => format!("b|{}", p.blockers[i]),
+                PhaseRow::Blocker(i) => format!("b|{}", p.blockers[i].en()),
             })
             .collect(),
         Tab::Tasks => tasks(p, filter)
@@ -598,15 +598,16 @@ pub fn inbox_key(m: &Model, row: (usize, usize)) -> (std::path::PathBuf, String)
 pub fn overview_len(p: &Project) -> usize {
     let text = |s: &str| 1 + s.chars().count() / 50;
     let r = &p.resume;
-    let fields: usize = [&r.stopped_at, &r.reason, &r.waiting_for, &p.stage]
+    let fields: usize = [&r.stopped_at, &r.reason, &r.waiting_for]
         .iter()
-        .filter_map(|v| v.as_deref())
-        .map(text)
+        .filter_map(|v| v.as_ref())
+        .map(|v| text(&v.shown()))
+        .chain(p.stage.as_deref().map(text))
         .sum();
     let inbox: usize = p
         .inbox
         .iter()
-        .map(|i| text(&i.title) + i.options.len())
+        .map(|i| text(&i.title.shown()) + i.options.len())
         .sum();
     8 + fields
         + inbox

@@ -8,11 +8,16 @@ use std::fmt::Write as _;
 
 use super::views::{AnsweredRow, CheckView, InboxRow, Resume, Row};
 use crate::model::text::{pad, sanitize_line, width};
-use crate::model::{Age, Finding, Frontier, Level, Project, Question, Scenario};
+use crate::model::{Age, Finding, Frontier, Level, Phrase, Project, Question, Scenario};
 use crate::t;
 
 fn s(text: &str) -> String {
     sanitize_line(text).into_owned()
+}
+
+/// What loopdeck says, in the language in force, made safe.
+fn said(p: &Phrase) -> String {
+    s(&p.shown())
 }
 
 fn age(seconds: Option<i64>) -> String {
@@ -108,7 +113,7 @@ pub fn inbox(rows: &[InboxRow<'_>], answered: &[AnsweredRow<'_>]) -> String {
     let body: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            let mut title = s(r.title);
+            let mut title = said(r.title);
             if !r.options.is_empty() {
                 let opts: Vec<String> = r.options.iter().map(|o| s(o)).collect();
                 title.push_str(&format!("  [{}]", opts.join(" / ")));
@@ -145,7 +150,7 @@ pub fn inbox(rows: &[InboxRow<'_>], answered: &[AnsweredRow<'_>]) -> String {
                     age(r.age_seconds),
                     s(r.project),
                     s(r.reference),
-                    s(r.title),
+                    said(r.title),
                     by,
                 ]
             })
@@ -262,9 +267,9 @@ pub fn show(p: &Project, row: &Row<'_>, resume: &Resume<'_>) -> String {
     let done: Vec<String> = resume.completed.iter().map(|c| s(c)).collect();
     let files: Vec<String> = resume.read_first.iter().map(|f| s(f)).collect();
     let labelled = [
-        (t!("cli.show.stopped_at"), resume.stopped_at.map(s)),
-        (t!("cli.show.why"), resume.reason.map(s)),
-        (t!("cli.show.waiting_for"), resume.waiting_for.map(s)),
+        (t!("cli.show.stopped_at"), resume.stopped_at.map(said)),
+        (t!("cli.show.why"), resume.reason.map(said)),
+        (t!("cli.show.waiting_for"), resume.waiting_for.map(said)),
         (
             t!("cli.show.completed"),
             (!done.is_empty()).then(|| done.join(", ")),
@@ -291,7 +296,7 @@ pub fn show(p: &Project, row: &Row<'_>, resume: &Resume<'_>) -> String {
     if !p.inbox.is_empty() {
         let _ = writeln!(out, "\n{}", t!("cli.show.waiting"));
         for i in &p.inbox {
-            let _ = writeln!(out, "  {}  {}", s(&i.reference), s(&i.title));
+            let _ = writeln!(out, "  {}  {}", s(&i.reference), said(&i.title));
         }
     }
     if !p.decisions.is_empty() {
@@ -304,7 +309,7 @@ pub fn show(p: &Project, row: &Row<'_>, resume: &Resume<'_>) -> String {
     if !p.blockers.is_empty() {
         let _ = writeln!(out, "\n{}", t!("cli.show.blockers"));
         for b in &p.blockers {
-            let _ = writeln!(out, "  {}", s(b));
+            let _ = writeln!(out, "  {}", said(b));
         }
     }
     if let Some(n) = p.pending_todos {

@@ -11,8 +11,8 @@ use crate::formats;
 use crate::model::seen::Since;
 use crate::model::{
     Agent, Bug, BugStats, Checkpoint, Dag, Decision, Event, Excerpt, FileStamp, Finding, Frontier,
-    InboxItem, InboxKind, Level, Loops, Problem, Progress, Project, Revision, Run, Scenario, Task,
-    Unit, oldest_first, since_seconds,
+    InboxItem, InboxKind, Level, Loops, Phrase, Problem, Progress, Project, Revision, Run,
+    Scenario, Task, Unit, oldest_first, since_seconds,
 };
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -78,9 +78,9 @@ pub struct ListView<'a> {
 pub struct Resume<'a> {
     pub scenario: Option<Scenario>,
     pub since_seconds: Option<i64>,
-    pub stopped_at: Option<&'a str>,
-    pub reason: Option<&'a str>,
-    pub waiting_for: Option<&'a str>,
+    pub stopped_at: Option<&'a Phrase>,
+    pub reason: Option<&'a Phrase>,
+    pub waiting_for: Option<&'a Phrase>,
     pub last_session: Option<&'a str>,
     /// Step 3a's "已完成": the stages already done.
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
@@ -113,9 +113,9 @@ impl<'a> Resume<'a> {
         Resume {
             scenario,
             since_seconds: since,
-            stopped_at: p.resume.stopped_at.as_deref(),
-            reason: p.resume.reason.as_deref(),
-            waiting_for: p.resume.waiting_for.as_deref(),
+            stopped_at: p.resume.stopped_at.as_ref(),
+            reason: p.resume.reason.as_ref(),
+            waiting_for: p.resume.waiting_for.as_ref(),
             last_session: p.resume.last_session.as_deref(),
             completed: &p.resume.completed,
             read_first: &p.resume.read_first,
@@ -142,7 +142,7 @@ pub struct ShowView<'a> {
     /// from `inbox` (as `inbox --json` shows it), newest answer first.
     pub answered: Vec<AnsweredRow<'a>>,
     pub decisions: &'a [Decision],
-    pub blockers: &'a [String],
+    pub blockers: &'a [Phrase],
     pub pending_todos: Option<usize>,
     pub findings: &'a [Finding],
     pub statusline: &'a str,
@@ -214,7 +214,7 @@ pub struct InboxRow<'a> {
     pub kind: InboxKind,
     #[serde(rename = "ref")]
     pub reference: &'a str,
-    pub title: &'a str,
+    pub title: &'a Phrase,
     pub since: Option<String>,
     pub age_seconds: Option<i64>,
     /// Since when the item waits (= `since`), and where that comes from:
@@ -232,7 +232,7 @@ pub struct InboxRow<'a> {
     pub act: Option<crate::model::Address>,
     /// Without `act`: why no decision can be made here and what resolves it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub why_not: Option<&'a str>,
+    pub why_not: Option<&'a Phrase>,
     /// `since` as a time, for the order.
     #[serde(skip)]
     pub since_at: Option<DateTime<Utc>>,
@@ -261,7 +261,7 @@ pub struct AnsweredRow<'a> {
     pub kind: InboxKind,
     #[serde(rename = "ref")]
     pub reference: &'a str,
-    pub title: &'a str,
+    pub title: &'a Phrase,
     pub answer: &'a str,
     pub answered_at: Option<String>,
     pub answered_by: Option<&'a str>,
@@ -336,7 +336,7 @@ pub fn inbox_rows<'a>(
                     },
                     ..a.clone()
                 }),
-                why_not: i.why_not.as_deref().filter(|_| i.act.is_none()),
+                why_not: i.why_not.as_ref().filter(|_| i.act.is_none()),
                 since_at: i.since,
             })
         })

@@ -6,6 +6,7 @@ mod detail;
 #[cfg(test)]
 pub(crate) mod every_string;
 pub mod first_seen;
+mod phrase;
 mod resume;
 pub mod seen;
 mod status;
@@ -22,6 +23,7 @@ pub use detail::{
     Event, Failure, Gate, L1Status, L2Status, L3Status, LineKind, Loops, Outcome, Progress,
     ProgressPart, Revision, Run, SectionChange, SectionKind, Task, Unit, UnitMore, UnknownRef,
 };
+pub use phrase::{Arg, Phrase};
 pub use resume::{
     Age, CLOCK_SKEW, Excerpt, ResumeCard, SKEW_TOLERANCE_SECONDS, Scenario, ago, clock_skew,
     relative_age, short_time, short_time_seconds, since_seconds,
@@ -205,7 +207,9 @@ pub struct InboxItem {
     /// The id the format uses for it (question id, file name...).
     #[serde(rename = "ref")]
     pub reference: String,
-    pub title: String,
+    /// What waits, as loopdeck says it (the question itself, when a file
+    /// asks one).
+    pub title: Phrase,
     pub since: Option<DateTime<Utc>>,
     /// Choices offered, when the item has a fixed set.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -222,7 +226,7 @@ pub struct InboxItem {
     /// Without `act`: why no decision can be made here, and what will
     /// resolve it (the command to run, the file to edit), in one line.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub why_not: Option<String>,
+    pub why_not: Option<Phrase>,
 }
 
 /// An inbox item the human has answered, waiting for the agent to act on
@@ -233,7 +237,7 @@ pub struct AnsweredItem {
     pub kind: InboxKind,
     #[serde(rename = "ref")]
     pub reference: String,
-    pub title: String,
+    pub title: Phrase,
     /// What was answered (an option's label, `restart`...).
     pub answer: String,
     /// When, as the file says it.
@@ -323,7 +327,8 @@ pub struct Project {
     pub findings: Vec<Finding>,
     pub frontier: Frontier,
     pub decisions: Vec<Decision>,
-    pub blockers: Vec<String>,
+    /// What blocks the project, as its files say or as loopdeck words it.
+    pub blockers: Vec<Phrase>,
     /// How many todos wait, where the format keeps a count (GSD's Pending Todos).
     pub pending_todos: Option<usize>,
     /// Facts for the resume card, independent of "now".

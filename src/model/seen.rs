@@ -49,12 +49,16 @@ impl Waiting {
         Waiting {
             kind: item.kind.label().to_owned(),
             reference: item.reference.clone(),
-            title: if item.title.chars().count() > TITLE_CHARS {
-                let mut t: String = item.title.chars().take(TITLE_CHARS - 1).collect();
-                t.push('…');
-                t
-            } else {
-                item.title.clone()
+            // In English, as the JSON says it (`since_you_looked`).
+            title: {
+                let title = item.title.en();
+                if title.chars().count() > TITLE_CHARS {
+                    let mut t: String = title.chars().take(TITLE_CHARS - 1).collect();
+                    t.push('…');
+                    t
+                } else {
+                    title.into_owned()
+                }
             },
         }
     }

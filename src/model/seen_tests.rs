@@ -24,7 +24,7 @@ fn item(kind: InboxKind, reference: &str, title: &str) -> InboxItem {
     InboxItem {
         kind,
         reference: reference.to_owned(),
-        title: title.to_owned(),
+        title: title.to_owned().into(),
         since: None,
         options: Vec::new(),
         subject: None,
@@ -244,7 +244,7 @@ fn a_question_replaced_under_the_same_ref_is_answered_and_new() {
     ));
     let mut m = Memory::new(PathBuf::from("/"), BTreeMap::new());
     m.read(std::slice::from_ref(&p), true, at(0));
-    p.inbox[0].title = "a new question".to_owned();
+    p.inbox[0].title = "a new question".to_owned().into();
     m.refresh(std::slice::from_ref(&p), true);
     assert!(m.changed(&p), "marked changed");
     let since = m.since(&p).unwrap();

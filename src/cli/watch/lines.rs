@@ -288,7 +288,13 @@ fn row_text(r: &Row<'_>) -> String {
 }
 
 fn item_text(r: &InboxRow<'_>) -> String {
-    format!("{}  {}: {}", s(r.project), r.kind.label(), s(r.title))
+    // In the language spoken (`kind.shown()` is `kind.label()` in English).
+    format!(
+        "{}  {}: {}",
+        s(r.project),
+        r.kind.shown(),
+        s(&r.title.shown())
+    )
 }
 
 /// The word that starts a plain line, padded so that what follows starts

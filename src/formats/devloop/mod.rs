@@ -600,10 +600,10 @@ mod tests {
         assert_eq!(item.kind, InboxKind::Resume);
         assert_eq!(item.reference, "agent-state/tester.json");
         assert_eq!(item.options, vec!["resume", "restart"]);
-        assert!(item.title.contains("2/3"), "{}", item.title);
+        assert!(item.title.en().contains("2/3"), "{:?}", item.title);
         assert!(
-            item.title.contains("2026-06-02T09:00:00Z"),
-            "{}",
+            item.title.en().contains("2026-06-02T09:00:00Z"),
+            "{:?}",
             item.title
         );
         assert!(

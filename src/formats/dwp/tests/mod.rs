@@ -245,7 +245,7 @@ fn a_coherent_plan_has_no_findings() {
         vec!["README.md", "PROGRESS.md", "2.task_t2.md"]
     );
     assert_eq!(
-        p.resume.stopped_at.as_deref(),
+        p.resume.stopped_at.as_ref().map(|s| s.en()).as_deref(),
         Some("task 2 (T2), in_progress")
     );
 }
@@ -345,11 +345,13 @@ fn markdown_wins_in_both_directions_and_fences_are_ignored() {
     assert!(
         p.inbox[0]
             .title
+            .en()
             .contains("task 2: README ticked, state in_progress")
     );
     assert!(
         p.inbox[0]
             .title
+            .en()
             .contains("task 3: README unticked, state completed")
     );
     // Markdown wins the count: tasks 1 and 2 are ticked.
@@ -605,11 +607,17 @@ fn blockers_and_status_coherence() {
         vec!["task 2: sandbox key rejected (needs: a valid key)"]
     );
     assert_eq!(
-        p.resume.stopped_at.as_deref(),
+        p.resume.stopped_at.as_ref().map(|s| s.en()).as_deref(),
         Some("task 2 (T2), step instructions:3")
     );
-    assert_eq!(p.resume.reason.as_deref(), Some("sandbox key rejected"));
-    assert_eq!(p.resume.waiting_for.as_deref(), Some("a valid key"));
+    assert_eq!(
+        p.resume.reason.as_ref().map(|s| s.en()).as_deref(),
+        Some("sandbox key rejected")
+    );
+    assert_eq!(
+        p.resume.waiting_for.as_ref().map(|s| s.en()).as_deref(),
+        Some("a valid key")
+    );
     assert_eq!(
         p.statusline,
         "PLAN_test_plan · 1/3 tasks · blocked on task 2"
