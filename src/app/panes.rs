@@ -269,17 +269,21 @@ pub fn inbox(m: &Model) -> Vec<(usize, usize)> {
                 .enumerate()
                 .map(move |(ii, item)| (pi, ii, item))
         })
+        // Unfiltered, no row's text is made (a title is worded in the
+        // language spoken each time); a filter finds it in English too.
         .filter(|(pi, _, item)| {
-            matches(
-                &m.inbox.filter,
-                &[
-                    &item.title.shown(),
-                    &item.reference,
-                    &m.projects[*pi].name,
-                    item.kind.label(),
-                    &m.projects[*pi].options_at(item, m.now).join(" / "),
-                ],
-            )
+            m.inbox.filter.is_empty()
+                || matches(
+                    &m.inbox.filter,
+                    &[
+                        &item.title.shown(),
+                        &item.title.en(),
+                        &item.reference,
+                        &m.projects[*pi].name,
+                        item.kind.label(),
+                        &m.projects[*pi].options_at(item, m.now).join(" / "),
+                    ],
+                )
         })
         .collect();
     rows.sort_by(|a, b| crate::model::oldest_first(a.2.since, b.2.since));

@@ -307,4 +307,31 @@ mod tests {
             .each_text_mut(&mut |t| texts.push(t.clone()));
         assert_eq!(texts, ["x"]);
     }
+
+    #[test]
+    fn optional_parts_and_ages_are_said_in_the_language_spoken() {
+        let paused = |step: Option<&str>| {
+            crate::phrase!(
+                "phrase.devloop.paused",
+                agent = "integrator",
+                step = step.map(|s| crate::phrase!("phrase.devloop.paused_step", step = s)),
+                doing = None,
+            )
+        };
+        assert_eq!(paused(Some("3/5")).en(), "integrator paused at step 3/5");
+        assert_eq!(paused(None).en(), "integrator paused");
+        let lock = crate::phrase!("phrase.dwp.stale_lock", age = Arg::Age(3 * 3600));
+        assert!(
+            lock.en().starts_with("state.json.lock held for 3h:"),
+            "{lock:?}"
+        );
+        let _zh = scoped(Lang::ZhCn);
+        assert_eq!(paused(Some("3/5")).shown(), "integrator 在第 3/5 步暂停");
+        assert_eq!(paused(None).shown(), "integrator 暂停");
+        assert!(lock.shown().contains("3小时"), "{}", lock.shown());
+        assert_eq!(
+            lock,
+            "state.json.lock held for 3h: a writer probably crashed; once no writer is active, remove it with `unlock --confirm`"
+        );
+    }
 }
