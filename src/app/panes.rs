@@ -606,7 +606,7 @@ pub fn overview_len(p: &Project) -> usize {
         .iter()
         .filter_map(|v| v.as_ref())
         .map(|v| text(&v.shown()))
-        .chain(p.stage.as_deref().map(text))
+        .chain(p.stage.as_ref().map(|s| text(&s.shown())))
         .sum();
     let inbox: usize = p
         .inbox

@@ -83,7 +83,7 @@ pub fn list(rows: &[Row<'_>]) -> String {
                 age(r.age_seconds),
                 r.format.to_owned(),
                 s(r.status),
-                s(r.stage.unwrap_or("-")),
+                r.stage.map_or_else(|| "-".to_owned(), said),
                 r.progress_percent
                     .map_or("-".to_owned(), |p| format!("{p}%")),
                 r.needs_human.to_string(),
@@ -241,7 +241,10 @@ fn findings(out: &mut String, fs: &[Finding]) {
 pub fn show(p: &Project, row: &Row<'_>, resume: &Resume<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}  [{}]  {}", s(&p.name), row.format, s(&row.path));
-    let (status, stage) = (s(row.status), s(row.stage.unwrap_or("-")));
+    let (status, stage) = (
+        s(row.status),
+        row.stage.map_or_else(|| "-".to_owned(), said),
+    );
     let summary = match row.age_seconds.map(Age::of) {
         Some(Age::Future) => t!(
             "cli.show.summary_future",

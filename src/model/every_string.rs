@@ -14,7 +14,9 @@ pub fn each_string(p: &mut Project, f: &mut dyn FnMut(&mut String)) {
     f(&mut p.id);
     f(&mut p.name);
     f(&mut p.status);
-    opt(&mut p.stage, f);
+    if let Some(s) = &mut p.stage {
+        s.each_text_mut(f);
+    }
     f(&mut p.statusline);
     p.blockers.iter_mut().for_each(|b| b.each_text_mut(f));
     for i in &mut p.inbox {

@@ -314,7 +314,9 @@ pub struct Project {
     pub status: String,
     /// What the status means, set by the reader from the format's own enum.
     pub status_kind: StatusKind,
-    pub stage: Option<String>,
+    /// Where the project is (a PRD stage, a GSD phase, a DWP task), as
+    /// its files say it or as loopdeck words it.
+    pub stage: Option<Phrase>,
     pub progress_percent: Option<u8>,
     /// Everything in this project that waits for a human.
     pub inbox: Vec<InboxItem>,

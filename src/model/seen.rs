@@ -132,7 +132,8 @@ impl Seen {
         Seen {
             at,
             status: p.status.clone(),
-            stage: p.stage.clone(),
+            // In English, as `since_you_looked` says it.
+            stage: p.stage.as_ref().map(|s| s.en().into_owned()),
             progress_percent: p.progress_percent,
             waiting: p.inbox.iter().map(Waiting::of).collect(),
             bugs: p

@@ -49,7 +49,7 @@ fn bug(id: &str, status: &str) -> Bug {
 fn project() -> Project {
     let mut p = Project::new(Format::Devloop, PathBuf::from("/w/shop"), "shop".to_owned());
     p.status = "running".to_owned();
-    p.stage = Some("L1".to_owned());
+    p.stage = Some("L1".to_owned().into());
     p.progress_percent = Some(40);
     p.inbox = vec![
         item(InboxKind::Question, "Q-1", "Which region first?"),
@@ -75,7 +75,7 @@ fn every_kind_of_change_is_told() {
     let seen = Seen::of(&before, at(5));
     let mut now = before.clone();
     now.status = "blocked".to_owned();
-    now.stage = Some("L2".to_owned());
+    now.stage = Some("L2".to_owned().into());
     now.progress_percent = Some(55);
     // Q-1 answered, Q-2 asked; the resume item stays.
     now.inbox.remove(0);

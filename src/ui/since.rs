@@ -162,7 +162,7 @@ pub(super) mod tests {
     pub(in crate::ui) fn moved_on(p: &Project) -> Project {
         let mut q = p.clone();
         q.status = "blocked".to_owned();
-        q.stage = Some("L2 集成".to_owned());
+        q.stage = Some("L2 集成".to_owned().into());
         q.progress_percent = Some(q.progress_percent.unwrap_or(0).saturating_add(15).min(100));
         if !q.inbox.is_empty() {
             q.inbox.remove(0);
@@ -235,7 +235,7 @@ pub(super) mod tests {
             .clone();
         reread(&mut m, moved_on(&dev));
         let mut g = gsd.clone();
-        g.stage = Some("9".to_owned());
+        g.stage = Some("9".to_owned().into());
         reread(&mut m, g);
         assert!(m.seen.changed(by_name(&m, "智能补货")));
         let s = screen(&m, 80, 24);

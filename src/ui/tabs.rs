@@ -97,7 +97,7 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             &mut lines,
             w,
             crate::t!("panes.overview.stage"),
-            stage,
+            &stage.shown(),
             label,
         );
     }
@@ -379,7 +379,7 @@ fn phases(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             &mut head,
             w,
             crate::t!("panes.phases.position"),
-            stage,
+            &stage.shown(),
             t.bold,
         );
     }

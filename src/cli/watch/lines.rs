@@ -275,7 +275,7 @@ fn row_text(r: &Row<'_>) -> String {
     let mut text = format!("{}  {} {}", s(r.id), r.format, s(r.status));
     if let Some(stage) = r.stage {
         text.push_str("  ");
-        text.push_str(&t!("cli.watch.stage", stage = s(stage)));
+        text.push_str(&t!("cli.watch.stage", stage = s(&stage.shown())));
     }
     if let Some(p) = r.progress_percent {
         text.push_str(&format!("  {p}%"));

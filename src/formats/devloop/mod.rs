@@ -320,7 +320,7 @@ fn apply_progress(
     passed: usize,
     total: usize,
 ) {
-    p.stage = Some(progress.phase.clone());
+    p.stage = Some(crate::model::Phrase::quoted(progress.phase.clone()));
     p.progress_percent = Some(progress.percent.round().clamp(0.0, 100.0) as u8);
     p.statusline = statusline(short, &progress.phase, passed, total, p.progress_percent);
 }
@@ -790,7 +790,7 @@ mod tests {
         assert_eq!(p.inbox[0].title, "project blocked: no reason recorded");
         assert_eq!(p.inbox[1].reference, UNITS_FILE);
         assert!(p.findings.iter().any(|f| f.code == "devloop.l2-exhausted"));
-        assert_eq!(p.stage.as_deref(), Some("blocked"));
+        assert_eq!(p.stage.as_ref().map(|s| s.en()).as_deref(), Some("blocked"));
     }
 
     #[test]

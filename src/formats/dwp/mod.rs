@@ -242,9 +242,20 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
 
     let current = current_task(&tasks, state);
     p.stage = match current {
-        Some(t) => Some(format!("task {}/{}", t.id, tasks.len())),
-        None if skipped > 0 => Some(format!("{done}/{total} tasks done, {skipped} skipped")),
-        None if !tasks.is_empty() => Some(format!("{done}/{total} tasks done")),
+        Some(t) => Some(phrase!(
+            "phrase.dwp.stage_task",
+            task = &t.id,
+            total = tasks.len()
+        )),
+        None if skipped > 0 => Some(phrase!(
+            "phrase.dwp.stage_done_skipped",
+            done = done,
+            total = total,
+            skipped = skipped
+        )),
+        None if !tasks.is_empty() => {
+            Some(phrase!("phrase.dwp.stage_done", done = done, total = total))
+        }
         None => None,
     };
 

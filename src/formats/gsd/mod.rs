@@ -186,8 +186,7 @@ pub fn load(dir: &Path) -> Option<Project> {
             (zero("total_phases") && zero("completed_phases"))
                 .then(|| phrase!("phrase.gsd.no_phases"))
         });
-    // The stage is the JSON's and the list's as it always was (English).
-    p.stage = stage.as_ref().map(|s| s.en().into_owned());
+    p.stage = stage.clone();
     p.progress_percent = fm
         .nested("progress", "percent")
         .and_then(|v| {
@@ -436,7 +435,10 @@ mod tests {
             ),
         ]);
         assert_eq!(p.status, "paused");
-        assert_eq!(p.stage.as_deref(), Some("Phase 2 of 5 (数据层)"));
+        assert_eq!(
+            p.stage.as_ref().map(|s| s.en()).as_deref(),
+            Some("Phase 2 of 5 (数据层)")
+        );
         assert_eq!(p.progress_percent, Some(40));
         assert_eq!(
             p.updated_at.unwrap().to_rfc3339(),

@@ -134,7 +134,7 @@ fn rebuilt(dir: &Path, why: Why) -> Project {
     let r = rebuild::rebuild(dir);
     p.status = "rebuilt".to_owned();
     p.status_kind = status_kind(&p.status);
-    p.stage = Some(r.stage.clone());
+    p.stage = Some(Phrase::quoted(r.stage.clone()));
     match &why {
         Why::Corrupt(reason) => {
             p.problem(STATE_FILE, reason.clone());
@@ -281,7 +281,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
         }
     };
     let stage = state.current_stage.as_ref().map(Scalar::text);
-    p.stage = stage.clone();
+    p.stage = stage.clone().map(Phrase::Quoted);
 
     let na = state.next_action.as_ref();
     p.frontier = frontier::compute(&state.open_questions, na, &mut p.findings);
@@ -443,7 +443,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
     p.resume.completed = state.completed_stages.iter().map(Scalar::text).collect();
     p.resume.read_first = read_first(dir, Some(&state), &seen);
     let waiting = p.inbox.len();
-    p.statusline = match &p.stage {
+    p.statusline = match &stage {
         Some(s) if waiting > 0 => format!("{} · stage {s} · {waiting} waiting", p.name),
         Some(s) => format!("{} · stage {s} · {}", p.name, p.status),
         None => format!("{} · {}", p.name, p.status),

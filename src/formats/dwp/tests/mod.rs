@@ -216,7 +216,10 @@ fn a_coherent_plan_has_no_findings() {
     assert_eq!(p.format, Format::Dwp);
     assert_eq!(p.name, "Test plan");
     assert_eq!(p.status, "executing");
-    assert_eq!(p.stage.as_deref(), Some("task 2/3"));
+    assert_eq!(
+        p.stage.as_ref().map(|s| s.en()).as_deref(),
+        Some("task 2/3")
+    );
     assert_eq!(p.progress_percent, Some(33));
     assert_eq!(
         p.updated_at.unwrap().to_rfc3339(),
@@ -820,7 +823,10 @@ fn a_completed_plan() {
     assert!(p.findings.is_empty(), "{:#?}", p.findings);
     assert_eq!(p.status, "completed");
     assert_eq!(p.progress_percent, Some(100));
-    assert_eq!(p.stage.as_deref(), Some("2/2 tasks done"));
+    assert_eq!(
+        p.stage.as_ref().map(|s| s.en()).as_deref(),
+        Some("2/2 tasks done")
+    );
     assert_eq!(p.statusline, "PLAN_test_plan · 2/2 tasks · completed");
 }
 
