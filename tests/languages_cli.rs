@@ -384,7 +384,8 @@ fn show_says_a_clock_is_wrong_for_an_update_in_the_future() {
 }
 
 /// What loopdeck says about a project in its own words (issue 20 §7) is
-/// Chinese in the plain `inbox` and in `show` of every example project:
+/// Chinese in the plain `inbox` and `list`, and in `show` of every example
+/// project:
 /// no sentence a reader used to word in English is left (the JSON keeps
 /// them, see `tests/languages.rs`), and no fixed words of an English
 /// `phrase` entry of the catalogue appear. What the files say (questions,
@@ -395,7 +396,9 @@ fn chinese_inbox_and_show_say_no_generated_english() {
     let root = ws.to_str().unwrap();
     let (inbox, _, code) = run(&["inbox", root], &CHINESE);
     assert_eq!(code, 0);
-    let mut outputs = vec![("inbox".to_owned(), inbox)];
+    let (list, _, code) = run(&["list", root], &CHINESE);
+    assert_eq!(code, 0);
+    let mut outputs = vec![("inbox".to_owned(), inbox), ("list".to_owned(), list)];
     let listed: serde_json::Value =
         serde_json::from_str(&run(&["list", root, "--json"], &[]).0).unwrap();
     for p in listed["projects"].as_array().unwrap() {
@@ -448,6 +451,8 @@ fn chinese_inbox_and_show_say_no_generated_english() {
         "[Phase 3] 超过",
         "task 2 (",
         ", step ",
+        "task 2/4",
+        "Phase 3 of",
     ];
     // Every run of two words or more an English `phrase` entry says
     // itself (between its placeholders).
