@@ -29,7 +29,7 @@ fn projects(n: usize) -> Vec<Project> {
             } else {
                 ("executing".into(), StatusKind::Running)
             };
-            p.stage = Some(format!("Phase {} of 9", i % 9));
+            p.stage = Some(format!("Phase {} of 9", i % 9).into());
             p.updated_at = chrono::DateTime::from_timestamp(1_780_000_000 - i as i64 * 60, 0);
             if i % 3 == 0 {
                 p.inbox.push(InboxItem {

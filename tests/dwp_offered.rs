@@ -84,7 +84,7 @@ fn every_dwp_item_suggests_only_a_decision_the_rules_accept() {
     for p in &all {
         let offered_reconcile = p.acts.iter().any(|a| a.verb == "reconcile");
         for item in &p.inbox {
-            let says_reconcile = item.title.contains("reconcile state.json from it");
+            let says_reconcile = item.title.en().contains("reconcile state.json from it");
             if item.kind == InboxKind::Desync {
                 desync += 1;
             }
@@ -102,25 +102,32 @@ fn every_dwp_item_suggests_only_a_decision_the_rules_accept() {
                         config_file: None,
                     };
                     if let Err(e) = act(p, &req, &opts) {
-                        failed.push(format!("{}: {} offers {}: {e}", p.id, item.title, a.verb));
+                        failed.push(format!(
+                            "{}: {} offers {}: {e}",
+                            p.id,
+                            item.title.en(),
+                            a.verb
+                        ));
                     }
                     if a.verb == "reconcile" {
                         reconcile_offered += 1;
                     }
                     if says_reconcile && a.verb != "reconcile" {
-                        failed.push(format!("{}: {} carries {}", p.id, item.title, a.verb));
+                        failed.push(format!("{}: {} carries {}", p.id, item.title.en(), a.verb));
                     }
                 }
                 None if says_reconcile => {
                     failed.push(format!(
                         "{}: {} suggests a refused reconcile",
-                        p.id, item.title
+                        p.id,
+                        item.title.en()
                     ));
                 }
                 None => {}
             }
         }
-        let waiting = p.resume.waiting_for.as_deref().unwrap_or("");
+        let waiting = p.resume.waiting_for.as_ref().map(|s| s.en());
+        let waiting = waiting.as_deref().unwrap_or("");
         if waiting.starts_with("reconcile") && !offered_reconcile {
             failed.push(format!("{}: resume says {waiting:?}", p.id));
         }
@@ -152,19 +159,19 @@ fn a_refused_reconcile_is_explained_not_offered() {
     let ticked = item("ticked/PLAN_interrupted_fixture");
     assert!(ticked.act.is_none());
     assert!(
-        ticked.title.ends_with(
+        ticked.title.en().ends_with(
             "; Markdown wins, but reconcile is refused: a ticked task has no passing gate evidence: run its gates and record them, or untick its README box"
         ),
-        "{}",
+        "{:?}",
         ticked.title
     );
     let search = item("workspace/shop-api/.dwp/plans/PLAN_search_index");
     assert!(search.act.is_none());
     assert!(
-        search.title.ends_with(
+        search.title.en().ends_with(
             "; Markdown wins, but reconcile is refused: state.json breaks the updater's state contract (see `loopdeck check`)"
         ),
-        "{}",
+        "{:?}",
         search.title
     );
     let unticked = item("unticked/PLAN_interrupted_fixture");
@@ -172,6 +179,7 @@ fn a_refused_reconcile_is_explained_not_offered() {
     assert!(
         unticked
             .title
+            .en()
             .ends_with("; Markdown wins: reconcile state.json from it")
     );
 }

@@ -599,7 +599,7 @@ fn parity_over_every_real_state_md() {
             check_parity(&name, &before, &after, &blocker, "add-blocker");
             let read = gsd::load(&p.dir).unwrap();
             assert!(
-                read.blockers.contains(&blocker),
+                read.blockers.contains(&blocker.clone().into()),
                 "{name}: the reader sees the new blocker: {:?}",
                 read.blockers
             );
@@ -609,7 +609,7 @@ fn parity_over_every_real_state_md() {
             let after = p.text();
             check_parity(&name, &before, &after, &blocker, "resolve-blocker");
             let read = gsd::load(&p.dir).unwrap();
-            assert!(!read.blockers.contains(&blocker), "{name}");
+            assert!(!read.blockers.contains(&blocker.clone().into()), "{name}");
             assert_eq!(
                 read.blockers.len() + 1,
                 blockers_in(&before),

@@ -89,3 +89,45 @@ fn the_config_takes_the_language_names_the_environment_takes() {
     assert!(run(&args, &CHINESE).0.starts_with(header));
     assert!(!run(&args, &[]).0.starts_with(header));
 }
+
+/// The JSON keeps the English words it always had, byte for byte, while
+/// the console and the plain output say them in the language spoken: the
+/// full `inbox --json`, and for every project of the example workspace the
+/// fields that hold loopdeck's own sentences (the resume card, the inbox,
+/// what is answered, the blockers) in a snapshot, and its whole
+/// `show --json` by its sha256, so any change to it is seen.
+#[test]
+fn json_keeps_the_english_words_it_had() {
+    let (_t, ws) = workspace();
+    let root = ws.to_str().unwrap();
+    let stable = |out: &str| out.replace(root, "[WS]");
+    let (inbox, _, code) = run(&["inbox", root, "--json"], &CHINESE);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("inbox_json_english", stable(&inbox));
+    let listed: serde_json::Value =
+        serde_json::from_str(&run(&["list", root, "--json"], &[]).0).unwrap();
+    let mut words = serde_json::Map::new();
+    let mut sums = String::new();
+    for p in listed["projects"].as_array().unwrap() {
+        let path = p["path"].as_str().unwrap();
+        let (out, _, code) = run(&["show", path, "--json"], &CHINESE);
+        assert_eq!(code, 0, "{path}");
+        let out = stable(&out);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let id = p["id"].as_str().unwrap().to_owned();
+        sums.push_str(&format!(
+            "{}  {id}\n",
+            loopdeck::store::sha256_hex(out.as_bytes())
+        ));
+        let mut said = serde_json::Map::new();
+        for k in ["resume", "inbox", "answered", "blockers"] {
+            said.insert(k.to_owned(), v[k].clone());
+        }
+        words.insert(id, serde_json::Value::Object(said));
+    }
+    insta::assert_snapshot!(
+        "show_json_english_words",
+        serde_json::to_string_pretty(&words).unwrap()
+    );
+    insta::assert_snapshot!("show_json_sha256", sums);
+}

@@ -383,3 +383,116 @@ fn show_says_a_clock_is_wrong_for_an_update_in_the_future() {
         );
     }
 }
+
+/// What loopdeck says about a project in its own words (issue 20 §7) is
+/// Chinese in the plain `inbox` and `list`, and in `show` of every example
+/// project:
+/// no sentence a reader used to word in English is left (the JSON keeps
+/// them, see `tests/languages.rs`), and no fixed words of an English
+/// `phrase` entry of the catalogue appear. What the files say (questions,
+/// reasons, status words) stays as written; so do findings' messages.
+#[test]
+fn chinese_inbox_and_show_say_no_generated_english() {
+    let (_t, ws) = workspace();
+    let root = ws.to_str().unwrap();
+    let (inbox, _, code) = run(&["inbox", root], &CHINESE);
+    assert_eq!(code, 0);
+    let (list, _, code) = run(&["list", root], &CHINESE);
+    assert_eq!(code, 0);
+    let mut outputs = vec![("inbox".to_owned(), inbox), ("list".to_owned(), list)];
+    let listed: serde_json::Value =
+        serde_json::from_str(&run(&["list", root, "--json"], &[]).0).unwrap();
+    for p in listed["projects"].as_array().unwrap() {
+        let (out, err, code) = run(&["show", p["path"].as_str().unwrap()], &CHINESE);
+        assert_eq!(code, 0, "{err}");
+        // Findings keep their English message beside their code (as
+        // `check` does), the same words as the JSON's.
+        let findings = zh("cli.show.findings");
+        let mut kept = String::new();
+        let mut skipping = false;
+        for line in out.lines() {
+            if line == findings {
+                skipping = true;
+            } else if line.is_empty() {
+                skipping = false;
+            }
+            if !skipping {
+                kept.push_str(line);
+                kept.push('\n');
+            }
+        }
+        outputs.push((format!("show {}", p["id"]), kept));
+    }
+    // What the readers said in English before.
+    let before = [
+        "shipped, awaiting sign-off",
+        "over token budget",
+        "stopped at:",
+        "paused:",
+        "last input:",
+        "units passed",
+        "running at",
+        "paused at",
+        "resume token",
+        "needs a human",
+        "— evidence:",
+        "— needs:",
+        "approve the plan",
+        "README and state.json disagree",
+        "finalization was interrupted",
+        "PRD conflict:",
+        "blocked:",
+        "retries used",
+        "approval of the plan",
+        "inspect the interrupted finalization",
+        "state.json is missing",
+        "confirm the rebuilt state",
+        "stage 1 (",
+        "(rebuilt)",
+        "[Phase 3] 超过",
+        "task 2 (",
+        ", step ",
+        "task 2/4",
+        "Phase 3 of",
+    ];
+    // Every run of two words or more an English `phrase` entry says
+    // itself (between its placeholders).
+    let en = loopdeck::i18n::catalog(Lang::En);
+    let mut fixed: Vec<String> = Vec::new();
+    for key in en.keys().filter(|k| k.starts_with("phrase.")) {
+        let template = text(Lang::En, key);
+        let mut rest = template.as_str();
+        while !rest.is_empty() {
+            let (part, tail) = match rest.find('{') {
+                Some(i) => {
+                    let end = rest[i..].find('}').map_or(rest.len(), |e| i + e + 1);
+                    (&rest[..i], &rest[end..])
+                }
+                None => (rest, ""),
+            };
+            let words = part
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .filter(|w| w.len() > 1)
+                .count();
+            if words >= 2 {
+                fixed.push(part.trim().to_owned());
+            }
+            rest = tail;
+        }
+    }
+    let left = |words: &[String]| {
+        let mut found = Vec::new();
+        for (what, out) in &outputs {
+            for said in words.iter().filter(|w| out.contains(w.as_str())) {
+                found.push(format!("{what}: {said:?}"));
+            }
+        }
+        found
+    };
+    let before: Vec<String> = before.iter().map(|s| s.to_string()).collect();
+    let found = left(&before);
+    assert!(found.is_empty(), "English left:\n{}", found.join("\n"));
+    assert!(fixed.len() > 50, "{fixed:?}");
+    let found = left(&fixed);
+    assert!(found.is_empty(), "English left:\n{}", found.join("\n"));
+}

@@ -24,7 +24,7 @@ pub fn text(m: &Model) -> Option<String> {
     if m.screen == Screen::Inbox {
         let &(pi, ii) = panes::inbox(m).get(m.inbox.selected)?;
         let item = &m.projects[pi].inbox[ii];
-        return Some(join(&item.reference, &item.title));
+        return Some(join(&item.reference, &item.title.shown()));
     }
     let p = m.selected_project()?;
     if m.focus == Focus::List {
@@ -59,7 +59,7 @@ pub fn text(m: &Model) -> Option<String> {
                 let d = &p.decisions[i];
                 join(d.id.as_deref().unwrap_or(""), &d.summary)
             }
-            PhaseRow::Blocker(i) => p.blockers[i].clone(),
+            PhaseRow::Blocker(i) => p.blockers[i].shown().into_owned(),
         }),
         Tab::Tasks => {
             let t = &p.detail.tasks[*panes::tasks(p, filter).get(sel)?];

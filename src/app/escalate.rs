@@ -60,7 +60,7 @@ pub fn payload(
             "waiting_since": item.since.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true)),
             "options": p.options_at(item, now),
             "act": item.act,
-            "why_not": item.why_not.as_deref().filter(|_| item.act.is_none()),
+            "why_not": item.why_not.as_ref().filter(|_| item.act.is_none()),
         },
         "escalated_by": fired.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
     });
@@ -184,8 +184,8 @@ fn notice(m: &Model, fresh: &[(usize, usize, Vec<String>)]) -> Effect {
             body: t!(
                 "app.escalate.one",
                 rules = names.join(", "),
-                kind = item.kind.label(),
-                title = item.title
+                kind = item.kind.shown(),
+                title = item.title.shown()
             ),
         };
     }

@@ -255,7 +255,7 @@ fn notice(fresh: &[(&Project, &InboxItem)]) -> Effect {
     if let [(p, item)] = fresh {
         return Effect::Notify {
             title: format!("loopdeck · {}", p.name),
-            body: format!("{}: {}", item.kind.label(), item.title),
+            body: format!("{}: {}", item.kind.shown(), item.title.shown()),
         };
     }
     let mut names: Vec<&str> = Vec::new();

@@ -282,17 +282,21 @@ pub fn inbox(m: &Model) -> Vec<(usize, usize)> {
                 .enumerate()
                 .map(move |(ii, item)| (pi, ii, item))
         })
+        // Unfiltered, no row's text is made (a title is worded in the
+        // language spoken each time); a filter finds it in English too.
         .filter(|(pi, _, item)| {
-            matches(
-                &m.inbox.filter,
-                &[
-                    &item.title,
-                    &item.reference,
-                    &m.projects[*pi].name,
-                    item.kind.label(),
-                    &m.projects[*pi].options_at(item, m.now).join(" / "),
-                ],
-            )
+            m.inbox.filter.is_empty()
+                || matches(
+                    &m.inbox.filter,
+                    &[
+                        &item.title.shown(),
+                        &item.title.en(),
+                        &item.reference,
+                        &m.projects[*pi].name,
+                        item.kind.label(),
+                        &m.projects[*pi].options_at(item, m.now).join(" / "),
+                    ],
+                )
         })
         .collect();
     if m.rules.is_empty() {
@@ -389,7 +393,7 @@ pub fn phases(p: &Project, filter: &str) -> Vec<PhaseRow> {
         p.blockers
             .iter()
             .enumerate()
-            .filter(|(_, b)| matches(filter, &[b]))
+            .filter(|(_, b)| matches(filter, &[&b.shown()]))
             .map(|(i, _)| PhaseRow::Blocker(i)),
     );
     rows
@@ -562,7 +566,7 @@ pub fn keys(m: &Model, p: &Project, tab: Tab) -> Vec<String> {
             .into_iter()
             .map(|r| match r {
                 PhaseRow::Decision(i) => format!("d|{}", p.decisions[i].summary),
-                PhaseRow::Blocker(i) => format!("b|{}", p.blockers[i]),
+                PhaseRow::Blocker(i) => format!("b|{}", p.blockers[i].en()),
             })
             .collect(),
         Tab::Tasks => tasks(p, filter)
@@ -626,15 +630,16 @@ pub fn inbox_key(m: &Model, row: (usize, usize)) -> (std::path::PathBuf, String)
 pub fn overview_len(p: &Project) -> usize {
     let text = |s: &str| 1 + s.chars().count() / 50;
     let r = &p.resume;
-    let fields: usize = [&r.stopped_at, &r.reason, &r.waiting_for, &p.stage]
+    let fields: usize = [&r.stopped_at, &r.reason, &r.waiting_for]
         .iter()
-        .filter_map(|v| v.as_deref())
-        .map(text)
+        .filter_map(|v| v.as_ref())
+        .map(|v| text(&v.shown()))
+        .chain(p.stage.as_ref().map(|s| text(&s.shown())))
         .sum();
     let inbox: usize = p
         .inbox
         .iter()
-        .map(|i| text(&i.title) + i.options.len())
+        .map(|i| text(&i.title.shown()) + i.options.len())
         .sum();
     8 + fields
         + inbox

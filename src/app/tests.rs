@@ -21,7 +21,7 @@ pub(super) fn project(name: &str, format: Format, waiting: usize) -> Project {
             kind: InboxKind::Question,
             act: None,
             reference: format!("OQ-{i}"),
-            title: format!("question {i} of {name}"),
+            title: format!("question {i} of {name}").into(),
             since: Some(
                 Utc.with_ymd_and_hms(2026, 5, 1 + i as u32, 0, 0, 0)
                     .unwrap(),
@@ -152,9 +152,9 @@ fn inbox_is_oldest_first_and_enter_jumps_to_the_item() {
     update(&mut m, key('i'));
     assert_eq!(m.screen, Screen::Inbox);
     let rows = panes::inbox(&m);
-    let titles: Vec<&str> = rows
+    let titles: Vec<String> = rows
         .iter()
-        .map(|&(p, i)| m.projects[p].inbox[i].title.as_str())
+        .map(|&(p, i)| m.projects[p].inbox[i].title.en().into_owned())
         .collect();
     assert_eq!(
         titles,

@@ -282,7 +282,7 @@ fn copied_text_is_clean_and_capped() {
 fn the_status_says_when_the_copy_was_cut() {
     let mut p = Project::new(Format::Gsd, PathBuf::from("/w/a"), "a".into());
     p.id = "a".into();
-    p.blockers.push("b".repeat(copy::MAX_COPY + 10));
+    p.blockers.push("b".repeat(copy::MAX_COPY + 10).into());
     let mut m = Model::new(vec!["/w".into()], false, Utc::now());
     update(&mut m, Event::Loaded(vec![p]));
     update(&mut m, code(KeyCode::Enter));

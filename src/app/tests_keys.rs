@@ -275,7 +275,7 @@ fn answerable() -> Model {
         kind: InboxKind::Question,
         act: Some(Address::new("answer", Some("OQ-1".to_owned()), Vec::new())),
         reference: "OQ-1".to_owned(),
-        title: "question OQ-1".to_owned(),
+        title: "question OQ-1".to_owned().into(),
         since: None,
         options: Vec::new(),
         subject: Some("OQ-1".to_owned()),

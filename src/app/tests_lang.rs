@@ -465,3 +465,45 @@ fn help_and_palette_snapshots_zh() {
         insta::assert_snapshot!(format!("hints_{w}x{h}_zh"), s);
     }
 }
+
+/// An item loopdeck words itself (issue 20 §7): `a` says why no decision
+/// can be made in Chinese, and the inbox filter finds it by its Chinese
+/// words and by its English ones (what `inbox --json` says).
+#[test]
+fn an_items_own_words_are_chinese_and_found_in_either_language() {
+    let _zh = scoped(Lang::ZhCn);
+    let mut p = project("alpha", Format::Devloop, 0);
+    p.inbox.push(crate::model::InboxItem {
+        kind: crate::model::InboxKind::Budget,
+        act: None,
+        reference: "project.json".into(),
+        title: crate::phrase!(
+            "phrase.devloop.over_budget",
+            used = "5,231,774",
+            limit = "5,000,000",
+            percent = "104.6"
+        ),
+        since: Some(Utc.with_ymd_and_hms(2026, 5, 1, 0, 0, 0).unwrap()),
+        options: vec![],
+        subject: None,
+        why_not: Some(crate::phrase!("phrase.devloop.why_nothing_left")),
+    });
+    let mut m = model(vec![p]);
+    update(&mut m, key('i'));
+    update(&mut m, key('a'));
+    let status = m.status.clone().unwrap_or_default();
+    assert!(
+        status.contains(&zh("phrase.devloop.why_nothing_left")),
+        "{status}"
+    );
+    assert!(
+        !status.contains(&en("phrase.devloop.why_nothing_left")),
+        "{status}"
+    );
+    for words in ["超出 token 预算", "over token budget"] {
+        m.inbox.filter = words.to_owned();
+        assert_eq!(panes::inbox(&m).len(), 1, "{words}");
+    }
+    m.inbox.filter = "no such words".to_owned();
+    assert!(panes::inbox(&m).is_empty());
+}

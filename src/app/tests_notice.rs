@@ -21,7 +21,7 @@ fn ask(p: &mut Project, reference: &str, kind: InboxKind) {
         kind,
         act: None,
         reference: reference.into(),
-        title: format!("about {reference}"),
+        title: format!("about {reference}").into(),
         since: Some(Utc.with_ymd_and_hms(2026, 5, 20, 0, 0, 0).unwrap()),
         options: vec![],
         subject: None,

@@ -163,7 +163,7 @@ fn each_command_shows_the_keys_that_run_it_here() {
             options.clone(),
         )),
         reference: "OQ-1".to_owned(),
-        title: "ship it?".to_owned(),
+        title: "ship it?".to_owned().into(),
         since: None,
         options,
         subject: Some("OQ-1".to_owned()),

@@ -10,11 +10,18 @@ use super::views::{AnsweredRow, CheckView, InboxRow, Resume, Row};
 use crate::model::text::{pad, sanitize_line, width};
 use chrono::{DateTime, Utc};
 
-use crate::model::{Age, Finding, Frontier, Level, Project, Question, Scenario, StallLimits};
+use crate::model::{
+    Age, Finding, Frontier, Level, Phrase, Project, Question, Scenario, StallLimits,
+};
 use crate::t;
 
 fn s(text: &str) -> String {
     sanitize_line(text).into_owned()
+}
+
+/// What loopdeck says, in the language in force, made safe.
+fn said(p: &Phrase) -> String {
+    s(&p.shown())
 }
 
 fn age(seconds: Option<i64>) -> String {
@@ -90,7 +97,7 @@ pub fn list(rows: &[Row<'_>]) -> String {
                 age(r.age_seconds),
                 r.format.to_owned(),
                 status,
-                s(r.stage.unwrap_or("-")),
+                r.stage.map_or_else(|| "-".to_owned(), said),
                 r.progress_percent
                     .map_or("-".to_owned(), |p| format!("{p}%")),
                 r.needs_human.to_string(),
@@ -120,7 +127,7 @@ pub fn inbox(rows: &[InboxRow<'_>], answered: &[AnsweredRow<'_>]) -> String {
     let body: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            let mut title = s(r.title);
+            let mut title = said(r.title);
             if !r.options.is_empty() {
                 let opts: Vec<String> = r.options.iter().map(|o| s(o)).collect();
                 title.push_str(&format!("  [{}]", opts.join(" / ")));
@@ -166,7 +173,7 @@ pub fn inbox(rows: &[InboxRow<'_>], answered: &[AnsweredRow<'_>]) -> String {
                     age(r.age_seconds),
                     s(r.project),
                     s(r.reference),
-                    s(r.title),
+                    said(r.title),
                     by,
                 ]
             })
@@ -263,7 +270,10 @@ pub fn show(
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}  [{}]  {}", s(&p.name), row.format, s(&row.path));
-    let (status, stage) = (s(row.status), s(row.stage.unwrap_or("-")));
+    let (status, stage) = (
+        s(row.status),
+        row.stage.map_or_else(|| "-".to_owned(), said),
+    );
     let summary = match row.age_seconds.map(Age::of) {
         Some(Age::Future) => t!(
             "cli.show.summary_future",
@@ -299,9 +309,9 @@ pub fn show(
     let done: Vec<String> = resume.completed.iter().map(|c| s(c)).collect();
     let files: Vec<String> = resume.read_first.iter().map(|f| s(f)).collect();
     let labelled = [
-        (t!("cli.show.stopped_at"), resume.stopped_at.map(s)),
-        (t!("cli.show.why"), resume.reason.map(s)),
-        (t!("cli.show.waiting_for"), resume.waiting_for.map(s)),
+        (t!("cli.show.stopped_at"), resume.stopped_at.map(said)),
+        (t!("cli.show.why"), resume.reason.map(said)),
+        (t!("cli.show.waiting_for"), resume.waiting_for.map(said)),
         (
             t!("cli.show.completed"),
             (!done.is_empty()).then(|| done.join(", ")),
@@ -328,7 +338,7 @@ pub fn show(
     if !p.inbox.is_empty() {
         let _ = writeln!(out, "\n{}", t!("cli.show.waiting"));
         for i in &p.inbox {
-            let _ = writeln!(out, "  {}  {}", s(&i.reference), s(&i.title));
+            let _ = writeln!(out, "  {}  {}", s(&i.reference), said(&i.title));
         }
     }
     if !p.decisions.is_empty() {
@@ -341,7 +351,7 @@ pub fn show(
     if !p.blockers.is_empty() {
         let _ = writeln!(out, "\n{}", t!("cli.show.blockers"));
         for b in &p.blockers {
-            let _ = writeln!(out, "  {}", s(b));
+            let _ = writeln!(out, "  {}", said(b));
         }
     }
     if let Some(n) = p.pending_todos {

@@ -12,8 +12,8 @@ use crate::model::escalate::{self, Rule};
 use crate::model::seen::Since;
 use crate::model::{
     Agent, Bug, BugStats, Checkpoint, Dag, Decision, Event, Excerpt, FileStamp, Finding, Frontier,
-    InboxItem, InboxKind, Level, Loops, Problem, Progress, Project, Revision, Run, Scenario, Stall,
-    StallLimits, Task, Unit, oldest_first, since_seconds,
+    InboxItem, InboxKind, Level, Loops, Phrase, Problem, Progress, Project, Revision, Run,
+    Scenario, Stall, StallLimits, Task, Unit, oldest_first, since_seconds,
 };
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -48,17 +48,16 @@ impl Policy {
     /// Why `item` offers no decision here: its reader's words, or, for a
     /// decision only a server makes with none configured, what to add
     /// where (in English, as the JSON's other texts).
-    pub fn why_not<'i>(&self, item: &'i InboxItem) -> Option<std::borrow::Cow<'i, str>> {
+    pub fn why_not<'i>(&self, item: &'i InboxItem) -> Option<std::borrow::Cow<'i, Phrase>> {
         match (&item.act, &self.no_server) {
             (Some(a), Some(file)) if a.needs_server() => {
-                let _en = crate::i18n::scoped(crate::i18n::Lang::En);
-                Some(std::borrow::Cow::Owned(crate::t!(
+                Some(std::borrow::Cow::Owned(Phrase::said(
                     "app.decide.needs_server",
-                    file = file
+                    vec![("file", crate::model::Arg::Text(file.clone()))],
                 )))
             }
             (Some(_), _) => None,
-            (None, _) => item.why_not.as_deref().map(std::borrow::Cow::Borrowed),
+            (None, _) => item.why_not.as_ref().map(std::borrow::Cow::Borrowed),
         }
     }
 }
@@ -76,7 +75,7 @@ pub struct Row<'a> {
     pub updated_at: Option<String>,
     pub age_seconds: Option<i64>,
     pub status: &'a str,
-    pub stage: Option<&'a str>,
+    pub stage: Option<&'a Phrase>,
     pub progress_percent: Option<u8>,
     pub needs_human: usize,
     pub findings: usize,
@@ -148,7 +147,7 @@ impl<'a> Row<'a> {
             updated_at: rfc3339(p.updated_at),
             age_seconds: since_seconds(p.updated_at, now),
             status: &p.status,
-            stage: p.stage.as_deref(),
+            stage: p.stage.as_ref(),
             progress_percent: p.progress_percent,
             needs_human: p.needs_human(),
             findings: p.findings.len(),
@@ -198,9 +197,9 @@ pub struct ListView<'a> {
 pub struct Resume<'a> {
     pub scenario: Option<Scenario>,
     pub since_seconds: Option<i64>,
-    pub stopped_at: Option<&'a str>,
-    pub reason: Option<&'a str>,
-    pub waiting_for: Option<&'a str>,
+    pub stopped_at: Option<&'a Phrase>,
+    pub reason: Option<&'a Phrase>,
+    pub waiting_for: Option<&'a Phrase>,
     pub last_session: Option<&'a str>,
     /// Step 3a's "已完成": the stages already done.
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
@@ -233,9 +232,9 @@ impl<'a> Resume<'a> {
         Resume {
             scenario,
             since_seconds: since,
-            stopped_at: p.resume.stopped_at.as_deref(),
-            reason: p.resume.reason.as_deref(),
-            waiting_for: p.resume.waiting_for.as_deref(),
+            stopped_at: p.resume.stopped_at.as_ref(),
+            reason: p.resume.reason.as_ref(),
+            waiting_for: p.resume.waiting_for.as_ref(),
             last_session: p.resume.last_session.as_deref(),
             completed: &p.resume.completed,
             read_first: &p.resume.read_first,
@@ -266,7 +265,7 @@ pub struct ShowView<'a> {
     /// from `inbox` (as `inbox --json` shows it), newest answer first.
     pub answered: Vec<AnsweredRow<'a>>,
     pub decisions: &'a [Decision],
-    pub blockers: &'a [String],
+    pub blockers: &'a [Phrase],
     pub pending_todos: Option<usize>,
     pub findings: &'a [Finding],
     pub statusline: &'a str,
@@ -348,7 +347,7 @@ pub struct InboxRow<'a> {
     pub kind: InboxKind,
     #[serde(rename = "ref")]
     pub reference: &'a str,
-    pub title: &'a str,
+    pub title: &'a Phrase,
     pub since: Option<String>,
     pub age_seconds: Option<i64>,
     /// Since when the item waits (= `since`), and where that comes from:
@@ -366,7 +365,7 @@ pub struct InboxRow<'a> {
     pub act: Option<crate::model::Address>,
     /// Without `act`: why no decision can be made here and what resolves it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub why_not: Option<std::borrow::Cow<'a, str>>,
+    pub why_not: Option<std::borrow::Cow<'a, Phrase>>,
     /// The `[[escalate]]` rules that fire on it, by name, in the config's
     /// order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -405,7 +404,7 @@ pub struct AnsweredRow<'a> {
     pub kind: InboxKind,
     #[serde(rename = "ref")]
     pub reference: &'a str,
-    pub title: &'a str,
+    pub title: &'a Phrase,
     pub answer: &'a str,
     pub answered_at: Option<String>,
     pub answered_by: Option<&'a str>,

@@ -162,11 +162,15 @@ macro_rules! files {
 }
 
 /// Every catalogue file, in both languages: `common` (words several areas
-/// share), `model` (the domain's own labels), `ui` (the console's frame,
-/// dialogs, list and inbox), `panes` (a project's tabs), `app` (hints, help,
-/// the palette, status messages), `cli` (the headless commands' plain
-/// output), `runtime` (the console's start, config and watcher messages).
-const FILES: [File; 7] = files!["common", "model", "ui", "panes", "app", "cli", "runtime"];
+/// share), `model` (the domain's own labels), `phrase` (what the readers
+/// say about a project: inbox titles, resume lines, see
+/// [`crate::model::Phrase`]), `ui` (the console's frame, dialogs, list and
+/// inbox), `panes` (a project's tabs), `app` (hints, help, the palette,
+/// status messages), `cli` (the headless commands' plain output),
+/// `runtime` (the console's start, config and watcher messages).
+const FILES: [File; 8] = files![
+    "common", "model", "phrase", "ui", "panes", "app", "cli", "runtime"
+];
 
 /// A catalogue entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -276,7 +280,12 @@ pub fn text_in(lang: Lang, key: &str) -> Option<&'static str> {
 
 /// The entry for `key` in the current language, else in English.
 fn entry(key: &str) -> Option<&'static Entry> {
-    catalog(current()).get(key).or_else(|| EN.get(key))
+    entry_in(current(), key)
+}
+
+/// The entry for `key` in `lang`, else in English.
+fn entry_in(lang: Lang, key: &str) -> Option<&'static Entry> {
+    catalog(lang).get(key).or_else(|| EN.get(key))
 }
 
 /// The text of `key` (no arguments). A plural entry gives its `other` form.
@@ -290,7 +299,14 @@ pub fn text(key: &'static str) -> &'static str {
 
 /// The text of `key` with its `{name}` placeholders filled.
 pub fn format(key: &'static str, args: &[(&str, &dyn Display)]) -> String {
-    let template = match entry(key) {
+    format_in(current(), key, args)
+}
+
+/// The text of `key` in `lang` with its `{name}` placeholders filled,
+/// whatever language is spoken (a [`crate::model::Phrase`] in English for
+/// the JSON).
+pub fn format_in(lang: Lang, key: &str, args: &[(&str, &dyn Display)]) -> String {
+    let template = match entry_in(lang, key) {
         Some(Entry::Text(t)) => t.as_str(),
         Some(Entry::Plural { one, other }) => {
             let is_one = args

@@ -43,7 +43,7 @@ fn item(kind: InboxKind, reference: &str, title: &str) -> InboxItem {
     InboxItem {
         kind,
         reference: reference.to_owned(),
-        title: title.to_owned(),
+        title: title.to_owned().into(),
         since: at(0),
         options: Vec::new(),
         subject: None,

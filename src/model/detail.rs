@@ -402,7 +402,7 @@ pub struct L3Status {
     /// The loop waits for the human's feedback.
     pub awaiting_feedback: bool,
     /// Why, in a few words each.
-    pub awaiting: Vec<String>,
+    pub awaiting: Vec<super::Phrase>,
 }
 
 /// Everything beyond the summary, grouped so `Project` stays small.

@@ -14,15 +14,19 @@ pub fn each_string(p: &mut Project, f: &mut dyn FnMut(&mut String)) {
     f(&mut p.id);
     f(&mut p.name);
     f(&mut p.status);
-    opt(&mut p.stage, f);
+    if let Some(s) = &mut p.stage {
+        s.each_text_mut(f);
+    }
     f(&mut p.statusline);
-    all(&mut p.blockers, f);
+    p.blockers.iter_mut().for_each(|b| b.each_text_mut(f));
     for i in &mut p.inbox {
         f(&mut i.reference);
-        f(&mut i.title);
+        i.title.each_text_mut(f);
         all(&mut i.options, f);
         opt(&mut i.subject, f);
-        opt(&mut i.why_not, f);
+        if let Some(w) = &mut i.why_not {
+            w.each_text_mut(f);
+        }
         if let Some(a) = &mut i.act {
             opt(&mut a.target, f);
             all(&mut a.options, f);
@@ -30,7 +34,7 @@ pub fn each_string(p: &mut Project, f: &mut dyn FnMut(&mut String)) {
     }
     for i in &mut p.answered {
         f(&mut i.reference);
-        f(&mut i.title);
+        i.title.each_text_mut(f);
         f(&mut i.answer);
         opt(&mut i.by, f);
         opt(&mut i.subject, f);
@@ -65,9 +69,12 @@ pub fn each_string(p: &mut Project, f: &mut dyn FnMut(&mut String)) {
         opt(&mut d.stage, f);
     }
     let r = &mut p.resume;
-    opt(&mut r.stopped_at, f);
-    opt(&mut r.reason, f);
-    opt(&mut r.waiting_for, f);
+    for said in [&mut r.stopped_at, &mut r.reason, &mut r.waiting_for]
+        .into_iter()
+        .flatten()
+    {
+        said.each_text_mut(f);
+    }
     opt(&mut r.last_session, f);
     all(&mut r.completed, f);
     all(&mut r.read_first, f);
@@ -253,7 +260,7 @@ fn detail(d: &mut Detail, f: &mut dyn FnMut(&mut String)) {
     if let Some(l) = &mut d.loops {
         f(&mut l.l2.status);
         opt(&mut l.l2.last_run, f);
-        all(&mut l.l3.awaiting, f);
+        l.l3.awaiting.iter_mut().for_each(|a| a.each_text_mut(f));
     }
 }
 
@@ -264,11 +271,46 @@ mod tests {
 
     const MARK: &str = "\u{1b}[0m";
 
+    /// The English words of `p`'s phrases that hold no text from a file
+    /// (all loopdeck's own): nothing in them to mark.
+    fn own_words(p: &Project) -> std::collections::BTreeSet<String> {
+        let i = p.inbox.iter();
+        let said = i
+            .clone()
+            .map(|i| &i.title)
+            .chain(i.filter_map(|i| i.why_not.as_ref()))
+            .chain(p.answered.iter().map(|a| &a.title))
+            .chain(&p.blockers)
+            .chain(
+                [
+                    &p.resume.stopped_at,
+                    &p.resume.reason,
+                    &p.resume.waiting_for,
+                ]
+                .into_iter()
+                .flatten(),
+            )
+            .chain(p.detail.loops.iter().flat_map(|l| &l.l3.awaiting));
+        said.filter(|s| {
+            let mut texts = 0;
+            (*s).clone().each_text_mut(&mut |_| texts += 1);
+            texts == 0
+        })
+        .map(|s| s.en().into_owned())
+        .collect()
+    }
+
     /// Walk `before` and `after` (the same project, `after` marked by
     /// `each_string`) side by side; every string leaf left unmarked is
     /// pushed to `missed` unless loopdeck wrote it (an enum's name, a
     /// time).
-    fn compare(key: &str, before: &Value, after: &Value, missed: &mut Vec<String>) {
+    fn compare(
+        key: &str,
+        before: &Value,
+        after: &Value,
+        own: &std::collections::BTreeSet<String>,
+        missed: &mut Vec<String>,
+    ) {
         const OWN: &[&str] = &["format", "status_kind", "level", "verb", "kind"];
         match (before, after) {
             (Value::String(b), Value::String(a)) => {
@@ -276,14 +318,18 @@ mod tests {
                     && b.bytes()
                         .all(|c| c.is_ascii_lowercase() || c == b'-' || c == b'_')
                     || chrono::DateTime::parse_from_rfc3339(b).is_ok();
-                if a != &format!("{b}{MARK}") && !(ours && a == b) {
+                // loopdeck's own sentence (a `Phrase`): every text from a
+                // file inside it marked, or none there to mark.
+                let said =
+                    a.contains(MARK) && a.replace(MARK, "") == *b || a == b && own.contains(b);
+                if a != &format!("{b}{MARK}") && !(ours && a == b) && !said {
                     missed.push(format!("{key}: {b:?} -> {a:?}"));
                 }
             }
             (Value::Array(b), Value::Array(a)) => {
                 assert_eq!(b.len(), a.len());
                 for (x, y) in b.iter().zip(a) {
-                    compare(key, x, y, missed);
+                    compare(key, x, y, own, missed);
                 }
             }
             (Value::Object(b), Value::Object(a)) => {
@@ -292,7 +338,7 @@ mod tests {
                     if kb != ka && ka != &format!("{kb}{MARK}") {
                         missed.push(format!("key {kb:?} -> {ka:?}"));
                     }
-                    compare(kb, x, y, missed);
+                    compare(kb, x, y, own, missed);
                 }
             }
             (b, a) => assert_eq!(b, a, "{key}"),
@@ -319,7 +365,7 @@ mod tests {
             for v in [&mut b, &mut a] {
                 v.as_object_mut().unwrap().remove("files");
             }
-            compare("", &b, &a, &mut missed);
+            compare("", &b, &a, &own_words(&p), &mut missed);
         }
         assert!(missed.is_empty(), "{missed:#?}");
     }

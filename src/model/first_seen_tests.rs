@@ -14,7 +14,7 @@ fn item(kind: InboxKind, reference: &str, since: Option<DateTime<Utc>>) -> Inbox
     InboxItem {
         kind,
         reference: reference.to_owned(),
-        title: format!("about {reference}"),
+        title: format!("about {reference}").into(),
         since,
         options: Vec::new(),
         subject: None,

@@ -8,6 +8,7 @@ pub mod escalate;
 #[cfg(test)]
 pub(crate) mod every_string;
 pub mod first_seen;
+mod phrase;
 mod resume;
 pub mod seen;
 mod stall;
@@ -27,6 +28,7 @@ pub use detail::{
     ProgressPart, Revision, Run, SectionChange, SectionKind, Task, Tokens, Unit, UnitMore,
     UnknownRef,
 };
+pub use phrase::{Arg, Phrase};
 pub use resume::{
     Age, CLOCK_SKEW, Excerpt, ResumeCard, SKEW_TOLERANCE_SECONDS, Scenario, ago, clock_skew,
     relative_age, short_time, short_time_seconds, since_seconds,
@@ -211,7 +213,9 @@ pub struct InboxItem {
     /// The id the format uses for it (question id, file name...).
     #[serde(rename = "ref")]
     pub reference: String,
-    pub title: String,
+    /// What waits, as loopdeck says it (the question itself, when a file
+    /// asks one).
+    pub title: Phrase,
     pub since: Option<DateTime<Utc>>,
     /// Choices offered, when the item has a fixed set.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -228,7 +232,7 @@ pub struct InboxItem {
     /// Without `act`: why no decision can be made here, and what will
     /// resolve it (the command to run, the file to edit), in one line.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub why_not: Option<String>,
+    pub why_not: Option<Phrase>,
 }
 
 /// An inbox item the human has answered, waiting for the agent to act on
@@ -239,7 +243,7 @@ pub struct AnsweredItem {
     pub kind: InboxKind,
     #[serde(rename = "ref")]
     pub reference: String,
-    pub title: String,
+    pub title: Phrase,
     /// What was answered (an option's label, `restart`...).
     pub answer: String,
     /// When, as the file says it.
@@ -316,7 +320,9 @@ pub struct Project {
     pub status: String,
     /// What the status means, set by the reader from the format's own enum.
     pub status_kind: StatusKind,
-    pub stage: Option<String>,
+    /// Where the project is (a PRD stage, a GSD phase, a DWP task), as
+    /// its files say it or as loopdeck words it.
+    pub stage: Option<Phrase>,
     pub progress_percent: Option<u8>,
     /// Everything in this project that waits for a human.
     pub inbox: Vec<InboxItem>,
@@ -329,7 +335,8 @@ pub struct Project {
     pub findings: Vec<Finding>,
     pub frontier: Frontier,
     pub decisions: Vec<Decision>,
-    pub blockers: Vec<String>,
+    /// What blocks the project, as its files say or as loopdeck words it.
+    pub blockers: Vec<Phrase>,
     /// How many todos wait, where the format keeps a count (GSD's Pending Todos).
     pub pending_todos: Option<usize>,
     /// Facts for the resume card, independent of "now".

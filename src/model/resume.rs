@@ -5,7 +5,7 @@
 use chrono::{DateTime, Datelike, Utc};
 use serde::Serialize;
 
-use super::{Finding, Level, Project};
+use super::{Finding, Level, Phrase, Project};
 
 /// Seed 000's three resume scenarios, by time since the last update.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -50,11 +50,11 @@ impl Scenario {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ResumeCard {
     /// Where the project stopped (stage, phase, step).
-    pub stopped_at: Option<String>,
+    pub stopped_at: Option<Phrase>,
     /// Why it stopped, when the files say.
-    pub reason: Option<String>,
+    pub reason: Option<Phrase>,
     /// What it waits for now.
-    pub waiting_for: Option<String>,
+    pub waiting_for: Option<Phrase>,
     /// When the last working session ended, as the files say.
     pub last_session: Option<String>,
     /// The stages already completed (seed 000, Step 3a's "已完成"), as the

@@ -49,12 +49,16 @@ impl Waiting {
         Waiting {
             kind: item.kind.label().to_owned(),
             reference: item.reference.clone(),
-            title: if item.title.chars().count() > TITLE_CHARS {
-                let mut t: String = item.title.chars().take(TITLE_CHARS - 1).collect();
-                t.push('…');
-                t
-            } else {
-                item.title.clone()
+            // In English, as the JSON says it (`since_you_looked`).
+            title: {
+                let title = item.title.en();
+                if title.chars().count() > TITLE_CHARS {
+                    let mut t: String = title.chars().take(TITLE_CHARS - 1).collect();
+                    t.push('…');
+                    t
+                } else {
+                    title.into_owned()
+                }
             },
         }
     }
@@ -128,7 +132,8 @@ impl Seen {
         Seen {
             at,
             status: p.status.clone(),
-            stage: p.stage.clone(),
+            // In English, as `since_you_looked` says it.
+            stage: p.stage.as_ref().map(|s| s.en().into_owned()),
             progress_percent: p.progress_percent,
             waiting: p.inbox.iter().map(Waiting::of).collect(),
             bugs: p

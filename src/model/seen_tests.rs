@@ -24,7 +24,7 @@ fn item(kind: InboxKind, reference: &str, title: &str) -> InboxItem {
     InboxItem {
         kind,
         reference: reference.to_owned(),
-        title: title.to_owned(),
+        title: title.to_owned().into(),
         since: None,
         options: Vec::new(),
         subject: None,
@@ -49,7 +49,7 @@ fn bug(id: &str, status: &str) -> Bug {
 fn project() -> Project {
     let mut p = Project::new(Format::Devloop, PathBuf::from("/w/shop"), "shop".to_owned());
     p.status = "running".to_owned();
-    p.stage = Some("L1".to_owned());
+    p.stage = Some("L1".to_owned().into());
     p.progress_percent = Some(40);
     p.inbox = vec![
         item(InboxKind::Question, "Q-1", "Which region first?"),
@@ -75,7 +75,7 @@ fn every_kind_of_change_is_told() {
     let seen = Seen::of(&before, at(5));
     let mut now = before.clone();
     now.status = "blocked".to_owned();
-    now.stage = Some("L2".to_owned());
+    now.stage = Some("L2".to_owned().into());
     now.progress_percent = Some(55);
     // Q-1 answered, Q-2 asked; the resume item stays.
     now.inbox.remove(0);
@@ -244,7 +244,7 @@ fn a_question_replaced_under_the_same_ref_is_answered_and_new() {
     ));
     let mut m = Memory::new(PathBuf::from("/"), BTreeMap::new());
     m.read(std::slice::from_ref(&p), true, at(0));
-    p.inbox[0].title = "a new question".to_owned();
+    p.inbox[0].title = "a new question".to_owned().into();
     m.refresh(std::slice::from_ref(&p), true);
     assert!(m.changed(&p), "marked changed");
     let since = m.since(&p).unwrap();

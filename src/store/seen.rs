@@ -158,7 +158,7 @@ mod tests {
     fn memory() -> BTreeMap<String, Seen> {
         let mut p = Project::new(Format::Gsd, PathBuf::from("/w/a"), "a".to_owned());
         p.status = "执行中".to_owned();
-        p.stage = Some("3".to_owned());
+        p.stage = Some("3".to_owned().into());
         let at = Utc.with_ymd_and_hms(2026, 6, 1, 10, 0, 0).unwrap();
         BTreeMap::from([("gsd:/w/a".to_owned(), Seen::of(&p, at))])
     }

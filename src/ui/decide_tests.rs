@@ -54,7 +54,7 @@ pub(super) fn project(name: &str, title: &str, act: Address) -> Project {
         kind: InboxKind::Question,
         options: act.options.clone(),
         reference: act.target.clone().unwrap_or_default(),
-        title: title.to_owned(),
+        title: title.to_owned().into(),
         since: Some(Utc.with_ymd_and_hms(2026, 5, 30, 9, 0, 0).unwrap()),
         subject: act.target.clone(),
         act: Some(act),

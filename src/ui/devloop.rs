@@ -156,7 +156,8 @@ pub fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         ]);
         if l3.awaiting_feedback {
             let why = if level < 2 {
-                let names = l3.awaiting.join(", ");
+                let names: Vec<_> = l3.awaiting.iter().map(|a| a.shown()).collect();
+                let names = names.join(t!("panes.strip.awaiting_sep"));
                 format!(" · {}", t!("panes.strip.awaiting_for", names = names))
             } else {
                 format!(" · {}", t!("panes.strip.awaiting"))

@@ -107,7 +107,7 @@ fn widths_are_measured_as_drawn() {
     p.inbox.push(InboxItem {
         kind: InboxKind::Waiting,
         reference: "\u{1b}".repeat(30),
-        title: name.clone(),
+        title: name.clone().into(),
         since: None,
         options: vec![],
         subject: None,

@@ -48,6 +48,10 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             let field = |get: fn(&crate::model::Question) -> Option<&String>| {
                 node.and_then(get).map(String::as_str).unwrap_or_default()
             };
+            // In the language spoken (what the files say stays as it is).
+            let title = item.title.shown();
+            // Its reader's words, or what a server-only decision needs.
+            let why_not = crate::app::decide::item_why_not(m, item).unwrap_or_default();
             with_detail(
                 m,
                 f,
@@ -55,12 +59,9 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
                 5,
                 &[
                     (crate::t!("ui.inbox.field_project"), &p.name),
-                    (item.kind.shown(), &item.title),
+                    (item.kind.shown(), &title),
                     (crate::t!("ui.inbox.field_options"), &options),
-                    (
-                        crate::t!("ui.inbox.field_why_not"),
-                        &crate::app::decide::item_why_not(m, item).unwrap_or_default(),
-                    ),
+                    (crate::t!("ui.inbox.field_why_not"), &why_not),
                     (
                         crate::t!("ui.inbox.field_accept_if"),
                         field(|q| q.acceptance_threshold.as_ref()),
@@ -134,7 +135,7 @@ pub fn render(m: &View, f: &mut Frame, area: Rect) {
             };
             // The question first: its reference (a file, an id) is in the
             // detail, and would cut the question at 80 columns.
-            let mut text = format!("{mark}{}", item.title);
+            let mut text = format!("{mark}{}", item.title.shown());
             let options = p.options_at(item, m.now);
             if !options.is_empty() {
                 text.push_str(&format!("  [{}]", options.join(" / ")));
@@ -197,8 +198,12 @@ fn answered(m: &View, f: &mut Frame, area: Rect) -> Rect {
                 age = age(m, a.at)
             ),
         };
-        let line = crate::model::text::sanitize_line(&format!("  {} · {} → {by}", p.name, a.title))
-            .into_owned();
+        let line = crate::model::text::sanitize_line(&format!(
+            "  {} · {} → {by}",
+            p.name,
+            a.title.shown()
+        ))
+        .into_owned();
         lines.push(Line::from(Span::styled(line, t.muted)));
     }
     if shown < all.len() {

@@ -632,3 +632,86 @@ fn theme_errors() {
     assert_eq!(english, fill(&en("ui.theme.unknown"), &args));
     assert_ne!(chinese, english);
 }
+
+/// Every run of two words or more that an English `phrase` entry says
+/// itself, between its placeholders: what a reader would have left English.
+fn english_phrases() -> Vec<String> {
+    let catalog = crate::i18n::catalog(Lang::En);
+    let mut fixed = Vec::new();
+    for key in catalog.keys().filter(|k| k.starts_with("phrase.")) {
+        let template = en(key);
+        let mut rest = template.as_str();
+        while !rest.is_empty() {
+            let (part, tail) = match rest.find('{') {
+                Some(i) => {
+                    let end = rest[i..].find('}').map_or(rest.len(), |e| i + e + 1);
+                    (&rest[..i], &rest[end..])
+                }
+                None => (rest, ""),
+            };
+            let words = part
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .filter(|w| w.len() > 1)
+                .count();
+            if words >= 2 {
+                fixed.push(part.trim().to_owned());
+            }
+            rest = tail;
+        }
+    }
+    assert!(fixed.len() > 50, "{fixed:?}");
+    fixed
+}
+
+/// What loopdeck says about items and projects in its own words (issue
+/// 20 §7), in Chinese: the inbox's titles, the selected item's "no
+/// decision" line, and the resume card it jumps to; what the files say
+/// stays as written, and the JSON keeps the English (`Phrase::en`).
+#[test]
+fn loopdecks_own_words_about_items() {
+    // The whole run speaks Chinese, as the console does once started.
+    let _zh = scoped(Lang::ZhCn);
+    let (_t, mut m) = workspace_model();
+    press(&mut m, KeyCode::Char('i'));
+    let rows = crate::app::panes::inbox(&m);
+    let at = rows
+        .iter()
+        .position(|&(p, i)| m.projects[p].inbox[i].kind == crate::model::InboxKind::Budget)
+        .unwrap();
+    for _ in 0..at {
+        press(&mut m, KeyCode::Char('j'));
+    }
+    let (pi, ii) = rows[at];
+    let item = m.projects[pi].inbox[ii].clone();
+    let why = item.why_not.clone().unwrap();
+    // Their opening words, before the view wraps them.
+    let head = |s: &str| s.chars().take(12).collect::<String>();
+    let english = english_phrases();
+    for s in snap(&m, "inbox_why_not", &SIZES) {
+        says_key(&s, "ui.inbox.field_why_not");
+        assert!(s.contains(&head(&item.title.shown())), "{s}");
+        assert!(s.contains(&head(&why.shown())), "{s}");
+        assert!(!s.contains(&head(&why.en())), "{s}");
+        for e in &english {
+            assert!(!s.contains(e.as_str()), "{e:?} still English:\n{s}");
+        }
+    }
+    // Enter: its project's Overview, the resume card in Chinese.
+    press(&mut m, KeyCode::Enter);
+    let p = &m.projects[pi];
+    let card = [
+        &p.resume.stopped_at,
+        &p.resume.reason,
+        &p.resume.waiting_for,
+    ]
+    .map(|v| v.clone().unwrap());
+    for s in snap(&m, "overview_resume_card", &SIZES) {
+        for said in &card {
+            assert!(s.contains(&head(&said.shown())), "{s}");
+            assert_ne!(said.shown(), said.en());
+        }
+        for e in &english {
+            assert!(!s.contains(e.as_str()), "{e:?} still English:\n{s}");
+        }
+    }
+}

@@ -29,7 +29,7 @@ pub fn section(m: &View, p: &Project, width: u16, lines: &mut Vec<Line<'static>>
         title.push_str(crate::t!("ui.since.not_saved"));
     }
     lines.push(Line::from(Span::styled(title, t.accent.patch(t.bold))));
-    rows(m, &d, width, lines);
+    rows(m, p, &d, width, lines);
     lines.push(Line::default());
 }
 
@@ -51,7 +51,16 @@ fn percent(v: Option<u8>) -> String {
     v.map_or_else(|| "—".to_owned(), |p| format!("{p}%"))
 }
 
-fn rows(m: &View, d: &Since, w: u16, lines: &mut Vec<Line<'static>>) {
+/// What a new item says, as the project says it now, in the language
+/// spoken (the memory keeps the English words `since_you_looked` gives).
+fn new_title(p: &Project, i: &Waiting) -> String {
+    p.inbox
+        .iter()
+        .find(|it| it.kind.label() == i.kind && it.reference == i.reference)
+        .map_or_else(|| i.title.clone(), |it| it.title.shown().into_owned())
+}
+
+fn rows(m: &View, p: &Project, d: &Since, w: u16, lines: &mut Vec<Line<'static>>) {
     let t = &m.theme;
     let label = t.bold;
     if let Some(c) = &d.status {
@@ -71,15 +80,23 @@ fn rows(m: &View, d: &Since, w: u16, lines: &mut Vec<Line<'static>>) {
         let text = format!("{} → {}", percent(c.before), percent(c.after));
         field(lines, w, crate::t!("ui.since.progress"), &text, label);
     }
-    let items = |lines: &mut Vec<Line<'static>>, list: &[Waiting], mark: &str, style| {
+    // An answered item is gone from the project: it says what the memory
+    // kept (English).
+    let items = |lines: &mut Vec<Line<'static>>, list: &[Waiting], new: bool, style| {
+        let mark = if new { "+" } else { "✓" };
         for i in list.iter().take(ROWS) {
-            let text = format!("{} {}", i.reference, i.title);
+            let said = if new {
+                new_title(p, i)
+            } else {
+                i.title.clone()
+            };
+            let text = format!("{} {said}", i.reference);
             field(lines, w, &format!("{mark} {}", kind(&i.kind)), &text, style);
         }
         more(lines, w, list.len(), t.muted);
     };
-    items(lines, &d.new_items, "+", t.warn);
-    items(lines, &d.answered, "✓", t.ok);
+    items(lines, &d.new_items, true, t.warn);
+    items(lines, &d.answered, false, t.ok);
     for b in d.bugs.iter().take(ROWS) {
         let text = match (&b.before, &b.after) {
             (Some(x), Some(y)) => format!("{x} → {y}"),
@@ -145,7 +162,7 @@ pub(super) mod tests {
     pub(in crate::ui) fn moved_on(p: &Project) -> Project {
         let mut q = p.clone();
         q.status = "blocked".to_owned();
-        q.stage = Some("L2 集成".to_owned());
+        q.stage = Some("L2 集成".to_owned().into());
         q.progress_percent = Some(q.progress_percent.unwrap_or(0).saturating_add(15).min(100));
         if !q.inbox.is_empty() {
             q.inbox.remove(0);
@@ -153,7 +170,7 @@ pub(super) mod tests {
         q.inbox.push(InboxItem {
             kind: InboxKind::Question,
             reference: "Q-9".to_owned(),
-            title: "补货阈值按仓库还是按 SKU 设定？".to_owned(),
+            title: "补货阈值按仓库还是按 SKU 设定？".to_owned().into(),
             since: Some(now()),
             options: Vec::new(),
             subject: None,
@@ -218,7 +235,7 @@ pub(super) mod tests {
             .clone();
         reread(&mut m, moved_on(&dev));
         let mut g = gsd.clone();
-        g.stage = Some("9".to_owned());
+        g.stage = Some("9".to_owned().into());
         reread(&mut m, g);
         assert!(m.seen.changed(by_name(&m, "智能补货")));
         let s = screen(&m, 80, 24);

@@ -107,7 +107,7 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             &mut lines,
             w,
             crate::t!("panes.overview.stage"),
-            stage,
+            &stage.shown(),
             label,
         );
     }
@@ -149,7 +149,7 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         ),
     ] {
         if let Some(v) = value {
-            field(&mut lines, w, name, v, label);
+            field(&mut lines, w, name, &v.shown(), label);
         }
     }
     if !p.resume.completed.is_empty() {
@@ -177,7 +177,7 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             t.warn.patch(t.bold),
         )));
         for item in &p.inbox {
-            let mut text = format!("{} {}", item.reference, item.title);
+            let mut text = format!("{} {}", item.reference, item.title.shown());
             let options = p.options_at(item, m.now);
             if !options.is_empty() {
                 text.push_str(&format!("  [{}]", options.join(" / ")));
@@ -409,7 +409,7 @@ fn phases(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             &mut head,
             w,
             crate::t!("panes.phases.position"),
-            stage,
+            &stage.shown(),
             t.bold,
         );
     }
@@ -417,7 +417,13 @@ fn phases(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         field(&mut head, w, crate::t!("panes.phases.session"), s, t.bold);
     }
     if let Some(s) = &p.resume.reason {
-        field(&mut head, w, crate::t!("panes.phases.stopped"), s, t.bold);
+        field(
+            &mut head,
+            w,
+            crate::t!("panes.phases.stopped"),
+            &s.shown(),
+            t.bold,
+        );
     }
     if !p.resume.read_first.is_empty() {
         field(
@@ -429,7 +435,13 @@ fn phases(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         );
     }
     if let Some(s) = &p.resume.waiting_for {
-        field(&mut head, w, crate::t!("panes.phases.next"), s, t.bold);
+        field(
+            &mut head,
+            w,
+            crate::t!("panes.phases.next"),
+            &s.shown(),
+            t.bold,
+        );
     }
     if let Some(n) = p.pending_todos {
         field(
@@ -475,7 +487,7 @@ fn phases(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             f,
             rest,
             4,
-            &[(crate::t!("panes.phases.blocker"), &p.blockers[*j])],
+            &[(crate::t!("panes.phases.blocker"), &p.blockers[*j].shown())],
         ),
         None => rest,
     };
@@ -514,7 +526,7 @@ fn phases(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             PhaseRow::Blocker(j) => vec![
                 Span::styled("✗", t.error),
                 Span::raw(String::new()),
-                Span::styled(p.blockers[j].clone(), t.error),
+                Span::styled(p.blockers[j].shown().into_owned(), t.error),
                 Span::raw(String::new()),
             ],
         },

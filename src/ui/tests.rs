@@ -249,7 +249,7 @@ fn hostile_model() -> Model {
     p.id = "x".into();
     p.status = format!("exec{evil}");
     p.updated_at = Some(now() - chrono::Duration::minutes(3));
-    p.resume.waiting_for = Some(format!("line1\n{evil}"));
+    p.resume.waiting_for = Some(format!("line1\n{evil}").into());
     p.inbox.push(InboxItem {
         kind: InboxKind::Waiting,
         act: None,

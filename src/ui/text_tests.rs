@@ -102,7 +102,7 @@ fn a_cell_too_narrow_ends_with_an_ellipsis() {
     let mut cut = 0;
     for (pi, ii) in crate::app::panes::inbox(&m).into_iter().take(12) {
         let item = &m.projects[pi].inbox[ii];
-        let mut text = item.title.clone();
+        let mut text = item.title.shown().into_owned();
         if !item.options.is_empty() {
             text.push_str(&format!("  [{}]", item.options.join(" / ")));
         }

@@ -366,11 +366,10 @@ pub fn item_why_not(m: &Model, item: &InboxItem) -> Option<String> {
             Some(t!("app.decide.needs_server", file = m.config_file))
         }
         Some(_) => None,
-        None => Some(
-            item.why_not
-                .clone()
-                .unwrap_or_else(|| t!("app.decide.no_way_here").to_owned()),
-        ),
+        None => Some(match &item.why_not {
+            Some(why) => why.shown().into_owned(),
+            None => t!("app.decide.no_way_here").to_owned(),
+        }),
     }
 }
 
@@ -383,8 +382,9 @@ pub fn offers(m: &Model) -> Option<(usize, String, Vec<Choice>)> {
             return None;
         }
         let a = item.act?;
-        let choices = choices_of(&a, &item.title);
-        return Some((pi, item.title, choices));
+        let title = item.title.shown().into_owned();
+        let choices = choices_of(&a, &title);
+        return Some((pi, title, choices));
     }
     let (pi, target, tab) = row(m)?;
     let p = &m.projects[pi];
@@ -432,7 +432,7 @@ fn item_heading(m: &Model, p: &Project, a: &Address) -> String {
                 .as_ref()
                 .is_some_and(|b| b.verb == a.verb && b.target == a.target)
         })
-        .map_or_else(|| p.name.clone(), |i| i.title)
+        .map_or_else(|| p.name.clone(), |i| i.title.shown().into_owned())
 }
 
 /// What the row `target` is, in words: its inbox item's title (a
@@ -443,7 +443,7 @@ fn row_heading(m: &Model, p: &Project, target: &str) -> String {
         .iter()
         .find(|i| i.act.as_ref().and_then(|a| a.target.as_deref()) == Some(target));
     if let Some(i) = item {
-        return format!("{} {}", i.reference, i.title);
+        return format!("{} {}", i.reference, i.title.shown());
     }
     let bug = p.detail.bugs.iter().find(|b| b.id == target);
     let task = p.detail.tasks.iter().find(|t| t.id == target);

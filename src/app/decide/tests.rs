@@ -36,7 +36,7 @@ pub(crate) fn prd(name: &str) -> Project {
             kind: InboxKind::Question,
             act: Some(Address::new("answer", Some((*id).to_owned()), Vec::new())),
             reference: (*id).to_owned(),
-            title: format!("question {id}"),
+            title: format!("question {id}").into(),
             since: Some(
                 Utc.with_ymd_and_hms(2026, 5, 1 + i as u32, 0, 0, 0)
                     .unwrap(),
@@ -781,7 +781,7 @@ fn a_reading_before_the_answer_does_not_skip_the_next_item() {
     let titles = |m: &Model| -> Vec<String> {
         crate::app::panes::inbox(m)
             .iter()
-            .map(|&(pi, ii)| m.projects[pi].inbox_at(m.now)[ii].title.clone())
+            .map(|&(pi, ii)| m.projects[pi].inbox_at(m.now)[ii].title.en().into_owned())
             .collect()
     };
     let first = titles(&m)[m.inbox.selected].clone();
@@ -1125,7 +1125,7 @@ fn after_a_decision_the_next_item_is_the_one_below_at_confirm() {
     let titles = |m: &Model| -> Vec<String> {
         crate::app::panes::inbox(m)
             .iter()
-            .map(|&(pi, ii)| m.projects[pi].inbox_at(m.now)[ii].title.clone())
+            .map(|&(pi, ii)| m.projects[pi].inbox_at(m.now)[ii].title.en().into_owned())
             .collect()
     };
     let first = titles(&m)[m.inbox.selected].clone();

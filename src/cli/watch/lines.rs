@@ -291,7 +291,7 @@ fn row_text(r: &Row<'_>) -> String {
     let mut text = format!("{}  {} {}", s(r.id), r.format, s(r.status));
     if let Some(stage) = r.stage {
         text.push_str("  ");
-        text.push_str(&t!("cli.watch.stage", stage = s(stage)));
+        text.push_str(&t!("cli.watch.stage", stage = s(&stage.shown())));
     }
     if let Some(p) = r.progress_percent {
         text.push_str(&format!("  {p}%"));
@@ -308,7 +308,13 @@ fn row_text(r: &Row<'_>) -> String {
 }
 
 fn item_text(r: &InboxRow<'_>) -> String {
-    format!("{}  {}: {}", s(r.project), r.kind.label(), s(r.title))
+    // In the language spoken (`kind.shown()` is `kind.label()` in English).
+    format!(
+        "{}  {}: {}",
+        s(r.project),
+        r.kind.shown(),
+        s(&r.title.shown())
+    )
 }
 
 /// The word that starts a plain line, padded so that what follows starts

@@ -47,7 +47,7 @@ fn lines_carry_the_envelope_and_inbox_rows() {
     p.inbox.push(InboxItem {
         kind: InboxKind::Waiting,
         reference: "WAITING.json".to_owned(),
-        title: "need a key\u{1b}[31m".to_owned(),
+        title: "need a key\u{1b}[31m".to_owned().into(),
         since: None,
         options: Vec::new(),
         subject: None,
@@ -101,11 +101,11 @@ fn the_watcher_state_serializes_with_its_reason() {
 fn plain_lines_in_chinese_keep_one_column_after_the_word() {
     let _zh = crate::i18n::scoped(crate::i18n::Lang::ZhCn);
     let mut p = project("/w/a");
-    p.stage = Some("阶段 2".to_owned());
+    p.stage = Some("阶段 2".to_owned().into());
     p.inbox.push(InboxItem {
         kind: InboxKind::Waiting,
         reference: "WAITING.json".to_owned(),
-        title: "要不要加签".to_owned(),
+        title: "要不要加签".to_owned().into(),
         since: None,
         options: Vec::new(),
         subject: None,

@@ -1,18 +1,21 @@
 //! What waits for a human (the inbox) and the resume card.
 
 use super::*;
-use crate::model::{Address, AnsweredItem};
+use crate::model::{Address, AnsweredItem, Phrase};
+use crate::phrase;
 
 /// What resumes a loop stopped by a budget or a blocked unit, and what can
 /// be decided meanwhile (issue 20 §4: no item without a way on).
-const RESUME_ON_SERVER: &str = "the devloop server resumes the loop (its `POST /projects/:pid/run` resets the budgets and goes on); from here, the project's own decisions: a new requirement that re-plans it, or abandon (its Overview, `a`)";
+fn resume_on_server() -> Phrase {
+    phrase!("phrase.devloop.resume_on_server")
+}
 
 /// What the loop hands to a human besides the project's own state.
 pub(super) struct Waiting<'a> {
     /// `(rounds, budget)` when L2 spent its rounds without a pass.
     pub(super) l2_spent: Option<(u64, u64)>,
     /// Units out of retries: `(id, title)`.
-    pub(super) stuck: &'a [(String, String)],
+    pub(super) stuck: &'a [(String, Phrase)],
     /// The latest triage, when too unsure to apply.
     pub(super) unsure: Option<&'a runs::Unsure>,
 }
@@ -74,7 +77,7 @@ pub(super) fn inbox(
                 options: Vec::new(),
             }),
             reference: page.clone(),
-            title: format!("PRD conflict: {text}"),
+            title: phrase!("phrase.devloop.conflict", text = text),
             since: last_event(p, "prd_conflict")
                 .and_then(|e| e.at)
                 .or_else(|| store::mtime(&p.path.join(page))),
@@ -89,20 +92,25 @@ pub(super) fn inbox(
     // item waits from when a reading first showed it).
     let blocked_since = blocked_event.as_ref().and_then(|e| e.at);
     if budget.over() {
-        let title = format!(
-            "over token budget: {} of {} tokens used ({:.1}%){}",
-            thousands(budget.used),
-            thousands(budget.limit),
-            budget.used / budget.limit * 100.0,
-            if p.status == "blocked" {
-                "; the project is suspended"
-            } else {
-                ""
-            }
-        );
-        p.findings.push(
-            Finding::new(Level::Warning, "devloop.over-budget", title.clone()).at(PROJECT_FILE),
-        );
+        let (used, limit) = (thousands(budget.used), thousands(budget.limit));
+        let percent = format!("{:.1}", budget.used / budget.limit * 100.0);
+        let title = if p.status == "blocked" {
+            phrase!(
+                "phrase.devloop.over_budget_suspended",
+                used = used,
+                limit = limit,
+                percent = percent
+            )
+        } else {
+            phrase!(
+                "phrase.devloop.over_budget",
+                used = used,
+                limit = limit,
+                percent = percent
+            )
+        };
+        p.findings
+            .push(Finding::new(Level::Warning, "devloop.over-budget", title.en()).at(PROJECT_FILE));
         items.push(InboxItem {
             kind: InboxKind::Budget,
             act: None,
@@ -111,38 +119,43 @@ pub(super) fn inbox(
             since: blocked_since,
             options: Vec::new(),
             subject: None,
-            why_not: Some(format!("the loop is suspended over its token budget: raise `token_budget` in {PROJECT_FILE}, or {RESUME_ON_SERVER}")),
+            why_not: Some(phrase!(
+                "phrase.devloop.why_budget",
+                file = PROJECT_FILE,
+                resume = resume_on_server()
+            )),
         });
     } else if p.status == "blocked" {
         let reason = blocked_event
             .as_ref()
             .map(|e| e.summary.clone())
             .filter(nonempty)
-            .or_else(|| (!p.blockers.is_empty()).then(|| p.blockers.join("; ")))
-            .unwrap_or_else(|| "no reason recorded".to_owned());
+            .map(Phrase::Quoted)
+            .or_else(|| (!p.blockers.is_empty()).then(|| Phrase::joined(p.blockers.clone())))
+            .unwrap_or_else(|| phrase!("phrase.devloop.no_reason"));
         items.push(InboxItem {
             kind: InboxKind::Blocked,
             act: None,
             reference: PROJECT_FILE.to_owned(),
-            title: format!("project blocked: {reason}"),
+            title: phrase!("phrase.devloop.project_blocked", reason = reason),
             since: blocked_since,
             options: Vec::new(),
             subject: None,
-            why_not: Some(format!("fix what blocks it, then {RESUME_ON_SERVER}")),
+            why_not: Some(phrase!(
+                "phrase.devloop.why_blocked",
+                resume = resume_on_server()
+            )),
         });
     }
     if p.status == "blocked"
         && let Some(e) = blocked_event.as_ref().filter(|e| nonempty(&e.summary))
     {
-        p.blockers.insert(0, e.summary.clone());
+        p.blockers.insert(0, Phrase::quoted(e.summary.clone()));
     }
     if let Some((rounds, limit)) = l2_spent {
-        let title = format!(
-            "L2 budget spent: {rounds} of {limit} integration rounds used without a pass; the loop waits for a human"
-        );
-        p.findings.push(
-            Finding::new(Level::Warning, "devloop.l2-exhausted", title.clone()).at(UNITS_FILE),
-        );
+        let title = phrase!("phrase.devloop.l2_spent", rounds = rounds, limit = limit);
+        p.findings
+            .push(Finding::new(Level::Warning, "devloop.l2-exhausted", title.en()).at(UNITS_FILE));
         items.push(InboxItem {
             kind: InboxKind::Blocked,
             act: None,
@@ -153,18 +166,14 @@ pub(super) fn inbox(
             since: None,
             options: Vec::new(),
             subject: None,
-            why_not: Some(format!("no integration round is left: {RESUME_ON_SERVER}")),
+            why_not: Some(phrase!(
+                "phrase.devloop.why_l2_spent",
+                resume = resume_on_server()
+            )),
         });
     }
     for (rel, a) in agents.iter().filter(|(_, a)| a.status == "paused") {
-        let mut at = a.agent.clone();
-        at.push_str(" paused");
-        if let Some(step) = &a.step {
-            at.push_str(&format!(" at step {step}"));
-        }
-        if let Some(doing) = &a.doing {
-            at.push_str(&format!(" ({doing})"));
-        }
+        let at = paused(a);
         // Each view judges the token at its own "now" (Project::options_at
         // drops `resume` once it has expired). The reader only knows it
         // expired when the files show the project moved on past it.
@@ -185,22 +194,16 @@ pub(super) fn inbox(
                     .at(rel.as_str()),
                 );
                 (
-                    format!(
-                        "{at}: its resume token is older than 24 h (expired {}), so it can only restart",
-                        rfc3339(e)
-                    ),
+                    phrase!("phrase.devloop.token_expired", paused = at, at = rfc3339(e)),
                     vec!["restart".to_owned()],
                 )
             }
             (Some(e), None) => (
-                format!(
-                    "{at}: resume until {} (its token is then 24 h old), or restart",
-                    rfc3339(e)
-                ),
+                phrase!("phrase.devloop.token_until", paused = at, at = rfc3339(e)),
                 vec!["resume".to_owned(), "restart".to_owned()],
             ),
             (None, _) => (
-                format!("{at}: no usable resume token, so it can only restart"),
+                phrase!("phrase.devloop.no_token", paused = at),
                 vec!["restart".to_owned()],
             ),
         };
@@ -219,7 +222,7 @@ pub(super) fn inbox(
         };
         let (title, options) = match &held {
             Some(page) => (
-                format!("{title}; held until a requirement settles the PRD conflict in {page}"),
+                phrase!("phrase.devloop.held", title = title, page = page),
                 Vec::new(),
             ),
             None => (title, options),
@@ -246,10 +249,8 @@ pub(super) fn inbox(
             continue;
         }
         let why_not = act.is_none().then(|| match &held {
-            Some(page) => format!(
-                "held by the PRD conflict in {page}: settle it with a new requirement first (the conflict's item, `a`)"
-            ),
-            None => "nothing is left to decide for this pause".to_owned(),
+            Some(page) => phrase!("phrase.devloop.why_held", page = page),
+            None => phrase!("phrase.devloop.why_nothing_left"),
         });
         items.push(InboxItem {
             kind: InboxKind::Resume,
@@ -279,17 +280,30 @@ pub(super) fn inbox(
             since,
             options: Vec::new(),
             subject: Some(id.clone()),
-            why_not: Some(format!("the unit has no retries left: {RESUME_ON_SERVER}")),
+            why_not: Some(phrase!(
+                "phrase.devloop.why_retries",
+                resume = resume_on_server()
+            )),
         });
     }
     if let Some(t) = waiting.unsure {
-        let mut title = format!(
-            "triage of {}: {}, confidence {:.2} (below 0.5): not applied, it waits for your decision",
-            t.run_id, t.category, t.confidence
-        );
-        if !t.units.is_empty() {
-            title.push_str(&format!("; affects {}", t.units.join(", ")));
-        }
+        let confidence = format!("{:.2}", t.confidence);
+        let title = if t.units.is_empty() {
+            phrase!(
+                "phrase.devloop.triage",
+                run = &t.run_id,
+                category = &t.category,
+                confidence = confidence
+            )
+        } else {
+            phrase!(
+                "phrase.devloop.triage_affects",
+                run = &t.run_id,
+                category = &t.category,
+                confidence = confidence,
+                units = t.units.join(", ")
+            )
+        };
         items.push(InboxItem {
             kind: InboxKind::Triage,
             act: None,
@@ -298,7 +312,7 @@ pub(super) fn inbox(
             since: store::mtime(&p.path.join(&t.file)),
             options: Vec::new(),
             subject: t.units.first().cloned(),
-            why_not: Some("the loop applies no triage this unsure: a new requirement says what to do (the project's Overview, `a`), or the bug's own state on the Bugs tab".to_owned()),
+            why_not: Some(phrase!("phrase.devloop.why_triage")),
         });
     }
     if p.status == "shipped"
@@ -309,12 +323,8 @@ pub(super) fn inbox(
             // Only abandoning is open while the conflict holds the project.
             act: Some(Address::new("abandon", None, Vec::new())),
             reference: PROJECT_FILE.to_owned(),
-            title: format!(
-                "shipped, awaiting sign-off once a requirement settles the PRD conflict in {page}; or abandon"
-            ),
-            since: last_event(p, "project_shipped")
-                .and_then(|e| e.at)
-                ,
+            title: phrase!("phrase.devloop.sign_off_held", page = page),
+            since: last_event(p, "project_shipped").and_then(|e| e.at),
             options: Vec::new(),
             subject: None,
             why_not: None,
@@ -330,7 +340,7 @@ pub(super) fn inbox(
                 options: vec!["sign-off".to_owned(), "abandon".to_owned()],
             }),
             reference: PROJECT_FILE.to_owned(),
-            title: "shipped, awaiting sign-off: sign off (shipped-final) or abandon".to_owned(),
+            title: phrase!("phrase.devloop.sign_off"),
             since: last_event(p, "project_shipped").and_then(|e| e.at),
             options: vec!["sign-off".to_owned(), "abandon".to_owned()],
             subject: None,
@@ -345,6 +355,22 @@ pub(super) fn inbox(
         p.answered.clear();
     }
     p.inbox = items;
+}
+
+/// `integrator paused at step 3/5 (running the e2e cases)`.
+fn paused(a: &Agent) -> Phrase {
+    phrase!(
+        "phrase.devloop.paused",
+        agent = &a.agent,
+        step = a
+            .step
+            .as_ref()
+            .map(|s| phrase!("phrase.devloop.paused_step", step = s)),
+        doing = a
+            .doing
+            .as_ref()
+            .map(|d| phrase!("phrase.devloop.paused_doing", doing = d)),
+    )
 }
 
 /// `yibo chose restart at …`: the `resume_decision` the agent's state
@@ -435,16 +461,16 @@ pub(super) fn loops(
     };
     let mut awaiting = Vec::new();
     if !prd.conflicts.is_empty() {
-        awaiting.push("PRD conflict".to_owned());
+        awaiting.push(phrase!("phrase.devloop.awaiting_conflict"));
     }
     if let Some(t) = waiting.unsure {
-        awaiting.push(format!("triage of {} below 0.5", t.run_id));
+        awaiting.push(phrase!("phrase.devloop.awaiting_triage", run = &t.run_id));
     }
     if waiting.l2_spent.is_some() {
-        awaiting.push("L2 budget spent".to_owned());
+        awaiting.push(phrase!("phrase.devloop.awaiting_l2"));
     }
     if p.status == "shipped" {
-        awaiting.push("sign-off".to_owned());
+        awaiting.push(phrase!("phrase.devloop.awaiting_sign_off"));
     }
     Loops {
         l1,
@@ -468,41 +494,68 @@ pub(super) fn resume(
     passed: usize,
     total: usize,
 ) {
-    let mut stopped = format!("{phase} · {passed}/{total} units passed");
+    let mut stopped = vec![phrase!(
+        "phrase.devloop.units_passed",
+        phase = phase,
+        passed = passed,
+        total = total
+    )];
     for a in p.detail.agents.iter().filter(|a| a.status == "running") {
-        stopped.push_str(&format!("; {} running", a.agent));
-        if let Some(step) = &a.step {
-            stopped.push_str(&format!(" at {step}"));
-        }
-        if let Some(unit) = &a.unit {
-            stopped.push_str(&format!(" on {unit}"));
-        }
-        if let Some(doing) = &a.doing {
-            stopped.push_str(&format!(": {doing}"));
-        }
+        stopped.push(phrase!(
+            "phrase.devloop.running",
+            agent = &a.agent,
+            step = a
+                .step
+                .as_ref()
+                .map(|s| phrase!("phrase.devloop.running_step", step = s)),
+            unit = a
+                .unit
+                .as_ref()
+                .map(|u| phrase!("phrase.devloop.running_unit", unit = u)),
+            doing = a
+                .doing
+                .as_ref()
+                .map(|d| phrase!("phrase.devloop.running_doing", doing = d)),
+        ));
     }
-    p.resume.stopped_at = Some(stopped);
-    let paused: Vec<String> = p
+    p.resume.stopped_at = Some(Phrase::joined(stopped));
+    let paused: Vec<Phrase> = p
         .detail
         .agents
         .iter()
         .filter(|a| a.status == "paused")
         .map(|a| match a.paused_at {
-            Some(t) => format!("{} paused at {}", a.agent, rfc3339(t)),
-            None => format!("{} paused", a.agent),
+            Some(t) => phrase!(
+                "phrase.devloop.paused_at",
+                agent = &a.agent,
+                at = rfc3339(t)
+            ),
+            None => phrase!(
+                "phrase.devloop.paused",
+                agent = &a.agent,
+                step = "",
+                doing = ""
+            ),
         })
         .collect();
     p.resume.reason = if p.status == "blocked" && !p.blockers.is_empty() {
-        Some(format!("blocked: {}", p.blockers.join("; ")))
+        Some(phrase!(
+            "phrase.devloop.blocked_reason",
+            blockers = p.blockers.clone()
+        ))
     } else if let Some((_, c)) = prd.conflicts.first() {
-        Some(format!("PRD conflict: {c}"))
+        Some(phrase!("phrase.devloop.conflict", text = c))
     } else if !paused.is_empty() {
-        Some(paused.join("; "))
+        Some(Phrase::joined(paused))
     } else {
-        p.detail
-            .timeline
-            .last()
-            .map(|e| format!("last event: {} {}: {}", e.source, e.kind, e.summary))
+        p.detail.timeline.last().map(|e| {
+            phrase!(
+                "phrase.devloop.last_event",
+                source = &e.source,
+                kind = &e.kind,
+                summary = &e.summary
+            )
+        })
     };
     p.resume.waiting_for = p.inbox.first().map(|i| i.title.clone());
 

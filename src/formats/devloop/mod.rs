@@ -321,7 +321,7 @@ fn apply_progress(
     passed: usize,
     total: usize,
 ) {
-    p.stage = Some(progress.phase.clone());
+    p.stage = Some(crate::model::Phrase::quoted(progress.phase.clone()));
     p.progress_percent = Some(progress.percent.round().clamp(0.0, 100.0) as u8);
     p.statusline = statusline(short, &progress.phase, passed, total, p.progress_percent);
 }
@@ -609,10 +609,10 @@ mod tests {
         assert_eq!(item.kind, InboxKind::Resume);
         assert_eq!(item.reference, "agent-state/tester.json");
         assert_eq!(item.options, vec!["resume", "restart"]);
-        assert!(item.title.contains("2/3"), "{}", item.title);
+        assert!(item.title.en().contains("2/3"), "{:?}", item.title);
         assert!(
-            item.title.contains("2026-06-02T09:00:00Z"),
-            "{}",
+            item.title.en().contains("2026-06-02T09:00:00Z"),
+            "{:?}",
             item.title
         );
         assert!(
@@ -799,7 +799,7 @@ mod tests {
         assert_eq!(p.inbox[0].title, "project blocked: no reason recorded");
         assert_eq!(p.inbox[1].reference, UNITS_FILE);
         assert!(p.findings.iter().any(|f| f.code == "devloop.l2-exhausted"));
-        assert_eq!(p.stage.as_deref(), Some("blocked"));
+        assert_eq!(p.stage.as_ref().map(|s| s.en()).as_deref(), Some("blocked"));
     }
 
     #[test]

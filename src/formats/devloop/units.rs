@@ -14,7 +14,7 @@ pub(super) struct UnitsInfo {
     /// `(l2_rounds, l2_budget)`, with the seed's defaults (0 and 3).
     pub(super) l2: (u64, u64),
     /// Units out of retries (or blocked): `(id, what the inbox says)`.
-    pub(super) stuck: Vec<(String, String)>,
+    pub(super) stuck: Vec<(String, crate::model::Phrase)>,
 }
 
 /// The seed's defaults (UnitsJson): `retries` 0, `retry_budget` 5,
@@ -145,21 +145,34 @@ pub(super) fn units(
         let budget = u.retry_budget().unwrap_or(DEFAULT_RETRY_BUDGET);
         let spent = retries >= budget;
         if status == "blocked" || (spent && status != "passed") {
-            let used = if u.retries().is_some() || u.retry_budget().is_some() || spent {
-                format!(" ({retries}/{budget} retries used)")
-            } else {
-                String::new()
-            };
-            p.blockers.push(format!("{id}: {status}{used}"));
-            let why = format!("is {status}{used}: it needs a human to go on");
+            let used = (u.retries().is_some() || u.retry_budget().is_some() || spent).then(|| {
+                crate::phrase!(
+                    "phrase.devloop.retries_used",
+                    retries = retries,
+                    budget = budget
+                )
+            });
+            p.blockers.push(crate::phrase!(
+                "phrase.devloop.unit_blocker",
+                id = id.as_str(),
+                status = status,
+                used = used.clone()
+            ));
+            let used_en = used
+                .as_ref()
+                .map(|u| u.en().into_owned())
+                .unwrap_or_default();
             add(
                 Level::Warning,
                 "devloop.unit-blocked",
-                format!("{id} {why}"),
+                format!("{id} is {status}{used_en}: it needs a human to go on"),
                 id,
             );
             // The inbox names the unit in its reference column already.
-            stuck.push((id.to_string(), format!("unit {why}")));
+            stuck.push((
+                id.to_string(),
+                crate::phrase!("phrase.devloop.unit_stuck", status = status, used = used),
+            ));
         }
     }
     p.findings.extend(found);

@@ -12,7 +12,8 @@ use super::markdown::{Readme, log_says_pending};
 use super::schema::{Scalar, TaskEntry, schema_version};
 use super::{Plan, README, STATE, norm, task_num};
 use crate::formats::file_name;
-use crate::model::{Finding, Level, Task};
+use crate::model::{Finding, Level, Phrase, Task};
+use crate::phrase;
 use crate::store::{self};
 
 /// Schema versions loopdeck reads (v5 is a snapshot of the v2 shape).
@@ -31,7 +32,7 @@ fn push(findings: &mut Vec<Finding>, level: Level, code: &str, msg: String, at: 
 /// Reconcile the README's checkboxes with the state's tasks: set each
 /// task's `md_checked`, report every disagreement with its direction, and
 /// return a short description of each for the inbox.
-pub fn reconcile(findings: &mut Vec<Finding>, tasks: &mut [Task], readme: &Readme) -> Vec<String> {
+pub fn reconcile(findings: &mut Vec<Finding>, tasks: &mut [Task], readme: &Readme) -> Vec<Phrase> {
     let mut desync = Vec::new();
     if readme.checkboxes.is_empty() {
         if !tasks.is_empty() {
@@ -77,7 +78,7 @@ pub fn reconcile(findings: &mut Vec<Finding>, tasks: &mut [Task], readme: &Readm
                 ),
                 format!("task {n}"),
             );
-            desync.push(format!("task {n}: not in the README"));
+            desync.push(phrase!("phrase.dwp.desync_not_in_readme", task = n));
             continue;
         };
         t.md_checked = Some(ticked);
@@ -93,7 +94,11 @@ pub fn reconcile(findings: &mut Vec<Finding>, tasks: &mut [Task], readme: &Readm
                 ),
                 format!("task {n}"),
             );
-            desync.push(format!("task {n}: README ticked, state {}", t.status));
+            desync.push(phrase!(
+                "phrase.dwp.desync_ticked",
+                task = n,
+                status = &t.status
+            ));
         } else if !ticked && completed {
             push(
                 findings,
@@ -104,7 +109,7 @@ pub fn reconcile(findings: &mut Vec<Finding>, tasks: &mut [Task], readme: &Readm
                 ),
                 format!("task {n}"),
             );
-            desync.push(format!("task {n}: README unticked, state completed"));
+            desync.push(phrase!("phrase.dwp.desync_unticked", task = n));
         }
     }
     for n in boxes.keys().filter(|n| !known.contains(n)) {
@@ -117,7 +122,7 @@ pub fn reconcile(findings: &mut Vec<Finding>, tasks: &mut [Task], readme: &Readm
             ),
             format!("task {n}"),
         );
-        desync.push(format!("task {n}: only in the README"));
+        desync.push(phrase!("phrase.dwp.desync_only_in_readme", task = *n));
     }
     desync
 }

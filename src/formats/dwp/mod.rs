@@ -35,9 +35,10 @@ use chrono::{DateTime, Utc};
 
 use super::{file_name, parse_time};
 use crate::model::{
-    Address, Checkpoint, Finding, Gate, InboxItem, InboxKind, Level, Outcome, Project, StatusKind,
-    Task,
+    Address, Arg, Checkpoint, Finding, Gate, InboxItem, InboxKind, Level, Outcome, Phrase, Project,
+    StatusKind, Task,
 };
+use crate::phrase;
 use crate::store;
 pub use find::{discover, load};
 use markdown::Readme;
@@ -241,9 +242,20 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
 
     let current = current_task(&tasks, state);
     p.stage = match current {
-        Some(t) => Some(format!("task {}/{}", t.id, tasks.len())),
-        None if skipped > 0 => Some(format!("{done}/{total} tasks done, {skipped} skipped")),
-        None if !tasks.is_empty() => Some(format!("{done}/{total} tasks done")),
+        Some(t) => Some(phrase!(
+            "phrase.dwp.stage_task",
+            task = &t.id,
+            total = tasks.len()
+        )),
+        None if skipped > 0 => Some(phrase!(
+            "phrase.dwp.stage_done_skipped",
+            done = done,
+            total = total,
+            skipped = skipped
+        )),
+        None if !tasks.is_empty() => {
+            Some(phrase!("phrase.dwp.stage_done", done = done, total = total))
+        }
         None => None,
     };
 
@@ -333,7 +345,7 @@ fn waiting(
     p: &mut Project,
     plan: &Plan<'_>,
     tasks: &[Task],
-    desync: &[String],
+    desync: &[Phrase],
     finalizing: bool,
 ) -> Flags {
     // The plan's last write is not when an item began to wait (approving
@@ -346,12 +358,17 @@ fn waiting(
         let reason = b
             .reason
             .clone()
-            .unwrap_or_else(|| "no reason recorded".to_owned());
+            .map_or_else(|| phrase!("phrase.dwp.no_reason"), Phrase::Quoted);
         let needs = b.needs.as_deref().filter(|n| !n.trim().is_empty());
         p.blockers.push(match (&task, needs) {
-            (Some(t), Some(n)) => format!("task {t}: {reason} (needs: {n})"),
-            (Some(t), None) => format!("task {t}: {reason}"),
-            (None, Some(n)) => format!("{reason} (needs: {n})"),
+            (Some(t), Some(n)) => phrase!(
+                "phrase.dwp.blocker_task_needs",
+                task = t,
+                reason = &reason,
+                needs = n
+            ),
+            (Some(t), None) => phrase!("phrase.dwp.blocker_task", task = t, reason = &reason),
+            (None, Some(n)) => phrase!("phrase.dwp.blocker_needs", reason = &reason, needs = n),
             (None, None) => reason.clone(),
         });
         p.inbox.push(InboxItem {
@@ -361,7 +378,7 @@ fn waiting(
                 .as_ref()
                 .map_or_else(|| "blocked".to_owned(), |t| format!("task {t}")),
             title: match needs {
-                Some(n) => format!("{reason} — needs: {n}"),
+                Some(n) => phrase!("phrase.dwp.blocked_needs", reason = reason, needs = n),
                 None => reason,
             },
             since: b.since.as_deref().and_then(parse_time).or(since),
@@ -379,9 +396,10 @@ fn waiting(
             kind: InboxKind::Blocked,
             act: Some(address("block", Some(t.id.clone()))),
             reference: format!("task {}", t.id),
-            title: format!(
-                "task {} ({}) is blocked; state.json records no blocker for it",
-                t.id, t.title
+            title: phrase!(
+                "phrase.dwp.task_blocked_unrecorded",
+                task = &t.id,
+                title = &t.title
             ),
             since,
             options: Vec::new(),
@@ -420,13 +438,9 @@ fn waiting(
             act: recordable.then(|| address("approve", None)),
             reference: "approval".to_owned(),
             title: if recordable {
-                format!("approve the plan “{}” ({} tasks)", p.name, tasks.len())
+                phrase!("phrase.dwp.approve", plan = &p.name, n = tasks.len())
             } else {
-                format!(
-                    "approve the plan “{}” ({} tasks): a v1 plan records approval in README.md, which it lacks",
-                    p.name,
-                    tasks.len()
-                )
+                phrase!("phrase.dwp.approve_v1", plan = &p.name, n = tasks.len())
             },
             since: created.or(since),
             options: Vec::new(),
@@ -439,9 +453,10 @@ fn waiting(
             kind: InboxKind::Desync,
             act: Some(address("reconcile", None)),
             reference: README.to_owned(),
-            title: format!(
-                "README and state.json disagree ({}){RECONCILE}",
-                desync.join("; ")
+            title: phrase!(
+                "phrase.dwp.desync",
+                found = desync.to_vec(),
+                end = phrase!("phrase.dwp.desync_reconcile")
             ),
             since,
             options: Vec::new(),
@@ -455,7 +470,7 @@ fn waiting(
             kind: InboxKind::Finalization,
             act: None,
             reference: FINALIZING.to_owned(),
-            title: "finalization was interrupted: inspect the evidence, then recover it for the same candidate".to_owned(),
+            title: phrase!("phrase.dwp.finalization"),
             since: marker_since.or(since),
             options: Vec::new(),
             subject: None,
@@ -469,31 +484,19 @@ fn waiting(
     }
 }
 
-/// How the desync item ends when `reconcile` is a decision the plan takes.
-const RECONCILE: &str = "; Markdown wins: reconcile state.json from it";
-
-/// How the desync item ends when the updater's rules refuse `reconcile`
-/// (`why`, in `act`'s words): what resolves it, briefly, never a decision
-/// that would be refused.
-fn unreconcilable(why: &str, approve_offered: bool) -> String {
-    format!(
-        "; Markdown wins, but reconcile is refused: {}",
-        reconcile_fix(why, approve_offered)
-    )
-}
-
-/// What resolves a refused reconciliation, in a few words.
-fn reconcile_fix(why: &str, approve_offered: bool) -> String {
+/// What resolves a refused reconciliation, in a few words; else the
+/// updater's own refusal (`why`, in `act`'s words, quoted as it says it).
+fn reconcile_fix(why: &str, approve_offered: bool) -> Phrase {
     if why.contains("plan is not approved") && approve_offered {
-        "approve the plan first".to_owned()
+        phrase!("phrase.dwp.fix_approve")
     } else if why.contains("completion requires successful gates") {
-        "a ticked task has no passing gate evidence: run its gates and record them, or untick its README box".to_owned()
+        phrase!("phrase.dwp.fix_gates")
     } else if why.starts_with("invalid input") {
-        "state.json breaks the updater's state contract (see `loopdeck check`)".to_owned()
+        phrase!("phrase.dwp.fix_contract")
     } else if why.contains("blocker") {
-        "resolve the active blocker first".to_owned()
+        phrase!("phrase.dwp.fix_blocker")
     } else {
-        why.to_owned()
+        Phrase::quoted(why)
     }
 }
 
@@ -524,36 +527,41 @@ fn offers(p: &mut Project, plan: &Plan<'_>, finalizing: bool) {
         });
         if !offered {
             let verb = item.act.take().map(|a| a.verb);
+            // The updater's refusal is quoted in its own (English) words.
             let why = |verb: &str| {
                 if finalizing {
-                    "a finalization was interrupted (.finalizing.json)".to_owned()
+                    (phrase!("phrase.dwp.why_finalizing"), String::new())
                 } else if readme_unreadable {
-                    "README.md is not UTF-8".to_owned()
+                    (phrase!("phrase.dwp.why_readme_not_utf8"), String::new())
                 } else {
-                    plan.state_json
+                    match plan
+                        .state_json
                         .and_then(|s| act::refusal(s, plan.readme_bytes, verb))
-                        .unwrap_or_else(|| "state.json cannot be read".to_owned())
+                    {
+                        Some(r) => (Phrase::quoted(r.clone()), r),
+                        None => (phrase!("phrase.dwp.why_state_unreadable"), String::new()),
+                    }
                 }
             };
             // Said in one line, with what resolves it (issue 20 §4).
             item.why_not = Some(match (item.kind, verb) {
-                (InboxKind::Finalization, _) => format!(
-                    "only DWP's finalizer recovers it: inspect the evidence, then run the skill's \
-                     `python3 shared/finalize_plan.py {} --candidate STATE.json --recover` for the same \
-                     candidate; every state change is refused until then",
-                    plan.dir.display()
+                (InboxKind::Finalization, _) => phrase!(
+                    "phrase.dwp.why_finalization",
+                    plan = plan.dir.display().to_string()
                 ),
                 (InboxKind::Desync, _) => {
-                    let why = why("reconcile");
-                    item.title = item
-                        .title
-                        .replace(RECONCILE, &unreconcilable(&why, approve_offered));
-                    format!(
-                        "DWP's updater refuses reconcile: {}",
-                        reconcile_fix(&why, approve_offered)
-                    )
+                    let (said, refusal) = why("reconcile");
+                    let fix = match said.key() {
+                        None => reconcile_fix(&refusal, approve_offered),
+                        Some(_) => said,
+                    };
+                    item.title
+                        .set("end", phrase!("phrase.dwp.desync_refused", fix = &fix));
+                    phrase!("phrase.dwp.why_reconcile", fix = fix)
                 }
-                (_, Some(verb)) => format!("DWP's updater refuses {verb}: {}", why(verb)),
+                (_, Some(verb)) => {
+                    phrase!("phrase.dwp.why_refused", verb = verb, why = why(verb).0)
+                }
                 (_, None) => item.title.clone(),
             });
         }
@@ -638,11 +646,12 @@ fn resume(p: &mut Project, plan: &Plan<'_>, tasks: &[Task], current: Option<&Tas
     let state = plan.state;
     let checkpoint = state.and_then(|s| s.checkpoint.as_ref());
     let blocker = state.and_then(|s| s.blocked.as_ref());
+    let task_id = |id: &str| phrase!("phrase.dwp.task", task = id);
     let describe = |t: &Task| {
         if t.title.is_empty() {
-            format!("task {}", t.id)
+            task_id(&t.id)
         } else {
-            format!("task {} ({})", t.id, t.title)
+            phrase!("phrase.dwp.task_titled", task = &t.id, title = &t.title)
         }
     };
     p.resume.stopped_at = match (checkpoint, current) {
@@ -652,45 +661,50 @@ fn resume(p: &mut Project, plan: &Plan<'_>, tasks: &[Task], current: Option<&Tas
                 .as_deref()
                 .and_then(|id| tasks.iter().find(|t| t.id.trim() == id.trim()))
                 .map(describe)
-                .or_else(|| task.map(|id| format!("task {id}")));
+                .or_else(|| task.as_deref().map(task_id));
             match (named, c.step.as_ref().map(Scalar::text)) {
-                (Some(n), Some(s)) => Some(format!("{n}, step {s}")),
+                (Some(n), Some(s)) => Some(phrase!("phrase.dwp.task_at_step", task = n, step = s)),
                 (Some(n), None) => Some(n),
-                (None, Some(s)) => Some(format!("step {s}")),
+                (None, Some(s)) => Some(phrase!("phrase.dwp.step", step = s)),
                 (None, None) => None,
             }
         }
-        (None, Some(t)) => Some(format!("{}, {}", describe(t), t.status)),
-        (None, None) if tasks.iter().any(|t| t.status == "skipped") => Some(format!(
-            "no task left to do, {} skipped: skipped work never completes the plan",
-            tasks.iter().filter(|t| t.status == "skipped").count()
+        (None, Some(t)) => Some(phrase!(
+            "phrase.dwp.task_status",
+            task = describe(t),
+            status = &t.status
         )),
-        (None, None) if !tasks.is_empty() => Some("every task is done".to_owned()),
+        (None, None) if tasks.iter().any(|t| t.status == "skipped") => Some(phrase!(
+            "phrase.dwp.none_left_skipped",
+            n = tasks.iter().filter(|t| t.status == "skipped").count()
+        )),
+        (None, None) if !tasks.is_empty() => Some(phrase!("phrase.dwp.all_done")),
         (None, None) => None,
     };
     p.resume.reason = blocker
         .and_then(|b| b.reason.clone())
         .or_else(|| checkpoint.and_then(|c| c.note.clone()))
+        .map(Phrase::Quoted)
         .or_else(|| {
             f.finalizing
-                .then(|| "the finalizer was interrupted".to_owned())
+                .then(|| phrase!("phrase.dwp.finalizer_interrupted"))
         });
     p.resume.waiting_for = if let Some(b) = blocker {
         Some(match b.needs.as_deref().filter(|n| !n.trim().is_empty()) {
-            Some(n) => n.to_owned(),
+            Some(n) => Phrase::quoted(n),
             None => match &b.task {
-                Some(t) => format!("resolve the blocker on task {}", t.text()),
-                None => "resolve the blocker".to_owned(),
+                Some(t) => phrase!("phrase.dwp.resolve_blocker_on", task = t.text()),
+                None => phrase!("phrase.dwp.resolve_blocker"),
             },
         })
     } else if f.approval_pending {
-        Some("approval of the plan (Approval: pending)".to_owned())
+        Some(phrase!("phrase.dwp.awaits_approval"))
     } else if f.finalizing {
-        Some("inspect the interrupted finalization (.finalizing.json) and recover it".to_owned())
+        Some(phrase!("phrase.dwp.inspect_finalization"))
     } else if f.desync && p.acts.iter().any(|a| a.verb == "reconcile") {
-        Some("reconcile state.json with the README (Markdown wins)".to_owned())
+        Some(phrase!("phrase.dwp.reconcile"))
     } else if f.desync {
-        Some("README and state.json disagree, and the updater's rules refuse to reconcile them as they stand (see the desync item)".to_owned())
+        Some(phrase!("phrase.dwp.desync_refused_waits"))
     } else {
         None
     };
@@ -831,10 +845,7 @@ fn stale_lock(p: &mut Project, dir: &Path) {
         kind: InboxKind::Blocked,
         act: Some(address("unlock", None)),
         reference: LOCK.to_owned(),
-        title: format!(
-            "state.json.lock held for {}: a writer probably crashed; once no writer is active, remove it with `unlock --confirm`",
-            crate::model::relative_age(age)
-        ),
+        title: phrase!("phrase.dwp.stale_lock", age = Arg::Age(age)),
         since: Some(since),
         options: Vec::new(),
         subject: None,

@@ -19,7 +19,10 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::{file_name, parse_time};
-use crate::model::{Address, Finding, Format, InboxItem, InboxKind, Level, Project, StatusKind};
+use crate::model::{
+    Address, Finding, Format, InboxItem, InboxKind, Level, Phrase, Project, StatusKind,
+};
+use crate::phrase;
 use crate::store::{self, StoreError, WalkEntry};
 
 pub const PLANNING_DIR: &str = ".planning";
@@ -157,15 +160,19 @@ pub fn load(dir: &Path) -> Option<Project> {
     let raw_status = fm.str("status").or(body.status.as_deref());
     p.status = body::normalize_status(raw_status, paused);
     p.status_kind = body::status_kind(&p.status);
-    p.stage = fm
+    let stage = fm
         .str("active_phase")
-        .map(|a| format!("Phase {a}"))
-        .or_else(|| body.phase.as_ref().map(|ph| format!("Phase {ph}")))
+        .map(|a| phrase!("phrase.gsd.phase", phase = a))
+        .or_else(|| {
+            body.phase
+                .as_ref()
+                .map(|ph| phrase!("phrase.gsd.phase", phase = ph))
+        })
         .or_else(|| {
             fm.str("current_phase")
                 .map(|c| match fm.str("current_phase_name") {
-                    Some(n) => format!("Phase {c} ({n})"),
-                    None => format!("Phase {c}"),
+                    Some(n) => phrase!("phrase.gsd.phase_named", phase = c, name = n),
+                    None => phrase!("phrase.gsd.phase", phase = c),
                 })
         })
         .or_else(|| {
@@ -176,8 +183,10 @@ pub fn load(dir: &Path) -> Option<Project> {
                 fm.nested("progress", k)
                     .is_some_and(|v| v.trim().parse::<u64>() == Ok(0))
             };
-            (zero("total_phases") && zero("completed_phases")).then(|| "no phases yet".to_owned())
+            (zero("total_phases") && zero("completed_phases"))
+                .then(|| phrase!("phrase.gsd.no_phases"))
         });
+    p.stage = stage.clone();
     p.progress_percent = fm
         .nested("progress", "percent")
         .and_then(|v| {
@@ -186,20 +195,22 @@ pub fn load(dir: &Path) -> Option<Project> {
         })
         .or(body.progress_percent);
     p.decisions = body.decisions.clone();
-    p.blockers = body.blockers.clone();
+    p.blockers = body.blockers.iter().cloned().map(Phrase::Quoted).collect();
     p.pending_todos = body.pending_todos;
 
     let stopped = fm.str("stopped_at").or(body.stopped_at.as_deref());
-    p.resume.stopped_at = p.stage.clone().or_else(|| stopped.map(str::to_owned));
+    p.resume.stopped_at = stage.or_else(|| stopped.map(Phrase::quoted));
     p.resume.reason = fm
         .str("paused_at")
-        .map(|v| format!("paused: {v}"))
-        .or_else(|| stopped.map(|s| format!("stopped at: {s}")));
+        .map(|v| phrase!("phrase.gsd.paused", at = v))
+        .or_else(|| stopped.map(|s| phrase!("phrase.gsd.stopped_at", at = s)));
+    // GSD's own command, the same in every language.
     p.resume.waiting_for = match (fm.str("next_action"), fm.list("next_phases")) {
-        (Some(action), phases) if !phases.is_empty() => {
-            Some(format!("/gsd-{action} {}", phases.join(" ")))
-        }
-        (Some(action), _) => Some(format!("/gsd-{action}")),
+        (Some(action), phases) if !phases.is_empty() => Some(Phrase::quoted(format!(
+            "/gsd-{action} {}",
+            phases.join(" ")
+        ))),
+        (Some(action), _) => Some(Phrase::quoted(format!("/gsd-{action}"))),
         // No recommendation recorded: nothing to say (the status is shown
         // on its own line).
         _ => None,
@@ -239,7 +250,10 @@ pub fn load(dir: &Path) -> Option<Project> {
     p.activity = activity(&p, raw_status, fm.str("next_action"));
     // What the act code would edit: a STATE.md that is not UTF-8 (or does
     // not parse as GSD's) takes no decision, the answer included.
-    match (!lossy).then(|| act::offers(&text, &p.blockers)).flatten() {
+    match (!lossy)
+        .then(|| act::offers(&text, &body.blockers))
+        .flatten()
+    {
         Some(acts) => p.acts = acts,
         None => p.inbox.iter_mut().for_each(|i| i.act = None),
     }
@@ -305,13 +319,19 @@ fn waiting(p: &mut Project, name: &str, file: Result<Vec<u8>, StoreError>) {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
     });
-    let mut title = w
-        .question
-        .clone()
-        .unwrap_or_else(|| "(no question text)".to_owned());
-    if let Some(ph) = &phase {
-        title = format!("[Phase {ph}] {title}");
-    }
+    let question = || {
+        w.question
+            .clone()
+            .map_or_else(|| phrase!("phrase.gsd.no_question"), Phrase::Quoted)
+    };
+    let title = match &phase {
+        Some(ph) => phrase!(
+            "phrase.gsd.waiting_phase",
+            phase = ph,
+            question = question()
+        ),
+        None => question(),
+    };
     let since = w.since.as_deref().and_then(parse_time);
     // As the act reads them: one line each (an empty one cannot be the
     // answer).
@@ -340,11 +360,14 @@ fn waiting(p: &mut Project, name: &str, file: Result<Vec<u8>, StoreError>) {
         subject: None,
         why_not: None,
     });
-    let kind = w.kind.unwrap_or_else(|| "decision".to_owned());
-    p.resume.waiting_for = Some(format!(
-        "{kind}: {}",
-        w.question
-            .unwrap_or_else(|| "(no question text)".to_owned())
+    let kind = w
+        .kind
+        .clone()
+        .map_or_else(|| phrase!("phrase.gsd.decision"), Phrase::Quoted);
+    p.resume.waiting_for = Some(phrase!(
+        "phrase.gsd.waiting",
+        kind = kind,
+        question = question()
     ));
 }
 
@@ -440,7 +463,10 @@ mod tests {
             ),
         ]);
         assert_eq!(p.status, "paused");
-        assert_eq!(p.stage.as_deref(), Some("Phase 2 of 5 (数据层)"));
+        assert_eq!(
+            p.stage.as_ref().map(|s| s.en()).as_deref(),
+            Some("Phase 2 of 5 (数据层)")
+        );
         assert_eq!(p.progress_percent, Some(40));
         assert_eq!(
             p.updated_at.unwrap().to_rfc3339(),

@@ -14,9 +14,10 @@ use std::path::Path;
 use super::json::reason as json_reason;
 use super::{file_name, parse_time};
 use crate::model::{
-    Address, AnsweredItem, Decision, Finding, Format, InboxItem, InboxKind, Level, Project,
+    Address, AnsweredItem, Decision, Finding, Format, InboxItem, InboxKind, Level, Phrase, Project,
     StatusKind,
 };
+use crate::phrase;
 use crate::store::{self, StoreError, WalkEntry};
 use rebuild::SCENE_ANCHOR;
 use schema::{ParseFailure, Scalar, State};
@@ -133,7 +134,7 @@ fn rebuilt(dir: &Path, why: Why) -> Project {
     let r = rebuild::rebuild(dir);
     p.status = "rebuilt".to_owned();
     p.status_kind = status_kind(&p.status);
-    p.stage = Some(r.stage.clone());
+    p.stage = Some(Phrase::quoted(r.stage.clone()));
     match &why {
         Why::Corrupt(reason) => {
             p.problem(STATE_FILE, reason.clone());
@@ -174,17 +175,14 @@ fn rebuilt(dir: &Path, why: Why) -> Project {
             .and_then(|path| store::mtime(&path))
     })
     .max();
-    p.resume.stopped_at = Some(format!("stage {} (rebuilt)", r.stage));
-    p.resume.reason = Some(
-        match why {
-            Why::Corrupt(_) => "state.json is corrupt",
-            Why::NotPrd => "state.json belongs to another tool",
-            Why::Missing => "state.json is missing",
-        }
-        .to_owned(),
-    );
+    p.resume.stopped_at = Some(phrase!("phrase.prd.rebuilt_stage", stage = &r.stage));
+    p.resume.reason = Some(match why {
+        Why::Corrupt(_) => phrase!("phrase.prd.state_corrupt"),
+        Why::NotPrd => phrase!("phrase.prd.state_not_prd"),
+        Why::Missing => phrase!("phrase.prd.state_missing"),
+    });
     if let Some(w) = r.work_type {
-        p.resume.waiting_for = Some(format!("confirm the rebuilt state ({w})"));
+        p.resume.waiting_for = Some(phrase!("phrase.prd.confirm_rebuilt", work = w));
     }
     p.resume.read_first = read_first(dir, None, &HashMap::new());
     p.statusline = format!("{} · stage {} · rebuilt", p.name, r.stage);
@@ -283,7 +281,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
         }
     };
     let stage = state.current_stage.as_ref().map(Scalar::text);
-    p.stage = stage.clone();
+    p.stage = stage.clone().map(Phrase::Quoted);
 
     let na = state.next_action.as_ref();
     p.frontier = frontier::compute(&state.open_questions, na, &mut p.findings);
@@ -303,7 +301,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
                 options: Vec::new(),
             }),
             reference: q.id.clone(),
-            title: q.title.clone(),
+            title: Phrase::quoted(q.title.clone()),
             since,
             options: Vec::new(),
             subject: Some(q.id.clone()),
@@ -316,8 +314,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
             let what = q
                 .evidence_needed
                 .as_deref()
-                .map(|e| format!(" — evidence: {e}"))
-                .unwrap_or_default();
+                .map(|e| phrase!("phrase.prd.evidence_needed", evidence = e));
             p.inbox.push(InboxItem {
                 kind: InboxKind::Evidence,
                 act: Some(Address {
@@ -326,7 +323,12 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
                     options: Vec::new(),
                 }),
                 reference: q.id.clone(),
-                title: format!("{} [{owner}]{what}", q.title),
+                title: phrase!(
+                    "phrase.prd.evidence",
+                    question = &q.title,
+                    owner = owner,
+                    evidence = what
+                ),
                 since,
                 options: Vec::new(),
                 subject: Some(q.id.clone()),
@@ -348,7 +350,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
             title: na
                 .description
                 .clone()
-                .unwrap_or_else(|| "decision".to_owned()),
+                .map_or_else(|| phrase!("phrase.prd.decision"), Phrase::Quoted),
             answer: field("text")
                 .or(answer.as_str())
                 .unwrap_or("(unreadable)")
@@ -377,13 +379,14 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
             title: na
                 .description
                 .clone()
-                .unwrap_or_else(|| "decision".to_owned()),
+                .map_or_else(|| phrase!("phrase.prd.decision"), Phrase::Quoted),
             since,
             options: na.askuserquestion_options.clone(),
             subject: None,
-            why_not: na.askuserquestion_options.is_empty().then(|| {
-                "next_action is a user decision with no askuserquestion_options to pick: PRD-master asks it in its own session; answer it there".to_owned()
-            }),
+            why_not: na
+                .askuserquestion_options
+                .is_empty()
+                .then(|| phrase!("phrase.prd.why_no_options")),
         });
     }
 
@@ -415,23 +418,24 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
         .collect();
 
     p.resume.stopped_at = stage.as_ref().map(|s| match &state.current_substep {
-        Some(sub) => format!("stage {s} ({sub})"),
-        None => format!("stage {s}"),
+        Some(sub) => phrase!("phrase.prd.stage_substep", stage = s, substep = sub),
+        None => phrase!("phrase.prd.stage", stage = s),
     });
     p.resume.reason = state
         .user_inputs_log
         .iter()
         .rev()
         .find_map(|u| u.summary.clone())
-        .map(|s| format!("last input: {s}"));
+        .map(|s| phrase!("phrase.prd.last_input", input = s));
     p.resume.waiting_for = match chosen {
         Some(answer) => Some(chosen_waits(answer)),
+        // The state's own words, with its options.
         None => na.and_then(|na| {
             na.description.clone().map(|d| {
                 if na.askuserquestion_options.is_empty() {
-                    d
+                    Phrase::Quoted(d)
                 } else {
-                    format!("{d} [{}]", na.askuserquestion_options.join(" / "))
+                    Phrase::Quoted(format!("{d} [{}]", na.askuserquestion_options.join(" / ")))
                 }
             })
         }),
@@ -440,7 +444,7 @@ fn from_state(dir: &Path, mut state: State, type_problems: Vec<String>) -> Proje
     p.resume.read_first = read_first(dir, Some(&state), &seen);
     p.activity = activity(&p);
     let waiting = p.inbox.len();
-    p.statusline = match &p.stage {
+    p.statusline = match &stage {
         Some(s) if waiting > 0 => format!("{} · stage {s} · {waiting} waiting", p.name),
         Some(s) => format!("{} · stage {s} · {}", p.name, p.status),
         None => format!("{} · {}", p.name, p.status),
@@ -473,16 +477,15 @@ fn activity(p: &Project) -> Option<crate::model::Activity> {
 /// What a project whose `next_action` is answered waits for: PRD-master
 /// acting on the choice (`answer` as `choose` writes it; any other shape is
 /// still an answer, said as far as it can be read).
-fn chosen_waits(answer: &serde_json::Value) -> String {
+fn chosen_waits(answer: &serde_json::Value) -> Phrase {
     let field = |k: &str| answer.get(k).and_then(serde_json::Value::as_str);
     let text = field("text").or(answer.as_str()).unwrap_or("(unreadable)");
-    let mut s = format!("answered · waiting for PRD-master to act on the choice `{text}`");
-    match (field("by"), field("at")) {
-        (Some(by), Some(at)) => s.push_str(&format!(" ({by}, {at})")),
-        (Some(one), None) | (None, Some(one)) => s.push_str(&format!(" ({one})")),
-        (None, None) => {}
-    }
-    s
+    let who = match (field("by"), field("at")) {
+        (Some(by), Some(at)) => Some(phrase!("phrase.prd.chosen_by_at", by = by, at = at)),
+        (Some(one), None) | (None, Some(one)) => Some(phrase!("phrase.prd.chosen_by", who = one)),
+        (None, None) => None,
+    };
+    phrase!("phrase.prd.chosen_waits", choice = text, who = who)
 }
 
 /// The kind of each project status this reader yields (see `from_state`

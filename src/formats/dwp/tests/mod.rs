@@ -216,7 +216,10 @@ fn a_coherent_plan_has_no_findings() {
     assert_eq!(p.format, Format::Dwp);
     assert_eq!(p.name, "Test plan");
     assert_eq!(p.status, "executing");
-    assert_eq!(p.stage.as_deref(), Some("task 2/3"));
+    assert_eq!(
+        p.stage.as_ref().map(|s| s.en()).as_deref(),
+        Some("task 2/3")
+    );
     assert_eq!(p.progress_percent, Some(33));
     assert_eq!(
         p.updated_at.unwrap().to_rfc3339(),
@@ -245,7 +248,7 @@ fn a_coherent_plan_has_no_findings() {
         vec!["README.md", "PROGRESS.md", "2.task_t2.md"]
     );
     assert_eq!(
-        p.resume.stopped_at.as_deref(),
+        p.resume.stopped_at.as_ref().map(|s| s.en()).as_deref(),
         Some("task 2 (T2), in_progress")
     );
 }
@@ -345,11 +348,13 @@ fn markdown_wins_in_both_directions_and_fences_are_ignored() {
     assert!(
         p.inbox[0]
             .title
+            .en()
             .contains("task 2: README ticked, state in_progress")
     );
     assert!(
         p.inbox[0]
             .title
+            .en()
             .contains("task 3: README unticked, state completed")
     );
     // Markdown wins the count: tasks 1 and 2 are ticked.
@@ -605,11 +610,17 @@ fn blockers_and_status_coherence() {
         vec!["task 2: sandbox key rejected (needs: a valid key)"]
     );
     assert_eq!(
-        p.resume.stopped_at.as_deref(),
+        p.resume.stopped_at.as_ref().map(|s| s.en()).as_deref(),
         Some("task 2 (T2), step instructions:3")
     );
-    assert_eq!(p.resume.reason.as_deref(), Some("sandbox key rejected"));
-    assert_eq!(p.resume.waiting_for.as_deref(), Some("a valid key"));
+    assert_eq!(
+        p.resume.reason.as_ref().map(|s| s.en()).as_deref(),
+        Some("sandbox key rejected")
+    );
+    assert_eq!(
+        p.resume.waiting_for.as_ref().map(|s| s.en()).as_deref(),
+        Some("a valid key")
+    );
     assert_eq!(
         p.statusline,
         "PLAN_test_plan · 1/3 tasks · blocked on task 2"
@@ -812,7 +823,10 @@ fn a_completed_plan() {
     assert!(p.findings.is_empty(), "{:#?}", p.findings);
     assert_eq!(p.status, "completed");
     assert_eq!(p.progress_percent, Some(100));
-    assert_eq!(p.stage.as_deref(), Some("2/2 tasks done"));
+    assert_eq!(
+        p.stage.as_ref().map(|s| s.en()).as_deref(),
+        Some("2/2 tasks done")
+    );
     assert_eq!(p.statusline, "PLAN_test_plan · 2/2 tasks · completed");
 }
 
