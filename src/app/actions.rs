@@ -9,7 +9,7 @@ use super::{
     Command, Drawer, Effect, Focus, Mode, Model, OLDER_STEP, OLDER_TO_TOP, Palette, Screen, Tab,
     Target, panes,
 };
-use crate::model::{Event as TimelineEvent, Format, InboxKind};
+use crate::model::Event as TimelineEvent;
 
 /// Older Timeline events arrived: put them in front of the project's.
 pub(super) fn older(
@@ -26,7 +26,7 @@ pub(super) fn older(
     let Some(pi) = m
         .projects
         .iter()
-        .position(|p| p.path == path && p.format == Format::Devloop)
+        .position(|p| p.path == path && p.format.shape().older_events)
     else {
         return Vec::new();
     };
@@ -41,7 +41,10 @@ pub(super) fn older(
     let mut all = events;
     all.append(timeline);
     *timeline = all;
-    let on_it = m.selected == Some((path.clone(), Format::Devloop));
+    let on_it = m
+        .selected
+        .as_ref()
+        .is_some_and(|(p, f)| p == &path && f.shape().older_events);
     if on_it {
         m.restore(
             saved
@@ -402,7 +405,7 @@ fn move_selection(m: &mut Model, cmd: Command) -> Vec<Effect> {
 /// file's first line is already on screen or a read is under way.
 fn read_back(m: &mut Model, to_top: bool) -> Option<Effect> {
     let p = m.selected_project()?;
-    if p.format != Format::Devloop {
+    if !p.format.shape().older_events {
         return None;
     }
     let anchor = p.detail.timeline.first()?.clone();
@@ -443,12 +446,11 @@ fn open(m: &mut Model) {
             let Some(&(pi, ii)) = rows.get(m.inbox.selected) else {
                 return;
             };
-            let (format, kind, reference, subject) = {
+            let (place, reference, subject) = {
                 let p = &m.projects[pi];
                 let item = &p.inbox[ii];
                 (
-                    p.format,
-                    item.kind,
+                    p.place_of(item),
                     item.reference.clone(),
                     item.subject.clone(),
                 )
@@ -461,14 +463,8 @@ fn open(m: &mut Model) {
             }
             m.from_inbox = Some(came_from);
             m.focus = Focus::Detail;
-            let tab = match (format, kind) {
-                (Format::PrdMaster, InboxKind::Question | InboxKind::Evidence) => Tab::Frontier,
-                (Format::Gsd, _) => Tab::Phases,
-                (Format::Dwp, InboxKind::Blocked | InboxKind::Desync) => Tab::Tasks,
-                (Format::Devloop, InboxKind::Resume) => Tab::Agents,
-                (Format::Devloop, InboxKind::RetriesSpent | InboxKind::Triage) => Tab::Units,
-                _ => Tab::Overview,
-            };
+            // The part its format shows it in, else the Overview.
+            let tab = place.part.map_or(Tab::Overview, Tab::of);
             let tab = if m.tabs().contains(&tab) {
                 tab
             } else {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use super::panes::{self, FrontierRow, PhaseRow};
 use super::{Drawer, Effect, Focus, Model, Screen, Tab};
-use crate::model::{Format, InboxKind, Project};
+use crate::model::{Format, Part, Project};
 use crate::t;
 
 /// The most text `y` copies, in bytes (OSC 52 carries it base64, a third
@@ -159,12 +159,7 @@ pub fn copy(m: &mut Model) -> Vec<Effect> {
 
 /// The project's own state file, the one its format reads first.
 pub fn primary(format: Format) -> &'static str {
-    match format {
-        Format::PrdMaster => "state.json",
-        Format::Gsd => ".planning/STATE.md",
-        Format::Dwp => "README.md",
-        Format::Devloop => "project.json",
-    }
+    format.shape().primary
 }
 
 /// What `o` / `e` open here: the project's directory and a path inside it
@@ -174,25 +169,24 @@ pub fn file(m: &Model) -> Option<(PathBuf, String)> {
         let &(pi, ii) = panes::inbox(m).get(m.inbox.selected)?;
         let p = &m.projects[pi];
         let item = &p.inbox[ii];
-        // The item's own file when its reference names one the reading
-        // read (WAITING.json, an agent's state, the README).
-        let file = match (p.format, item.kind) {
-            _ if read(p, &item.reference) => item.reference.as_str(),
-            (Format::Devloop, InboxKind::Triage) => "bugs.ndjson",
-            (Format::Devloop, InboxKind::RetriesSpent) => "units.json",
-            (format, _) => primary(format),
-        };
-        return Some((p.path.clone(), file.to_owned()));
+        // The item's own file, as its format places it.
+        let file = p
+            .place_of(item)
+            .file
+            .unwrap_or_else(|| primary(p.format).to_owned());
+        return Some((p.path.clone(), file));
     }
     let p = m.selected_project()?;
     let at = |file: &str| Some((p.path.clone(), file.to_owned()));
     if m.focus == Focus::List {
         return at(primary(p.format));
     }
+    // The file a part is read from, else the project's own.
+    let part_file = |part: Part| at(p.format.shape().file_of(part).unwrap_or(primary(p.format)));
     match &m.drawer {
-        Some(Drawer::Unit(_)) => return at("units.json"),
-        Some(Drawer::Bug(_)) => return at("bugs.ndjson"),
-        Some(Drawer::Revision(_)) => return at("changelog.ndjson"),
+        Some(Drawer::Unit(_)) => return part_file(Part::Units),
+        Some(Drawer::Bug(_)) => return part_file(Part::Bugs),
+        Some(Drawer::Revision(_)) => return part_file(Part::Revisions),
         None => {}
     }
     let filter = m.pane(m.tab).filter.as_str();
@@ -204,10 +198,9 @@ pub fn file(m: &Model) -> Option<(PathBuf, String)> {
             .read_first
             .first()
             .map_or(primary(p.format), String::as_str)),
-        Tab::Units => at("units.json"),
-        Tab::Bugs => at("bugs.ndjson"),
-        Tab::Timeline => at("timeline.ndjson"),
-        Tab::Revisions => at("changelog.ndjson"),
+        Tab::Units | Tab::Bugs | Tab::Timeline | Tab::Revisions => {
+            part_file(m.tab.part().unwrap_or(Part::Units))
+        }
         // A task's own file (not a Lite plan's `#anchor` in the README).
         Tab::Tasks => {
             let task = panes::tasks(p, filter)
@@ -231,17 +224,11 @@ pub fn file(m: &Model) -> Option<(PathBuf, String)> {
         Tab::Agents => {
             let own = panes::agents(p, filter)
                 .get(sel)
-                .map(|&i| format!("agent-state/{}.json", p.detail.agents[i].agent))
-                .filter(|f| read(p, f));
+                .and_then(|&i| p.agent_file(&p.detail.agents[i].agent));
             at(own.as_deref().unwrap_or(primary(p.format)))
         }
         _ => at(primary(p.format)),
     }
-}
-
-/// Did the reading of `p` read the file `name` (relative to it)?
-fn read(p: &Project, name: &str) -> bool {
-    p.files.iter().any(|f| f.file == name)
 }
 
 /// `o` (`editor` false) or `e`: open the selected file.

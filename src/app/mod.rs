@@ -110,6 +110,37 @@ pub enum Tab {
 }
 
 impl Tab {
+    /// The tab that shows `part`.
+    pub fn of(part: crate::model::Part) -> Tab {
+        use crate::model::Part;
+        match part {
+            Part::Frontier => Tab::Frontier,
+            Part::Phases => Tab::Phases,
+            Part::Tasks => Tab::Tasks,
+            Part::Units => Tab::Units,
+            Part::Bugs => Tab::Bugs,
+            Part::Timeline => Tab::Timeline,
+            Part::Revisions => Tab::Revisions,
+            Part::Agents => Tab::Agents,
+        }
+    }
+
+    /// The part this tab shows (none: the Overview, the Findings).
+    pub fn part(self) -> Option<crate::model::Part> {
+        use crate::model::Part;
+        Some(match self {
+            Tab::Frontier => Part::Frontier,
+            Tab::Phases => Part::Phases,
+            Tab::Tasks => Part::Tasks,
+            Tab::Units => Part::Units,
+            Tab::Bugs => Part::Bugs,
+            Tab::Timeline => Part::Timeline,
+            Tab::Revisions => Part::Revisions,
+            Tab::Agents => Part::Agents,
+            Tab::Overview | Tab::Findings => return None,
+        })
+    }
+
     /// Every tab, in the tab bar's order.
     pub const ALL: [Tab; 10] = [
         Tab::Overview,
@@ -587,9 +618,9 @@ impl Model {
     }
 
     /// The tabs of the selected project (Overview alone without one).
-    pub fn tabs(&self) -> &'static [Tab] {
+    pub fn tabs(&self) -> Vec<Tab> {
         self.selected_project()
-            .map_or(&[Tab::Overview], |p| panes::tabs_for(p.format))
+            .map_or_else(|| vec![Tab::Overview], |p| panes::tabs_for(p.format))
     }
 
     /// The list the keys move in right now, and its length.

@@ -26,7 +26,7 @@ use std::path::PathBuf;
 
 use super::reading::{Identity, identity};
 use super::{Effect, Focus, Mode, Model, Screen, Tab, panes};
-use crate::model::{Event as TimelineEvent, Format, InboxItem, InboxKind, Problem, Project};
+use crate::model::{Event as TimelineEvent, InboxItem, InboxKind, Problem, Project};
 use crate::t;
 
 /// The most Timeline events kept in front of the tail while scrolled up.
@@ -146,7 +146,7 @@ pub(super) fn before_reading(m: &mut Model) {
         }
         return;
     }
-    if p.format != Format::Devloop || m.timeline_back.contains_key(&p.path) {
+    if !p.format.shape().older_events || m.timeline_back.contains_key(&p.path) {
         return;
     }
     let path = p.path.clone();

@@ -6,22 +6,13 @@ use crate::model::{Format, InboxItem, Project, StatusKind};
 
 use super::{Model, Tab};
 
-/// Which detail tabs a project of `format` has, in order (1-9 pick them).
-pub fn tabs_for(format: Format) -> &'static [Tab] {
-    match format {
-        Format::PrdMaster => &[Tab::Overview, Tab::Frontier, Tab::Findings],
-        Format::Gsd => &[Tab::Overview, Tab::Phases, Tab::Findings],
-        Format::Dwp => &[Tab::Overview, Tab::Tasks, Tab::Findings],
-        Format::Devloop => &[
-            Tab::Overview,
-            Tab::Units,
-            Tab::Bugs,
-            Tab::Timeline,
-            Tab::Revisions,
-            Tab::Agents,
-            Tab::Findings,
-        ],
-    }
+/// Which detail tabs a project of `format` has, in order (1-9 pick them):
+/// the Overview, a tab for each part its format has, the Findings.
+pub fn tabs_for(format: Format) -> Vec<Tab> {
+    std::iter::once(Tab::Overview)
+        .chain(format.shape().parts.iter().map(|&p| Tab::of(p)))
+        .chain([Tab::Findings])
+        .collect()
 }
 
 fn matches(filter: &str, haystack: &[&str]) -> bool {
@@ -122,7 +113,7 @@ pub enum GroupKey {
 }
 
 /// The formats in the order their groups come (a fixed order).
-const FORMAT_ORDER: [Format; 4] = [Format::PrdMaster, Format::Gsd, Format::Dwp, Format::Devloop];
+const FORMAT_ORDER: [Format; 4] = Format::ALL;
 
 /// The root `p` was found under: the first of `m.roots` (command-line
 /// order) its path is in, as the loader keeps the first root's reading of
@@ -169,10 +160,7 @@ fn group_rank(m: &Model, key: GroupKey) -> usize {
 /// the command line: the view makes it safe).
 pub fn group_name(m: &Model, key: GroupKey) -> String {
     match key {
-        GroupKey::Format(Format::PrdMaster) => "PRD-master".to_owned(),
-        GroupKey::Format(Format::Gsd) => "GSD".to_owned(),
-        GroupKey::Format(Format::Dwp) => "DWP".to_owned(),
-        GroupKey::Format(Format::Devloop) => "devloop".to_owned(),
+        GroupKey::Format(f) => f.shape().label.to_owned(),
         GroupKey::Root(r) => r
             .and_then(|r| m.roots.get(r))
             .cloned()

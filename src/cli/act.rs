@@ -10,11 +10,11 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::formats::devloop::bugs::BUGS;
+
 use crate::model::text::{sanitize_line, sanitize_text};
 use crate::model::{Request, Verb};
 use crate::store::audit;
-use crate::store::txn::{ActError, Outcome, Refusal, WriteOptions};
+use crate::store::txn::{ActError, FileChange, Outcome, Refusal, WriteOptions};
 
 use super::views::{SCHEMA_VERSION, rfc3339};
 use super::{EXIT_OK, Pick, enclosing_project, json};
@@ -511,18 +511,15 @@ fn say_undo(out: &mut dyn Write, name: &str, appended: bool, o: &Outcome) -> io:
     let Some(id) = &o.audit_id else {
         return writeln!(out, "{}", crate::t!("cli.act.done", verb = name));
     };
-    let (logs, replaced): (Vec<&str>, Vec<&str>) = o
-        .files
-        .iter()
-        .map(|f| f.file.as_str())
-        .partition(|f| f.ends_with(".ndjson"));
-    // The log an appended decision's record went to (the timeline's
-    // event beside it is appended too).
-    let record_log = logs
-        .iter()
-        .copied()
-        .find(|f| f.ends_with(BUGS))
-        .unwrap_or(BUGS);
+    let (logs, replaced): (Vec<&FileChange>, Vec<&FileChange>) =
+        o.files.iter().partition(|f| f.appended);
+    let (logs, replaced): (Vec<&str>, Vec<&str>) = (
+        logs.iter().map(|f| f.file.as_str()).collect(),
+        replaced.iter().map(|f| f.file.as_str()).collect(),
+    );
+    // The log an appended decision's record went to: the file it is
+    // recorded against (the timeline's event beside it is appended too).
+    let record_log = o.primary.as_str();
     let line = if appended {
         let file = sanitize_line(record_log);
         crate::t!("cli.act.done_final", verb = name, id = id, file = file)

@@ -11,6 +11,7 @@ pub mod gsd;
 pub mod json;
 pub mod jsonedit;
 pub mod prd_master;
+mod shape;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -11,6 +11,7 @@ pub mod first_seen;
 mod phrase;
 mod resume;
 pub mod seen;
+mod shape;
 mod stall;
 mod status;
 pub mod text;
@@ -33,6 +34,7 @@ pub use resume::{
     Age, CLOCK_SKEW, Excerpt, ResumeCard, SKEW_TOLERANCE_SECONDS, Scenario, ago, clock_skew,
     relative_age, short_time, short_time_seconds, since_seconds,
 };
+pub use shape::{Part, Place, Shape};
 pub use stall::{Activity, Stall, StallLimit, StallLimits, parse_duration};
 pub use status::StatusKind;
 pub use verb::{Address, Field, FileStamp, Request, Verb, shown_verb};
@@ -48,6 +50,9 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order the console groups them.
+    pub const ALL: [Format; 4] = [Format::PrdMaster, Format::Gsd, Format::Dwp, Format::Devloop];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Format::PrdMaster => "prd-master",

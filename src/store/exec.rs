@@ -148,6 +148,7 @@ fn decide_and_write(
             .collect();
         return Ok(Outcome {
             dry_run: true,
+            primary: txn.primary.clone(),
             files: preview(txn, root, &steps),
             audit_id: None,
             read,
@@ -518,6 +519,7 @@ fn preview(txn: &Txn, root: &Dir, steps: &[Step]) -> Vec<FileChange> {
                 before: before_stamp,
                 after: after_stamp,
                 diff,
+                appended: matches!(s.edit, Edit::AppendLine { .. }),
             }
         })
         .collect()
@@ -662,6 +664,7 @@ fn apply(txn: &Txn, root: &Dir, dir: &Path, steps: Vec<Step>) -> Result<Outcome,
     intent::remove(dir, &id);
     Ok(Outcome {
         dry_run: false,
+        primary: txn.primary.clone(),
         files: changes,
         audit_id: Some(id),
         read: Vec::new(),
@@ -764,6 +767,7 @@ fn apply_one(
         before: stamp_of(&s.before),
         after: stamp_of(&s.after),
         diff: String::new(),
+        appended: matches!(s.edit, Edit::AppendLine { .. }),
     };
     let mut add = None;
     match &s.edit {

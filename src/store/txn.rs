@@ -379,12 +379,20 @@ pub struct FileChange {
     /// The unified diff of the change (`--dry-run` prints it).
     #[serde(skip)]
     pub diff: String,
+    /// A line was appended to it (an append-only log `undo` never
+    /// rewrites), rather than the file replaced.
+    #[serde(skip)]
+    pub appended: bool,
 }
 
 /// What a transaction did.
 #[derive(Debug, Clone, Serialize)]
 pub struct Outcome {
     pub dry_run: bool,
+    /// The file the decision is recorded against (its lock, its
+    /// `--expect-sha256`).
+    #[serde(skip)]
+    pub primary: String,
     pub files: Vec<FileChange>,
     /// The audit log's id for this decision (`loopdeck undo ID`).
     #[serde(skip_serializing_if = "Option::is_none")]

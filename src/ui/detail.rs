@@ -10,7 +10,6 @@ use ratatui::widgets::Paragraph;
 use super::widgets::{block, clean, fit, path_tail};
 use super::{devloop, tabs};
 use crate::app::{Focus, Tab, Target};
-use crate::model::Format;
 use crate::model::text::{truncate, width};
 
 /// `split`: the list is on screen beside the detail (else a breadcrumb
@@ -90,7 +89,8 @@ pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     let inside = outer.inner(area);
     f.render_widget(outer, area);
 
-    let strip = if p.format == Format::Devloop {
+    // The loops' strip, where the format has loops.
+    let strip = if p.detail.loops.is_some() {
         devloop::STRIP_HEIGHT
     } else {
         0

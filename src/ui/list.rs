@@ -15,12 +15,7 @@ use crate::app::panes::{self, ListRow};
 use crate::model::Format;
 
 fn badge(f: Format) -> &'static str {
-    match f {
-        Format::PrdMaster => "PRD",
-        Format::Gsd => "GSD",
-        Format::Dwp => "DWP",
-        Format::Devloop => "DEV",
-    }
+    f.shape().badge
 }
 
 /// The widths of the columns before the name (status, age, format, ask):

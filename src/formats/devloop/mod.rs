@@ -72,7 +72,7 @@ use crate::store::{self, StoreError, WalkEntry};
 use schema::{ProjectMeta, UnitsFile};
 
 pub const PROJECT_FILE: &str = "project.json";
-const UNITS_FILE: &str = "units.json";
+pub(crate) const UNITS_FILE: &str = "units.json";
 const PRD_FILE: &str = "prd.html";
 const PRD_DIR: &str = "prd";
 const PRD_INDEX: &str = "prd/index.html";

@@ -26,7 +26,7 @@ use crate::phrase;
 use crate::store::{self, StoreError, WalkEntry};
 
 pub const PLANNING_DIR: &str = ".planning";
-const STATE_FILE: &str = ".planning/STATE.md";
+pub(crate) const STATE_FILE: &str = ".planning/STATE.md";
 const WAITING_FILE: &str = ".planning/WAITING.json";
 /// GSD's other state folder: where gsd-tools' `signal-waiting` writes
 /// WAITING.json whenever it exists (state.cjs, `cmdSignalWaiting`).

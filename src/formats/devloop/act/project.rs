@@ -211,7 +211,9 @@ fn remote(dir: &Path, req: &Request, opts: &WriteOptions, api: &str) -> Result<O
                     "POST {where_}\n{}\n(the devloop server records the {action}; no file here is written)\n",
                     String::from_utf8_lossy(&body)
                 ),
+                appended: false,
             }],
+            primary: PROJECT_FILE.to_owned(),
             audit_id: None,
             read: Vec::new(),
             recovered: Vec::new(),
@@ -233,6 +235,7 @@ fn remote(dir: &Path, req: &Request, opts: &WriteOptions, api: &str) -> Result<O
     match answer.status {
         200..=299 => Ok(Outcome {
             dry_run: false,
+            primary: PROJECT_FILE.to_owned(),
             files: Vec::new(),
             audit_id: None,
             read: Vec::new(),
