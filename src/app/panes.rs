@@ -224,7 +224,7 @@ pub fn projects(m: &Model) -> Vec<usize> {
             // A stalled project's mark is a column too (`/stalled`).
             let stalled = p
                 .stall(m.now, &m.stall)
-                .map(|s| crate::i18n::stalled(&s))
+                .map(|s| s.shown())
                 .unwrap_or_default();
             matches(
                 &m.list.filter,

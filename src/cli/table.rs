@@ -293,11 +293,11 @@ pub fn show(
     // Work that says it runs, silent past its limit; a devloop project's
     // token burn.
     for stall in p.stalls(now, limits) {
-        let sentence = s(&crate::i18n::stall_sentence(&stall, now));
+        let sentence = s(&stall.sentence(now));
         let _ = writeln!(out, "{}", t!("cli.show.stalled", sentence = sentence));
     }
     if let Some(tokens) = p.detail.loops.as_ref().and_then(|l| l.tokens) {
-        let tokens = crate::i18n::tokens(&tokens);
+        let tokens = tokens.shown();
         let _ = writeln!(out, "{}", t!("cli.show.tokens", tokens = tokens));
     }
     let heading = match resume.scenario {

@@ -164,7 +164,7 @@ macro_rules! files {
 /// Every catalogue file, in both languages: `common` (words several areas
 /// share), `model` (the domain's own labels), `phrase` (what the readers
 /// say about a project: inbox titles, resume lines, see
-/// [`crate::model::Phrase`]), `ui` (the console's frame, dialogs, list and
+/// `model::Phrase`), `ui` (the console's frame, dialogs, list and
 /// inbox), `panes` (a project's tabs), `app` (hints, help, the palette,
 /// status messages), `cli` (the headless commands' plain output),
 /// `runtime` (the console's start, config and watcher messages).
@@ -303,7 +303,7 @@ pub fn format(key: &'static str, args: &[(&str, &dyn Display)]) -> String {
 }
 
 /// The text of `key` in `lang` with its `{name}` placeholders filled,
-/// whatever language is spoken (a [`crate::model::Phrase`] in English for
+/// whatever language is spoken (a `model::Phrase` in English for
 /// the JSON).
 pub fn format_in(lang: Lang, key: &str, args: &[(&str, &dyn Display)]) -> String {
     let template = match entry_in(lang, key) {
@@ -396,10 +396,43 @@ macro_rules! t {
     };
 }
 
+/// How far ahead of "now" a time may be and still read as "just now"
+/// (clocks of machines that write the files differ a little).
+pub const SKEW_TOLERANCE_SECONDS: i64 = 60;
+
+/// An age in the one unit it is shown in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Age {
+    /// Ahead of now by more than [`SKEW_TOLERANCE_SECONDS`].
+    Future,
+    Seconds(i64),
+    Minutes(i64),
+    Hours(i64),
+    Days(i64),
+    Weeks(i64),
+}
+
+impl Age {
+    /// The unit an age of `seconds` is shown in (never `0s` ahead: a time
+    /// within the tolerance is "just now").
+    pub fn of(seconds: i64) -> Age {
+        if seconds < -SKEW_TOLERANCE_SECONDS {
+            return Age::Future;
+        }
+        let s = seconds.max(0);
+        match s {
+            0..=59 => Age::Seconds(s),
+            60..=3599 => Age::Minutes(s / 60),
+            3600..=86_399 => Age::Hours(s / 3600),
+            86_400..=1_209_599 => Age::Days(s / 86_400),
+            _ => Age::Weeks(s / 604_800),
+        }
+    }
+}
+
 /// An age for the console and the tables: `3m` in English, `3分钟` in Chinese;
 /// `None` (no time) is `?`.
 pub fn age(seconds: Option<i64>) -> String {
-    use crate::model::Age;
     match seconds.map(Age::of) {
         None => t!("common.age.unknown").to_owned(),
         Some(Age::Future) => t!("common.age.future").to_owned(),
@@ -408,37 +441,6 @@ pub fn age(seconds: Option<i64>) -> String {
         Some(Age::Hours(n)) => t!("common.age.hours", n = n),
         Some(Age::Days(n)) => t!("common.age.days", n = n),
         Some(Age::Weeks(n)) => t!("common.age.weeks", n = n),
-    }
-}
-
-/// A stall as a row marks it: `stalled 40m` (`停滞40分钟`).
-pub fn stalled(s: &crate::model::Stall) -> String {
-    t!("common.stall.short", age = age(Some(s.silent_seconds)))
-}
-
-/// A stall in a sentence: who says it runs, how long its files have been
-/// silent, since when (a short time against `now`) and the limit. The
-/// agent's name is as the file holds it: made safe where it is shown.
-pub fn stall_sentence(s: &crate::model::Stall, now: chrono::DateTime<chrono::Utc>) -> String {
-    let (silent, since, limit) = (
-        age(Some(s.silent_seconds)),
-        crate::model::short_time(s.since, now),
-        age(Some(s.limit_seconds)),
-    );
-    match &s.agent {
-        Some(agent) => t!(
-            "common.stall.agent",
-            agent = agent,
-            age = silent,
-            since = since,
-            limit = limit
-        ),
-        None => t!(
-            "common.stall.project",
-            age = silent,
-            since = since,
-            limit = limit
-        ),
     }
 }
 
@@ -455,19 +457,8 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// Tokens against their budget: `43% · 2,184,310 of 5,000,000 tokens`.
-pub fn tokens(t: &crate::model::Tokens) -> String {
-    t!(
-        "common.tokens.long",
-        pct = t.percent,
-        used = thousands(t.used),
-        budget = thousands(t.budget)
-    )
-}
-
 /// An age as prose: `3m ago`, or `in the future (2h ahead)`.
 pub fn ago(seconds: i64) -> String {
-    use crate::model::Age;
     match Age::of(seconds) {
         Age::Future => t!("common.age.ahead", age = age(Some(-seconds))),
         _ => t!("common.age.ago", age = age(Some(seconds))),

@@ -358,6 +358,17 @@ pub struct Tokens {
 }
 
 impl Tokens {
+    /// Against their budget: `43% · 2,184,310 of 5,000,000 tokens`.
+    pub fn shown(&self) -> String {
+        use crate::i18n::thousands;
+        crate::t!(
+            "common.tokens.long",
+            pct = self.percent,
+            used = thousands(self.used),
+            budget = thousands(self.budget)
+        )
+    }
+
     /// `used` of `budget` (a budget of 0 counts as 1: any use is over it).
     pub fn new(used: u64, budget: u64) -> Tokens {
         let percent = u128::from(used) * 100 / u128::from(budget.max(1));

@@ -22,9 +22,7 @@ pub enum Scenario {
     Future,
 }
 
-/// How far ahead of "now" a time may be and still count as "just now"
-/// (clocks of two machines, a file written while "now" was taken).
-pub const SKEW_TOLERANCE_SECONDS: i64 = 60;
+pub use crate::i18n::{Age, SKEW_TOLERANCE_SECONDS};
 
 impl Scenario {
     pub const A_LIMIT_SECONDS: i64 = 3600;
@@ -76,36 +74,6 @@ pub struct Excerpt {
 /// Seconds from `updated_at` to `now` (negative when the update is ahead).
 pub fn since_seconds(updated_at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Option<i64> {
     updated_at.map(|t| (now - t).num_seconds())
-}
-
-/// An age in the one unit it is shown in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Age {
-    /// Ahead of now by more than [`SKEW_TOLERANCE_SECONDS`].
-    Future,
-    Seconds(i64),
-    Minutes(i64),
-    Hours(i64),
-    Days(i64),
-    Weeks(i64),
-}
-
-impl Age {
-    /// The unit an age of `seconds` is shown in (never `0s` ahead: a time
-    /// within the tolerance is "just now").
-    pub fn of(seconds: i64) -> Age {
-        if seconds < -SKEW_TOLERANCE_SECONDS {
-            return Age::Future;
-        }
-        let s = seconds.max(0);
-        match s {
-            0..=59 => Age::Seconds(s),
-            60..=3599 => Age::Minutes(s / 60),
-            3600..=86_399 => Age::Hours(s / 3600),
-            86_400..=1_209_599 => Age::Days(s / 86_400),
-            _ => Age::Weeks(s / 604_800),
-        }
-    }
 }
 
 /// Short relative age: `45s`, `3m`, `5h`, `2d`, `7w`; `future` for a time

@@ -218,3 +218,40 @@ pub fn parse_duration(text: &str) -> Option<TimeDelta> {
 #[cfg(test)]
 #[path = "stall_tests.rs"]
 mod tests;
+
+impl Stall {
+    /// As a row marks it: `stalled 40m` (`停滞40分钟`).
+    pub fn shown(&self) -> String {
+        crate::t!(
+            "common.stall.short",
+            age = crate::i18n::age(Some(self.silent_seconds))
+        )
+    }
+
+    /// In a sentence: who says it runs, how long its files have been
+    /// silent, since when (a short time against `now`) and the limit. The
+    /// agent's name is as the file holds it: made safe where it is shown.
+    pub fn sentence(&self, now: DateTime<Utc>) -> String {
+        use crate::i18n::age;
+        let (silent, since, limit) = (
+            age(Some(self.silent_seconds)),
+            super::short_time(self.since, now),
+            age(Some(self.limit_seconds)),
+        );
+        match &self.agent {
+            Some(agent) => crate::t!(
+                "common.stall.agent",
+                agent = agent,
+                age = silent,
+                since = since,
+                limit = limit
+            ),
+            None => crate::t!(
+                "common.stall.project",
+                age = silent,
+                since = since,
+                limit = limit
+            ),
+        }
+    }
+}

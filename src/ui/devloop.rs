@@ -637,7 +637,7 @@ pub fn agents(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             match p.agent_stall(ag, m.now, &m.stall) {
                 Some(s) => {
                     let (sym, style) = t.stalled();
-                    (format!("{sym} {}", crate::i18n::stalled(&s)), style)
+                    (format!("{sym} {}", s.shown()), style)
                 }
                 None => {
                     let (sym, style) = t.status(ag.status_kind);

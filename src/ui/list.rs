@@ -235,7 +235,7 @@ fn project_row<'a>(m: &View, i: usize, cols: &[u16]) -> Row<'a> {
     let mut mark = String::new();
     if let Some(s) = &stall {
         mark.push_str(" · ");
-        mark.push_str(&crate::i18n::stalled(s));
+        mark.push_str(&s.shown());
     }
     if !p.problems.is_empty() {
         mark.push_str(" !");

@@ -84,7 +84,7 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         vec![
             Span::styled(
                 match p.stall(m.now, &m.stall) {
-                    Some(s) => format!("{sym} {} · {}", p.status, crate::i18n::stalled(&s)),
+                    Some(s) => format!("{sym} {} · {}", p.status, s.shown()),
                     None => format!("{sym} {}", p.status),
                 },
                 style,
@@ -118,7 +118,7 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             &mut lines,
             w,
             crate::t!("panes.overview.stalled"),
-            &crate::i18n::stall_sentence(s, m.now),
+            &s.sentence(m.now),
             t.stalled().1.patch(t.bold),
         );
     }
@@ -136,7 +136,7 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             &mut lines,
             w,
             crate::t!("panes.overview.tokens"),
-            &crate::i18n::tokens(&tokens),
+            &tokens.shown(),
             label,
         );
     }
