@@ -16,3 +16,14 @@ pub const EXIT_CONFLICT: i32 = 3;
 /// a duplicate. The message says what was written and what settles it
 /// (`loopdeck recover`).
 pub const EXIT_PARTIAL: i32 = 4;
+
+/// The exit code of a decision that did not go as asked: a conflict
+/// (changed on disk, locked), something written in part, else a refusal.
+pub fn of_decision(e: &crate::store::txn::ActError) -> i32 {
+    use crate::store::txn::Failure;
+    match e.failure() {
+        Failure::Conflict => EXIT_CONFLICT,
+        Failure::Partial => EXIT_PARTIAL,
+        Failure::Refused => EXIT_FINDINGS,
+    }
+}

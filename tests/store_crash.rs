@@ -81,7 +81,7 @@ fn child_writer() {
                 Ok(_) => 0,
                 Err(e) => {
                     eprintln!("{e}");
-                    e.exit_code()
+                    loopdeck::exit::of_decision(&e)
                 }
             };
             std::process::exit(code);

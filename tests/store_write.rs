@@ -121,7 +121,7 @@ fn a_link_leaving_the_project_is_refused_and_its_target_untouched() {
         ),
         "{err:?}"
     );
-    assert_eq!(err.exit_code(), 1);
+    assert_eq!(loopdeck::exit::of_decision(&err), 1);
     assert_eq!(fs::read(&outside).unwrap(), b"{\"secret\":1}");
     assert!(
         fs::symlink_metadata(e.project.join("state.json"))

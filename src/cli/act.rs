@@ -456,7 +456,7 @@ pub fn run_undo(
 
 fn refused(err: &mut dyn Write, e: &ActError) -> i32 {
     let _ = writeln!(err, "loopdeck: {}", sanitize_text(&e.to_string()));
-    e.exit_code()
+    crate::exit::of_decision(e)
 }
 
 fn absolute(p: &std::path::Path) -> String {

@@ -41,7 +41,7 @@ pub fn run(
         Ok(s) => s,
         Err(e) => {
             writeln!(err, "loopdeck: {}", sanitize_line(&e.to_string()))?;
-            return Ok(e.exit_code());
+            return Ok(crate::exit::of_decision(&e));
         }
     };
     if json_out {

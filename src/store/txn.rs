@@ -235,13 +235,35 @@ pub enum ActError {
     Partial(String),
 }
 
+/// How a decision failed, for the caller to say (the binary's exit codes:
+/// 3, 4, 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// The file changed on disk, or is locked: nothing written.
+    Conflict,
+    /// Something was written and is not undone or not recorded.
+    Partial,
+    /// Refused by the rules (or the disk): nothing written.
+    Refused,
+}
+
 impl ActError {
-    /// The exit code of PRODUCT.md's headless interface.
-    pub fn exit_code(&self) -> i32 {
+    /// How this decision failed.
+    pub fn failure(&self) -> Failure {
         match self {
-            ActError::Changed(_) | ActError::Locked(_) => crate::exit::EXIT_CONFLICT,
-            ActError::Partial(_) => crate::exit::EXIT_PARTIAL,
-            _ => crate::exit::EXIT_FINDINGS,
+            ActError::Changed(_) | ActError::Locked(_) => Failure::Conflict,
+            ActError::Partial(_) => Failure::Partial,
+            _ => Failure::Refused,
+        }
+    }
+
+    /// The exit code PRODUCT.md gives this failure, for the store's tests.
+    #[cfg(test)]
+    pub(crate) fn exit_code(&self) -> i32 {
+        match self.failure() {
+            Failure::Conflict => 3,
+            Failure::Partial => 4,
+            Failure::Refused => 1,
         }
     }
 }

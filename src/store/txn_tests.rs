@@ -302,7 +302,7 @@ fn a_rollback_never_erases_another_writers_save() {
     })
     .unwrap_err();
     let msg = err.to_string();
-    assert_eq!(err.exit_code(), crate::exit::EXIT_PARTIAL, "{msg}");
+    assert_eq!(err.exit_code(), 4, "{msg}");
     assert!(msg.contains("could not be rolled back whole"), "{msg}");
     assert!(msg.contains("a.md"), "{msg}");
     assert_eq!(e.read("a.md"), "agent\n", "the agent's save stays");
