@@ -1,8 +1,8 @@
 //! Notifications, new-item marks and the Timeline's "N new below"
 //! (issue 9 §4, §5), on the pure update.
 
-use super::tests::{code, devloop, key, model, project};
-use super::*;
+use super::{code, devloop, key, model, project};
+use crate::app::*;
 use crate::model::{Event as TimelineEvent, InboxItem, InboxKind, Problem};
 use chrono::TimeZone;
 

@@ -1,8 +1,8 @@
 //! The devloop Revisions tab: newest first, Enter opens the revision's
 //! drawer, a reload keeps it while the revision is there.
 
-use super::tests::{code, devloop, key, model, project};
-use super::*;
+use super::{code, devloop, key, model, project};
+use crate::app::*;
 use crate::model::{ChangeSummary, Event as TimelineEvent, Revision};
 
 fn revision(kind: &str, rev: u64) -> Revision {

@@ -1,9 +1,23 @@
 //! Key handling, tested on the pure update function: no terminal, no disk.
+//!
+//! The helpers every `app` test uses (`key`, `code`, `project`, `model`,
+//! `three`, `devloop`, …) live here; each topic's tests are a file beside
+//! this one.
 
 use super::*;
 use crate::model::{Bug, Event as TimelineEvent, InboxItem, InboxKind};
 use chrono::TimeZone;
 use crossterm::event::KeyEvent;
+
+mod copy;
+mod group;
+mod keys;
+mod lang;
+mod mouse;
+mod notice;
+mod palette;
+mod revisions;
+mod sort;
 
 pub(super) fn key(c: char) -> Event {
     Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))

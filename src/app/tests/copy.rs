@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use chrono::TimeZone;
 
-use super::tests::{code, key};
-use super::*;
+use super::{code, key};
+use crate::app::*;
 
 const REFUSAL: &str = "(OSC 52: your terminal must allow clipboard writes)";
 

@@ -4,8 +4,8 @@
 //! help, the palette, a filter or a dialog, and on what is no longer
 //! shown, a click does nothing.
 
-use super::tests::{code, devloop, key, selected, three};
-use super::*;
+use super::{code, devloop, key, selected, three};
+use crate::app::*;
 
 fn click(m: &mut Model, target: Target) -> Vec<Effect> {
     update(m, Event::Click(target))

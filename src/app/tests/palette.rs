@@ -2,10 +2,10 @@
 //! force by each command, and the `[keys]` leftovers (a default written
 //! back, the too-small screen's quit keys).
 
-use super::keymap::build;
-use super::palette::{Entry, Go, entries};
-use super::tests::{code, key, three};
-use super::*;
+use super::{code, key, three};
+use crate::app::keymap::build;
+use crate::app::palette::{Entry, Go, entries};
+use crate::app::*;
 use crate::i18n::{Lang, scoped};
 use crate::model::text::width;
 
@@ -153,7 +153,7 @@ fn each_command_shows_the_keys_that_run_it_here() {
     assert_eq!(keys_of(&m, Command::Quit).as_deref(), Some("M-x"));
     // A key an earlier row takes is not shown: in the inbox, on an item
     // with a yes option, y picks yes (copy has no key there).
-    let mut p = super::tests::project("delta", crate::model::Format::PrdMaster, 0);
+    let mut p = super::project("delta", crate::model::Format::PrdMaster, 0);
     let options = vec!["yes".to_owned(), "no".to_owned()];
     p.inbox.push(crate::model::InboxItem {
         kind: crate::model::InboxKind::Question,
@@ -174,7 +174,7 @@ fn each_command_shows_the_keys_that_run_it_here() {
         sha256: "a".repeat(64),
         len: 10,
     });
-    let mut m = super::tests::model(vec![p]);
+    let mut m = super::model(vec![p]);
     update(&mut m, key('i'));
     assert!(decide::yes_no(&m, true).is_some());
     assert!(command_applies(&m, Command::Copy));

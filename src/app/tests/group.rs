@@ -2,8 +2,8 @@
 //! format or by root: the order, header rows the selection never lands on,
 //! and the selection staying on its project.
 
-use super::tests::{code, key, project, selected};
-use super::*;
+use super::{code, key, project, selected};
+use crate::app::*;
 use chrono::TimeZone;
 use panes::{Group, GroupKey, ListRow, Sort};
 

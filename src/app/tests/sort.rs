@@ -1,8 +1,8 @@
 //! Sorting the project list (`S`, and `sort: …` in the palette): the
 //! order, and the selection staying on its project.
 
-use super::tests::{code, key, model, project, selected, three};
-use super::*;
+use super::{code, key, model, project, selected, three};
+use crate::app::*;
 use crate::model::StatusKind;
 use chrono::TimeZone;
 use panes::Sort;

@@ -2,9 +2,9 @@
 //! old key not, help and hints naming the keys in force, and every mistake
 //! refused with its line.
 
-use super::keymap::{KeyError, build, key_label, parse_key};
-use super::tests::{code, key, three};
-use super::*;
+use super::{code, key, three};
+use crate::app::keymap::{KeyError, build, key_label, parse_key};
+use crate::app::*;
 
 fn entries(toml: &str) -> Vec<crate::config::KeyEntry> {
     crate::config::parse(toml, "c.toml").unwrap().keys.0
@@ -270,7 +270,7 @@ fn help_and_hints_show_the_keys_in_force() {
 /// A PRD project with one question the console can answer.
 fn answerable() -> Model {
     use crate::model::{Address, FileStamp, InboxItem, InboxKind};
-    let mut p = super::tests::project("alpha", Format::PrdMaster, 0);
+    let mut p = super::project("alpha", Format::PrdMaster, 0);
     p.inbox.push(InboxItem {
         kind: InboxKind::Question,
         act: Some(Address::new("answer", Some("OQ-1".to_owned()), Vec::new())),
@@ -286,7 +286,7 @@ fn answerable() -> Model {
         sha256: "a".repeat(64),
         len: 10,
     });
-    super::tests::model(vec![p])
+    super::model(vec![p])
 }
 
 #[test]

@@ -6,11 +6,11 @@
 
 use chrono::TimeZone;
 
-use super::decide::tests::{done, seq as seq_of};
-use super::keymap::{KeyError, build};
-use super::panes::Sort;
-use super::tests::{code, key, model, project, three};
-use super::*;
+use super::{code, key, model, project, three};
+use crate::app::decide::tests::{done, seq as seq_of};
+use crate::app::keymap::{KeyError, build};
+use crate::app::panes::Sort;
+use crate::app::*;
 use crate::i18n::testing::{en, zh};
 use crate::i18n::{Lang, catalog, fill, scoped};
 use crate::model::text::width;
@@ -203,7 +203,7 @@ fn answered(m: &mut Model, text: &str) {
     for c in text.chars() {
         update(m, key(c));
     }
-    let seq = seq_of(&update(m, super::tests::ctrl('s')));
+    let seq = seq_of(&update(m, super::ctrl('s')));
     update(
         m,
         Event::Decided {
