@@ -15,8 +15,6 @@ mod reading;
 mod scroll;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_issue7;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -1,8 +1,11 @@
 //! The user's keys (`[keys]` in the config): what a remapped key does, the
 //! old key not, help and hints naming the keys in force, and every mistake
-//! refused with its line.
+//! refused with its line; and the one table (`KEYMAP`) that drives
+//! dispatch, help, hints and the palette.
 
-use super::{code, key, three};
+use crossterm::event::KeyEvent;
+
+use super::{code, devloop, key, three};
 use crate::app::keymap::{KeyError, build, key_label, parse_key};
 use crate::app::*;
 
@@ -312,4 +315,50 @@ fn the_decide_hint_names_the_verb_after_the_key_in_force() {
     assert!(m.form.is_none(), "a no longer decides");
     update(&mut m, key('A'));
     assert!(m.form.is_some(), "A opens the form");
+}
+
+#[test]
+fn one_table_drives_dispatch_help_hints_and_palette() {
+    let mut m = devloop();
+    update(&mut m, key('3'));
+    assert_eq!(m.tab, Tab::Bugs);
+    // Every key help lists here does what the table says.
+    for b in KEYMAP
+        .iter()
+        .filter(|b| b.mode == Mode::Normal && !b.keys.is_empty())
+    {
+        if !commands::active(&m, Mode::Normal).any(|a| std::ptr::eq(a, b)) {
+            continue;
+        }
+        for k in b.keys {
+            let ev = match *k {
+                Key::Char(c) => KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE),
+                Key::Ctrl(c) => KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL),
+                Key::Alt(c) => KeyEvent::new(KeyCode::Char(c), KeyModifiers::ALT),
+                Key::Code(c) => KeyEvent::new(c, KeyModifiers::NONE),
+                Key::Digit | Key::AnyDigit => KeyEvent::new(KeyCode::Char('1'), KeyModifiers::NONE),
+            };
+            let got = lookup(&m, &ev).expect("bound");
+            let first = commands::active(&m, Mode::Normal)
+                .find(|a| a.keys.contains(k))
+                .expect("a row");
+            assert_eq!(
+                std::mem::discriminant(&got),
+                std::mem::discriminant(&first.command),
+                "{k:?}"
+            );
+        }
+        assert!(
+            help_rows(&m).iter().any(|r| r.keys == b.label),
+            "help lists {}",
+            b.label
+        );
+    }
+    let h: Vec<String> = hints(&m).into_iter().map(|h| h.text).collect();
+    assert_eq!(h.first().map(String::as_str), Some("s status"), "{h:?}");
+    assert!(h.iter().any(|t| t == "Enter history"), "{h:?}");
+    assert!(!h.iter().any(|t| t == "f follow"), "not on Bugs: {h:?}");
+    // The palette offers the table's descriptions.
+    let found = commands_matching(&m, "severity");
+    assert_eq!(found.first().map(|f| f.0), Some(Command::CycleBugSeverity));
 }

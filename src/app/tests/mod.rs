@@ -8,16 +8,38 @@ use super::*;
 use crate::model::{Bug, Event as TimelineEvent, InboxItem, InboxKind};
 use chrono::TimeZone;
 use crossterm::event::KeyEvent;
+use ratatui::{Terminal, backend::TestBackend};
 
 mod copy;
 mod group;
+mod inbox;
 mod keys;
 mod lang;
 mod mouse;
+mod navigation;
 mod notice;
 mod palette;
+mod reading;
 mod revisions;
 mod sort;
+mod timeline;
+
+/// The frame `m` draws at `w` x `h` with the fallback theme, every cell
+/// as drawn, one line of text per row.
+pub(super) fn screen(m: &Model, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("test backend");
+    t.draw(|f| crate::ui::render(m, &crate::ui::Theme::fallback(false), f))
+        .expect("draws");
+    let buf = t.backend().buffer().clone();
+    let mut out = String::new();
+    for y in 0..h {
+        for x in 0..w {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
 
 pub(super) fn key(c: char) -> Event {
     Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
