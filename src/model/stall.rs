@@ -216,5 +216,4 @@ pub fn parse_duration(text: &str) -> Option<TimeDelta> {
 }
 
 #[cfg(test)]
-#[path = "stall_tests.rs"]
 mod tests;

@@ -11,6 +11,9 @@ use notify::event::{CreateKind, DataChange, Flag, ModifyKind, RemoveKind};
 use super::super::super::Liveness;
 use super::*;
 
+#[cfg(target_os = "linux")]
+mod measure;
+
 #[derive(Default)]
 struct Fake {
     watched: BTreeSet<PathBuf>,

@@ -1,5 +1,5 @@
 //! Figures for the report, not checks (ignored by default). Run:
-//! `cargo test --release --lib watch::watcher::measure -- --ignored --nocapture --test-threads 1`
+//! `cargo test --release --lib watch::watcher::watching::tests::measure -- --ignored --nocapture --test-threads 1`
 //! Prints, with the real notify backend: inotify watches per project of
 //! each format (counted by the kernel: `inotify wd:` lines of the inotify
 //! fd's `/proc/self/fdinfo`), the time to set the watches up, and the time
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use super::*;
+use super::super::*;
 
 /// The inotify watches this process holds, as the kernel counts them.
 fn kernel_watches() -> usize {
