@@ -715,6 +715,30 @@ fn bad_input_never_panics_and_never_writes() {
     assert!(before == snapshot(&root), "reading never writes");
 }
 
-// Issue 7: memory, projects never dropped, seed rules.
-#[path = "devloop/issue7.rs"]
-mod issue7;
+// Memory, projects never dropped, the seed rules read right: real files
+// in temp dirs, in tests/devloop/.
+
+/// A devloop project.json for `pid`, running, updated 2026-06-01T10:00Z.
+fn meta(pid: &str) -> String {
+    format!(
+        r#"{{"id":"{pid}","company_id":"acme","name":"{pid}","status":"running","updated_at":"2026-06-01T10:00:00Z"}}"#
+    )
+}
+
+/// A project whose coder paused 2026-05-20T09:00Z holding a resume token.
+fn paused_project(root: &Path) -> PathBuf {
+    let dir = root.join("data/companies/acme/projects/p-paused");
+    write(&dir.join("project.json"), meta("p-paused"));
+    write(
+        &dir.join("agent-state/coder.json"),
+        r#"{"agent":"coder","status":"paused","call_id":"c1","current_step":1,"total_steps":3,"resume_token":"rt","updated_at":"2026-05-20T09:00:00Z"}"#,
+    );
+    dir
+}
+
+#[path = "devloop/memory.rs"]
+mod memory;
+#[path = "devloop/seed_rules.rs"]
+mod seed_rules;
+#[path = "devloop/unreadable.rs"]
+mod unreadable;

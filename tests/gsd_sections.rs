@@ -11,8 +11,9 @@
 //! (`Blockers|Blockers/Concerns|Concerns` for blockers), case-insensitive;
 //! without a match it appends `\n## Decisions\n\n- entry\n` (`### Blockers`).
 //! This test reads it line by line, which is all these files need; the
-//! byte-exact port is unit-tested against the JavaScript in splice_tests.rs,
-//! and bench/compat/gsd runs gsd-tools itself.
+//! byte-exact port is unit-tested against the JavaScript in
+//! src/formats/gsd/splice/tests.rs, and bench/compat/gsd runs gsd-tools
+//! itself.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure
 
 mod common;

@@ -263,5 +263,4 @@ pub fn escalated_total(m: &Model) -> usize {
 }
 
 #[cfg(test)]
-#[path = "escalate_tests.rs"]
 mod tests;

@@ -15,26 +15,6 @@ mod reading;
 mod scroll;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_copy;
-#[cfg(test)]
-mod tests_group;
-#[cfg(test)]
-mod tests_issue7;
-#[cfg(test)]
-mod tests_keys;
-#[cfg(test)]
-mod tests_lang;
-#[cfg(test)]
-mod tests_mouse;
-#[cfg(test)]
-mod tests_notice;
-#[cfg(test)]
-mod tests_palette;
-#[cfg(test)]
-mod tests_revisions;
-#[cfg(test)]
-mod tests_sort;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

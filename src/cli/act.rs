@@ -538,7 +538,7 @@ fn say_undo(out: &mut dyn Write, name: &str, appended: bool, o: &Outcome) -> io:
 }
 
 #[cfg(test)]
-mod help_tests {
+mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use clap::CommandFactory;
 

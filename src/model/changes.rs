@@ -243,5 +243,4 @@ fn within<'a>(old: &'a Project, new: &'a Project, out: &mut Vec<Change<'a>>) {
 }
 
 #[cfg(test)]
-#[path = "changes_tests.rs"]
 mod tests;

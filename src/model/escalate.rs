@@ -208,5 +208,4 @@ pub fn short_duration(d: TimeDelta) -> String {
 }
 
 #[cfg(test)]
-#[path = "escalate_tests.rs"]
 mod tests;

@@ -201,5 +201,4 @@ impl FirstSeen {
 }
 
 #[cfg(test)]
-#[path = "first_seen_tests.rs"]
 mod tests;

@@ -449,5 +449,4 @@ pub fn forget(
 }
 
 #[cfg(test)]
-#[path = "seen_tests.rs"]
 mod tests;

@@ -216,7 +216,6 @@ pub fn parse_duration(text: &str) -> Option<TimeDelta> {
 }
 
 #[cfg(test)]
-#[path = "stall_tests.rs"]
 mod tests;
 
 impl Stall {

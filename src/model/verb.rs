@@ -592,5 +592,4 @@ fn is_sha256(s: &str) -> bool {
 }
 
 #[cfg(test)]
-#[path = "verb_tests.rs"]
 mod tests;

@@ -191,12 +191,6 @@ mod tests {
         }
         assert_eq!(fs::read(dir.join("state.json")).unwrap(), before);
     }
-}
-
-#[cfg(test)]
-mod by_tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::*;
 
     /// The console's decider (the login name) follows the rule `--by`
     /// does: a name with a line break is refused before anything is read

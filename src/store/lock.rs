@@ -773,5 +773,4 @@ impl OwnerRecord {
 }
 
 #[cfg(test)]
-#[path = "lock_tests.rs"]
 mod tests;

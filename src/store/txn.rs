@@ -471,7 +471,6 @@ impl Snapshot {
 }
 
 #[cfg(test)]
-#[path = "txn_tests.rs"]
 mod tests;
 
 enum Unsettled {

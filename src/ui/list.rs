@@ -280,7 +280,7 @@ fn project_row<'a>(m: &View, i: usize, cols: &[u16]) -> Row<'a> {
 }
 
 #[cfg(test)]
-mod group_tests {
+mod tests {
     //! The list grouped by format and by root: headers drawn across the
     //! list, never highlighted, in English and Chinese, at 80x24 and wide.
 

@@ -20,33 +20,9 @@ pub mod theme;
 mod widgets;
 
 #[cfg(test)]
-mod audit_tests;
-#[cfg(test)]
-mod decide_tests;
-#[cfg(test)]
-mod escalate_tests;
-#[cfg(test)]
-mod hostile_tests;
-#[cfg(test)]
-mod lang_panes_tests;
-#[cfg(test)]
-mod lang_tests;
-#[cfg(test)]
-mod mouse_tests;
-#[cfg(test)]
-mod notice_tests;
-#[cfg(test)]
-mod small_tests;
-#[cfg(test)]
-mod stall_tests;
-#[cfg(test)]
-mod style_tests;
-#[cfg(test)]
 pub(crate) mod testing;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod text_tests;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

@@ -300,7 +300,7 @@ pub fn palette(m: &View, f: &mut Frame, area: Rect) {
 }
 
 #[cfg(test)]
-mod keys_tests {
+mod tests {
     #[test]
     fn keys_that_fill_their_column_keep_a_space_before_the_words() {
         assert_eq!(super::keys("g Home"), " g Home  ");

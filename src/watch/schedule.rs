@@ -235,5 +235,4 @@ pub fn targets_of(
 }
 
 #[cfg(test)]
-#[path = "schedule_tests.rs"]
 mod tests;

@@ -450,5 +450,4 @@ fn current_phase(doc: &Doc, text: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "act_tests.rs"]
 mod tests;

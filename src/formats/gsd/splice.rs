@@ -679,5 +679,4 @@ fn comment_start(v: &str) -> Option<usize> {
 }
 
 #[cfg(test)]
-#[path = "splice_tests.rs"]
 mod tests;

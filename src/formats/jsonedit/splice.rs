@@ -838,5 +838,4 @@ impl<'a> Parser<'a> {
 }
 
 #[cfg(test)]
-#[path = "splice_tests.rs"]
 mod tests;

@@ -302,5 +302,4 @@ impl<T: Clone, F> State<T, F> {
 }
 
 #[cfg(test)]
-#[path = "incremental_tests.rs"]
 mod tests;

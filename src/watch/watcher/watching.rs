@@ -466,9 +466,4 @@ impl<B: Backend> Watching<B> {
 }
 
 #[cfg(test)]
-#[path = "watching_tests.rs"]
 mod tests;
-
-#[cfg(all(test, target_os = "linux"))]
-#[path = "measure_tests.rs"]
-mod measure;
