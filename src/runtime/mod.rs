@@ -31,7 +31,7 @@ use crate::app::{self, Effect, Event, Model};
 use crate::exit::{EXIT_OK, EXIT_USAGE};
 use crate::model::text::sanitize_line;
 use crate::options::Global;
-use crate::watch::{self, Engine, Reading, Sink, Target, Update, WORKER};
+use crate::watch::{self, Engine, Reading, Sink, Target, Update};
 use crate::{formats, ui};
 
 /// What reaches the loop.
@@ -439,7 +439,7 @@ pub fn run(global: &Global, roots: &[PathBuf]) -> color_eyre::Result<i32> {
     // over the frame. Any other thread's panic goes to the hooks above.
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if thread::current().name() != Some(WORKER) {
+        if !crate::guard::on_worker() {
             previous(info);
         }
     }));
