@@ -8,12 +8,12 @@
 //! change re-reads only the projects its paths belong to.
 //!
 //! The parts: [`config`] (the settings the console starts with),
-//! [`terminal`] (taking the terminal and giving it back, the panic chain,
-//! a frame), [`input`] (the input thread), [`timers`] (what wakes the loop
-//! when no message does), [`effects`] (carrying out what `app::update`
-//! asks for, slow work on [`workers`]) and [`saver`] (the "since you
-//! looked" memory). [`run`] sets up and runs [`Console::turn`] until the
-//! user quits; each turn drains every message waiting, then draws.
+//! `terminal` (taking the terminal and giving it back, the panic chain,
+//! a frame), `input` (the input thread), `timers` (what wakes the loop
+//! when no message does), `effects` (carrying out what `app::update`
+//! asks for, slow work on `workers`) and `saver` (the "since you looked"
+//! memory). [`run`] sets up, then runs `Console::turn` until the user
+//! quits; each turn drains every message waiting, then draws.
 
 pub mod clipboard;
 pub mod config;
