@@ -7,9 +7,16 @@
 //! [`quiet_hook`] stays silent (no crash report on stderr, and no terminal
 //! restored under a console that keeps running); it keeps the message and
 //! its location for the problem instead.
+//!
+//! Work on a thread of its own ([`guarded`], on a [`WORKER`] thread) is
+//! contained the same way, without the hook's silence: its panic becomes
+//! `"what: message"` for the front end to show, and the console's panic
+//! hook leaves threads of that name alone (see `runtime::terminal`).
 
+use std::any::Any;
 use std::cell::{Cell, RefCell};
-use std::panic::{self, AssertUnwindSafe};
+use std::panic::{self, AssertUnwindSafe, PanicHookInfo};
+use std::thread;
 
 thread_local! {
     static GUARDED: Cell<u32> = const { Cell::new(0) };
@@ -23,14 +30,51 @@ pub fn caught<T>(work: impl FnOnce() -> T) -> Result<T, String> {
     let result = panic::catch_unwind(AssertUnwindSafe(work));
     GUARDED.with(|g| g.set(g.get().saturating_sub(1)));
     result.map_err(|payload| {
-        LAST.with(|l| l.borrow_mut().take()).unwrap_or_else(|| {
-            payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_owned())
-        })
+        LAST.with(|l| l.borrow_mut().take())
+            .unwrap_or_else(|| message(payload.as_ref()))
     })
+}
+
+/// Worker threads are named so: the console reports their panics itself
+/// (a front end's panic hook leaves them alone).
+pub const WORKER: &str = "loopdeck-worker";
+
+/// Is this thread a [`WORKER`]?
+pub fn on_worker() -> bool {
+    thread::current().name() == Some(WORKER)
+}
+
+/// Run `f` and give its answer, or the panic's message as `"what: why"`
+/// (which no caller ever sees as a dead thread). The message is made safe
+/// where it is shown. Unlike [`caught`], the panic hook is not silenced
+/// (a [`WORKER`] thread's name does that in the console).
+pub fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
+    panic::catch_unwind(AssertUnwindSafe(f))
+        .map_err(|payload| format!("{what}: {}", message(payload.as_ref())))
+}
+
+/// The text a panic was raised with.
+fn message(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
+}
+
+/// The quiet part of a panic hook: inside [`caught`], keep the panic's
+/// message and location for it and say `true` (the hook reports
+/// nothing); elsewhere `false` (the hook goes on).
+pub fn quiet(info: &PanicHookInfo<'_>) -> bool {
+    if GUARDED.with(Cell::get) == 0 {
+        return false;
+    }
+    let at = info
+        .location()
+        .map(|l| format!(" at {}:{}", l.file(), l.line()))
+        .unwrap_or_default();
+    LAST.with(|l| *l.borrow_mut() = Some(format!("{}{at}", message(info.payload()))));
+    true
 }
 
 /// Wrap the current panic hook so that a panic inside [`caught`] is not
@@ -40,19 +84,7 @@ pub fn caught<T>(work: impl FnOnce() -> T) -> Result<T, String> {
 pub fn quiet_hook() {
     let previous = panic::take_hook();
     panic::set_hook(Box::new(move |info| {
-        if GUARDED.with(Cell::get) > 0 {
-            let message = info
-                .payload()
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| info.payload().downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_owned());
-            let at = info
-                .location()
-                .map(|l| format!(" at {}:{}", l.file(), l.line()))
-                .unwrap_or_default();
-            LAST.with(|l| *l.borrow_mut() = Some(format!("{message}{at}")));
-        } else {
+        if !quiet(info) {
             previous(info);
         }
     }));
@@ -69,5 +101,16 @@ mod tests {
         assert!(e.starts_with("boom 1"), "{e}");
         // Nested work is released properly: the counter is back to zero.
         assert_eq!(GUARDED.with(Cell::get), 0);
+    }
+
+    /// A worker's panic is said with what it was doing, without a
+    /// location, and leaves the quiet hook's state alone.
+    #[test]
+    fn a_guarded_panic_says_what_it_was_doing() {
+        assert_eq!(guarded("reading", || 7), Ok(7));
+        let e = guarded("reading", || -> u8 { panic!("No such local time") }).unwrap_err();
+        assert_eq!(e, "reading: No such local time");
+        assert_eq!(GUARDED.with(Cell::get), 0);
+        assert!(LAST.with(|l| l.borrow().is_none()));
     }
 }

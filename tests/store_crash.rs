@@ -15,9 +15,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use loopdeck::store::txn::{
-    ActError, Edit, LockKind, Outcome, Refusal, Txn, WriteOptions, transact,
-};
+use loopdeck::store::transact;
+use loopdeck::store::txn::{ActError, Edit, LockKind, Outcome, Refusal, Txn, WriteOptions};
 
 const ROLE: &str = "LOOPDECK_STORE_CRASH_ROLE";
 const DIR: &str = "LOOPDECK_STORE_CRASH_DIR";

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use chrono::Utc;
 use loopdeck::store::audit;
-use loopdeck::store::txn::{ActError, Edit, LockKind, Outcome, Txn, WriteOptions, transact};
+use loopdeck::store::transact;
+use loopdeck::store::txn::{ActError, Edit, LockKind, Outcome, Txn, WriteOptions};
 use loopdeck::store::{StoreError, sha256_hex};
 
 struct Env {

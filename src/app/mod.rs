@@ -11,6 +11,7 @@ pub mod keymap;
 mod notice;
 pub mod palette;
 pub mod panes;
+mod phases;
 mod reading;
 mod scroll;
 #[cfg(test)]
@@ -22,7 +23,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::model::{Event as TimelineEvent, Excerpt, Format, Project, Scenario, since_seconds};
+use crate::model::{Event as TimelineEvent, Excerpt, Format, Project};
 use crate::t;
 pub use actions::run;
 use actions::{click, filter_key, older, palette_key};
@@ -31,6 +32,7 @@ pub use commands::{
     hints, is_decision, keys_here, lookup, matching as commands_matching,
 };
 pub use notice::{Notices, item_key};
+use phases::Phases;
 pub use reading::{Back, Freshness, Held, Identity};
 pub use scroll::Scroll;
 
@@ -795,177 +797,50 @@ fn after_read(m: &mut Model, merge: impl FnOnce(&mut Model) -> Vec<Effect>) -> V
 }
 
 /// Apply `event` to the model; return what the runtime must do.
+///
+/// `step` does what the event means. The phases around it keep the
+/// console's memories in step with it; they run in this order, each
+/// documented in `app/phases.rs` with why it runs where it does:
+///
+/// Before the step, on the model as the last frame showed it:
+/// 1. `fill_first_seen`: items without a time of their own take the time
+///    a reading first showed them, before the reading is merged;
+/// 2. `see_before_key`: a key sees the new items the last frame showed;
+/// 3. `keep_timeline`: a scrolled-up Timeline keeps its older events;
+/// 4. `note_looking`: the memory's save state, the project looked at;
+/// 5. `seen_reading`: a project never seen gets its baseline.
+///
+/// 6. `step`.
+///
+/// After the step, on the model the event made:
+/// 7. `notify_new`: the reading's new items, and their notification;
+/// 8. `escalate`: rules that start firing, one notification with 7's;
+/// 9. `retry_decision`: a retry held for this reading goes ahead;
+/// 10. `see_after_step`: a key that opened a detail sees its items;
+/// 11. `seen_after`: what the reading changed against what was seen, and
+///     the looks;
+/// 12. `save`: the memories changed above are saved, a frame drawn when a
+///     key only took marks away;
+/// 13. `excerpts`: a project away a week asks for what to reread;
+/// 14. `compare`: an open Revisions drawer asks for its diff.
 pub fn update(m: &mut Model, event: Event) -> Vec<Effect> {
-    // A click is the user's hand as a key is.
-    let key = matches!(&event, Event::Key(k) if k.kind != KeyEventKind::Release)
-        || matches!(event, Event::Click(_));
-    let reading = matches!(
-        event,
-        Event::Loaded(_) | Event::Reread { .. } | Event::Settle(_)
-    );
-    let full = matches!(event, Event::Loaded(_));
-    // Each waiting item without a time in its files waits from when a
-    // reading first showed it: never re-aged by another write.
     let mut event = event;
-    let first_changed = match &mut event {
-        Event::Loaded(ps) | Event::Reread { projects: ps, .. } => m.first_seen.fill(ps, m.now),
-        _ => false,
-    };
-    let seen = key && notice::before_key(m);
-    if reading {
-        notice::before_reading(m);
-    }
-    let was_dirty = m.seen.dirty;
-    // The project being looked at before the key: the key that leaves it
-    // (Esc, i, n) still counts as looking at it.
-    let looked = if key { looking(m) } else { None };
-    seen_reading(m, &event);
-    let covered = match &event {
-        Event::Loaded(_) => Some((None, Vec::new())),
-        Event::Reread { dirs, trees, .. } => Some((Some(dirs.clone()), trees.clone())),
-        _ => None,
-    };
-    let clock = matches!(event, Event::Clock(_));
+    let mut phases = Phases::of(&event);
+    phases.fill_first_seen(m, &mut event);
+    phases.see_before_key(m);
+    phases.keep_timeline(m);
+    phases.note_looking(m);
+    phases.seen_reading(m, &event);
     let mut effects = step(m, event);
-    if reading {
-        effects.extend(notice::after_reading(m, full));
-    }
-    if reading || clock {
-        effects.extend(escalate::check(m));
-        // New items and escalations in one reading ring once.
-        coalesce_notify(&mut effects);
-    }
-    if let Some((dirs, trees)) = &covered {
-        effects.extend(decide::read(m, dirs.as_deref(), trees));
-    }
-    notice::after_step(m, key);
-    seen_after(m, &covered, key, looked);
-    if first_changed {
-        effects.push(Effect::SaveFirstSeen);
-    }
-    if m.seen.dirty && !was_dirty {
-        effects.push(Effect::SaveSeen);
-    }
-    if seen && !effects.contains(&Effect::Render) {
-        effects.push(Effect::Render);
-    }
-    // A project away more than a week shows what to reread: ask for it once.
-    if let Some(p) = m.selected_project()
-        && since_seconds(p.updated_at, m.now).map(Scenario::for_age) == Some(Scenario::C)
-        && !p.resume.read_first.is_empty()
-        && m.excerpts.as_ref().is_none_or(|(path, _)| path != &p.path)
-    {
-        let path = p.path.clone();
-        m.excerpts = Some((path.clone(), Vec::new()));
-        effects.push(Effect::ReadExcerpts(path));
-    }
-    if reading {
-        // A reading replaces the project: its diffs are asked for again.
-        m.comparing = None;
-    }
-    effects.extend(compare_wanted(m));
+    phases.notify_new(m, &mut effects);
+    phases.escalate(m, &mut effects);
+    phases.retry_decision(m, &mut effects);
+    phases.see_after_step(m);
+    phases.seen_after(m);
+    phases.save(m, &mut effects);
+    phases.excerpts(m, &mut effects);
+    phases.compare(m, &mut effects);
     effects
-}
-
-/// Several `Effect::Notify` in one update become one (the first's title,
-/// the bodies joined), where the first was.
-fn coalesce_notify(effects: &mut Vec<Effect>) {
-    let mut first: Option<usize> = None;
-    let mut i = 0;
-    while i < effects.len() {
-        if let Effect::Notify { body, .. } = &effects[i] {
-            match first {
-                None => first = Some(i),
-                Some(f) => {
-                    let more = body.clone();
-                    effects.remove(i);
-                    if let Effect::Notify { body, .. } = &mut effects[f] {
-                        body.push_str(" · ");
-                        body.push_str(&more);
-                    }
-                    continue;
-                }
-            }
-        }
-        i += 1;
-    }
-}
-
-/// The open Revisions drawer shows a PRD or SDD revision not compared
-/// yet: ask for its section diff, once per reading.
-fn compare_wanted(m: &mut Model) -> Option<Effect> {
-    let Some(Drawer::Revision(key)) = &m.drawer else {
-        return None;
-    };
-    let p = m.selected_project()?;
-    let index = p
-        .detail
-        .revisions
-        .iter()
-        .position(|r| &panes::revision_key(r) == key)?;
-    let r = &p.detail.revisions[index];
-    let wanted = r.sections.is_none()
-        && r.has_sections()
-        && m.comparing.as_ref() != Some(&(p.path.clone(), key.clone()));
-    if !wanted {
-        return None;
-    }
-    let (path, key) = (p.path.clone(), key.clone());
-    m.comparing = Some((path.clone(), key.clone()));
-    Some(Effect::CompareRevision { path, index, key })
-}
-
-/// A reading gives a project never seen its baseline (`model::seen`).
-fn seen_reading(m: &mut Model, event: &Event) {
-    match event {
-        Event::Loaded(projects) => m.seen.read(projects, true, m.now),
-        Event::Reread { projects, .. } => m.seen.read(projects, false, m.now),
-        _ => {}
-    }
-}
-
-/// After a step: compare what a reading changed with what was seen, and
-/// record the project whose detail has the focus when a key is pressed.
-/// The project whose detail has the focus (what the user is looking at).
-fn looking(m: &Model) -> Option<(PathBuf, Format)> {
-    (m.screen == Screen::Projects && m.focus == Focus::Detail)
-        .then(|| m.selected.clone())
-        .flatten()
-}
-
-fn seen_after(
-    m: &mut Model,
-    covered: &Option<(Option<Vec<PathBuf>>, Vec<PathBuf>)>,
-    key: bool,
-    looked: Option<(PathBuf, Format)>,
-) {
-    match covered {
-        Some((None, _)) => m.seen.refresh(&m.projects, true),
-        Some((Some(dirs), trees)) => m.seen.refresh(
-            m.projects
-                .iter()
-                .filter(|p| dirs.contains(&p.path) || trees.iter().any(|t| p.path.starts_with(t))),
-            false,
-        ),
-        None => {}
-    }
-    if key && !m.too_small() {
-        let index = |m: &Model, at: &Option<(PathBuf, Format)>| {
-            let (path, format) = at.as_ref()?;
-            m.projects
-                .iter()
-                .position(|p| &p.path == path && p.format == *format)
-        };
-        let now = looking(m);
-        if looked.is_some()
-            && looked != now
-            && let Some(i) = index(m, &looked)
-        {
-            m.seen.look(Some(&m.projects[i]), m.now);
-        }
-        let i = index(m, &now);
-        m.seen.look(i.map(|i| &m.projects[i]), m.now);
-    }
 }
 
 fn step(m: &mut Model, event: Event) -> Vec<Effect> {

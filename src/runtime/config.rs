@@ -1,8 +1,57 @@
 //! The console's part of the configuration: the theme (the file itself is
-//! read by [`crate::config`], for every command alike).
+//! read by [`crate::config`], for every command alike), and the settings
+//! the console starts with.
 
+use std::path::{Path, PathBuf};
+
+use crate::app::Binding;
 use crate::config::{Config, ConfigError};
 use crate::ui::Theme;
+
+/// What the console starts with: the config, and what it refused to start
+/// without (a theme it draws, rule colours it draws, a keymap, the roots).
+pub struct Settings {
+    pub cfg: Config,
+    pub theme: Theme,
+    /// `NO_COLOR`: a theme picked later is stripped of its colours too.
+    pub no_color: bool,
+    pub keymap: &'static [Binding],
+    pub roots: Vec<PathBuf>,
+}
+
+/// Load the config at `file` (none: the usual place) and what the console
+/// builds from it, for `roots` (none: the configured roots, else `.`);
+/// speak the language it asks for. `Err`: what to say before refusing to
+/// start (a usage error), in the language spoken.
+pub fn settings(file: Option<&Path>, roots: &[PathBuf]) -> Result<Settings, String> {
+    crate::config::speak(None);
+    let cfg = crate::config::load(file).map_err(|e| e.to_string())?;
+    crate::config::speak(Some(&cfg));
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let theme = theme(&cfg, no_color).map_err(|e| e.to_string())?;
+    // A rule's colour the console cannot draw is refused at start.
+    rule_colours(&cfg).map_err(|e| e.to_string())?;
+    // `[keys]`: a mistake is refused at start, at its line.
+    let keymap = crate::app::keymap::build(&cfg.keys.0).map_err(|e| {
+        ConfigError::Parse {
+            path: cfg.shown(),
+            line: Some(e.line),
+            column: Some(e.column),
+            message: e.message,
+        }
+        .to_string()
+    })?;
+    // A configured root that is gone is a problem of the run (shown with
+    // the projects), not a reason to refuse the others.
+    let roots = crate::config::roots(roots, &cfg).map_err(|e| e.to_string())?;
+    Ok(Settings {
+        cfg,
+        theme,
+        no_color,
+        keymap,
+        roots,
+    })
+}
 
 /// The theme `config` asks for (`NO_COLOR` strips its colours).
 pub fn theme(config: &Config, no_color: bool) -> Result<Theme, ConfigError> {

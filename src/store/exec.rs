@@ -1,4 +1,4 @@
-//! The executor behind [`transact`](super::txn::transact): the order of
+//! The executor behind [`transact`]: the order of
 //! the checks, the lock, the compare-and-swap and the writes.
 //!
 //! 1. The read-only gate (dry runs pass it); no audit directory refuses
@@ -58,6 +58,17 @@ struct Step {
     edit: Edit,
     before: Known,
     after: Known,
+}
+
+/// Run `decide` under the write rules and apply its edits: the read-only
+/// gate, the caller's `--expect-sha256`, the format's lock, compare-and-swap
+/// against the bytes `decide` read right before each rename, atomic
+/// replacement, whole-line appends, the audit log (see the module doc).
+pub fn transact(
+    txn: &Txn,
+    decide: impl FnOnce(&mut Snapshot) -> Result<Vec<Edit>, ActError>,
+) -> Result<Outcome, ActError> {
+    run(txn, decide, Order::Safe)
 }
 
 pub(crate) fn run(

@@ -27,6 +27,7 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
+pub use exec::transact;
 pub use walk::{MAX_DEPTH, NOISE_DIRS, Unreadable, WalkEntry, is_noise_dir, walk};
 
 /// The largest state file loopdeck reads whole. Larger files are reported,

@@ -3,7 +3,7 @@
 //! A format describes the transaction ([`Txn`]: the project, the primary
 //! file its lock guards, the lock's kind) and a `decide` function that
 //! reads what it needs through a [`Snapshot`] and returns the [`Edit`]s to
-//! make, or a [`Refusal`]. [`transact`] runs it under the rules of
+//! make, or a [`Refusal`]. [`transact`](super::transact) runs it under the rules of
 //! PRODUCT.md "Rules for every write": the read-only gate, the lock, the
 //! caller's `--expect-sha256`, compare-and-swap against the bytes `decide`
 //! read, atomic replacement, whole-line appends, the audit log.
@@ -433,17 +433,6 @@ pub struct Outcome {
     /// dry run, the console's confirm and the result all show it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub said: Vec<String>,
-}
-
-/// Run `decide` under the write rules and apply its edits: the read-only
-/// gate, the caller's `--expect-sha256`, the format's lock, compare-and-swap
-/// against the bytes `decide` read right before each rename, atomic
-/// replacement, whole-line appends, the audit log (see `store::exec`).
-pub fn transact(
-    txn: &Txn,
-    decide: impl FnOnce(&mut Snapshot) -> Result<Vec<Edit>, ActError>,
-) -> Result<Outcome, ActError> {
-    super::exec::run(txn, decide, super::exec::Order::Safe)
 }
 
 impl Snapshot {

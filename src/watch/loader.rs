@@ -9,27 +9,12 @@ use std::thread;
 use super::schedule::{self, Target};
 use super::{Msg, Reading, Sink};
 use crate::formats;
+use crate::guard::{self, WORKER};
 use crate::store::cache::ReadCache;
 
-/// Worker threads are named so: the console reports their panics itself
-/// (a front end's panic hook leaves them alone).
-pub const WORKER: &str = "loopdeck-worker";
-
-/// Run `f` and give its answer, or the panic's message (which no caller
-/// ever sees as a dead thread). The message is made safe where it is shown.
-pub fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
-        let why = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_owned());
-        format!("{what}: {why}")
-    })
-}
-
-/// Run `job` on a worker thread and `send` its answer; when it panics, or
-/// the thread cannot start, send `failed(why)`.
+/// Run `job` on a [`WORKER`] thread and `send` its answer; when it
+/// panics ([`guard::guarded`]), or the thread cannot start, send
+/// `failed(why)`.
 pub fn job_worker<M: Send + 'static>(
     send: impl Fn(M) -> bool + Clone + Send + 'static,
     what: &'static str,
@@ -41,7 +26,7 @@ pub fn job_worker<M: Send + 'static>(
     let spawned = thread::Builder::new()
         .name(WORKER.to_owned())
         .spawn(move || {
-            let msg = guarded(what, job).unwrap_or_else(failed);
+            let msg = guard::guarded(what, job).unwrap_or_else(failed);
             let _ = send(msg);
         });
     if let Err(e) = spawned {

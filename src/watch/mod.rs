@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::model::Project;
 use crate::store::cache::ReadCache;
-pub use loader::{WORKER, guarded, job_worker};
+pub use loader::job_worker;
 pub use schedule::Target;
 use schedule::{Action, Schedule};
 pub use watcher::Mode;

@@ -80,7 +80,7 @@ pub fn spawn(roots: Vec<PathBuf>, sink: Sink, opts: Options) -> Handle {
     let spawned = thread::Builder::new()
         .name("loopdeck-watcher".to_owned())
         .spawn(move || {
-            let outcome = super::loader::guarded("the file watcher failed", || {
+            let outcome = crate::guard::guarded("the file watcher failed", || {
                 run::run(roots, sink.clone(), opts.clone(), to_thread, &rx, &stopping);
             });
             // A failure is reported, never silent: the header polls and says why.

@@ -20,9 +20,8 @@ use serde_json::{Value, json};
 use crate::formats::act::not_for;
 use crate::formats::jsonedit::JsonDoc;
 use crate::model::{Address, Format, Request, Verb};
-use crate::store::txn::{
-    ActError, Edit, LockKind, Outcome, Refusal, Snapshot, Txn, WriteOptions, transact,
-};
+use crate::store::transact;
+use crate::store::txn::{ActError, Edit, LockKind, Outcome, Refusal, Snapshot, Txn, WriteOptions};
 
 pub(crate) const STATE: &str = "state.json";
 pub(crate) const README: &str = "README.md";

@@ -14,9 +14,8 @@ use super::text::{self, Field};
 use super::{GSD_WAITING_FILE, STATE_FILE, WAITING_FILE};
 use crate::formats::act::not_for;
 use crate::model::{Address, Format, Request, Verb};
-use crate::store::txn::{
-    ActError, Edit, LockKind, Outcome, Refusal, Snapshot, Txn, WriteOptions, transact,
-};
+use crate::store::transact;
+use crate::store::txn::{ActError, Edit, LockKind, Outcome, Refusal, Snapshot, Txn, WriteOptions};
 
 /// Make `req` on the project in `dir`.
 pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {

@@ -20,7 +20,8 @@ use std::path::Path;
 
 use crate::formats::act::not_for;
 use crate::model::{Format, Request, Verb};
-use crate::store::txn::{ActError, LockKind, Outcome, Refusal, Txn, WriteOptions, transact};
+use crate::store::transact;
+use crate::store::txn::{ActError, LockKind, Outcome, Refusal, Txn, WriteOptions};
 use crate::store::{self, StoreError};
 
 use super::STATE_FILE;

@@ -2,6 +2,7 @@
 //! lock, the checks, the order, the audit log and undo.
 use super::*;
 use crate::store::audit::{self, Which};
+use crate::store::transact;
 use std::fs;
 
 struct Env {

@@ -19,7 +19,8 @@ use crate::formats::devloop::agents::{self, STATE_DIR};
 use crate::formats::devloop::runs::safe_component;
 use crate::formats::jsonedit::JsonDoc;
 use crate::model::Request;
-use crate::store::txn::{ActError, Edit, LockKind, Outcome, Snapshot, Txn, WriteOptions, transact};
+use crate::store::transact;
+use crate::store::txn::{ActError, Edit, LockKind, Outcome, Snapshot, Txn, WriteOptions};
 
 pub fn act(
     dir: &Path,

@@ -20,7 +20,8 @@ use crate::formats::devloop::schema::BugLine;
 use crate::model::Request;
 use crate::store::StoreError;
 use crate::store::ndjson::{self, RevLine, ReverseLines};
-use crate::store::txn::{ActError, Edit, LockKind, Outcome, Snapshot, Txn, WriteOptions, transact};
+use crate::store::transact;
+use crate::store::txn::{ActError, Edit, LockKind, Outcome, Snapshot, Txn, WriteOptions};
 
 /// What the human asks of one bug.
 pub struct Move<'a> {

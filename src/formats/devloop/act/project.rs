@@ -21,9 +21,8 @@ use super::{decision, refuse, stamp};
 use crate::formats::devloop::PROJECT_FILE;
 use crate::formats::jsonedit::JsonDoc;
 use crate::model::{Request, Verb};
-use crate::store::txn::{
-    ActError, Edit, LockKind, Outcome, Snapshot, Stamp, Txn, WriteOptions, transact,
-};
+use crate::store::transact;
+use crate::store::txn::{ActError, Edit, LockKind, Outcome, Snapshot, Stamp, Txn, WriteOptions};
 
 /// How long the server is given to answer.
 const SERVER_TIMEOUT: Duration = Duration::from_secs(10);
