@@ -14,6 +14,13 @@
 //! still pointing at the new bytes); a link leaving the project is
 //! refused. `tempfile`'s `persist` and the `atomic-write-file` crate would
 //! both replace the link itself with a plain file.
+//!
+//! Hand-written on purpose: besides the links, the owner policy (the
+//! replacement keeps the file's owner and mode, and a file whose owner this
+//! process cannot give back is refused rather than silently taken over),
+//! the temp names the sweeper recognises and the directory fsync are
+//! loopdeck's rules, which no atomic-write crate offers; the system calls
+//! themselves are rustix's.
 
 use std::fs::{self, File};
 use std::io::{self, Read, Write};

@@ -20,6 +20,12 @@
 //! a walk returns is never a link when the walk looks at it; a link put
 //! there later is replaced by a rename (renames never follow links), and
 //! opened by nothing (every open here uses `O_NOFOLLOW`).
+//!
+//! Hand-written on purpose: `cap-std`'s sandbox and Linux's
+//! `openat2(RESOLVE_BENEATH)` (5.6 and later) refuse absolute links, which
+//! a project may hold and loopdeck writes through, and neither knows the
+//! owner rule (a link on the way is followed only when it is this user's
+//! or root's). The system calls are rustix's; the walk is the policy.
 
 use std::ffi::OsStr;
 use std::fs::File;

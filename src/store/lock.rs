@@ -31,6 +31,13 @@
 //!
 //! A live holder is waited for up to the transaction's wait, then the
 //! write stops with [`ActError::Locked`] (exit 3) naming the holder.
+//!
+//! Hand-written on purpose: `MkdirDir` and `PidFile` are other tools'
+//! protocols, which those tools take, read and break themselves, so the
+//! lock's name, its body byte for byte and the staleness rules must be
+//! theirs. Lock crates (`fs2`, `fd-lock`, `file-guard`) take `flock`/`fcntl`
+//! locks that gsd-tools and DWP's updater neither take nor see, and none
+//! judges a lock left by a dead process the way each tool does.
 
 use std::fs;
 use std::io::{self, Read, Write};
