@@ -6,7 +6,7 @@
 //! no cookies); this module says what loopdeck asks of it: one deadline for
 //! the whole request (resolve, connect, write, read), no redirect followed
 //! (a 3xx is an answer like any other), no proxy from the environment, 4xx
-//! and 5xx returned as answers, and at most [`MAX_RESPONSE`] bytes of the
+//! and 5xx returned as answers, and at most `MAX_RESPONSE` (64 KiB) of the
 //! body read. The server the seed describes is a plain-HTTP Express app:
 //! `https://` is refused with a message (put a local proxy in front), unless
 //! loopdeck was built with the `tls` feature (ureq's rustls, off by default).
