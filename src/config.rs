@@ -466,8 +466,11 @@ fn read_bounded(path: &Path) -> std::io::Result<String> {
     open.read(true);
     #[cfg(unix)]
     {
+        use rustix::fs::OFlags;
         use std::os::unix::fs::OpenOptionsExt;
-        open.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+        let flags = OFlags::NONBLOCK | OFlags::NOCTTY;
+        // The same bits, as C's `int`.
+        open.custom_flags(i32::from_ne_bytes(flags.bits().to_ne_bytes()));
     }
     let file = open.open(path)?;
     let meta = file.metadata()?;

@@ -11,35 +11,11 @@ pub fn login_name() -> String {
 }
 
 /// The name of this process's user account, from the password database
-/// (a shell without LOGNAME or USER: cron, a container, `env -i`).
-#[cfg(unix)]
+/// (a shell without LOGNAME or USER: cron, a container, `env -i`), as the
+/// `whoami` crate reads it (`getpwuid_r` on Unix; the account API elsewhere).
 fn account_name() -> Option<String> {
-    let mut buf = vec![0u8; 4096];
-    // SAFETY: `pwd` and `result` are out-parameters getpwuid_r fills; `buf`
-    // outlives the borrowed `pw_name`, which is copied before it is freed.
-    unsafe {
-        let mut pwd: libc::passwd = std::mem::zeroed();
-        let mut result: *mut libc::passwd = std::ptr::null_mut();
-        let rc = libc::getpwuid_r(
-            libc::getuid(),
-            &mut pwd,
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-            &mut result,
-        );
-        if rc != 0 || result.is_null() || pwd.pw_name.is_null() {
-            return None;
-        }
-        let name = std::ffi::CStr::from_ptr(pwd.pw_name)
-            .to_string_lossy()
-            .into_owned();
-        (!name.trim().is_empty()).then_some(name)
-    }
-}
-
-#[cfg(not(unix))]
-fn account_name() -> Option<String> {
-    None
+    let name = whoami::username_os().ok()?.to_string_lossy().into_owned();
+    (!name.trim().is_empty()).then_some(name)
 }
 
 #[cfg(test)]

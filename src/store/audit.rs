@@ -197,8 +197,7 @@ fn kind_of(m: &fs::Metadata) -> &'static str {
 /// The user loopdeck runs as.
 #[cfg(unix)]
 fn me() -> u32 {
-    // SAFETY: no arguments, always succeeds.
-    unsafe { libc::geteuid() }
+    rustix::process::geteuid().as_raw()
 }
 
 /// `m` (of `path`, never a link) is a `want` this user owns and no one
@@ -290,8 +289,11 @@ fn open_trusted(path: &Path) -> Result<Option<File>, Untrusted> {
     o.read(true);
     #[cfg(unix)]
     {
+        use rustix::fs::OFlags;
         use std::os::unix::fs::OpenOptionsExt;
-        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
+        o.custom_flags(super::custom_flags(
+            OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        ));
     }
     let file = match o.open(path) {
         Ok(f) => f,
@@ -350,9 +352,11 @@ pub(crate) fn preflight(dir: &Path) -> Result<(), ActError> {
     o.append(true).create(true);
     #[cfg(unix)]
     {
+        use rustix::fs::OFlags;
         use std::os::unix::fs::OpenOptionsExt;
-        o.mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
+        o.mode(0o600).custom_flags(super::custom_flags(
+            OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        ));
     }
     let log = match o.open(&path) {
         Ok(f) => f,

@@ -31,6 +31,13 @@
 //!
 //! A live holder is waited for up to the transaction's wait, then the
 //! write stops with [`ActError::Locked`] (exit 3) naming the holder.
+//!
+//! Hand-written on purpose: `MkdirDir` and `PidFile` are other tools'
+//! protocols, which those tools take, read and break themselves, so the
+//! lock's name, its body byte for byte and the staleness rules must be
+//! theirs. Lock crates (`fs2`, `fd-lock`, `file-guard`) take `flock`/`fcntl`
+//! locks that gsd-tools and DWP's updater neither take nor see, and none
+//! judges a lock left by a dead process the way each tool does.
 
 use std::fs;
 use std::io::{self, Read, Write};
@@ -469,8 +476,9 @@ trait NoFollow {
 impl NoFollow for fs::OpenOptions {
     #[cfg(unix)]
     fn custom_flags_nofollow(&mut self) -> &mut Self {
+        use rustix::fs::OFlags;
         use std::os::unix::fs::OpenOptionsExt;
-        self.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        self.custom_flags(super::custom_flags(OFlags::NOFOLLOW | OFlags::NONBLOCK))
     }
     #[cfg(not(unix))]
     fn custom_flags_nofollow(&mut self) -> &mut Self {
@@ -671,9 +679,14 @@ pub fn pid_alive(pid: u32) -> bool {
     }
     #[cfg(unix)]
     {
-        // SAFETY: signal 0 only checks that the process exists.
-        let r = unsafe { libc::kill(p, 0) };
-        let exists = r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+        let Some(p) = rustix::process::Pid::from_raw(p) else {
+            return false;
+        };
+        // Signal 0 only checks that the process exists.
+        let exists = match rustix::process::test_kill_process(p) {
+            Ok(()) | Err(rustix::io::Errno::PERM) => true,
+            Err(_) => false,
+        };
         exists && proc_state(pid) != Some('Z')
     }
     #[cfg(not(unix))]
@@ -719,18 +732,15 @@ pub fn pid_namespace() -> Option<String> {
 
 /// This host's name.
 pub fn host_name() -> String {
+    // `uname`'s node name is what `gethostname` returns.
     #[cfg(unix)]
     {
-        let mut buf = [0u8; 256];
-        // SAFETY: the buffer is valid for its length; the name is
-        // NUL-terminated when it fits.
-        let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-        if r == 0 {
-            let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-            return String::from_utf8_lossy(&buf[..end]).into_owned();
-        }
+        String::from_utf8_lossy(rustix::system::uname().nodename().to_bytes()).into_owned()
     }
-    std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".to_owned())
+    #[cfg(not(unix))]
+    {
+        std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".to_owned())
+    }
 }
 
 /// loopdeck's own lock record.

@@ -135,13 +135,22 @@ fn open_in(project: &Path, relative: &str) -> Result<File, StoreError> {
     }
 }
 
+/// rustix's open flags as `OpenOptionsExt::custom_flags` takes them (the
+/// same bits, as C's `int`).
+#[cfg(unix)]
+pub(crate) fn custom_flags(flags: rustix::fs::OFlags) -> i32 {
+    i32::from_ne_bytes(flags.bits().to_ne_bytes())
+}
+
 #[cfg(unix)]
 fn open_nonblocking(path: &Path, nofollow: bool) -> io::Result<File> {
+    use rustix::fs::OFlags;
     use std::os::unix::fs::OpenOptionsExt;
-    let flags = libc::O_NONBLOCK | if nofollow { libc::O_NOFOLLOW } else { 0 };
+    let mut flags = OFlags::NONBLOCK;
+    flags.set(OFlags::NOFOLLOW, nofollow);
     fs::OpenOptions::new()
         .read(true)
-        .custom_flags(flags)
+        .custom_flags(custom_flags(flags))
         .open(path)
 }
 
@@ -155,7 +164,7 @@ fn open_nonblocking(path: &Path, nofollow: bool) -> io::Result<File> {
 
 #[cfg(unix)]
 fn is_symlink_refusal(e: &io::Error) -> bool {
-    e.raw_os_error() == Some(libc::ELOOP)
+    rustix::io::Errno::from_io_error(e) == Some(rustix::io::Errno::LOOP)
 }
 
 #[cfg(not(unix))]

@@ -831,15 +831,17 @@ mod tests {
     fn a_short_append_is_cut_back() {
         const CHILD: &str = "LOOPDECK_TEST_SHORT_APPEND";
         if let Some(path) = std::env::var_os(CHILD) {
-            let limit = libc::rlimit {
-                rlim_cur: 10,
-                rlim_max: 10,
+            use rustix::process::{Resource, Rlimit, setrlimit};
+            // rustix sets no signal disposition: libc (a dev-dependency)
+            // ignores SIGXFSZ, so the write fails instead of killing us.
+            // SAFETY: SIG_IGN installs no handler; this (child) process
+            // runs nothing else.
+            unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+            let limit = Rlimit {
+                current: Some(10),
+                maximum: Some(10),
             };
-            // SAFETY: plain system calls on this (child) process.
-            unsafe {
-                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-                assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
-            }
+            setrlimit(Resource::Fsize, limit).unwrap();
             let err = append_line(Path::new(&path), b"0123456789abcdef").unwrap_err();
             assert!(err.to_string().contains("short append: 6 of 17"), "{err}");
             return;

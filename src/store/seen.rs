@@ -136,7 +136,7 @@ pub(super) fn write_private(file: &Path, bytes: &[u8]) -> Result<(), StoreError>
             .write(true)
             .create_new(true)
             .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
+            .custom_flags(super::custom_flags(rustix::fs::OFlags::NOFOLLOW))
             .open(file);
     }
     atomic::replace(file, bytes)?;

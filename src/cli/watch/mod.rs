@@ -118,21 +118,21 @@ fn on_hangup(tx: Arc<Queue>) -> Result<(), String> {
     thread::Builder::new()
         .name("loopdeck-stdout".to_owned())
         .spawn(move || {
+            use rustix::event::{PollFd, PollFlags, poll};
+            let stdout = io::stdout();
             loop {
-                let mut fd = libc::pollfd {
-                    fd: libc::STDOUT_FILENO,
-                    events: 0,
-                    revents: 0,
-                };
-                // SAFETY: one valid pollfd, for the duration of the call.
-                let n = unsafe { libc::poll(&mut fd, 1, -1) };
-                if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                    continue;
+                let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
+                match poll(&mut fds, None) {
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Ok(n)
+                        if n > 0
+                            && fds[0].revents().intersects(PollFlags::ERR | PollFlags::HUP) =>
+                    {
+                        tx.push(Msg::Stop);
+                    }
+                    // An error, or stdout not open: nothing to wait for.
+                    _ => {}
                 }
-                if n > 0 && fd.revents & (libc::POLLERR | libc::POLLHUP) != 0 {
-                    tx.push(Msg::Stop);
-                }
-                // An error, or stdout not open: nothing to wait for.
                 return;
             }
         })

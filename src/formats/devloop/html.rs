@@ -1,12 +1,22 @@
-//! A small tolerant scanner for devloop's PRD and SDD HTML (seeds 003, 004).
+//! devloop's PRD and SDD HTML (seeds 003, 004), read through an HTML5
+//! tokenizer.
 //!
-//! It is not an HTML parser: it finds tags and their attributes in one
-//! forward pass, and the PRD and SDD readers walk that list. HTML that is
-//! not well formed is read the way a browser would read most of it: a
-//! missing `</section>` ends at the next `<section>`, a missing `</pre>` at
-//! the end of its section, an unterminated tag or comment at the end of the
-//! document. Every step moves forward, so the cost is linear in the input;
-//! nothing here can panic on any input.
+//! Tokenizing is `html5gum`'s: the WHATWG algorithm, so every named
+//! character reference decodes as a browser decodes it (`&mdash;` is `—`,
+//! `&amp` without its `;` is `&` in text), comments and doctypes are
+//! skipped, and the text of `script`, `style`, `textarea`, `title` and the
+//! other raw-text elements holds no tags. What a tree builder would add is
+//! this module's, kept as loose as before: a missing `</section>` ends at
+//! the next `<section>`, a missing `</pre>` at the end of its section, an
+//! unterminated tag or comment at the end of the document. The tokenizer
+//! makes one forward pass and the readers below never rescan, so the cost
+//! is linear in the input; nothing here can panic on any input.
+
+use std::borrow::Cow;
+use std::convert::Infallible;
+
+use html5gum::emitters::callback::{Callback, CallbackEmitter, CallbackEvent};
+use html5gum::{Span, Tokenizer};
 
 /// One start or end tag.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +38,8 @@ impl Tag {
         self.attrs.iter().any(|(n, _)| n == attr)
     }
 
+    /// The first value of `attr` (a repeated attribute is ignored, as a
+    /// browser ignores it).
     pub fn attr(&self, attr: &str) -> Option<&str> {
         self.attrs
             .iter()
@@ -43,227 +55,157 @@ impl Tag {
 /// Attribute names and values, in order.
 type Attributes = Vec<(String, Option<String>)>;
 
-/// Elements whose content is text up to their own end tag.
-const RAW_TEXT: &[&str] = &["script", "style", "textarea", "title", "xmp"];
+/// A tag, or the text between two tags (character references decoded,
+/// comments left out; borrowed from the document when it reads as written).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Token<'a> {
+    Tag(Tag),
+    Text(Cow<'a, str>),
+}
 
-/// Every tag of `html`, in order. Comments, doctypes and processing
-/// instructions are skipped, as is the content of raw-text elements.
-pub fn tags(html: &str) -> Vec<Tag> {
-    let b = html.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while let Some(off) = find_byte(b, i, b'<') {
-        i = off;
-        let rest = &b[i..];
-        if rest.starts_with(b"<!--") {
-            match find(b, i + 4, b"-->") {
-                Some(j) => i = j + 3,
-                None => break,
-            }
-            continue;
+impl Token<'_> {
+    fn tag(&self) -> Option<&Tag> {
+        match self {
+            Token::Tag(t) => Some(t),
+            Token::Text(_) => None,
         }
-        if rest.starts_with(b"<!") || rest.starts_with(b"<?") {
-            match find_byte(b, i + 2, b'>') {
-                Some(j) => i = j + 1,
-                None => break,
-            }
-            continue;
-        }
-        let end = rest.get(1) == Some(&b'/');
-        let name_at = i + if end { 2 } else { 1 };
-        if !b.get(name_at).is_some_and(u8::is_ascii_alphabetic) {
-            // A `<` that starts no tag is text.
-            i += 1;
-            continue;
-        }
-        let mut j = name_at;
-        while j < b.len() && !is_space(b[j]) && b[j] != b'>' && b[j] != b'/' {
-            j += 1;
-        }
-        let name = html[name_at..j].to_ascii_lowercase();
-        let Some((attrs, after)) = attributes(html, j) else {
-            // An unterminated tag runs to the end of the document.
-            break;
-        };
-        let start = i;
-        i = after;
-        if !end && RAW_TEXT.contains(&name.as_str()) {
-            // Skip the element's text: it holds no tags.
-            let close = format!("</{name}");
-            match find_ci(b, i, close.as_bytes()) {
-                Some(k) => i = k,
-                None => break,
-            }
-        }
-        out.push(Tag {
-            name,
-            end,
-            attrs: if end { Vec::new() } else { attrs },
-            start,
-            after,
-        });
     }
+}
+
+/// Builds [`Token`]s from html5gum's events.
+struct Collect<'h, 'o> {
+    html: &'h str,
+    /// The start tag being read, until its `>`.
+    open: Option<Tag>,
+    out: &'o mut Vec<Token<'h>>,
+}
+
+impl Callback<Infallible, usize> for Collect<'_, '_> {
+    fn handle_event(&mut self, event: CallbackEvent<'_>, span: Span<usize>) -> Option<Infallible> {
+        if let Some(token) = self.token(event, span) {
+            self.out.push(token);
+        }
+        None
+    }
+}
+
+impl<'h> Collect<'h, '_> {
+    fn token(&mut self, event: CallbackEvent<'_>, span: Span<usize>) -> Option<Token<'h>> {
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        match event {
+            CallbackEvent::OpenStartTag { name } => {
+                self.open = Some(Tag {
+                    name: text(name),
+                    end: false,
+                    attrs: Vec::new(),
+                    start: span.start,
+                    after: span.end,
+                });
+                None
+            }
+            // An end tag's attributes arrive with no start tag open: dropped.
+            CallbackEvent::AttributeName { name } => {
+                let tag = self.open.as_mut()?;
+                // `<aside data-conflict>` has no value; `x=""` an empty one.
+                let valued = self
+                    .html
+                    .get(span.end..)
+                    .is_some_and(|rest| rest.trim_start_matches(is_space).starts_with('='));
+                tag.attrs.push((text(name), valued.then(String::new)));
+                None
+            }
+            CallbackEvent::AttributeValue { value } => {
+                let tag = self.open.as_mut()?;
+                if let Some((_, Some(v))) = tag.attrs.last_mut() {
+                    v.push_str(&String::from_utf8_lossy(value));
+                }
+                None
+            }
+            CallbackEvent::CloseStartTag { .. } => {
+                let mut tag = self.open.take()?;
+                tag.after = span.end;
+                Some(Token::Tag(tag))
+            }
+            CallbackEvent::EndTag { name } => Some(Token::Tag(Tag {
+                name: text(name),
+                end: true,
+                attrs: Vec::new(),
+                start: span.start,
+                after: span.end,
+            })),
+            CallbackEvent::String { value } => {
+                Some(Token::Text(match self.html.get(span.start..span.end) {
+                    Some(raw) if raw.as_bytes() == value => Cow::Borrowed(raw),
+                    _ => Cow::Owned(text(value)),
+                }))
+            }
+            CallbackEvent::Comment { .. }
+            | CallbackEvent::Doctype { .. }
+            | CallbackEvent::Error(_) => None,
+        }
+    }
+}
+
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c')
+}
+
+/// Every tag and text of `html`, in order. A tag left unterminated at the
+/// end of the document is dropped, as a browser drops it.
+pub fn tokens(html: &str) -> Vec<Token<'_>> {
+    let mut out = Vec::new();
+    let mut emitter = CallbackEmitter::new(Collect {
+        html,
+        open: None,
+        out: &mut out,
+    });
+    // The raw-text elements' content is text (no tree builder tells it).
+    emitter.naively_switch_states(true);
+    // Reading a `&str` cannot fail.
+    let _ = Tokenizer::new_with_emitter(html, emitter).finish();
     out
 }
 
-/// Parse attributes from `from` up to the closing `>`. Returns them and the
-/// offset after the `>`, or `None` when the tag never closes.
-fn attributes(html: &str, from: usize) -> Option<(Attributes, usize)> {
-    let b = html.as_bytes();
-    let mut attrs = Vec::new();
-    let mut i = from;
-    loop {
-        while i < b.len() && (is_space(b[i]) || b[i] == b'/') {
-            i += 1;
-        }
-        match b.get(i) {
-            None => return None,
-            Some(b'>') => return Some((attrs, i + 1)),
-            _ => {}
-        }
-        let name_start = i;
-        while i < b.len() && !is_space(b[i]) && !matches!(b[i], b'>' | b'=' | b'/') {
-            i += 1;
-        }
-        if i == name_start {
-            // A lone `=` or similar: skip it.
-            i += 1;
-            continue;
-        }
-        let name = html[name_start..i].to_ascii_lowercase();
-        let mut k = i;
-        while k < b.len() && is_space(b[k]) {
-            k += 1;
-        }
-        if b.get(k) != Some(&b'=') {
-            attrs.push((name, None));
-            continue;
-        }
-        k += 1;
-        while k < b.len() && is_space(b[k]) {
-            k += 1;
-        }
-        let value = match b.get(k) {
-            None => return None,
-            Some(&q @ (b'"' | b'\'')) => {
-                let close = find_byte(b, k + 1, q)?;
-                let v = &html[k + 1..close];
-                i = close + 1;
-                v
-            }
-            Some(_) => {
-                let s = k;
-                while k < b.len() && !is_space(b[k]) && b[k] != b'>' {
-                    k += 1;
-                }
-                i = k;
-                &html[s..k]
-            }
-        };
-        attrs.push((name, Some(decode_entities(value))));
-    }
+/// Every tag of `html`, in order.
+pub fn tags(html: &str) -> Vec<Tag> {
+    tokens(html)
+        .into_iter()
+        .filter_map(|t| match t {
+            Token::Tag(t) => Some(t),
+            Token::Text(_) => None,
+        })
+        .collect()
 }
 
-fn is_space(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
-}
-
-fn find_byte(b: &[u8], from: usize, c: u8) -> Option<usize> {
-    b.get(from..)?
-        .iter()
-        .position(|&x| x == c)
-        .map(|p| p + from)
-}
-
-fn find(b: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    let hay = b.get(from..)?;
-    hay.windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| p + from)
-}
-
-fn find_ci(b: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    let hay = b.get(from..)?;
-    hay.windows(needle.len())
-        .position(|w| w.eq_ignore_ascii_case(needle))
-        .map(|p| p + from)
-}
-
-/// Decode the entities devloop's agents write: the five XML ones, `&nbsp;`
-/// and numeric references. Anything else stays as written.
+/// `s` with its character references decoded as HTML5 decodes them in
+/// text (and its line breaks made `\n`), nothing else read into it: a `<`
+/// stays a `<`.
 pub fn decode_entities(s: &str) -> String {
-    if !s.contains('&') {
+    if !s.contains(['&', '\r', '\0']) {
         return s.to_owned();
     }
+    // RCDATA (a `<textarea>`'s content) with no start tag to end: only
+    // character references mean anything.
+    let mut t = Tokenizer::new(s);
+    t.set_state(html5gum::State::RcData);
     let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(amp) = rest.find('&') {
-        out.push_str(&rest[..amp]);
-        let tail = &rest[amp..];
-        let semi = tail
-            .char_indices()
-            .take(12)
-            .find(|&(_, c)| c == ';')
-            .map(|(i, _)| i);
-        let decoded = semi.and_then(|semi| {
-            let name = &tail[1..semi];
-            let c = match name {
-                "amp" => Some('&'),
-                "lt" => Some('<'),
-                "gt" => Some('>'),
-                "quot" => Some('"'),
-                "apos" => Some('\''),
-                "nbsp" => Some('\u{a0}'),
-                _ => {
-                    let num = name.strip_prefix('#')?;
-                    let code = match num.strip_prefix(['x', 'X']) {
-                        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-                        None => num.parse::<u32>().ok()?,
-                    };
-                    char::from_u32(code).filter(|&c| c != '\0')
-                }
-            }?;
-            Some((c, semi + 1))
-        });
-        match decoded {
-            Some((c, len)) => {
-                out.push(c);
-                rest = &tail[len..];
-            }
-            None => {
-                out.push('&');
-                rest = &tail[1..];
-            }
+    for token in t.flatten() {
+        if let html5gum::Token::String(v) = token {
+            out.push_str(&String::from_utf8_lossy(&v));
         }
     }
-    out.push_str(rest);
     out
 }
 
-/// The text of `html[from..to]`: tags removed, entities decoded.
-fn text_of(html: &str, from: usize, to: usize) -> String {
-    let Some(slice) = html.get(from..to) else {
-        return String::new();
-    };
-    let mut plain = String::with_capacity(slice.len());
-    let mut rest = slice;
-    while let Some(lt) = rest.find('<') {
-        plain.push_str(&rest[..lt]);
-        let after = &rest[lt + 1..];
-        if after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!') {
-            match after.find('>') {
-                Some(gt) => rest = &after[gt + 1..],
-                None => {
-                    rest = "";
-                }
-            }
-        } else {
-            plain.push('<');
-            rest = after;
+/// The text of `tokens`: tags removed.
+fn text_of(tokens: &[Token<'_>]) -> String {
+    let mut out = String::new();
+    for t in tokens {
+        if let Token::Text(s) = t {
+            out.push_str(s);
         }
     }
-    plain.push_str(rest);
-    decode_entities(&plain)
+    out
 }
 
 /// Whitespace runs folded to one space, trimmed (for one-line texts).
@@ -285,11 +227,14 @@ pub struct Prd {
 }
 
 pub fn prd(html: &str) -> Prd {
-    let tags = tags(html);
+    let tokens = tokens(html);
     let mut out = Prd::default();
     let mut k = 0;
-    while k < tags.len() {
-        let t = &tags[k];
+    while k < tokens.len() {
+        let Some(t) = tokens[k].tag() else {
+            k += 1;
+            continue;
+        };
         k += 1;
         if t.end {
             continue;
@@ -308,13 +253,15 @@ pub fn prd(html: &str) -> Prd {
             }
             "aside" if t.has("data-conflict") => {
                 // Up to `</aside>`, else the next section or the article's end.
-                let stop = tags[k..].iter().position(|x| {
-                    x.is("aside", true) || x.is("section", false) || x.is("article", true)
+                let stop = tokens[k..].iter().position(|x| {
+                    x.tag().is_some_and(|x| {
+                        x.is("aside", true) || x.is("section", false) || x.is("article", true)
+                    })
                 });
-                let to = stop.map_or(html.len(), |s| tags[k + s].start);
+                let to = stop.map_or(tokens.len(), |s| k + s);
+                let text = squash(&text_of(&tokens[k..to]));
                 // Never rescan: go on from where this aside stopped.
-                k = stop.map_or(tags.len(), |s| k + s);
-                let text = squash(&text_of(html, t.after, to));
+                k = to;
                 out.conflicts.push(if text.is_empty() {
                     "(the conflict aside is empty)".to_owned()
                 } else {
@@ -387,12 +334,16 @@ pub struct Sdd {
 }
 
 pub fn sdd(html: &str) -> Sdd {
-    let tags = tags(html);
+    let tokens = tokens(html);
+    let tag = |k: usize| tokens.get(k).and_then(Token::tag);
     let mut out = Sdd::default();
     let mut current: Option<usize> = None;
     let mut k = 0;
-    while k < tags.len() {
-        let t = &tags[k];
+    while k < tokens.len() {
+        let Some(t) = tag(k) else {
+            k += 1;
+            continue;
+        };
         k += 1;
         match (t.name.as_str(), t.end) {
             ("article", false) if t.attr("data-doc") == Some("sdd") && !out.article => {
@@ -417,24 +368,26 @@ pub fn sdd(html: &str) -> Sdd {
             ("pre", false) if t.has("data-contract") => {
                 let Some(u) = current else { continue };
                 // Up to `</pre>`, else to the end of the section.
-                let close = tags[k..].iter().position(|x| {
-                    x.is("pre", true) || x.name == "section" || x.is("article", true)
+                let close = tokens[k..].iter().position(|x| {
+                    x.tag().is_some_and(|x| {
+                        x.is("pre", true) || x.name == "section" || x.is("article", true)
+                    })
                 });
-                let (to, unclosed) = match close.map(|c| &tags[k + c]) {
+                let stop = close.map_or(tokens.len(), |c| k + c);
+                let (to, unclosed) = match tag(stop) {
                     Some(x) if x.is("pre", true) => (x.start, false),
                     Some(x) => (x.start, true),
                     None => (html.len(), true),
                 };
                 let raw = html.get(t.after..to).unwrap_or_default();
-                // HTML drops one newline right after `<pre>`.
-                let from = t.after
-                    + if raw.starts_with("\r\n") {
-                        2
-                    } else {
-                        usize::from(raw.starts_with('\n'))
-                    };
+                let mut text = text_of(&tokens[k..stop]);
+                // HTML drops one newline right after `<pre>` (the tokenizer
+                // made a `\r\n` one `\n`).
+                if (raw.starts_with('\n') || raw.starts_with("\r\n")) && text.starts_with('\n') {
+                    text.remove(0);
+                }
                 let contract = Contract {
-                    text: text_of(html, from, to),
+                    text,
                     raw: raw.to_owned(),
                     unclosed,
                 };
@@ -443,10 +396,9 @@ pub fn sdd(html: &str) -> Sdd {
                 }
                 // Go on after `</pre>`, or at the tag that ended the text;
                 // never rescan (an unclosed pre runs to the end).
-                k = match close {
-                    Some(c) if tags[k + c].is("pre", true) => k + c + 1,
-                    Some(c) => k + c,
-                    None => tags.len(),
+                k = match tag(stop) {
+                    Some(x) if x.is("pre", true) => stop + 1,
+                    _ => stop,
                 };
             }
             ("ul" | "ol", false) if t.has("data-acceptance") => {
@@ -454,21 +406,24 @@ pub fn sdd(html: &str) -> Sdd {
                 out.units[u].has_acceptance = true;
                 let mut items = Vec::new();
                 let mut open: Option<usize> = None;
-                while k < tags.len() {
-                    let x = &tags[k];
+                while k < tokens.len() {
+                    let Some(x) = tag(k) else {
+                        k += 1;
+                        continue;
+                    };
                     let stop = x.is("ul", true)
                         || x.is("ol", true)
                         || x.name == "section"
                         || x.is("article", true);
                     if x.name == "li" || stop {
                         if let Some(from) = open.take() {
-                            let item = squash(&text_of(html, from, x.start));
+                            let item = squash(&text_of(&tokens[from..k]));
                             if !item.is_empty() {
                                 items.push(item);
                             }
                         }
                         if x.is("li", false) {
-                            open = Some(x.after);
+                            open = Some(k + 1);
                         }
                     }
                     if stop {
@@ -477,7 +432,7 @@ pub fn sdd(html: &str) -> Sdd {
                     k += 1;
                 }
                 if let Some(from) = open {
-                    let item = squash(&text_of(html, from, html.len()));
+                    let item = squash(&text_of(&tokens[from.min(k)..k]));
                     if !item.is_empty() {
                         items.push(item);
                     }
@@ -603,6 +558,24 @@ response: 200 { token } | 401 { error:"invalid_credentials" }</pre>
         assert_eq!(rev_number("prd@rev3"), Some(3));
         assert_eq!(rev_number("12"), Some(12));
         assert_eq!(rev_number("rev"), None);
+    }
+
+    /// Every named character reference decodes (`&mdash;` used to stay
+    /// raw), numeric ones too, in a conflict aside, a contract and an
+    /// acceptance item.
+    #[test]
+    fn every_named_entity_decodes() {
+        let p = prd(
+            "<article data-doc=prd><aside data-conflict>rev 2 &mdash; rev 3 &#8212; &#x2014; &hellip; &eacute;</aside></article>",
+        );
+        assert_eq!(p.conflicts, vec!["rev 2 — rev 3 — — … é"]);
+        let s = sdd(
+            "<article data-doc=sdd><section data-unit-id=a-be><pre data-contract>a &rarr; b &#x2192; c</pre><ul data-acceptance><li>&ldquo;ok&rdquo; &#169;</ul>",
+        );
+        let u = &s.units[0];
+        assert_eq!(u.contract.as_ref().unwrap().text, "a → b → c");
+        assert_eq!(u.acceptance, vec!["“ok” ©"]);
+        assert_eq!(decode_entities("&mdash; &amp; <b> &#x4e2d;"), "— & <b> 中");
     }
 
     #[test]

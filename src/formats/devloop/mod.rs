@@ -754,6 +754,23 @@ mod tests {
         assert!(resume.act.is_none(), "{resume:?}");
     }
 
+    /// A conflict aside's entities show decoded in the inbox (`&mdash;`
+    /// used to stay raw).
+    #[test]
+    fn a_conflict_shows_its_entities_decoded() {
+        let conflict = r#"<article data-doc="prd"><aside data-conflict>rev 2 &mdash; rev 3 &#8212; 请确认</aside></article>"#;
+        let (_t, p) = project(&[(PROJECT_FILE, META), (PRD_FILE, conflict)]);
+        let p = p.unwrap();
+        let item = p
+            .inbox
+            .iter()
+            .find(|i| i.kind == InboxKind::Conflict)
+            .unwrap();
+        let title = item.title.en();
+        assert!(title.contains("rev 2 — rev 3 — 请确认"), "{title}");
+        assert!(!title.contains('&'), "{title}");
+    }
+
     #[test]
     fn a_lone_bug_is_not_offered_as_a_duplicate() {
         let bug = |id: &str| {

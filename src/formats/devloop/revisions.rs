@@ -110,7 +110,7 @@ fn ends_title(name: &str, end: bool) -> bool {
 
 /// Split `html` into its sections, in document order.
 pub fn sections(html: &str) -> Sections {
-    let tags = html::tags(html);
+    let tokens = html::tokens(html);
     let mut drafts: Vec<Draft> = Vec::new();
     // Text outside every section and heading (an aside, a preamble).
     let mut outside = Draft {
@@ -125,29 +125,22 @@ pub fn sections(html: &str) -> Sections {
     // The heading whose text becomes the current section's title.
     let mut title: Option<String> = None;
     let mut truncated = false;
-    let mut at = 0usize;
-    for t in tags.iter().chain(std::iter::once(&html::Tag {
-        name: String::new(),
-        end: true,
-        attrs: Vec::new(),
-        start: html.len(),
-        after: html.len(),
-    })) {
-        let text = html.get(at..t.start).unwrap_or("");
-        at = t.after;
-        if skip.is_none() && !text.is_empty() {
-            let text = html::decode_entities(&without_comments(text));
-            match &mut title {
-                Some(buf) => buf.push_str(&text),
-                None => match current {
-                    Some(i) => drafts[i].text.push_str(&text),
-                    None => outside.text.push_str(&text),
-                },
+    for token in &tokens {
+        let t = match token {
+            html::Token::Tag(t) => t,
+            html::Token::Text(text) => {
+                if skip.is_none() {
+                    match &mut title {
+                        Some(buf) => buf.push_str(text),
+                        None => match current {
+                            Some(i) => drafts[i].text.push_str(text),
+                            None => outside.text.push_str(text),
+                        },
+                    }
+                }
+                continue;
             }
-        }
-        if t.name.is_empty() {
-            break;
-        }
+        };
         if let Some(name) = skip {
             if t.end && t.name == name {
                 skip = None;
@@ -275,27 +268,6 @@ pub fn sections(html: &str) -> Sections {
         sections: out,
         truncated,
     }
-}
-
-/// `text` without its `<!-- … -->` comments (the tag scanner skips them,
-/// the text between two tags still holds them).
-fn without_comments(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains("<!") {
-        return text.into();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("<!") {
-        out.push_str(&rest[..at]);
-        let tail = &rest[at..];
-        let close = if tail.starts_with("<!--") { "-->" } else { ">" };
-        match tail.find(close) {
-            Some(end) => rest = &tail[end + close.len()..],
-            None => rest = "",
-        }
-    }
-    out.push_str(rest);
-    out.into()
 }
 
 /// The sections of `old` and `new` that differ, in `new`'s order (a removed
@@ -737,6 +709,41 @@ mod tests {
         assert_eq!(third.new.as_deref(), Some("prd.html"));
         assert_eq!(third.sections.len(), 3);
         assert!(p.problems.is_empty(), "{:?}", p.problems);
+    }
+
+    /// Every named character reference decodes in a section's title as a
+    /// browser shows it (`&mdash;` used to stay raw), numeric ones too, in
+    /// the PRD and the SDD alike.
+    #[test]
+    fn entities_in_section_titles_show_decoded() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        fs::write(
+            d.join("prd.html"),
+            r#"<article data-doc="prd" data-rev="1"><section data-rev="1"><h3>补货 &mdash; 每日 &#8212; v&#x32; &copy;</h3><p>x</p></section></article>"#,
+        )
+        .unwrap();
+        fs::write(
+            d.join("sdd.html"),
+            r#"<article data-doc="sdd"><section data-unit-id="a-be"><h3>x</h3></section><section><h3>Unit &middot; a-be &mdash; login &#x2014; &hellip;</h3></section></article>"#,
+        )
+        .unwrap();
+        let mut text = line("prd_rev", 1, "");
+        text.push_str(&line("sdd_rev", 1, ""));
+        fs::write(d.join(CHANGELOG), text).unwrap();
+        let mut p = project(d);
+        read(&mut p, d);
+        let titles: Vec<&str> = p
+            .detail
+            .revisions
+            .iter()
+            .flat_map(|r| &r.sections.as_ref().unwrap().sections)
+            .map(|s| s.title.as_str())
+            .collect();
+        assert_eq!(
+            titles,
+            vec!["补货 — 每日 — v2 ©", "x", "Unit · a-be — login — …"]
+        );
     }
 
     /// A history file that is not there: the revision says why, a finding

@@ -9,6 +9,15 @@
 //! byte (big integers, `1.50`, `1e3`, escapes, duplicate keys, one-line
 //! objects). Only a change the splice cannot express (keys reordered) is
 //! written by re-serialising the whole document.
+//!
+//! Hand-written on purpose: the JSON crates (serde_json with
+//! `preserve_order` included) parse to a value and print a new document,
+//! which loses number spellings, escapes, duplicate keys and the writer's
+//! spacing; a decision must change only its entry (PRODUCT.md, rules for
+//! every write, 1 and 7), and the formats' own tools diff and re-read these
+//! files. It leans only on serde_json (for values) and `formats::json`'s
+//! limits, and `fuzz/fuzz_targets/jsonedit.rs` drives it (every edit must
+//! parse back to its value): ready to become a crate of its own.
 
 mod splice;
 

@@ -244,8 +244,8 @@ fn a_lock_path_that_is_no_lock_file_is_held_until_the_deadline() {
             symlink(p.with_extension("real"), p).unwrap();
         }),
         ("fifo", |p| {
-            let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
-            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+            use rustix::fs::{CWD, FileType, Mode, mknodat};
+            mknodat(CWD, p, FileType::Fifo, Mode::from_raw_mode(0o644), 0).unwrap();
         }),
     ];
     for (what, make) in makers {

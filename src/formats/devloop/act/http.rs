@@ -1,27 +1,28 @@
 //! The one HTTP request loopdeck makes: `POST` a small JSON body to the
-//! devloop server (`[devloop] api = "http://host:port"`), over plain
-//! HTTP/1.1 with `Connection: close`.
+//! devloop server (`[devloop] api = "http://host:port"`), over HTTP/1.1
+//! with `Connection: close`.
 //!
-//! Hand-rolled rather than a crate: the server the seed describes is a
-//! plain-HTTP Express app, so there is no TLS to carry, no redirect, no
-//! keep-alive, no streaming; one request line, four headers and a status
-//! line is all it takes, with a deadline on connect, write and read and a
-//! bound on what is read back. It adds no dependency and no build time.
-//! `https://` is refused with a message (put a local proxy in front).
+//! The exchange is `ureq`'s (no default features: no TLS, no compression,
+//! no cookies); this module says what loopdeck asks of it: one deadline for
+//! the whole request (resolve, connect, write, read), no redirect followed
+//! (a 3xx is an answer like any other), no proxy from the environment, 4xx
+//! and 5xx returned as answers, and at most `MAX_RESPONSE` (64 KiB) of the
+//! body read. The server the seed describes is a plain-HTTP Express app:
+//! `https://` is refused with a message (put a local proxy in front), unless
+//! loopdeck was built with the `tls` feature (ureq's rustls, off by default).
 //!
 //! A bearer token for the seed's `requireAuth` comes from the environment
 //! (`LOOPDECK_DEVLOOP_TOKEN`), never from a file loopdeck writes.
 
-use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
-use std::time::{Duration, Instant};
+use std::io::{ErrorKind, Read};
+use std::time::Duration;
 
 use thiserror::Error;
 
 /// The environment variable holding a bearer token, if the server wants one.
 pub const TOKEN_ENV: &str = "LOOPDECK_DEVLOOP_TOKEN";
-/// At most this much of the answer is read.
-const MAX_RESPONSE: usize = 64 * 1024;
+/// At most this much of the answer's body is read.
+const MAX_RESPONSE: u64 = 64 * 1024;
 
 #[derive(Debug, Error)]
 pub enum HttpError {
@@ -41,6 +42,7 @@ pub enum HttpError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Response {
     pub status: u16,
+    /// The status code's standard reason phrase (`Conflict` for 409).
     pub reason: String,
     pub body: String,
 }
@@ -54,16 +56,24 @@ pub struct Base {
     port: u16,
     /// The path prefix, without a trailing slash (`""` or `/api/devloop`).
     pub prefix: String,
+    /// `http` (or, built with the `tls` feature, `https`).
+    scheme: &'static str,
 }
 
 impl Base {
     pub fn parse(url: &str) -> Result<Base, HttpError> {
         let bad = || HttpError::BadUrl(url.to_owned());
         let trimmed = url.trim();
-        let rest = trimmed
-            .strip_prefix("http://")
-            .or_else(|| trimmed.strip_prefix("HTTP://"))
-            .ok_or_else(bad)?;
+        let after = |scheme: &str| {
+            let n = scheme.len();
+            (trimmed.get(..n)?.eq_ignore_ascii_case(scheme)).then(|| &trimmed[n..])
+        };
+        let (scheme, default_port, rest) = match after("http://") {
+            Some(rest) => ("http", 80, rest),
+            // TLS only when asked for at build time (`--features tls`).
+            None if cfg!(feature = "tls") => ("https", 443, after("https://").ok_or_else(bad)?),
+            None => return Err(bad()),
+        };
         let (authority, prefix) = match rest.find('/') {
             Some(i) => (&rest[..i], rest[i..].trim_end_matches('/')),
             None => (rest, ""),
@@ -75,14 +85,14 @@ impl Base {
             let (h, after) = v6.split_once(']').ok_or_else(bad)?;
             let port = match after.strip_prefix(':') {
                 Some(p) => p.parse().map_err(|_| bad())?,
-                None if after.is_empty() => 80,
+                None if after.is_empty() => default_port,
                 None => return Err(bad()),
             };
             (h.to_owned(), port)
         } else {
             match authority.rsplit_once(':') {
                 Some((h, p)) => (h.to_owned(), p.parse().map_err(|_| bad())?),
-                None => (authority.to_owned(), 80),
+                None => (authority.to_owned(), default_port),
             }
         };
         if host.is_empty() {
@@ -93,6 +103,7 @@ impl Base {
             host,
             port,
             prefix: prefix.to_owned(),
+            scheme,
         })
     }
 }
@@ -105,144 +116,97 @@ pub fn post_json(
     token: Option<&str>,
     timeout: Duration,
 ) -> Result<Response, HttpError> {
-    let deadline = Instant::now() + timeout;
+    let who = format!("{}://{}", base.scheme, base.authority);
     let secs = timeout.as_secs().max(1);
-    let who = format!("http://{}", base.authority);
-    let addrs: Vec<_> = (base.host.as_str(), base.port)
-        .to_socket_addrs()
-        .map_err(|e| HttpError::Connect(who.clone(), e))?
-        .collect();
-    let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
-    let mut stream = None;
-    for a in addrs {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(HttpError::Timeout(who, secs));
-        }
-        match TcpStream::connect_timeout(&a, left) {
-            Ok(s) => {
-                stream = Some(s);
-                break;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                return Err(HttpError::Timeout(who, secs));
-            }
-            Err(e) => last = e,
-        }
-    }
-    let mut stream = stream.ok_or_else(|| HttpError::Connect(who.clone(), last))?;
-    let mut head = format!(
-        "POST {}{path} HTTP/1.1\r\nHost: {}\r\nUser-Agent: loopdeck/{}\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-        base.prefix,
-        base.authority,
-        env!("CARGO_PKG_VERSION"),
-        body.len()
+    let host = if base.host.contains(':') {
+        format!("[{}]", base.host)
+    } else {
+        base.host.clone()
+    };
+    let url = format!(
+        "{}://{host}:{}{}{path}",
+        base.scheme, base.port, base.prefix
     );
+    if url.parse::<ureq::http::Uri>().is_err() {
+        return Err(HttpError::BadUrl(format!("{who}{}", base.prefix)));
+    }
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .max_redirects_will_error(false)
+        .proxy(None)
+        .build()
+        .into();
+    // The headers as loopdeck has always written them, names cased as
+    // here (ureq adds none of its own when these are set).
+    let user_agent = format!("loopdeck/{}", env!("CARGO_PKG_VERSION"));
+    let mut request = agent
+        .post(&url)
+        .header_raw("Host", base.authority.as_bytes())
+        .header_raw("User-Agent", user_agent.as_bytes())
+        .header_raw("Accept", b"application/json")
+        .header_raw("Content-Type", b"application/json")
+        .header_raw("Content-Length", body.len().to_string().as_bytes())
+        .header_raw("Connection", b"close");
     if let Some(t) = token.filter(|t| !t.contains(['\r', '\n'])) {
-        head.push_str(&format!("Authorization: Bearer {t}\r\n"));
+        request = request.header_raw("Authorization", format!("Bearer {t}").as_bytes());
     }
-    head.push_str("\r\n");
-    let mut request = head.into_bytes();
-    request.extend_from_slice(body);
-    let timed = |e: std::io::Error| {
-        if matches!(
-            e.kind(),
-            std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
-        ) {
-            HttpError::Timeout(who.clone(), secs)
-        } else {
-            HttpError::Io(who.clone(), e)
-        }
-    };
-    let left = |d: Instant| {
-        let l = d.saturating_duration_since(Instant::now());
-        (!l.is_zero()).then_some(l)
-    };
-    stream.set_write_timeout(left(deadline)).map_err(timed)?;
-    stream.write_all(&request).map_err(timed)?;
+    let mut answer = request.send(body).map_err(|e| failed(e, &who, secs))?;
+    let status = answer.status();
     let mut got = Vec::new();
-    let mut buf = [0u8; 8192];
-    loop {
-        let Some(l) = left(deadline) else {
-            return Err(HttpError::Timeout(who, secs));
-        };
-        stream.set_read_timeout(Some(l)).map_err(timed)?;
-        let n = stream.read(&mut buf).map_err(timed)?;
-        if n == 0 {
-            break;
-        }
-        got.extend_from_slice(&buf[..n]);
-        if got.len() >= MAX_RESPONSE || complete(&got) {
-            break;
-        }
+    let read = answer
+        .body_mut()
+        .as_reader()
+        .take(MAX_RESPONSE)
+        .read_to_end(&mut got);
+    // A body cut short: the status stands, with what did arrive; only a
+    // deadline that passed while reading it is an error.
+    if let Err(e) = read
+        && let timeout @ HttpError::Timeout(..) = failed(ureq::Error::from(e), &who, secs)
+    {
+        return Err(timeout);
     }
-    parse(&got).ok_or(HttpError::NotHttp(who))
-}
-
-/// Has the whole answer arrived (headers and `Content-Length` bytes)?
-fn complete(got: &[u8]) -> bool {
-    let Some(end) = find(got, b"\r\n\r\n") else {
-        return false;
-    };
-    let head = String::from_utf8_lossy(&got[..end]);
-    match header(&head, "content-length").and_then(|v| v.parse::<usize>().ok()) {
-        Some(n) => got.len() >= end + 4 + n,
-        None => false,
-    }
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
-}
-
-fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
-    head.lines().skip(1).find_map(|l| {
-        let (k, v) = l.split_once(':')?;
-        k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
+    Ok(Response {
+        status: status.as_u16(),
+        reason: status.canonical_reason().unwrap_or_default().to_owned(),
+        body: String::from_utf8_lossy(&got).into_owned(),
     })
 }
 
-fn parse(got: &[u8]) -> Option<Response> {
-    let end = find(got, b"\r\n\r\n");
-    let head_bytes = &got[..end.unwrap_or(got.len())];
-    let head = String::from_utf8_lossy(head_bytes);
-    let status_line = head.lines().next()?;
-    let mut parts = status_line.splitn(3, ' ');
-    if !parts.next()?.starts_with("HTTP/1.") {
-        return None;
-    }
-    let status: u16 = parts.next()?.parse().ok()?;
-    let reason = parts.next().unwrap_or("").trim().to_owned();
-    let mut body = end.map_or(&[][..], |e| &got[e + 4..]).to_vec();
-    if header(&head, "transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-        body = dechunk(&body);
-    } else if let Some(n) = header(&head, "content-length").and_then(|v| v.parse::<usize>().ok()) {
-        body.truncate(n);
-    }
-    Some(Response {
-        status,
-        reason,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    })
-}
-
-fn dechunk(mut b: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(eol) = find(b, b"\r\n") {
-        let size = String::from_utf8_lossy(&b[..eol]);
-        let size = size.split(';').next().unwrap_or("").trim();
-        let Ok(n) = usize::from_str_radix(size, 16) else {
-            break;
-        };
-        b = &b[eol + 2..];
-        if n == 0 || b.len() < n {
-            out.extend_from_slice(&b[..n.min(b.len())]);
-            break;
+/// What went wrong, in loopdeck's words: the deadline passed; the server
+/// could not be reached (resolving or connecting); the exchange broke
+/// after it began; or what came back was not HTTP.
+fn failed(e: ureq::Error, who: &str, secs: u64) -> HttpError {
+    let who = who.to_owned();
+    match e {
+        ureq::Error::Timeout(_) => HttpError::Timeout(who, secs),
+        ureq::Error::Io(e) if matches!(e.kind(), ErrorKind::TimedOut | ErrorKind::WouldBlock) => {
+            HttpError::Timeout(who, secs)
         }
-        out.extend_from_slice(&b[..n]);
-        b = b.get(n + 2..).unwrap_or(&[]);
+        ureq::Error::Io(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::ConnectionReset
+                    | ErrorKind::ConnectionAborted
+                    | ErrorKind::BrokenPipe
+                    | ErrorKind::UnexpectedEof
+                    | ErrorKind::WriteZero
+                    | ErrorKind::Interrupted
+            ) =>
+        {
+            HttpError::Io(who, e)
+        }
+        // Refused, unreachable, a name that does not resolve.
+        ureq::Error::Io(e) => HttpError::Connect(who, e),
+        ureq::Error::HostNotFound => HttpError::Connect(
+            who,
+            std::io::Error::new(ErrorKind::NotFound, "no address for this host"),
+        ),
+        ureq::Error::ConnectionFailed => HttpError::Connect(who, std::io::Error::other(e)),
+        ureq::Error::Protocol(_) | ureq::Error::LargeResponseHeader(..) => HttpError::NotHttp(who),
+        other => HttpError::Io(who, std::io::Error::other(other)),
     }
-    out
 }
 
 /// `p-x1` as one path segment (anything but unreserved characters escaped).
@@ -261,7 +225,9 @@ pub fn segment(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
     use std::net::TcpListener;
+    use std::time::Instant;
 
     #[test]
     fn addresses() {
@@ -274,29 +240,74 @@ mod tests {
         assert_eq!((b.port, b.prefix.as_str()), (80, "/api/devloop"));
         let b = Base::parse("http://[::1]:9").unwrap();
         assert_eq!((b.host.as_str(), b.port), ("::1", 9));
-        for bad in [
-            "https://x",
-            "x:1",
-            "http://",
-            "http://u@h:1",
-            "http://h:port",
-        ] {
+        #[cfg(not(feature = "tls"))]
+        assert!(Base::parse("https://x").is_err());
+        #[cfg(feature = "tls")]
+        assert_eq!(Base::parse("https://x").unwrap().port, 443);
+        for bad in ["x:1", "http://", "http://u@h:1", "http://h:port"] {
             assert!(Base::parse(bad).is_err(), "{bad}");
         }
         assert_eq!(segment("p-x1/../é"), "p-x1%2F..%2F%C3%A9");
     }
 
+    /// A one-connection server that reads the request and answers `raw`.
+    fn answering(raw: &'static [u8]) -> (Base, std::thread::JoinHandle<()>) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let t = std::thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            let mut got = Vec::new();
+            let mut buf = [0u8; 4096];
+            // The request ends with its 2-byte body `{}`.
+            while !got.ends_with(b"\r\n\r\n{}") {
+                let n = s.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&buf[..n]);
+            }
+            s.write_all(raw).unwrap();
+        });
+        let base = Base::parse(&format!("http://127.0.0.1:{port}")).unwrap();
+        (base, t)
+    }
+
     #[test]
     fn chunked_and_sized_answers() {
-        let r = parse(b"HTTP/1.1 409 Conflict\r\nContent-Length: 5\r\n\r\nhelloEXTRA").unwrap();
+        let post = |raw: &'static [u8]| {
+            let (base, t) = answering(raw);
+            let r = post_json(&base, "/x", b"{}", None, Duration::from_secs(5));
+            t.join().unwrap();
+            r
+        };
+        let r = post(b"HTTP/1.1 409 Conflict\r\nContent-Length: 5\r\n\r\nhelloEXTRA").unwrap();
         assert_eq!(
             (r.status, r.reason.as_str(), r.body.as_str()),
             (409, "Conflict", "hello")
         );
-        let r = parse(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
+        let r = post(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
             .unwrap();
         assert_eq!(r.body, "abcde");
-        assert!(parse(b"SSH-2.0-OpenSSH\r\n").is_none());
+        let e = post(b"SSH-2.0-OpenSSH\r\n").unwrap_err();
+        assert!(matches!(e, HttpError::NotHttp(..)), "{e}");
+    }
+
+    #[test]
+    fn the_body_read_is_bounded() {
+        // A body without a length, never ending: at most MAX_RESPONSE bytes.
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let t = std::thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+            let chunk = [b'x'; 8192];
+            // Until the client hangs up.
+            while s.write_all(&chunk).is_ok() {}
+        });
+        let base = Base::parse(&format!("http://127.0.0.1:{port}")).unwrap();
+        let r = post_json(&base, "/x", b"{}", None, Duration::from_secs(5)).unwrap();
+        assert_eq!(r.body.len() as u64, MAX_RESPONSE);
+        t.join().unwrap();
     }
 
     #[test]
