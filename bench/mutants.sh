@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Mutation testing of the write path: cargo-mutants (installed from
-# crates.io if missing) on src/store/ and the format-preserving editors
-# (src/formats/jsonedit/, src/formats/gsd/splice.rs), then the score.
+# crates.io if missing) on crates/loopdeck-core/src/store/ and the format-preserving editors
+# (crates/loopdeck-core/src/formats/jsonedit/, crates/loopdeck-core/src/formats/gsd/splice.rs), then the score.
 #
 #   bench/mutants.sh [--timeout SECS] [--jobs N] [--tests "ARGS"] [FILE...] [-- CARGO-MUTANTS-ARGS...]
 #
 # FILE...     limit the run to these files (default: the write path above).
 #             The full run takes hours on 2 cores; try one file first:
-#             bench/mutants.sh src/store/diff.rs
+#             bench/mutants.sh crates/loopdeck-core/src/store/diff.rs
 # --timeout   seconds a mutant's tests may run before it counts as caught
 #             by a hang (default 300).
 # --tests     cargo test's target selection, e.g. "--lib --test store_write"
@@ -137,7 +137,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ ${#files[@]} -eq 0 ]; then
-  files=(src/store/ src/formats/jsonedit/ src/formats/gsd/splice.rs)
+  files=(crates/loopdeck-core/src/store/ crates/loopdeck-core/src/formats/jsonedit/ crates/loopdeck-core/src/formats/gsd/splice.rs)
 fi
 command -v cargo-mutants >/dev/null || nice -n 19 cargo install cargo-mutants || exit 2
 
@@ -147,7 +147,10 @@ fi
 out=${MUTANTS_OUT:-$here/target/mutants.out}
 # --gitignore true: the copy leaves out target/ and fuzz/corpus/ (which a
 # running fuzzer changes under it).
-args=(--timeout "$timeout" --jobs "$jobs" --gitignore true --output "$(dirname "$out")")
+# --workspace --test-workspace=true: the files live in crates/loopdeck-core,
+# but most of what catches a store mutant is the binary's tests (tests/*.rs at
+# the root), so every package's tests run against every mutant.
+args=(--timeout "$timeout" --jobs "$jobs" --gitignore true --output "$(dirname "$out")" --workspace --test-workspace=true)
 for f in "${files[@]}"; do
   if [ -d "$f" ]; then
     while IFS= read -r rs; do args+=(--file "$rs"); done < <(find "$f" -name '*.rs' ! -name '*tests.rs' ! -path '*/tests/*' | sort)

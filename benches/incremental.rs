@@ -16,8 +16,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use loopdeck::formats::{discover, discover_cached, read_under, read_under_cached};
-use loopdeck::store::cache::{RACY, ReadCache};
+use loopdeck_core::formats::{discover, discover_cached, read_under, read_under_cached};
+use loopdeck_core::store::cache::{RACY, ReadCache};
 
 fn copy_dir(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap_or_else(|e| panic!("mkdir {to:?}: {e}"));

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use loopdeck::app::{Event, Model, update};
-use loopdeck::model::{Address, Format, InboxItem, InboxKind, Project, StatusKind};
+use loopdeck_core::model::{Address, Format, InboxItem, InboxKind, Project, StatusKind};
+use loopdeck_tui::app::{Event, Model, update};
 use ratatui::{Terminal, backend::TestBackend};
 
 fn projects(n: usize) -> Vec<Project> {
@@ -56,7 +56,7 @@ fn projects(n: usize) -> Vec<Project> {
 }
 
 fn median_us(mut model: Model, frames: usize) -> f64 {
-    let theme = loopdeck::ui::Theme::fallback(false);
+    let theme = loopdeck_tui::ui::Theme::fallback(false);
     let mut term = Terminal::new(TestBackend::new(200, 60)).expect("backend");
     let mut times: Vec<f64> = (0..frames)
         .map(|i| {
@@ -73,7 +73,7 @@ fn median_us(mut model: Model, frames: usize) -> f64 {
                 )),
             );
             let t = Instant::now();
-            term.draw(|f| loopdeck::ui::render(&model, &theme, f))
+            term.draw(|f| loopdeck_tui::ui::render(&model, &theme, f))
                 .expect("draw");
             t.elapsed().as_secs_f64() * 1e6
         })

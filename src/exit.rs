@@ -19,8 +19,8 @@ pub const EXIT_PARTIAL: i32 = 4;
 
 /// The exit code of a decision that did not go as asked: a conflict
 /// (changed on disk, locked), something written in part, else a refusal.
-pub fn of_decision(e: &crate::store::txn::ActError) -> i32 {
-    use crate::store::txn::Failure;
+pub fn of_decision(e: &loopdeck_core::decide::ActError) -> i32 {
+    use loopdeck_core::decide::Failure;
     match e.failure() {
         Failure::Conflict => EXIT_CONFLICT,
         Failure::Partial => EXIT_PARTIAL,

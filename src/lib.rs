@@ -1,11 +1,10 @@
 //! loopdeck: a terminal console for the humans who supervise AI-agent
-//! software projects. The library holds everything; `main.rs` is the edge.
-//!
-//! Layering: `model` (types, no I/O) ← `store` (disk) ← `formats` (one module
-//! per file format) ← `cli`, `app` and `ui`. `model`, `store` and `formats`
-//! never depend on the terminal crates (`tests/architecture.rs` checks it).
-//! `config`, `exit`, `guard`, `i18n` and `options` are neutral: the command line
-//! and the console both use them, and neither imports the other.
+//! software projects. This package is the binary: the command line
+//! (`cli`), the config file (`config`), the console's settings made from
+//! it (`console`), and the exit codes (`exit`). It is built on
+//! `loopdeck-core` (the model, the store, the formats, the watch engine:
+//! its public API alone), `loopdeck-tui` (the console) and
+//! `loopdeck-i18n` (the words); see ARCHITECTURE.md.
 //!
 //! Tests, one layout (as ratatui's: beside the module, or in `tests/`):
 //! a module's unit tests are `#[cfg(test)] mod tests`, inline at the end of
@@ -20,18 +19,13 @@
 //! parts in `tests/<file>/`, shared helpers in `tests/common/`. Nothing is
 //! named after an issue number.
 
-pub mod config;
-pub mod exit;
-pub mod guard;
-pub mod i18n;
-pub mod model;
-pub mod options;
-pub mod store;
-pub mod who;
+// The names the modules use for the core's model and the catalogues.
+pub(crate) use loopdeck_core::model;
+pub(crate) use loopdeck_i18n as i18n;
+pub(crate) use loopdeck_i18n::t;
 
-pub mod app;
 pub mod cli;
-pub mod formats;
-pub mod runtime;
-pub mod ui;
-pub mod watch;
+pub mod config;
+pub mod console;
+pub mod exit;
+pub mod options;

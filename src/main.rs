@@ -19,7 +19,7 @@ fn main() -> color_eyre::Result<ExitCode> {
     hook.install()?;
     // A panic while reading one directory is a problem on it, not a crash
     // report (see `loopdeck::guard`).
-    loopdeck::guard::quiet_hook();
+    loopdeck_core::guard::quiet_hook();
 
     let args = Cli::parse();
     // A usage error below speaks the language the config (if it reads) or
@@ -36,7 +36,7 @@ fn main() -> color_eyre::Result<ExitCode> {
             let _ = writeln!(
                 io::stderr(),
                 "loopdeck: {}",
-                loopdeck::t!("cli.error.roots_after")
+                loopdeck_i18n::t!("cli.error.roots_after")
             );
             return Ok(ExitCode::from(loopdeck::exit::EXIT_USAGE as u8));
         }
@@ -52,18 +52,18 @@ fn main() -> color_eyre::Result<ExitCode> {
                     && let Some(cmd) = word.to_str().and_then(cli::suggest_command)
                 {
                     speak();
-                    let word =
-                        loopdeck::model::text::sanitize_line(&word.to_string_lossy()).into_owned();
+                    let word = loopdeck_core::model::text::sanitize_line(&word.to_string_lossy())
+                        .into_owned();
                     let _ = writeln!(
                         io::stderr(),
                         "loopdeck: {}",
-                        loopdeck::t!("cli.error.not_a_command", word = word, command = cmd)
+                        loopdeck_i18n::t!("cli.error.not_a_command", word = word, command = cmd)
                     );
                     return Ok(ExitCode::from(loopdeck::exit::EXIT_USAGE as u8));
                 }
             }
             return Ok(ExitCode::from(
-                loopdeck::runtime::run(&args.global, &args.roots)? as u8,
+                loopdeck::console::run(&args.global, &args.roots)? as u8,
             ));
         }
     };
@@ -75,7 +75,7 @@ fn main() -> color_eyre::Result<ExitCode> {
             let _ = writeln!(
                 io::stderr(),
                 "loopdeck: {}",
-                loopdeck::t!("cli.error.cannot_write", error = e)
+                loopdeck_i18n::t!("cli.error.cannot_write", error = e)
             );
             Ok(ExitCode::from(EXIT_FAILURE))
         }

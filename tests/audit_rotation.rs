@@ -83,8 +83,10 @@ fn undo_finds_a_decision_in_a_set_aside_log() {
     // was set aside, after the decision.
     fs::rename(
         e.dir().join("audit.ndjson"),
-        e.dir()
-            .join(format!("audit.ndjson.{}", loopdeck::store::audit::new_id())),
+        e.dir().join(format!(
+            "audit.ndjson.{}",
+            loopdeck_core::store::audit::new_id()
+        )),
     )
     .unwrap();
     let b_before = state_md(&b);

@@ -155,7 +155,7 @@ fn act_bug_moves_a_bug_in_a_log_larger_than_a_decision_reads() {
     let state = tmp.path().join("state");
     // `--expect-sha256` of a log too large to read whole is checked too,
     // in chunks: a wrong one is a change on disk, the right one passes.
-    let sha = loopdeck::store::sha256_hex(&before);
+    let sha = loopdeck_core::store::sha256_hex(&before);
     let wrong = common::loopdeck()
         .env("XDG_STATE_HOME", &state)
         .args(["--now", "2026-06-01T12:00:00Z", "act"])

@@ -284,7 +284,7 @@ fn gsd_waiting(tmp: &Path) -> (PathBuf, Command) {
     fs::write(dir.join(".planning/WAITING.json"), WAITING).unwrap();
     fs::create_dir_all(dir.join(".gsd")).unwrap();
     fs::write(dir.join(".gsd/WAITING.json"), WAITING).unwrap();
-    let sha = loopdeck::store::sha256_hex(WAITING.as_bytes());
+    let sha = loopdeck_core::store::sha256_hex(WAITING.as_bytes());
     let c = act_cmd(&tmp.join("state"), &dir, &["answer", &sha, "2"]);
     (dir, c)
 }
@@ -300,7 +300,7 @@ fn a_killed_gsd_answer_retried_is_applied_exactly_once() {
         let tmp = tempfile::tempdir().unwrap();
         let (dir, first) = gsd_waiting(tmp.path());
         let (_, retry) = {
-            let sha = loopdeck::store::sha256_hex(WAITING.as_bytes());
+            let sha = loopdeck_core::store::sha256_hex(WAITING.as_bytes());
             (
                 (),
                 act_cmd(&tmp.path().join("state"), &dir, &["answer", &sha, "2"]),
@@ -316,7 +316,10 @@ fn a_killed_gsd_answer_retried_is_applied_exactly_once() {
         );
         assert!(!dir.join(".planning/WAITING.json").exists(), "kill {i}");
         assert!(!dir.join(".gsd/WAITING.json").exists(), "kill {i}");
-        assert!(loopdeck::formats::gsd::load(&dir).is_some(), "kill {i}");
+        assert!(
+            loopdeck_core::formats::gsd::load(&dir).is_some(),
+            "kill {i}"
+        );
         let answers: Vec<_> = audit_records(&state)
             .into_iter()
             .filter(|r| r["decision"]["verb"] == "answer")
@@ -623,11 +626,11 @@ fn an_interrupted_decision_is_a_problem_until_a_write_settles_it() {
     assert!(run(c).status.success());
     // What a kill right before the audit record leaves: the intent only.
     let log = state.join("loopdeck/audit.ndjson");
-    let record: loopdeck::store::audit::Record =
+    let record: loopdeck_core::store::audit::Record =
         serde_json::from_str(fs::read_to_string(&log).unwrap().trim()).unwrap();
     fs::remove_file(&log).unwrap();
     let n = record.files.len();
-    let intent = loopdeck::store::intent::Intent {
+    let intent = loopdeck_core::store::intent::Intent {
         record: record.clone(),
         pid: 4_000_000,
         start: Some(1),

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::Output;
 
 use common::{loopdeck, repo};
-use loopdeck::formats::gsd::{self, statusline};
+use loopdeck_core::formats::gsd::{self, statusline};
 
 const NOW: &str = "2026-06-01T12:00:00Z";
 /// `--now` as gsd-tools writes `last_updated` (`toISOString()`).
@@ -224,7 +224,7 @@ fn answer_records_a_decision_then_removes_waiting_json() {
     assert_eq!(address.options, vec!["SQLite", "Postgres"]);
     assert_eq!(
         address.target.as_deref(),
-        Some(loopdeck::store::sha256_hex(WAITING.as_bytes()).as_str())
+        Some(loopdeck_core::store::sha256_hex(WAITING.as_bytes()).as_str())
     );
     // The console's path: the item's address, and a full-width 2 as typed
     // through an IME.
@@ -249,7 +249,7 @@ fn answer_records_a_decision_then_removes_waiting_json() {
 #[test]
 fn answer_bound_to_the_waiting_json_it_was_read_from() {
     let p = Project::new(TEMPLATE.as_bytes()).with(".planning/WAITING.json", WAITING);
-    let sha = loopdeck::store::sha256_hex(WAITING.as_bytes());
+    let sha = loopdeck_core::store::sha256_hex(WAITING.as_bytes());
     ok(&p.act(&["answer", &sha[..12], "SQLite"]));
     assert!(
         p.text()
@@ -449,7 +449,7 @@ fn expect_sha256_binds_the_decision_to_the_bytes_read() {
     assert_eq!(code(&o), 3, "{}", stderr(&o));
     assert!(stderr(&o).contains("changed on disk"), "{}", stderr(&o));
     assert_eq!(p.text(), TEMPLATE);
-    let right = loopdeck::store::sha256_hex(TEMPLATE.as_bytes());
+    let right = loopdeck_core::store::sha256_hex(TEMPLATE.as_bytes());
     ok(&p.act_with(&["add-blocker", "x"], &["--expect-sha256", &right]));
     assert!(p.text().contains("\n- x\n"));
 }

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{copy_dir, repo};
-use loopdeck::formats::{Discovery, discover, discover_cached};
-use loopdeck::store::cache::ReadCache;
+use loopdeck_core::formats::{Discovery, discover, discover_cached};
+use loopdeck_core::store::cache::ReadCache;
 
 fn text(d: &Discovery) -> String {
     serde_json::to_string_pretty(&(&d.projects, &d.problems)).unwrap()
@@ -119,7 +119,7 @@ fn a_changelog_with_lines_across_its_byte_budget_reads_as_fresh() {
 
 /// The bytes a keyed log keeps in memory, as `keyed_in` answers.
 fn kept_bytes(dir: &Path, cache: &ReadCache) -> Option<usize> {
-    use loopdeck::store::ndjson::keyed::keyed_in;
+    use loopdeck_core::store::ndjson::keyed::keyed_in;
     let accepts = |l: &[u8]| {
         serde_json::from_slice::<serde_json::Value>(l)
             .ok()

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{copy_dir, repo, workspace};
-use loopdeck::formats::{Discovery, discover, discover_cached, read_under, read_under_cached};
-use loopdeck::store::cache::ReadCache;
+use loopdeck_core::formats::{Discovery, discover, discover_cached, read_under, read_under_cached};
+use loopdeck_core::store::cache::ReadCache;
 
 /// A cache that trusts file times at once: each test orders its writes
 /// after a clock tick itself ([`tick`]), where the console waits

@@ -61,7 +61,7 @@ fn a_language_the_config_does_not_know_is_refused_at_its_line() {
 fn the_config_takes_the_language_names_the_environment_takes() {
     let dir = tempfile::tempdir().unwrap();
     let (_t, ws) = workspace();
-    let header = loopdeck::i18n::text_in(loopdeck::i18n::Lang::ZhCn, "cli.list.age").unwrap();
+    let header = loopdeck_i18n::text_in(loopdeck_i18n::Lang::ZhCn, "cli.list.age").unwrap();
     for name in ["zh-CN", "zh_CN", "zh-TW", "zh_CN.UTF-8"] {
         let cfg = dir.path().join("config.toml");
         std::fs::write(&cfg, format!("language = \"{name}\"\n")).unwrap();
@@ -117,7 +117,7 @@ fn json_keeps_the_english_words_it_had() {
         let id = p["id"].as_str().unwrap().to_owned();
         sums.push_str(&format!(
             "{}  {id}\n",
-            loopdeck::store::sha256_hex(out.as_bytes())
+            loopdeck_core::store::sha256_hex(out.as_bytes())
         ));
         let mut said = serde_json::Map::new();
         for k in ["resume", "inbox", "answered", "blockers"] {

@@ -15,8 +15,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use common::{NOW, copy_dir, loopdeck, workspace};
-use loopdeck::i18n::{Lang, fill};
-use loopdeck::model::text::width;
+use loopdeck_core::model::text::width;
+use loopdeck_i18n::{Lang, fill};
 
 const CHINESE: [(&str, &str); 1] = [("LC_ALL", "zh_CN.UTF-8")];
 
@@ -24,7 +24,7 @@ use common::run_with as run;
 
 /// The text of `key` in `lang` (a plural entry: its `other` form).
 fn text(lang: Lang, key: &str) -> String {
-    loopdeck::i18n::text_in(lang, key)
+    loopdeck_i18n::text_in(lang, key)
         .unwrap_or_else(|| panic!("{key} is not in the {lang} catalogue"))
         .to_owned()
 }
@@ -457,7 +457,7 @@ fn chinese_inbox_and_show_say_no_generated_english() {
     ];
     // Every run of two words or more an English `phrase` entry says
     // itself (between its placeholders).
-    let en = loopdeck::i18n::catalog(Lang::En);
+    let en = loopdeck_i18n::catalog(Lang::En);
     let mut fixed: Vec<String> = Vec::new();
     for key in en.keys().filter(|k| k.starts_with("phrase.")) {
         let template = text(Lang::En, key);

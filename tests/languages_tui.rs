@@ -5,7 +5,7 @@
 //! environment.
 //!
 //! What is waited for is text only a translated console shows, taken from
-//! the catalogues (`loopdeck::i18n::catalog`), or computed by the library
+//! the catalogues (`loopdeck_i18n::catalog`), or computed by the library
 //! in the language asked (a config mistake said on stderr once the console
 //! has refused to start): never a copy of a translation.
 //!
@@ -19,14 +19,14 @@ use std::path::{Path, PathBuf};
 
 use common::NOW;
 use common::tmux::{Tmux, skip_without_tmux};
-use loopdeck::i18n::{Lang, scoped};
-use loopdeck::model::text::sanitize_line;
+use loopdeck_core::model::text::sanitize_line;
+use loopdeck_i18n::{Lang, scoped};
 
 const CHINESE_ENV: &str = "LC_ALL=zh_CN.UTF-8";
 
 /// The text of `key` in `lang`.
 fn text(lang: Lang, key: &str) -> String {
-    loopdeck::i18n::text_in(lang, key)
+    loopdeck_i18n::text_in(lang, key)
         .unwrap_or_else(|| panic!("{key} is not in the {lang} catalogue"))
         .to_owned()
 }
@@ -202,7 +202,7 @@ fn a_config_mistake_after_the_language_is_known_is_said_in_it() {
     let said = |lang| {
         let _l = scoped(lang);
         let cfg = loopdeck::config::load(Some(&r.config)).unwrap();
-        match loopdeck::runtime::config::theme(&cfg, true) {
+        match loopdeck::console::theme(&cfg, true) {
             Ok(_) => panic!("a theme named neon"),
             Err(e) => e.to_string(),
         }

@@ -3,7 +3,7 @@
 //! longer than one 64 KiB read must be kept whole, not just its last read.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use loopdeck::store::diff::Ending;
+use loopdeck_core::store::diff::Ending;
 
 #[test]
 fn a_torn_tail_longer_than_one_read_is_kept_whole() {

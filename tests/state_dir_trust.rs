@@ -16,7 +16,7 @@ use std::os::unix::fs::{PermissionsExt, chown, symlink};
 use std::path::{Path, PathBuf};
 
 use common::{loopdeck, repo};
-use loopdeck::store::sha256_hex;
+use loopdeck_core::store::sha256_hex;
 
 const NOBODY: u32 = 65534;
 

@@ -15,8 +15,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use loopdeck::store::transact;
-use loopdeck::store::txn::{ActError, Edit, LockKind, Outcome, Refusal, Txn, WriteOptions};
+use loopdeck_core::store::transact;
+use loopdeck_core::store::txn::{ActError, Edit, LockKind, Outcome, Refusal, Txn, WriteOptions};
 
 const ROLE: &str = "LOOPDECK_STORE_CRASH_ROLE";
 const DIR: &str = "LOOPDECK_STORE_CRASH_DIR";
@@ -120,7 +120,7 @@ fn project() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn temps(dir: &Path) -> Vec<String> {
-    loopdeck::store::list_names(dir)
+    loopdeck_core::store::list_names(dir)
         .into_iter()
         .filter(|n| n.contains(".loopdeck-") && n.ends_with(".tmp"))
         .collect()
@@ -272,7 +272,7 @@ fn fifty_writers_at_once_lose_no_update() {
     seen.sort_unstable();
     assert_eq!(seen, (1..=N).collect::<Vec<_>>());
     assert_eq!(
-        loopdeck::store::list_names(&project),
+        loopdeck_core::store::list_names(&project),
         ["log.ndjson", "state.json"]
     );
 }

@@ -15,7 +15,7 @@ use std::process::Output;
 use std::time::Duration;
 
 use common::{copy_dir, loopdeck, repo};
-use loopdeck::store::sha256_hex;
+use loopdeck_core::store::sha256_hex;
 
 const NOW: &str = "2026-06-01T12:00:00Z";
 const OPEN_BUG: &str = "bug-20260601-0902-d4e8";

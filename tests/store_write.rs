@@ -10,10 +10,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use chrono::Utc;
-use loopdeck::store::audit;
-use loopdeck::store::transact;
-use loopdeck::store::txn::{ActError, Edit, LockKind, Outcome, Txn, WriteOptions};
-use loopdeck::store::{StoreError, sha256_hex};
+use loopdeck_core::store::audit;
+use loopdeck_core::store::transact;
+use loopdeck_core::store::txn::{ActError, Edit, LockKind, Outcome, Txn, WriteOptions};
+use loopdeck_core::store::{StoreError, sha256_hex};
 
 struct Env {
     tmp: tempfile::TempDir,
@@ -133,7 +133,7 @@ fn a_link_leaving_the_project_is_refused_and_its_target_untouched() {
 }
 
 fn common_names(dir: &Path) -> Vec<String> {
-    loopdeck::store::list_names(dir)
+    loopdeck_core::store::list_names(dir)
 }
 
 /// Every file under `dir`, relative to it.

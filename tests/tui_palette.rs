@@ -16,7 +16,7 @@ use common::{NOW, repo};
 /// The SGR parameters of a 24-bit colour of `themes/light.toml`:
 /// `38;2;r;g;b` (foreground) or `48;2;r;g;b` (background).
 fn light(key: &str, ground: u8) -> String {
-    let text = fs::read_to_string(repo().join("themes/light.toml")).unwrap();
+    let text = fs::read_to_string(repo().join("crates/loopdeck-tui/themes/light.toml")).unwrap();
     let theme: toml::Table = toml::from_str(&text).unwrap();
     let hex = theme["colors"][key].as_str().unwrap();
     let byte = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).unwrap();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use loopdeck::watch::{
+use loopdeck_core::watch::{
     Engine, Liveness, Mode, Msg, Options, Reading, Sink, Target, Update, watcher,
 };
 
@@ -290,7 +290,7 @@ fn a_decision_written_is_read_again_as_one_change_of_its_project() {
     let mut d = Driver::start(&root, &Options::default());
     // Live, and every reading of the start (the first one and the
     // catch-up once the watches are set) done: 700 ms without one.
-    let mut first: Vec<loopdeck::model::Project> = Vec::new();
+    let mut first: Vec<loopdeck_core::model::Project> = Vec::new();
     let until = Instant::now() + DEADLINE;
     let mut last_read = Instant::now();
     while first.is_empty()
@@ -312,7 +312,7 @@ fn a_decision_written_is_read_again_as_one_change_of_its_project() {
         d.engine.tick(Instant::now());
     }
     // The first question that can be answered now.
-    let opts = loopdeck::store::txn::WriteOptions {
+    let opts = loopdeck_core::store::txn::WriteOptions {
         audit_dir: Some(audit),
         ..Default::default()
     };
@@ -322,14 +322,14 @@ fn a_decision_written_is_read_again_as_one_change_of_its_project() {
         .find_map(|(p, i)| {
             let a = i.act.as_ref().filter(|a| a.verb == "answer")?;
             let verb = a.build(None, &["by the console".to_owned()]).ok()?;
-            let req = loopdeck::model::Request {
+            let req = loopdeck_core::model::Request {
                 verb,
                 by: "tester".into(),
                 now: chrono::Utc::now(),
                 devloop_api: None,
                 config_file: None,
             };
-            loopdeck::formats::act::act(p, &req, &opts)
+            loopdeck_core::formats::act::act(p, &req, &opts)
                 .ok()
                 .map(|_| p.path.clone())
         })

@@ -21,15 +21,15 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
-use loopdeck::formats;
-use loopdeck::formats::devloop::html;
-use loopdeck::formats::dwp::markdown;
-use loopdeck::formats::gsd::{body, frontmatter, splice, statusline};
-use loopdeck::formats::jsonedit::JsonDoc;
-use loopdeck::formats::prd_master::schema as prd_schema;
-use loopdeck::model::{Format, Project, Request};
-use loopdeck::store::ndjson::{RevLine, ReverseLines};
-use loopdeck::store::txn::{ActError, WriteOptions};
+use loopdeck_core::formats;
+use loopdeck_core::formats::devloop::html;
+use loopdeck_core::formats::dwp::markdown;
+use loopdeck_core::formats::gsd::{body, frontmatter, splice, statusline};
+use loopdeck_core::formats::jsonedit::JsonDoc;
+use loopdeck_core::formats::prd_master::schema as prd_schema;
+use loopdeck_core::model::{Format, Project, Request};
+use loopdeck_core::store::ndjson::{RevLine, ReverseLines};
+use loopdeck_core::store::txn::{ActError, WriteOptions};
 
 /// A target's body.
 pub type Target = fn(&[u8]);
@@ -261,7 +261,7 @@ pub fn ndjson_fold(data: &[u8]) {
     write(&dir.join("changelog.ndjson"), timeline);
     if let Some(p) = formats::devloop::load(&dir) {
         assert!(
-            p.detail.bugs.len() <= formats::devloop::bugs::MAX_BUGS_LISTED,
+            p.detail.bugs.len() <= formats::devloop::bugfold::MAX_BUGS_LISTED,
             "more bugs listed than the limit"
         );
     }

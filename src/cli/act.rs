@@ -13,8 +13,8 @@ use crate::config::Config;
 
 use crate::model::text::{sanitize_line, sanitize_text};
 use crate::model::{Request, Verb};
-use crate::store::audit;
-use crate::store::txn::{ActError, FileChange, Outcome, Refusal, WriteOptions};
+use loopdeck_core::decide::audit;
+use loopdeck_core::decide::{ActError, FileChange, Outcome, Refusal, WriteOptions};
 
 use super::views::{SCHEMA_VERSION, rfc3339};
 use super::{EXIT_OK, Pick, enclosing_project, json};
@@ -319,7 +319,12 @@ pub fn run_act(
     // Who decides is written into the files (conversation.md, STATE.md,
     // the audit log): the one-line rule of every typed text, refused in
     // the same words.
-    let by = match Request::decider(&flags.by.clone().unwrap_or_else(crate::who::login_name)) {
+    let by = match Request::decider(
+        &flags
+            .by
+            .clone()
+            .unwrap_or_else(loopdeck_core::who::login_name),
+    ) {
         Ok(by) => by,
         Err(msg) => return Ok(refused(err, &ActError::Refused(Refusal::new(msg)))),
     };
@@ -333,12 +338,12 @@ pub fn run_act(
     let opts = write_options(flags, config, readonly);
     let (result, shown) = if matches!(req.verb, Verb::NewProject { .. }) {
         (
-            crate::formats::act::act_on_workspace(project_dir, &req, &opts),
+            loopdeck_core::decide::act_on_workspace(project_dir, &req, &opts),
             project_dir.to_path_buf(),
         )
     } else {
         match enclosing_project(project_dir, Pick::Refuse) {
-            Ok(p) => (crate::formats::act::act(&p, &req, &opts), p.path.clone()),
+            Ok(p) => (loopdeck_core::decide::act(&p, &req, &opts), p.path.clone()),
             Err(problems) => {
                 for p in &problems {
                     let _ = writeln!(err, "loopdeck: {}", sanitize_line(&p.to_string()));
@@ -405,7 +410,12 @@ pub fn run_undo(
     err: &mut dyn Write,
 ) -> io::Result<i32> {
     let mut opts = write_options(flags, config, readonly);
-    let by = match Request::decider(&flags.by.clone().unwrap_or_else(crate::who::login_name)) {
+    let by = match Request::decider(
+        &flags
+            .by
+            .clone()
+            .unwrap_or_else(loopdeck_core::who::login_name),
+    ) {
         Ok(by) => by,
         Err(msg) => return Ok(refused(err, &ActError::Refused(Refusal::new(msg)))),
     };
@@ -417,7 +427,7 @@ pub fn run_undo(
     // A decision interrupted part way is settled first: `undo --last`
     // then finds it (recorded) or finds it gone (rolled back).
     if !opts.readonly {
-        match crate::store::intent::recover(&dir, None, opts.wait) {
+        match loopdeck_core::decide::intent::recover(&dir, None, opts.wait) {
             Ok(settled) => {
                 for s in settled {
                     writeln!(err, "loopdeck: {}", sanitize_line(&s.message()))?;
@@ -483,7 +493,7 @@ fn write_outcome(out: &mut dyn Write, verb: &str, o: &Outcome) -> io::Result<()>
         return Ok(());
     }
     for f in &o.files {
-        let short = |s: &Option<crate::store::txn::Stamp>| {
+        let short = |s: &Option<loopdeck_core::decide::Stamp>| {
             s.as_ref().map_or_else(
                 || crate::t!("cli.act.none").to_owned(),
                 |s| s.sha256.chars().take(12).collect(),

@@ -12,8 +12,8 @@ use serde::Serialize;
 use super::views::SCHEMA_VERSION;
 use crate::exit::{EXIT_FINDINGS, EXIT_OK};
 use crate::model::text::sanitize_line;
-use crate::store::audit::{self, Op, Record, Standing};
 use crate::t;
+use loopdeck_core::decide::audit::{self, Op, Record, Standing};
 
 /// One decision as `--json` writes it (one line each).
 #[derive(Serialize)]

@@ -22,9 +22,9 @@ use chrono::Utc;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::config::{self, Config};
-use crate::formats::{self, Discovery};
 use crate::model::text::sanitize_line;
 use crate::model::{Problem, Project};
+use loopdeck_core::read::{self, Discovery};
 use views::{InboxView, ListView, Resume, Row, SCHEMA_VERSION, ShowView, rfc3339};
 
 pub use crate::exit::{EXIT_CONFLICT, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
@@ -266,7 +266,7 @@ pub fn run(
     let walk = |roots: &[PathBuf], err: &mut dyn Write| {
         config::roots(roots, &config)
             .map(|roots| {
-                let found = formats::discover(&roots);
+                let found = read::discover(&roots);
                 (roots, found)
             })
             .map_err(|e| usage(err, &e.to_string()))
@@ -289,7 +289,7 @@ pub fn run(
             );
         }
         Command::Undo { id, last, flags } => {
-            use crate::store::audit::Which;
+            use loopdeck_core::decide::audit::Which;
             let which = match (id, last) {
                 (Some(id), _) => Which::Id(id.clone()),
                 (None, last) => match act::scope(last.clone().flatten().as_deref()) {
@@ -301,7 +301,7 @@ pub fn run(
         }
         Command::Redo { dir, flags } => {
             let which = match act::scope(dir.as_deref()) {
-                Ok(scope) => crate::store::audit::Which::Redo(scope),
+                Ok(scope) => loopdeck_core::decide::audit::Which::Redo(scope),
                 Err(msg) => return Ok(usage(err, &msg)),
             };
             return act::run_undo(which, flags, &config, global.readonly, global.now, out, err);
@@ -421,7 +421,7 @@ pub fn run(
                     return Ok(code);
                 }
             };
-            formats::complete(&mut p);
+            read::complete(&mut p);
             let readonly = global.readonly || config.readonly;
             first_seen(std::slice::from_mut(&mut p), now, readonly, err);
             if *json {
@@ -443,8 +443,8 @@ pub fn run(
                 Err(code) => return Ok(code),
             };
             for p in &mut found.projects {
-                formats::complete(p);
-                formats::check(p);
+                read::complete(p);
+                read::check(p);
             }
             let view =
                 views::CheckView::new(&found.projects, &found.problems, stamp, roots_text(&roots));
@@ -509,12 +509,12 @@ fn enclosing_project(dir: &Path, pick: Pick) -> Result<Project, Vec<Problem>> {
     for (level, d) in start.ancestors().take(STATUS_CLIMB + 1).enumerate() {
         // `status` of a devloop project reads only what its line needs.
         if pick == Pick::Newest
-            && let Some(p) = formats::light_status(d)
+            && let Some(p) = read::light_status(d)
             && (level == 0 || start.starts_with(&p.path))
         {
             return Ok(with_useful_id(p));
         }
-        let found = formats::load_dir(d);
+        let found = read::load_dir(d);
         problems.extend(found.problems);
         let mut here: Vec<(PathBuf, Project)> = found
             .projects
@@ -549,7 +549,7 @@ fn enclosing_project(dir: &Path, pick: Pick) -> Result<Project, Vec<Problem>> {
 /// a root that is itself a project); `path` says where it is.
 fn with_useful_id(mut p: Project) -> Project {
     if p.id == "." {
-        p.id = formats::file_name(&p.path);
+        p.id = read::file_name(&p.path);
     }
     p
 }
@@ -568,10 +568,10 @@ pub(crate) fn first_seen(
     readonly: bool,
     err: &mut dyn Write,
 ) -> crate::model::first_seen::FirstSeen {
-    let dir = crate::store::audit::default_dir();
+    let dir = loopdeck_core::memory::state_dir();
     let (mut memory, warning) = dir
         .as_deref()
-        .map(crate::store::first_seen::load)
+        .map(loopdeck_core::memory::first_seen::load)
         .unwrap_or_default();
     let mut say = |w: &str| {
         let _ = writeln!(
@@ -588,7 +588,7 @@ pub(crate) fn first_seen(
         && !readonly
         && warning.is_none()
         && let Some(dir) = dir
-        && let Err(e) = crate::store::first_seen::save(&dir, &mut memory)
+        && let Err(e) = loopdeck_core::memory::first_seen::save(&dir, &mut memory)
     {
         say(&e.to_string());
     }
@@ -599,9 +599,9 @@ fn seen_memory(
     projects: &[crate::model::Project],
     err: &mut dyn Write,
 ) -> crate::model::seen::Memory {
-    let (saved, warning) = crate::store::audit::default_dir()
+    let (saved, warning) = loopdeck_core::memory::state_dir()
         .as_deref()
-        .map(crate::store::seen::load)
+        .map(loopdeck_core::memory::seen::load)
         .unwrap_or_default();
     if let Some(w) = warning {
         let _ = writeln!(
@@ -630,7 +630,7 @@ fn project_for_show(dir: &Path, config: &Config) -> Result<Project, (i32, String
                 .join("\nloopdeck: "),
         )),
         Err(_) => {
-            let Discovery { projects, .. } = formats::discover(&[dir.to_path_buf()]);
+            let Discovery { projects, .. } = read::discover(&[dir.to_path_buf()]);
             let shown = dir.display();
             Err((
                 EXIT_USAGE,

@@ -13,8 +13,8 @@ use super::json;
 use super::views::SCHEMA_VERSION;
 use crate::exit::{EXIT_FINDINGS, EXIT_OK, EXIT_PARTIAL};
 use crate::model::text::sanitize_line;
-use crate::store::intent::{self, Settled};
-use crate::store::{audit, txn};
+use loopdeck_core::decide::intent::{self, Settled};
+use loopdeck_core::decide::{self as txn, audit};
 
 #[derive(Serialize)]
 struct RecoverView<'a> {

@@ -7,7 +7,6 @@ use std::path::Path;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
-use crate::formats;
 use crate::model::escalate::{self, Rule};
 use crate::model::seen::Since;
 use crate::model::{
@@ -15,6 +14,7 @@ use crate::model::{
     InboxItem, InboxKind, Level, Loops, Phrase, Problem, Progress, Project, Revision, Run,
     Scenario, Stall, StallLimits, Task, Unit, oldest_first, since_seconds,
 };
+use loopdeck_core::read;
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -240,7 +240,7 @@ impl<'a> Resume<'a> {
             read_first: &p.resume.read_first,
             advice,
             excerpts: if scenario == Some(Scenario::C) {
-                formats::excerpts(p, 2, 6)
+                read::excerpts(p, 2, 6)
             } else {
                 Vec::new()
             },

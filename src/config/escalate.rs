@@ -175,7 +175,7 @@ fn waited<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<TimeDelta>, D
 }
 
 /// A colour as a theme writes it; the console, which draws it, checks it
-/// names one (`runtime::config::rule_colours`). Here: one word.
+/// names one (`console::rule_colours`). Here: one word.
 fn colour<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     let text = String::deserialize(d)?;
     if text.trim().is_empty() || text.chars().any(|c| c.is_control()) {

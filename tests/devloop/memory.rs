@@ -89,7 +89,7 @@ fn many_units(n: usize) -> String {
 
 #[test]
 fn memory_stays_proportional_to_the_input() {
-    use loopdeck::formats::devloop;
+    use loopdeck_core::formats::devloop;
     let tmp = tempfile::tempdir().unwrap();
     let units_dir = tmp.path().join("data/companies/acme/projects/p-units");
     let units = many_units(50_000);

@@ -167,7 +167,7 @@ def heading_above(b, line):
 
 
 def escaped(text):
-    """The text as loopdeck's text rule writes it (src/formats/gsd/text.rs):
+    """The text as loopdeck's text rule writes it (crates/loopdeck-core/src/formats/gsd/text.rs):
     `:**` -> `\\:**`, `##` -> `#\\#`, `[RESOLVED]` -> `\\[RESOLVED\\]`."""
     t = text.strip()
     parts = t.split("`")

@@ -12,7 +12,7 @@ use crate::model::changes::Change;
 use crate::model::text::{pad, sanitize_line, width};
 use crate::model::{Bug, Event, InboxItem, Project};
 use crate::t;
-use crate::watch::Liveness;
+use loopdeck_core::follow::Liveness;
 
 /// One line of the feed.
 #[derive(Serialize)]

@@ -80,8 +80,8 @@ use crate::model::escalate;
 use crate::model::text::sanitize_line;
 use crate::model::{Project, sort_newest_first};
 use crate::options::Global;
-use crate::watch::{Engine, Liveness, Reading, Sink, Update};
 use lines::Body;
+use loopdeck_core::follow::{Engine, Liveness, Reading, Sink, Update};
 use queue::{Msg, Queue};
 
 /// How long a signal waits for the loop to end by itself.
@@ -287,7 +287,7 @@ impl Feed<'_> {
                     && let Some(dir) = &self.first_dir
                 {
                     // Best effort: the feed goes on without the memory.
-                    let _ = crate::store::first_seen::save(dir, &mut self.first);
+                    let _ = loopdeck_core::memory::first_seen::save(dir, &mut self.first);
                 }
                 if !self.snapshot_sent {
                     return self.snapshot(out);
@@ -461,7 +461,7 @@ pub fn run(
         }),
         &crate::config::watch_options(config),
     );
-    let first_seen_dir = crate::store::audit::default_dir();
+    let first_seen_dir = loopdeck_core::memory::state_dir();
     let mut feed = Feed {
         global,
         json,
@@ -475,7 +475,7 @@ pub fn run(
         snapshot_sent: false,
         first: first_seen_dir
             .as_deref()
-            .map(|d| crate::store::first_seen::load(d).0)
+            .map(|d| loopdeck_core::memory::first_seen::load(d).0)
             .unwrap_or_default(),
         first_dir: first_seen_dir.filter(|_| !(global.readonly || config.readonly)),
         policy: Policy::new(config),

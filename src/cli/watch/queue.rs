@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
-use crate::watch::{self, Liveness};
+use loopdeck_core::follow::{self as watch, Liveness};
 
 /// Distinct changed paths kept while the loop is busy; past this, the
 /// next reading reads everything (which is what so many changes cost

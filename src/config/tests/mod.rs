@@ -95,7 +95,7 @@ fn the_notify_table_reads_and_its_mistakes_name_their_line() {
 
 #[test]
 fn the_watch_table_sets_the_watcher_and_bad_values_are_explained() {
-    use crate::watch::Mode;
+    use loopdeck_core::follow::Mode;
     use std::time::Duration;
     let c = parse(
         "[watch]\npoll_secs = 3\nreconcile_secs = 30\nmode = \"poll\"\n",

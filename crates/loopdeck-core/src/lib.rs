@@ -1,0 +1,56 @@
+//! loopdeck's core: the format-neutral model, the one way to touch disk
+//! (`store`), the four file formats (`formats`), and the engine that
+//! follows projects on disk (`watch`). No terminal crate is a dependency:
+//! the console (`loopdeck-tui`) and the command line (the `loopdeck`
+//! binary) are built on what this crate makes public, and nothing else.
+//!
+//! What it offers (see each module):
+//! - [`model`]: the types every view shows (projects, inbox items, the
+//!   detail parts, phrases, escalation rules, stalls) and their text rules;
+//! - [`read`]: find and read projects, read a project's excerpts, older
+//!   events, a revision's section diff, and what each format looks like;
+//! - [`decide`]: make a decision (`act`), undo and redo it, settle
+//!   interrupted ones, the audit trail, and the typed errors;
+//! - [`memory`]: what the user looked at and when items were first seen,
+//!   kept in the state directory;
+//! - [`follow`]: the watch engine shared by the console and `watch --json`;
+//! - [`guard`] and [`who`]: panics caught per directory, the login name.
+//!
+//! How it does it stays private: `formats` (each format's file names and
+//! rules) and `store` (bounded reads, atomic replace, locks, compare and
+//! swap, the audit log) are not public, so no crate above names a
+//! format's files. The workspace's integration tests, benches and fuzz
+//! targets reach them through the `testing` feature only.
+//!
+//! Tests, one layout (as ratatui's): a module's unit tests are
+//! `#[cfg(test)] mod tests`, inline, in `<module>/tests.rs`, or in
+//! `<module>/tests/` by topic; nothing is named after an issue number.
+
+// The catalogues' words and macros, under the names the modules use.
+pub(crate) use loopdeck_i18n as i18n;
+pub(crate) use loopdeck_i18n::t;
+
+pub mod guard;
+pub mod model;
+pub mod who;
+
+// Private to the crate; public only to the workspace's own tests,
+// benches and fuzz targets (`--features testing`), never to another
+// crate's code.
+#[cfg(feature = "testing")]
+pub mod formats;
+#[cfg(not(feature = "testing"))]
+mod formats;
+#[cfg(feature = "testing")]
+pub mod store;
+#[cfg(not(feature = "testing"))]
+mod store;
+#[cfg(feature = "testing")]
+pub mod watch;
+#[cfg(not(feature = "testing"))]
+mod watch;
+
+pub mod decide;
+pub mod follow;
+pub mod memory;
+pub mod read;

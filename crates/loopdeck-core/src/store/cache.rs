@@ -1,0 +1,304 @@
+//! What the console's reader keeps between readings, so reading a project
+//! again costs what changed, not what it holds: NDJSON logs go on from the
+//! offset last read ([`super::ndjson::incremental`]), and files whose size,
+//! mtime, ctime and inode did not change are not parsed again ([`memo_in`]).
+//!
+//! One `ReadCache` lives as long as a console (or a `watch` feed); a
+//! one-shot command reads without one. It is shared by the reading threads
+//! (`Send + Sync`): a reading enters it on its thread ([`ReadCache::enter`])
+//! and the readers deep inside the formats find it there, so their
+//! signatures do not change and a reading without a cache costs nothing
+//! more.
+//!
+//! Every entry is keyed by the file's path as the reader spelt it, and
+//! trusted only while the file's identity and times are those it had when
+//! read. A file whose mtime or ctime was within [`RACY`] of the moment it
+//! was looked at may still change within the same clock tick: it is
+//! re-read and its sha256 compared (as git does for a "racily clean"
+//! index entry). Entries a pass did not touch are dropped at its end
+//! ([`ReadCache::sweep`]), so projects created and removed over a long run
+//! leave nothing behind.
+
+use std::any::{Any, TypeId};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
+
+use super::{StoreError, read_in, stamps};
+
+mod memo;
+pub use memo::{memo_in, memo_stat};
+
+/// How recent a change must be for its file's times not to be trusted.
+/// Larger than the coarsest timestamp granularity of a common file system
+/// (1 s on ext3 and HFS+, 2 s on FAT).
+pub const RACY: Duration = Duration::from_secs(3);
+
+/// State kept between readings (see the module documentation). Cloning
+/// shares it.
+#[derive(Clone, Default)]
+pub struct ReadCache {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    entries: Mutex<HashMap<Key, Entry>>,
+    pass: AtomicU64,
+    bytes_read: AtomicU64,
+    /// Files neither read nor parsed again.
+    reused: AtomicU64,
+    racy: Duration,
+}
+
+impl Default for Inner {
+    fn default() -> Self {
+        Inner {
+            entries: Mutex::default(),
+            pass: AtomicU64::new(0),
+            bytes_read: AtomicU64::new(0),
+            reused: AtomicU64::new(0),
+            racy: RACY,
+        }
+    }
+}
+
+type Key = (PathBuf, TypeId);
+
+struct Entry {
+    /// The last pass that used it.
+    seen: u64,
+    value: Box<dyn Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for ReadCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadCache")
+            .field("entries", &self.len())
+            .field("bytes_read", &self.bytes_read())
+            .finish()
+    }
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<(ReadCache, u64)>> = const { RefCell::new(None) };
+}
+
+impl ReadCache {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    #[cfg(any(test, feature = "testing"))]
+    /// A cache that trusts a file's times once they are `racy` old
+    /// (tests use zero, with files whose writes they order themselves).
+    pub fn with_racy_window(racy: Duration) -> Self {
+        ReadCache {
+            inner: Arc::new(Inner {
+                racy,
+                ..Inner::default()
+            }),
+        }
+    }
+
+    #[cfg(any(test, feature = "testing"))]
+    /// How many times a file was neither read nor parsed again.
+    pub fn reused(&self) -> u64 {
+        self.inner.reused.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn count_reuse(&self) {
+        self.inner.reused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Can `id`'s times be trusted to change on the next write, looked at
+    /// `now` (taken before the stat)? Not when they are within the racy
+    /// window of it.
+    pub(crate) fn settled(&self, id: &FileId, now: SystemTime) -> bool {
+        let Ok(now) = now.duration_since(SystemTime::UNIX_EPOCH) else {
+            return false;
+        };
+        let limit = now.as_nanos() as i128 - self.inner.racy.as_nanos() as i128;
+        id.mtime < limit && id.ctime < limit
+    }
+
+    /// Start a pass (one reading of some projects): its number, for
+    /// [`Self::enter`] and [`Self::sweep`].
+    pub fn begin_pass(&self) -> u64 {
+        self.inner.pass.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Run `work` (a reading, on this thread) with this cache as the one
+    /// the readers use. Ends with `work`, panic or not.
+    pub fn enter<T>(&self, pass: u64, work: impl FnOnce() -> T) -> T {
+        struct Reset(Option<(ReadCache, u64)>);
+        impl Drop for Reset {
+            fn drop(&mut self) {
+                let previous = self.0.take();
+                CURRENT.with(|c| *c.borrow_mut() = previous);
+            }
+        }
+        let _reset = Reset(CURRENT.with(|c| c.borrow_mut().replace((self.clone(), pass))));
+        work()
+    }
+
+    /// Drop the entries pass `pass` did not use: all of them, or (`under`)
+    /// those of files under that directory. A file that vanished, or a
+    /// project no longer read, leaves nothing behind.
+    pub fn sweep(&self, pass: u64, under: Option<&Path>) {
+        self.sweep_where(pass, |path| under.is_none_or(|d| path.starts_with(d)));
+    }
+
+    /// Drop the entries pass `pass` did not use among the files `within`
+    /// says it read. A file counts as used when any of its entries was (a
+    /// parse reused whole keeps the log state kept beside it).
+    pub fn sweep_where(&self, pass: u64, within: impl Fn(&Path) -> bool) {
+        let mut entries = self.lock();
+        let met: std::collections::HashSet<PathBuf> = entries
+            .iter()
+            .filter(|(_, e)| e.seen >= pass)
+            .map(|((path, _), _)| path.clone())
+            .collect();
+        entries.retain(|(path, _), _| met.contains(path) || !within(path));
+    }
+
+    /// Bytes read through the cache's own reads (incremental NDJSON reads,
+    /// files re-read to compare their content) since it was made.
+    pub fn bytes_read(&self) -> u64 {
+        self.inner.bytes_read.load(Ordering::Relaxed)
+    }
+
+    /// How many files it holds something for.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    #[cfg(any(test, feature = "testing"))]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<Key, Entry>> {
+        self.inner.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn count_read(&self, n: u64) {
+        self.inner.bytes_read.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Take the `V` kept for `path` out (the caller puts it back with
+    /// [`Self::put`]); two readers of one file at once each work alone.
+    pub(crate) fn take<V: Any + Send + Sync>(&self, path: &Path) -> Option<V> {
+        let e = self
+            .lock()
+            .remove(&(path.to_path_buf(), TypeId::of::<V>()))?;
+        e.value.downcast::<V>().ok().map(|b| *b)
+    }
+
+    pub(crate) fn put<V: Any + Send + Sync>(&self, pass: u64, path: &Path, value: V) {
+        self.lock().insert(
+            (path.to_path_buf(), TypeId::of::<V>()),
+            Entry {
+                seen: pass,
+                value: Box::new(value),
+            },
+        );
+    }
+
+    pub(crate) fn forget<V: Any + Send + Sync>(&self, path: &Path) {
+        self.lock().remove(&(path.to_path_buf(), TypeId::of::<V>()));
+    }
+}
+
+/// Does the reading on this thread read through a cache?
+pub fn active() -> bool {
+    CURRENT.with(|c| c.borrow().is_some())
+}
+
+/// The cache the reading on this thread uses, and its pass.
+pub(crate) fn current() -> Option<(ReadCache, u64)> {
+    CURRENT.with(|c| c.borrow().clone())
+}
+
+/// What identifies a file's content without reading it: device, inode,
+/// size, mtime and ctime (ns). Any write changes the size or the times;
+/// restoring the mtime afterwards changes the ctime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileId {
+    pub dev: u64,
+    pub ino: u64,
+    pub len: u64,
+    pub mtime: i128,
+    pub ctime: i128,
+}
+
+impl FileId {
+    #[cfg(unix)]
+    pub fn of(m: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        FileId {
+            dev: m.dev(),
+            ino: m.ino(),
+            len: m.len(),
+            mtime: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+            ctime: i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
+        }
+    }
+
+    #[cfg(not(unix))]
+    pub fn of(m: &std::fs::Metadata) -> Self {
+        let ns = |t: std::io::Result<SystemTime>| {
+            t.ok()
+                .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as i128)
+        };
+        FileId {
+            dev: 0,
+            ino: 0,
+            len: m.len(),
+            mtime: ns(m.modified()),
+            ctime: ns(m.created()),
+        }
+    }
+}
+
+/// `dir/relative` when every component of `relative` is a plain name and
+/// every directory on the way is a real one (not a link): only then is a
+/// path's stat the file a contained read opens.
+pub(crate) fn plain_path(dir: &Path, relative: &str) -> Option<PathBuf> {
+    let rel = Path::new(relative);
+    let mut path = dir.to_path_buf();
+    let mut comps = rel.components().peekable();
+    comps.peek()?;
+    while let Some(c) = comps.next() {
+        let Component::Normal(name) = c else {
+            return None;
+        };
+        path.push(name);
+        // Each directory once per reading (the store's own memory of the
+        // real directories it met).
+        if comps.peek().is_some() && !super::dir_cache::lstat(&path).is_ok_and(|m| m.is_dir()) {
+            return None;
+        }
+    }
+    Some(path)
+}
+
+/// A whole read of `relative` in `dir` that counts its bytes.
+pub(crate) fn read_counted(
+    cache: &ReadCache,
+    dir: &Path,
+    relative: &str,
+    limit: u64,
+) -> Result<Vec<u8>, StoreError> {
+    let bytes = read_in(dir, relative, limit)?;
+    cache.count_read(bytes.len() as u64);
+    Ok(bytes)
+}
+
+/// Record the stamp of a file the reading did not read again.
+pub(crate) fn stamp_known(path: &Path, sha256: &str, len: u64) {
+    stamps::record_known(path, sha256, len);
+}

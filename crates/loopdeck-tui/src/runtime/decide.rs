@@ -1,0 +1,233 @@
+//! The console's decisions, made by the code `loopdeck act` and
+//! `loopdeck undo` run (`formats::act`, `store::audit::undo`), on a worker
+//! thread; the answer is an `Event::Decided`.
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+
+use crate::app::decide::{Decided, FileDiff, Why};
+use crate::model::{Format, Project, Request, Verb};
+use loopdeck_core::decide::audit;
+use loopdeck_core::decide::{ActError, Outcome, WriteOptions};
+
+/// Who decides and what the writes may do: fixed for the run.
+#[derive(Debug, Clone)]
+pub struct Decider {
+    pub by: String,
+    /// `--now`, for tests; else the clock at each decision.
+    pub now: Option<DateTime<Utc>>,
+    pub readonly: bool,
+    pub devloop_api: Option<String>,
+    /// The config file, for messages that say what to add to it.
+    pub config_file: Option<String>,
+    pub audit_dir: Option<PathBuf>,
+}
+
+impl Decider {
+    /// Who decides, under the one-line rule of every typed text (a login
+    /// name is untrusted too); `Err`: the refusal.
+    fn by(&self) -> Result<String, Decided> {
+        Request::decider(&self.by).map_err(|message| Decided::Failed {
+            message,
+            why: Why::Refused,
+        })
+    }
+
+    fn options(&self, dry_run: bool, expect: Vec<(String, String)>) -> WriteOptions {
+        WriteOptions {
+            expect_files: expect,
+            dry_run,
+            readonly: self.readonly,
+            audit_dir: self.audit_dir.clone(),
+            by: Some(self.by.clone()),
+            now: self.now,
+            ..WriteOptions::default()
+        }
+    }
+
+    /// `verb` on the project at `path`, against the files as read.
+    pub fn decide(
+        &self,
+        path: PathBuf,
+        format: Format,
+        verb: Verb,
+        expect: Vec<(String, String)>,
+        dry_run: bool,
+    ) -> Decided {
+        let by = match self.by() {
+            Ok(by) => by,
+            Err(refused) => return refused,
+        };
+        let req = Request {
+            verb,
+            by,
+            now: self.now.unwrap_or_else(Utc::now),
+            devloop_api: self.devloop_api.clone(),
+            config_file: self.config_file.clone(),
+        };
+        if !path.is_dir() {
+            return Decided::Failed {
+                message: crate::t!("runtime.decide.gone", path = path.display()),
+                why: Why::Refused,
+            };
+        }
+        let project = Project::new(format, path, String::new());
+        answer(loopdeck_core::decide::act(
+            &project,
+            &req,
+            &self.options(dry_run, expect),
+        ))
+    }
+
+    /// `loopdeck undo ID`.
+    pub fn undo(&self, id: String, dry_run: bool) -> Decided {
+        if let Err(refused) = self.by() {
+            return refused;
+        }
+        let Some(dir) = self.audit_dir.clone() else {
+            return Decided::Failed {
+                message: audit::NO_DIR.to_owned(),
+                why: Why::Refused,
+            };
+        };
+        answer(audit::undo(
+            &dir,
+            &audit::Which::Id(id),
+            &self.options(dry_run, Vec::new()),
+        ))
+    }
+}
+
+fn answer(result: Result<Outcome, ActError>) -> Decided {
+    match result {
+        Ok(o) => Decided::Done {
+            files: o
+                .files
+                .into_iter()
+                .map(|f| FileDiff {
+                    file: f.file,
+                    diff: f.diff,
+                })
+                .collect(),
+            said: o.said,
+            audit_id: o.audit_id,
+            read: o.read,
+        },
+        Err(e) => Decided::Failed {
+            why: match e {
+                ActError::Changed(_) => Why::Changed,
+                ActError::Locked(_) => Why::Locked,
+                ActError::Partial(_) => Why::Partial,
+                _ => Why::Refused,
+            },
+            message: e.to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use std::fs;
+
+    /// The PRD-master fixture with an open OQ-7, in a temp dir.
+    fn prd_project(tmp: &std::path::Path) -> PathBuf {
+        let dir = tmp.join("p");
+        fs::create_dir(&dir).unwrap();
+        let from = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("tests/fixtures/prd-act/stage1/before");
+        for e in fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+        dir
+    }
+
+    /// A lock that stops the console's decision comes back as a lock
+    /// (titled so in the dialog), never as "changed on disk", with the
+    /// lock module's words naming what holds it.
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_that_stops_a_decision_is_a_lock_not_a_change() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = prd_project(tmp.path());
+        // A stale lock whose breakers' turn is a directory: refused at
+        // once (no wait), as a lock.
+        fs::write(
+            dir.join("state.json.loopdeck-lock"),
+            format!(
+                r#"{{"pid": {}, "host": "{}"}}"#,
+                u32::MAX - 1,
+                loopdeck_core::decide::host_name()
+            ),
+        )
+        .unwrap();
+        let turn = dir.join("state.json.loopdeck-lock.break");
+        fs::create_dir(&turn).unwrap();
+        let before = fs::read(dir.join("state.json")).unwrap();
+        let decider = Decider {
+            by: "alice".to_owned(),
+            now: None,
+            readonly: false,
+            devloop_api: None,
+            config_file: None,
+            audit_dir: Some(tmp.path().join("state")),
+        };
+        let verb = Verb::Answer {
+            id: Some("OQ-7".to_owned()),
+            text: "yes".to_owned(),
+            key_decision: false,
+            rationale: None,
+        };
+        match decider.decide(dir.clone(), Format::PrdMaster, verb, Vec::new(), false) {
+            Decided::Failed { message, why } => {
+                assert_eq!(why, Why::Locked, "{message}");
+                let turn = turn.file_name().unwrap().to_string_lossy().into_owned();
+                assert!(message.contains(&turn), "{message}");
+            }
+            other => panic!("not refused: {other:?}"),
+        }
+        assert_eq!(fs::read(dir.join("state.json")).unwrap(), before);
+    }
+
+    /// The console's decider (the login name) follows the rule `--by`
+    /// does: a name with a line break is refused before anything is read
+    /// or written, in the same words.
+    #[test]
+    fn a_login_name_that_breaks_a_line_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let decider = Decider {
+            by: "alice\n## forged".to_owned(),
+            now: None,
+            readonly: false,
+            devloop_api: None,
+            config_file: None,
+            audit_dir: Some(tmp.path().join("state")),
+        };
+        let verb = Verb::Approve;
+        for got in [
+            decider.decide(
+                tmp.path().to_path_buf(),
+                Format::Dwp,
+                verb,
+                Vec::new(),
+                false,
+            ),
+            decider.undo("A1".to_owned(), false),
+        ] {
+            match got {
+                Decided::Failed { message, why } => {
+                    assert_eq!(why, Why::Refused);
+                    assert_eq!(
+                        message,
+                        "--by (who decides) must be one line of text (no line breaks or control characters)"
+                    );
+                }
+                other => panic!("not refused: {other:?}"),
+            }
+        }
+        assert!(!tmp.path().join("state").exists());
+    }
+}
