@@ -18,22 +18,23 @@ use std::convert::Infallible;
 use html5gum::emitters::callback::{Callback, CallbackEmitter, CallbackEvent};
 use html5gum::{Span, Tokenizer};
 
-/// One start or end tag.
+/// One start or end tag (its values borrowed from the document when they
+/// read as written).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Tag {
+pub struct Tag<'a> {
     /// Lowercase ASCII name.
-    pub name: String,
+    pub name: Name,
     pub end: bool,
     /// Attributes: lowercase name, entity-decoded value (`None` when the
     /// attribute has no value, as in `<aside data-conflict>`).
-    pub attrs: Attributes,
+    pub attrs: Attributes<'a>,
     /// Byte offset of the `<`.
     pub start: usize,
     /// Byte offset just after the `>`.
     pub after: usize,
 }
 
-impl Tag {
+impl Tag<'_> {
     pub fn has(&self, attr: &str) -> bool {
         self.attrs.iter().any(|(n, _)| n == attr)
     }
@@ -53,18 +54,52 @@ impl Tag {
 }
 
 /// Attribute names and values, in order.
-type Attributes = Vec<(String, Option<String>)>;
+type Attributes<'a> = Vec<(Name, Option<Cow<'a, str>>)>;
+
+/// A tag's or an attribute's name: the common ones are not allocated.
+pub type Name = Cow<'static, str>;
+
+/// `known` for the names devloop's pages use most.
+macro_rules! known_names {
+    ($($name:literal)*) => {
+        fn known(s: &str) -> Option<&'static str> {
+            match s {
+                $($name => Some($name),)*
+                _ => None,
+            }
+        }
+    };
+}
+
+#[rustfmt::skip]
+known_names!(
+    "a" "article" "aside" "b" "blockquote" "body" "br" "charset" "class" "code" "content"
+    "data-acceptance" "data-changelog" "data-conflict" "data-contract" "data-depends"
+    "data-derived-from" "data-doc" "data-rev" "data-type" "data-unit-id" "dd" "div" "dl" "dt"
+    "em" "footer" "h1" "h2" "h3" "h4" "head" "header" "hr" "href" "html" "i" "id" "img" "lang"
+    "li" "link" "main" "meta" "name" "nav" "ol" "p" "pre" "rel" "script" "section" "span"
+    "strong" "style" "table" "td" "template" "textarea" "th" "title" "tr" "ul"
+);
+
+/// A tag's or an attribute's name: a common one is not allocated.
+fn name(b: &[u8]) -> Name {
+    let s = String::from_utf8_lossy(b);
+    match known(&s) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(s.into_owned()),
+    }
+}
 
 /// A tag, or the text between two tags (character references decoded,
 /// comments left out; borrowed from the document when it reads as written).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Token<'a> {
-    Tag(Tag),
+    Tag(Tag<'a>),
     Text(Cow<'a, str>),
 }
 
-impl Token<'_> {
-    fn tag(&self) -> Option<&Tag> {
+impl<'a> Token<'a> {
+    fn tag(&self) -> Option<&Tag<'a>> {
         match self {
             Token::Tag(t) => Some(t),
             Token::Text(_) => None,
@@ -76,7 +111,7 @@ impl Token<'_> {
 struct Collect<'h, 'o> {
     html: &'h str,
     /// The start tag being read, until its `>`.
-    open: Option<Tag>,
+    open: Option<Tag<'h>>,
     out: &'o mut Vec<Token<'h>>,
 }
 
@@ -90,12 +125,20 @@ impl Callback<Infallible, usize> for Collect<'_, '_> {
 }
 
 impl<'h> Collect<'h, '_> {
+    /// `value` as the document's own bytes at `span` when it reads as
+    /// written (no reference decoded, no line break made `\n`).
+    fn borrowed(&self, span: Span<usize>, value: &[u8]) -> Cow<'h, str> {
+        match self.html.get(span.start..span.end) {
+            Some(raw) if raw.as_bytes() == value => Cow::Borrowed(raw),
+            _ => Cow::Owned(String::from_utf8_lossy(value).into_owned()),
+        }
+    }
+
     fn token(&mut self, event: CallbackEvent<'_>, span: Span<usize>) -> Option<Token<'h>> {
-        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         match event {
             CallbackEvent::OpenStartTag { name } => {
                 self.open = Some(Tag {
-                    name: text(name),
+                    name: self::name(name),
                     end: false,
                     attrs: Vec::new(),
                     start: span.start,
@@ -111,13 +154,14 @@ impl<'h> Collect<'h, '_> {
                     .html
                     .get(span.end..)
                     .is_some_and(|rest| rest.trim_start_matches(is_space).starts_with('='));
-                tag.attrs.push((text(name), valued.then(String::new)));
+                tag.attrs
+                    .push((self::name(name), valued.then(Cow::default)));
                 None
             }
             CallbackEvent::AttributeValue { value } => {
-                let tag = self.open.as_mut()?;
-                if let Some((_, Some(v))) = tag.attrs.last_mut() {
-                    v.push_str(&String::from_utf8_lossy(value));
+                let read = self.borrowed(span, value);
+                if let Some((_, Some(v))) = self.open.as_mut()?.attrs.last_mut() {
+                    *v = read;
                 }
                 None
             }
@@ -127,18 +171,13 @@ impl<'h> Collect<'h, '_> {
                 Some(Token::Tag(tag))
             }
             CallbackEvent::EndTag { name } => Some(Token::Tag(Tag {
-                name: text(name),
+                name: self::name(name),
                 end: true,
                 attrs: Vec::new(),
                 start: span.start,
                 after: span.end,
             })),
-            CallbackEvent::String { value } => {
-                Some(Token::Text(match self.html.get(span.start..span.end) {
-                    Some(raw) if raw.as_bytes() == value => Cow::Borrowed(raw),
-                    _ => Cow::Owned(text(value)),
-                }))
-            }
+            CallbackEvent::String { value } => Some(Token::Text(self.borrowed(span, value))),
             CallbackEvent::Comment { .. }
             | CallbackEvent::Doctype { .. }
             | CallbackEvent::Error(_) => None,
@@ -153,7 +192,9 @@ fn is_space(c: char) -> bool {
 /// Every tag and text of `html`, in order. A tag left unterminated at the
 /// end of the document is dropped, as a browser drops it.
 pub fn tokens(html: &str) -> Vec<Token<'_>> {
-    let mut out = Vec::new();
+    // Fewer tokens than devloop's pages hold (one per 20 bytes or so): a
+    // page of plain text reserves little.
+    let mut out = Vec::with_capacity(html.len() / 64);
     let mut emitter = CallbackEmitter::new(Collect {
         html,
         open: None,
@@ -168,7 +209,7 @@ pub fn tokens(html: &str) -> Vec<Token<'_>> {
 
 #[cfg(any(test, feature = "testing"))]
 /// Every tag of `html`, in order.
-pub fn tags(html: &str) -> Vec<Tag> {
+pub fn tags(html: &str) -> Vec<Tag<'_>> {
     tokens(html)
         .into_iter()
         .filter_map(|t| match t {
@@ -241,7 +282,7 @@ pub fn prd(html: &str) -> Prd {
         if t.end {
             continue;
         }
-        match t.name.as_str() {
+        match t.name.as_ref() {
             "article" if t.attr("data-doc") == Some("prd") => {
                 out.article = true;
                 if out.rev.is_none() {
@@ -347,7 +388,7 @@ pub fn sdd(html: &str) -> Sdd {
             continue;
         };
         k += 1;
-        match (t.name.as_str(), t.end) {
+        match (t.name.as_ref(), t.end) {
             ("article", false) if t.attr("data-doc") == Some("sdd") && !out.article => {
                 out.article = true;
                 out.derived_from = t.attr("data-derived-from").map(str::to_owned);
@@ -578,6 +619,13 @@ response: 200 { token } | 401 { error:"invalid_credentials" }</pre>
         assert_eq!(u.contract.as_ref().unwrap().text, "a → b → c");
         assert_eq!(u.acceptance, vec!["“ok” ©"]);
         assert_eq!(decode_entities("&mdash; &amp; <b> &#x4e2d;"), "— & <b> 中");
+    }
+
+    #[test]
+    fn common_names_are_not_allocated() {
+        assert_eq!(name(b"section"), "section");
+        assert!(matches!(name(b"data-unit-id"), Cow::Borrowed(_)));
+        assert_eq!(name(b"x-\xff"), "x-\u{fffd}");
     }
 
     #[test]

@@ -147,7 +147,7 @@ pub fn sections(html: &str) -> Sections {
             }
             continue;
         }
-        let name = t.name.as_str();
+        let name = t.name.as_ref();
         // A heading left open (`<h2>Title<p>…`) ends where its section's
         // text or the next section begins, so the next section never ends
         // up in its title.
