@@ -4,7 +4,7 @@
 //! file its lock guards, the lock's kind) and a `decide` function that
 //! reads what it needs through a [`Snapshot`] and returns the [`Edit`]s to
 //! make, or a [`Refusal`]. [`transact`](super::transact) runs it under the rules of
-//! PRODUCT.md "Rules for every write": the read-only gate, the lock, the
+//! ARCHITECTURE.md "The rules for every write": the read-only gate, the lock, the
 //! caller's `--expect-sha256`, compare-and-swap against the bytes `decide`
 //! read, atomic replacement, whole-line appends, the audit log.
 //!
