@@ -235,7 +235,7 @@ pub fn file(m: &Model) -> Option<(PathBuf, String)> {
 pub fn open(m: &mut Model, editor: bool) -> Vec<Effect> {
     if editor && m.readonly {
         let key = |cmd| {
-            super::commands::key_in_force(m, cmd)
+            super::keymap::key_in_force(m, cmd)
                 .unwrap_or_else(|| super::keymap::name(cmd).to_owned())
         };
         m.status = Some(t!(

@@ -14,12 +14,17 @@
 //! view or key, two actions on one key in a view) is refused at start with
 //! the line of the entry. Without `[keys]` the keymap in force is
 //! [`KEYMAP`] itself.
+//!
+//! Here too, how keys and actions are named to the user: an action's
+//! name in `[keys]` ([`name`]), a key as help shows it ([`key_label`]),
+//! and the first key a command has in force ([`key_in_force`]). The hint
+//! bar, the help and the messages of decide and copy name keys by these.
 
 use crossterm::event::KeyCode;
 
-use super::commands::{Binding, Command, KEYMAP, Key, Scope, Text};
+use super::bindings::{Binding, Command, KEYMAP, Key, Scope, Text};
 use super::panes::{Group, Sort};
-use super::{Mode, Tab};
+use super::{Mode, Model, Tab};
 use crate::t;
 
 mod file;
@@ -270,10 +275,19 @@ pub fn key_label(k: Key) -> String {
     }
 }
 
+/// The first key `cmd` has in force (as help shows it), if it has one.
+pub fn key_in_force(m: &Model, cmd: Command) -> Option<String> {
+    m.keymap
+        .iter()
+        .find(|b| b.mode == Mode::Normal && b.command == cmd && !b.keys.is_empty())
+        .and_then(|b| b.keys.first())
+        .map(|&k| key_label(k))
+}
+
 /// Can one key press match both?
 fn overlap(a: Key, b: Key) -> bool {
     let digit = |k: Key| match k {
-        Key::Char(c) => super::decide::keys_digit(KeyCode::Char(c)).map(|d| (d, c.is_ascii())),
+        Key::Char(c) => super::bindings::digit(KeyCode::Char(c)).map(|d| (d, c.is_ascii())),
         _ => None,
     };
     match (a, b) {

@@ -3,6 +3,7 @@
 //! happens here, so every behaviour is tested without a terminal or disk.
 
 mod actions;
+mod bindings;
 mod commands;
 pub mod copy;
 pub mod decide;
@@ -27,9 +28,10 @@ use crate::model::{Event as TimelineEvent, Excerpt, Format, Project};
 use crate::t;
 pub use actions::run;
 use actions::{click, filter_key, older, palette_key};
+pub use bindings::{Binding, Command, KEYMAP, Key, Scope};
 pub use commands::{
-    Binding, Command, HelpRow, Hint, KEYMAP, Key, Scope, applies as command_applies, help_rows,
-    hints, is_decision, keys_here, lookup, matching as commands_matching,
+    HelpRow, Hint, applies as command_applies, help_rows, hints, is_decision, keys_here, lookup,
+    matching as commands_matching,
 };
 pub use notice::{Notices, item_key};
 use phases::Phases;

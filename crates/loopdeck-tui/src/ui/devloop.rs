@@ -9,10 +9,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::tabs::col;
 use super::widgets::{
-    Spec, bar, block, clean, column_widths, empty, field, fit, inner, safe_line, table,
-    with_detail, wrapped,
+    Spec, bar, block, clean, col, column_widths, empty, field, fit, inner, safe_line, scroll_of,
+    table, with_detail, wrapped,
 };
 use crate::app::{Drawer, Focus, Tab, panes};
 use crate::model::{Project, short_time};
@@ -357,12 +356,6 @@ pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             area,
         );
     }
-}
-
-/// The drawer's scroll, clamped so the last line stays at the bottom.
-pub(super) fn scroll_of(m: &View, lines: usize, area: Rect) -> u16 {
-    let room = area.height.saturating_sub(2) as usize;
-    m.drawer_scroll.min(lines.saturating_sub(room) as u16)
 }
 
 fn drawer_area(area: Rect) -> Rect {

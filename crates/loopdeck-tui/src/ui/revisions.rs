@@ -10,9 +10,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::devloop::scroll_of;
-use super::tabs::col;
-use super::widgets::{Spec, block, empty, field, inner, table, with_detail, wrapped};
+use super::widgets::{
+    Spec, block, col, empty, field, inner, scroll_of, table, with_detail, wrapped,
+};
 use crate::app::{Drawer, Focus, Tab, panes};
 use crate::model::{ChangeSummary, LineKind, Project, Revision, SectionKind, short_time};
 use crate::t;

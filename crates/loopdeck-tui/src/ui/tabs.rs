@@ -8,11 +8,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::devloop;
-use super::widgets::{Spec, clip, empty, field, fit, spans_wrapped, table, with_detail, wrapped};
+use super::widgets::{
+    Spec, clip, col, empty, field, fit, spans_wrapped, table, with_detail, wrapped,
+};
 use crate::app::panes::{self, FrontierRow, PhaseRow};
 use crate::app::{Focus, Tab};
 use crate::i18n::ago;
-use crate::model::text::width;
 use crate::model::{
     CLOCK_SKEW, Finding, Level, Project, Scenario, StatusKind, clock_skew, since_seconds,
 };
@@ -34,14 +35,6 @@ pub fn render(m: &View, p: &Project, f: &mut Frame, area: Rect) {
 
 fn focused(m: &View) -> bool {
     m.focus == Focus::Detail
-}
-
-/// A column `min` wide (what the English words need) or as wide as the
-/// widest of `words` in the language spoken (a Chinese character is two
-/// columns).
-pub(super) fn col(min: u16, words: &[&str]) -> Constraint {
-    let widest = words.iter().map(|w| width(w)).max().unwrap_or(0);
-    Constraint::Length(min.max(u16::try_from(widest).unwrap_or(u16::MAX)))
 }
 
 /// The resume card: where it stopped, why, what it waits for, what to read.

@@ -1,7 +1,7 @@
 //! Small pieces shared by the panes.
 
 use super::View;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders};
@@ -249,6 +249,12 @@ pub fn inner(area: Rect) -> Rect {
     }
 }
 
+/// The drawer's scroll, clamped so the last line stays at the bottom.
+pub fn scroll_of(m: &View, lines: usize, area: Rect) -> u16 {
+    let room = area.height.saturating_sub(2) as usize;
+    m.drawer_scroll.min(lines.saturating_sub(room) as u16)
+}
+
 /// Draw a table of `len` rows of which only the visible ones are built
 /// (`row(i)` makes row `i`), keeping `selected` in view. `selected` is
 /// highlighted only when the pane has the keys.
@@ -260,6 +266,14 @@ pub struct Spec<'a> {
     pub len: usize,
     pub selected: usize,
     pub focused: bool,
+}
+
+/// A column `min` wide (what the English words need) or as wide as the
+/// widest of `words` in the language spoken (a Chinese character is two
+/// columns).
+pub fn col(min: u16, words: &[&str]) -> Constraint {
+    let widest = words.iter().map(|w| text_width(w)).max().unwrap_or(0);
+    Constraint::Length(min.max(u16::try_from(widest).unwrap_or(u16::MAX)))
 }
 
 /// The column widths ratatui's `Table` gives `widths` in `width` columns

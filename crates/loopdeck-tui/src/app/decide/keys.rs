@@ -5,16 +5,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui_textarea::Input as TextInput;
 
 use super::{Effect, LONG_TEXT, Model, Stage, chosen, close, offers, open, preview, retry, write};
-
-/// The option number of a digit key, ASCII or full-width (as an IME types
-/// it): `1` → 0.
-pub fn digit(code: KeyCode) -> Option<usize> {
-    match code {
-        KeyCode::Char(c @ '1'..='9') => Some(c as usize - '1' as usize),
-        KeyCode::Char(c @ '１'..='９') => Some(c as usize - '１' as usize),
-        _ => None,
-    }
-}
+use crate::app::bindings::digit;
 
 /// In the inbox: a digit picks the selected item's option at once.
 pub fn pick_key(m: &mut Model, n: usize) -> Vec<Effect> {

@@ -17,7 +17,7 @@ use super::{Effect, Focus, Mode, Model, Screen, Tab, panes};
 use crate::model::{Address, Field, Format, InboxItem, Project, Verb};
 use crate::t;
 
-pub use keys::{digit as keys_digit, form_key, paste, pick_key, yes_no};
+pub use keys::{form_key, paste, pick_key, yes_no};
 
 /// Typed text longer than this is warned about before it is sent.
 pub const LONG_TEXT: usize = 4000;
@@ -739,7 +739,7 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
             // move) is refused by undo: said so, never "u undoes".
             let last_word = undoes && form.verb.as_ref().is_some_and(Verb::appends_its_record);
             // The undo key in force (none said when it is unbound).
-            let undo_key = super::commands::key_in_force(m, super::Command::Undo)
+            let undo_key = super::keymap::key_in_force(m, super::Command::Undo)
                 .filter(|_| undoes && !last_word);
             m.status = Some(match undo_key {
                 Some(key) => t!(
