@@ -3,7 +3,7 @@
 //! same diff `act --dry-run` prints), the confirm, the write, a conflict,
 //! and undo. Pure: the preview, the write and the undo are effects
 //! ([`Effect::Decide`], [`Effect::Undo`]) the runtime carries out with the
-//! very code `loopdeck act` runs, answered by [`Event::Decided`].
+//! very code `loopdeck act` runs, answered by [`Event::Decided`](super::Event::Decided).
 
 mod keys;
 #[cfg(test)]
