@@ -16,7 +16,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use loopdeck_core::formats::{discover, discover_cached, read_under, read_under_cached};
+use loopdeck_core::formats::{discover_cached, read_under_cached};
+use loopdeck_core::read::{discover, read_under};
 use loopdeck_core::store::cache::{RACY, ReadCache};
 
 fn copy_dir(from: &Path, to: &Path) {

@@ -45,7 +45,7 @@ fn act(project: &Path, state: &Path, args: &[&str]) -> Command {
 
 /// The project reads with no problem, as the same format.
 fn reads(project: &Path, format: &str) {
-    let found = loopdeck_core::formats::load_dir(project);
+    let found = loopdeck_core::read::load_dir(project);
     assert!(found.problems.is_empty(), "{:?}", found.problems);
     assert_eq!(found.projects.len(), 1);
     let p = &found.projects[0];

@@ -15,9 +15,9 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use common::{copy_dir, repo, workspace};
-use loopdeck_core::formats::act::act;
+use loopdeck_core::decide::WriteOptions;
+use loopdeck_core::decide::act;
 use loopdeck_core::model::{Address, Format, Project, Request};
-use loopdeck_core::store::txn::WriteOptions;
 
 /// Every project of the example workspace, the real DWP plans and the real
 /// GSD files, read from a temp dir.
@@ -42,7 +42,7 @@ fn projects(root: &Path) -> Vec<Project> {
             );
         }
     }
-    loopdeck_core::formats::discover(&[root.to_path_buf()]).projects
+    loopdeck_core::read::discover(&[root.to_path_buf()]).projects
 }
 
 /// What a user types into the fields `a` needs for `option`: sample text,
@@ -200,7 +200,7 @@ fn every_offered_decision_written_from_its_preview_is_refused_when_a_read_file_m
                 .map(|(f, _)| fs::read(p.path.join(f)).unwrap())
                 .collect();
             match act(p, &req, &write) {
-                Err(loopdeck_core::store::txn::ActError::Changed(_)) => {
+                Err(loopdeck_core::decide::ActError::Changed(_)) => {
                     checked.push((p.format, a.verb));
                 }
                 r => failed.push(format!(

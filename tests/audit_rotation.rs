@@ -85,7 +85,7 @@ fn undo_finds_a_decision_in_a_set_aside_log() {
         e.dir().join("audit.ndjson"),
         e.dir().join(format!(
             "audit.ndjson.{}",
-            loopdeck_core::store::audit::new_id()
+            loopdeck_core::decide::audit::new_id()
         )),
     )
     .unwrap();

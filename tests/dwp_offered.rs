@@ -14,9 +14,9 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use common::{copy_dir, repo};
-use loopdeck_core::formats::act::act;
+use loopdeck_core::decide::WriteOptions;
+use loopdeck_core::decide::act;
 use loopdeck_core::model::{Format, InboxKind, Project, Request};
-use loopdeck_core::store::txn::WriteOptions;
 
 const INTERRUPTED: &str = "tests/fixtures/dwp-real-world/skill_tests_efficiency_interrupted-plan/PLAN_interrupted_fixture";
 const SEARCH: &str = "examples/workspace/dwp/shop-api/.dwp/plans/PLAN_search_index";
@@ -57,7 +57,7 @@ fn plans(root: &Path) -> Vec<Project> {
         .unwrap()
         .replace("\"approval\": \"pending\"", "\"approval\": \"approved\"");
     fs::write(&state, text).unwrap();
-    loopdeck_core::formats::discover(&[root.to_path_buf()])
+    loopdeck_core::read::discover(&[root.to_path_buf()])
         .projects
         .into_iter()
         .filter(|p| p.format == Format::Dwp)
@@ -195,7 +195,7 @@ fn no_reopen_is_offered_where_the_readme_cannot_be_unticked() {
     let mut bytes = fs::read(dir.join("README.md")).unwrap();
     bytes.extend_from_slice(b"\n\xff\xfe\n");
     fs::write(dir.join("README.md"), bytes).unwrap();
-    let p = loopdeck_core::formats::discover(&[root])
+    let p = loopdeck_core::read::discover(&[root])
         .projects
         .into_iter()
         .find(|p| p.format == Format::Dwp)

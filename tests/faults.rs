@@ -626,11 +626,11 @@ fn an_interrupted_decision_is_a_problem_until_a_write_settles_it() {
     assert!(run(c).status.success());
     // What a kill right before the audit record leaves: the intent only.
     let log = state.join("loopdeck/audit.ndjson");
-    let record: loopdeck_core::store::audit::Record =
+    let record: loopdeck_core::decide::audit::Record =
         serde_json::from_str(fs::read_to_string(&log).unwrap().trim()).unwrap();
     fs::remove_file(&log).unwrap();
     let n = record.files.len();
-    let intent = loopdeck_core::store::intent::Intent {
+    let intent = loopdeck_core::decide::intent::Intent {
         record: record.clone(),
         pid: 4_000_000,
         start: Some(1),

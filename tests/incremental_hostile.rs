@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{copy_dir, repo};
-use loopdeck_core::formats::{Discovery, discover, discover_cached};
+use loopdeck_core::formats::discover_cached;
+use loopdeck_core::read::{Discovery, discover};
 use loopdeck_core::store::cache::ReadCache;
 
 fn text(d: &Discovery) -> String {

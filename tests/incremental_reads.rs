@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{copy_dir, repo, workspace};
-use loopdeck_core::formats::{Discovery, discover, discover_cached, read_under, read_under_cached};
+use loopdeck_core::formats::{discover_cached, read_under_cached};
+use loopdeck_core::read::{Discovery, discover, read_under};
 use loopdeck_core::store::cache::ReadCache;
 
 /// A cache that trusts file times at once: each test orders its writes

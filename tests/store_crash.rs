@@ -15,8 +15,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
+use loopdeck_core::decide::{ActError, Outcome, Refusal, WriteOptions};
 use loopdeck_core::store::transact;
-use loopdeck_core::store::txn::{ActError, Edit, LockKind, Outcome, Refusal, Txn, WriteOptions};
+use loopdeck_core::store::txn::{Edit, LockKind, Txn};
 
 const ROLE: &str = "LOOPDECK_STORE_CRASH_ROLE";
 const DIR: &str = "LOOPDECK_STORE_CRASH_DIR";

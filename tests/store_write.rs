@@ -10,10 +10,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use chrono::Utc;
-use loopdeck_core::store::audit;
+use loopdeck_core::decide::audit;
+use loopdeck_core::decide::{ActError, Outcome, WriteOptions};
+use loopdeck_core::read::StoreError;
+use loopdeck_core::store::sha256_hex;
 use loopdeck_core::store::transact;
-use loopdeck_core::store::txn::{ActError, Edit, LockKind, Outcome, Txn, WriteOptions};
-use loopdeck_core::store::{StoreError, sha256_hex};
+use loopdeck_core::store::txn::{Edit, LockKind, Txn};
 
 struct Env {
     tmp: tempfile::TempDir,

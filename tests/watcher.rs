@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use loopdeck_core::watch::{
+use loopdeck_core::follow::{
     Engine, Liveness, Mode, Msg, Options, Reading, Sink, Target, Update, watcher,
 };
 
@@ -312,7 +312,7 @@ fn a_decision_written_is_read_again_as_one_change_of_its_project() {
         d.engine.tick(Instant::now());
     }
     // The first question that can be answered now.
-    let opts = loopdeck_core::store::txn::WriteOptions {
+    let opts = loopdeck_core::decide::WriteOptions {
         audit_dir: Some(audit),
         ..Default::default()
     };
@@ -329,7 +329,7 @@ fn a_decision_written_is_read_again_as_one_change_of_its_project() {
                 devloop_api: None,
                 config_file: None,
             };
-            loopdeck_core::formats::act::act(p, &req, &opts)
+            loopdeck_core::decide::act(p, &req, &opts)
                 .ok()
                 .map(|_| p.path.clone())
         })

@@ -21,6 +21,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
+use loopdeck_core::decide::{ActError, WriteOptions};
 use loopdeck_core::formats;
 use loopdeck_core::formats::devloop::html;
 use loopdeck_core::formats::dwp::markdown;
@@ -29,7 +30,6 @@ use loopdeck_core::formats::jsonedit::JsonDoc;
 use loopdeck_core::formats::prd_master::schema as prd_schema;
 use loopdeck_core::model::{Format, Project, Request};
 use loopdeck_core::store::ndjson::{RevLine, ReverseLines};
-use loopdeck_core::store::txn::{ActError, WriteOptions};
 
 /// A target's body.
 pub type Target = fn(&[u8]);
@@ -749,7 +749,7 @@ fn decide(format: Format, data: &[u8]) {
     }
 
     // Read as `act` reads, pick an offered decision.
-    let found = formats::load_dir(&dir);
+    let found = loopdeck_core::read::load_dir(&dir);
     let mut projects: Vec<Project> = found
         .projects
         .into_iter()
@@ -794,7 +794,7 @@ fn decide(format: Format, data: &[u8]) {
         ..WriteOptions::default()
     };
     let before = files(&work);
-    let result = formats::act::act(&project, &req, &opts);
+    let result = loopdeck_core::decide::act(&project, &req, &opts);
     let after = files(&work);
     if std::env::var_os("FUZZ_TRACE").is_some() {
         let said = match &result {
@@ -901,7 +901,7 @@ fn decide(format: Format, data: &[u8]) {
         }
     }
     // What was written is read again as the same format.
-    let again = formats::load_dir(&dir);
+    let again = loopdeck_core::read::load_dir(&dir);
     assert!(
         again.projects.iter().any(|p| p.format == format),
         "{what}: the project is no longer read as {format:?}"

@@ -26,6 +26,8 @@
 //! `#[cfg(test)] mod tests`, inline, in `<module>/tests.rs`, or in
 //! `<module>/tests/` by topic; nothing is named after an issue number.
 
+#![warn(unreachable_pub)]
+
 // The catalogues' words and macros, under the names the modules use.
 pub(crate) use loopdeck_i18n as i18n;
 pub(crate) use loopdeck_i18n::t;
@@ -34,20 +36,32 @@ pub mod guard;
 pub mod model;
 pub mod who;
 
+/// Declares an item `pub` when the `testing` feature is on and
+/// `pub(crate)` when it is off: the few internals of `formats`, `store`
+/// and `watch` that the workspace's integration tests, benches and fuzz
+/// targets name (the modules on their paths included), and nothing else.
+/// The item is written `pub` inside `testing_pub!( ... );`; the macro
+/// writes it twice under opposite `cfg`s, since `cfg_attr` cannot change
+/// a visibility. Parentheses, not braces, so that rustfmt still formats
+/// the item.
+macro_rules! testing_pub {
+    ($(#[$attr:meta])* pub $($item:tt)*) => {
+        #[cfg(feature = "testing")]
+        $(#[$attr])* pub $($item)*
+        #[cfg(not(feature = "testing"))]
+        $(#[$attr])* pub(crate) $($item)*
+    };
+}
+
 // Private to the crate; public only to the workspace's own tests,
 // benches and fuzz targets (`--features testing`), never to another
-// crate's code.
-#[cfg(feature = "testing")]
-pub mod formats;
-#[cfg(not(feature = "testing"))]
-mod formats;
-#[cfg(feature = "testing")]
-pub mod store;
-#[cfg(not(feature = "testing"))]
-mod store;
-#[cfg(feature = "testing")]
-pub mod watch;
-#[cfg(not(feature = "testing"))]
+// crate's code. The watch engine is public as `follow`.
+testing_pub!(
+    pub mod formats;
+);
+testing_pub!(
+    pub mod store;
+);
 mod watch;
 
 pub mod decide;

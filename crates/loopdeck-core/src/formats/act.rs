@@ -44,7 +44,7 @@ fn lengths(verb: &Verb) -> Result<(), ActError> {
 }
 
 /// The refusal of a verb a format does not take.
-pub fn not_for(format: Format, verb: &Verb) -> ActError {
+pub(crate) fn not_for(format: Format, verb: &Verb) -> ActError {
     ActError::Refused(Refusal::new(format!(
         "`{}` is not a {} decision",
         verb.name(),

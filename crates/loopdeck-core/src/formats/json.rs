@@ -7,16 +7,18 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
-/// A string or a number (`"4.5"` and `4.5` both occur in the wild).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(untagged)]
-pub enum Scalar {
-    Str(String),
-    Num(serde_json::Number),
-}
+testing_pub!(
+    /// A string or a number (`"4.5"` and `4.5` both occur in the wild).
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    #[serde(untagged)]
+    pub enum Scalar {
+        Str(String),
+        Num(serde_json::Number),
+    }
+);
 
 impl Scalar {
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match self {
             Scalar::Str(s) => s.clone(),
             Scalar::Num(n) => n.to_string(),
@@ -24,10 +26,12 @@ impl Scalar {
     }
 }
 
-/// Text written as a string, a number or a boolean (`"7"` and `7` are the
-/// same id).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Text(pub String);
+testing_pub!(
+    /// Text written as a string, a number or a boolean (`"7"` and `7` are the
+    /// same id).
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct Text(pub String);
+);
 
 impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -47,15 +51,15 @@ impl<'de> Deserialize<'de> for Text {
 }
 
 impl Text {
-    #[cfg(any(test, feature = "testing"))]
-    pub fn as_str(&self) -> &str {
+    #[cfg(test)]
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
 
 /// For `#[serde(deserialize_with)]`: `null` reads as the empty value
 /// (agents write `"depends_on": null` for "none").
-pub fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
+pub(crate) fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de> + Default,
@@ -64,7 +68,7 @@ where
 }
 
 /// "a string", "an array"... for messages.
-pub fn kind_of(v: &Value) -> &'static str {
+pub(crate) fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -78,7 +82,7 @@ pub fn kind_of(v: &Value) -> &'static str {
 /// A user-facing reason for a JSON parse failure. Valid JSON beyond the
 /// parser's limits (nested too deep, a number past a 64-bit float) says
 /// so, in the same words wherever it is met: a reader and a decision.
-pub fn reason(e: &serde_json::Error) -> String {
+pub(crate) fn reason(e: &serde_json::Error) -> String {
     use serde_json::error::Category;
     match limit(e) {
         Some(Limit::Nesting) => {
@@ -111,11 +115,11 @@ pub fn reason(e: &serde_json::Error) -> String {
 
 /// serde_json's nesting limit: a document nested this deep (the outermost
 /// array or object is level 1) is refused by every parse of a `Value`.
-pub const MAX_NESTING: usize = 128;
+pub(crate) const MAX_NESTING: usize = 128;
 
 /// A limit of the parser that valid JSON can exceed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Limit {
+pub(crate) enum Limit {
     /// Nested [`MAX_NESTING`] levels deep or more.
     Nesting,
     /// A number beyond a 64-bit float (`1e999999`).
@@ -124,7 +128,7 @@ pub enum Limit {
 
 /// Which limit `e` met, if it is one of them (serde_json gives no code
 /// for them: its message is the only sign).
-pub fn limit(e: &serde_json::Error) -> Option<Limit> {
+pub(crate) fn limit(e: &serde_json::Error) -> Option<Limit> {
     let text = e.to_string();
     if text.starts_with("recursion limit exceeded") {
         Some(Limit::Nesting)
@@ -143,7 +147,7 @@ pub fn limit(e: &serde_json::Error) -> Option<Limit> {
 /// one linear pass, and only a document that comes near a limit is parsed
 /// as a `Value` (whose error, if any, is returned: the same one a decision
 /// meets). `bytes` without a byte-order mark.
-pub fn within_limits(bytes: &[u8]) -> Result<(), serde_json::Error> {
+pub(crate) fn within_limits(bytes: &[u8]) -> Result<(), serde_json::Error> {
     if !near_limits(bytes) {
         return Ok(());
     }
@@ -153,7 +157,7 @@ pub fn within_limits(bytes: &[u8]) -> Result<(), serde_json::Error> {
 /// `serde_json::from_slice` within [`within_limits`]: for a record parsed
 /// typed (an NDJSON line) that a decision may later parse as a `Value`,
 /// so that both skip or both read it.
-pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
+pub(crate) fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
     within_limits(bytes)?;
     serde_json::from_slice(bytes)
 }
@@ -218,13 +222,13 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// `bytes` without a leading UTF-8 byte-order mark. JSON forbids one, but
 /// editors write it; like `STATE.md`, a JSON file is read past it.
-pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(BOM).unwrap_or(bytes)
 }
 
 /// Project files are JSON objects. serde would accept a struct written as
 /// an array, so anything else is refused first, with a reason.
-pub fn must_be_object(bytes: &[u8]) -> Result<(), String> {
+pub(crate) fn must_be_object(bytes: &[u8]) -> Result<(), String> {
     let bytes = strip_bom(bytes);
     within_limits(bytes).map_err(|e| reason(&e))?;
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
@@ -238,7 +242,7 @@ pub fn must_be_object(bytes: &[u8]) -> Result<(), String> {
 }
 
 /// Parse bytes that must hold a JSON object into `T`, strictly.
-pub fn object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+pub(crate) fn object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     let bytes = strip_bom(bytes);
     must_be_object(bytes)?;
     serde_json::from_slice(bytes).map_err(|e| reason(&e))
@@ -248,7 +252,9 @@ pub fn object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
 /// the wrong type, the tolerant path. Returns the value and the fields it
 /// had to drop, or why the file cannot be used at all (not JSON, not an
 /// object).
-pub fn parse_file<T: DeserializeOwned + Default>(bytes: &[u8]) -> Result<(T, Vec<String>), String> {
+pub(crate) fn parse_file<T: DeserializeOwned + Default>(
+    bytes: &[u8],
+) -> Result<(T, Vec<String>), String> {
     let bytes = strip_bom(bytes);
     match object::<T>(bytes) {
         Ok(t) => Ok((t, Vec::new())),
@@ -268,7 +274,7 @@ pub fn parse_file<T: DeserializeOwned + Default>(bytes: &[u8]) -> Result<(T, Vec
 /// Read `value` (an object) as `T` (whose fields all have defaults),
 /// dropping the fields that do not fit; `what` prefixes the problems
 /// (`units[2]: `). `None` when `value` is not an object.
-pub fn tolerant<T: DeserializeOwned + Default>(
+pub(crate) fn tolerant<T: DeserializeOwned + Default>(
     value: Value,
     what: &str,
     problems: &mut Vec<String>,
@@ -301,7 +307,7 @@ pub fn tolerant<T: DeserializeOwned + Default>(
 }
 
 /// Each element of `items` as `T`; a bad element keeps what it can.
-pub fn each<T: DeserializeOwned + Default>(
+pub(crate) fn each<T: DeserializeOwned + Default>(
     items: Vec<Value>,
     what: &str,
     problems: &mut Vec<String>,

@@ -3,14 +3,24 @@
 //! decisions it allows. Nothing outside a format's module knows its file
 //! names.
 
-pub mod act;
+pub(crate) mod act;
 mod cached;
-pub mod devloop;
-pub mod dwp;
-pub mod gsd;
-pub mod json;
-pub mod jsonedit;
-pub mod prd_master;
+testing_pub!(
+    pub mod devloop;
+);
+testing_pub!(
+    pub mod dwp;
+);
+testing_pub!(
+    pub mod gsd;
+);
+pub(crate) mod json;
+testing_pub!(
+    pub mod jsonedit;
+);
+testing_pub!(
+    pub mod prd_master;
+);
 mod shape;
 
 use std::path::{Path, PathBuf};
@@ -22,7 +32,9 @@ use crate::guard;
 use crate::model::{Excerpt, FileStamp, Problem, Project, sort_newest_first};
 use crate::store::{self, StoreError, WalkEntry};
 
-pub use cached::{discover_cached, read_under_cached};
+testing_pub!(
+    pub use cached::{discover_cached, read_under_cached};
+);
 
 /// Every project in the directory `entry` describes, and the names of its
 /// sub-directories the walk need not enter (a format's own state).
@@ -268,7 +280,6 @@ fn load_dir_with(dir: &Path, detect: &Detector<'_>) -> Discovery {
         .partition(|n| store::is_dir(&dir.join(n)) && !is_symlink(&dir.join(n)));
     let entry = WalkEntry {
         path: dir,
-        relative: Path::new(""),
         files: &files,
         dirs: &dirs,
     };
@@ -292,7 +303,7 @@ fn load_dir_with(dir: &Path, detect: &Detector<'_>) -> Discovery {
 
 /// The directories of a format's own state, which never hold another
 /// project (the walk does not enter them).
-pub fn own_dirs() -> &'static [&'static str] {
+pub(crate) fn own_dirs() -> &'static [&'static str] {
     OWN_DIRS
 }
 
@@ -428,7 +439,7 @@ pub(crate) fn trailing_digits(s: &str) -> &str {
 
 /// Timestamps as agents write them: RFC 3339, without a zone (taken as UTC),
 /// or a bare date (midnight UTC).
-pub fn parse_time(raw: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn parse_time(raw: &str) -> Option<DateTime<Utc>> {
     let s = raw.trim();
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
         return Some(t.with_timezone(&Utc));

@@ -125,15 +125,15 @@ impl Verb {
 /// The longest free text over several lines a decision takes (an answer,
 /// evidence, a requirement), in characters: a page of text, more than any
 /// answer the formats' readers show whole.
-pub const MAX_TEXT: usize = 10_000;
+pub(super) const MAX_TEXT: usize = 10_000;
 /// The longest one-line text (a GSD decision or blocker, a reason, a
 /// note), in characters: DWP's own state contract caps its longest text
 /// field at 1,000, and a GSD entry is one Markdown list line that GSD's
 /// tools and statusline read whole.
-pub const MAX_LINE: usize = 1_000;
+pub(super) const MAX_LINE: usize = 1_000;
 /// The longest name or id (a question id, a task, an option, a project
 /// name, a reference), in characters.
-pub const MAX_NAME: usize = 200;
+pub(super) const MAX_NAME: usize = 200;
 
 impl Verb {
     /// Every text the verb carries: (what it is, the text, its limit in
@@ -559,14 +559,14 @@ impl Address {
 /// break; a bidirectional control reorders what is shown. Text that
 /// breaks it would end the line it is written on and start another (a
 /// forged `## ` section in `conversation.md`, a forged list item).
-pub fn breaks_one_line(text: &str) -> bool {
+pub(super) fn breaks_one_line(text: &str) -> bool {
     text.chars().any(crate::model::text::breaks_line)
 }
 
 /// The same rule for a text over several lines (an answer, a reason):
 /// line breaks and tabs are its own, any other control character or
 /// separator is not.
-pub fn breaks_text(text: &str) -> bool {
+pub(super) fn breaks_text(text: &str) -> bool {
     text.chars()
         .any(|c| (c.is_control() && !matches!(c, '\n' | '\t')) || crate::model::text::reorders(c))
 }
@@ -574,7 +574,7 @@ pub fn breaks_text(text: &str) -> bool {
 /// `text` trimmed under the one-line rule; `Err`: the refusal, in the
 /// words of the decision texts' (`{what} is empty`, `{what} must be one
 /// line of text (no line breaks or control characters)`).
-pub fn one_line(what: &str, text: &str) -> Result<String, String> {
+pub(super) fn one_line(what: &str, text: &str) -> Result<String, String> {
     let t = text.trim();
     if t.is_empty() {
         return Err(format!("{what} is empty"));

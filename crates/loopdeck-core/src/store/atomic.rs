@@ -35,15 +35,15 @@ use super::txn::Stamp;
 use super::{StoreError, contained};
 
 /// The marker in every temp file name loopdeck creates.
-pub const TEMP_MARK: &str = ".loopdeck-";
+pub(crate) const TEMP_MARK: &str = ".loopdeck-";
 /// The suffix of every temp file name loopdeck creates.
-pub const TEMP_SUFFIX: &str = ".tmp";
+pub(crate) const TEMP_SUFFIX: &str = ".tmp";
 
 /// The real file a write to `relative` inside `project` changes: the path
 /// itself, or, when it (or a directory on the way) is a link, the link's
 /// target, which must stay inside the project. A path that does not exist
 /// yet is accepted when it stays inside lexically.
-pub fn write_target(project: &Path, relative: &str) -> Result<PathBuf, StoreError> {
+pub(crate) fn write_target(project: &Path, relative: &str) -> Result<PathBuf, StoreError> {
     let joined = contained(project, relative)?;
     if !through_link(project, relative) {
         return Ok(joined);
@@ -111,7 +111,7 @@ fn fold(path: &Path) -> PathBuf {
 }
 
 /// A fresh temp file name for `target`: `.<name>.loopdeck-<pid>-<random>.tmp`.
-pub fn temp_name(target: &Path) -> String {
+pub(crate) fn temp_name(target: &Path) -> String {
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -124,7 +124,7 @@ pub fn temp_name(target: &Path) -> String {
 }
 
 /// A random number (std's per-process random hash keys and a counter).
-pub fn random_u64() -> u64 {
+pub(crate) fn random_u64() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
@@ -137,7 +137,7 @@ pub fn random_u64() -> u64 {
 
 /// What must be at a file's name for a replacement to go ahead.
 #[derive(Debug, Clone, Copy)]
-pub enum Expect<'a> {
+pub(crate) enum Expect<'a> {
     /// Whatever is there (loopdeck's own state files).
     Any,
     /// Nothing: the file is new.
@@ -151,7 +151,7 @@ pub enum Expect<'a> {
 
 /// Why a replacement did not happen.
 #[derive(Debug)]
-pub enum Swap {
+pub(crate) enum Swap {
     /// The disk said no (nothing replaced).
     Store(StoreError),
     /// The file is not what was expected (nothing replaced): its length
@@ -170,7 +170,7 @@ impl From<StoreError> for Swap {
 /// minus the umask) when it does not exist. For loopdeck's own files (the
 /// audit log's blobs, seen.json): nothing is compared; the directory is
 /// opened once and the file named relative to it.
-pub fn replace(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+pub(crate) fn replace(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     let (dir, name) = Dir::open_parent(path)?;
     match replace_at(&dir, &name, bytes, Expect::Any) {
         Ok(()) => Ok(()),
@@ -198,7 +198,12 @@ pub fn replace(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
 /// the exchange and the check of what was swapped out is caught; one
 /// writing into the old file after that check writes into a file that is
 /// no longer there.
-pub fn replace_at(dir: &Dir, name: &str, bytes: &[u8], expect: Expect<'_>) -> Result<(), Swap> {
+pub(crate) fn replace_at(
+    dir: &Dir,
+    name: &str,
+    bytes: &[u8],
+    expect: Expect<'_>,
+) -> Result<(), Swap> {
     let keep = check_writable_at(dir, name, true)?.map(|m| Keep::of(&m));
     let tmp = temp_name(Path::new(name));
     let result = swap_in(dir, name, &tmp, bytes, keep.as_ref(), expect);
@@ -264,7 +269,7 @@ fn swap_in(
 /// Does `name` in `dir` hold something else than `expect` says? `Some`
 /// with its length now (`None`: absent) when it does. Compared in chunks:
 /// nothing of the size of the file is allocated.
-pub fn differs(
+pub(crate) fn differs(
     dir: &Dir,
     name: &str,
     expect: Expect<'_>,
@@ -323,10 +328,10 @@ impl Keep {
     }
 }
 
-#[cfg(any(test, feature = "testing"))]
+#[cfg(test)]
 /// May the file at `path` (no link: see [`write_target`]) be written? See
 /// [`check_writable_at`]; `None`: it does not exist.
-pub fn check_writable(path: &Path, replacing: bool) -> Result<Option<Stat>, StoreError> {
+pub(crate) fn check_writable(path: &Path, replacing: bool) -> Result<Option<Stat>, StoreError> {
     let (dir, name) = Dir::open_parent(path)?;
     check_writable_at(&dir, &name, replacing)
 }
@@ -340,7 +345,7 @@ pub fn check_writable(path: &Path, replacing: bool) -> Result<Option<Stat>, Stor
 /// file owned by another user or group that this process cannot give a
 /// replacement to (the owner would change). The directory must allow the
 /// rename too (not immutable or append-only).
-pub fn check_writable_at(
+pub(crate) fn check_writable_at(
     dir: &Dir,
     name: &str,
     replacing: bool,
@@ -488,7 +493,7 @@ fn set_mode(file: &File, mode: u32) -> io::Result<()> {
 /// reading, without blocking and without following a link: a FIFO, a
 /// device, a directory or a link is refused (`NotRegular`), never waited
 /// on. `None`: absent.
-pub fn open_regular(path: &Path) -> Result<Option<File>, StoreError> {
+pub(crate) fn open_regular(path: &Path) -> Result<Option<File>, StoreError> {
     let mut o = fs::OpenOptions::new();
     o.read(true);
     #[cfg(unix)]
@@ -517,7 +522,7 @@ pub fn open_regular(path: &Path) -> Result<Option<File>, StoreError> {
 /// fsync a directory after a rename or a removal in it. Some file systems
 /// refuse fsync on a directory; the change has happened, so this is best
 /// effort.
-pub fn sync_dir(dir: &Path) {
+pub(crate) fn sync_dir(dir: &Path) {
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }

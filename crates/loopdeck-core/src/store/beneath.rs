@@ -52,7 +52,7 @@ pub struct Dir {
 /// An error of a system call as a store error (`NotFound` → `Vanished`,
 /// `EACCES` → `PermissionDenied`, a link met where none may be →
 /// `OutsideProject` is decided by the caller).
-pub fn errno(e: Errno) -> StoreError {
+pub(crate) fn errno(e: Errno) -> StoreError {
     StoreError::from(std::io::Error::from(e))
 }
 

@@ -30,19 +30,23 @@ use std::time::{Duration, SystemTime};
 use super::{StoreError, read_in, stamps};
 
 mod memo;
-pub use memo::{memo_in, memo_stat};
+pub(crate) use memo::{memo_in, memo_stat};
 
-/// How recent a change must be for its file's times not to be trusted.
-/// Larger than the coarsest timestamp granularity of a common file system
-/// (1 s on ext3 and HFS+, 2 s on FAT).
-pub const RACY: Duration = Duration::from_secs(3);
+testing_pub!(
+    /// How recent a change must be for its file's times not to be trusted.
+    /// Larger than the coarsest timestamp granularity of a common file system
+    /// (1 s on ext3 and HFS+, 2 s on FAT).
+    pub const RACY: Duration = Duration::from_secs(3);
+);
 
-/// State kept between readings (see the module documentation). Cloning
-/// shares it.
-#[derive(Clone, Default)]
-pub struct ReadCache {
-    inner: Arc<Inner>,
-}
+testing_pub!(
+    /// State kept between readings (see the module documentation). Cloning
+    /// shares it.
+    #[derive(Clone, Default)]
+    pub struct ReadCache {
+        inner: Arc<Inner>,
+    }
+);
 
 struct Inner {
     entries: Mutex<HashMap<Key, Entry>>,
@@ -87,27 +91,33 @@ thread_local! {
 }
 
 impl ReadCache {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    #[cfg(any(test, feature = "testing"))]
-    /// A cache that trusts a file's times once they are `racy` old
-    /// (tests use zero, with files whose writes they order themselves).
-    pub fn with_racy_window(racy: Duration) -> Self {
-        ReadCache {
-            inner: Arc::new(Inner {
-                racy,
-                ..Inner::default()
-            }),
+    testing_pub!(
+        pub fn new() -> Self {
+            Self::default()
         }
-    }
+    );
 
-    #[cfg(any(test, feature = "testing"))]
-    /// How many times a file was neither read nor parsed again.
-    pub fn reused(&self) -> u64 {
-        self.inner.reused.load(Ordering::Relaxed)
-    }
+    testing_pub!(
+        #[cfg(feature = "testing")]
+        /// A cache that trusts a file's times once they are `racy` old
+        /// (tests use zero, with files whose writes they order themselves).
+        pub fn with_racy_window(racy: Duration) -> Self {
+            ReadCache {
+                inner: Arc::new(Inner {
+                    racy,
+                    ..Inner::default()
+                }),
+            }
+        }
+    );
+
+    testing_pub!(
+        #[cfg(feature = "testing")]
+        /// How many times a file was neither read nor parsed again.
+        pub fn reused(&self) -> u64 {
+            self.inner.reused.load(Ordering::Relaxed)
+        }
+    );
 
     pub(crate) fn count_reuse(&self) {
         self.inner.reused.fetch_add(1, Ordering::Relaxed);
@@ -124,37 +134,41 @@ impl ReadCache {
         id.mtime < limit && id.ctime < limit
     }
 
-    /// Start a pass (one reading of some projects): its number, for
-    /// [`Self::enter`] and [`Self::sweep`].
-    pub fn begin_pass(&self) -> u64 {
-        self.inner.pass.fetch_add(1, Ordering::Relaxed) + 1
-    }
-
-    /// Run `work` (a reading, on this thread) with this cache as the one
-    /// the readers use. Ends with `work`, panic or not.
-    pub fn enter<T>(&self, pass: u64, work: impl FnOnce() -> T) -> T {
-        struct Reset(Option<(ReadCache, u64)>);
-        impl Drop for Reset {
-            fn drop(&mut self) {
-                let previous = self.0.take();
-                CURRENT.with(|c| *c.borrow_mut() = previous);
-            }
+    testing_pub!(
+        /// Start a pass (one reading of some projects): its number, for
+        /// [`Self::enter`] and [`Self::sweep`].
+        pub fn begin_pass(&self) -> u64 {
+            self.inner.pass.fetch_add(1, Ordering::Relaxed) + 1
         }
-        let _reset = Reset(CURRENT.with(|c| c.borrow_mut().replace((self.clone(), pass))));
-        work()
-    }
+    );
+
+    testing_pub!(
+        /// Run `work` (a reading, on this thread) with this cache as the one
+        /// the readers use. Ends with `work`, panic or not.
+        pub fn enter<T>(&self, pass: u64, work: impl FnOnce() -> T) -> T {
+            struct Reset(Option<(ReadCache, u64)>);
+            impl Drop for Reset {
+                fn drop(&mut self) {
+                    let previous = self.0.take();
+                    CURRENT.with(|c| *c.borrow_mut() = previous);
+                }
+            }
+            let _reset = Reset(CURRENT.with(|c| c.borrow_mut().replace((self.clone(), pass))));
+            work()
+        }
+    );
 
     /// Drop the entries pass `pass` did not use: all of them, or (`under`)
     /// those of files under that directory. A file that vanished, or a
     /// project no longer read, leaves nothing behind.
-    pub fn sweep(&self, pass: u64, under: Option<&Path>) {
+    pub(crate) fn sweep(&self, pass: u64, under: Option<&Path>) {
         self.sweep_where(pass, |path| under.is_none_or(|d| path.starts_with(d)));
     }
 
     /// Drop the entries pass `pass` did not use among the files `within`
     /// says it read. A file counts as used when any of its entries was (a
     /// parse reused whole keeps the log state kept beside it).
-    pub fn sweep_where(&self, pass: u64, within: impl Fn(&Path) -> bool) {
+    pub(crate) fn sweep_where(&self, pass: u64, within: impl Fn(&Path) -> bool) {
         let mut entries = self.lock();
         let met: std::collections::HashSet<PathBuf> = entries
             .iter()
@@ -164,21 +178,28 @@ impl ReadCache {
         entries.retain(|(path, _), _| met.contains(path) || !within(path));
     }
 
-    /// Bytes read through the cache's own reads (incremental NDJSON reads,
-    /// files re-read to compare their content) since it was made.
-    pub fn bytes_read(&self) -> u64 {
-        self.inner.bytes_read.load(Ordering::Relaxed)
-    }
+    testing_pub!(
+        /// Bytes read through the cache's own reads (incremental NDJSON reads,
+        /// files re-read to compare their content) since it was made.
+        pub fn bytes_read(&self) -> u64 {
+            self.inner.bytes_read.load(Ordering::Relaxed)
+        }
+    );
 
-    /// How many files it holds something for.
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
+    testing_pub!(
+        /// How many files it holds something for.
+        pub fn len(&self) -> usize {
+            self.lock().len()
+        }
+    );
 
-    #[cfg(any(test, feature = "testing"))]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+    testing_pub!(
+        #[cfg(feature = "testing")]
+        /// Does it hold nothing?
+        pub fn is_empty(&self) -> bool {
+            self.len() == 0
+        }
+    );
 
     fn lock(&self) -> MutexGuard<'_, HashMap<Key, Entry>> {
         self.inner.entries.lock().unwrap_or_else(|e| e.into_inner())
@@ -213,7 +234,7 @@ impl ReadCache {
 }
 
 /// Does the reading on this thread read through a cache?
-pub fn active() -> bool {
+pub(crate) fn active() -> bool {
     CURRENT.with(|c| c.borrow().is_some())
 }
 
@@ -236,7 +257,7 @@ pub(crate) struct FileId {
 
 impl FileId {
     #[cfg(unix)]
-    pub fn of(m: &std::fs::Metadata) -> Self {
+    pub(crate) fn of(m: &std::fs::Metadata) -> Self {
         use std::os::unix::fs::MetadataExt;
         FileId {
             dev: m.dev(),

@@ -13,42 +13,44 @@ use super::atomic::open_regular;
 
 use similar::TextDiff;
 
-/// The unified diff of `file` from `before` to `after` (`None`: absent).
-/// Only the regions that differ (found by walking both files line by line,
-/// see [`regions`]) are compared, each with its context, and their hunks'
-/// line numbers moved to where the region is: a change in a large file
-/// costs the change, not a line index of the whole file twice.
-pub fn unified(file: &str, before: Option<&[u8]>, after: Option<&[u8]>) -> String {
-    let (old, new) = (before.unwrap_or_default(), after.unwrap_or_default());
-    let a = if before.is_some() {
-        format!("a/{file}")
-    } else {
-        "/dev/null".to_owned()
-    };
-    let b = if after.is_some() {
-        format!("b/{file}")
-    } else {
-        "/dev/null".to_owned()
-    };
-    let mut out = format!("--- {a}\n+++ {b}\n");
-    for r in regions(old, new) {
-        let (o, n) = (
-            String::from_utf8_lossy(&old[r.old.clone()]),
-            String::from_utf8_lossy(&new[r.new.clone()]),
-        );
-        let hunks = TextDiff::from_lines(o.as_ref(), n.as_ref())
-            .unified_diff()
-            .context_radius(CONTEXT)
-            .to_string();
-        for line in hunks.split_inclusive('\n') {
-            match hunk_header(line, r.old_line, r.new_line) {
-                Some(moved) => out.push_str(&moved),
-                None => out.push_str(line),
+testing_pub!(
+    /// The unified diff of `file` from `before` to `after` (`None`: absent).
+    /// Only the regions that differ (found by walking both files line by line,
+    /// see [`regions`]) are compared, each with its context, and their hunks'
+    /// line numbers moved to where the region is: a change in a large file
+    /// costs the change, not a line index of the whole file twice.
+    pub fn unified(file: &str, before: Option<&[u8]>, after: Option<&[u8]>) -> String {
+        let (old, new) = (before.unwrap_or_default(), after.unwrap_or_default());
+        let a = if before.is_some() {
+            format!("a/{file}")
+        } else {
+            "/dev/null".to_owned()
+        };
+        let b = if after.is_some() {
+            format!("b/{file}")
+        } else {
+            "/dev/null".to_owned()
+        };
+        let mut out = format!("--- {a}\n+++ {b}\n");
+        for r in regions(old, new) {
+            let (o, n) = (
+                String::from_utf8_lossy(&old[r.old.clone()]),
+                String::from_utf8_lossy(&new[r.new.clone()]),
+            );
+            let hunks = TextDiff::from_lines(o.as_ref(), n.as_ref())
+                .unified_diff()
+                .context_radius(CONTEXT)
+                .to_string();
+            for line in hunks.split_inclusive('\n') {
+                match hunk_header(line, r.old_line, r.new_line) {
+                    Some(moved) => out.push_str(&moved),
+                    None => out.push_str(line),
+                }
             }
         }
+        out
     }
-    out
-}
+);
 
 /// Lines of context around a change.
 const CONTEXT: usize = 3;
@@ -229,51 +231,57 @@ fn hunk_header(line: &str, old: usize, new: usize) -> Option<String> {
     ))
 }
 
-/// How a file ends, for an append's hunk: its number of newlines and the
-/// bytes after the last one (a torn tail).
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Ending {
-    pub newlines: usize,
-    pub tail: Vec<u8>,
-}
+testing_pub!(
+    /// How a file ends, for an append's hunk: its number of newlines and the
+    /// bytes after the last one (a torn tail).
+    #[derive(Debug, Default, PartialEq, Eq)]
+    pub struct Ending {
+        pub newlines: usize,
+        pub tail: Vec<u8>,
+    }
+);
 
 impl Ending {
-    pub fn of(bytes: &[u8]) -> Self {
-        let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
-        let tail = match bytes.iter().rposition(|&b| b == b'\n') {
-            Some(i) => bytes[i + 1..].to_vec(),
-            None => bytes.to_vec(),
-        };
-        Ending { newlines, tail }
-    }
+    testing_pub!(
+        pub fn of(bytes: &[u8]) -> Self {
+            let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+            let tail = match bytes.iter().rposition(|&b| b == b'\n') {
+                Some(i) => bytes[i + 1..].to_vec(),
+                None => bytes.to_vec(),
+            };
+            Ending { newlines, tail }
+        }
+    );
 
-    /// The ending of the regular file at `path`, read in chunks (a missing
-    /// file: empty). A FIFO, a device or a link is refused, never waited on
-    /// (see [`open_regular`]).
-    pub fn of_file(path: &Path) -> Result<Self, StoreError> {
-        let Some(mut f) = open_regular(path)? else {
-            return Ok(Ending::default());
-        };
-        let mut end = Ending::default();
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            let n = f.read(&mut buf)?;
-            if n == 0 {
-                return Ok(end);
-            }
-            let chunk = Ending::of(&buf[..n]);
-            if chunk.newlines > 0 {
-                end.newlines += chunk.newlines;
-                end.tail = chunk.tail;
-            } else {
-                end.tail.extend_from_slice(&chunk.tail);
+    testing_pub!(
+        /// The ending of the regular file at `path`, read in chunks (a missing
+        /// file: empty). A FIFO, a device or a link is refused, never waited on
+        /// (see [`open_regular`]).
+        pub fn of_file(path: &Path) -> Result<Self, StoreError> {
+            let Some(mut f) = open_regular(path)? else {
+                return Ok(Ending::default());
+            };
+            let mut end = Ending::default();
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                let n = f.read(&mut buf)?;
+                if n == 0 {
+                    return Ok(end);
+                }
+                let chunk = Ending::of(&buf[..n]);
+                if chunk.newlines > 0 {
+                    end.newlines += chunk.newlines;
+                    end.tail = chunk.tail;
+                } else {
+                    end.tail.extend_from_slice(&chunk.tail);
+                }
             }
         }
-    }
+    );
 }
 
 /// The hunk appending `line` to `file`, which ends as `end`.
-pub fn append_hunk(file: &str, end: &Ending, line: &[u8]) -> String {
+pub(crate) fn append_hunk(file: &str, end: &Ending, line: &[u8]) -> String {
     let line = String::from_utf8_lossy(line.strip_suffix(b"\n").unwrap_or(line));
     let mut out = format!("--- a/{file}\n+++ b/{file}\n");
     if end.tail.is_empty() {

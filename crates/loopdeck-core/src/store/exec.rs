@@ -40,7 +40,7 @@ use super::{StoreError, lock, ndjson, sha256_hex, sweep};
 
 /// The order edits are applied in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Order {
+pub(super) enum Order {
     /// The safe order (see the module doc).
     Safe,
     /// Exactly as given (an undo replays a decision backwards).
@@ -60,16 +60,18 @@ struct Step {
     after: Known,
 }
 
-/// Run `decide` under the write rules and apply its edits: the read-only
-/// gate, the caller's `--expect-sha256`, the format's lock, compare-and-swap
-/// against the bytes `decide` read right before each rename, atomic
-/// replacement, whole-line appends, the audit log (see the module doc).
-pub fn transact(
-    txn: &Txn,
-    decide: impl FnOnce(&mut Snapshot) -> Result<Vec<Edit>, ActError>,
-) -> Result<Outcome, ActError> {
-    run(txn, decide, Order::Safe)
-}
+testing_pub!(
+    /// Run `decide` under the write rules and apply its edits: the read-only
+    /// gate, the caller's `--expect-sha256`, the format's lock, compare-and-swap
+    /// against the bytes `decide` read right before each rename, atomic
+    /// replacement, whole-line appends, the audit log (see the module doc).
+    pub fn transact(
+        txn: &Txn,
+        decide: impl FnOnce(&mut Snapshot) -> Result<Vec<Edit>, ActError>,
+    ) -> Result<Outcome, ActError> {
+        run(txn, decide, Order::Safe)
+    }
+);
 
 pub(crate) fn run(
     txn: &Txn,
@@ -851,7 +853,7 @@ pub(crate) mod fault {
     use super::{ActError, StoreError, io};
 
     /// What happens as a step starts.
-    pub enum Fault {
+    pub(crate) enum Fault {
         /// Run this (another writer), then fail like a full disk.
         Fail(Box<dyn FnOnce()>),
         /// Stop dead, as SIGKILL would: nothing rolled back, nothing
@@ -864,17 +866,17 @@ pub(crate) mod fault {
     }
 
     /// The next decision on this thread meets `fault` as step `n` starts.
-    pub fn at(n: usize, fault: Fault) {
+    pub(crate) fn at(n: usize, fault: Fault) {
         AT.with(|f| *f.borrow_mut() = Some((n, fault)));
     }
 
     /// The next decision on this thread fails as step `n` starts.
-    pub fn fail_at(n: usize) {
+    pub(crate) fn fail_at(n: usize) {
         at(n, Fault::Fail(Box::new(|| {})));
     }
 
     /// `Err(true)`: killed.
-    pub fn before_step(n: usize, file: &str) -> Result<(), (bool, ActError)> {
+    pub(crate) fn before_step(n: usize, file: &str) -> Result<(), (bool, ActError)> {
         let hit = AT.with(|f| {
             let mut f = f.borrow_mut();
             if f.as_ref().is_some_and(|(at, _)| *at == n) {

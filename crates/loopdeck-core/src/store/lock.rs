@@ -51,19 +51,20 @@ use super::txn::{ActError, LockKind};
 use super::{StoreError, contained};
 
 /// The DWP updater's message for an existing lock directory.
-pub const DIR_LOCKED: &str = "state is locked; inspect interrupted writer before recovering lock";
+pub(crate) const DIR_LOCKED: &str =
+    "state is locked; inspect interrupted writer before recovering lock";
 /// gsd-tools' deadman ceiling: a live-looking holder older than this is
 /// taken to be a reused pid.
-pub const PID_LOCK_DEADMAN: Duration = Duration::from_secs(60);
+pub(crate) const PID_LOCK_DEADMAN: Duration = Duration::from_secs(60);
 /// A lock whose body cannot be read yet is being created for this long.
-pub const FRESH_CREATE_FLOOR: Duration = Duration::from_secs(1);
+pub(crate) const FRESH_CREATE_FLOOR: Duration = Duration::from_secs(1);
 /// How far in the future a lock's mtime may be and still be "now" (a
 /// network file system's clock a little ahead of ours).
-pub const CLOCK_SKEW: Duration = Duration::from_secs(2);
+pub(crate) const CLOCK_SKEW: Duration = Duration::from_secs(2);
 
 /// A lock held by this process, released on drop.
 #[derive(Debug)]
-pub struct LockGuard {
+pub(crate) struct LockGuard {
     path: PathBuf,
     kind: LockKind,
     /// (device, inode) of the lock file we created: release removes only it.
@@ -72,7 +73,7 @@ pub struct LockGuard {
 
 impl LockGuard {
     #[cfg(test)]
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 }
@@ -97,7 +98,7 @@ impl Drop for LockGuard {
 
 /// The lock file (or directory) of `primary` for `kind`, relative to the
 /// project.
-pub fn lock_name(primary: &str, kind: LockKind) -> String {
+pub(crate) fn lock_name(primary: &str, kind: LockKind) -> String {
     match kind {
         LockKind::MkdirDir | LockKind::PidFile => format!("{primary}.lock"),
         LockKind::Owner => format!("{primary}.loopdeck-lock"),
@@ -106,7 +107,7 @@ pub fn lock_name(primary: &str, kind: LockKind) -> String {
 
 /// Take the lock of `primary` in `project`, waiting up to `wait` for a
 /// live holder (`MkdirDir`: never waits).
-pub fn acquire(
+pub(crate) fn acquire(
     project: &Path,
     primary: &str,
     kind: LockKind,
@@ -118,7 +119,7 @@ pub fn acquire(
 /// [`acquire`], with messages naming the primary as `shown` (the
 /// project-relative path, when `project` is a directory held open and
 /// named through its descriptor: see `store::beneath`).
-pub fn acquire_as(
+pub(crate) fn acquire_as(
     project: &Path,
     primary: &str,
     shown: &str,
@@ -254,7 +255,7 @@ fn out_of_quick_rounds(quick: &mut u32, deadline: Instant) -> bool {
 
 /// How long the DWP lock directory of `primary` has existed (`None`: no
 /// lock).
-pub fn dir_lock_age(project: &Path, primary: &str) -> Option<Duration> {
+pub(crate) fn dir_lock_age(project: &Path, primary: &str) -> Option<Duration> {
     let path = contained(project, &lock_name(primary, LockKind::MkdirDir)).ok()?;
     let meta = fs::symlink_metadata(path).ok()?;
     if !meta.is_dir() {
@@ -267,7 +268,7 @@ pub fn dir_lock_age(project: &Path, primary: &str) -> Option<Duration> {
 /// Remove the DWP lock directory of `primary` (the human's recovery, after
 /// inspecting the interrupted writer). A lock that is not a directory (a
 /// link, a file) is refused, never followed.
-pub fn remove_dir_lock(project: &Path, primary: &str) -> Result<(), StoreError> {
+pub(crate) fn remove_dir_lock(project: &Path, primary: &str) -> Result<(), StoreError> {
     let path = contained(project, &lock_name(primary, LockKind::MkdirDir))?;
     let meta = fs::symlink_metadata(&path)?;
     if !meta.is_dir() {
@@ -671,7 +672,7 @@ fn clear_dead_turn(turn: &Path) {
 }
 
 /// Is there a process `pid` on this host (a zombie is not one)?
-pub fn pid_alive(pid: u32) -> bool {
+pub(crate) fn pid_alive(pid: u32) -> bool {
     let Ok(p) = i32::try_from(pid) else {
         return false;
     };
@@ -710,12 +711,12 @@ fn proc_state(pid: u32) -> Option<char> {
 
 /// The start time of process `pid` in clock ticks since boot (field 22 of
 /// `/proc/PID/stat`).
-pub fn start_ticks(pid: u32) -> Option<u64> {
+pub(crate) fn start_ticks(pid: u32) -> Option<u64> {
     proc_stat_fields(pid)?.get(19)?.parse().ok()
 }
 
 /// This boot's id (`/proc/sys/kernel/random/boot_id`).
-pub fn boot_id() -> Option<String> {
+pub(crate) fn boot_id() -> Option<String> {
     fs::read_to_string("/proc/sys/kernel/random/boot_id")
         .ok()
         .map(|s| s.trim().to_owned())
@@ -724,7 +725,7 @@ pub fn boot_id() -> Option<String> {
 
 /// This process's pid namespace (`readlink /proc/self/ns/pid`, e.g.
 /// `pid:[4026531836]`).
-pub fn pid_namespace() -> Option<String> {
+pub(crate) fn pid_namespace() -> Option<String> {
     fs::read_link("/proc/self/ns/pid")
         .ok()
         .map(|p| p.to_string_lossy().into_owned())

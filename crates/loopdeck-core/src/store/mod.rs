@@ -2,20 +2,28 @@
 //! path containment, directory walking, hashing and atomic replacement.
 //! Nothing here knows any format's file names.
 
-pub mod atomic;
-pub mod audit;
-pub mod beneath;
-pub mod cache;
-pub mod diff;
+pub(crate) mod atomic;
+pub(crate) mod audit;
+pub(crate) mod beneath;
+testing_pub!(
+    pub mod cache;
+);
+testing_pub!(
+    pub mod diff;
+);
 mod exec;
-pub mod first_seen;
-pub mod intent;
-pub mod lock;
-pub mod ndjson;
-pub mod seen;
-pub mod stamps;
-pub mod sweep;
-pub mod txn;
+pub(crate) mod first_seen;
+pub(crate) mod intent;
+pub(crate) mod lock;
+testing_pub!(
+    pub mod ndjson;
+);
+pub(crate) mod seen;
+pub(crate) mod stamps;
+pub(crate) mod sweep;
+testing_pub!(
+    pub mod txn;
+);
 mod walk;
 
 use std::fs::{self, File};
@@ -27,12 +35,14 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-pub use exec::transact;
-pub use walk::{MAX_DEPTH, WalkEntry, is_noise_dir, walk};
+testing_pub!(
+    pub use exec::transact;
+);
+pub(crate) use walk::{MAX_DEPTH, WalkEntry, is_noise_dir, walk};
 
 /// The largest state file loopdeck reads whole. Larger files are reported,
 /// never loaded: a 50 MB single-line `state.json` must not stall the list.
-pub const STATE_FILE_LIMIT: u64 = 16 * 1024 * 1024;
+pub(crate) const STATE_FILE_LIMIT: u64 = 16 * 1024 * 1024;
 
 #[derive(Debug, Error)]
 pub enum StoreError {
@@ -63,7 +73,7 @@ impl From<io::Error> for StoreError {
 /// Read a whole regular file of at most `limit` bytes. Symlinks are followed
 /// (containment is the caller's job: see [`read_in`]); FIFOs, sockets and
 /// devices are opened without blocking and refused, so a read never hangs.
-pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, StoreError> {
+pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, StoreError> {
     let bytes = read_open(open_nonblocking(path, false)?, limit)?;
     stamps::record(|| path.to_path_buf(), &bytes);
     Ok(bytes)
@@ -75,7 +85,7 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, StoreError> {
 /// without following a link (a link, the rare case, is then checked in
 /// full) and without blocking (a FIFO is refused, never waited on). Inside
 /// [`stamps::collect`], the bytes read are stamped.
-pub fn read_in(project: &Path, relative: &str, limit: u64) -> Result<Vec<u8>, StoreError> {
+pub(crate) fn read_in(project: &Path, relative: &str, limit: u64) -> Result<Vec<u8>, StoreError> {
     let bytes = read_open(open_in(project, relative)?, limit)?;
     stamps::record(|| project.join(relative), &bytes);
     Ok(bytes)
@@ -86,7 +96,7 @@ pub fn read_in(project: &Path, relative: &str, limit: u64) -> Result<Vec<u8>, St
 /// `lstat`): the file is then opened relative to it, without re-checking
 /// `subdir` on every read. A link in `name` is still checked, against the
 /// whole project.
-pub fn read_in_real_subdir(
+pub(crate) fn read_in_real_subdir(
     project: &Path,
     subdir: &str,
     name: &str,
@@ -99,13 +109,17 @@ pub fn read_in_real_subdir(
 }
 
 /// Is `relative` inside `project` a real directory (not a link)?
-pub fn is_real_dir(project: &Path, relative: &str) -> bool {
+pub(crate) fn is_real_dir(project: &Path, relative: &str) -> bool {
     fs::symlink_metadata(project.join(relative)).is_ok_and(|m| m.is_dir())
 }
 
 /// The first `n` bytes of the regular file at `relative` inside `project`,
 /// whatever its size.
-pub fn read_prefix_in(project: &Path, relative: &str, n: usize) -> Result<Vec<u8>, StoreError> {
+pub(crate) fn read_prefix_in(
+    project: &Path,
+    relative: &str,
+    n: usize,
+) -> Result<Vec<u8>, StoreError> {
     let file = open_in(project, relative)?;
     if !file.metadata()?.is_file() {
         return Err(StoreError::NotRegular);
@@ -196,12 +210,12 @@ fn read_open(file: File, limit: u64) -> Result<Vec<u8>, StoreError> {
 }
 
 /// Is `path` a regular file (after following links)?
-pub fn is_file(path: &Path) -> bool {
+pub(crate) fn is_file(path: &Path) -> bool {
     stat(path).map(|m| m.is_file()).unwrap_or(false)
 }
 
 /// Is `path` a directory (after following links)?
-pub fn is_dir(path: &Path) -> bool {
+pub(crate) fn is_dir(path: &Path) -> bool {
     stat(path).map(|m| m.is_dir()).unwrap_or(false)
 }
 
@@ -216,13 +230,13 @@ fn stat(path: &Path) -> io::Result<fs::Metadata> {
 
 /// The modification time of `path`, if it can be read and is a time
 /// chrono can hold (tmpfs accepts mtimes up to year 262143 and beyond).
-pub fn mtime(path: &Path) -> Option<DateTime<Utc>> {
+pub(crate) fn mtime(path: &Path) -> Option<DateTime<Utc>> {
     utc(stat(path).ok()?.modified().ok()?)
 }
 
 /// A system time as a UTC time; `None` beyond chrono's range (chrono's own
 /// `From<SystemTime>` panics there).
-pub fn utc(t: SystemTime) -> Option<DateTime<Utc>> {
+pub(crate) fn utc(t: SystemTime) -> Option<DateTime<Utc>> {
     match t.duration_since(SystemTime::UNIX_EPOCH) {
         Ok(d) => DateTime::from_timestamp(i64::try_from(d.as_secs()).ok()?, d.subsec_nanos()),
         Err(e) => {
@@ -239,14 +253,16 @@ pub fn utc(t: SystemTime) -> Option<DateTime<Utc>> {
     }
 }
 
-/// Names of the entries of a directory (empty when it cannot be read).
-pub fn list_names(dir: &Path) -> Vec<String> {
-    list_dir(dir).unwrap_or_default()
-}
+testing_pub!(
+    /// Names of the entries of a directory (empty when it cannot be read).
+    pub fn list_names(dir: &Path) -> Vec<String> {
+        list_dir(dir).unwrap_or_default()
+    }
+);
 
 /// Names of the entries of a directory, sorted; an error when it cannot be
 /// listed.
-pub fn list_dir(dir: &Path) -> io::Result<Vec<String>> {
+pub(crate) fn list_dir(dir: &Path) -> io::Result<Vec<String>> {
     let mut names = Vec::new();
     for e in fs::read_dir(dir)? {
         if let Ok(name) = e?.file_name().into_string() {
@@ -268,7 +284,7 @@ pub fn contained(project: &Path, relative: &str) -> Result<PathBuf, StoreError> 
 
 /// Like [`contained`], but only a path to an existing regular file (links
 /// followed, inside the project) is returned.
-pub fn contained_file(project: &Path, relative: &str) -> Option<PathBuf> {
+pub(crate) fn contained_file(project: &Path, relative: &str) -> Option<PathBuf> {
     match resolve(project, relative) {
         Ok((path, Some(meta))) if meta.is_file() => Some(path),
         _ => None,
@@ -277,7 +293,7 @@ pub fn contained_file(project: &Path, relative: &str) -> Option<PathBuf> {
 
 /// Like [`contained`], telling also whether the path exists: `Ok(None)` for
 /// a path inside the project that does not exist.
-pub fn locate(project: &Path, relative: &str) -> Result<Option<PathBuf>, StoreError> {
+pub(crate) fn locate(project: &Path, relative: &str) -> Result<Option<PathBuf>, StoreError> {
     resolve(project, relative).map(|(path, meta)| meta.map(|_| path))
 }
 
@@ -390,7 +406,7 @@ mod dir_cache {
 
     /// `fs::symlink_metadata(path)`, remembered for entries that are not
     /// links while a cache is active.
-    pub fn lstat(path: &Path) -> io::Result<Metadata> {
+    pub(super) fn lstat(path: &Path) -> io::Result<Metadata> {
         if let Some(m) = known(path) {
             return Ok(m);
         }
@@ -407,7 +423,7 @@ mod dir_cache {
     }
 
     /// What is known of `path`, a file or directory that is not a link.
-    pub fn known(path: &Path) -> Option<Metadata> {
+    pub(super) fn known(path: &Path) -> Option<Metadata> {
         SEEN.with(|s| {
             s.borrow()
                 .as_ref()
@@ -416,7 +432,7 @@ mod dir_cache {
     }
 
     #[cfg(test)]
-    pub fn knows(path: &Path) -> bool {
+    pub(super) fn knows(path: &Path) -> bool {
         SEEN.with(|s| {
             s.borrow()
                 .as_ref()
@@ -424,7 +440,7 @@ mod dir_cache {
         })
     }
 
-    pub fn with<T>(work: impl FnOnce() -> T) -> T {
+    pub(super) fn with<T>(work: impl FnOnce() -> T) -> T {
         struct Reset(Option<Seen>);
         impl Drop for Reset {
             fn drop(&mut self) {
@@ -440,7 +456,7 @@ mod dir_cache {
 /// Run `work` (the reading of one project) remembering which directories
 /// inside it were seen to be real, so path containment checks each
 /// directory once. The memory ends with `work`, panic or not.
-pub fn with_dir_cache<T>(work: impl FnOnce() -> T) -> T {
+pub(crate) fn with_dir_cache<T>(work: impl FnOnce() -> T) -> T {
     dir_cache::with(work)
 }
 
@@ -462,10 +478,12 @@ fn dangling_target(link: &Path) -> Option<PathBuf> {
     Some(out)
 }
 
-/// Lowercase hex sha256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex_of(&Sha256::digest(bytes))
-}
+testing_pub!(
+    /// Lowercase hex sha256 of `bytes`.
+    pub fn sha256_hex(bytes: &[u8]) -> String {
+        hex_of(&Sha256::digest(bytes))
+    }
+);
 
 /// The sha256 (lowercase hex) and length of what `f` reads from where it
 /// stands, followed by `extra`, in 64 KiB chunks: nothing the size of the
@@ -500,7 +518,7 @@ fn hex_of(digest: &[u8]) -> String {
 /// Create the directory `name` (one component) inside `parent`, failing
 /// if anything exists there already (a new project's directory, seed 000
 /// Step 3b). Returns its path.
-pub fn create_dir_in(parent: &Path, name: &str) -> Result<PathBuf, StoreError> {
+pub(crate) fn create_dir_in(parent: &Path, name: &str) -> Result<PathBuf, StoreError> {
     let path = contained(parent, name)?;
     fs::create_dir(&path)?;
     if let Ok(d) = File::open(parent) {
@@ -511,15 +529,15 @@ pub fn create_dir_in(parent: &Path, name: &str) -> Result<PathBuf, StoreError> {
 
 /// Remove `path` if it is an empty directory (undoing [`create_dir_in`]
 /// when nothing could be written into it); best effort.
-pub fn remove_empty_dir(path: &Path) {
+pub(crate) fn remove_empty_dir(path: &Path) {
     let _ = fs::remove_dir(path);
 }
 
-#[cfg(any(test, feature = "testing"))]
+#[cfg(test)]
 /// Replace `path` with `bytes` atomically (see [`atomic::replace`]); a
 /// link is written through to its target. Containment is the caller's job:
 /// a transaction uses [`atomic::write_target`].
-pub fn atomic_replace(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+pub(crate) fn atomic_replace(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     match fs::canonicalize(path) {
         Ok(real) => atomic::replace(&real, bytes),
         Err(_) => atomic::replace(path, bytes),

@@ -17,70 +17,82 @@ use super::open_nonblocking;
 use super::{StoreError, open_in};
 
 mod check;
-pub mod incremental;
-#[cfg(any(test, feature = "testing"))]
-pub mod keyed;
-#[cfg(any(test, feature = "testing"))]
+pub(crate) mod incremental;
+testing_pub!(
+    #[cfg(feature = "testing")]
+    pub mod keyed;
+);
+#[cfg(test)]
 mod keyset;
 mod scan;
-pub mod torn;
-#[cfg(any(test, feature = "testing"))]
-pub use keyset::KeySet;
-pub use scan::top_level_str;
+pub(crate) mod torn;
+#[cfg(test)]
+use keyset::KeySet;
+pub(crate) use scan::top_level_str;
 
 /// How much is read per step when walking a file backwards.
-pub const CHUNK: usize = 256 * 1024;
+pub(crate) const CHUNK: usize = 256 * 1024;
 
 /// The longest line [`ReverseLines`] buffers; a longer one is reported as
 /// [`RevLine::TooLong`] and never held in memory.
-pub const MAX_LINE: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_LINE: usize = 4 * 1024 * 1024;
 
-/// One line met walking backwards.
-#[derive(Debug, PartialEq, Eq)]
-pub enum RevLine<'a> {
-    /// A complete line, without its newline.
-    Line(&'a [u8]),
-    /// A line longer than the limit (its length in bytes); it was skipped.
-    TooLong(u64),
-}
+testing_pub!(
+    /// One line met walking backwards.
+    #[derive(Debug, PartialEq, Eq)]
+    pub enum RevLine<'a> {
+        /// A complete line, without its newline.
+        Line(&'a [u8]),
+        /// A line longer than the limit (its length in bytes); it was skipped.
+        TooLong(u64),
+    }
+);
 
-/// The complete lines of a file, last line first, read in fixed-size chunks
-/// from the end. At most `max_bytes` are read, so a tail costs the same
-/// whatever the size of the file.
-pub struct ReverseLines {
-    file: File,
-    /// File offset of `buf[0]`.
-    start: u64,
-    buf: Vec<u8>,
-    /// The other buffer, reused by the next step.
-    spare: Vec<u8>,
-    /// The bytes not yet returned are `buf[..end]`; the byte just after them
-    /// in the file is a newline already accounted for (or the torn tail).
-    end: usize,
-    chunk: usize,
-    max_line: usize,
-    /// Bytes that may still be read.
-    budget: u64,
-    bytes_read: u64,
-    len: u64,
-    torn: bool,
-    /// The budget ran out before the start of the file was reached.
-    cut: bool,
-    started: bool,
-    done: bool,
-}
+testing_pub!(
+    /// The complete lines of a file, last line first, read in fixed-size chunks
+    /// from the end. At most `max_bytes` are read, so a tail costs the same
+    /// whatever the size of the file.
+    pub struct ReverseLines {
+        file: File,
+        /// File offset of `buf[0]`.
+        start: u64,
+        buf: Vec<u8>,
+        /// The other buffer, reused by the next step.
+        spare: Vec<u8>,
+        /// The bytes not yet returned are `buf[..end]`; the byte just after them
+        /// in the file is a newline already accounted for (or the torn tail).
+        end: usize,
+        chunk: usize,
+        max_line: usize,
+        /// Bytes that may still be read.
+        budget: u64,
+        bytes_read: u64,
+        len: u64,
+        torn: bool,
+        /// The budget ran out before the start of the file was reached.
+        cut: bool,
+        started: bool,
+        done: bool,
+    }
+);
 
 impl ReverseLines {
-    #[cfg(any(test, feature = "testing"))]
-    /// Walk the regular file at `path` backwards (the caller has checked
-    /// containment, as for [`super::read_bounded`]).
-    pub fn open(path: &Path, max_bytes: u64) -> Result<Self, StoreError> {
-        Self::new(open_nonblocking(path, false)?, max_bytes)
-    }
+    testing_pub!(
+        #[cfg(any(test, feature = "testing"))]
+        /// Walk the regular file at `path` backwards (the caller has checked
+        /// containment, as for [`super::read_bounded`]).
+        pub fn open(path: &Path, max_bytes: u64) -> Result<Self, StoreError> {
+            Self::new(open_nonblocking(path, false)?, max_bytes)
+        }
+    );
 
     /// Walk the file at `relative` inside `project` backwards; a path that
     /// leaves the project is refused, as [`super::read_in`] does.
-    pub fn open_in(project: &Path, relative: &str, max_bytes: u64) -> Result<Self, StoreError> {
+    pub(crate) fn open_in(
+        project: &Path,
+        relative: &str,
+        max_bytes: u64,
+    ) -> Result<Self, StoreError> {
         Self::new(open_in(project, relative)?, max_bytes)
     }
 
@@ -108,36 +120,45 @@ impl ReverseLines {
         })
     }
 
-    /// Read `chunk` bytes per step (tests use tiny chunks).
-    pub fn with_chunk(mut self, chunk: usize) -> Self {
-        self.chunk = chunk.max(1);
-        self
-    }
+    testing_pub!(
+        /// Read `chunk` bytes per step (tests use tiny chunks).
+        pub fn with_chunk(mut self, chunk: usize) -> Self {
+            self.chunk = chunk.max(1);
+            self
+        }
+    );
 
-    #[cfg(any(test, feature = "testing"))]
-    /// Skip lines longer than `max_line` bytes.
-    pub fn with_max_line(mut self, max_line: usize) -> Self {
-        self.max_line = max_line.max(1);
-        self
-    }
+    testing_pub!(
+        #[cfg(any(test, feature = "testing"))]
+        /// Skip lines longer than `max_line` bytes.
+        pub fn with_max_line(mut self, max_line: usize) -> Self {
+            self.max_line = max_line.max(1);
+            self
+        }
+    );
 
-    /// Did the file end in a line without its newline (skipped)?
-    pub fn torn(&self) -> bool {
-        self.torn
-    }
+    testing_pub!(
+        /// Did the file end in a line without its newline (skipped)?
+        pub fn torn(&self) -> bool {
+            self.torn
+        }
+    );
 
-    /// Did the byte budget run out before the start of the file?
-    pub fn cut(&self) -> bool {
-        self.cut
-    }
+    testing_pub!(
+        #[cfg(any(test, feature = "testing"))]
+        /// Did the byte budget run out before the start of the file?
+        pub fn cut(&self) -> bool {
+            self.cut
+        }
+    );
 
-    pub fn bytes_read(&self) -> u64 {
+    pub(crate) fn bytes_read(&self) -> u64 {
         self.bytes_read
     }
 
     /// The size of the file when it was opened; bytes appended later are
     /// not read.
-    pub fn file_len(&self) -> u64 {
+    pub(crate) fn file_len(&self) -> u64 {
         self.len
     }
 
@@ -206,73 +227,99 @@ impl ReverseLines {
         }
     }
 
-    /// The previous complete line, or `None` at the start of the file (or
-    /// when the byte budget is spent).
-    pub fn next_line(&mut self) -> Result<Option<RevLine<'_>>, StoreError> {
-        if !self.started {
-            self.begin()?;
-        }
-        if self.done {
-            return Ok(None);
-        }
-        let mut skipped: Option<u64> = None;
-        loop {
-            if let Some(i) = memrchr_newline(&self.buf[..self.end]) {
-                let end = self.end;
-                self.end = i;
-                let len = (end - i - 1) as u64;
-                return Ok(Some(match skipped {
-                    Some(n) => RevLine::TooLong(n + len),
-                    None if len > self.max_line as u64 => RevLine::TooLong(len),
-                    None => RevLine::Line(&self.buf[i + 1..end]),
-                }));
+    testing_pub!(
+        /// The previous complete line, or `None` at the start of the file (or
+        /// when the byte budget is spent).
+        pub fn next_line(&mut self) -> Result<Option<RevLine<'_>>, StoreError> {
+            if !self.started {
+                self.begin()?;
             }
-            if skipped.is_none() && self.end > self.max_line {
-                skipped = Some(0);
-            }
-            if let Some(n) = skipped.as_mut() {
-                *n += self.end as u64;
-                self.end = 0;
-            }
-            let keep = skipped.is_none();
-            if !self.refill(keep)? {
-                self.done = true;
-                if self.start == 0 && !self.cut {
-                    // The first line of the file.
-                    let end = self.end;
-                    return Ok(Some(match skipped {
-                        Some(n) => RevLine::TooLong(n + end as u64),
-                        None if end > self.max_line => RevLine::TooLong(end as u64),
-                        None => RevLine::Line(&self.buf[..end]),
-                    }));
-                }
-                // Cut by the budget: the line's start was never read.
+            if self.done {
                 return Ok(None);
             }
+            let mut skipped: Option<u64> = None;
+            loop {
+                if let Some(i) = memrchr_newline(&self.buf[..self.end]) {
+                    let end = self.end;
+                    self.end = i;
+                    let len = (end - i - 1) as u64;
+                    return Ok(Some(match skipped {
+                        Some(n) => RevLine::TooLong(n + len),
+                        None if len > self.max_line as u64 => RevLine::TooLong(len),
+                        None => RevLine::Line(&self.buf[i + 1..end]),
+                    }));
+                }
+                if skipped.is_none() && self.end > self.max_line {
+                    skipped = Some(0);
+                }
+                if let Some(n) = skipped.as_mut() {
+                    *n += self.end as u64;
+                    self.end = 0;
+                }
+                let keep = skipped.is_none();
+                if !self.refill(keep)? {
+                    self.done = true;
+                    if self.start == 0 && !self.cut {
+                        // The first line of the file.
+                        let end = self.end;
+                        return Ok(Some(match skipped {
+                            Some(n) => RevLine::TooLong(n + end as u64),
+                            None if end > self.max_line => RevLine::TooLong(end as u64),
+                            None => RevLine::Line(&self.buf[..end]),
+                        }));
+                    }
+                    // Cut by the budget: the line's start was never read.
+                    return Ok(None);
+                }
+            }
         }
-    }
+    );
 }
 
 /// The last `max_items` lines that `parse` accepts, oldest first, reading at
 /// most `max_bytes` from the end. Blank lines are ignored; lines `parse`
 /// refuses (and lines too long to hold) are counted in `skipped`.
-pub struct Tail<T> {
+pub(crate) struct Tail<T> {
     pub items: Vec<T>,
     pub skipped: usize,
     /// The file ended in a line without its newline; it was ignored.
     pub torn: bool,
+}
+
+/// A [`Tail`] with what the walk that read it saw, for the tests of the
+/// bounds (read through to the tail's own fields).
+#[cfg(test)]
+pub(crate) struct Walked<T> {
+    tail: Tail<T>,
     /// Every line of the file was seen (false when `max_items` or the byte
     /// budget stopped the walk first).
-    #[cfg_attr(
-        not(any(test, feature = "testing")),
-        expect(dead_code, reason = "what the tests of the bounds observe")
-    )]
     pub complete: bool,
-    #[cfg_attr(
-        not(any(test, feature = "testing")),
-        expect(dead_code, reason = "what the tests of the bounds observe")
-    )]
+    /// Bytes read from the file's end.
     pub bytes_read: u64,
+}
+
+#[cfg(test)]
+impl<T> std::ops::Deref for Walked<T> {
+    type Target = Tail<T>;
+
+    fn deref(&self) -> &Tail<T> {
+        &self.tail
+    }
+}
+
+#[cfg(test)]
+/// [`collect_tail`], and what the walk saw.
+fn walked<T>(
+    mut lines: ReverseLines,
+    max_items: usize,
+    parse: impl FnMut(&[u8]) -> Option<T>,
+) -> Result<Walked<T>, StoreError> {
+    let tail = collect_from(&mut lines, max_items, parse)?;
+    Ok(Walked {
+        tail,
+        complete: lines.done && !lines.cut(),
+        bytes_read: lines.bytes_read(),
+    })
 }
 
 #[cfg(unix)]
@@ -286,34 +333,42 @@ fn read_exact_at(file: &mut File, buf: &mut [u8], at: u64) -> io::Result<()> {
     file.read_exact(buf)
 }
 
-#[cfg(any(test, feature = "testing"))]
+#[cfg(test)]
 /// [`Tail`] of the file at `relative` inside `project`.
-pub fn tail_in<T>(
+pub(crate) fn tail_in<T>(
     project: &Path,
     relative: &str,
     max_items: usize,
     max_bytes: u64,
     parse: impl FnMut(&[u8]) -> Option<T>,
-) -> Result<Tail<T>, StoreError> {
-    collect_tail(
+) -> Result<Walked<T>, StoreError> {
+    walked(
         ReverseLines::open_in(project, relative, max_bytes)?,
         max_items,
         parse,
     )
 }
 
-#[cfg(any(test, feature = "testing"))]
+#[cfg(test)]
 /// The last `max_lines` non-blank lines of the file at `path` (oldest
 /// first), reading at most `max_bytes` from its end.
-pub fn tail(path: &Path, max_lines: usize, max_bytes: u64) -> Result<Tail<Vec<u8>>, StoreError> {
-    collect_tail(ReverseLines::open(path, max_bytes)?, max_lines, |l| {
+pub(crate) fn tail(path: &Path, max_lines: usize, max_bytes: u64) -> Result<Walked<Vec<u8>>, StoreError> {
+    walked(ReverseLines::open(path, max_bytes)?, max_lines, |l| {
         Some(l.to_vec())
     })
 }
 
 /// Collect from an open [`ReverseLines`].
-pub fn collect_tail<T>(
+pub(crate) fn collect_tail<T>(
     mut lines: ReverseLines,
+    max_items: usize,
+    parse: impl FnMut(&[u8]) -> Option<T>,
+) -> Result<Tail<T>, StoreError> {
+    collect_from(&mut lines, max_items, parse)
+}
+
+fn collect_from<T>(
+    lines: &mut ReverseLines,
     max_items: usize,
     mut parse: impl FnMut(&[u8]) -> Option<T>,
 ) -> Result<Tail<T>, StoreError> {
@@ -335,15 +390,13 @@ pub fn collect_tail<T>(
         items,
         skipped,
         torn: lines.torn(),
-        complete: lines.done && !lines.cut(),
-        bytes_read: lines.bytes_read(),
     })
 }
 
-#[cfg(any(test, feature = "testing"))]
+#[cfg(test)]
 /// What a scan by key does with the newest line of a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Latest {
+pub(crate) enum Latest {
     /// The line is unusable: count it, and try the key's next older line.
     Reject,
     /// The line is the key's state; older lines of the key are skipped.
@@ -353,10 +406,10 @@ pub enum Latest {
     AcceptWithHistory,
 }
 
-#[cfg(any(test, feature = "testing"))]
+#[cfg(test)]
 /// How a scan by key went.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Scan {
+pub(crate) struct Scan {
     pub lines: u64,
     /// Lines without the key, too long to hold, or rejected.
     pub skipped: usize,
@@ -365,9 +418,9 @@ pub struct Scan {
     pub keys: usize,
 }
 
-#[cfg(any(test, feature = "testing"))]
+#[cfg(test)]
 /// What a scan by key does with the lines it meets.
-pub trait KeyVisitor {
+pub(crate) trait KeyVisitor {
     /// The newest line of `key` (and, after a [`Latest::Reject`], the next
     /// older one): parse it fully and say what it is.
     fn latest(&mut self, key: &str, line: &[u8]) -> Latest;
@@ -376,7 +429,7 @@ pub trait KeyVisitor {
     fn older(&mut self, _key: &str, _line: &[u8]) {}
 }
 
-#[cfg(any(test, feature = "testing"))]
+#[cfg(test)]
 /// Walk every line of `lines` from the end and give each key's newest line
 /// to the visitor (fully parsed there, once per key), and, for keys that
 /// ask for it, their older lines. Only a cheap top-level string lookup of
@@ -384,7 +437,7 @@ pub trait KeyVisitor {
 /// file; memory grows with the number of distinct keys, never with the size
 /// of the file. Older lines of a key already accepted are not parsed, so
 /// garbage among them is not counted.
-pub fn scan_by_key(
+pub(crate) fn scan_by_key(
     mut lines: ReverseLines,
     key: &str,
     visitor: &mut impl KeyVisitor,
@@ -420,7 +473,7 @@ pub fn scan_by_key(
 }
 
 /// Only spaces, tabs and carriage returns.
-pub fn is_blank(line: &[u8]) -> bool {
+pub(crate) fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
@@ -428,7 +481,7 @@ pub fn is_blank(line: &[u8]) -> bool {
 /// words tested at once (the test is exact: a found block is searched
 /// byte by byte). About 25 GB/s in cache, so a full scan of a large file is
 /// bound by reading it, not by looking for its lines.
-pub fn memrchr_newline(hay: &[u8]) -> Option<usize> {
+pub(crate) fn memrchr_newline(hay: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const NEWLINES: u64 = ONES * b'\n' as u64;
@@ -467,7 +520,7 @@ pub fn memrchr_newline(hay: &[u8]) -> Option<usize> {
 /// read the last byte while another's write is half copied and add a
 /// newline it did not need: a blank line, which every reader here ignores.
 /// Containment is the caller's job (the path is the format's own file).
-pub fn append_line(path: &Path, line: &[u8]) -> Result<(), StoreError> {
+pub(crate) fn append_line(path: &Path, line: &[u8]) -> Result<(), StoreError> {
     let (dir, name) = Dir::open_parent(path)?;
     append_line_in(&dir, &name, line).map(|_| ())
 }
@@ -477,7 +530,11 @@ pub fn append_line(path: &Path, line: &[u8]) -> Result<(), StoreError> {
 /// that fails part way (a full disk) is cut off again: the file is
 /// truncated back to its length before, so no torn record is left in the
 /// middle of the log for a later append to bury.
-pub fn append_line_in(dir: &Dir, name: &str, line: &[u8]) -> Result<(u64, Vec<u8>), StoreError> {
+pub(crate) fn append_line_in(
+    dir: &Dir,
+    name: &str,
+    line: &[u8],
+) -> Result<(u64, Vec<u8>), StoreError> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     if line.contains(&b'\n') {
         return Err(StoreError::Io(io::Error::new(

@@ -16,7 +16,7 @@ use super::sha256_hex;
 /// A file read whole: its path as the reader named it (lexically
 /// normalised, see [`normalize`]), and the sha256 and length of the bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stamp {
+pub(crate) struct Stamp {
     pub path: PathBuf,
     pub sha256: String,
     pub len: u64,
@@ -30,7 +30,7 @@ thread_local! {
 /// whole, in the order first read. A `collect` inside another keeps its
 /// stamps to itself; the outer one goes on after it. The collection ends
 /// with `work`, panic or not.
-pub fn collect<T>(work: impl FnOnce() -> T) -> (T, Vec<Stamp>) {
+pub(crate) fn collect<T>(work: impl FnOnce() -> T) -> (T, Vec<Stamp>) {
     struct Reset(Option<Vec<Stamp>>);
     impl Drop for Reset {
         fn drop(&mut self) {
@@ -129,7 +129,7 @@ fn stamp_of(path: &Path) -> Option<Stamp> {
 /// read it: its stamp when the reading read it whole, else (outside a
 /// collection, or a file not read yet) the sha256 of a fresh bounded read.
 /// `None` when it cannot be read.
-pub fn sha256_in(project: &Path, relative: &str) -> Option<String> {
+pub(crate) fn sha256_in(project: &Path, relative: &str) -> Option<String> {
     if let Some(st) = stamp_of(&normalize(&project.join(relative))) {
         return Some(st.sha256);
     }
@@ -141,7 +141,7 @@ pub fn sha256_in(project: &Path, relative: &str) -> Option<String> {
 /// `path` with `.` dropped and `..` folded into the component before it
 /// (lexically: a path is compared with the project it lies in as both were
 /// spelt, never resolved). A `..` with nothing before it to fold stays.
-pub fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for comp in path.components() {
         match comp {
@@ -161,7 +161,7 @@ pub fn normalize(path: &Path) -> PathBuf {
 
 /// `path` relative to `dir` (both normalised), spelt with `/`: the name a
 /// project's stamp carries. `None` when `path` is not below `dir`.
-pub fn relative_to(path: &Path, dir: &Path) -> Option<String> {
+pub(crate) fn relative_to(path: &Path, dir: &Path) -> Option<String> {
     // On the bytes: both are normalised, so a prefix ending at a
     // separator is a parent directory.
     let (p, d) = (

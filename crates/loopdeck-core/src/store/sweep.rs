@@ -10,10 +10,10 @@ use std::time::{Duration, SystemTime};
 use super::atomic::{TEMP_MARK, TEMP_SUFFIX};
 
 /// A temp file older than this is a leftover whatever its pid says.
-pub const TEMP_MAX_AGE: Duration = Duration::from_secs(60);
+pub(crate) const TEMP_MAX_AGE: Duration = Duration::from_secs(60);
 
 /// The pid a loopdeck temp file name carries (`None`: not one of ours).
-pub fn temp_pid(name: &str) -> Option<u32> {
+pub(crate) fn temp_pid(name: &str) -> Option<u32> {
     if !name.starts_with('.') {
         return None;
     }
@@ -28,7 +28,7 @@ pub fn temp_pid(name: &str) -> Option<u32> {
 }
 
 /// Remove the leftovers in `dir`; returns how many were removed.
-pub fn sweep(dir: &Path) -> usize {
+pub(crate) fn sweep(dir: &Path) -> usize {
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
     };

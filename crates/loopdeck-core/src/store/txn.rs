@@ -21,7 +21,7 @@ use super::beneath::Dir;
 use super::{StoreError, sha256_hex};
 
 /// The largest file a decision reads whole.
-pub const DECISION_READ_LIMIT: u64 = super::STATE_FILE_LIMIT;
+pub(crate) const DECISION_READ_LIMIT: u64 = super::STATE_FILE_LIMIT;
 
 /// The sha256 and length of some bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,33 +39,37 @@ impl Stamp {
     }
 }
 
-/// One change to one file, relative to the project directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Edit {
-    /// Replace the whole file with `bytes` (create it when the snapshot
-    /// read it as missing). The file must have been read through the
-    /// [`Snapshot`] (or be new): its bytes are compared before the rename.
-    Replace { file: String, bytes: Vec<u8> },
-    /// Append one record (one line; no newline inside) to an NDJSON file,
-    /// in one `write` with `O_APPEND`; the file is created if missing.
-    AppendLine { file: String, line: Vec<u8> },
-    /// Remove a file read through the snapshot (GSD's WAITING.json once
-    /// answered).
-    Remove { file: String },
-    /// Rename a file read through the snapshot to `to` in the same
-    /// directory, keeping it (a corrupt `state.json` set aside).
-    RenameAside { file: String, to: String },
-}
+testing_pub!(
+    /// One change to one file, relative to the project directory.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub enum Edit {
+        /// Replace the whole file with `bytes` (create it when the snapshot
+        /// read it as missing). The file must have been read through the
+        /// [`Snapshot`] (or be new): its bytes are compared before the rename.
+        Replace { file: String, bytes: Vec<u8> },
+        /// Append one record (one line; no newline inside) to an NDJSON file,
+        /// in one `write` with `O_APPEND`; the file is created if missing.
+        AppendLine { file: String, line: Vec<u8> },
+        /// Remove a file read through the snapshot (GSD's WAITING.json once
+        /// answered).
+        Remove { file: String },
+        /// Rename a file read through the snapshot to `to` in the same
+        /// directory, keeping it (a corrupt `state.json` set aside).
+        RenameAside { file: String, to: String },
+    }
+);
 
 impl Edit {
-    pub fn file(&self) -> &str {
-        match self {
-            Edit::Replace { file, .. }
-            | Edit::AppendLine { file, .. }
-            | Edit::Remove { file }
-            | Edit::RenameAside { file, .. } => file,
+    testing_pub!(
+        pub fn file(&self) -> &str {
+            match self {
+                Edit::Replace { file, .. }
+                | Edit::AppendLine { file, .. }
+                | Edit::Remove { file }
+                | Edit::RenameAside { file, .. } => file,
+            }
         }
-    }
+    );
 }
 
 /// The lock a format's writers share.
@@ -85,37 +89,39 @@ pub enum LockKind {
     Owner,
 }
 
-/// What a transaction is about; the executor does the rest.
-#[derive(Debug, Clone)]
-pub struct Txn {
-    /// The project directory: every file is relative to it and must stay
-    /// inside it.
-    pub project: PathBuf,
-    /// The file the lock guards and `--expect-sha256` names.
-    pub primary: String,
-    pub lock: LockKind,
-    /// How long a lock held by a live process is waited for.
-    pub wait: Duration,
-    /// The caller's snapshot of `primary` (`--expect-sha256`).
-    pub expect_sha256: Option<String>,
-    /// The reading a console decision was made from: (file, sha256) of
-    /// each file read whole. A file the decision reads must still have
-    /// these bytes, or nothing is written (see [`WriteOptions::expect_files`]).
-    pub expect_files: Vec<(String, String)>,
-    /// Compute and show, write nothing.
-    pub dry_run: bool,
-    /// `--readonly` or `readonly = true`: refuse at this one gate.
-    pub readonly: bool,
-    /// Who decides and when, for the audit log.
-    pub by: String,
-    pub now: DateTime<Utc>,
-    /// The decision as the audit log and `--json` record it.
-    pub decision: serde_json::Value,
-    /// Where the audit log lives (default: loopdeck's XDG state directory;
-    /// `None` there too means no audit log can be kept, which is refused
-    /// unless `dry_run`).
-    pub audit_dir: Option<PathBuf>,
-}
+testing_pub!(
+    /// What a transaction is about; the executor does the rest.
+    #[derive(Debug, Clone)]
+    pub struct Txn {
+        /// The project directory: every file is relative to it and must stay
+        /// inside it.
+        pub project: PathBuf,
+        /// The file the lock guards and `--expect-sha256` names.
+        pub primary: String,
+        pub lock: LockKind,
+        /// How long a lock held by a live process is waited for.
+        pub wait: Duration,
+        /// The caller's snapshot of `primary` (`--expect-sha256`).
+        pub expect_sha256: Option<String>,
+        /// The reading a console decision was made from: (file, sha256) of
+        /// each file read whole. A file the decision reads must still have
+        /// these bytes, or nothing is written (see [`WriteOptions::expect_files`]).
+        pub expect_files: Vec<(String, String)>,
+        /// Compute and show, write nothing.
+        pub dry_run: bool,
+        /// `--readonly` or `readonly = true`: refuse at this one gate.
+        pub readonly: bool,
+        /// Who decides and when, for the audit log.
+        pub by: String,
+        pub now: DateTime<Utc>,
+        /// The decision as the audit log and `--json` record it.
+        pub decision: serde_json::Value,
+        /// Where the audit log lives (default: loopdeck's XDG state directory;
+        /// `None` there too means no audit log can be kept, which is refused
+        /// unless `dry_run`).
+        pub audit_dir: Option<PathBuf>,
+    }
+);
 
 /// The caller's part of every transaction (`act`'s flags, the config).
 #[derive(Debug, Clone)]
@@ -170,31 +176,33 @@ impl WriteOptions {
 }
 
 impl Txn {
-    /// A transaction on `primary` in `project` guarded by `lock`.
-    pub fn new(
-        project: &Path,
-        primary: &str,
-        lock: LockKind,
-        opts: &WriteOptions,
-        by: &str,
-        now: DateTime<Utc>,
-        decision: serde_json::Value,
-    ) -> Self {
-        Txn {
-            project: project.to_path_buf(),
-            primary: primary.to_owned(),
-            lock,
-            wait: opts.wait,
-            expect_sha256: opts.expect_sha256.clone(),
-            expect_files: opts.expect_files.clone(),
-            dry_run: opts.dry_run,
-            readonly: opts.readonly,
-            by: by.to_owned(),
-            now,
-            decision,
-            audit_dir: opts.audit_dir.clone(),
+    testing_pub!(
+        /// A transaction on `primary` in `project` guarded by `lock`.
+        pub fn new(
+            project: &Path,
+            primary: &str,
+            lock: LockKind,
+            opts: &WriteOptions,
+            by: &str,
+            now: DateTime<Utc>,
+            decision: serde_json::Value,
+        ) -> Self {
+            Txn {
+                project: project.to_path_buf(),
+                primary: primary.to_owned(),
+                lock,
+                wait: opts.wait,
+                expect_sha256: opts.expect_sha256.clone(),
+                expect_files: opts.expect_files.clone(),
+                dry_run: opts.dry_run,
+                readonly: opts.readonly,
+                by: by.to_owned(),
+                now,
+                decision,
+                audit_dir: opts.audit_dir.clone(),
+            }
         }
-    }
+    );
 }
 
 /// A decision the rules refuse (exit 1): nothing is written.
@@ -268,35 +276,37 @@ impl ActError {
     }
 }
 
-/// What `decide` read: each file's bytes (or its absence) and stamp.
-#[derive(Debug)]
-pub struct Snapshot {
-    project: PathBuf,
-    /// The project directory, opened once: every file is read relative to
-    /// it (see [`super::beneath`]).
-    root: Option<Dir>,
-    /// Shared, not copied: the plan of a decision keeps each file's bytes
-    /// as read, and a large state is held once.
-    files: Vec<(String, Option<Shared>)>,
-    /// Sentences the format said while deciding (see [`Snapshot::say`]).
-    said: Vec<String>,
-}
+testing_pub!(
+    /// What `decide` read: each file's bytes (or its absence) and stamp.
+    #[derive(Debug)]
+    pub struct Snapshot {
+        project: PathBuf,
+        /// The project directory, opened once: every file is read relative to
+        /// it (see [`super::beneath`]).
+        root: Option<Dir>,
+        /// Shared, not copied: the plan of a decision keeps each file's bytes
+        /// as read, and a large state is held once.
+        files: Vec<(String, Option<Shared>)>,
+        /// Sentences the format said while deciding (see [`Snapshot::say`]).
+        said: Vec<String>,
+    }
+);
 
 /// A file's bytes held in one place and shared by whoever needs them.
 pub(crate) type Shared = std::sync::Arc<Vec<u8>>;
 
 /// How long a file another process keeps rewriting is waited for before a
 /// decision on it is refused ("being written").
-pub const STABLE_WAIT: Duration = Duration::from_secs(2);
+pub(crate) const STABLE_WAIT: Duration = Duration::from_secs(2);
 /// A file changed more recently than this may still be being written (an
 /// agent that truncates, then writes, without a lock): it is read twice,
 /// this far apart, and decided on only when both reads agree. Two ticks of
 /// the coarse clock file times come from (4 ms at 250 Hz), so a change
 /// just under a tick ago is never taken for an old one.
-pub const RACY_WINDOW: Duration = Duration::from_millis(8);
+pub(crate) const RACY_WINDOW: Duration = Duration::from_millis(8);
 
 impl Snapshot {
-    pub fn new(project: &Path) -> Self {
+    pub(crate) fn new(project: &Path) -> Self {
         Snapshot {
             project: project.to_path_buf(),
             root: None,
@@ -315,51 +325,53 @@ impl Snapshot {
         }
     }
 
-    /// The bytes of `file` inside the project, `None` when it does not
-    /// exist. Read once per transaction; later calls return the same bytes.
-    /// A file caught while another process writes it (its size or change
-    /// time moved during the read, or it changed a moment ago) is read
-    /// again until two reads agree; one that never settles within
-    /// [`STABLE_WAIT`] refuses the decision as a change on disk.
-    pub fn read(&mut self, file: &str) -> Result<Option<&[u8]>, ActError> {
-        if let Some(i) = self.files.iter().position(|(f, _)| f == file) {
-            return Ok(self.files[i].1.as_deref().map(Vec::as_slice));
-        }
-        if self.root.is_none() {
-            let root = Dir::open(&self.project).map_err(|source| ActError::Store {
-                file: self.project.display().to_string(),
-                source,
-            })?;
-            self.root = Some(root);
-        }
-        let Some(root) = self.root.as_ref() else {
-            return Err(ActError::Refused(Refusal::new("no project directory")));
-        };
-        let bytes = match read_stable(root, file, DECISION_READ_LIMIT) {
-            Ok(b) => b,
-            Err(Unsettled::Store(StoreError::Vanished)) => None,
-            Err(Unsettled::Store(source)) => {
-                return Err(ActError::Store {
-                    file: file.to_owned(),
+    testing_pub!(
+        /// The bytes of `file` inside the project, `None` when it does not
+        /// exist. Read once per transaction; later calls return the same bytes.
+        /// A file caught while another process writes it (its size or change
+        /// time moved during the read, or it changed a moment ago) is read
+        /// again until two reads agree; one that never settles within
+        /// [`STABLE_WAIT`] refuses the decision as a change on disk.
+        pub fn read(&mut self, file: &str) -> Result<Option<&[u8]>, ActError> {
+            if let Some(i) = self.files.iter().position(|(f, _)| f == file) {
+                return Ok(self.files[i].1.as_deref().map(Vec::as_slice));
+            }
+            if self.root.is_none() {
+                let root = Dir::open(&self.project).map_err(|source| ActError::Store {
+                    file: self.project.display().to_string(),
                     source,
-                });
+                })?;
+                self.root = Some(root);
             }
-            Err(Unsettled::BeingWritten) => {
-                return Err(ActError::Changed(format!(
-                    "{file} is being written by another process (it kept changing while loopdeck read it, for {} s); nothing written: try again once its writer is done",
-                    STABLE_WAIT.as_secs()
-                )));
+            let Some(root) = self.root.as_ref() else {
+                return Err(ActError::Refused(Refusal::new("no project directory")));
+            };
+            let bytes = match read_stable(root, file, DECISION_READ_LIMIT) {
+                Ok(b) => b,
+                Err(Unsettled::Store(StoreError::Vanished)) => None,
+                Err(Unsettled::Store(source)) => {
+                    return Err(ActError::Store {
+                        file: file.to_owned(),
+                        source,
+                    });
+                }
+                Err(Unsettled::BeingWritten) => {
+                    return Err(ActError::Changed(format!(
+                        "{file} is being written by another process (it kept changing while loopdeck read it, for {} s); nothing written: try again once its writer is done",
+                        STABLE_WAIT.as_secs()
+                    )));
+                }
+            };
+            if let Some(b) = &bytes {
+                super::stamps::record(|| self.project.join(file), b);
             }
-        };
-        if let Some(b) = &bytes {
-            super::stamps::record(|| self.project.join(file), b);
+            self.files.push((file.to_owned(), bytes.map(Shared::new)));
+            Ok(self
+                .files
+                .last()
+                .and_then(|(_, b)| b.as_deref().map(Vec::as_slice)))
         }
-        self.files.push((file.to_owned(), bytes.map(Shared::new)));
-        Ok(self
-            .files
-            .last()
-            .and_then(|(_, b)| b.as_deref().map(Vec::as_slice)))
-    }
+    );
 
     /// [`Self::read`], the bytes shared rather than borrowed: for a reader
     /// that keeps them while the snapshot reads on.
@@ -373,14 +385,14 @@ impl Snapshot {
     }
 
     /// The bytes of `file` as read, if it was read and exists.
-    pub fn bytes(&self, file: &str) -> Option<&[u8]> {
+    pub(crate) fn bytes(&self, file: &str) -> Option<&[u8]> {
         self.files
             .iter()
             .find(|(f, _)| f == file)
             .and_then(|(_, b)| b.as_deref().map(Vec::as_slice))
     }
 
-    pub fn project(&self) -> &Path {
+    pub(crate) fn project(&self) -> &Path {
         &self.project
     }
 }
@@ -434,7 +446,7 @@ impl Snapshot {
     /// Say what this decision does beyond its diff, in one sentence (a
     /// legacy state migrated on the way): the dry run, the console's
     /// confirm and the result show it ([`Outcome::said`]).
-    pub fn say(&mut self, sentence: impl Into<String>) {
+    pub(crate) fn say(&mut self, sentence: impl Into<String>) {
         self.said.push(sentence.into());
     }
 

@@ -16,7 +16,7 @@ use std::sync::{Condvar, Mutex};
 
 /// Directories that never hold project state and can be huge: the walk
 /// does not enter them, and the console's watcher ignores their churn.
-pub const NOISE_DIRS: &[&str] = &[
+pub(super) const NOISE_DIRS: &[&str] = &[
     ".git",
     ".hg",
     ".svn",
@@ -34,30 +34,24 @@ pub const NOISE_DIRS: &[&str] = &[
 ];
 
 /// Is `name` one of the [`NOISE_DIRS`]?
-pub fn is_noise_dir(name: &str) -> bool {
+pub(crate) fn is_noise_dir(name: &str) -> bool {
     NOISE_DIRS.contains(&name)
 }
 
 /// A directory the walk met but could not list (its projects, if any,
 /// cannot be seen): the caller reports it, never drops it silently.
 #[derive(Debug)]
-pub struct Unreadable {
+pub(crate) struct Unreadable {
     pub path: PathBuf,
     pub error: std::io::Error,
 }
 
 /// How deep below a root the walk goes.
-pub const MAX_DEPTH: usize = 24;
+pub(crate) const MAX_DEPTH: usize = 24;
 
 /// One directory met during a walk.
-pub struct WalkEntry<'a> {
+pub(crate) struct WalkEntry<'a> {
     pub path: &'a Path,
-    /// Path relative to the root (empty for the root itself).
-    #[cfg_attr(
-        not(any(test, feature = "testing")),
-        expect(dead_code, reason = "what the walk's tests observe")
-    )]
-    pub relative: &'a Path,
     /// Names of everything directly inside that is not a directory
     /// (regular files, symlinks, FIFOs...).
     pub files: &'a [String],
@@ -70,7 +64,7 @@ pub struct WalkEntry<'a> {
 /// names of the sub-directories it does not want entered (e.g. a format's
 /// own state directory). Returns the directories that could not be listed
 /// (the root included), in no fixed order.
-pub fn walk(
+pub(crate) fn walk(
     root: &Path,
     threads: usize,
     visit: &(dyn Fn(&WalkEntry<'_>) -> Vec<String> + Sync),
@@ -92,7 +86,7 @@ pub fn walk(
                         queue: &queue,
                         children: Vec::new(),
                     };
-                    done.children = visit_one(root, &dir, depth, visit, &unreadable, &cut);
+                    done.children = visit_one(&dir, depth, visit, &unreadable, &cut);
                 }
             });
         }
@@ -175,7 +169,6 @@ impl Drop for Done<'_> {
 }
 
 fn visit_one(
-    root: &Path,
     dir: &Path,
     depth: usize,
     visit: &(dyn Fn(&WalkEntry<'_>) -> Vec<String> + Sync),
@@ -231,10 +224,8 @@ fn visit_one(
     }
     files.sort();
     dirs.sort();
-    let relative = dir.strip_prefix(root).unwrap_or(Path::new(""));
     let skip = visit(&WalkEntry {
         path: dir,
-        relative,
         files: &files,
         dirs: &dirs,
     });
@@ -259,6 +250,11 @@ fn visit_one(
 mod tests {
     use super::*;
 
+    /// The path of `e` relative to the walk's `root` (empty for the root).
+    fn relative<'a>(root: &Path, e: &WalkEntry<'a>) -> &'a Path {
+        e.path.strip_prefix(root).unwrap()
+    }
+
     #[test]
     fn walk_skips_heavy_dirs_and_symlinked_dirs() {
         let tmp = tempfile::tempdir().unwrap();
@@ -273,7 +269,7 @@ mod tests {
             let _ = walk(root, threads, &|e| {
                 seen.lock()
                     .unwrap()
-                    .push(e.relative.to_string_lossy().into_owned());
+                    .push(relative(root, e).to_string_lossy().into_owned());
                 Vec::new()
             });
             let mut seen = seen.into_inner().unwrap();
@@ -290,7 +286,7 @@ mod tests {
         }
         let seen = Mutex::new(Vec::new());
         let unreadable = walk(tmp.path(), 2, &|e| {
-            seen.lock().unwrap().push(e.relative.to_path_buf());
+            seen.lock().unwrap().push(relative(tmp.path(), e).to_path_buf());
             Vec::new()
         });
         let mut seen = seen.into_inner().unwrap();
@@ -354,7 +350,7 @@ mod tests {
         }
         let result = std::panic::catch_unwind(|| {
             let _ = walk(tmp.path(), 2, &|e| {
-                assert!(!e.relative.ends_with("b"), "boom");
+                assert!(!relative(tmp.path(), e).ends_with("b"), "boom");
                 Vec::new()
             });
         });

@@ -19,13 +19,13 @@
 mod agent;
 mod bug;
 mod event;
-pub mod http;
+pub(crate) mod http;
 mod pause;
 mod project;
 mod undone;
 
 pub(crate) use project::FINISHED;
-pub use undone::undone_event;
+pub(crate) use undone::undone_event;
 
 use std::path::Path;
 
@@ -34,7 +34,7 @@ use crate::model::{Format, Request, Verb};
 use crate::store::txn::{ActError, Outcome, Refusal, WriteOptions};
 
 /// Make `req` on the project in `dir`.
-pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
+pub(crate) fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
     match &req.verb {
         Verb::Bug {
             id,

@@ -27,9 +27,9 @@ use super::schema::ProjectMeta;
 use crate::model::{Activity, Project};
 
 /// The seed's default wall clock of one agent call (Process.Budget).
-pub const AGENT_WALLCLOCK_MS: f64 = 600_000.0;
+pub(crate) const AGENT_WALLCLOCK_MS: f64 = 600_000.0;
 /// The seed's default wall clock of one L2 (integrator) run.
-pub const INTEGRATOR_WALLCLOCK_MS: f64 = 300_000.0;
+pub(crate) const INTEGRATOR_WALLCLOCK_MS: f64 = 300_000.0;
 /// The agent whose call is an L2 run.
 const INTEGRATOR: &str = "integrator";
 

@@ -15,14 +15,14 @@ use super::schema::{self, AgentFile, TodoFile, TodoItem, count};
 use crate::model::{Activity, Agent, Finding, Level, Project};
 use crate::store;
 
-pub const STATE_DIR: &str = "agent-state";
+pub(crate) const STATE_DIR: &str = "agent-state";
 /// At most this many agents are read (the seed has six kinds).
 const MAX_AGENTS: usize = 64;
 /// How long a resume token stays valid (seed: Process.StatePersistence).
-pub const RESUME_TOKEN_HOURS: i64 = 24;
+pub(crate) const RESUME_TOKEN_HOURS: i64 = 24;
 
 /// Every agent with a state file, in name order, with the path of that file.
-pub fn read(p: &mut Project, dir: &Path) -> Vec<(String, Agent)> {
+pub(crate) fn read(p: &mut Project, dir: &Path) -> Vec<(String, Agent)> {
     let state_dir = match store::locate(dir, STATE_DIR) {
         Ok(Some(d)) => d,
         Ok(None) => return Vec::new(),
@@ -220,7 +220,7 @@ pub(crate) fn from_state(bytes: &[u8], stem: &str) -> Result<Agent, String> {
 }
 
 /// When a paused agent's resume token stops being usable.
-pub fn token_expiry(paused_at: Option<DateTime<Utc>>, token: bool) -> Option<DateTime<Utc>> {
+pub(crate) fn token_expiry(paused_at: Option<DateTime<Utc>>, token: bool) -> Option<DateTime<Utc>> {
     paused_at
         .filter(|_| token)
         // A pause time at the end of chrono's range must not overflow.

@@ -30,15 +30,17 @@ use crate::store::cache::{self, FileId};
 use crate::store::ndjson::{MAX_LINE, is_blank, top_level_str};
 use crate::store::{StoreError, atomic};
 
-/// Bugs listed in full (the most recently updated); all are counted.
-pub const MAX_BUGS_LISTED: usize = 1000;
+testing_pub!(
+    /// Bugs listed in full (the most recently updated); all are counted.
+    pub const MAX_BUGS_LISTED: usize = 1000;
+);
 /// The most bytes of one text a bug keeps (title, unit, a history entry's
 /// fields, a status or severity); longer texts end in `…`.
-pub const MAX_TEXT: usize = 512;
+pub(crate) const MAX_TEXT: usize = 512;
 /// The most `status_history` entries a listed bug keeps (the newest).
-pub const MAX_HISTORY: usize = 64;
+pub(crate) const MAX_HISTORY: usize = 64;
 /// The most older statuses kept per bug to rebuild its history from.
-pub const MAX_CHAIN: usize = 64;
+pub(crate) const MAX_CHAIN: usize = 64;
 /// The read step of a fold.
 const FOLD_CHUNK: usize = 1024 * 1024;
 /// How many of its last bytes a kept fold checks before reading on.
@@ -197,7 +199,7 @@ struct Listed {
 
 /// The fold of one file's complete lines.
 #[derive(Debug, Default, Clone)]
-pub struct Fold {
+pub(crate) struct Fold {
     names: Names,
     table: Table,
     sides: Vec<Side>,
@@ -211,7 +213,7 @@ pub struct Fold {
 
 /// What a reading of `bugs.ndjson` gives.
 #[derive(Debug, Clone)]
-pub struct Reading {
+pub(crate) struct Reading {
     /// The listed bugs, by id.
     pub bugs: Vec<Bug>,
     pub stats: BugStats,
@@ -224,7 +226,7 @@ pub struct Reading {
 
 impl Fold {
     /// Fold one complete line that starts at `offset`.
-    pub fn line(&mut self, offset: u64, line: &[u8]) {
+    pub(crate) fn line(&mut self, offset: u64, line: &[u8]) {
         if is_blank(line) {
             return;
         }
@@ -332,7 +334,7 @@ impl Fold {
     }
 
     /// The bugs, their counts and the lines skipped.
-    pub fn reading(&self, torn: bool) -> Reading {
+    pub(crate) fn reading(&self, torn: bool) -> Reading {
         let mut bugs: Vec<Bug> = Vec::with_capacity(self.order.len());
         for &r in self.order.values() {
             let Some(side) = self
@@ -450,7 +452,7 @@ fn listed(b: BugLine, severity: &str) -> Listed {
 
 /// `text` cut to at most [`MAX_TEXT`] bytes on a character boundary,
 /// ending in `…` when cut.
-pub fn bounded(text: &str) -> String {
+pub(crate) fn bounded(text: &str) -> String {
     if text.len() <= MAX_TEXT {
         return text.to_owned();
     }
@@ -600,7 +602,7 @@ fn vanished(e: io::Error) -> StoreError {
 
 /// The reading of `relative` in `dir`: inside a cached reading, folded on
 /// from the last offset; else folded whole.
-pub fn read(dir: &Path, relative: &str) -> Result<Reading, StoreError> {
+pub(crate) fn read(dir: &Path, relative: &str) -> Result<Reading, StoreError> {
     // A name that is a link (or a path through one) is read whole through
     // the store's contained read, bounded as any state file.
     let Some(path) = cache::plain_path(dir, relative) else {

@@ -12,7 +12,7 @@ use crate::model::{Bug, Finding, Level, Project};
 use crate::store::{StoreError, cache};
 use std::path::Path;
 
-pub const BUGS: &str = "bugs.ndjson";
+pub(crate) const BUGS: &str = "bugs.ndjson";
 
 /// What a reading of `bugs.ndjson` found.
 #[derive(Clone)]
@@ -26,7 +26,7 @@ enum Scanned {
 /// `p.detail.bug_stats`. Inside a cached reading, an unchanged file is not
 /// read again, and an appended one is read from where the last reading
 /// stopped.
-pub fn read(p: &mut Project, dir: &Path) {
+pub(crate) fn read(p: &mut Project, dir: &Path) {
     let Reading {
         bugs,
         stats,

@@ -13,7 +13,7 @@ use compact_str::CompactString;
 use crate::model::{Unit, UnknownRef};
 
 /// One entry of the graph: an id and the ids it depends on.
-pub trait Node {
+pub(crate) trait Node {
     fn id(&self) -> &str;
     fn deps(&self) -> impl Iterator<Item = &str>;
 }
@@ -38,7 +38,7 @@ impl Node for Unit {
 
 /// The graph facts of a list of units, in file order.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Analysis {
+pub(crate) struct Analysis {
     /// The layer of each input entry: 0 without dependencies, else one more
     /// than its deepest dependency; `None` on or behind a cycle.
     pub layers: Vec<Option<usize>>,
@@ -62,7 +62,7 @@ pub struct Analysis {
 
 impl Analysis {
     /// The entries depending on entry `e` (file order, each entry once).
-    pub fn downstream_of(&self, e: usize) -> &[u32] {
+    pub(crate) fn downstream_of(&self, e: usize) -> &[u32] {
         let Some(&n) = self.node.get(e) else {
             return &[];
         };
@@ -108,7 +108,7 @@ impl Rows {
 /// Analyse `units` (in file order). Entries sharing an id are one node (its
 /// dependencies are the union). Memory is a few words per unit and per
 /// edge: a units.json of 200,000 units costs a few megabytes here.
-pub fn analyze<N: Node>(units: &[N]) -> Analysis {
+pub(crate) fn analyze<N: Node>(units: &[N]) -> Analysis {
     let mut index: HashMap<&str, u32> = HashMap::with_capacity(units.len());
     // The first entry of each node.
     let mut first: Vec<u32> = Vec::new();
@@ -331,7 +331,7 @@ fn walk_order(deps: &Rows, mut members: Vec<u32>) -> Vec<u32> {
 }
 
 /// The seed's unit id pattern: `^[a-z]+(-[a-z]+)*-(be|fe|mw|db)$`.
-pub fn valid_unit_id(id: &str) -> bool {
+pub(crate) fn valid_unit_id(id: &str) -> bool {
     let parts: Vec<&str> = id.split('-').collect();
     parts.len() >= 2
         && matches!(parts.last(), Some(&("be" | "fe" | "mw" | "db")))
@@ -341,7 +341,7 @@ pub fn valid_unit_id(id: &str) -> bool {
 }
 
 /// The seed's contract hash pattern: `^sha256:[a-f0-9]{16}$`.
-pub fn valid_contract_hash(h: &str) -> bool {
+pub(crate) fn valid_contract_hash(h: &str) -> bool {
     h.strip_prefix("sha256:").is_some_and(|hex| {
         hex.len() == 16 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
     })

@@ -192,7 +192,7 @@ pub(super) fn sdd(p: &mut Project, dir: &Path, prd_rev: Option<u64>) -> Option<h
 }
 
 /// `sha256:` + the first 16 hex digits of the sha256 of `text`.
-pub fn contract_hash(text: &str) -> String {
+pub(super) fn contract_hash(text: &str) -> String {
     let hex = store::sha256_hex(text.as_bytes());
     format!("sha256:{}", &hex[..16])
 }

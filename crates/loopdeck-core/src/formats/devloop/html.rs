@@ -18,35 +18,41 @@ use std::convert::Infallible;
 use html5gum::emitters::callback::{Callback, CallbackEmitter, CallbackEvent};
 use html5gum::{Span, Tokenizer};
 
-/// One start or end tag (its values borrowed from the document when they
-/// read as written).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Tag<'a> {
-    /// Lowercase ASCII name.
-    pub name: Name,
-    pub end: bool,
-    /// Attributes: lowercase name, entity-decoded value (`None` when the
-    /// attribute has no value, as in `<aside data-conflict>`).
-    pub attrs: Attributes<'a>,
-    /// Byte offset of the `<`.
-    pub start: usize,
-    /// Byte offset just after the `>`.
-    pub after: usize,
-}
+testing_pub!(
+    /// One start or end tag (its values borrowed from the document when they
+    /// read as written).
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct Tag<'a> {
+        /// Lowercase ASCII name.
+        pub name: Name,
+        pub end: bool,
+        /// Attributes: lowercase name, entity-decoded value (`None` when the
+        /// attribute has no value, as in `<aside data-conflict>`).
+        pub attrs: Attributes<'a>,
+        /// Byte offset of the `<`.
+        pub start: usize,
+        /// Byte offset just after the `>`.
+        pub after: usize,
+    }
+);
 
 impl Tag<'_> {
-    pub fn has(&self, attr: &str) -> bool {
-        self.attrs.iter().any(|(n, _)| n == attr)
-    }
+    testing_pub!(
+        pub fn has(&self, attr: &str) -> bool {
+            self.attrs.iter().any(|(n, _)| n == attr)
+        }
+    );
 
-    /// The first value of `attr` (a repeated attribute is ignored, as a
-    /// browser ignores it).
-    pub fn attr(&self, attr: &str) -> Option<&str> {
-        self.attrs
-            .iter()
-            .find(|(n, _)| n == attr)
-            .and_then(|(_, v)| v.as_deref())
-    }
+    testing_pub!(
+        /// The first value of `attr` (a repeated attribute is ignored, as a
+        /// browser ignores it).
+        pub fn attr(&self, attr: &str) -> Option<&str> {
+            self.attrs
+                .iter()
+                .find(|(n, _)| n == attr)
+                .and_then(|(_, v)| v.as_deref())
+        }
+    );
 
     fn is(&self, name: &str, end: bool) -> bool {
         self.end == end && self.name == name
@@ -57,7 +63,7 @@ impl Tag<'_> {
 type Attributes<'a> = Vec<(Name, Option<Cow<'a, str>>)>;
 
 /// A tag's or an attribute's name: the common ones are not allocated.
-pub type Name = Cow<'static, str>;
+pub(crate) type Name = Cow<'static, str>;
 
 /// `known` for the names devloop's pages use most.
 macro_rules! known_names {
@@ -93,7 +99,7 @@ fn name(b: &[u8]) -> Name {
 /// A tag, or the text between two tags (character references decoded,
 /// comments left out; borrowed from the document when it reads as written).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Token<'a> {
+pub(crate) enum Token<'a> {
     Tag(Tag<'a>),
     Text(Cow<'a, str>),
 }
@@ -191,7 +197,7 @@ fn is_space(c: char) -> bool {
 
 /// Every tag and text of `html`, in order. A tag left unterminated at the
 /// end of the document is dropped, as a browser drops it.
-pub fn tokens(html: &str) -> Vec<Token<'_>> {
+pub(crate) fn tokens(html: &str) -> Vec<Token<'_>> {
     // Fewer tokens than devloop's pages hold (one per 20 bytes or so): a
     // page of plain text reserves little.
     let mut out = Vec::with_capacity(html.len() / 64);
@@ -207,38 +213,42 @@ pub fn tokens(html: &str) -> Vec<Token<'_>> {
     out
 }
 
-#[cfg(any(test, feature = "testing"))]
-/// Every tag of `html`, in order.
-pub fn tags(html: &str) -> Vec<Tag<'_>> {
-    tokens(html)
-        .into_iter()
-        .filter_map(|t| match t {
-            Token::Tag(t) => Some(t),
-            Token::Text(_) => None,
-        })
-        .collect()
-}
+testing_pub!(
+    #[cfg(any(test, feature = "testing"))]
+    /// Every tag of `html`, in order.
+    pub fn tags(html: &str) -> Vec<Tag<'_>> {
+        tokens(html)
+            .into_iter()
+            .filter_map(|t| match t {
+                Token::Tag(t) => Some(t),
+                Token::Text(_) => None,
+            })
+            .collect()
+    }
+);
 
-#[cfg(any(test, feature = "testing"))]
-/// `s` with its character references decoded as HTML5 decodes them in
-/// text (and its line breaks made `\n`), nothing else read into it: a `<`
-/// stays a `<`.
-pub fn decode_entities(s: &str) -> String {
-    if !s.contains(['&', '\r', '\0']) {
-        return s.to_owned();
-    }
-    // RCDATA (a `<textarea>`'s content) with no start tag to end: only
-    // character references mean anything.
-    let mut t = Tokenizer::new(s);
-    t.set_state(html5gum::State::RcData);
-    let mut out = String::with_capacity(s.len());
-    for token in t.flatten() {
-        if let html5gum::Token::String(v) = token {
-            out.push_str(&String::from_utf8_lossy(&v));
+testing_pub!(
+    #[cfg(any(test, feature = "testing"))]
+    /// `s` with its character references decoded as HTML5 decodes them in
+    /// text (and its line breaks made `\n`), nothing else read into it: a `<`
+    /// stays a `<`.
+    pub fn decode_entities(s: &str) -> String {
+        if !s.contains(['&', '\r', '\0']) {
+            return s.to_owned();
         }
+        // RCDATA (a `<textarea>`'s content) with no start tag to end: only
+        // character references mean anything.
+        let mut t = Tokenizer::new(s);
+        t.set_state(html5gum::State::RcData);
+        let mut out = String::with_capacity(s.len());
+        for token in t.flatten() {
+            if let html5gum::Token::String(v) = token {
+                out.push_str(&String::from_utf8_lossy(&v));
+            }
+        }
+        out
     }
-    out
-}
+);
 
 /// The text of `tokens`: tags removed.
 fn text_of(tokens: &[Token<'_>]) -> String {
@@ -251,242 +261,260 @@ fn text_of(tokens: &[Token<'_>]) -> String {
     out
 }
 
-/// Whitespace runs folded to one space, trimmed (for one-line texts).
-pub fn squash(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// What loopdeck reads from one PRD page.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Prd {
-    /// `<article data-doc="prd">` was found.
-    pub article: bool,
-    /// The article's `data-rev`.
-    pub rev: Option<u64>,
-    /// Each section's `data-rev`, in order (absent or unreadable: skipped).
-    pub section_revs: Vec<u64>,
-    /// The text of each `<aside data-conflict>`.
-    pub conflicts: Vec<String>,
-}
-
-pub fn prd(html: &str) -> Prd {
-    let tokens = tokens(html);
-    let mut out = Prd::default();
-    let mut k = 0;
-    while k < tokens.len() {
-        let Some(t) = tokens[k].tag() else {
-            k += 1;
-            continue;
-        };
-        k += 1;
-        if t.end {
-            continue;
-        }
-        match t.name.as_ref() {
-            "article" if t.attr("data-doc") == Some("prd") => {
-                out.article = true;
-                if out.rev.is_none() {
-                    out.rev = t.attr("data-rev").and_then(rev_number);
-                }
-            }
-            "section" => {
-                if let Some(r) = t.attr("data-rev").and_then(rev_number) {
-                    out.section_revs.push(r);
-                }
-            }
-            "aside" if t.has("data-conflict") => {
-                // Up to `</aside>`, else the next section or the article's end.
-                let stop = tokens[k..].iter().position(|x| {
-                    x.tag().is_some_and(|x| {
-                        x.is("aside", true) || x.is("section", false) || x.is("article", true)
-                    })
-                });
-                let to = stop.map_or(tokens.len(), |s| k + s);
-                let text = squash(&text_of(&tokens[k..to]));
-                // Never rescan: go on from where this aside stopped.
-                k = to;
-                out.conflicts.push(if text.is_empty() {
-                    "(the conflict aside is empty)".to_owned()
-                } else {
-                    text
-                });
-            }
-            _ => {}
-        }
+testing_pub!(
+    /// Whitespace runs folded to one space, trimmed (for one-line texts).
+    pub fn squash(s: &str) -> String {
+        s.split_whitespace().collect::<Vec<_>>().join(" ")
     }
-    out
-}
+);
 
-/// `3`, `"3"`, `rev3`, `v3`, `prd@rev3` → 3.
-pub fn rev_number(s: &str) -> Option<u64> {
-    crate::formats::trailing_digits(s.trim()).parse().ok()
-}
+testing_pub!(
+    /// What loopdeck reads from one PRD page.
+    #[derive(Debug, Default, PartialEq, Eq)]
+    pub struct Prd {
+        /// `<article data-doc="prd">` was found.
+        pub article: bool,
+        /// The article's `data-rev`.
+        pub rev: Option<u64>,
+        /// Each section's `data-rev`, in order (absent or unreadable: skipped).
+        pub section_revs: Vec<u64>,
+        /// The text of each `<aside data-conflict>`.
+        pub conflicts: Vec<String>,
+    }
+);
 
-/// One `<section data-unit-id>` of the SDD.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct SddUnit {
-    pub id: String,
-    pub kind: Option<String>,
-    /// `data-depends`: space-separated ids (`None` when absent).
-    pub depends: Option<Vec<String>>,
-    pub contract: Option<Contract>,
-    /// `<ul data-acceptance>` was found.
-    pub has_acceptance: bool,
-    pub acceptance: Vec<String>,
-}
-
-/// The text of a `<pre data-contract>`.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Contract {
-    /// As a browser (or cheerio's `.text()`) reads it: the newline right
-    /// after `<pre>` dropped, tags removed, entities decoded.
-    pub text: String,
-    /// The bytes between `<pre …>` and `</pre>`, exactly as written.
-    pub raw: String,
-    /// `</pre>` was missing.
-    pub unclosed: bool,
-}
-
-impl Contract {
-    /// The readings a writer may have hashed, best first: the text, the
-    /// text trimmed, the raw bytes, the raw bytes trimmed.
-    pub fn readings(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::with_capacity(4);
-        for r in [
-            self.text.as_str(),
-            self.text.trim(),
-            self.raw.as_str(),
-            self.raw.trim(),
-        ] {
-            if !out.contains(&r) {
-                out.push(r);
+testing_pub!(
+    pub fn prd(html: &str) -> Prd {
+        let tokens = tokens(html);
+        let mut out = Prd::default();
+        let mut k = 0;
+        while k < tokens.len() {
+            let Some(t) = tokens[k].tag() else {
+                k += 1;
+                continue;
+            };
+            k += 1;
+            if t.end {
+                continue;
+            }
+            match t.name.as_ref() {
+                "article" if t.attr("data-doc") == Some("prd") => {
+                    out.article = true;
+                    if out.rev.is_none() {
+                        out.rev = t.attr("data-rev").and_then(rev_number);
+                    }
+                }
+                "section" => {
+                    if let Some(r) = t.attr("data-rev").and_then(rev_number) {
+                        out.section_revs.push(r);
+                    }
+                }
+                "aside" if t.has("data-conflict") => {
+                    // Up to `</aside>`, else the next section or the article's end.
+                    let stop = tokens[k..].iter().position(|x| {
+                        x.tag().is_some_and(|x| {
+                            x.is("aside", true) || x.is("section", false) || x.is("article", true)
+                        })
+                    });
+                    let to = stop.map_or(tokens.len(), |s| k + s);
+                    let text = squash(&text_of(&tokens[k..to]));
+                    // Never rescan: go on from where this aside stopped.
+                    k = to;
+                    out.conflicts.push(if text.is_empty() {
+                        "(the conflict aside is empty)".to_owned()
+                    } else {
+                        text
+                    });
+                }
+                _ => {}
             }
         }
         out
     }
+);
+
+testing_pub!(
+    /// `3`, `"3"`, `rev3`, `v3`, `prd@rev3` → 3.
+    pub fn rev_number(s: &str) -> Option<u64> {
+        crate::formats::trailing_digits(s.trim()).parse().ok()
+    }
+);
+
+testing_pub!(
+    /// One `<section data-unit-id>` of the SDD.
+    #[derive(Debug, Default, PartialEq, Eq)]
+    pub struct SddUnit {
+        pub id: String,
+        pub kind: Option<String>,
+        /// `data-depends`: space-separated ids (`None` when absent).
+        pub depends: Option<Vec<String>>,
+        pub contract: Option<Contract>,
+        /// `<ul data-acceptance>` was found.
+        pub has_acceptance: bool,
+        pub acceptance: Vec<String>,
+    }
+);
+
+testing_pub!(
+    /// The text of a `<pre data-contract>`.
+    #[derive(Debug, Default, PartialEq, Eq)]
+    pub struct Contract {
+        /// As a browser (or cheerio's `.text()`) reads it: the newline right
+        /// after `<pre>` dropped, tags removed, entities decoded.
+        pub text: String,
+        /// The bytes between `<pre …>` and `</pre>`, exactly as written.
+        pub raw: String,
+        /// `</pre>` was missing.
+        pub unclosed: bool,
+    }
+);
+
+impl Contract {
+    testing_pub!(
+        /// The readings a writer may have hashed, best first: the text, the
+        /// text trimmed, the raw bytes, the raw bytes trimmed.
+        pub fn readings(&self) -> Vec<&str> {
+            let mut out: Vec<&str> = Vec::with_capacity(4);
+            for r in [
+                self.text.as_str(),
+                self.text.trim(),
+                self.raw.as_str(),
+                self.raw.trim(),
+            ] {
+                if !out.contains(&r) {
+                    out.push(r);
+                }
+            }
+            out
+        }
+    );
 }
 
-/// What loopdeck reads from `sdd.html`.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Sdd {
-    pub article: bool,
-    /// `data-derived-from`, e.g. `prd@rev3`.
-    pub derived_from: Option<String>,
-    pub rev: Option<u64>,
-    pub units: Vec<SddUnit>,
-}
+testing_pub!(
+    /// What loopdeck reads from `sdd.html`.
+    #[derive(Debug, Default, PartialEq, Eq)]
+    pub struct Sdd {
+        pub article: bool,
+        /// `data-derived-from`, e.g. `prd@rev3`.
+        pub derived_from: Option<String>,
+        pub rev: Option<u64>,
+        pub units: Vec<SddUnit>,
+    }
+);
 
-pub fn sdd(html: &str) -> Sdd {
-    let tokens = tokens(html);
-    let tag = |k: usize| tokens.get(k).and_then(Token::tag);
-    let mut out = Sdd::default();
-    let mut current: Option<usize> = None;
-    let mut k = 0;
-    while k < tokens.len() {
-        let Some(t) = tag(k) else {
+testing_pub!(
+    pub fn sdd(html: &str) -> Sdd {
+        let tokens = tokens(html);
+        let tag = |k: usize| tokens.get(k).and_then(Token::tag);
+        let mut out = Sdd::default();
+        let mut current: Option<usize> = None;
+        let mut k = 0;
+        while k < tokens.len() {
+            let Some(t) = tag(k) else {
+                k += 1;
+                continue;
+            };
             k += 1;
-            continue;
-        };
-        k += 1;
-        match (t.name.as_ref(), t.end) {
-            ("article", false) if t.attr("data-doc") == Some("sdd") && !out.article => {
-                out.article = true;
-                out.derived_from = t.attr("data-derived-from").map(str::to_owned);
-                out.rev = t.attr("data-rev").and_then(rev_number);
-            }
-            ("section", false) => {
-                current = t.attr("data-unit-id").map(|id| {
-                    out.units.push(SddUnit {
-                        id: id.trim().to_owned(),
-                        kind: t.attr("data-type").map(str::to_owned),
-                        depends: t
-                            .attr("data-depends")
-                            .map(|d| d.split_whitespace().map(str::to_owned).collect()),
-                        ..SddUnit::default()
+            match (t.name.as_ref(), t.end) {
+                ("article", false) if t.attr("data-doc") == Some("sdd") && !out.article => {
+                    out.article = true;
+                    out.derived_from = t.attr("data-derived-from").map(str::to_owned);
+                    out.rev = t.attr("data-rev").and_then(rev_number);
+                }
+                ("section", false) => {
+                    current = t.attr("data-unit-id").map(|id| {
+                        out.units.push(SddUnit {
+                            id: id.trim().to_owned(),
+                            kind: t.attr("data-type").map(str::to_owned),
+                            depends: t
+                                .attr("data-depends")
+                                .map(|d| d.split_whitespace().map(str::to_owned).collect()),
+                            ..SddUnit::default()
+                        });
+                        out.units.len() - 1
                     });
-                    out.units.len() - 1
-                });
-            }
-            ("section", true) | ("article", true) => current = None,
-            ("pre", false) if t.has("data-contract") => {
-                let Some(u) = current else { continue };
-                // Up to `</pre>`, else to the end of the section.
-                let close = tokens[k..].iter().position(|x| {
-                    x.tag().is_some_and(|x| {
-                        x.is("pre", true) || x.name == "section" || x.is("article", true)
-                    })
-                });
-                let stop = close.map_or(tokens.len(), |c| k + c);
-                let (to, unclosed) = match tag(stop) {
-                    Some(x) if x.is("pre", true) => (x.start, false),
-                    Some(x) => (x.start, true),
-                    None => (html.len(), true),
-                };
-                let raw = html.get(t.after..to).unwrap_or_default();
-                let mut text = text_of(&tokens[k..stop]);
-                // HTML drops one newline right after `<pre>` (the tokenizer
-                // made a `\r\n` one `\n`).
-                if (raw.starts_with('\n') || raw.starts_with("\r\n")) && text.starts_with('\n') {
-                    text.remove(0);
                 }
-                let contract = Contract {
-                    text,
-                    raw: raw.to_owned(),
-                    unclosed,
-                };
-                if out.units[u].contract.is_none() {
-                    out.units[u].contract = Some(contract);
-                }
-                // Go on after `</pre>`, or at the tag that ended the text;
-                // never rescan (an unclosed pre runs to the end).
-                k = match tag(stop) {
-                    Some(x) if x.is("pre", true) => stop + 1,
-                    _ => stop,
-                };
-            }
-            ("ul" | "ol", false) if t.has("data-acceptance") => {
-                let Some(u) = current else { continue };
-                out.units[u].has_acceptance = true;
-                let mut items = Vec::new();
-                let mut open: Option<usize> = None;
-                while k < tokens.len() {
-                    let Some(x) = tag(k) else {
-                        k += 1;
-                        continue;
+                ("section", true) | ("article", true) => current = None,
+                ("pre", false) if t.has("data-contract") => {
+                    let Some(u) = current else { continue };
+                    // Up to `</pre>`, else to the end of the section.
+                    let close = tokens[k..].iter().position(|x| {
+                        x.tag().is_some_and(|x| {
+                            x.is("pre", true) || x.name == "section" || x.is("article", true)
+                        })
+                    });
+                    let stop = close.map_or(tokens.len(), |c| k + c);
+                    let (to, unclosed) = match tag(stop) {
+                        Some(x) if x.is("pre", true) => (x.start, false),
+                        Some(x) => (x.start, true),
+                        None => (html.len(), true),
                     };
-                    let stop = x.is("ul", true)
-                        || x.is("ol", true)
-                        || x.name == "section"
-                        || x.is("article", true);
-                    if x.name == "li" || stop {
-                        if let Some(from) = open.take() {
-                            let item = squash(&text_of(&tokens[from..k]));
-                            if !item.is_empty() {
-                                items.push(item);
+                    let raw = html.get(t.after..to).unwrap_or_default();
+                    let mut text = text_of(&tokens[k..stop]);
+                    // HTML drops one newline right after `<pre>` (the tokenizer
+                    // made a `\r\n` one `\n`).
+                    if (raw.starts_with('\n') || raw.starts_with("\r\n")) && text.starts_with('\n') {
+                        text.remove(0);
+                    }
+                    let contract = Contract {
+                        text,
+                        raw: raw.to_owned(),
+                        unclosed,
+                    };
+                    if out.units[u].contract.is_none() {
+                        out.units[u].contract = Some(contract);
+                    }
+                    // Go on after `</pre>`, or at the tag that ended the text;
+                    // never rescan (an unclosed pre runs to the end).
+                    k = match tag(stop) {
+                        Some(x) if x.is("pre", true) => stop + 1,
+                        _ => stop,
+                    };
+                }
+                ("ul" | "ol", false) if t.has("data-acceptance") => {
+                    let Some(u) = current else { continue };
+                    out.units[u].has_acceptance = true;
+                    let mut items = Vec::new();
+                    let mut open: Option<usize> = None;
+                    while k < tokens.len() {
+                        let Some(x) = tag(k) else {
+                            k += 1;
+                            continue;
+                        };
+                        let stop = x.is("ul", true)
+                            || x.is("ol", true)
+                            || x.name == "section"
+                            || x.is("article", true);
+                        if x.name == "li" || stop {
+                            if let Some(from) = open.take() {
+                                let item = squash(&text_of(&tokens[from..k]));
+                                if !item.is_empty() {
+                                    items.push(item);
+                                }
+                            }
+                            if x.is("li", false) {
+                                open = Some(k + 1);
                             }
                         }
-                        if x.is("li", false) {
-                            open = Some(k + 1);
+                        if stop {
+                            break;
+                        }
+                        k += 1;
+                    }
+                    if let Some(from) = open {
+                        let item = squash(&text_of(&tokens[from.min(k)..k]));
+                        if !item.is_empty() {
+                            items.push(item);
                         }
                     }
-                    if stop {
-                        break;
-                    }
-                    k += 1;
+                    out.units[u].acceptance.extend(items);
                 }
-                if let Some(from) = open {
-                    let item = squash(&text_of(&tokens[from.min(k)..k]));
-                    if !item.is_empty() {
-                        items.push(item);
-                    }
-                }
-                out.units[u].acceptance.extend(items);
+                _ => {}
             }
-            _ => {}
         }
+        out
     }
-    out
-}
+);
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,7 @@ use crate::model::StatusKind;
 
 /// `project.json` status (ProjectMeta.status), plus loopdeck's own
 /// `unreadable`.
-pub fn project(status: &str) -> StatusKind {
+pub(crate) fn project(status: &str) -> StatusKind {
     match status {
         "prd_drafting" => StatusKind::Planning,
         "running" => StatusKind::Running,
@@ -22,7 +22,7 @@ pub fn project(status: &str) -> StatusKind {
 }
 
 /// `units.json` unit status.
-pub fn unit(status: &str) -> StatusKind {
+pub(crate) fn unit(status: &str) -> StatusKind {
     match status {
         "pending" => StatusKind::Planning,
         "coding" | "testing" => StatusKind::Running,
@@ -34,7 +34,7 @@ pub fn unit(status: &str) -> StatusKind {
 }
 
 /// AgentRuntimeState status.
-pub fn agent(status: &str) -> StatusKind {
+pub(crate) fn agent(status: &str) -> StatusKind {
     match status {
         "idle" => StatusKind::Planning,
         "running" => StatusKind::Running,
@@ -46,7 +46,7 @@ pub fn agent(status: &str) -> StatusKind {
 }
 
 /// BugsNdjson status.
-pub fn bug(status: &str) -> StatusKind {
+pub(crate) fn bug(status: &str) -> StatusKind {
     match status {
         "open" => StatusKind::Planning,
         "fixing" => StatusKind::Running,

@@ -28,29 +28,35 @@
 //!   projects (`companies/{cid}/projects/{pid}`); so is a project directory
 //!   that cannot be listed there (see [`unlisted`]).
 
-pub mod act;
-pub mod activity;
-pub mod agents;
-pub mod bugfold;
-pub mod bugs;
-pub mod dag;
-pub mod html;
-pub mod older;
-pub mod progress;
-pub mod revisions;
-pub mod runs;
-pub mod schema;
-pub mod timeline;
+pub(crate) mod act;
+pub(crate) mod activity;
+pub(crate) mod agents;
+testing_pub!(
+    pub mod bugfold;
+);
+pub(crate) mod bugs;
+pub(crate) mod dag;
+testing_pub!(
+    pub mod html;
+);
+pub(crate) mod older;
+pub(crate) mod progress;
+pub(crate) mod revisions;
+pub(crate) mod runs;
+pub(crate) mod schema;
+testing_pub!(
+    pub mod timeline;
+);
 
 mod docs;
 mod inbox;
-pub mod kinds;
+pub(crate) mod kinds;
 mod meta;
 mod status;
 mod units;
 
-#[cfg(any(test, feature = "testing"))]
-pub use docs::contract_hash;
+#[cfg(test)]
+use docs::contract_hash;
 use docs::{PrdInfo, contracts, prd, sdd};
 #[cfg(test)]
 use inbox::rfc3339;
@@ -72,7 +78,7 @@ use crate::model::{
 use crate::store::{self, StoreError, WalkEntry};
 use schema::{ProjectMeta, UnitsFile};
 
-pub const PROJECT_FILE: &str = "project.json";
+pub(crate) const PROJECT_FILE: &str = "project.json";
 pub(crate) const UNITS_FILE: &str = "units.json";
 const PRD_FILE: &str = "prd.html";
 const PRD_DIR: &str = "prd";
@@ -99,7 +105,7 @@ const UNIT_STATUSES: &[&str] = &[
 
 /// Sub-directories of a devloop project that never hold another project;
 /// the walk does not enter them once the project is found.
-pub const OWN_DIRS: &[&str] = &[
+pub(crate) const OWN_DIRS: &[&str] = &[
     "units",
     "runs",
     "integration",
@@ -112,7 +118,7 @@ pub const OWN_DIRS: &[&str] = &[
 /// The devloop project in the directory `entry` describes, if it holds a
 /// `project.json` with `company_id` and `status` (or a `project.json` that
 /// cannot be read where a devloop project is expected).
-pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
+pub(crate) fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
     let named = |names: &[String]| names.iter().any(|f| f == PROJECT_FILE);
     if !(named(entry.files) || named(entry.dirs)) {
         // A project directory asked for directly (`show`, `status`) that
@@ -181,29 +187,33 @@ fn strip_bom(b: &[u8]) -> &[u8] {
     b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b)
 }
 
-/// Read the devloop project at `dir`; `None` when `dir` holds none.
-pub fn load(dir: &Path) -> Option<Project> {
-    Some(match open_meta(dir)? {
-        Meta::Read(meta, problems) => read(dir, meta, problems),
-        Meta::Unreadable(p) => p,
-    })
-}
+testing_pub!(
+    /// Read the devloop project at `dir`; `None` when `dir` holds none.
+    pub fn load(dir: &Path) -> Option<Project> {
+        Some(match open_meta(dir)? {
+            Meta::Read(meta, problems) => read(dir, meta, problems),
+            Meta::Unreadable(p) => p,
+        })
+    }
+);
 
-/// The light read behind `loopdeck status`: only what the statusline
-/// (`name · L1 4/6 units · 63%`) needs, equal to [`load`]'s statusline. No
-/// logs, agents, runs or findings are read, and the units are counted from
-/// a borrowed pass over `units.json`, never built.
-pub fn read_status(dir: &Path) -> Option<Project> {
-    Some(match open_meta(dir)? {
-        Meta::Read(meta, problems) => match status::read(dir, &meta) {
-            Some(p) => p,
-            // A units.json the light pass cannot read: the full reader
-            // decides (it keeps what it can of every unit).
-            None => read(dir, meta, problems),
-        },
-        Meta::Unreadable(p) => p,
-    })
-}
+testing_pub!(
+    /// The light read behind `loopdeck status`: only what the statusline
+    /// (`name · L1 4/6 units · 63%`) needs, equal to [`load`]'s statusline. No
+    /// logs, agents, runs or findings are read, and the units are counted from
+    /// a borrowed pass over `units.json`, never built.
+    pub fn read_status(dir: &Path) -> Option<Project> {
+        Some(match open_meta(dir)? {
+            Meta::Read(meta, problems) => match status::read(dir, &meta) {
+                Some(p) => p,
+                // A units.json the light pass cannot read: the full reader
+                // decides (it keeps what it can of every unit).
+                None => read(dir, meta, problems),
+            },
+            Meta::Unreadable(p) => p,
+        })
+    }
+);
 
 /// Is `dir` a devloop project even though its `project.json` cannot be
 /// read? Yes beside other devloop files, or where the seed puts projects
@@ -225,7 +235,7 @@ pub(crate) fn in_projects_dir(dir: &Path) -> bool {
 /// itself) that cannot be listed: each is shown as a devloop project with
 /// its problem, never dropped. The walk meets them as sub-directories of
 /// the directory above and cannot enter them.
-pub fn unlisted(entry: &WalkEntry<'_>) -> Vec<Project> {
+pub(crate) fn unlisted(entry: &WalkEntry<'_>) -> Vec<Project> {
     let name = entry.path.file_name().and_then(|n| n.to_str());
     let parent = entry
         .path

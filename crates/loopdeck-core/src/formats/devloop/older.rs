@@ -14,7 +14,7 @@ const CHUNK: usize = 64 * 1024;
 
 /// Events older than an anchor, oldest first.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Older {
+pub(crate) struct Older {
     pub events: Vec<Event>,
     /// The walk reached the file's first line: nothing older exists.
     pub at_start: bool,
@@ -25,7 +25,7 @@ pub struct Older {
 /// Up to `want` events before the newest event `is_anchor` accepts, read
 /// backwards from the end of `dir/timeline.ndjson`. Lines that are not
 /// events are skipped, as the loader skips them.
-pub fn before(
+pub(crate) fn before(
     dir: &Path,
     is_anchor: impl Fn(&Event) -> bool,
     want: usize,

@@ -6,7 +6,7 @@ use crate::model::{Progress, ProgressPart};
 
 /// What progress is computed from.
 #[derive(Debug, Default, Clone)]
-pub struct Facts<'a> {
+pub(crate) struct Facts<'a> {
     /// `project.json` status.
     pub status: &'a str,
     /// A PRD exists (`prd.html` or `prd/`).
@@ -22,11 +22,11 @@ pub struct Facts<'a> {
     pub l2_passed: bool,
 }
 
-pub fn is_shipped(status: &str) -> bool {
+pub(crate) fn is_shipped(status: &str) -> bool {
     matches!(status, "shipped" | "shipped-final")
 }
 
-pub fn compute(f: &Facts<'_>) -> Progress {
+pub(crate) fn compute(f: &Facts<'_>) -> Progress {
     // The seed: "shipped → percent = 100".
     let shipped = is_shipped(f.status);
     let units = if shipped {

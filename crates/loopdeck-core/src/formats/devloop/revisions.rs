@@ -24,22 +24,22 @@ use crate::store::StoreError;
 
 /// The newest PRD and SDD revisions compared at each reading; older ones
 /// are listed without their sections.
-pub const COMPARED: usize = 4;
+pub(crate) const COMPARED: usize = 4;
 /// A document larger than this is not compared.
-pub const DOC_LIMIT: u64 = 1024 * 1024;
+pub(crate) const DOC_LIMIT: u64 = 1024 * 1024;
 /// Sections of a document compared, at most.
 const MAX_SECTIONS: usize = 500;
 /// Lines of a section compared, at most.
 const MAX_LINES: usize = 2000;
 /// Diff lines kept per section.
-pub const SHOWN_LINES: usize = 8;
+pub(crate) const SHOWN_LINES: usize = 8;
 /// Context lines around a change.
 const CONTEXT: usize = 1;
 
 /// One section of a document: its key (to match it across revisions), its
 /// title and its text, one line per block.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Section {
+pub(crate) struct Section {
     pub key: String,
     pub title: String,
     pub lines: Vec<String>,
@@ -48,7 +48,7 @@ pub struct Section {
 /// A document split into sections; `truncated` when it had more than
 /// [`MAX_SECTIONS`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Sections {
+pub(crate) struct Sections {
     pub sections: Vec<Section>,
     pub truncated: bool,
 }
@@ -109,7 +109,7 @@ fn ends_title(name: &str, end: bool) -> bool {
 }
 
 /// Split `html` into its sections, in document order.
-pub fn sections(html: &str) -> Sections {
+pub(crate) fn sections(html: &str) -> Sections {
     let tokens = html::tokens(html);
     let mut drafts: Vec<Draft> = Vec::new();
     // Text outside every section and heading (an aside, a preamble).
@@ -272,7 +272,7 @@ pub fn sections(html: &str) -> Sections {
 
 /// The sections of `old` and `new` that differ, in `new`'s order (a removed
 /// section where it stood), and how many are the same.
-pub fn compare(old: &[Section], new: &[Section]) -> (Vec<SectionChange>, usize) {
+pub(crate) fn compare(old: &[Section], new: &[Section]) -> (Vec<SectionChange>, usize) {
     let old_keys: Vec<&str> = old.iter().map(|s| s.key.as_str()).collect();
     let new_keys: Vec<&str> = new.iter().map(|s| s.key.as_str()).collect();
     let old_at: HashMap<&str, usize> = old_keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
@@ -414,7 +414,7 @@ fn read_sections(dir: &Path, file: &str) -> Result<Arc<Sections>, StoreError> {
 /// `history/` names alone (each revision is its own archive; the current
 /// file is not one of them). The console compares one revision when its
 /// drawer opens ([`compare_revision`]).
-pub fn compare_documents(p: &mut Project, dir: &Path, archived: bool) {
+pub(crate) fn compare_documents(p: &mut Project, dir: &Path, archived: bool) {
     let wanted: Vec<usize> = (0..p.detail.revisions.len())
         .rev()
         .filter(|&i| document(&p.detail.revisions[i].event.kind, dir).is_some())
@@ -439,14 +439,14 @@ pub fn compare_documents(p: &mut Project, dir: &Path, archived: bool) {
 
 /// Whether the revisions of the project in `dir` come from the `history/`
 /// names alone (there is no changelog).
-pub fn archived(dir: &Path) -> bool {
+pub(crate) fn archived(dir: &Path) -> bool {
     crate::store::contained_file(dir, super::timeline::CHANGELOG).is_none()
 }
 
 /// The section diff of revision `i` of `revs` (a PRD or SDD revision)
 /// against the revision of its kind before it, and the findings of
 /// archives that could not be read. `None`: not a PRD or SDD revision.
-pub fn compare_revision(
+pub(crate) fn compare_revision(
     revs: &[Revision],
     i: usize,
     dir: &Path,

@@ -13,20 +13,20 @@ use crate::model::{Failure, Finding, Level, Project, Run};
 use crate::store;
 
 /// Runs attached to each unit, newest first.
-pub const RUNS_PER_UNIT: usize = 3;
+pub(crate) const RUNS_PER_UNIT: usize = 3;
 /// How many run directories are tried per unit before giving up on
 /// unreadable ones.
 const TRIES_PER_UNIT: usize = 8;
 /// Project-level `runs/` directories read at most (newest first).
 const FLAT_RUNS: usize = 200;
-pub const INTEGRATION_RUNS: usize = 3;
+pub(crate) const INTEGRATION_RUNS: usize = 3;
 /// Below this, the seed's LoopController reports a triage to a human (L3)
 /// instead of applying it.
 const TRIAGE_CONFIDENCE_FLOOR: f64 = 0.5;
 
 /// A path component taken from a file: one plain name, nothing that could
 /// climb or reach elsewhere.
-pub fn safe_component(s: &str) -> bool {
+pub(crate) fn safe_component(s: &str) -> bool {
     !s.is_empty() && s != "." && s != ".." && !s.contains(['/', '\\', '\0']) && s.len() <= 255
 }
 
@@ -81,7 +81,7 @@ fn run_from(file: RunFile, dir_name: &str, unit: Option<&str>, p: &mut Project, 
 
 /// The names under `units/` (the units that may have runs): one listing,
 /// so a units.json of 200,000 units costs no lookup per unit.
-pub fn unit_dirs(dir: &Path) -> Vec<String> {
+pub(crate) fn unit_dirs(dir: &Path) -> Vec<String> {
     let Ok(Some(path)) = store::locate(dir, "units") else {
         return Vec::new();
     };
@@ -91,7 +91,7 @@ pub fn unit_dirs(dir: &Path) -> Vec<String> {
 }
 
 /// The newest runs of `unit` (at most [`RUNS_PER_UNIT`]), newest first.
-pub fn unit_runs(p: &mut Project, dir: &Path, unit: &str) -> Vec<Run> {
+pub(crate) fn unit_runs(p: &mut Project, dir: &Path, unit: &str) -> Vec<Run> {
     if !safe_component(unit) {
         return Vec::new();
     }
@@ -111,7 +111,7 @@ pub fn unit_runs(p: &mut Project, dir: &Path, unit: &str) -> Vec<Run> {
 
 /// Seed 004's shorthand layout, `runs/{runId}/result.json` at the project
 /// level: the newest runs, each naming its unit.
-pub fn flat_runs(p: &mut Project, dir: &Path) -> Vec<Run> {
+pub(crate) fn flat_runs(p: &mut Project, dir: &Path) -> Vec<Run> {
     let mut out = Vec::new();
     for name in run_dirs(dir, "runs").into_iter().take(FLAT_RUNS) {
         let rel = format!("runs/{name}/result.json");
@@ -125,7 +125,7 @@ pub fn flat_runs(p: &mut Project, dir: &Path) -> Vec<Run> {
 /// A triage too unsure to apply (seed TriageJson: confidence below 0.5 is
 /// reported to L3, a human).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Unsure {
+pub(crate) struct Unsure {
     /// `integration/runs/{runId}/triage.json`.
     pub file: String,
     pub run_id: String,
@@ -135,7 +135,7 @@ pub struct Unsure {
 }
 
 /// The time a run id names (`run-int-20260601-1000`, `run-20260601-1000`).
-pub fn run_time(run_id: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+pub(crate) fn run_time(run_id: &str) -> Option<chrono::DateTime<chrono::Utc>> {
     let digits: String = run_id
         .rsplitn(3, '-')
         .take(2)
@@ -151,13 +151,13 @@ pub fn run_time(run_id: &str) -> Option<chrono::DateTime<chrono::Utc>> {
 
 /// The newest integration runs, newest first, with findings for the latest
 /// one and its triage.
-pub fn integration(p: &mut Project, dir: &Path) -> Vec<Run> {
+pub(crate) fn integration(p: &mut Project, dir: &Path) -> Vec<Run> {
     integration_and_triage(p, dir).0
 }
 
 /// [`integration`], and the latest run's triage when it is too unsure to
 /// apply.
-pub fn integration_and_triage(p: &mut Project, dir: &Path) -> (Vec<Run>, Option<Unsure>) {
+pub(crate) fn integration_and_triage(p: &mut Project, dir: &Path) -> (Vec<Run>, Option<Unsure>) {
     let names = run_dirs(dir, "integration/runs");
     if names.is_empty() {
         return (Vec::new(), None);

@@ -19,12 +19,12 @@ use crate::model::{StatusKind, Unit, UnitMore};
 use crate::formats::parse_time;
 
 use crate::formats::json::nullable;
-pub use crate::formats::json::{Text, each, parse_file, tolerant};
+pub(crate) use crate::formats::json::{Text, each, parse_file, tolerant};
 
 /// A time as devloop writes it: unix seconds (timeline) or RFC 3339 text.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
-pub enum Stamp {
+pub(crate) enum Stamp {
     Num(f64),
     Text(String),
 }
@@ -32,14 +32,14 @@ pub enum Stamp {
 impl Stamp {
     /// The instant, if the value is one. Numbers above 1e11 are taken as
     /// milliseconds (1e11 seconds is in the year 5138).
-    pub fn at(&self) -> Option<DateTime<Utc>> {
+    pub(crate) fn at(&self) -> Option<DateTime<Utc>> {
         match self {
             Stamp::Num(n) => unix(*n),
             Stamp::Text(s) => parse_time(s).or_else(|| s.trim().parse::<f64>().ok().and_then(unix)),
         }
     }
 
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match self {
             Stamp::Num(n) => n.to_string(),
             Stamp::Text(s) => s.clone(),
@@ -64,7 +64,7 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
 /// `project.json` (ProjectMeta), with the budgets that sit beside it.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct ProjectMeta {
+pub(crate) struct ProjectMeta {
     pub id: Option<Text>,
     pub company_id: Option<Text>,
     pub name: Option<String>,
@@ -85,7 +85,7 @@ pub struct ProjectMeta {
 /// its own bad fields.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct UnitsFile {
+pub(crate) struct UnitsFile {
     pub project_id: Option<Text>,
     pub prd_rev: Option<Text>,
     pub sdd_rev: Option<Text>,
@@ -99,7 +99,7 @@ pub struct UnitsFile {
 /// field drops only itself), and the file never becomes one tree of values
 /// (a 12 MB units.json cost 0.6 GB that way). `null` is no units.
 #[derive(Debug, Clone, Default)]
-pub struct UnitSeq {
+pub(crate) struct UnitSeq {
     pub units: Vec<Unit>,
     /// `units[2]: field `retries` ignored: ...`, `units[3] has no id`.
     pub problems: Vec<String>,
@@ -146,7 +146,7 @@ impl<'de> Deserialize<'de> for UnitSeq {
 /// number or a boolean, kept inline when short (a unit's id, its
 /// dependencies).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ShortText(pub CompactString);
+pub(crate) struct ShortText(pub CompactString);
 
 impl<'de> Deserialize<'de> for ShortText {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -182,7 +182,7 @@ impl<'de> Deserialize<'de> for ShortText {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct UnitEntry {
+pub(crate) struct UnitEntry {
     pub id: Option<ShortText>,
     #[serde(rename = "type")]
     pub kind: Option<CompactString>,
@@ -224,7 +224,7 @@ impl UnitEntry {
 /// `units/{unitId}/runs/{runId}/result.json` (RunResult).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct RunFile {
+pub(crate) struct RunFile {
     pub run_id: Option<Text>,
     #[serde(rename = "loop")]
     pub loop_name: Option<Text>,
@@ -238,7 +238,7 @@ pub struct RunFile {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub total: Option<f64>,
     pub passed: Option<f64>,
     pub failed: Option<f64>,
@@ -246,7 +246,7 @@ pub struct Summary {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct FailureEntry {
+pub(crate) struct FailureEntry {
     pub test: Option<Text>,
     #[serde(deserialize_with = "present")]
     pub expected: Option<Value>,
@@ -258,7 +258,7 @@ pub struct FailureEntry {
 /// `integration/runs/{runId}/result.json` (IntResult).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct IntRunFile {
+pub(crate) struct IntRunFile {
     pub run_id: Option<Text>,
     pub ok: Option<bool>,
     #[serde(deserialize_with = "nullable")]
@@ -267,7 +267,7 @@ pub struct IntRunFile {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct IntFailure {
+pub(crate) struct IntFailure {
     pub case: Option<Text>,
     pub failed_step: Option<f64>,
     #[serde(deserialize_with = "present")]
@@ -280,7 +280,7 @@ pub struct IntFailure {
 /// `integration/runs/{runId}/triage.json`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct TriageFile {
+pub(crate) struct TriageFile {
     pub root_cause: Option<String>,
     pub category: Option<String>,
     #[serde(deserialize_with = "nullable")]
@@ -292,14 +292,14 @@ pub struct TriageFile {
 /// `integration/spec.json`, for what a failed step expected.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct SpecFile {
+pub(crate) struct SpecFile {
     #[serde(deserialize_with = "nullable")]
     pub cases: Vec<SpecCase>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct SpecCase {
+pub(crate) struct SpecCase {
     pub id: Option<Text>,
     #[serde(deserialize_with = "nullable")]
     pub steps: Vec<SpecStep>,
@@ -307,7 +307,7 @@ pub struct SpecCase {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct SpecStep {
+pub(crate) struct SpecStep {
     pub call: Option<String>,
     #[serde(deserialize_with = "present")]
     pub expect: Option<Value>,
@@ -316,7 +316,7 @@ pub struct SpecStep {
 /// `agent-state/{agent}.json` (AgentRuntimeState).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct AgentFile {
+pub(crate) struct AgentFile {
     pub agent: Option<String>,
     pub unit_id: Option<Text>,
     pub status: Option<String>,
@@ -331,7 +331,7 @@ pub struct AgentFile {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct AgentError {
+pub(crate) struct AgentError {
     pub code: Option<Text>,
     pub message: Option<String>,
 }
@@ -339,7 +339,7 @@ pub struct AgentError {
 /// `agent-state/{agent}-todo.json` (AgentTodolist).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct TodoFile {
+pub(crate) struct TodoFile {
     pub call_id: Option<Text>,
     pub created_at: Option<Stamp>,
     #[serde(deserialize_with = "nullable")]
@@ -350,7 +350,7 @@ pub struct TodoFile {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct TodoItem {
+pub(crate) struct TodoItem {
     pub id: Option<Text>,
     pub description: Option<String>,
     pub status: Option<String>,
@@ -360,7 +360,7 @@ pub struct TodoItem {
 
 /// One `timeline.ndjson` line. `ts`, `source` and `kind` are required.
 #[derive(Debug, Clone, Deserialize)]
-pub struct EventLine {
+pub(crate) struct EventLine {
     pub ts: Stamp,
     pub source: String,
     pub kind: String,
@@ -372,7 +372,7 @@ pub struct EventLine {
 
 /// One `bugs.ndjson` line. `id` and `status` are required.
 #[derive(Debug, Clone, Deserialize)]
-pub struct BugLine {
+pub(crate) struct BugLine {
     pub id: String,
     pub status: String,
     #[serde(default)]
@@ -389,7 +389,7 @@ pub struct BugLine {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct HistoryEntry {
+pub(crate) struct HistoryEntry {
     pub ts: Option<Stamp>,
     pub from: Option<String>,
     pub to: Option<String>,
@@ -399,7 +399,7 @@ pub struct HistoryEntry {
 
 /// One `changelog.ndjson` line. `kind` is required.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ChangelogLine {
+pub(crate) struct ChangelogLine {
     pub kind: String,
     #[serde(default)]
     pub ts: Option<Stamp>,
@@ -419,7 +419,7 @@ pub struct ChangelogLine {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct Diff {
+pub(crate) struct Diff {
     #[serde(deserialize_with = "nullable")]
     pub sections_added: Vec<String>,
     #[serde(deserialize_with = "nullable")]
@@ -435,12 +435,12 @@ pub struct Diff {
 }
 
 /// A JSON value as compact text (`401`, `{"qty":48}`, `"x"`).
-pub fn compact(v: &Value) -> String {
+pub(crate) fn compact(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
 /// A count written as a JSON number (never negative, never NaN).
-pub fn count(n: Option<f64>) -> Option<u64> {
+pub(crate) fn count(n: Option<f64>) -> Option<u64> {
     n.filter(|n| n.is_finite() && *n >= 0.0).map(|n| n as u64)
 }
 

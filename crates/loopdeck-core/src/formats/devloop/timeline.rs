@@ -12,11 +12,11 @@ use crate::model::{ChangeSummary, Event, Finding, Level, Project, Revision};
 use crate::store::ndjson::{self, Tail, incremental};
 use crate::store::{self, StoreError};
 
-pub const TIMELINE: &str = "timeline.ndjson";
-pub const CHANGELOG: &str = "changelog.ndjson";
-pub const HISTORY_DIR: &str = "history";
+pub(crate) const TIMELINE: &str = "timeline.ndjson";
+pub(crate) const CHANGELOG: &str = "changelog.ndjson";
+pub(crate) const HISTORY_DIR: &str = "history";
 /// Events kept: the last 50, oldest first.
-pub const TIMELINE_EVENTS: usize = 50;
+pub(crate) const TIMELINE_EVENTS: usize = 50;
 /// The most read from the end of the timeline, whatever its size (lines are
 /// at most 1 KB by the seed; the rest leaves room for garbage lines).
 const TIMELINE_BYTES: u64 = 1024 * 1024;
@@ -25,26 +25,28 @@ const TIMELINE_CHUNK: usize = 64 * 1024;
 const CHANGELOG_ENTRIES: usize = 500;
 const CHANGELOG_BYTES: u64 = 4 * 1024 * 1024;
 
-/// The event a timeline line describes, when it has the seed's required
-/// fields (`ts` a time, `source`, `kind`).
-pub fn event(line: &[u8]) -> Option<Event> {
-    let e: EventLine = serde_json::from_slice(line).ok()?;
-    let at = e.ts.at()?;
-    let reference = e.reference.map(|r| r.0);
-    Some(Event {
-        at: Some(at),
-        source: e.source,
-        kind: e.kind,
-        summary: e.summary.unwrap_or_default(),
-        unit: reference
-            .as_deref()
-            .and_then(|r| r.strip_prefix("unit/"))
-            .map(str::to_owned),
-    })
-}
+testing_pub!(
+    /// The event a timeline line describes, when it has the seed's required
+    /// fields (`ts` a time, `source`, `kind`).
+    pub fn event(line: &[u8]) -> Option<Event> {
+        let e: EventLine = serde_json::from_slice(line).ok()?;
+        let at = e.ts.at()?;
+        let reference = e.reference.map(|r| r.0);
+        Some(Event {
+            at: Some(at),
+            source: e.source,
+            kind: e.kind,
+            summary: e.summary.unwrap_or_default(),
+            unit: reference
+                .as_deref()
+                .and_then(|r| r.strip_prefix("unit/"))
+                .map(str::to_owned),
+        })
+    }
+);
 
 /// Report an NDJSON file's unreadable lines and torn tail.
-pub fn report_lines(p: &mut Project, file: &str, skipped: usize, torn: bool) {
+pub(crate) fn report_lines(p: &mut Project, file: &str, skipped: usize, torn: bool) {
     if skipped > 0 {
         p.detail.skipped_lines.insert(file.to_owned(), skipped);
         p.findings.push(
@@ -81,7 +83,7 @@ pub fn report_lines(p: &mut Project, file: &str, skipped: usize, torn: bool) {
 /// they read; a record torn mid-file further up is lost without a word
 /// otherwise. The last line without its newline is not torn mid-file (an
 /// agent may be appending it): the readers report it as `devloop.torn-line`.
-pub fn check_logs(p: &mut Project, dir: &Path) {
+pub(crate) fn check_logs(p: &mut Project, dir: &Path) {
     for file in [TIMELINE, CHANGELOG, super::bugs::BUGS] {
         match ndjson::torn::scan_in(dir, file) {
             Ok(t) if t.count > 0 => p.findings.push(torn_mid_file(file, &t)),
@@ -114,7 +116,7 @@ fn torn_mid_file(file: &str, t: &ndjson::torn::Torn) -> Finding {
 }
 
 /// The last events into `p.detail.timeline`; returns the time of the last.
-pub fn read(p: &mut Project, dir: &Path) -> Option<DateTime<Utc>> {
+pub(crate) fn read(p: &mut Project, dir: &Path) -> Option<DateTime<Utc>> {
     let tail: Tail<Event> = match incremental::tail_in(
         dir,
         TIMELINE,
@@ -138,7 +140,7 @@ pub fn read(p: &mut Project, dir: &Path) -> Option<DateTime<Utc>> {
 
 /// What the changelog says beyond its list of revisions.
 #[derive(Debug, Default)]
-pub struct Changes {
+pub(crate) struct Changes {
     /// Units an SDD revision changed that the units revision after it did
     /// not reset: unit → (sdd rev, units rev).
     pub missed_resets: BTreeMap<String, (String, String)>,
@@ -150,7 +152,7 @@ pub struct Changes {
 /// archive names), with findings for archives that are missing. The
 /// section diffs are not computed here (`formats::complete`,
 /// `formats::compare_revision`): most views never show them.
-pub fn changelog(p: &mut Project, dir: &Path) -> Changes {
+pub(crate) fn changelog(p: &mut Project, dir: &Path) -> Changes {
     let tail = match incremental::tail_in(
         dir,
         CHANGELOG,
@@ -275,7 +277,7 @@ pub fn changelog(p: &mut Project, dir: &Path) -> Changes {
 
 /// One archived revision: `history/{kind}-rev-{N}.{ext}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Archived {
+pub(crate) struct Archived {
     /// `prd`, `sdd`, `units`...
     pub kind: String,
     pub rev: u64,
@@ -284,7 +286,7 @@ pub struct Archived {
 }
 
 /// The `history/` archive, oldest revision first within each kind.
-pub fn history(dir: &Path) -> Vec<Archived> {
+pub(crate) fn history(dir: &Path) -> Vec<Archived> {
     let Ok(Some(path)) = store::locate(dir, HISTORY_DIR) else {
         return Vec::new();
     };

@@ -43,7 +43,7 @@ pub(crate) enum Scope {
 }
 
 /// Make `req` on the plan in `dir`.
-pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
+pub(crate) fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
     stale_snapshot(dir, req, opts)?;
     let verb = req.verb.clone();
     match verb {
@@ -113,12 +113,12 @@ pub(crate) enum Files<'s> {
 }
 
 impl Ctx<'_> {
-    pub fn state(&mut self) -> &mut Value {
+    pub(crate) fn state(&mut self) -> &mut Value {
         &mut self.value
     }
 
     /// The bytes of `file` (`None`: it does not exist).
-    pub fn read(&mut self, file: &str) -> Result<Option<&[u8]>, ActError> {
+    pub(crate) fn read(&mut self, file: &str) -> Result<Option<&[u8]>, ActError> {
         match &mut self.files {
             Files::Snapshot(snap) => snap.read(file),
             Files::Read { readme } => Ok(if file == README { *readme } else { None }),
@@ -259,7 +259,7 @@ type Trial<'a> = &'a dyn Fn(&mut Ctx<'_>) -> Result<(), ActError>;
 /// `reconcile` are the plan's (no target); `block`, `unblock` and
 /// `reopen` name their task by its id. `unlock` is not a rule of the
 /// state: the reader offers it with the stale lock it reports.
-pub fn offers(state: &Value, readme: Option<&[u8]>) -> Vec<Address> {
+pub(crate) fn offers(state: &Value, readme: Option<&[u8]>) -> Vec<Address> {
     let now = "1970-01-01T00:00:00Z";
     let ok = |scope: Scope, verb: Trial<'_>| {
         apply_to_valid(
@@ -323,7 +323,7 @@ pub fn offers(state: &Value, readme: Option<&[u8]>) -> Vec<Address> {
 
 /// Why the plan as read refuses `verb` (a plan-wide decision: `approve`
 /// or `reconcile`), in the words `act` would use; `None` when it takes it.
-pub fn refusal(state: &Value, readme: Option<&[u8]>, verb: &str) -> Option<String> {
+pub(crate) fn refusal(state: &Value, readme: Option<&[u8]>, verb: &str) -> Option<String> {
     let (scope, f): (Scope, Trial<'_>) = match verb {
         "approve" => (Scope::Shape, &verbs::approve),
         "reconcile" => (Scope::Full, &reconcile::reconcile),

@@ -32,7 +32,11 @@ fn push(findings: &mut Vec<Finding>, level: Level, code: &str, msg: String, at: 
 /// Reconcile the README's checkboxes with the state's tasks: set each
 /// task's `md_checked`, report every disagreement with its direction, and
 /// return a short description of each for the inbox.
-pub fn reconcile(findings: &mut Vec<Finding>, tasks: &mut [Task], readme: &Readme) -> Vec<Phrase> {
+pub(crate) fn reconcile(
+    findings: &mut Vec<Finding>,
+    tasks: &mut [Task],
+    readme: &Readme,
+) -> Vec<Phrase> {
     let mut desync = Vec::new();
     if readme.checkboxes.is_empty() {
         if !tasks.is_empty() {
@@ -130,7 +134,7 @@ pub fn reconcile(findings: &mut Vec<Finding>, tasks: &mut [Task], readme: &Readm
 /// The plan status its tasks and blocker imply (the checker's rule): a
 /// blocker or a blocked task → blocked; every task completed → completed
 /// (a skipped task never completes a plan); any task started → in_progress.
-pub fn derive_status(tasks: &[Task], has_blocker: bool) -> &'static str {
+pub(crate) fn derive_status(tasks: &[Task], has_blocker: bool) -> &'static str {
     if has_blocker || tasks.iter().any(|t| t.status == "blocked") {
         "blocked"
     } else if !tasks.is_empty() && tasks.iter().all(|t| t.status == "completed") {
@@ -143,7 +147,7 @@ pub fn derive_status(tasks: &[Task], has_blocker: bool) -> &'static str {
 }
 
 /// The plan's approval and where it comes from.
-pub struct Approval {
+pub(crate) struct Approval {
     pub value: String,
     pub source: &'static str,
     pub reference: String,
@@ -151,7 +155,7 @@ pub struct Approval {
 
 /// `state.approval`; when absent, the README's `Approval:` line; when both
 /// are absent, `pending` (seed 002).
-pub fn approval(plan: &Plan<'_>) -> Approval {
+pub(crate) fn approval(plan: &Plan<'_>) -> Approval {
     if let Some(a) = plan.state.and_then(|s| s.approval.as_deref()) {
         return Approval {
             value: norm(a),
@@ -174,7 +178,7 @@ pub fn approval(plan: &Plan<'_>) -> Approval {
 }
 
 /// Every plan-level and task-level finding except the reconciliation.
-pub fn run(findings: &mut Vec<Finding>, plan: &Plan<'_>, tasks: &[Task]) {
+pub(crate) fn run(findings: &mut Vec<Finding>, plan: &Plan<'_>, tasks: &[Task]) {
     versions(findings, plan);
     super::manifest::check(findings, plan);
     identity(findings, plan);

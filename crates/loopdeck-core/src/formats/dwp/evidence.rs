@@ -12,7 +12,7 @@ const INVALIDATED_PREFIX: &str = "invalidated by refine";
 /// The latest record of each command, in the order the commands first
 /// appear. Records without a `passes` boolean are left out (their result
 /// cannot be read); their count is returned beside.
-pub fn latest_per_command(gates: &[GateEntry]) -> (Vec<&GateEntry>, usize) {
+pub(crate) fn latest_per_command(gates: &[GateEntry]) -> (Vec<&GateEntry>, usize) {
     let mut latest: Vec<&GateEntry> = Vec::new();
     let mut malformed = 0;
     for g in gates {
@@ -29,12 +29,12 @@ pub fn latest_per_command(gates: &[GateEntry]) -> (Vec<&GateEntry>, usize) {
 }
 
 /// A record that did not pass: `passes: false`, or a non-zero exit code.
-pub fn fails(g: &GateEntry) -> bool {
+pub(crate) fn fails(g: &GateEntry) -> bool {
     g.passes != Some(true) || g.exit_code.is_some_and(|c| c != 0)
 }
 
 /// Evidence that `refine` invalidated.
-pub fn invalidated(g: &GateEntry) -> bool {
+pub(crate) fn invalidated(g: &GateEntry) -> bool {
     g.evidence
         .as_deref()
         .is_some_and(|e| e.trim().to_lowercase().starts_with(INVALIDATED_PREFIX))
@@ -89,7 +89,7 @@ const NEVER_RAN: &[&str] = &[
 /// `OK (31 tests…)`, `18 passing`, `3/3 passed`, `42 个测试通过`) shows the
 /// command itself ran: what it then says was not run is a part left out
 /// (`2 ignored (slow benches not run)`), not a check that never executed.
-pub fn admits_never_ran(evidence: &str) -> bool {
+pub(crate) fn admits_never_ran(evidence: &str) -> bool {
     let text = normalise(evidence);
     if reports_passes(&text) {
         return false;

@@ -20,7 +20,7 @@ use crate::store::{self, StoreError, WalkEntry};
 /// plan `entry` itself is: a `PLAN_*` directory under `.dwp/plans/`, or a
 /// bare `PLAN_*` directory (a plan given directly, as DWP's own test
 /// fixtures lay plans out) whose JSON says it is a Deep Work Plan.
-pub fn discover(entry: &WalkEntry<'_>) -> Vec<Project> {
+pub(crate) fn discover(entry: &WalkEntry<'_>) -> Vec<Project> {
     let mut found = Vec::new();
     if entry.dirs.iter().any(|d| d == DWP_DIR) {
         found.extend(plans_under(entry.path));
@@ -133,7 +133,7 @@ fn is_plan_dir(dir: &Path) -> bool {
 /// Read the plan at `dir`; `None` when it holds none of `manifest.json`,
 /// `state.json` or `README.md`. A directory that cannot be listed is a
 /// plan with that problem.
-pub fn load(dir: &Path) -> Option<Project> {
+pub(super) fn load(dir: &Path) -> Option<Project> {
     read_plan(dir, false)
 }
 

@@ -30,7 +30,7 @@ const REQUIRED_V2: &[&str] = &[
 ];
 
 /// The manifest's enums, in the schemas' order.
-pub const ENUMS: &[(&str, &[&str])] = &[
+pub(crate) const ENUMS: &[(&str, &[&str])] = &[
     (
         "archetype",
         &["individual", "orchestrator-hub", "agent-workspace"],
@@ -44,7 +44,7 @@ const FORMATS: [&str; 2] = ["lite", "full"];
 
 /// The REQUIRED fields of a manifest of schema version `era`: v1's own
 /// list; any other (v2, v5, newer, none) the seed's.
-pub fn required(era: Option<u32>) -> &'static [&'static str] {
+pub(crate) fn required(era: Option<u32>) -> &'static [&'static str] {
     if era == Some(1) {
         REQUIRED_V1
     } else {
@@ -81,7 +81,7 @@ fn push(findings: &mut Vec<Finding>, code: &str, msg: String, at: String) {
 }
 
 /// The manifest's required fields and enums, and the state's format.
-pub fn check(findings: &mut Vec<Finding>, plan: &Plan<'_>) {
+pub(crate) fn check(findings: &mut Vec<Finding>, plan: &Plan<'_>) {
     if let Some(m) = plan.manifest {
         let era = m
             .schema

@@ -4,38 +4,42 @@
 //! `Status:` line. Fenced code blocks (``` or ~~~) are examples, never
 //! plan state: their lines are blanked before anything is read.
 
-/// One README checkbox that names a task.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Checkbox {
-    pub task: u64,
-    pub checked: bool,
-    /// The text after `Task N`, without its link.
-    pub title: String,
-    /// The task file the line links to (`N.task_*.md`), if any.
-    pub file: Option<String>,
-    /// 1-based line number in the README.
-    pub line: usize,
-}
+testing_pub!(
+    /// One README checkbox that names a task.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct Checkbox {
+        pub task: u64,
+        pub checked: bool,
+        /// The text after `Task N`, without its link.
+        pub title: String,
+        /// The task file the line links to (`N.task_*.md`), if any.
+        pub file: Option<String>,
+        /// 1-based line number in the README.
+        pub line: usize,
+    }
+);
 
-/// What the README says, outside fenced code.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Readme {
-    pub checkboxes: Vec<Checkbox>,
-    /// The `Approval:` line's value, normalised (`pre-approved` → `pre_approved`).
-    pub approval: Option<String>,
-    /// `Plan Status: N/M`.
-    pub plan_status: Option<(u64, u64)>,
-    /// `Plan Status: materializing`.
-    pub materializing: bool,
-    /// `**Standard:** DWP spec X.Y.Z`.
-    pub standard: Option<String>,
-    /// The README with fenced blocks blanked.
-    clean: String,
-    /// Link targets and `{#anchor}`s, indexed once on first use: the
-    /// checks ask about every task, and a scan per task is quadratic on a
-    /// large plan.
-    index: std::cell::OnceCell<Index>,
-}
+testing_pub!(
+    /// What the README says, outside fenced code.
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct Readme {
+        pub checkboxes: Vec<Checkbox>,
+        /// The `Approval:` line's value, normalised (`pre-approved` → `pre_approved`).
+        pub approval: Option<String>,
+        /// `Plan Status: N/M`.
+        pub plan_status: Option<(u64, u64)>,
+        /// `Plan Status: materializing`.
+        pub materializing: bool,
+        /// `**Standard:** DWP spec X.Y.Z`.
+        pub standard: Option<String>,
+        /// The README with fenced blocks blanked.
+        clean: String,
+        /// Link targets and `{#anchor}`s, indexed once on first use: the
+        /// checks ask about every task, and a scan per task is quadratic on a
+        /// large plan.
+        index: std::cell::OnceCell<Index>,
+    }
+);
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Index {
@@ -53,46 +57,48 @@ struct Index {
 }
 
 impl Readme {
-    pub fn parse(text: &str) -> Readme {
-        let clean = unfenced(text);
-        let mut r = Readme::default();
-        // The indentation of the checkbox whose item continues on the next
-        // lines (`  See: [N.task_x.md](./N.task_x.md)`).
-        let mut open_item: Option<usize> = None;
-        for (i, line) in clean.lines().enumerate() {
-            let indent = line.len() - line.trim_start().len();
-            if let Some(b) = checkbox(line, i + 1) {
-                r.checkboxes.push(b);
-                open_item = Some(indent);
-            } else if open_item.is_some_and(|at| indent > at && !line.trim().is_empty()) {
-                if let Some(b) = r.checkboxes.last_mut().filter(|b| b.file.is_none()) {
-                    b.file = link_target(line);
+    testing_pub!(
+        pub fn parse(text: &str) -> Readme {
+            let clean = unfenced(text);
+            let mut r = Readme::default();
+            // The indentation of the checkbox whose item continues on the next
+            // lines (`  See: [N.task_x.md](./N.task_x.md)`).
+            let mut open_item: Option<usize> = None;
+            for (i, line) in clean.lines().enumerate() {
+                let indent = line.len() - line.trim_start().len();
+                if let Some(b) = checkbox(line, i + 1) {
+                    r.checkboxes.push(b);
+                    open_item = Some(indent);
+                } else if open_item.is_some_and(|at| indent > at && !line.trim().is_empty()) {
+                    if let Some(b) = r.checkboxes.last_mut().filter(|b| b.file.is_none()) {
+                        b.file = link_target(line);
+                    }
+                } else {
+                    open_item = None;
                 }
-            } else {
-                open_item = None;
-            }
-            if r.approval.is_none() {
-                r.approval = labelled(line, "Approval").map(normalise_word);
-            }
-            if r.standard.is_none() {
-                r.standard = labelled(line, "Standard").and_then(standard_version);
-            }
-            if let Some(pos) = line.find("Plan Status:") {
-                let rest = line
-                    .get(pos + "Plan Status:".len()..)
-                    .unwrap_or_default()
-                    .trim_start_matches(['*', ' ', '\t']);
-                if rest.starts_with("materializing") {
-                    r.materializing = true;
+                if r.approval.is_none() {
+                    r.approval = labelled(line, "Approval").map(normalise_word);
                 }
-                if r.plan_status.is_none() {
-                    r.plan_status = fraction(rest);
+                if r.standard.is_none() {
+                    r.standard = labelled(line, "Standard").and_then(standard_version);
+                }
+                if let Some(pos) = line.find("Plan Status:") {
+                    let rest = line
+                        .get(pos + "Plan Status:".len()..)
+                        .unwrap_or_default()
+                        .trim_start_matches(['*', ' ', '\t']);
+                    if rest.starts_with("materializing") {
+                        r.materializing = true;
+                    }
+                    if r.plan_status.is_none() {
+                        r.plan_status = fraction(rest);
+                    }
                 }
             }
+            r.clean = clean;
+            r
         }
-        r.clean = clean;
-        r
-    }
+    );
 
     fn index(&self) -> &Index {
         self.index.get_or_init(|| {
@@ -147,70 +153,82 @@ impl Readme {
         })
     }
 
-    /// Does the README link to `file` (`](file)` or `](./file)`)?
-    pub fn links_to(&self, file: &str) -> bool {
-        self.index()
-            .links
-            .contains(file.strip_prefix("./").unwrap_or(file))
-    }
-
-    /// Does the README link to any task file (`](./N.task_…)` or `](N.task_…)`)?
-    pub fn has_task_links(&self) -> bool {
-        self.index().has_task_links
-    }
-
-    /// Does the Lite task at `anchor` say, in its own log, that it is still
-    /// pending? (Answered once per anchor.)
-    pub fn inline_log_pending(&self, anchor: &str) -> bool {
-        if let Some(v) = self.index().pending.borrow().get(anchor) {
-            return *v;
+    testing_pub!(
+        /// Does the README link to `file` (`](file)` or `](./file)`)?
+        pub fn links_to(&self, file: &str) -> bool {
+            self.index()
+                .links
+                .contains(file.strip_prefix("./").unwrap_or(file))
         }
-        let v = self
-            .inline_task(anchor)
-            .is_some_and(|b| log_says_pending(&b));
-        self.index()
-            .pending
-            .borrow_mut()
-            .insert(anchor.to_owned(), v);
-        v
-    }
+    );
 
-    /// How often `{ANCHOR}` (a Lite task's `{#task-N}`) occurs.
-    pub fn anchor_count(&self, anchor: &str) -> usize {
-        self.index().anchors.get(anchor).copied().unwrap_or(0)
-    }
+    testing_pub!(
+        /// Does the README link to any task file (`](./N.task_…)` or `](N.task_…)`)?
+        pub fn has_task_links(&self) -> bool {
+            self.index().has_task_links
+        }
+    );
 
-    /// The body of the Lite task whose heading carries `{ANCHOR}`: from the
-    /// heading to the next `## ` heading.
-    pub fn inline_task(&self, anchor: &str) -> Option<String> {
-        let &(from, to) = self.index().bodies.get(anchor)?;
-        let body = self.clean.get(from..to).unwrap_or_default();
-        Some(body.lines().collect::<Vec<_>>().join("\n"))
-    }
+    testing_pub!(
+        /// Does the Lite task at `anchor` say, in its own log, that it is still
+        /// pending? (Answered once per anchor.)
+        pub fn inline_log_pending(&self, anchor: &str) -> bool {
+            if let Some(v) = self.index().pending.borrow().get(anchor) {
+                return *v;
+            }
+            let v = self
+                .inline_task(anchor)
+                .is_some_and(|b| log_says_pending(&b));
+            self.index()
+                .pending
+                .borrow_mut()
+                .insert(anchor.to_owned(), v);
+            v
+        }
+    );
+
+    testing_pub!(
+        /// How often `{ANCHOR}` (a Lite task's `{#task-N}`) occurs.
+        pub fn anchor_count(&self, anchor: &str) -> usize {
+            self.index().anchors.get(anchor).copied().unwrap_or(0)
+        }
+    );
+
+    testing_pub!(
+        /// The body of the Lite task whose heading carries `{ANCHOR}`: from the
+        /// heading to the next `## ` heading.
+        pub fn inline_task(&self, anchor: &str) -> Option<String> {
+            let &(from, to) = self.index().bodies.get(anchor)?;
+            let body = self.clean.get(from..to).unwrap_or_default();
+            Some(body.lines().collect::<Vec<_>>().join("\n"))
+        }
+    );
 }
 
-/// `text` with every line inside a fenced block (and the fences) blanked,
-/// keeping line positions. A fence closes on the same character repeated at
-/// least as often as it opened.
-pub fn unfenced(text: &str) -> String {
-    let mut fence: Option<(char, usize)> = None;
-    let mut out = String::with_capacity(text.len());
-    for line in text.lines() {
-        let t = line.trim_start();
-        let marker = ['`', '~'].into_iter().find_map(|c| {
-            let n = t.chars().take_while(|x| *x == c).count();
-            (n >= 3).then_some((c, n))
-        });
-        match (marker, fence) {
-            (Some(m), None) => fence = Some(m),
-            (Some((c, n)), Some((fc, fn_))) if c == fc && n >= fn_ => fence = None,
-            (None, None) => out.push_str(line),
-            _ => {}
+testing_pub!(
+    /// `text` with every line inside a fenced block (and the fences) blanked,
+    /// keeping line positions. A fence closes on the same character repeated at
+    /// least as often as it opened.
+    pub fn unfenced(text: &str) -> String {
+        let mut fence: Option<(char, usize)> = None;
+        let mut out = String::with_capacity(text.len());
+        for line in text.lines() {
+            let t = line.trim_start();
+            let marker = ['`', '~'].into_iter().find_map(|c| {
+                let n = t.chars().take_while(|x| *x == c).count();
+                (n >= 3).then_some((c, n))
+            });
+            match (marker, fence) {
+                (Some(m), None) => fence = Some(m),
+                (Some((c, n)), Some((fc, fn_))) if c == fc && n >= fn_ => fence = None,
+                (None, None) => out.push_str(line),
+                _ => {}
+            }
+            out.push('\n');
         }
-        out.push('\n');
+        out
     }
-    out
-}
+);
 
 /// A checkbox line naming a task: `- [x] Task 3: …` (also `*`/`+` bullets
 /// and `[X]`), or one whose only task reference is a `N.task_*.md` link.
@@ -368,40 +386,42 @@ fn fraction(s: &str) -> Option<(u64, u64)> {
     Some((n, digits.parse().ok()?))
 }
 
-/// Does a task's log (its `Completion & Log` or `Completion log` section)
-/// still say `Status: pending`? Only that explicit line counts; prose is
-/// never judged.
-pub fn log_says_pending(body: &str) -> bool {
-    let clean = unfenced(body);
-    let mut in_log = false;
-    for line in clean.lines() {
-        let t = line.trim();
-        let lower = t.to_lowercase();
-        let heading = t.starts_with('#');
-        let label = lower.starts_with("**");
-        if heading || label {
-            let name = lower.trim_start_matches(['#', '*', ' ']);
-            let name = name.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-            let name = name.trim_start();
-            let is_log = name.starts_with("completion & log") || name.starts_with("completion log");
-            if is_log {
-                in_log = true;
-                // A bold label may carry its value on the same line.
-                if label && status_pending(name.split_once(':').map_or("", |x| x.1)) {
-                    return true;
+testing_pub!(
+    /// Does a task's log (its `Completion & Log` or `Completion log` section)
+    /// still say `Status: pending`? Only that explicit line counts; prose is
+    /// never judged.
+    pub fn log_says_pending(body: &str) -> bool {
+        let clean = unfenced(body);
+        let mut in_log = false;
+        for line in clean.lines() {
+            let t = line.trim();
+            let lower = t.to_lowercase();
+            let heading = t.starts_with('#');
+            let label = lower.starts_with("**");
+            if heading || label {
+                let name = lower.trim_start_matches(['#', '*', ' ']);
+                let name = name.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+                let name = name.trim_start();
+                let is_log = name.starts_with("completion & log") || name.starts_with("completion log");
+                if is_log {
+                    in_log = true;
+                    // A bold label may carry its value on the same line.
+                    if label && status_pending(name.split_once(':').map_or("", |x| x.1)) {
+                        return true;
+                    }
+                    continue;
                 }
-                continue;
+                if heading || KNOWN_LABELS.iter().any(|l| name.starts_with(l)) {
+                    in_log = false;
+                }
             }
-            if heading || KNOWN_LABELS.iter().any(|l| name.starts_with(l)) {
-                in_log = false;
+            if in_log && status_pending(&lower) {
+                return true;
             }
         }
-        if in_log && status_pending(&lower) {
-            return true;
-        }
+        false
     }
-    false
-}
+);
 
 /// Bold field labels of a task record (a log section ends at the next one).
 const KNOWN_LABELS: &[&str] = &[

@@ -20,13 +20,15 @@
 //! (seed 002); a plan whose remaining tasks are skipped is never shown as
 //! completed, whatever its state.json says.
 
-pub mod act;
-pub mod checks;
-pub mod evidence;
+pub(crate) mod act;
+pub(crate) mod checks;
+pub(crate) mod evidence;
 mod find;
-pub mod manifest;
-pub mod markdown;
-pub mod schema;
+pub(crate) mod manifest;
+testing_pub!(
+    pub mod markdown;
+);
+pub(crate) mod schema;
 mod structure;
 
 use std::path::Path;
@@ -40,14 +42,14 @@ use crate::model::{
 };
 use crate::phrase;
 use crate::store;
-pub use find::discover;
-#[cfg(any(test, feature = "testing"))]
-pub use find::load;
+pub(crate) use find::discover;
+#[cfg(test)]
+use find::load;
 use markdown::Readme;
 use schema::{Manifest, Scalar, State, TaskEntry};
 
 /// The directory that holds plans; the walk does not enter it.
-pub const DWP_DIR: &str = ".dwp";
+pub(crate) const DWP_DIR: &str = ".dwp";
 
 const PLANS_DIR: &str = "plans";
 const PLAN_PREFIX: &str = "PLAN_";
@@ -63,7 +65,7 @@ const RECEIPT: &str = "analysis_results/FINALIZATION.json";
 const LOCK: &str = "state.json.lock";
 
 /// What one plan directory holds, once read.
-pub struct Plan<'a> {
+pub(crate) struct Plan<'a> {
     pub dir: &'a Path,
     /// Names of the entries of the plan directory.
     pub names: &'a [String],
@@ -80,12 +82,12 @@ pub struct Plan<'a> {
 }
 
 impl Plan<'_> {
-    pub fn has(&self, name: &str) -> bool {
+    pub(crate) fn has(&self, name: &str) -> bool {
         self.names.iter().any(|n| n == name)
     }
 
     /// The `state.json` schema version (1, 2, 5...), when it declares one.
-    pub fn state_era(&self) -> Option<u32> {
+    pub(crate) fn state_era(&self) -> Option<u32> {
         self.state
             .and_then(|s| s.schema.as_deref())
             .and_then(|u| schema::schema_version(u, "state"))
@@ -284,7 +286,7 @@ fn fill(p: &mut Project, plan: &Plan<'_>) {
 /// a blocked stop (seed 002); the seed's own example is silent for 52
 /// minutes at most (a task started at 14:10, its gate run at 15:01:50).
 /// Two hours is more than twice that.
-pub const STALL_AFTER: chrono::TimeDelta = chrono::TimeDelta::hours(2);
+pub(crate) const STALL_AFTER: chrono::TimeDelta = chrono::TimeDelta::hours(2);
 
 /// The claim of work going on: the plan is executing with a task in
 /// progress and nothing waits for a human (a blocker, an approval, a

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-pub use crate::formats::json::Scalar;
+pub(crate) use crate::formats::json::Scalar;
 use crate::formats::json::{self, kind_of, nullable, reason as json_reason};
 
 /// One line or a list of lines (outcome `tried`/`failed`): a lone string is
@@ -36,7 +36,7 @@ fn lines<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error
 /// `manifest.json`: the plan's static identity, written once.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub schema: Option<String>,
     pub spec_version: Option<Scalar>,
     pub name: Option<String>,
@@ -51,7 +51,7 @@ pub struct Manifest {
 /// `state.json`: the live execution state.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct State {
+pub(crate) struct State {
     pub schema: Option<String>,
     pub plan: Option<String>,
     pub updated_at: Option<String>,
@@ -71,7 +71,7 @@ pub struct State {
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
-pub struct TaskEntry {
+pub(crate) struct TaskEntry {
     pub id: Option<Scalar>,
     pub title: Option<String>,
     pub status: Option<String>,
@@ -89,14 +89,14 @@ pub struct TaskEntry {
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
-pub struct Locator {
+pub(crate) struct Locator {
     pub kind: Option<String>,
     pub value: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
-pub struct GateEntry {
+pub(crate) struct GateEntry {
     pub command: Option<String>,
     pub passes: Option<bool>,
     pub exit_code: Option<i64>,
@@ -106,7 +106,7 @@ pub struct GateEntry {
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
-pub struct OutcomeEntry {
+pub(crate) struct OutcomeEntry {
     #[serde(deserialize_with = "lines")]
     pub tried: Vec<String>,
     #[serde(deserialize_with = "lines")]
@@ -117,7 +117,7 @@ pub struct OutcomeEntry {
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
-pub struct CheckpointEntry {
+pub(crate) struct CheckpointEntry {
     pub task: Option<Scalar>,
     pub step: Option<Scalar>,
     pub at: Option<String>,
@@ -126,7 +126,7 @@ pub struct CheckpointEntry {
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
-pub struct Blocker {
+pub(crate) struct Blocker {
     pub task: Option<Scalar>,
     pub reason: Option<String>,
     pub since: Option<String>,
@@ -135,7 +135,7 @@ pub struct Blocker {
 
 /// Parse a JSON object file into `T`. Returns the value and the fields it
 /// had to drop (wrong types), or why the file cannot be used at all.
-pub fn parse<T: Tolerant>(bytes: &[u8]) -> Result<(T, Vec<String>), String> {
+pub(crate) fn parse<T: Tolerant>(bytes: &[u8]) -> Result<(T, Vec<String>), String> {
     let bytes = json::strip_bom(bytes);
     json::must_be_object(bytes)?;
     match serde_json::from_slice::<T>(bytes) {
@@ -153,12 +153,12 @@ pub fn parse<T: Tolerant>(bytes: &[u8]) -> Result<(T, Vec<String>), String> {
 }
 
 /// A struct that can be read field by field when a typed pass fails.
-pub trait Tolerant: DeserializeOwned {
+pub(crate) trait Tolerant: DeserializeOwned {
     fn by_field(f: &mut Fields<'_>) -> Self;
 }
 
 /// The fields of one JSON object being read on the tolerant path.
-pub struct Fields<'a> {
+pub(crate) struct Fields<'a> {
     map: Map<String, Value>,
     path: &'a str,
     problems: &'a mut Vec<String>,
@@ -174,7 +174,7 @@ impl Fields<'_> {
     }
 
     /// One field; dropped (and reported) when its type is wrong.
-    pub fn get<T: DeserializeOwned>(&mut self, key: &str) -> Option<T> {
+    pub(crate) fn get<T: DeserializeOwned>(&mut self, key: &str) -> Option<T> {
         let v = self.map.remove(key)?;
         if v.is_null() {
             return None;
@@ -190,7 +190,7 @@ impl Fields<'_> {
     }
 
     /// A struct-valued field, itself read field by field if need be.
-    pub fn nested<T: Tolerant>(&mut self, key: &str) -> Option<T> {
+    pub(crate) fn nested<T: Tolerant>(&mut self, key: &str) -> Option<T> {
         let v = self.map.remove(key)?;
         if v.is_null() {
             return None;
@@ -201,7 +201,7 @@ impl Fields<'_> {
 
     /// An array whose elements are read one by one, so one bad element
     /// loses at most its own bad fields.
-    pub fn list<T: Tolerant>(&mut self, key: &str) -> Vec<T> {
+    pub(crate) fn list<T: Tolerant>(&mut self, key: &str) -> Vec<T> {
         let at = self.at(key);
         match self.map.remove(key) {
             None | Some(Value::Null) => Vec::new(),
@@ -221,7 +221,7 @@ impl Fields<'_> {
     }
 
     /// Outcome lines: a string or an array of strings; other elements dropped.
-    pub fn lines(&mut self, key: &str) -> Vec<String> {
+    pub(crate) fn lines(&mut self, key: &str) -> Vec<String> {
         let at = self.at(key);
         match self.map.remove(key) {
             None | Some(Value::Null) => Vec::new(),
@@ -391,7 +391,7 @@ impl Tolerant for Blocker {
 /// The version number of a DWP schema URL
 /// (`https://deepworkplan.com/schema/plan-state/v2.json` → 2), for the
 /// given kind (`state` or `manifest`). `None` when the URL is not one.
-pub fn schema_version(url: &str, kind: &str) -> Option<u32> {
+pub(crate) fn schema_version(url: &str, kind: &str) -> Option<u32> {
     let marker = format!("/plan-{kind}/v");
     let start = url.find(&marker)? + marker.len();
     let rest = url.get(start..)?;

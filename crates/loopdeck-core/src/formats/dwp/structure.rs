@@ -93,7 +93,7 @@ fn is_boundary_heading(line: &str) -> bool {
 /// The content of field `name` in `body` (a `## NAME` heading or a
 /// `**NAME:**` label) up to the next heading or field label, trimmed as
 /// plan_contract trims it; empty when there is none.
-pub fn field_content(body: &str, name: &str) -> String {
+pub(super) fn field_content(body: &str, name: &str) -> String {
     let body = body.replace("\r\n", "\n");
     let lower = body.to_ascii_lowercase();
     let name = name.to_ascii_lowercase();
@@ -148,7 +148,7 @@ pub fn field_content(body: &str, name: &str) -> String {
 }
 
 /// Every structural finding of the verifier on `plan`.
-pub fn check(findings: &mut Vec<Finding>, plan: &Plan<'_>, tasks: &[Task]) {
+pub(super) fn check(findings: &mut Vec<Finding>, plan: &Plan<'_>, tasks: &[Task]) {
     if plan.has(super::FINALIZING) {
         // The verifier stops at an interrupted finalization.
         return;

@@ -18,7 +18,7 @@ use crate::store::transact;
 use crate::store::txn::{ActError, Edit, LockKind, Outcome, Refusal, Snapshot, Txn, WriteOptions};
 
 /// Make `req` on the project in `dir`.
-pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
+pub(crate) fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
     match &req.verb {
         Verb::AddDecision { .. }
         | Verb::AddBlocker { .. }

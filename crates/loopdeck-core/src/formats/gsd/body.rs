@@ -4,22 +4,24 @@
 
 use crate::model::{Decision, StatusKind};
 
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Body {
-    pub phase: Option<String>,
-    pub plan: Option<String>,
-    pub status: Option<String>,
-    pub last_activity: Option<String>,
-    pub progress_percent: Option<u8>,
-    pub decisions: Vec<Decision>,
-    pub blockers: Vec<String>,
-    pub last_session: Option<String>,
-    pub stopped_at: Option<String>,
-    pub resume_file: Option<String>,
-    /// The Pending Todos section's count: `None` without such a section.
-    pub pending_todos: Option<usize>,
-    pub lines: usize,
-}
+testing_pub!(
+    #[derive(Debug, Default, Clone, PartialEq, Eq)]
+    pub struct Body {
+        pub phase: Option<String>,
+        pub plan: Option<String>,
+        pub status: Option<String>,
+        pub last_activity: Option<String>,
+        pub progress_percent: Option<u8>,
+        pub decisions: Vec<Decision>,
+        pub blockers: Vec<String>,
+        pub last_session: Option<String>,
+        pub stopped_at: Option<String>,
+        pub resume_file: Option<String>,
+        /// The Pending Todos section's count: `None` without such a section.
+        pub pending_todos: Option<usize>,
+        pub lines: usize,
+    }
+);
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Section {
@@ -125,139 +127,141 @@ fn heading_level(trimmed: &str) -> Option<usize> {
     (level > 0).then_some(level)
 }
 
-pub fn parse(body: &str) -> Body {
-    let mut b = Body::default();
-    // The sections gsd-tools writes decisions and blockers into (its own
-    // regex, its own bounds): what is there is a decision or a blocker
-    // unless the reader's own heading names another list (so `### Concerns`
-    // and an item after a `# ` heading inside it are read as gsd-tools
-    // reads them).
-    let gsd = |list| super::splice::gsd_section(body, list).map(|(_, start, end)| start..end);
-    let gsd_decisions = gsd(super::splice::List::Decisions);
-    let gsd_blockers = gsd(super::splice::List::Blockers);
-    let mut offset = 0;
-    let mut section = Section::Other;
-    // The current section was opened by a bold line, not a `#` heading.
-    let mut bold_opened = false;
-    // The level of the `## Session …` heading we are under: `Last session`,
-    // `Stopped at` and `Resume file` are read only there (seed 001: scoped
-    // to the Session section so archived text never matches).
-    let mut session: Option<usize> = None;
-    for raw in body.split_inclusive('\n') {
-        let at = offset;
-        offset += raw.len();
-        b.lines += 1;
-        let line = raw.strip_suffix('\n').unwrap_or(raw).trim_end_matches('\r');
-        let trimmed = line.trim();
-        let heading = trimmed.starts_with('#')
-            || (trimmed.starts_with("**") && trimmed.ends_with("**") && trimmed.len() > 4);
-        if heading {
-            let h = trimmed.trim_matches(['#', '*', ' ']).to_ascii_lowercase();
-            if let Some(level) = heading_level(trimmed) {
-                if h.contains("session") {
-                    session = Some(level);
-                } else if session.is_some_and(|s| level <= s) {
-                    session = None;
+testing_pub!(
+    pub fn parse(body: &str) -> Body {
+        let mut b = Body::default();
+        // The sections gsd-tools writes decisions and blockers into (its own
+        // regex, its own bounds): what is there is a decision or a blocker
+        // unless the reader's own heading names another list (so `### Concerns`
+        // and an item after a `# ` heading inside it are read as gsd-tools
+        // reads them).
+        let gsd = |list| super::splice::gsd_section(body, list).map(|(_, start, end)| start..end);
+        let gsd_decisions = gsd(super::splice::List::Decisions);
+        let gsd_blockers = gsd(super::splice::List::Blockers);
+        let mut offset = 0;
+        let mut section = Section::Other;
+        // The current section was opened by a bold line, not a `#` heading.
+        let mut bold_opened = false;
+        // The level of the `## Session …` heading we are under: `Last session`,
+        // `Stopped at` and `Resume file` are read only there (seed 001: scoped
+        // to the Session section so archived text never matches).
+        let mut session: Option<usize> = None;
+        for raw in body.split_inclusive('\n') {
+            let at = offset;
+            offset += raw.len();
+            b.lines += 1;
+            let line = raw.strip_suffix('\n').unwrap_or(raw).trim_end_matches('\r');
+            let trimmed = line.trim();
+            let heading = trimmed.starts_with('#')
+                || (trimmed.starts_with("**") && trimmed.ends_with("**") && trimmed.len() > 4);
+            if heading {
+                let h = trimmed.trim_matches(['#', '*', ' ']).to_ascii_lowercase();
+                if let Some(level) = heading_level(trimmed) {
+                    if h.contains("session") {
+                        session = Some(level);
+                    } else if session.is_some_and(|s| level <= s) {
+                        session = None;
+                    }
                 }
+                let bold = !trimmed.starts_with('#');
+                let named = if h.contains("decision") {
+                    Some(Section::Decisions)
+                } else if h.contains("blocker") {
+                    Some(Section::Blockers)
+                } else if h.contains("todo") {
+                    b.pending_todos.get_or_insert(0);
+                    Some(Section::Todos)
+                } else {
+                    None
+                };
+                section = match named {
+                    Some(s) => {
+                        bold_opened = bold;
+                        s
+                    }
+                    // A bold label inside a list under a `#` heading
+                    // (`**Phase 6 status:**` under `### Blockers/Concerns`)
+                    // groups its items; it does not end the list (gsd-tools'
+                    // sections run to the next `##`). Under a bold section
+                    // name, the next bold line is the next section.
+                    None if bold && !bold_opened => section,
+                    None => {
+                        bold_opened = false;
+                        Section::Other
+                    }
+                };
+                continue;
             }
-            let bold = !trimmed.starts_with('#');
-            let named = if h.contains("decision") {
-                Some(Section::Decisions)
-            } else if h.contains("blocker") {
-                Some(Section::Blockers)
-            } else if h.contains("todo") {
-                b.pending_todos.get_or_insert(0);
-                Some(Section::Todos)
-            } else {
-                None
+            let bullet = trimmed
+                .strip_prefix("- ")
+                .or_else(|| trimmed.strip_prefix("* "))
+                .map(str::trim);
+            let in_decisions = gsd_decisions.as_ref().is_some_and(|r| r.contains(&at));
+            let in_blockers = gsd_blockers.as_ref().is_some_and(|r| r.contains(&at));
+            // A heading the reader names (`**Decisions**` inside gsd-tools'
+            // blockers section) keeps its list.
+            let listed = match (section, in_decisions, in_blockers) {
+                (Section::Other, true, false) => Section::Decisions,
+                (Section::Other, false, true) => Section::Blockers,
+                _ => section,
             };
-            section = match named {
-                Some(s) => {
-                    bold_opened = bold;
-                    s
+            match (listed, bullet) {
+                (Section::Decisions, Some(item)) if !is_placeholder_item(item) => {
+                    b.decisions.push(decision(item));
+                    continue;
                 }
-                // A bold label inside a list under a `#` heading
-                // (`**Phase 6 status:**` under `### Blockers/Concerns`)
-                // groups its items; it does not end the list (gsd-tools'
-                // sections run to the next `##`). Under a bold section
-                // name, the next bold line is the next section.
-                None if bold && !bold_opened => section,
-                None => {
-                    bold_opened = false;
-                    Section::Other
+                (Section::Blockers, Some(item)) if !is_placeholder_item(item) => {
+                    b.blockers.push(item.to_owned());
+                    continue;
+                }
+                (Section::Todos, Some(item)) => {
+                    if is_pending_todo(item)
+                        && let Some(n) = b.pending_todos.as_mut()
+                    {
+                        *n += 1;
+                    }
+                    continue;
+                }
+                (Section::Todos, None) => {
+                    // "3 pending todos — see /gsd:check-todos": the count, stated.
+                    if let Some(n) = stated_count(trimmed)
+                        && let Some(count) = b.pending_todos.as_mut()
+                    {
+                        *count = (*count).max(n);
+                    }
+                }
+                _ => {}
+            }
+            let first = |slot: &mut Option<String>, key: &str| {
+                if slot.is_none()
+                    && let Some(v) = field(line, key)
+                {
+                    *slot = Some(v.to_owned());
                 }
             };
-            continue;
-        }
-        let bullet = trimmed
-            .strip_prefix("- ")
-            .or_else(|| trimmed.strip_prefix("* "))
-            .map(str::trim);
-        let in_decisions = gsd_decisions.as_ref().is_some_and(|r| r.contains(&at));
-        let in_blockers = gsd_blockers.as_ref().is_some_and(|r| r.contains(&at));
-        // A heading the reader names (`**Decisions**` inside gsd-tools'
-        // blockers section) keeps its list.
-        let listed = match (section, in_decisions, in_blockers) {
-            (Section::Other, true, false) => Section::Decisions,
-            (Section::Other, false, true) => Section::Blockers,
-            _ => section,
-        };
-        match (listed, bullet) {
-            (Section::Decisions, Some(item)) if !is_placeholder_item(item) => {
-                b.decisions.push(decision(item));
-                continue;
+            first(&mut b.phase, "Phase");
+            first(&mut b.phase, "Current Phase");
+            first(&mut b.phase, "Active Phase");
+            first(&mut b.plan, "Plan");
+            first(&mut b.status, "Status");
+            first(&mut b.last_activity, "Last activity");
+            if session.is_some() {
+                first(&mut b.last_session, "Last session");
+                first(&mut b.stopped_at, "Stopped at");
+                first(&mut b.resume_file, "Resume file");
             }
-            (Section::Blockers, Some(item)) if !is_placeholder_item(item) => {
-                b.blockers.push(item.to_owned());
-                continue;
-            }
-            (Section::Todos, Some(item)) => {
-                if is_pending_todo(item)
-                    && let Some(n) = b.pending_todos.as_mut()
-                {
-                    *n += 1;
-                }
-                continue;
-            }
-            (Section::Todos, None) => {
-                // "3 pending todos — see /gsd:check-todos": the count, stated.
-                if let Some(n) = stated_count(trimmed)
-                    && let Some(count) = b.pending_todos.as_mut()
-                {
-                    *count = (*count).max(n);
-                }
-            }
-            _ => {}
-        }
-        let first = |slot: &mut Option<String>, key: &str| {
-            if slot.is_none()
-                && let Some(v) = field(line, key)
+            if b.progress_percent.is_none()
+                && let Some(v) = field(line, "Progress")
             {
-                *slot = Some(v.to_owned());
+                b.progress_percent = percent_in(v);
             }
-        };
-        first(&mut b.phase, "Phase");
-        first(&mut b.phase, "Current Phase");
-        first(&mut b.phase, "Active Phase");
-        first(&mut b.plan, "Plan");
-        first(&mut b.status, "Status");
-        first(&mut b.last_activity, "Last activity");
-        if session.is_some() {
-            first(&mut b.last_session, "Last session");
-            first(&mut b.stopped_at, "Stopped at");
-            first(&mut b.resume_file, "Resume file");
         }
-        if b.progress_percent.is_none()
-            && let Some(v) = field(line, "Progress")
-        {
-            b.progress_percent = percent_in(v);
-        }
+        b
     }
-    b
-}
+);
 
 /// Status normalisation for loopdeck's views (PRODUCT.md's order).
-pub fn normalize_status(raw: Option<&str>, paused_at: bool) -> String {
+pub(crate) fn normalize_status(raw: Option<&str>, paused_at: bool) -> String {
     let raw = raw.unwrap_or("").trim();
     let l = raw.to_lowercase();
     let has = |s: &str| l.contains(s);
@@ -286,7 +290,7 @@ pub fn normalize_status(raw: Option<&str>, paused_at: bool) -> String {
 /// The kind of each status [`normalize_status`] yields: the seed's
 /// canonical values (seed 001, 状态值), plus loopdeck's `unreadable`. A word
 /// the seed does not define (a raw status passed through) is `Unknown`.
-pub fn status_kind(status: &str) -> StatusKind {
+pub(crate) fn status_kind(status: &str) -> StatusKind {
     match status {
         "discussing" | "planning" => StatusKind::Planning,
         "executing" | "verifying" => StatusKind::Running,

@@ -8,26 +8,28 @@
 
 /// One frontmatter value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Value {
+pub(crate) enum Value {
     Null,
     Str(String),
     List(Vec<String>),
     Map(Vec<(String, String)>),
 }
 
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Frontmatter {
-    entries: Vec<(String, Value)>,
-    /// How many `---` blocks are stacked at the top of the file.
-    pub blocks: usize,
-    /// A comment line sits inside a nested map, which hides it from GSD's
-    /// statusline parser.
-    pub comment_in_map: bool,
-}
+testing_pub!(
+    #[derive(Debug, Default, Clone, PartialEq, Eq)]
+    pub struct Frontmatter {
+        entries: Vec<(String, Value)>,
+        /// How many `---` blocks are stacked at the top of the file.
+        pub blocks: usize,
+        /// A comment line sits inside a nested map, which hides it from GSD's
+        /// statusline parser.
+        pub comment_in_map: bool,
+    }
+);
 
 impl Frontmatter {
     /// The last value written for `key` (later lines win, as in GSD).
-    pub fn get(&self, key: &str) -> Option<&Value> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
         self.entries
             .iter()
             .rev()
@@ -35,35 +37,41 @@ impl Frontmatter {
             .map(|(_, v)| v)
     }
 
-    /// A scalar value; `None` for null, empty, or a non-scalar.
-    pub fn str(&self, key: &str) -> Option<&str> {
-        match self.get(key)? {
-            Value::Str(s) if !s.is_empty() => Some(s),
-            _ => None,
+    testing_pub!(
+        /// A scalar value; `None` for null, empty, or a non-scalar.
+        pub fn str(&self, key: &str) -> Option<&str> {
+            match self.get(key)? {
+                Value::Str(s) if !s.is_empty() => Some(s),
+                _ => None,
+            }
         }
-    }
+    );
 
-    /// A value inside a nested map, e.g. `progress.percent`.
-    pub fn nested(&self, map: &str, key: &str) -> Option<&str> {
-        match self.get(map)? {
-            Value::Map(m) => m
-                .iter()
-                .rev()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v.as_str()),
-            _ => None,
+    testing_pub!(
+        /// A value inside a nested map, e.g. `progress.percent`.
+        pub fn nested(&self, map: &str, key: &str) -> Option<&str> {
+            match self.get(map)? {
+                Value::Map(m) => m
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| k == key)
+                    .map(|(_, v)| v.as_str()),
+                _ => None,
+            }
         }
-    }
+    );
 
-    pub fn list(&self, key: &str) -> Vec<String> {
-        match self.get(key) {
-            Some(Value::List(v)) => v.clone(),
-            Some(Value::Str(s)) if !s.is_empty() => vec![s.clone()],
-            _ => Vec::new(),
+    testing_pub!(
+        pub fn list(&self, key: &str) -> Vec<String> {
+            match self.get(key) {
+                Some(Value::List(v)) => v.clone(),
+                Some(Value::Str(s)) if !s.is_empty() => vec![s.clone()],
+                _ => Vec::new(),
+            }
         }
-    }
+    );
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 }
@@ -117,66 +125,68 @@ fn key_of(line: &str) -> Option<(&str, &str)> {
     (ok && (rest.is_empty() || rest.starts_with([' ', '\t']))).then_some((k, rest))
 }
 
-/// Split `content` into its frontmatter and the body after it.
-pub fn split(content: &str) -> (Frontmatter, &str) {
-    let mut fm = Frontmatter::default();
-    let trimmed = content.trim_start_matches('\u{feff}');
-    let leading = trimmed.len() - trimmed.trim_start_matches(['\r', '\n']).len();
-    let start = &trimmed[leading..];
-    let mut lines = start.split_inclusive('\n');
-    match lines.next() {
-        Some(first) if first.trim_end() == "---" => {}
-        _ => {
-            return (fm, content);
+testing_pub!(
+    /// Split `content` into its frontmatter and the body after it.
+    pub fn split(content: &str) -> (Frontmatter, &str) {
+        let mut fm = Frontmatter::default();
+        let trimmed = content.trim_start_matches('\u{feff}');
+        let leading = trimmed.len() - trimmed.trim_start_matches(['\r', '\n']).len();
+        let start = &trimmed[leading..];
+        let mut lines = start.split_inclusive('\n');
+        match lines.next() {
+            Some(first) if first.trim_end() == "---" => {}
+            _ => {
+                return (fm, content);
+            }
         }
-    }
-    let mut consumed = content.len() - start.len();
-    consumed += start.split_inclusive('\n').next().map_or(0, str::len);
-    let mut block: Vec<&str> = Vec::new();
-    let mut closed = false;
-    for line in lines {
-        consumed += line.len();
-        let bare = line.trim_end_matches(['\r', '\n']);
-        if bare.trim_end() == "---" || bare.trim_end() == "..." {
-            closed = true;
-            break;
+        let mut consumed = content.len() - start.len();
+        consumed += start.split_inclusive('\n').next().map_or(0, str::len);
+        let mut block: Vec<&str> = Vec::new();
+        let mut closed = false;
+        for line in lines {
+            consumed += line.len();
+            let bare = line.trim_end_matches(['\r', '\n']);
+            if bare.trim_end() == "---" || bare.trim_end() == "..." {
+                closed = true;
+                break;
+            }
+            block.push(bare);
         }
-        block.push(bare);
-    }
-    if !closed {
-        return (Frontmatter::default(), content);
-    }
-    fm.blocks = 1;
-    parse_block(&block, &mut fm);
-    let mut body = &content[consumed..];
-    // Stacked blocks (seen in the wild): count them, keep the first.
-    loop {
-        let rest = body.trim_start_matches(['\r', '\n']);
-        let Some(after) = rest.strip_prefix("---") else {
-            break;
-        };
-        let after = after.trim_start_matches([' ', '\t']);
-        let Some(after) = after
-            .strip_prefix("\r\n")
-            .or_else(|| after.strip_prefix('\n'))
-        else {
-            break;
-        };
-        // A block of `key: value` lines; a Markdown rule (`---`) followed by
-        // prose is body, not frontmatter.
-        let first = after.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-        if key_of(first.trim_end_matches('\r')).is_none() {
-            break;
+        if !closed {
+            return (Frontmatter::default(), content);
         }
-        let close = after.find("\n---").map(|i| i + 4);
-        let Some(close) = close else { break };
-        let tail = &after[close..];
-        let eol = tail.find('\n').map_or(tail.len(), |i| i + 1);
-        fm.blocks += 1;
-        body = &tail[eol..];
+        fm.blocks = 1;
+        parse_block(&block, &mut fm);
+        let mut body = &content[consumed..];
+        // Stacked blocks (seen in the wild): count them, keep the first.
+        loop {
+            let rest = body.trim_start_matches(['\r', '\n']);
+            let Some(after) = rest.strip_prefix("---") else {
+                break;
+            };
+            let after = after.trim_start_matches([' ', '\t']);
+            let Some(after) = after
+                .strip_prefix("\r\n")
+                .or_else(|| after.strip_prefix('\n'))
+            else {
+                break;
+            };
+            // A block of `key: value` lines; a Markdown rule (`---`) followed by
+            // prose is body, not frontmatter.
+            let first = after.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            if key_of(first.trim_end_matches('\r')).is_none() {
+                break;
+            }
+            let close = after.find("\n---").map(|i| i + 4);
+            let Some(close) = close else { break };
+            let tail = &after[close..];
+            let eol = tail.find('\n').map_or(tail.len(), |i| i + 1);
+            fm.blocks += 1;
+            body = &tail[eol..];
+        }
+        (fm, body)
     }
-    (fm, body)
-}
+);
 
 fn parse_block(lines: &[&str], fm: &mut Frontmatter) {
     let mut i = 0;

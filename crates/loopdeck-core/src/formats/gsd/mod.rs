@@ -7,12 +7,20 @@
 //! GSD's own, byte for byte (see `statusline.rs`); everything else comes from
 //! the tolerant frontmatter reader and the body sections.
 
-pub mod act;
-pub mod body;
-pub mod frontmatter;
-pub mod splice;
-pub mod statusline;
-pub mod text;
+pub(crate) mod act;
+testing_pub!(
+    pub mod body;
+);
+testing_pub!(
+    pub mod frontmatter;
+);
+testing_pub!(
+    pub mod splice;
+);
+testing_pub!(
+    pub mod statusline;
+);
+pub(crate) mod text;
 
 use std::path::Path;
 
@@ -25,12 +33,12 @@ use crate::model::{
 use crate::phrase;
 use crate::store::{self, StoreError, WalkEntry};
 
-pub const PLANNING_DIR: &str = ".planning";
+pub(crate) const PLANNING_DIR: &str = ".planning";
 pub(crate) const STATE_FILE: &str = ".planning/STATE.md";
 const WAITING_FILE: &str = ".planning/WAITING.json";
 /// GSD's other state folder: where gsd-tools' `signal-waiting` writes
 /// WAITING.json whenever it exists (state.cjs, `cmdSignalWaiting`).
-pub const GSD_DIR: &str = ".gsd";
+pub(crate) const GSD_DIR: &str = ".gsd";
 const GSD_WAITING_FILE: &str = ".gsd/WAITING.json";
 /// GSD's own guidance: STATE.md is a summary, aimed at 100 lines or fewer.
 const LINE_TARGET: usize = 100;
@@ -51,7 +59,7 @@ struct Waiting {
 /// A GSD project lives where a directory holds `.planning/STATE.md`. A
 /// `.planning` that is a link (the walk lists links among files) is one
 /// too: it is read only if it stays inside the project, and reported if not.
-pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
+pub(crate) fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
     let planning = entry.dirs.iter().any(|d| d == PLANNING_DIR)
         || (entry.files.iter().any(|f| f == PLANNING_DIR)
             && is_link(&entry.path.join(PLANNING_DIR)));
@@ -92,173 +100,175 @@ fn dangling(dir: &Path) -> Option<String> {
     }
 }
 
-/// Read the GSD project at `dir`; `None` when it has no `STATE.md`. What
-/// cannot be read becomes a problem on the project.
-pub fn load(dir: &Path) -> Option<Project> {
-    let mut p = Project::new(Format::Gsd, dir.to_path_buf(), file_name(dir));
-    let state_path = dir.join(STATE_FILE);
-    // `.planning` checked once; then both files are opened relative to it.
-    let real = store::is_real_dir(dir, PLANNING_DIR);
-    let read = |name: &str, full: &str| {
-        if real {
-            store::read_in_real_subdir(dir, PLANNING_DIR, name, store::STATE_FILE_LIMIT)
-        } else {
-            store::read_in(dir, full, store::STATE_FILE_LIMIT)
-        }
-    };
-    // Inside a cached reading, a STATE.md that did not change is not read
-    // again (a `.planning` that is a link is always read).
-    let text = if real && store::cache::active() {
-        store::cache::memo_in(dir, STATE_FILE, store::STATE_FILE_LIMIT, |b| {
-            super::text_of(b)
-        })
-    } else {
-        read("STATE.md", STATE_FILE).map(super::text_of)
-    };
-    let text = match text {
-        Err(StoreError::Vanished) => {
-            let reason = dangling(dir)?;
-            return Some(unreadable(p, reason));
-        }
-        Err(StoreError::OutsideProject) if is_link(&dir.join(PLANNING_DIR)) => {
-            let reason =
-                "`.planning` is a symbolic link that leaves the project; it is not followed";
-            return Some(unreadable(p, reason.to_owned()));
-        }
-        Ok((text, lossy)) => {
-            if lossy {
-                p.problem(STATE_FILE, "not valid UTF-8; invalid bytes shown as �");
+testing_pub!(
+    /// Read the GSD project at `dir`; `None` when it has no `STATE.md`. What
+    /// cannot be read becomes a problem on the project.
+    pub fn load(dir: &Path) -> Option<Project> {
+        let mut p = Project::new(Format::Gsd, dir.to_path_buf(), file_name(dir));
+        let state_path = dir.join(STATE_FILE);
+        // `.planning` checked once; then both files are opened relative to it.
+        let real = store::is_real_dir(dir, PLANNING_DIR);
+        let read = |name: &str, full: &str| {
+            if real {
+                store::read_in_real_subdir(dir, PLANNING_DIR, name, store::STATE_FILE_LIMIT)
+            } else {
+                store::read_in(dir, full, store::STATE_FILE_LIMIT)
             }
-            (text, lossy)
-        }
-        Err(e) => {
-            p.updated_at = store::mtime(&state_path);
-            return Some(unreadable(p, e.to_string()));
-        }
-    };
-    let (text, lossy) = text;
-    p.statusline = statusline::statusline(&text);
-    let (fm, rest) = frontmatter::split(&text);
-    let body = body::parse(rest);
-    lint(&mut p, &text, &fm, &body);
+        };
+        // Inside a cached reading, a STATE.md that did not change is not read
+        // again (a `.planning` that is a link is always read).
+        let text = if real && store::cache::active() {
+            store::cache::memo_in(dir, STATE_FILE, store::STATE_FILE_LIMIT, |b| {
+                super::text_of(b)
+            })
+        } else {
+            read("STATE.md", STATE_FILE).map(super::text_of)
+        };
+        let text = match text {
+            Err(StoreError::Vanished) => {
+                let reason = dangling(dir)?;
+                return Some(unreadable(p, reason));
+            }
+            Err(StoreError::OutsideProject) if is_link(&dir.join(PLANNING_DIR)) => {
+                let reason =
+                    "`.planning` is a symbolic link that leaves the project; it is not followed";
+                return Some(unreadable(p, reason.to_owned()));
+            }
+            Ok((text, lossy)) => {
+                if lossy {
+                    p.problem(STATE_FILE, "not valid UTF-8; invalid bytes shown as �");
+                }
+                (text, lossy)
+            }
+            Err(e) => {
+                p.updated_at = store::mtime(&state_path);
+                return Some(unreadable(p, e.to_string()));
+            }
+        };
+        let (text, lossy) = text;
+        p.statusline = statusline::statusline(&text);
+        let (fm, rest) = frontmatter::split(&text);
+        let body = body::parse(rest);
+        lint(&mut p, &text, &fm, &body);
 
-    p.updated_at = match fm.str("last_updated") {
-        Some(raw) => parse_time(raw).or_else(|| {
-            p.findings.push(
-                Finding::new(
-                    Level::Warning,
-                    "gsd.bad-timestamp",
-                    format!("last_updated `{raw}` is not a date; using the file's mtime"),
-                )
-                .at("last_updated"),
-            );
-            store::mtime(&state_path)
-        }),
-        None => store::mtime(&state_path),
-    };
-    let paused = fm.str("paused_at").is_some();
-    let raw_status = fm.str("status").or(body.status.as_deref());
-    p.status = body::normalize_status(raw_status, paused);
-    p.status_kind = body::status_kind(&p.status);
-    let stage = fm
-        .str("active_phase")
-        .map(|a| phrase!("phrase.gsd.phase", phase = a))
-        .or_else(|| {
-            body.phase
-                .as_ref()
-                .map(|ph| phrase!("phrase.gsd.phase", phase = ph))
-        })
-        .or_else(|| {
-            fm.str("current_phase")
-                .map(|c| match fm.str("current_phase_name") {
-                    Some(n) => phrase!("phrase.gsd.phase_named", phase = c, name = n),
-                    None => phrase!("phrase.gsd.phase", phase = c),
-                })
-        })
-        .or_else(|| {
-            // A milestone with 0 phases: the statusline says "milestone
-            // complete" (the hook compares the counters as strings); the
-            // views say what is true.
-            let zero = |k| {
-                fm.nested("progress", k)
-                    .is_some_and(|v| v.trim().parse::<u64>() == Ok(0))
-            };
-            (zero("total_phases") && zero("completed_phases"))
-                .then(|| phrase!("phrase.gsd.no_phases"))
-        });
-    p.stage = stage.clone();
-    p.progress_percent = fm
-        .nested("progress", "percent")
-        .and_then(|v| {
-            let digits: String = v.chars().take_while(char::is_ascii_digit).collect();
-            digits.parse::<u64>().ok().map(|n| n.min(100) as u8)
-        })
-        .or(body.progress_percent);
-    p.decisions = body.decisions.clone();
-    p.blockers = body.blockers.iter().cloned().map(Phrase::Quoted).collect();
-    p.pending_todos = body.pending_todos;
-
-    let stopped = fm.str("stopped_at").or(body.stopped_at.as_deref());
-    p.resume.stopped_at = stage.or_else(|| stopped.map(Phrase::quoted));
-    p.resume.reason = fm
-        .str("paused_at")
-        .map(|v| phrase!("phrase.gsd.paused", at = v))
-        .or_else(|| stopped.map(|s| phrase!("phrase.gsd.stopped_at", at = s)));
-    // GSD's own command, the same in every language.
-    p.resume.waiting_for = match (fm.str("next_action"), fm.list("next_phases")) {
-        (Some(action), phases) if !phases.is_empty() => Some(Phrase::quoted(format!(
-            "/gsd-{action} {}",
-            phases.join(" ")
-        ))),
-        (Some(action), _) => Some(Phrase::quoted(format!("/gsd-{action}"))),
-        // No recommendation recorded: nothing to say (the status is shown
-        // on its own line).
-        _ => None,
-    };
-    if let Some(resume) = body
-        .resume_file
-        .as_deref()
-        .filter(|r| !r.eq_ignore_ascii_case("none"))
-    {
-        let resume = resume.trim_matches('`');
-        if store::contained_file(dir, resume).is_some() {
-            p.resume.read_first.push(resume.to_owned());
-        }
-    }
-    p.resume.read_first.push(STATE_FILE.to_owned());
-    p.resume.last_session = body.last_session.clone();
-    // `.gsd/WAITING.json` is the current signal when there is one: gsd-tools
-    // writes there whenever `.gsd/` exists; a `.planning/` one beside it is
-    // older (answering removes both, as gsd-tools' signal-resume does).
-    let planning_waiting = read("WAITING.json", WAITING_FILE);
-    match store::read_in(dir, GSD_WAITING_FILE, store::STATE_FILE_LIMIT) {
-        Err(StoreError::Vanished) => waiting(&mut p, WAITING_FILE, planning_waiting),
-        found => {
-            if planning_waiting.is_ok() {
+        p.updated_at = match fm.str("last_updated") {
+            Some(raw) => parse_time(raw).or_else(|| {
                 p.findings.push(
                     Finding::new(
                         Level::Warning,
-                        "gsd.stale-waiting",
-                        format!("{WAITING_FILE} is left from before {GSD_DIR}/ existed: gsd-tools writes its question to {GSD_WAITING_FILE} now, and that is the one shown; answering removes both, as gsd-tools' signal-resume does"),
+                        "gsd.bad-timestamp",
+                        format!("last_updated `{raw}` is not a date; using the file's mtime"),
                     )
-                    .at(WAITING_FILE),
+                    .at("last_updated"),
                 );
+                store::mtime(&state_path)
+            }),
+            None => store::mtime(&state_path),
+        };
+        let paused = fm.str("paused_at").is_some();
+        let raw_status = fm.str("status").or(body.status.as_deref());
+        p.status = body::normalize_status(raw_status, paused);
+        p.status_kind = body::status_kind(&p.status);
+        let stage = fm
+            .str("active_phase")
+            .map(|a| phrase!("phrase.gsd.phase", phase = a))
+            .or_else(|| {
+                body.phase
+                    .as_ref()
+                    .map(|ph| phrase!("phrase.gsd.phase", phase = ph))
+            })
+            .or_else(|| {
+                fm.str("current_phase")
+                    .map(|c| match fm.str("current_phase_name") {
+                        Some(n) => phrase!("phrase.gsd.phase_named", phase = c, name = n),
+                        None => phrase!("phrase.gsd.phase", phase = c),
+                    })
+            })
+            .or_else(|| {
+                // A milestone with 0 phases: the statusline says "milestone
+                // complete" (the hook compares the counters as strings); the
+                // views say what is true.
+                let zero = |k| {
+                    fm.nested("progress", k)
+                        .is_some_and(|v| v.trim().parse::<u64>() == Ok(0))
+                };
+                (zero("total_phases") && zero("completed_phases"))
+                    .then(|| phrase!("phrase.gsd.no_phases"))
+            });
+        p.stage = stage.clone();
+        p.progress_percent = fm
+            .nested("progress", "percent")
+            .and_then(|v| {
+                let digits: String = v.chars().take_while(char::is_ascii_digit).collect();
+                digits.parse::<u64>().ok().map(|n| n.min(100) as u8)
+            })
+            .or(body.progress_percent);
+        p.decisions = body.decisions.clone();
+        p.blockers = body.blockers.iter().cloned().map(Phrase::Quoted).collect();
+        p.pending_todos = body.pending_todos;
+
+        let stopped = fm.str("stopped_at").or(body.stopped_at.as_deref());
+        p.resume.stopped_at = stage.or_else(|| stopped.map(Phrase::quoted));
+        p.resume.reason = fm
+            .str("paused_at")
+            .map(|v| phrase!("phrase.gsd.paused", at = v))
+            .or_else(|| stopped.map(|s| phrase!("phrase.gsd.stopped_at", at = s)));
+        // GSD's own command, the same in every language.
+        p.resume.waiting_for = match (fm.str("next_action"), fm.list("next_phases")) {
+            (Some(action), phases) if !phases.is_empty() => Some(Phrase::quoted(format!(
+                "/gsd-{action} {}",
+                phases.join(" ")
+            ))),
+            (Some(action), _) => Some(Phrase::quoted(format!("/gsd-{action}"))),
+            // No recommendation recorded: nothing to say (the status is shown
+            // on its own line).
+            _ => None,
+        };
+        if let Some(resume) = body
+            .resume_file
+            .as_deref()
+            .filter(|r| !r.eq_ignore_ascii_case("none"))
+        {
+            let resume = resume.trim_matches('`');
+            if store::contained_file(dir, resume).is_some() {
+                p.resume.read_first.push(resume.to_owned());
             }
-            waiting(&mut p, GSD_WAITING_FILE, found);
         }
+        p.resume.read_first.push(STATE_FILE.to_owned());
+        p.resume.last_session = body.last_session.clone();
+        // `.gsd/WAITING.json` is the current signal when there is one: gsd-tools
+        // writes there whenever `.gsd/` exists; a `.planning/` one beside it is
+        // older (answering removes both, as gsd-tools' signal-resume does).
+        let planning_waiting = read("WAITING.json", WAITING_FILE);
+        match store::read_in(dir, GSD_WAITING_FILE, store::STATE_FILE_LIMIT) {
+            Err(StoreError::Vanished) => waiting(&mut p, WAITING_FILE, planning_waiting),
+            found => {
+                if planning_waiting.is_ok() {
+                    p.findings.push(
+                        Finding::new(
+                            Level::Warning,
+                            "gsd.stale-waiting",
+                            format!("{WAITING_FILE} is left from before {GSD_DIR}/ existed: gsd-tools writes its question to {GSD_WAITING_FILE} now, and that is the one shown; answering removes both, as gsd-tools' signal-resume does"),
+                        )
+                        .at(WAITING_FILE),
+                    );
+                }
+                waiting(&mut p, GSD_WAITING_FILE, found);
+            }
+        }
+        p.activity = activity(&p, raw_status, fm.str("next_action"));
+        // What the act code would edit: a STATE.md that is not UTF-8 (or does
+        // not parse as GSD's) takes no decision, the answer included.
+        match (!lossy)
+            .then(|| act::offers(&text, &body.blockers))
+            .flatten()
+        {
+            Some(acts) => p.acts = acts,
+            None => p.inbox.iter_mut().for_each(|i| i.act = None),
+        }
+        Some(p)
     }
-    p.activity = activity(&p, raw_status, fm.str("next_action"));
-    // What the act code would edit: a STATE.md that is not UTF-8 (or does
-    // not parse as GSD's) takes no decision, the answer included.
-    match (!lossy)
-        .then(|| act::offers(&text, &body.blockers))
-        .flatten()
-    {
-        Some(acts) => p.acts = acts,
-        None => p.inbox.iter_mut().for_each(|i| i.act = None),
-    }
-    Some(p)
-}
+);
 
 /// How long an executing GSD project may leave `STATE.md` unwritten
 /// before it is stalled. GSD writes STATE.md "after every important
@@ -266,7 +276,7 @@ pub fn load(dir: &Path) -> Option<Project> {
 /// plan is the longest silence of a phase at work; the 64 real STATE.md
 /// files in `tests/fixtures/gsd-real-world` record plans of 1 to 48
 /// minutes, one of 1 h 14 m. Two hours is past all of them.
-pub const STALL_AFTER: chrono::TimeDelta = chrono::TimeDelta::hours(2);
+pub(crate) const STALL_AFTER: chrono::TimeDelta = chrono::TimeDelta::hours(2);
 
 /// The claim of work going on: the status says `executing` (not the idle
 /// `Ready to execute` the seed's normalisation also calls executing), no

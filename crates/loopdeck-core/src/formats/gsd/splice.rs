@@ -23,25 +23,29 @@ struct Line {
 }
 
 /// Why a file cannot be edited as a GSD `STATE.md`.
-pub type Refused = String;
+pub(crate) type Refused = String;
 
-/// A `STATE.md` ready to edit.
-#[derive(Debug, Clone)]
-pub struct Doc {
-    lines: Vec<Line>,
-    /// The file's line ending (its first one), for new lines.
-    eol: &'static str,
-    /// The lines of the first frontmatter block: the opening `---` and the
-    /// closing line.
-    frontmatter: Option<(usize, usize)>,
-}
+testing_pub!(
+    /// A `STATE.md` ready to edit.
+    #[derive(Debug, Clone)]
+    pub struct Doc {
+        lines: Vec<Line>,
+        /// The file's line ending (its first one), for new lines.
+        eol: &'static str,
+        /// The lines of the first frontmatter block: the opening `---` and the
+        /// closing line.
+        frontmatter: Option<(usize, usize)>,
+    }
+);
 
-/// Which list a verb edits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum List {
-    Decisions,
-    Blockers,
-}
+testing_pub!(
+    /// Which list a verb edits.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum List {
+        Decisions,
+        Blockers,
+    }
+);
 
 impl List {
     /// The titles gsd-tools' section regex takes (state.cjs,
@@ -73,7 +77,7 @@ impl List {
     }
 
     /// How a refusal names gsd-tools' headings for this list.
-    pub fn gsd_headings(self) -> &'static str {
+    pub(crate) fn gsd_headings(self) -> &'static str {
         match self {
             List::Decisions => "### Decisions, ### Decisions Made or ## Accumulated … Decisions",
             List::Blockers => "### Blockers, ### Blockers/Concerns or ### Concerns",
@@ -255,13 +259,13 @@ fn is_item(text: &str) -> bool {
 }
 
 /// gsd-tools' timestamp: JavaScript's `new Date().toISOString()`.
-pub fn iso(now: DateTime<Utc>) -> String {
+pub(crate) fn iso(now: DateTime<Utc>) -> String {
     now.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
 /// One line of user text for a list item: no line breaks or control
 /// characters (they would end the item or reach a terminal raw).
-pub fn one_line(what: &str, text: &str) -> Result<String, Refused> {
+pub(crate) fn one_line(what: &str, text: &str) -> Result<String, Refused> {
     let t = text.trim();
     if t.is_empty() {
         return Err(format!("{what} is empty"));
@@ -276,7 +280,7 @@ pub fn one_line(what: &str, text: &str) -> Result<String, Refused> {
 
 /// Untrusted text from a file on one line: control characters and runs of
 /// white space become one space.
-pub fn flatten(text: &str) -> String {
+pub(crate) fn flatten(text: &str) -> String {
     text.split(|c: char| c.is_control() || c.is_whitespace())
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
@@ -284,61 +288,63 @@ pub fn flatten(text: &str) -> String {
 }
 
 impl Doc {
-    /// Read `bytes` as a GSD `STATE.md`, or say why it is not one.
-    pub fn parse(bytes: &[u8]) -> Result<Doc, Refused> {
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            format!(
-                "STATE.md is not UTF-8 text (invalid byte at offset {}); loopdeck does not write a file it cannot read whole",
-                e.valid_up_to()
-            )
-        })?;
-        if let Some(c) = text
-            .chars()
-            .find(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}'))
-        {
-            return Err(format!(
-                "STATE.md holds a control character (U+{:04X}): it is not a text file loopdeck will write",
-                c as u32
-            ));
-        }
-        if text.trim().is_empty() {
-            return Err("STATE.md is empty: nothing GSD can read, nothing to edit".to_owned());
-        }
-        let mut lines = Vec::new();
-        let mut rest = text;
-        while !rest.is_empty() {
-            let (line, eol, next) = match rest.find('\n') {
-                Some(i) if i > 0 && rest.as_bytes()[i - 1] == b'\r' => {
-                    (&rest[..i - 1], "\r\n", &rest[i + 1..])
-                }
-                Some(i) => (&rest[..i], "\n", &rest[i + 1..]),
-                None => (rest, "", ""),
-            };
-            lines.push(Line {
-                text: line.to_owned(),
+    testing_pub!(
+        /// Read `bytes` as a GSD `STATE.md`, or say why it is not one.
+        pub fn parse(bytes: &[u8]) -> Result<Doc, Refused> {
+            let text = std::str::from_utf8(bytes).map_err(|e| {
+                format!(
+                    "STATE.md is not UTF-8 text (invalid byte at offset {}); loopdeck does not write a file it cannot read whole",
+                    e.valid_up_to()
+                )
+            })?;
+            if let Some(c) = text
+                .chars()
+                .find(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}'))
+            {
+                return Err(format!(
+                    "STATE.md holds a control character (U+{:04X}): it is not a text file loopdeck will write",
+                    c as u32
+                ));
+            }
+            if text.trim().is_empty() {
+                return Err("STATE.md is empty: nothing GSD can read, nothing to edit".to_owned());
+            }
+            let mut lines = Vec::new();
+            let mut rest = text;
+            while !rest.is_empty() {
+                let (line, eol, next) = match rest.find('\n') {
+                    Some(i) if i > 0 && rest.as_bytes()[i - 1] == b'\r' => {
+                        (&rest[..i - 1], "\r\n", &rest[i + 1..])
+                    }
+                    Some(i) => (&rest[..i], "\n", &rest[i + 1..]),
+                    None => (rest, "", ""),
+                };
+                lines.push(Line {
+                    text: line.to_owned(),
+                    eol,
+                });
+                rest = next;
+            }
+            let eol = lines
+                .iter()
+                .map(|l| l.eol)
+                .find(|e| !e.is_empty())
+                .unwrap_or("\n");
+            let mut doc = Doc {
+                lines,
                 eol,
-            });
-            rest = next;
+                frontmatter: None,
+            };
+            doc.frontmatter = doc.find_frontmatter()?;
+            if doc.frontmatter.is_none() && !doc.lines.iter().any(|l| l.text.starts_with('#')) {
+                return Err(
+                    "STATE.md has neither a frontmatter block nor a Markdown heading: it does not read as GSD's STATE.md"
+                        .to_owned(),
+                );
+            }
+            Ok(doc)
         }
-        let eol = lines
-            .iter()
-            .map(|l| l.eol)
-            .find(|e| !e.is_empty())
-            .unwrap_or("\n");
-        let mut doc = Doc {
-            lines,
-            eol,
-            frontmatter: None,
-        };
-        doc.frontmatter = doc.find_frontmatter()?;
-        if doc.frontmatter.is_none() && !doc.lines.iter().any(|l| l.text.starts_with('#')) {
-            return Err(
-                "STATE.md has neither a frontmatter block nor a Markdown heading: it does not read as GSD's STATE.md"
-                    .to_owned(),
-            );
-        }
-        Ok(doc)
-    }
+    );
 
     /// The first `---` block at the top (after a byte-order mark or blank
     /// lines, as the reader takes it); an opened block never closed is a
@@ -375,15 +381,17 @@ impl Doc {
         self.frontmatter.map_or(0, |(_, close)| close + 1)
     }
 
-    /// The file's bytes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = String::new();
-        for l in &self.lines {
-            out.push_str(&l.text);
-            out.push_str(l.eol);
+    testing_pub!(
+        /// The file's bytes.
+        pub fn to_bytes(&self) -> Vec<u8> {
+            let mut out = String::new();
+            for l in &self.lines {
+                out.push_str(&l.text);
+                out.push_str(l.eol);
+            }
+            out.into_bytes()
         }
-        out.into_bytes()
-    }
+    );
 
     /// Insert `text` as a new line before line `at`.
     fn insert(&mut self, at: usize, text: String) {
@@ -412,7 +420,7 @@ impl Doc {
     /// trailing comment kept); without one, a line is added before the
     /// closing `---`. A file without frontmatter keeps none (its mtime is
     /// its last update).
-    pub fn refresh_last_updated(&mut self, now: DateTime<Utc>) {
+    pub(crate) fn refresh_last_updated(&mut self, now: DateTime<Utc>) {
         let Some((open, close)) = self.frontmatter else {
             return;
         };
@@ -501,7 +509,7 @@ impl Doc {
     }
 
     /// The heading `list` is written under, as the file spells it.
-    pub fn heading(&self, list: List) -> Option<String> {
+    pub(crate) fn heading(&self, list: List) -> Option<String> {
         self.section(list)
             .map(|s| self.lines[s.heading].text.trim().to_owned())
     }
@@ -509,7 +517,7 @@ impl Doc {
     /// A heading of the file's own that loopdeck's reader takes for
     /// `list` although gsd-tools' rule does not (`## Key Decisions`,
     /// `**Blockers/Concerns**`): named when gsd-tools' is missing.
-    pub fn other_heading(&self, list: List) -> Option<String> {
+    pub(crate) fn other_heading(&self, list: List) -> Option<String> {
         let start = self.body_start();
         self.lines[start..]
             .iter()
@@ -527,7 +535,7 @@ impl Doc {
     /// the section's last line of content, the placeholder lines its
     /// substitution empties removed; a file without that section gets
     /// gsd-tools' scaffold at its end, the file's own sections untouched.
-    pub fn add(&mut self, list: List, entry: String) -> Result<(), Refused> {
+    pub(crate) fn add(&mut self, list: List, entry: String) -> Result<(), Refused> {
         let Some(sec) = self.section(list) else {
             self.scaffold(list, entry);
             return Ok(());
@@ -596,24 +604,26 @@ impl Doc {
         }
     }
 
-    /// The blockers in `list`'s section: its list items, placeholders aside.
-    pub fn items(&self, list: List) -> Vec<String> {
-        let Some(sec) = self.section(list) else {
-            return Vec::new();
-        };
-        (sec.body..sec.end)
-            .map(|i| self.lines[i].text.as_str())
-            .filter(|t| is_item(t) && !is_placeholder_item(&t[2..]))
-            .map(|t| t[2..].trim().to_owned())
-            .collect()
-    }
+    testing_pub!(
+        /// The blockers in `list`'s section: its list items, placeholders aside.
+        pub fn items(&self, list: List) -> Vec<String> {
+            let Some(sec) = self.section(list) else {
+                return Vec::new();
+            };
+            (sec.body..sec.end)
+                .map(|i| self.lines[i].text.as_str())
+                .filter(|t| is_item(t) && !is_placeholder_item(&t[2..]))
+                .map(|t| t[2..].trim().to_owned())
+                .collect()
+        }
+    );
 
     /// Remove every blocker whose line holds `needle` (case-insensitive),
     /// as gsd-tools' `resolve-blocker` matches (a placeholder line too,
     /// which gsd-tools' snapshot lists as a blocker); `None` when the file has
     /// no blockers section. A section left empty says `None`, as
     /// gsd-tools writes it. Returns the lines removed.
-    pub fn resolve(&mut self, list: List, needle: &str) -> Option<Vec<String>> {
+    pub(crate) fn resolve(&mut self, list: List, needle: &str) -> Option<Vec<String>> {
         let sec = self.section(list)?;
         if self.in_frontmatter(list, sec).is_err() {
             return None;
@@ -642,20 +652,22 @@ impl Doc {
         Some(removed)
     }
 
-    /// The phase the project is in: `active_phase`, else `current_phase`
-    /// (frontmatter), else the number of the body's `Phase:` line.
-    pub fn current_phase(&self, text: &str) -> Option<String> {
-        let (fm, rest) = super::frontmatter::split(text);
-        if let Some(p) = fm.str("active_phase").or_else(|| fm.str("current_phase")) {
-            return Some(flatten(p));
+    testing_pub!(
+        /// The phase the project is in: `active_phase`, else `current_phase`
+        /// (frontmatter), else the number of the body's `Phase:` line.
+        pub fn current_phase(&self, text: &str) -> Option<String> {
+            let (fm, rest) = super::frontmatter::split(text);
+            if let Some(p) = fm.str("active_phase").or_else(|| fm.str("current_phase")) {
+                return Some(flatten(p));
+            }
+            let body = super::body::parse(rest);
+            let phase = body.phase?;
+            let token = phase.split_whitespace().next()?;
+            token
+                .starts_with(|c: char| c.is_ascii_digit())
+                .then(|| flatten(token.trim_end_matches([',', ':', ';'])))
         }
-        let body = super::body::parse(rest);
-        let phase = body.phase?;
-        let token = phase.split_whitespace().next()?;
-        token
-            .starts_with(|c: char| c.is_ascii_digit())
-            .then(|| flatten(token.trim_end_matches([',', ':', ';'])))
-    }
+    );
 }
 
 /// Where a trailing ` # comment` starts in a YAML value, outside quotes.

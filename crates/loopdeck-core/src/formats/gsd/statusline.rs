@@ -17,23 +17,25 @@
 //! whole file. This module reproduces those rules by hand; loopdeck's own
 //! views use the tolerant reader in `frontmatter.rs` instead.
 
-/// What `parseStateMd` extracts. `None` stands for both `undefined` and
-/// `null`; an empty string is kept (it is falsy in every check below).
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct HookState {
-    pub status: Option<String>,
-    pub milestone: Option<String>,
-    pub milestone_name: Option<String>,
-    pub active_phase: Option<String>,
-    pub next_action: Option<String>,
-    pub next_phases: Option<Vec<String>>,
-    pub completed_phases: Option<String>,
-    pub total_phases: Option<String>,
-    pub percent: Option<String>,
-    pub phase_num: Option<String>,
-    pub phase_total: Option<String>,
-    pub phase_name: Option<String>,
-}
+testing_pub!(
+    /// What `parseStateMd` extracts. `None` stands for both `undefined` and
+    /// `null`; an empty string is kept (it is falsy in every check below).
+    #[derive(Debug, Default, Clone, PartialEq, Eq)]
+    pub struct HookState {
+        pub status: Option<String>,
+        pub milestone: Option<String>,
+        pub milestone_name: Option<String>,
+        pub active_phase: Option<String>,
+        pub next_action: Option<String>,
+        pub next_phases: Option<Vec<String>>,
+        pub completed_phases: Option<String>,
+        pub total_phases: Option<String>,
+        pub percent: Option<String>,
+        pub phase_num: Option<String>,
+        pub phase_total: Option<String>,
+        pub phase_name: Option<String>,
+    }
+);
 
 /// JavaScript's `\s` (and the set `String.prototype.trim` removes).
 fn js_space(c: char) -> bool {
@@ -90,7 +92,7 @@ fn frontmatter(content: &str) -> Option<&str> {
 }
 
 /// Does GSD's hook find a frontmatter block in `content`?
-pub fn sees_frontmatter(content: &str) -> bool {
+pub(crate) fn sees_frontmatter(content: &str) -> bool {
     frontmatter(content).is_some()
 }
 
@@ -331,50 +333,52 @@ fn status_fallback(content: &str) -> Option<String> {
     None
 }
 
-/// `parseStateMd(content)`.
-pub fn parse_state_md(content: &str) -> HookState {
-    let mut s = HookState::default();
-    if let Some(fm) = frontmatter(content) {
-        for line in fm.split('\n') {
-            let line = line.strip_suffix('\r').unwrap_or(line);
-            let Some((key, raw)) = key_value(line) else {
-                continue;
-            };
-            let v = clean(raw);
-            let null = v == "null";
-            let slot = match key {
-                "status" => &mut s.status,
-                "milestone" => &mut s.milestone,
-                "milestone_name" => &mut s.milestone_name,
-                "active_phase" => &mut s.active_phase,
-                "next_action" => &mut s.next_action,
-                _ => continue,
-            };
-            // `active_phase` and `next_action` also map "" to null; the
-            // others keep "", which every later check treats as absent.
-            *slot = (!null).then_some(v);
+testing_pub!(
+    /// `parseStateMd(content)`.
+    pub fn parse_state_md(content: &str) -> HookState {
+        let mut s = HookState::default();
+        if let Some(fm) = frontmatter(content) {
+            for line in fm.split('\n') {
+                let line = line.strip_suffix('\r').unwrap_or(line);
+                let Some((key, raw)) = key_value(line) else {
+                    continue;
+                };
+                let v = clean(raw);
+                let null = v == "null";
+                let slot = match key {
+                    "status" => &mut s.status,
+                    "milestone" => &mut s.milestone,
+                    "milestone_name" => &mut s.milestone_name,
+                    "active_phase" => &mut s.active_phase,
+                    "next_action" => &mut s.next_action,
+                    _ => continue,
+                };
+                // `active_phase` and `next_action` also map "" to null; the
+                // others keep "", which every later check treats as absent.
+                *slot = (!null).then_some(v);
+            }
+            if let Some(phases) = next_phases_flow(fm).or_else(|| next_phases_block(fm)) {
+                s.next_phases = phases;
+            }
+            if let Some(block) = progress_block(fm) {
+                s.completed_phases = progress_number(block, "completed_phases");
+                s.total_phases = progress_number(block, "total_phases");
+                s.percent = progress_number(block, "percent");
+            }
         }
-        if let Some(phases) = next_phases_flow(fm).or_else(|| next_phases_block(fm)) {
-            s.next_phases = phases;
+        if let Some((num, total, name)) = phase_line(content) {
+            s.phase_num = Some(num);
+            s.phase_total = Some(total);
+            s.phase_name = name;
         }
-        if let Some(block) = progress_block(fm) {
-            s.completed_phases = progress_number(block, "completed_phases");
-            s.total_phases = progress_number(block, "total_phases");
-            s.percent = progress_number(block, "percent");
+        if s.status.as_deref().is_none_or(str::is_empty)
+            && let Some(st) = status_fallback(content)
+        {
+            s.status = Some(st);
         }
+        s
     }
-    if let Some((num, total, name)) = phase_line(content) {
-        s.phase_num = Some(num);
-        s.phase_total = Some(total);
-        s.phase_name = name;
-    }
-    if s.status.as_deref().is_none_or(str::is_empty)
-        && let Some(st) = status_fallback(content)
-    {
-        s.status = Some(st);
-    }
-    s
-}
+);
 
 fn truthy(v: &Option<String>) -> Option<&str> {
     v.as_deref().filter(|s| !s.is_empty())
@@ -400,7 +404,7 @@ fn progress_bar(percent: &Option<String>) -> Option<String> {
 }
 
 /// `formatGsdState(state)`: the state segment, `""` when nothing is known.
-pub fn format_gsd_state(s: &HookState) -> String {
+pub(crate) fn format_gsd_state(s: &HookState) -> String {
     let mut parts: Vec<String> = Vec::new();
     if truthy(&s.milestone).is_some() || truthy(&s.milestone_name).is_some() {
         let name = truthy(&s.milestone_name).filter(|n| *n != "milestone");
@@ -451,10 +455,12 @@ pub fn format_gsd_state(s: &HookState) -> String {
     parts.join(" \u{b7} ")
 }
 
-/// The statusline state segment for a `STATE.md`'s text.
-pub fn statusline(content: &str) -> String {
-    format_gsd_state(&parse_state_md(content))
-}
+testing_pub!(
+    /// The statusline state segment for a `STATE.md`'s text.
+    pub fn statusline(content: &str) -> String {
+        format_gsd_state(&parse_state_md(content))
+    }
+);
 
 #[cfg(test)]
 mod tests;

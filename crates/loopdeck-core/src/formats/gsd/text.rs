@@ -21,7 +21,7 @@ use super::splice::Refused;
 
 /// Where the text goes: each section has its own placeholder words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Field {
+pub(crate) enum Field {
     /// A decision line (summary, rationale, answer).
     Decision,
     /// A blocker line.
@@ -30,7 +30,7 @@ pub enum Field {
 
 /// A human's text for a `STATE.md` entry, trimmed and escaped; `Err`: why
 /// it cannot be written as typed.
-pub fn entry(what: &str, text: &str, field: Field) -> Result<String, Refused> {
+pub(crate) fn entry(what: &str, text: &str, field: Field) -> Result<String, Refused> {
     let t = text.trim();
     if t.is_empty() {
         return Err(format!("{what} is empty"));
@@ -73,7 +73,7 @@ pub fn entry(what: &str, text: &str, field: Field) -> Result<String, Refused> {
 /// Text read from a file, for an entry: on one line (control and
 /// line-breaking characters become spaces, as `flatten` does) and
 /// escaped; placeholder words made inert with an entity.
-pub fn from_file(text: &str, field: Field) -> String {
+pub(crate) fn from_file(text: &str, field: Field) -> String {
     let flat: String = text
         .split(|c: char| c.is_whitespace() || breaks(c))
         .filter(|w| !w.is_empty())
@@ -94,7 +94,7 @@ pub fn from_file(text: &str, field: Field) -> String {
 /// `--phase` as GSD's prune reads it (`[Phase 3]`, `[Phase 01-02]`,
 /// `[Phase 3.1]`): a number first, then up to 19 of digits, letters, `.`
 /// and `-`. `Phase 3` is phase 3.
-pub fn phase(text: &str) -> Result<String, Refused> {
+pub(crate) fn phase(text: &str) -> Result<String, Refused> {
     let t = text.trim();
     let t = match t.get(..6) {
         Some(head) if head.eq_ignore_ascii_case("phase ") => t[6..].trim(),

@@ -32,23 +32,25 @@ use serde_json::{Map, Value};
 
 use splice::Top;
 
-/// A parsed JSON document and the style to write it back in.
-///
-/// An object document (distinct keys) is read member by member: a member
-/// is parsed only when an edit asks for it (`get_mut`), and an array can
-/// be appended to without parsing it (`push`), so a decision on a large
-/// state holds its bytes and the parts it edits, not a tree of the whole.
-/// Anything else, or [`JsonDoc::value_mut`], holds the whole `Value`.
-#[derive(Debug, Clone)]
-pub struct JsonDoc {
-    style: Style,
-    /// The bytes as read (BOM included), shared with whoever read them.
-    original: Arc<Vec<u8>>,
-    /// The top-level members in their order, each read when needed
-    /// (`None`: the document is held whole, in `whole`).
-    members: Option<Vec<Member>>,
-    whole: Value,
-}
+testing_pub!(
+    /// A parsed JSON document and the style to write it back in.
+    ///
+    /// An object document (distinct keys) is read member by member: a member
+    /// is parsed only when an edit asks for it (`get_mut`), and an array can
+    /// be appended to without parsing it (`push`), so a decision on a large
+    /// state holds its bytes and the parts it edits, not a tree of the whole.
+    /// Anything else, or [`JsonDoc::value_mut`], holds the whole `Value`.
+    #[derive(Debug, Clone)]
+    pub struct JsonDoc {
+        style: Style,
+        /// The bytes as read (BOM included), shared with whoever read them.
+        original: Arc<Vec<u8>>,
+        /// The top-level members in their order, each read when needed
+        /// (`None`: the document is held whole, in `whole`).
+        members: Option<Vec<Member>>,
+        whole: Value,
+    }
+);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Style {
@@ -80,7 +82,7 @@ enum Slot {
 
 /// The kind of a member's value, as [`JsonDoc::shape`] tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
+pub(crate) enum Shape {
     Null,
     Array,
     Object,
@@ -91,18 +93,20 @@ pub enum Shape {
 const UNREADABLE: &str = "a member no longer parses as it did; nothing is written";
 
 impl JsonDoc {
-    /// Parse `bytes` (a UTF-8 BOM allowed). Errors say why in one line,
-    /// in the words the readers use for the same file
-    /// ([`crate::formats::json::reason`]: the same limits, the same text).
-    /// The whole document is checked as `serde_json` parses a `Value`
-    /// (the same errors), without building one.
-    pub fn parse(bytes: &[u8]) -> Result<Self, String> {
-        Self::parse_shared(Arc::new(bytes.to_vec()))
-    }
+    testing_pub!(
+        /// Parse `bytes` (a UTF-8 BOM allowed). Errors say why in one line,
+        /// in the words the readers use for the same file
+        /// ([`crate::formats::json::reason`]: the same limits, the same text).
+        /// The whole document is checked as `serde_json` parses a `Value`
+        /// (the same errors), without building one.
+        pub fn parse(bytes: &[u8]) -> Result<Self, String> {
+            Self::parse_shared(Arc::new(bytes.to_vec()))
+        }
+    );
 
     /// [`Self::parse`] of bytes held elsewhere too (a transaction's
     /// snapshot): they are shared, not copied.
-    pub fn parse_shared(original: Arc<Vec<u8>>) -> Result<Self, String> {
+    pub(crate) fn parse_shared(original: Arc<Vec<u8>>) -> Result<Self, String> {
         let bytes = original.as_slice();
         let bom = bytes.starts_with(b"\xEF\xBB\xBF");
         let body = if bom { &bytes[3..] } else { bytes };
@@ -140,30 +144,32 @@ impl JsonDoc {
         })
     }
 
-    /// The value of top-level member `key` (parsed for the asking when it
-    /// was not; `None`: no such member, or the document is not an object).
-    pub fn get(&self, key: &str) -> Option<Cow<'_, Value>> {
-        match &self.members {
-            None => self.whole.get(key).map(Cow::Borrowed),
-            Some(ms) => {
-                let m = ms.iter().find(|m| m.key == key)?;
-                match &m.state {
-                    Slot::Parsed(v) => Some(Cow::Borrowed(v)),
-                    Slot::Raw => self.read_member(m).map(Cow::Owned),
-                    Slot::Appended(items) => {
-                        let mut v = self.read_member(m)?;
-                        if let Value::Array(a) = &mut v {
-                            a.extend(items.iter().cloned());
+    testing_pub!(
+        /// The value of top-level member `key` (parsed for the asking when it
+        /// was not; `None`: no such member, or the document is not an object).
+        pub fn get(&self, key: &str) -> Option<Cow<'_, Value>> {
+            match &self.members {
+                None => self.whole.get(key).map(Cow::Borrowed),
+                Some(ms) => {
+                    let m = ms.iter().find(|m| m.key == key)?;
+                    match &m.state {
+                        Slot::Parsed(v) => Some(Cow::Borrowed(v)),
+                        Slot::Raw => self.read_member(m).map(Cow::Owned),
+                        Slot::Appended(items) => {
+                            let mut v = self.read_member(m)?;
+                            if let Value::Array(a) = &mut v {
+                                a.extend(items.iter().cloned());
+                            }
+                            Some(Cow::Owned(v))
                         }
-                        Some(Cow::Owned(v))
                     }
                 }
             }
         }
-    }
+    );
 
     /// Member `key`'s value, to edit (`None`: no such member).
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
+    pub(crate) fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
         let i = match &self.members {
             None => return self.whole.get_mut(key),
             Some(ms) => ms.iter().position(|m| m.key == key)?,
@@ -173,7 +179,7 @@ impl JsonDoc {
 
     /// What kind of value member `key` is (`None`: no such member), told
     /// without parsing it.
-    pub fn shape(&self, key: &str) -> Option<Shape> {
+    pub(crate) fn shape(&self, key: &str) -> Option<Shape> {
         let of = |v: &Value| match v {
             Value::Null => Shape::Null,
             Value::Array(_) => Shape::Array,
@@ -198,34 +204,36 @@ impl JsonDoc {
     }
 
     /// Has the document a top-level member `key`?
-    pub fn contains_key(&self, key: &str) -> bool {
+    pub(crate) fn contains_key(&self, key: &str) -> bool {
         match &self.members {
             None => self.whole.get(key).is_some(),
             Some(ms) => ms.iter().any(|m| m.key == key),
         }
     }
 
-    /// Set member `key` (in its place when there, else last), as
-    /// `Map::insert`; nothing when the document is not an object.
-    pub fn insert(&mut self, key: &str, value: Value) {
-        if let Some(ms) = &mut self.members {
-            if let Some(m) = ms.iter_mut().find(|m| m.key == key) {
-                m.state = Slot::Parsed(value);
-            } else {
-                ms.push(Member {
-                    key: key.to_owned(),
-                    at: None,
-                    state: Slot::Parsed(value),
-                });
+    testing_pub!(
+        /// Set member `key` (in its place when there, else last), as
+        /// `Map::insert`; nothing when the document is not an object.
+        pub fn insert(&mut self, key: &str, value: Value) {
+            if let Some(ms) = &mut self.members {
+                if let Some(m) = ms.iter_mut().find(|m| m.key == key) {
+                    m.state = Slot::Parsed(value);
+                } else {
+                    ms.push(Member {
+                        key: key.to_owned(),
+                        at: None,
+                        state: Slot::Parsed(value),
+                    });
+                }
+            } else if let Some(map) = self.whole.as_object_mut() {
+                map.insert(key.to_owned(), value);
             }
-        } else if let Some(map) = self.whole.as_object_mut() {
-            map.insert(key.to_owned(), value);
         }
-    }
+    );
 
     /// Set member `key` in its place when there, else at `index` (or
     /// last), as `Map::shift_insert` of a new key.
-    pub fn insert_at(&mut self, index: usize, key: &str, value: Value) {
+    pub(crate) fn insert_at(&mut self, index: usize, key: &str, value: Value) {
         if self.contains_key(key) {
             return self.insert(key, value);
         }
@@ -241,98 +249,108 @@ impl JsonDoc {
         }
     }
 
-    /// Append `entry` to the array `key`, made a one-entry array when it is
-    /// missing or not an array. An array never parsed stays unparsed.
-    pub fn push(&mut self, key: &str, entry: Value) {
-        if let Some(ms) = &mut self.members
-            && let Some(m) = ms.iter_mut().find(|m| m.key == key)
-        {
-            let raw_array =
-                m.at.as_ref()
-                    .is_some_and(|r| self.original.get(r.start) == Some(&b'['));
-            match &mut m.state {
-                Slot::Appended(items) => return items.push(entry),
-                Slot::Raw if raw_array => {
-                    m.state = Slot::Appended(vec![entry]);
-                    return;
+    testing_pub!(
+        /// Append `entry` to the array `key`, made a one-entry array when it is
+        /// missing or not an array. An array never parsed stays unparsed.
+        pub fn push(&mut self, key: &str, entry: Value) {
+            if let Some(ms) = &mut self.members
+                && let Some(m) = ms.iter_mut().find(|m| m.key == key)
+            {
+                let raw_array =
+                    m.at.as_ref()
+                        .is_some_and(|r| self.original.get(r.start) == Some(&b'['));
+                match &mut m.state {
+                    Slot::Appended(items) => return items.push(entry),
+                    Slot::Raw if raw_array => {
+                        m.state = Slot::Appended(vec![entry]);
+                        return;
+                    }
+                    _ => {}
                 }
-                _ => {}
+            }
+            match self.get_mut(key) {
+                Some(Value::Array(items)) => items.push(entry),
+                _ => self.insert(key, Value::Array(vec![entry])),
             }
         }
-        match self.get_mut(key) {
-            Some(Value::Array(items)) => items.push(entry),
-            _ => self.insert(key, Value::Array(vec![entry])),
+    );
+
+    testing_pub!(
+        /// The whole document as a value, to edit as one.
+        pub fn value_mut(&mut self) -> &mut Value {
+            if self.members.is_some() {
+                self.whole = self.materialise();
+                self.members = None;
+            }
+            &mut self.whole
         }
-    }
+    );
 
-    /// The whole document as a value, to edit as one.
-    pub fn value_mut(&mut self) -> &mut Value {
-        if self.members.is_some() {
-            self.whole = self.materialise();
-            self.members = None;
+    testing_pub!(
+        /// The whole document as a value.
+        pub fn into_value(mut self) -> Value {
+            std::mem::take(self.value_mut())
         }
-        &mut self.whole
-    }
+    );
 
-    /// The whole document as a value.
-    pub fn into_value(mut self) -> Value {
-        std::mem::take(self.value_mut())
-    }
-
-    #[cfg(any(test, feature = "testing"))]
-    /// The document as read with the edits spliced in (see [`splice`]);
-    /// the whole document in its original style when the splice cannot
-    /// say it. `Err`: the document cannot be written (never for one that
-    /// parsed, but it is not guessed at).
-    pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
-        self.clone().into_bytes()
-    }
-
-    /// [`Self::to_bytes`], consuming the document: the edited members move
-    /// into the writing rather than being copied.
-    pub fn into_bytes(mut self) -> Result<Vec<u8>, String> {
-        let Some(mut ms) = self.members.take() else {
-            return Ok(self.whole_bytes(&self.whole));
-        };
-        let untouched = |m: &Member| m.at.is_some() && matches!(m.state, Slot::Raw);
-        let all_read = splice::members(&self.original).map_or(0, |m| m.len());
-        if ms.len() == all_read && ms.iter().all(untouched) {
-            return Ok(Arc::unwrap_or_clone(self.original));
+    testing_pub!(
+        #[cfg(any(test, feature = "testing"))]
+        /// The document as read with the edits spliced in (see [`splice`]);
+        /// the whole document in its original style when the splice cannot
+        /// say it. `Err`: the document cannot be written (never for one that
+        /// parsed, but it is not guessed at).
+        pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
+            self.clone().into_bytes()
         }
-        // The edited values move into the new members (and back if the
-        // splice cannot say them), never copied.
-        let mut n = Map::new();
-        for m in &mut ms {
-            let v = match &mut m.state {
-                Slot::Parsed(v) => std::mem::take(v),
-                Slot::Raw | Slot::Appended(_) => Value::Null,
+    );
+
+    testing_pub!(
+        /// [`Self::to_bytes`], consuming the document: the edited members move
+        /// into the writing rather than being copied.
+        pub fn into_bytes(mut self) -> Result<Vec<u8>, String> {
+            let Some(mut ms) = self.members.take() else {
+                return Ok(self.whole_bytes(&self.whole));
             };
-            n.insert(m.key.clone(), v);
-        }
-        let how: Vec<Top<'_>> = ms
-            .iter()
-            .map(|m| match &m.state {
-                Slot::Raw => Top::Kept,
-                Slot::Parsed(_) => Top::Edited,
-                Slot::Appended(items) => Top::Appended(items),
-            })
-            .collect();
-        if let Some(out) = splice::splice_top(&self.original, &n, &how, self.style.ascii_only) {
-            return Ok(out);
-        }
-        drop(how);
-        for m in &mut ms {
-            if let (Slot::Parsed(v), Some(back)) = (&mut m.state, n.get_mut(&m.key)) {
-                *v = std::mem::take(back);
+            let untouched = |m: &Member| m.at.is_some() && matches!(m.state, Slot::Raw);
+            let all_read = splice::members(&self.original).map_or(0, |m| m.len());
+            if ms.len() == all_read && ms.iter().all(untouched) {
+                return Ok(Arc::unwrap_or_clone(self.original));
             }
+            // The edited values move into the new members (and back if the
+            // splice cannot say them), never copied.
+            let mut n = Map::new();
+            for m in &mut ms {
+                let v = match &mut m.state {
+                    Slot::Parsed(v) => std::mem::take(v),
+                    Slot::Raw | Slot::Appended(_) => Value::Null,
+                };
+                n.insert(m.key.clone(), v);
+            }
+            let how: Vec<Top<'_>> = ms
+                .iter()
+                .map(|m| match &m.state {
+                    Slot::Raw => Top::Kept,
+                    Slot::Parsed(_) => Top::Edited,
+                    Slot::Appended(items) => Top::Appended(items),
+                })
+                .collect();
+            if let Some(out) = splice::splice_top(&self.original, &n, &how, self.style.ascii_only) {
+                return Ok(out);
+            }
+            drop(how);
+            for m in &mut ms {
+                if let (Slot::Parsed(v), Some(back)) = (&mut m.state, n.get_mut(&m.key)) {
+                    *v = std::mem::take(back);
+                }
+            }
+            self.members = Some(ms);
+            let whole = self.materialise();
+            if matches!(whole, Value::Null) {
+                return Err(UNREADABLE.to_owned());
+            }
+            Ok(self.whole_bytes(&whole))
         }
-        self.members = Some(ms);
-        let whole = self.materialise();
-        if matches!(whole, Value::Null) {
-            return Err(UNREADABLE.to_owned());
-        }
-        Ok(self.whole_bytes(&whole))
-    }
+    );
 
     /// `value` written over the bytes read: spliced, else rewritten.
     fn whole_bytes(&self, value: &Value) -> Vec<u8> {

@@ -53,7 +53,7 @@ type Edits = Vec<(usize, usize, Vec<u8>)>;
 
 /// `bytes` (the file as read, `old` its parse) rewritten so that it parses
 /// as `new`, touching only what changed. `None`: not done this way.
-pub fn splice(bytes: &[u8], old: &Value, new: &Value, ascii_only: bool) -> Option<Vec<u8>> {
+pub(super) fn splice(bytes: &[u8], old: &Value, new: &Value, ascii_only: bool) -> Option<Vec<u8>> {
     let (root, fmt) = read(bytes, usize::MAX, ascii_only)?;
     let mut edits: Edits = Vec::new();
     diff(bytes, &root, old, new, &fmt, &mut edits)?;
@@ -109,7 +109,7 @@ fn apply(bytes: &[u8], mut edits: Edits) -> Option<Vec<u8>> {
 
 /// The top level of an object document (distinct keys): each member's
 /// key and where its value's bytes are, values not looked into.
-pub fn members(bytes: &[u8]) -> Option<Vec<(String, Range<usize>)>> {
+pub(super) fn members(bytes: &[u8]) -> Option<Vec<(String, Range<usize>)>> {
     let mut p = Parser::new(bytes, 0, 1);
     p.ws();
     let Kind::Object(members) = p.value()?.kind else {
@@ -124,7 +124,7 @@ pub fn members(bytes: &[u8]) -> Option<Vec<(String, Range<usize>)>> {
 }
 
 /// What became of one top-level member, for [`splice_top`].
-pub enum Top<'a> {
+pub(super) enum Top<'a> {
     /// Untouched: its bytes stay as they are.
     Kept,
     /// Edited: its value now is the one in the new members (and was, if
@@ -141,7 +141,7 @@ pub enum Top<'a> {
 /// members edited are parsed (once from `bytes`, once from the result to
 /// check it), so a large document is never held as a tree. `None`: not
 /// done this way.
-pub fn splice_top(
+pub(super) fn splice_top(
     bytes: &[u8],
     n: &serde_json::Map<String, Value>,
     how: &[Top<'_>],
@@ -282,7 +282,7 @@ fn checked_top(
 
 /// `a == b` with objects' keys in the same order too (`Value`'s own `==`
 /// ignores the order, which the file shows).
-pub fn same(a: &Value, b: &Value) -> bool {
+pub(super) fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()

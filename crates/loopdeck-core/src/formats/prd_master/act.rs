@@ -11,9 +11,9 @@
 
 mod answer;
 mod choose;
-pub mod doc;
+pub(crate) mod doc;
 mod lang;
-pub mod newproject;
+pub(crate) mod newproject;
 mod quote;
 
 use std::path::Path;
@@ -40,7 +40,7 @@ fn txn(dir: &Path, primary: &str, req: &Request, opts: &WriteOptions) -> Txn {
 }
 
 /// Make `req` on the project in `dir`.
-pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
+pub(crate) fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
     let t = txn(dir, STATE_FILE, req, opts);
     match &req.verb {
         Verb::Answer {
@@ -75,7 +75,7 @@ pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, Ac
 
 /// Step 3b: start a new project in `workspace` (a directory named after
 /// the project, holding a fresh v0.6 `state.json` and `conversation.md`).
-pub fn new_project(
+pub(crate) fn new_project(
     workspace: &Path,
     req: &Request,
     opts: &WriteOptions,

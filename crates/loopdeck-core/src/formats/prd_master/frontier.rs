@@ -12,7 +12,7 @@ use super::schema::{NextAction, OpenQuestion};
 use crate::model::{Finding, Frontier, Level, Question};
 
 /// The owner values that mean "an AI agent checks this itself".
-pub fn is_agent_owner(owner: Option<&str>) -> bool {
+pub(crate) fn is_agent_owner(owner: Option<&str>) -> bool {
     matches!(
         owner.map(|o| o.trim().to_ascii_lowercase()).as_deref(),
         Some("agent" | "ai" | "controller")
@@ -54,7 +54,7 @@ fn to_question(q: &OpenQuestion, id: String, waiting_on: Vec<String>) -> Questio
 }
 
 /// Compute the frontier and the findings about the questions themselves.
-pub fn compute(
+pub(crate) fn compute(
     questions: &[OpenQuestion],
     next_action: Option<&NextAction>,
     findings: &mut Vec<Finding>,

@@ -13,7 +13,7 @@ use super::schema::{Id, NextAction, Scalar, State};
 
 /// What the migrated view changed, for `show` and the resume card.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Migration {
+pub(crate) struct Migration {
     pub from_version: Option<String>,
     pub stage_from: Option<String>,
     pub stage_to: Option<String>,
@@ -28,14 +28,14 @@ pub struct Migration {
 
 /// `workflow_version` as read from the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Version {
+pub(crate) enum Version {
     Missing,
     /// (major, minor), from `0.6`, `"0.6"`, `"v0.10"`, `"0.6.1"`.
     Known(u32, u32),
     Unreadable(String),
 }
 
-pub fn version(state: &State) -> Version {
+pub(crate) fn version(state: &State) -> Version {
     let Some(raw) = state.workflow_version.as_ref().map(Scalar::text) else {
         return Version::Missing;
     };
@@ -51,7 +51,7 @@ pub fn version(state: &State) -> Version {
 
 /// Old (pre-0.5) stage → new stage. `None` for the demo stage, which has no
 /// new equivalent.
-pub fn map_stage(old: &str) -> Option<String> {
+pub(crate) fn map_stage(old: &str) -> Option<String> {
     let old = old.trim();
     let (major, rest) = match old.split_once('.') {
         Some((m, r)) => (m, Some(r)),
@@ -72,7 +72,7 @@ pub fn map_stage(old: &str) -> Option<String> {
 }
 
 /// The leading number of a stage ("4.5" → 4), when it has one.
-pub fn stage_major(stage: &str) -> Option<u32> {
+pub(crate) fn stage_major(stage: &str) -> Option<u32> {
     stage.trim().split('.').next()?.parse().ok()
 }
 
@@ -98,7 +98,10 @@ fn is_completed(state: &State) -> bool {
 /// the scene anchor already holds the value-argument section; it is asked
 /// only for a pre-0.5 state (it reads a file). `None` for a current state
 /// (0.6 or later, or a version that cannot be read: reported separately).
-pub fn migrate(state: &mut State, has_value_section: impl FnOnce() -> bool) -> Option<Migration> {
+pub(crate) fn migrate(
+    state: &mut State,
+    has_value_section: impl FnOnce() -> bool,
+) -> Option<Migration> {
     let (pre_05, pre_06) = match version(state) {
         Version::Missing => (true, true),
         Version::Known(ma, mi) => ((ma, mi) < (0, 5), (ma, mi) < (0, 6)),
@@ -167,7 +170,7 @@ pub fn migrate(state: &mut State, has_value_section: impl FnOnce() -> bool) -> O
 /// recomputed from `open_questions`. The replaced action goes whole: its
 /// `askuserquestion_options` answered another question and are never
 /// offered again.
-pub fn replace_next_action(state: &mut State, m: &mut Migration) {
+pub(crate) fn replace_next_action(state: &mut State, m: &mut Migration) {
     let replaced = if m.value_argument_next {
         NextAction {
             kind: Some("value_argument".to_owned()),

@@ -2,11 +2,13 @@
 //! (seed 000), or, without a readable one, a directory holding the
 //! deliverables the state can be rebuilt from.
 
-pub mod act;
-pub mod frontier;
-pub mod legacy;
-pub mod rebuild;
-pub mod schema;
+pub(crate) mod act;
+pub(crate) mod frontier;
+pub(crate) mod legacy;
+pub(crate) mod rebuild;
+testing_pub!(
+    pub mod schema;
+);
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -22,7 +24,7 @@ use crate::store::{self, StoreError, WalkEntry};
 use rebuild::SCENE_ANCHOR;
 use schema::{ParseFailure, Scalar, State};
 
-pub const STATE_FILE: &str = "state.json";
+pub(crate) const STATE_FILE: &str = "state.json";
 const CONVERSATION: &str = "conversation.md";
 const PROPOSAL_V1: &str = "proposal-v1.md";
 /// Keys that make a `state.json` a PRD-master state.
@@ -57,7 +59,7 @@ enum Why {
 }
 
 /// Recognise a PRD-master project in the directory `entry` describes.
-pub fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
+pub(crate) fn discover(entry: &WalkEntry<'_>) -> Option<Project> {
     let has = |name: &str| entry.files.iter().any(|f| f == name);
     let deliverables = has(SCENE_ANCHOR) || has(CONVERSATION);
     if entry.dirs.iter().any(|d| d == STATE_FILE) {
@@ -115,18 +117,19 @@ fn parse(bytes: &[u8]) -> Parsed {
     }
 }
 
-#[cfg(any(test, feature = "testing"))]
-/// Read the PRD-master project at `dir` directly (for `show`).
-pub fn load(dir: &Path) -> Option<Project> {
-    let names = store::list_names(dir);
-    let entry = WalkEntry {
-        path: dir,
-        relative: Path::new(""),
-        files: &names,
-        dirs: &[],
-    };
-    discover(&entry)
-}
+testing_pub!(
+    #[cfg(feature = "testing")]
+    /// Read the PRD-master project at `dir` directly (for `show`).
+    pub fn load(dir: &Path) -> Option<Project> {
+        let names = store::list_names(dir);
+        let entry = WalkEntry {
+            path: dir,
+            files: &names,
+            dirs: &[],
+        };
+        discover(&entry)
+    }
+);
 
 /// A project whose state comes from its deliverables. A `state.json` that
 /// exists is left exactly as it is.
@@ -626,7 +629,6 @@ mod tests {
         fs::write(tmp.path().join(CONVERSATION), "对话").unwrap();
         let entry = WalkEntry {
             path: tmp.path(),
-            relative: Path::new(""),
             files: &files,
             dirs: &[],
         };
@@ -640,7 +642,6 @@ mod tests {
         let only_state = vec![STATE_FILE.to_owned()];
         let entry = WalkEntry {
             path: tmp.path(),
-            relative: Path::new(""),
             files: &only_state,
             dirs: &[],
         };

@@ -6,11 +6,11 @@ use std::path::Path;
 use crate::store;
 
 /// The heading that marks a confirmed value argument in the scene anchor.
-pub const VALUE_SECTION: &str = "价值论证（阶段 2 已确认）";
-pub const SCENE_ANCHOR: &str = "scene-anchor.md";
+pub(crate) const VALUE_SECTION: &str = "价值论证（阶段 2 已确认）";
+pub(crate) const SCENE_ANCHOR: &str = "scene-anchor.md";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rebuilt {
+pub(crate) struct Rebuilt {
     pub work_type: Option<&'static str>,
     pub stage: String,
     /// The deliverable that decided the stage (relative path), if any.
@@ -23,7 +23,7 @@ fn exists(dir: &Path, rel: &str) -> bool {
 
 /// Does the scene anchor (at `anchor`, relative to the project) hold the
 /// confirmed value-argument section?
-pub fn scene_anchor_has_value(dir: &Path, anchor: &str) -> bool {
+pub(crate) fn scene_anchor_has_value(dir: &Path, anchor: &str) -> bool {
     store::read_in(dir, anchor, store::STATE_FILE_LIMIT)
         .is_ok_and(|b| String::from_utf8_lossy(&b).contains(VALUE_SECTION))
 }
@@ -72,7 +72,7 @@ fn drafts_r3(dir: &Path) -> Option<String> {
         .find(|rel| store::contained_file(dir, rel).is_some())
 }
 
-pub fn rebuild(dir: &Path) -> Rebuilt {
+pub(crate) fn rebuild(dir: &Path) -> Rebuilt {
     let work_type = if exists(dir, "output/bugfix.md") {
         Some("bugfix")
     } else if exists(dir, "output/requirements.md") {

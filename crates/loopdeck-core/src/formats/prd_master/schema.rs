@@ -12,119 +12,133 @@ use serde::de::IgnoredAny;
 use serde_json::{Map, Value};
 
 use crate::formats::json::{self, kind_of, nullable};
-pub use crate::formats::json::{Scalar, Text as Id};
+pub(crate) use crate::formats::json::{Scalar, Text as Id};
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct State {
-    pub state_schema_version: Option<Scalar>,
-    pub workflow_version: Option<Scalar>,
-    pub project_name: Option<String>,
-    pub last_updated_at_utc: Option<String>,
-    pub work_type: Option<String>,
-    pub workflow_mode: Option<String>,
-    pub current_stage: Option<Scalar>,
-    pub current_substep: Option<String>,
-    #[serde(deserialize_with = "nullable")]
-    pub completed_stages: Vec<Scalar>,
-    pub next_action: Option<NextAction>,
-    #[serde(deserialize_with = "nullable")]
-    pub open_questions: Vec<OpenQuestion>,
-    #[serde(deserialize_with = "nullable")]
-    pub key_decisions_made: Vec<KeyDecision>,
-    pub deliverables: Option<Map<String, Value>>,
-    #[serde(deserialize_with = "nullable")]
-    pub user_inputs_log: Vec<UserInput>,
-}
+testing_pub!(
+    #[derive(Debug, Clone, Default, Deserialize)]
+    #[serde(default)]
+    pub struct State {
+        pub state_schema_version: Option<Scalar>,
+        pub workflow_version: Option<Scalar>,
+        pub project_name: Option<String>,
+        pub last_updated_at_utc: Option<String>,
+        pub work_type: Option<String>,
+        pub workflow_mode: Option<String>,
+        pub current_stage: Option<Scalar>,
+        pub current_substep: Option<String>,
+        #[serde(deserialize_with = "nullable")]
+        pub completed_stages: Vec<Scalar>,
+        pub next_action: Option<NextAction>,
+        #[serde(deserialize_with = "nullable")]
+        pub open_questions: Vec<OpenQuestion>,
+        #[serde(deserialize_with = "nullable")]
+        pub key_decisions_made: Vec<KeyDecision>,
+        pub deliverables: Option<Map<String, Value>>,
+        #[serde(deserialize_with = "nullable")]
+        pub user_inputs_log: Vec<UserInput>,
+    }
+);
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct NextAction {
-    #[serde(rename = "type")]
-    pub kind: Option<String>,
-    pub description: Option<String>,
-    #[serde(deserialize_with = "nullable")]
-    pub askuserquestion_options: Vec<String>,
-    #[serde(deserialize_with = "nullable")]
-    pub question_ids: Vec<Id>,
-    #[serde(deserialize_with = "nullable")]
-    pub research_ids: Vec<Id>,
-    /// The human's choice, once made (`choose` writes `{option, text, at,
-    /// by}`): anything but null means answered, as `choose` refuses it.
-    pub answer: Option<Value>,
-}
+testing_pub!(
+    #[derive(Debug, Clone, Default, Deserialize)]
+    #[serde(default)]
+    pub struct NextAction {
+        #[serde(rename = "type")]
+        pub kind: Option<String>,
+        pub description: Option<String>,
+        #[serde(deserialize_with = "nullable")]
+        pub askuserquestion_options: Vec<String>,
+        #[serde(deserialize_with = "nullable")]
+        pub question_ids: Vec<Id>,
+        #[serde(deserialize_with = "nullable")]
+        pub research_ids: Vec<Id>,
+        /// The human's choice, once made (`choose` writes `{option, text, at,
+        /// by}`): anything but null means answered, as `choose` refuses it.
+        pub answer: Option<Value>,
+    }
+);
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct OpenQuestion {
-    pub id: Option<Scalar>,
-    pub title: Option<String>,
-    pub kind: Option<String>,
-    pub category: Option<String>,
-    pub priority: Option<String>,
-    #[serde(deserialize_with = "nullable")]
-    pub depends_on: Vec<Id>,
-    pub owner: Option<String>,
-    pub status: Option<String>,
-    pub evidence_needed: Option<String>,
-    pub acceptance_threshold: Option<String>,
-    pub due_by: Option<String>,
-    // Synonyms the seed forbids; read only to report them.
-    /// Kept as a value: a node that says `type` instead of `kind` still
-    /// tells its kind.
-    #[serde(rename = "type")]
-    pub synonym_type: Option<Value>,
-    pub evidence_required: Option<IgnoredAny>,
-    pub deadline: Option<IgnoredAny>,
-    pub awaiting_evidence: Option<IgnoredAny>,
-}
+testing_pub!(
+    #[derive(Debug, Clone, Default, Deserialize)]
+    #[serde(default)]
+    pub struct OpenQuestion {
+        pub id: Option<Scalar>,
+        pub title: Option<String>,
+        pub kind: Option<String>,
+        pub category: Option<String>,
+        pub priority: Option<String>,
+        #[serde(deserialize_with = "nullable")]
+        pub depends_on: Vec<Id>,
+        pub owner: Option<String>,
+        pub status: Option<String>,
+        pub evidence_needed: Option<String>,
+        pub acceptance_threshold: Option<String>,
+        pub due_by: Option<String>,
+        // Synonyms the seed forbids; read only to report them.
+        /// Kept as a value: a node that says `type` instead of `kind` still
+        /// tells its kind.
+        #[serde(rename = "type")]
+        pub synonym_type: Option<Value>,
+        pub evidence_required: Option<IgnoredAny>,
+        pub deadline: Option<IgnoredAny>,
+        pub awaiting_evidence: Option<IgnoredAny>,
+    }
+);
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct KeyDecision {
-    pub id: Option<String>,
-    pub decision: Option<String>,
-    pub stage: Option<Scalar>,
-    pub rationale: Option<String>,
-}
+testing_pub!(
+    #[derive(Debug, Clone, Default, Deserialize)]
+    #[serde(default)]
+    pub struct KeyDecision {
+        pub id: Option<String>,
+        pub decision: Option<String>,
+        pub stage: Option<Scalar>,
+        pub rationale: Option<String>,
+    }
+);
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct UserInput {
-    pub stage: Option<Scalar>,
-    pub timestamp: Option<String>,
-    pub summary: Option<String>,
-}
+testing_pub!(
+    #[derive(Debug, Clone, Default, Deserialize)]
+    #[serde(default)]
+    pub struct UserInput {
+        pub stage: Option<Scalar>,
+        pub timestamp: Option<String>,
+        pub summary: Option<String>,
+    }
+);
 
-/// Why a `state.json` could not be used at all.
-#[derive(Debug)]
-pub enum ParseFailure {
-    /// Not JSON (truncated, binary, invalid UTF-8...).
-    Syntax(serde_json::Error),
-    /// JSON, but not an object.
-    NotAnObject,
-}
+testing_pub!(
+    /// Why a `state.json` could not be used at all.
+    #[derive(Debug)]
+    pub enum ParseFailure {
+        /// Not JSON (truncated, binary, invalid UTF-8...).
+        Syntax(serde_json::Error),
+        /// JSON, but not an object.
+        NotAnObject,
+    }
+);
 
-/// Parse `state.json` bytes. Returns the state and the problems met on the
-/// way (fields of the wrong type, which were dropped).
-pub fn parse(bytes: &[u8]) -> Result<(State, Vec<String>), ParseFailure> {
-    let bytes = json::strip_bom(bytes);
-    // The limits a decision's edit meets, met here first (see `json`).
-    json::within_limits(bytes).map_err(ParseFailure::Syntax)?;
-    // serde would also accept a struct written as an array; a state is an object.
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    if first.is_some_and(|b| *b != b'{') {
-        return match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
-            Ok(_) => Err(ParseFailure::NotAnObject),
+testing_pub!(
+    /// Parse `state.json` bytes. Returns the state and the problems met on the
+    /// way (fields of the wrong type, which were dropped).
+    pub fn parse(bytes: &[u8]) -> Result<(State, Vec<String>), ParseFailure> {
+        let bytes = json::strip_bom(bytes);
+        // The limits a decision's edit meets, met here first (see `json`).
+        json::within_limits(bytes).map_err(ParseFailure::Syntax)?;
+        // serde would also accept a struct written as an array; a state is an object.
+        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+        if first.is_some_and(|b| *b != b'{') {
+            return match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+                Ok(_) => Err(ParseFailure::NotAnObject),
+                Err(e) => Err(ParseFailure::Syntax(e)),
+            };
+        }
+        match serde_json::from_slice::<State>(bytes) {
+            Ok(state) => Ok((state, Vec::new())),
+            Err(e) if e.is_data() => tolerant(bytes),
             Err(e) => Err(ParseFailure::Syntax(e)),
-        };
+        }
     }
-    match serde_json::from_slice::<State>(bytes) {
-        Ok(state) => Ok((state, Vec::new())),
-        Err(e) if e.is_data() => tolerant(bytes),
-        Err(e) => Err(ParseFailure::Syntax(e)),
-    }
-}
+);
 
 /// The slow path: the fields of the wrong type are dropped (and reported);
 /// the lists of objects are read element by element, so one bad node loses

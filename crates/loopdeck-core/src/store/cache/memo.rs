@@ -33,7 +33,12 @@ struct Computed<T, F> {
 /// reading is neither read nor parsed again (its stamp is the one kept);
 /// a file whose times changed is read, and parsed only if its sha256
 /// changed too. `parse` must depend on the bytes alone.
-pub fn memo_in<T, F>(dir: &Path, relative: &str, limit: u64, parse: F) -> Result<T, StoreError>
+pub(crate) fn memo_in<T, F>(
+    dir: &Path,
+    relative: &str,
+    limit: u64,
+    parse: F,
+) -> Result<T, StoreError>
 where
     T: Clone + Send + Sync + 'static,
     F: FnOnce(Vec<u8>) -> T + 'static,
@@ -86,7 +91,7 @@ where
 /// file's identity: inside a cached reading, a file whose identity and
 /// times did not change since the last reading is not read again. A file
 /// that is missing, a link or not a regular file is computed every time.
-pub fn memo_stat<T, F>(dir: &Path, relative: &str, compute: F) -> T
+pub(crate) fn memo_stat<T, F>(dir: &Path, relative: &str, compute: F) -> T
 where
     T: Clone + Send + Sync + 'static,
     F: FnOnce(&Path) -> T + 'static,

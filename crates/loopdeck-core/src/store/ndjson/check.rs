@@ -10,11 +10,11 @@ use super::read_exact_at;
 use crate::store::StoreError;
 
 /// How many of its last bytes a kept reading checks.
-pub const CHECK: usize = 32;
+pub(super) const CHECK: usize = 32;
 
 /// `buf.len()` bytes at `at`; a file that shrank under us has vanished
 /// (as [`super::ReverseLines`] says).
-pub fn read_at(file: &mut File, buf: &mut [u8], at: u64) -> Result<(), StoreError> {
+pub(super) fn read_at(file: &mut File, buf: &mut [u8], at: u64) -> Result<(), StoreError> {
     read_exact_at(file, buf, at).map_err(|e| {
         if e.kind() == io::ErrorKind::UnexpectedEof {
             StoreError::Vanished
@@ -25,7 +25,7 @@ pub fn read_at(file: &mut File, buf: &mut [u8], at: u64) -> Result<(), StoreErro
 }
 
 /// The last bytes (at most [`CHECK`]) of a file of `len` bytes.
-pub fn last_bytes(file: &mut File, len: u64) -> Result<Vec<u8>, StoreError> {
+pub(super) fn last_bytes(file: &mut File, len: u64) -> Result<Vec<u8>, StoreError> {
     let n = len.min(CHECK as u64);
     let mut buf = vec![0u8; n as usize];
     read_at(file, &mut buf, len - n)?;
@@ -34,7 +34,7 @@ pub fn last_bytes(file: &mut File, len: u64) -> Result<Vec<u8>, StoreError> {
 
 /// The bytes from `from - check.len()` to `len`, when the first of them
 /// are `check` (the file was appended to); `None` when they are not.
-pub fn read_on(
+pub(super) fn read_on(
     file: &mut File,
     check: &[u8],
     from: u64,
@@ -50,7 +50,7 @@ pub fn read_on(
 /// before `end` (the offset after the last newline) and the pending bytes
 /// after it. A torn tail cut off and replaced by a longer record that ends
 /// alike is then not taken for an append: every pending byte is checked.
-pub fn since_end(file: &mut File, end: u64, len: u64) -> Result<Vec<u8>, StoreError> {
+pub(super) fn since_end(file: &mut File, end: u64, len: u64) -> Result<Vec<u8>, StoreError> {
     let start = end.saturating_sub(CHECK as u64);
     let mut buf = vec![0u8; (len - start) as usize];
     read_at(file, &mut buf, start)?;
@@ -59,12 +59,12 @@ pub fn since_end(file: &mut File, end: u64, len: u64) -> Result<Vec<u8>, StoreEr
 
 /// What [`since_end`] gives, out of `buf` (the file's bytes from offset
 /// `start` to its end).
-pub fn since_end_of(buf: &[u8], start: u64, end: u64) -> Vec<u8> {
+pub(super) fn since_end_of(buf: &[u8], start: u64, end: u64) -> Vec<u8> {
     let from = end.saturating_sub(CHECK as u64).max(start) - start;
     buf[(from as usize).min(buf.len())..].to_vec()
 }
 
 /// The last [`CHECK`] bytes of `buf`.
-pub fn tail_of(buf: &[u8]) -> Vec<u8> {
+pub(super) fn tail_of(buf: &[u8]) -> Vec<u8> {
     buf[buf.len().saturating_sub(CHECK)..].to_vec()
 }

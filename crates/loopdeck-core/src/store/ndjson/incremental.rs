@@ -47,7 +47,7 @@ struct State<T, F> {
 
 /// [`super::tail_in`], read from the last offset inside a cached reading
 /// (see the module documentation); `chunk` is the fresh walk's step.
-pub fn tail_in<T, F>(
+pub(crate) fn tail_in<T, F>(
     project: &Path,
     relative: &str,
     max_items: usize,
@@ -80,7 +80,7 @@ where
             && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && FileId::of(&m) == s.id)
     }) {
         cache.count_reuse();
-        let tail = state.tail(0);
+        let tail = state.tail();
         if let Some(state) = kept {
             cache.put(pass, &path, state);
         }
@@ -97,7 +97,6 @@ where
         // Replaced, or truncated.
         return fresh(&cache, pass, &path, lines, id, now, max_items, &mut parse);
     }
-    let mut bytes_read = 0;
     if id.len == state.id.len {
         if id != state.id || !state.settled {
             // Rewritten at the same size, or too recent to tell.
@@ -117,8 +116,7 @@ where
             let id = FileId::of(&lines.file.metadata()?);
             return fresh(&cache, pass, &path, lines, id, now, max_items, &mut parse);
         };
-        bytes_read = buf.len() as u64;
-        cache.count_read(bytes_read);
+        cache.count_read(buf.len() as u64);
         let new = &buf[state.check.len()..];
         let start = state.id.len - state.check.len() as u64;
         state.fold(state.id.len, new, &mut parse);
@@ -130,7 +128,7 @@ where
         state.settled = cache.settled(&id, now);
         state.trim();
     }
-    let tail = state.tail(bytes_read);
+    let tail = state.tail();
     cache.put(pass, &path, state);
     Ok(tail)
 }
@@ -171,8 +169,7 @@ where
             window.push_front((start, item.map(Box::new)));
         }
     }
-    let bytes_read = lines.bytes_read();
-    cache.count_read(bytes_read);
+    cache.count_read(lines.bytes_read());
     let max_bytes = lines.budget + lines.bytes_read;
     let (end, pending, read) = pending_tail(&mut lines, id.len, max_bytes)?;
     let check = match pending {
@@ -191,7 +188,7 @@ where
         lines: window,
         by: PhantomData::<fn() -> F>,
     };
-    let tail = state.tail(bytes_read);
+    let tail = state.tail();
     cache.put(pass, path, state);
     Ok(tail)
 }
@@ -282,7 +279,7 @@ impl<T: Clone, F> State<T, F> {
         }
     }
 
-    fn tail(&self, bytes_read: u64) -> Tail<T> {
+    fn tail(&self) -> Tail<T> {
         let items: Vec<T> = self
             .lines
             .iter()
@@ -290,13 +287,10 @@ impl<T: Clone, F> State<T, F> {
             .collect();
         let skipped = self.lines.iter().filter(|(_, i)| i.is_none()).count();
         let torn = self.id.len > 0 && self.check.last() != Some(&b'\n');
-        let complete = items.len() < self.max_items && self.id.len <= self.max_bytes;
         Tail {
             items,
             skipped,
             torn,
-            complete,
-            bytes_read,
         }
     }
 }

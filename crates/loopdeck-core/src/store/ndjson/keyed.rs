@@ -12,10 +12,10 @@
 //! log keeping more than [`MAX_EXCESS`] bytes beyond one line per key (lines
 //! that never parse) is not kept.
 //!
-//! [`KeyedLog::lines_newest_first`] gives what a walk from the end of the
-//! file would meet, to replay through the same visitor as
-//! [`super::scan_by_key`]; the first reading of a file folds it forward
-//! in chunks.
+//! The first reading of a file folds it forward in chunks. No reading
+//! keeps such a log any more (devloop's bugs are folded to a compact
+//! record per bug instead); the workspace's tests still measure what it
+//! holds.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -31,75 +31,46 @@ const FOLD_CHUNK: usize = 1024 * 1024;
 /// The most bytes a log may keep beyond one line per key (lines no
 /// reading takes as their key's state, e.g. from a writer whose lines never
 /// parse): past it the file is not kept, and each reading scans it.
-pub const MAX_EXCESS: usize = MAX_LINE;
+pub(crate) const MAX_EXCESS: usize = MAX_LINE;
 
-/// The lines of one key a reading still needs.
-#[derive(Debug, Clone, Default)]
-pub struct KeyLines {
-    /// Offset and bytes, oldest first: the newest line `accepts` takes,
-    /// and the lines after it.
-    pub lines: Vec<(u64, Vec<u8>)>,
-    /// `chain_field` of the lines before those, oldest first, repeats
-    /// dropped.
-    pub chain: Vec<String>,
-}
+testing_pub!(
+    /// The lines of one key a reading still needs.
+    #[derive(Debug, Clone, Default)]
+    pub struct KeyLines {
+        /// Offset and bytes, oldest first: the newest line `accepts` takes,
+        /// and the lines after it.
+        pub lines: Vec<(u64, Vec<u8>)>,
+        /// `chain_field` of the lines before those, oldest first, repeats
+        /// dropped.
+        pub chain: Vec<String>,
+    }
+);
 
-/// A kept line and its key.
-pub type KeyLine<'a> = (&'a str, &'a [u8]);
-/// A key and its chain values, newest first.
-pub type KeyChain<'a> = (&'a str, Vec<&'a str>);
-
-/// A keyed log as read so far (see the module documentation).
-#[derive(Debug)]
-pub struct KeyedLog {
-    id: FileId,
-    settled: bool,
-    key: &'static str,
-    chain_field: &'static str,
-    accepts: fn(&[u8]) -> bool,
-    end: u64,
-    pending: Option<Vec<u8>>,
-    /// The last bytes read (checked before going on from them): the
-    /// pending bytes and the [`check::CHECK`] before them.
-    check: Vec<u8>,
-    /// Lines without the key, or too long to hold.
-    pub keyless: usize,
-    pub keys: HashMap<String, KeyLines>,
-    /// Keys whose lines grew since they were last collapsed.
-    touched: HashSet<String>,
-    /// Bytes of the kept lines beyond each key's oldest one.
-    excess: usize,
-}
+testing_pub!(
+    /// A keyed log as read so far (see the module documentation).
+    #[derive(Debug)]
+    pub struct KeyedLog {
+        id: FileId,
+        settled: bool,
+        key: &'static str,
+        chain_field: &'static str,
+        accepts: fn(&[u8]) -> bool,
+        end: u64,
+        pending: Option<Vec<u8>>,
+        /// The last bytes read (checked before going on from them): the
+        /// pending bytes and the [`check::CHECK`] before them.
+        check: Vec<u8>,
+        /// Lines without the key, or too long to hold.
+        pub keyless: usize,
+        pub keys: HashMap<String, KeyLines>,
+        /// Keys whose lines grew since they were last collapsed.
+        touched: HashSet<String>,
+        /// Bytes of the kept lines beyond each key's oldest one.
+        excess: usize,
+    }
+);
 
 impl KeyedLog {
-    /// Did the file end in a line without its newline?
-    pub fn torn(&self) -> bool {
-        self.id.len > 0 && self.check.last() != Some(&b'\n')
-    }
-
-    /// Every kept line, newest first, with its key; then, per key, its
-    /// chain values newest first (as `(key, None, value)`).
-    pub fn lines_newest_first(&self) -> (Vec<KeyLine<'_>>, Vec<KeyChain<'_>>) {
-        let mut lines: Vec<(u64, &str, &[u8])> = self
-            .keys
-            .iter()
-            .flat_map(|(k, kl)| kl.lines.iter().map(move |(o, l)| (*o, k.as_str(), &l[..])))
-            .collect();
-        lines.sort_by_key(|l| std::cmp::Reverse(l.0));
-        let chains = self
-            .keys
-            .iter()
-            .filter(|(_, kl)| !kl.chain.is_empty())
-            .map(|(k, kl)| {
-                (
-                    k.as_str(),
-                    kl.chain.iter().rev().map(String::as_str).collect(),
-                )
-            })
-            .collect();
-        (lines.into_iter().map(|(_, k, l)| (k, l)).collect(), chains)
-    }
-
     fn new(
         id: FileId,
         key: &'static str,
@@ -196,99 +167,101 @@ impl KeyedLog {
     }
 }
 
-/// `answer` of the keyed log `relative` in `project`, read on from the
-/// last offset inside a cached reading; `None` outside one, or when the
-/// log would keep more than [`MAX_EXCESS`] (the caller scans the file
-/// itself).
-pub fn keyed_in<T>(
-    project: &Path,
-    relative: &str,
-    key: &'static str,
-    chain_field: &'static str,
-    accepts: fn(&[u8]) -> bool,
-    answer: impl FnOnce(&KeyedLog) -> T,
-) -> Option<Result<T, StoreError>> {
-    let (cache, pass) = current()?;
-    let path = plain_path(project, relative)?;
-    let kept = cache.take::<KeyedLog>(&path);
-    let now = SystemTime::now();
-    let read = || -> Result<Option<KeyedLog>, StoreError> {
-        let mut file = ReverseLines::open_in(project, relative, 0)?.file;
-        let id = FileId::of(&file.metadata()?);
-        let reuse = kept.filter(|k| {
-            k.key == key
-                && k.chain_field == chain_field
-                && k.id.dev == id.dev
-                && k.id.ino == id.ino
-                && id.len >= k.id.len
-                && (id.len > k.id.len || (id == k.id && k.settled))
-        });
-        let (mut log, mut from) = match reuse {
-            Some(log) => {
-                let from = log.id.len;
-                (log, from)
-            }
-            None => (KeyedLog::new(id, key, chain_field, accepts), 0),
-        };
-        if from > 0 {
-            // A pending line too long to keep cannot be checked: read it
-            // all again.
-            let checked = match log.pending {
-                Some(_) => check::read_on(&mut file, &log.check, from, id.len)?,
-                None => None,
+testing_pub!(
+    /// `answer` of the keyed log `relative` in `project`, read on from the
+    /// last offset inside a cached reading; `None` outside one, or when the
+    /// log would keep more than [`MAX_EXCESS`] (the caller scans the file
+    /// itself).
+    pub fn keyed_in<T>(
+        project: &Path,
+        relative: &str,
+        key: &'static str,
+        chain_field: &'static str,
+        accepts: fn(&[u8]) -> bool,
+        answer: impl FnOnce(&KeyedLog) -> T,
+    ) -> Option<Result<T, StoreError>> {
+        let (cache, pass) = current()?;
+        let path = plain_path(project, relative)?;
+        let kept = cache.take::<KeyedLog>(&path);
+        let now = SystemTime::now();
+        let read = || -> Result<Option<KeyedLog>, StoreError> {
+            let mut file = ReverseLines::open_in(project, relative, 0)?.file;
+            let id = FileId::of(&file.metadata()?);
+            let reuse = kept.filter(|k| {
+                k.key == key
+                    && k.chain_field == chain_field
+                    && k.id.dev == id.dev
+                    && k.id.ino == id.ino
+                    && id.len >= k.id.len
+                    && (id.len > k.id.len || (id == k.id && k.settled))
+            });
+            let (mut log, mut from) = match reuse {
+                Some(log) => {
+                    let from = log.id.len;
+                    (log, from)
+                }
+                None => (KeyedLog::new(id, key, chain_field, accepts), 0),
             };
-            match checked {
-                Some(buf) => {
-                    cache.count_read(buf.len() as u64);
-                    let start = from - log.check.len() as u64;
-                    log.fold(from, &buf[log.check.len()..]);
+            if from > 0 {
+                // A pending line too long to keep cannot be checked: read it
+                // all again.
+                let checked = match log.pending {
+                    Some(_) => check::read_on(&mut file, &log.check, from, id.len)?,
+                    None => None,
+                };
+                match checked {
+                    Some(buf) => {
+                        cache.count_read(buf.len() as u64);
+                        let start = from - log.check.len() as u64;
+                        log.fold(from, &buf[log.check.len()..]);
+                        log.collapse();
+                        if log.excess > MAX_EXCESS {
+                            return Ok(None);
+                        }
+                        log.check = match log.pending {
+                            Some(_) => check::since_end_of(&buf, start, log.end),
+                            None => check::tail_of(&buf),
+                        };
+                    }
+                    // Not an append: read it all again.
+                    None => {
+                        log = KeyedLog::new(id, key, chain_field, accepts);
+                        from = 0;
+                    }
+                }
+            }
+            if from == 0 {
+                let mut at = 0;
+                while at < id.len {
+                    let n = ((id.len - at) as usize).min(FOLD_CHUNK);
+                    let mut buf = vec![0u8; n];
+                    check::read_at(&mut file, &mut buf, at)?;
+                    cache.count_read(n as u64);
+                    log.fold(at, &buf);
                     log.collapse();
                     if log.excess > MAX_EXCESS {
                         return Ok(None);
                     }
-                    log.check = match log.pending {
-                        Some(_) => check::since_end_of(&buf, start, log.end),
-                        None => check::tail_of(&buf),
-                    };
+                    at += n as u64;
                 }
-                // Not an append: read it all again.
-                None => {
-                    log = KeyedLog::new(id, key, chain_field, accepts);
-                    from = 0;
-                }
+                log.check = match log.pending {
+                    Some(_) => check::since_end(&mut file, log.end, id.len)?,
+                    None => check::last_bytes(&mut file, id.len)?,
+                };
             }
-        }
-        if from == 0 {
-            let mut at = 0;
-            while at < id.len {
-                let n = ((id.len - at) as usize).min(FOLD_CHUNK);
-                let mut buf = vec![0u8; n];
-                check::read_at(&mut file, &mut buf, at)?;
-                cache.count_read(n as u64);
-                log.fold(at, &buf);
-                log.collapse();
-                if log.excess > MAX_EXCESS {
-                    return Ok(None);
-                }
-                at += n as u64;
+            log.id = id;
+            log.settled = cache.settled(&id, now);
+            Ok(Some(log))
+        };
+        match read() {
+            Ok(Some(log)) => {
+                let out = answer(&log);
+                cache.put(pass, &path, log);
+                Some(Ok(out))
             }
-            log.check = match log.pending {
-                Some(_) => check::since_end(&mut file, log.end, id.len)?,
-                None => check::last_bytes(&mut file, id.len)?,
-            };
+            // Not kept (nor its memory): the caller scans the file.
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
         }
-        log.id = id;
-        log.settled = cache.settled(&id, now);
-        Ok(Some(log))
-    };
-    match read() {
-        Ok(Some(log)) => {
-            let out = answer(&log);
-            cache.put(pass, &path, log);
-            Some(Ok(out))
-        }
-        // Not kept (nor its memory): the caller scans the file.
-        Ok(None) => None,
-        Err(e) => Some(Err(e)),
     }
-}
+);

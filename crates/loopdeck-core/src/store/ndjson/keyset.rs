@@ -7,7 +7,7 @@
 use std::hash::{BuildHasher, Hasher};
 
 /// Keys and one flag each.
-pub struct KeySet {
+pub(crate) struct KeySet {
     hash: KeyHash,
     /// Each key as a 4-byte little-endian length and its bytes.
     arena: Vec<u8>,
@@ -26,7 +26,7 @@ impl Default for KeySet {
 }
 
 impl KeySet {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         KeySet {
             hash: KeyHash::new(),
             arena: Vec::new(),
@@ -35,12 +35,8 @@ impl KeySet {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     fn hash_of(&self, key: &[u8]) -> u64 {
@@ -80,14 +76,14 @@ impl KeySet {
     }
 
     /// The flag of `key`, if the set holds it.
-    pub fn get(&self, key: &[u8]) -> Option<bool> {
+    pub(crate) fn get(&self, key: &[u8]) -> Option<bool> {
         let s = self.slots[self.find(key, self.hash_of(key))];
         (s != 0).then_some(s & 1 == 1)
     }
 
     /// Add `key` with `flag` (a key already there keeps its first flag).
     /// Keys longer than 4 GB, or an arena past 2^47 bytes, are not kept.
-    pub fn insert(&mut self, key: &[u8], flag: bool) {
+    pub(crate) fn insert(&mut self, key: &[u8], flag: bool) {
         let Ok(n) = u32::try_from(key.len()) else {
             return;
         };

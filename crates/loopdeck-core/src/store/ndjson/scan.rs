@@ -5,13 +5,16 @@
 /// `line`, without parsing the rest: members before it are skipped by
 /// bracket and quote counting. `None` when the line is not an object
 /// holding that member as a plain string (one without escapes).
-pub fn top_level_str<'a>(line: &'a [u8], key: &str) -> Option<&'a str> {
+pub(crate) fn top_level_str<'a>(line: &'a [u8], key: &str) -> Option<&'a str> {
     let [v] = top_level_strs(line, [key]);
     v
 }
 
 /// [`top_level_str`] for several keys in one pass over the line.
-pub fn top_level_strs<'a, const N: usize>(line: &'a [u8], keys: [&str; N]) -> [Option<&'a str>; N] {
+pub(super) fn top_level_strs<'a, const N: usize>(
+    line: &'a [u8],
+    keys: [&str; N],
+) -> [Option<&'a str>; N] {
     let mut out = [None; N];
     let b = line;
     let mut i = skip_ws(b, 0);

@@ -24,16 +24,16 @@ use super::{MAX_LINE, is_blank};
 use crate::store::{StoreError, open_in};
 
 /// The read step.
-pub const CHUNK: usize = 1024 * 1024;
+pub(crate) const CHUNK: usize = 1024 * 1024;
 /// How many torn lines a scan lists by number (all are counted).
-pub const MAX_LISTED: usize = 8;
+pub(crate) const MAX_LISTED: usize = 8;
 /// The deepest nesting a line too long to hold is followed to; a deeper one
 /// is not judged (the parser would keep a byte per level).
 const MAX_DEPTH: usize = 64 * 1024;
 
 /// What a scan of one log found.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Torn {
+pub(crate) struct Torn {
     /// Line numbers (from 1) of the first torn lines, at most
     /// [`MAX_LISTED`].
     pub lines: Vec<u64>,
@@ -47,7 +47,7 @@ pub struct Torn {
 
 /// Scan `relative` inside `project` (a path that leaves the project is
 /// refused, as [`crate::store::read_in`] does).
-pub fn scan_in(project: &Path, relative: &str) -> Result<Torn, StoreError> {
+pub(crate) fn scan_in(project: &Path, relative: &str) -> Result<Torn, StoreError> {
     let file = open_in(project, relative)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
@@ -59,7 +59,12 @@ pub fn scan_in(project: &Path, relative: &str) -> Result<Torn, StoreError> {
 /// Scan the first `len` bytes of `file`, `chunk` bytes per read, holding
 /// lines of at most `max_line` bytes (a longer one is parsed streaming from
 /// the file, in a second read of its bytes).
-pub fn scan(file: &File, len: u64, chunk: usize, max_line: usize) -> Result<Torn, StoreError> {
+pub(crate) fn scan(
+    file: &File,
+    len: u64,
+    chunk: usize,
+    max_line: usize,
+) -> Result<Torn, StoreError> {
     let mut s = Scanner {
         file,
         out: Torn {

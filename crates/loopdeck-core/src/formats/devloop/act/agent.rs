@@ -22,7 +22,7 @@ use crate::model::Request;
 use crate::store::transact;
 use crate::store::txn::{ActError, Edit, LockKind, Outcome, Snapshot, Txn, WriteOptions};
 
-pub fn act(
+pub(super) fn act(
     dir: &Path,
     req: &Request,
     opts: &WriteOptions,

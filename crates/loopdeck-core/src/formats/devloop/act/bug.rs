@@ -24,7 +24,7 @@ use crate::store::transact;
 use crate::store::txn::{ActError, Edit, LockKind, Outcome, Snapshot, Txn, WriteOptions};
 
 /// What the human asks of one bug.
-pub struct Move<'a> {
+pub(super) struct Move<'a> {
     pub id: &'a str,
     pub to: &'a str,
     pub note: Option<&'a str>,
@@ -32,7 +32,7 @@ pub struct Move<'a> {
     pub fix_ref: Option<&'a str>,
 }
 
-pub fn act(
+pub(super) fn act(
     dir: &Path,
     req: &Request,
     opts: &WriteOptions,

@@ -12,14 +12,14 @@ use crate::store::txn::Edit;
 use super::super::timeline::TIMELINE;
 
 /// The seed's bound on one timeline line.
-pub const MAX_LINE: usize = 1024;
+pub(super) const MAX_LINE: usize = 1024;
 /// The seed's bound on a summary, in characters.
-pub const MAX_SUMMARY: usize = 280;
+pub(super) const MAX_SUMMARY: usize = 280;
 /// A `ref` is an id; longer ones are cut.
 const MAX_REF: usize = 200;
 
 /// One human event.
-pub struct Event<'a> {
+pub(super) struct Event<'a> {
     pub kind: &'a str,
     pub reference: Option<&'a str>,
     pub summary: String,
@@ -30,7 +30,7 @@ impl Event<'_> {
     /// The line (no newline), within the seed's bounds: the summary is cut
     /// to 280 characters; a line still over 1 KB drops its payload, then
     /// cuts the summary further.
-    pub fn line(&self, now: DateTime<Utc>) -> Vec<u8> {
+    pub(super) fn line(&self, now: DateTime<Utc>) -> Vec<u8> {
         let mut summary = cut(&self.summary, MAX_SUMMARY);
         let reference = self.reference.map(|r| cut(r, MAX_REF));
         let mut payload = self.payload.clone();
@@ -58,7 +58,7 @@ impl Event<'_> {
     }
 
     /// The append of this event to the project's timeline.
-    pub fn edit(&self, now: DateTime<Utc>) -> Edit {
+    pub(super) fn edit(&self, now: DateTime<Utc>) -> Edit {
         Edit::AppendLine {
             file: TIMELINE.to_owned(),
             line: self.line(now),
@@ -68,7 +68,7 @@ impl Event<'_> {
 
 /// `text` cut to at most `max` characters, the last one an ellipsis when
 /// anything was cut.
-pub fn cut(text: &str, max: usize) -> String {
+pub(super) fn cut(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_owned();
     }
@@ -81,7 +81,7 @@ pub fn cut(text: &str, max: usize) -> String {
 }
 
 /// A text on one line (for a summary): line breaks and tabs become spaces.
-pub fn one_line(text: &str) -> String {
+pub(super) fn one_line(text: &str) -> String {
     text.split(['\n', '\r', '\t'])
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()

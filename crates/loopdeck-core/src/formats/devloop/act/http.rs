@@ -20,12 +20,12 @@ use std::time::Duration;
 use thiserror::Error;
 
 /// The environment variable holding a bearer token, if the server wants one.
-pub const TOKEN_ENV: &str = "LOOPDECK_DEVLOOP_TOKEN";
+pub(crate) const TOKEN_ENV: &str = "LOOPDECK_DEVLOOP_TOKEN";
 /// At most this much of the answer's body is read.
 const MAX_RESPONSE: u64 = 64 * 1024;
 
 #[derive(Debug, Error)]
-pub enum HttpError {
+pub(crate) enum HttpError {
     #[error("`{0}` is not an http://host:port address")]
     BadUrl(String),
     #[error("cannot reach {0}: {1}")]
@@ -40,7 +40,7 @@ pub enum HttpError {
 
 /// The server's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Response {
+pub(crate) struct Response {
     pub status: u16,
     /// The status code's standard reason phrase (`Conflict` for 409).
     pub reason: String,
@@ -49,7 +49,7 @@ pub struct Response {
 
 /// An `http://host[:port][/prefix]` address.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Base {
+pub(crate) struct Base {
     /// `host:port` as written (the `Host` header).
     pub authority: String,
     host: String,
@@ -61,7 +61,7 @@ pub struct Base {
 }
 
 impl Base {
-    pub fn parse(url: &str) -> Result<Base, HttpError> {
+    pub(crate) fn parse(url: &str) -> Result<Base, HttpError> {
         let bad = || HttpError::BadUrl(url.to_owned());
         let trimmed = url.trim();
         let after = |scheme: &str| {
@@ -109,7 +109,7 @@ impl Base {
 }
 
 /// `POST {base}{path}` with a JSON `body`, within `timeout` overall.
-pub fn post_json(
+pub(crate) fn post_json(
     base: &Base,
     path: &str,
     body: &[u8],
@@ -210,7 +210,7 @@ fn failed(e: ureq::Error, who: &str, secs: u64) -> HttpError {
 }
 
 /// `p-x1` as one path segment (anything but unreserved characters escaped).
-pub fn segment(s: &str) -> String {
+pub(crate) fn segment(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {

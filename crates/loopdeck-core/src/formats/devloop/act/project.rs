@@ -32,7 +32,7 @@ const SIGN_OFF_THEN: &str =
 /// A project that is over: nothing more can be decided on it.
 pub(crate) const FINISHED: &[&str] = &["shipped-final", "abandoned"];
 
-pub fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
+pub(super) fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outcome, ActError> {
     if let Verb::Requirement { text } = &req.verb
         && text.trim().is_empty()
     {

@@ -16,7 +16,7 @@ use super::event::{Event, one_line};
 use crate::store::txn::Edit;
 
 /// The event kind of an undo.
-pub const KIND: &str = "decision_undone";
+pub(super) const KIND: &str = "decision_undone";
 
 /// What the decision was, in words (`decision` is the audit record's JSON
 /// of the verb).
@@ -50,7 +50,7 @@ fn what(decision: &Value) -> String {
 /// `decision`) on the project at `project`, for the log line it appended
 /// to `file`; `None` when `file` is not the project's timeline (nothing
 /// else of devloop's is a log loopdeck appends to beside a decision).
-pub fn undone_event(
+pub(crate) fn undone_event(
     decision: &Value,
     project: &Path,
     audit_id: &str,

@@ -436,7 +436,7 @@ fn st(t: &Value) -> &str {
 
 /// The contract's first step alone: a known schema URL and the closed
 /// shape of its era.
-pub fn shape_errors(state: &Value) -> Vec<String> {
+pub(super) fn shape_errors(state: &Value) -> Vec<String> {
     let Some(root) = state.as_object() else {
         return vec!["state must be an object".to_owned()];
     };
@@ -452,7 +452,7 @@ pub fn shape_errors(state: &Value) -> Vec<String> {
 }
 
 /// Every problem of `state` under the contract, empty when it holds.
-pub fn state_errors(state: &Value, strict: bool) -> Vec<String> {
+pub(super) fn state_errors(state: &Value, strict: bool) -> Vec<String> {
     let mut errors = shape_errors(state);
     if !errors.is_empty() {
         return errors;
@@ -562,7 +562,7 @@ fn locators(root: &Map<String, Value>, tasks: &[Value], errors: &mut Vec<String>
 /// The plan status the contract derives: blocked with a blocker record or
 /// a blocked task; completed when every task is; in progress once any task
 /// left `pending` (a skipped one too); else pending.
-pub fn derive_status(state: &Value) -> &'static str {
+pub(super) fn derive_status(state: &Value) -> &'static str {
     let tasks: &[Value] = state
         .get("tasks")
         .and_then(Value::as_array)

@@ -10,7 +10,7 @@ use super::{Ctx, README, ready_and_approved, refuse, rules};
 use crate::formats::dwp::markdown::Readme;
 use crate::store::txn::ActError;
 
-pub fn reconcile(c: &mut Ctx<'_>) -> Result<(), ActError> {
+pub(super) fn reconcile(c: &mut Ctx<'_>) -> Result<(), ActError> {
     ready_and_approved(&c.value)?;
     let Some(bytes) = c.read(README)? else {
         return Err(refuse(

@@ -7,30 +7,30 @@ use serde_json::Value;
 
 /// Closed-schema budgets the updater enforces on write (update-state.py
 /// `LIMITS` and the plan-state v2/v5 schema's `maxLength`s).
-pub const GATE_COMMAND_MAX: usize = 500;
-pub const GATE_EVIDENCE_MAX: usize = 500;
-pub const OUTCOME_WORKED_MAX: usize = 500;
-pub const OUTCOME_NOTES_MAX: usize = 1000;
+pub(super) const GATE_COMMAND_MAX: usize = 500;
+pub(super) const GATE_EVIDENCE_MAX: usize = 500;
+pub(super) const OUTCOME_WORKED_MAX: usize = 500;
+pub(super) const OUTCOME_NOTES_MAX: usize = 1000;
 /// Each `outcome.tried`/`failed` entry.
-pub const OUTCOME_ITEM_MAX: usize = 300;
-pub const CHECKPOINT_STEP_MAX: usize = 200;
-pub const CHECKPOINT_NOTE_MAX: usize = 500;
-pub const UPDATED_BY_MAX: usize = 100;
-pub const BLOCK_REASON_MAX: usize = 1000;
-pub const BLOCK_NEEDS_MAX: usize = 500;
+pub(super) const OUTCOME_ITEM_MAX: usize = 300;
+pub(super) const CHECKPOINT_STEP_MAX: usize = 200;
+pub(super) const CHECKPOINT_NOTE_MAX: usize = 500;
+pub(super) const UPDATED_BY_MAX: usize = 100;
+pub(super) const BLOCK_REASON_MAX: usize = 1000;
+pub(super) const BLOCK_NEEDS_MAX: usize = 500;
 /// A v1 task's title (the v1 schema caps it; v2/v5 do not).
-pub const V1_TITLE_MAX: usize = 200;
+pub(super) const V1_TITLE_MAX: usize = 200;
 
 /// The schema era of a state: v1 names a task's file in `file`, v2 and v5
 /// in `locator`. A decision never changes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Era {
+pub(super) enum Era {
     V1,
     Locator,
 }
 
 impl Era {
-    pub fn of(state: &Value) -> Era {
+    pub(super) fn of(state: &Value) -> Era {
         match state.get("schema").and_then(Value::as_str) {
             Some(s) if s.ends_with("/v1.json") => Era::V1,
             _ => Era::Locator,
@@ -41,12 +41,12 @@ impl Era {
 /// Every problem of `state` under the updater's state contract
 /// (`state_contract.state_errors`), empty when it holds: what the updater
 /// refuses as "invalid input".
-pub fn state_errors(state: &Value) -> Vec<String> {
+pub(super) fn state_errors(state: &Value) -> Vec<String> {
     super::contract::state_errors(state, false)
 }
 
 /// The input a decision of `scope` is refused on ("invalid input").
-pub fn input_errors(state: &Value, scope: super::Scope) -> Vec<String> {
+pub(super) fn input_errors(state: &Value, scope: super::Scope) -> Vec<String> {
     match scope {
         super::Scope::Full => state_errors(state),
         super::Scope::Shape => super::contract::shape_errors(state),
@@ -56,29 +56,29 @@ pub fn input_errors(state: &Value, scope: super::Scope) -> Vec<String> {
 /// What the updater demands of its own candidate ("invalid candidate"):
 /// the contract, strictly (the shape alone for a [`super::Scope::Shape`]
 /// decision).
-pub fn candidate_errors(state: &Value, scope: super::Scope) -> Vec<String> {
+pub(super) fn candidate_errors(state: &Value, scope: super::Scope) -> Vec<String> {
     match scope {
         super::Scope::Full => super::contract::state_errors(state, true),
         super::Scope::Shape => super::contract::shape_errors(state),
     }
 }
 
-pub fn task_id(t: &Value) -> Option<u64> {
+pub(super) fn task_id(t: &Value) -> Option<u64> {
     t.get("id").and_then(Value::as_u64)
 }
 
-pub fn status(t: &Value) -> Option<&str> {
+pub(super) fn status(t: &Value) -> Option<&str> {
     t.get("status").and_then(Value::as_str)
 }
 
 /// The plan status the updater derives (`state_contract.derive_status`).
-pub fn derive_status(state: &Value) -> &'static str {
+pub(super) fn derive_status(state: &Value) -> &'static str {
     super::contract::derive_status(state)
 }
 
 /// Does the task carry what a completion needs: for every command, its
 /// latest gate record passed with exit code 0, a command and evidence?
-pub fn has_passing_evidence(task: &Value) -> bool {
+pub(super) fn has_passing_evidence(task: &Value) -> bool {
     let gates = task.get("gates").and_then(Value::as_array);
     let mut latest: Vec<(&str, &Value)> = Vec::new();
     for g in gates.map(Vec::as_slice).unwrap_or_default() {
@@ -105,7 +105,7 @@ pub fn has_passing_evidence(task: &Value) -> bool {
 
 /// Recount `completed_count` and re-derive `status`, as the updater does
 /// after every change.
-pub fn recount(state: &mut Value) {
+pub(super) fn recount(state: &mut Value) {
     let completed = state.get("tasks").and_then(Value::as_array).map_or(0, |t| {
         t.iter().filter(|t| status(t) == Some("completed")).count()
     });
@@ -117,7 +117,7 @@ pub fn recount(state: &mut Value) {
 }
 
 /// Cut `s` to at most `max` characters.
-pub fn clip(s: &str, max: usize) -> String {
+pub(super) fn clip(s: &str, max: usize) -> String {
     s.chars().take(max).collect()
 }
 

@@ -14,7 +14,7 @@ use crate::store::txn::{ActError, FileChange, Outcome, WriteOptions};
 /// still be held by a live writer, and is not removed even with --confirm.
 const STALE_AFTER: Duration = Duration::from_secs(60);
 
-pub fn unlock(dir: &Path, confirm: bool, opts: &WriteOptions) -> Result<Outcome, ActError> {
+pub(super) fn unlock(dir: &Path, confirm: bool, opts: &WriteOptions) -> Result<Outcome, ActError> {
     opts.gate()?;
     let Some(age) = lock::dir_lock_age(dir, STATE) else {
         return Err(refuse(

@@ -10,7 +10,7 @@ use crate::store::txn::{ActError, Edit};
 /// `approval: approved` in a v2/v5 state (and the README's `Approval:`
 /// line, so the two stay in step). A v1 state has no approval field: the
 /// updater treats it as approved, and it stays v1.
-pub fn approve(c: &mut Ctx<'_>) -> Result<(), ActError> {
+pub(super) fn approve(c: &mut Ctx<'_>) -> Result<(), ActError> {
     ready(&c.value)?;
     let era = Era::of(&c.value);
     let readme = readme_approval(c)?;
@@ -162,7 +162,7 @@ fn readme_approval(c: &mut Ctx<'_>) -> Result<Option<Labelled>, ActError> {
 
 /// `--block-reason`: the task is blocked and the plan records why, since
 /// when, and what it needs.
-pub fn block(
+pub(super) fn block(
     c: &mut Ctx<'_>,
     task: &str,
     reason: &str,
@@ -226,7 +226,7 @@ pub fn block(
 
 /// `--resolve-blocker`: only the current blocker's own task, and it goes
 /// back to in_progress.
-pub fn unblock(c: &mut Ctx<'_>, task: &str) -> Result<(), ActError> {
+pub(super) fn unblock(c: &mut Ctx<'_>, task: &str) -> Result<(), ActError> {
     ready_and_approved(&c.value)?;
     let (i, id) = find_task(&c.value, task)?;
     let blocked = c.value.get("blocked").filter(|b| !b.is_null());
@@ -250,7 +250,7 @@ pub fn unblock(c: &mut Ctx<'_>, task: &str) -> Result<(), ActError> {
 /// passing evidence: its gates must run again), and the reopen recorded in
 /// PROGRESS.md. README, state.json and PROGRESS.md then agree, so neither
 /// `check` nor "Markdown wins" undoes it.
-pub fn reopen(c: &mut Ctx<'_>, task: &str, reason: &str) -> Result<(), ActError> {
+pub(super) fn reopen(c: &mut Ctx<'_>, task: &str, reason: &str) -> Result<(), ActError> {
     ready_and_approved(&c.value)?;
     let (i, id) = find_task(&c.value, task)?;
     if reason.trim().is_empty() {
@@ -283,7 +283,7 @@ pub fn reopen(c: &mut Ctx<'_>, task: &str, reason: &str) -> Result<(), ActError>
 
 /// The prefix refine stamps on gate evidence it invalidates
 /// (state_contract.py `INVALIDATED_PREFIX`).
-pub const INVALIDATED_PREFIX: &str = "invalidated by refine";
+pub(super) const INVALIDATED_PREFIX: &str = "invalidated by refine";
 
 /// Stamp every gate record of `task` not stamped yet: its evidence becomes
 /// `invalidated by refine: OLD`, within the evidence budget.
@@ -424,7 +424,7 @@ fn one_down(line: &str) -> String {
 
 /// The task `arg` names (`2`, `Task 2`, `task-2`, `#task-2`): its index
 /// and id, or the updater's refusal listing the ids there are.
-pub fn find_task(state: &Value, arg: &str) -> Result<(usize, u64), ActError> {
+pub(super) fn find_task(state: &Value, arg: &str) -> Result<(usize, u64), ActError> {
     let digits: String = arg
         .trim()
         .trim_start_matches('#')
@@ -471,7 +471,7 @@ fn prior_completed(state: &Value, id: u64) -> Result<(), ActError> {
 /// start) and `completed_at` (first completion) when absent, as the updater
 /// does in every era (update-state.py; the v2/v5 task schema has both
 /// fields, and state_contract requires `completed_at` on a completed task).
-pub fn transition(c: &mut Ctx<'_>, i: usize, to: &str) {
+pub(super) fn transition(c: &mut Ctx<'_>, i: usize, to: &str) {
     let now = c.now.clone();
     let Some(task) = c.value["tasks"][i].as_object_mut() else {
         return;
@@ -491,7 +491,7 @@ pub fn transition(c: &mut Ctx<'_>, i: usize, to: &str) {
 
 /// What the updater does after every change: recount, re-derive the plan
 /// status, stamp `updated_at`, move the checkpoint.
-pub fn finish(c: &mut Ctx<'_>, task: u64, step: &str, note: &str) {
+pub(super) fn finish(c: &mut Ctx<'_>, task: u64, step: &str, note: &str) {
     rules::recount(c.state());
     let now = c.now.clone();
     set(c.state(), "updated_at", json!(now));
@@ -505,7 +505,7 @@ pub fn finish(c: &mut Ctx<'_>, task: u64, step: &str, note: &str) {
 }
 
 /// Set `key` on the state's root object, in place when it exists.
-pub fn set(state: &mut Value, key: &str, value: Value) {
+pub(super) fn set(state: &mut Value, key: &str, value: Value) {
     if let Some(root) = state.as_object_mut() {
         insert(root, key, value);
     }
@@ -517,7 +517,7 @@ fn insert(obj: &mut Map<String, Value>, key: &str, value: Value) {
 
 /// Untrusted text on one Markdown line: line breaks and control
 /// characters become spaces.
-pub fn one_line(s: &str) -> String {
+pub(super) fn one_line(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
@@ -525,7 +525,11 @@ pub fn one_line(s: &str) -> String {
 
 /// Append a dated section to PROGRESS.md (created when missing); every
 /// byte already there stays.
-pub fn progress_note(c: &mut Ctx<'_>, title: &str, lines: &[String]) -> Result<(), ActError> {
+pub(super) fn progress_note(
+    c: &mut Ctx<'_>,
+    title: &str,
+    lines: &[String],
+) -> Result<(), ActError> {
     let before = c.read(PROGRESS)?.map(<[u8]>::to_vec);
     let crlf = before
         .as_deref()

@@ -29,7 +29,6 @@ fn discovery_finds_plan_directories_only() {
     let alone = |dir: &Path| {
         discover(&WalkEntry {
             path: dir,
-            relative: Path::new(""),
             files: &[],
             dirs: &[],
         })
@@ -56,7 +55,6 @@ fn discovery_finds_plan_directories_only() {
     assert!(
         discover(&WalkEntry {
             path: &repo,
-            relative: Path::new(""),
             files: &[],
             dirs: &[],
         })

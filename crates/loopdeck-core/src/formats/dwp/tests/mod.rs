@@ -182,7 +182,6 @@ fn read_repo(repo: &Path) -> Vec<Project> {
     let dirs = vec![DWP_DIR.to_owned()];
     discover(&WalkEntry {
         path: repo,
-        relative: Path::new(""),
         files: &[],
         dirs: &dirs,
     })

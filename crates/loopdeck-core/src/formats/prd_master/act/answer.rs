@@ -15,7 +15,7 @@ use crate::store::txn::{ActError, Edit, Snapshot};
 
 /// Which of the two verbs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Resolve {
+pub(super) enum Resolve {
     Answer,
     Evidence,
 }
@@ -138,7 +138,7 @@ fn check(verb: Resolve, q: &Question, eligible: bool) -> Result<(), ActError> {
 
 /// The edits of `answer`/`evidence`.
 #[allow(clippy::too_many_arguments)]
-pub fn decide(
+pub(super) fn decide(
     snap: &mut Snapshot,
     req: &Request,
     verb: Resolve,

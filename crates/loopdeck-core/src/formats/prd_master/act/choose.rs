@@ -20,7 +20,7 @@ fn ascii_digits(s: &str) -> String {
 }
 
 /// The offered option `raw` names: `(1-based number, label)`.
-pub fn pick(options: &[String], raw: &str) -> Result<(usize, String), String> {
+pub(super) fn pick(options: &[String], raw: &str) -> Result<(usize, String), String> {
     let wanted = raw.trim();
     let list = || {
         options
@@ -57,7 +57,7 @@ pub fn pick(options: &[String], raw: &str) -> Result<(usize, String), String> {
     ))
 }
 
-pub fn decide(snap: &mut Snapshot, req: &Request, raw: &str) -> Result<Vec<Edit>, ActError> {
+pub(super) fn decide(snap: &mut Snapshot, req: &Request, raw: &str) -> Result<Vec<Edit>, ActError> {
     let mut loaded = doc::load(snap, req)?;
     let na = loaded.state.next_action.clone().unwrap_or_default();
     if na.askuserquestion_options.is_empty() {

@@ -17,7 +17,7 @@ use crate::model::{Frontier, Request};
 use crate::store::txn::{ActError, Edit, Refusal, Snapshot};
 
 /// `state.json`, ready to be edited.
-pub struct Loaded {
+pub(crate) struct Loaded {
     pub doc: JsonDoc,
     /// The typed view, migrated as the reader shows it.
     pub state: State,
@@ -26,17 +26,17 @@ pub struct Loaded {
     pub lang: Lang,
 }
 
-pub fn refuse(msg: impl Into<String>) -> ActError {
+pub(crate) fn refuse(msg: impl Into<String>) -> ActError {
     ActError::Refused(Refusal::new(msg))
 }
 
 /// The seed's timestamp form (`2026-05-23T14:32:00Z`).
-pub fn stamp(req: &Request) -> String {
+pub(crate) fn stamp(req: &Request) -> String {
     req.now.format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// The id of a node as text (`"OQ-7"` and `7` alike).
-pub fn id_text(v: &Value) -> Option<String> {
+pub(crate) fn id_text(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
@@ -54,7 +54,7 @@ fn corrupt(reason: &str) -> ActError {
 
 /// Read and parse `state.json`; a legacy state is migrated in the document
 /// too, so whatever the decision writes is written as v0.6.
-pub fn load(snap: &mut Snapshot, req: &Request) -> Result<Loaded, ActError> {
+pub(crate) fn load(snap: &mut Snapshot, req: &Request) -> Result<Loaded, ActError> {
     // Shared with the snapshot: a copy of a large state would stay alive
     // through the whole decision.
     let Some(shared) = snap.read_shared(STATE_FILE)? else {
@@ -285,7 +285,7 @@ fn write_migration(
 }
 
 /// A typed next action as the seed writes it.
-pub fn next_action_value(na: &NextAction) -> Value {
+pub(crate) fn next_action_value(na: &NextAction) -> Value {
     let mut m = Map::new();
     m.insert("type".to_owned(), json!(na.kind));
     if let Some(d) = &na.description {
@@ -306,13 +306,13 @@ pub fn next_action_value(na: &NextAction) -> Value {
 }
 
 /// The frontier of the typed state's open questions.
-pub fn frontier_of(state: &State) -> Frontier {
+pub(crate) fn frontier_of(state: &State) -> Frontier {
     frontier::compute(&state.open_questions, None, &mut Vec::new())
 }
 
 /// Stage 1's `next_action` recomputed from `open_questions` (after
 /// `resolved` left it): the eligible questions and the fact checks.
-pub fn stage1_frontier(state: &State, resolved: &str, lang: Lang) -> Value {
+pub(crate) fn stage1_frontier(state: &State, resolved: &str, lang: Lang) -> Value {
     // Only the questions: a clone of the whole state (its logs) would
     // double a large state's memory.
     let rest: Vec<_> = state
@@ -342,7 +342,7 @@ pub fn stage1_frontier(state: &State, resolved: &str, lang: Lang) -> Value {
 /// Is `next_action` recomputed as stage 1's frontier after an answer? In
 /// stage 1, or when it already is the frontier (or missing); a later
 /// stage's pending user decision is left for its own `choose`.
-pub fn recomputes_frontier(state: &State) -> bool {
+pub(crate) fn recomputes_frontier(state: &State) -> bool {
     let stage1 = state
         .current_stage
         .as_ref()
@@ -353,19 +353,19 @@ pub fn recomputes_frontier(state: &State) -> bool {
 }
 
 /// Refresh `last_updated_at_utc`.
-pub fn touch(doc: &mut JsonDoc, req: &Request) {
+pub(crate) fn touch(doc: &mut JsonDoc, req: &Request) {
     doc.insert("last_updated_at_utc", json!(stamp(req)));
 }
 
 /// The current stage as the document holds it.
-pub fn stage_value(doc: &JsonDoc) -> Value {
+pub(crate) fn stage_value(doc: &JsonDoc) -> Value {
     doc.get("current_stage")
         .map_or(Value::Null, std::borrow::Cow::into_owned)
 }
 
 /// The number of the next key decision (`D-n`): one past the highest
 /// `D-` number the state holds.
-pub fn next_decision_id(state: &State) -> u64 {
+pub(crate) fn next_decision_id(state: &State) -> u64 {
     state
         .key_decisions_made
         .iter()
@@ -377,7 +377,7 @@ pub fn next_decision_id(state: &State) -> u64 {
 }
 
 /// `summary` cut to `max` characters (the whole text stays in `answer`).
-pub fn short(text: &str, max: usize) -> String {
+pub(crate) fn short(text: &str, max: usize) -> String {
     let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if one_line.chars().count() <= max {
         one_line
@@ -390,7 +390,7 @@ pub fn short(text: &str, max: usize) -> String {
 
 /// The conversation archive's path: `deliverables.conversation`, else the
 /// seed's `conversation.md`.
-pub fn conversation_path(state: &State) -> String {
+pub(crate) fn conversation_path(state: &State) -> String {
     state
         .deliverables
         .as_ref()
@@ -404,7 +404,7 @@ pub fn conversation_path(state: &State) -> String {
 /// Append one exchange to `conversation.md` (created when missing): every
 /// byte already there stays; the new block follows a blank line, in the
 /// file's own line endings.
-pub fn conversation_edit(
+pub(crate) fn conversation_edit(
     snap: &mut Snapshot,
     state: &State,
     lang: Lang,
@@ -441,7 +441,7 @@ pub fn conversation_edit(
 }
 
 /// The state's edit: the document back in its own style.
-pub fn state_edit(doc: JsonDoc) -> Result<Edit, ActError> {
+pub(crate) fn state_edit(doc: JsonDoc) -> Result<Edit, ActError> {
     let bytes = doc
         .into_bytes()
         .map_err(|e| refuse(format!("state.json cannot be written: {e}")))?;
@@ -455,7 +455,11 @@ pub fn state_edit(doc: JsonDoc) -> Result<Edit, ActError> {
 /// edited document. The typed view is dropped before the document is
 /// written back and the document right after, so a large state is held in
 /// as few copies as the write needs.
-pub fn finish(snap: &mut Snapshot, loaded: Loaded, block: &str) -> Result<Vec<Edit>, ActError> {
+pub(crate) fn finish(
+    snap: &mut Snapshot,
+    loaded: Loaded,
+    block: &str,
+) -> Result<Vec<Edit>, ActError> {
     let Loaded {
         doc, state, lang, ..
     } = loaded;
@@ -466,7 +470,7 @@ pub fn finish(snap: &mut Snapshot, loaded: Loaded, block: &str) -> Result<Vec<Ed
 }
 
 /// The stage as text, for messages and the conversation.
-pub fn stage_text(state: &State) -> String {
+pub(crate) fn stage_text(state: &State) -> String {
     state
         .current_stage
         .as_ref()

@@ -16,13 +16,13 @@ use super::super::schema::State;
 const ANCHOR_SAMPLE: usize = 64 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lang {
+pub(crate) enum Lang {
     Zh,
     En,
 }
 
 /// The words loopdeck's blocks are made of, in one language.
-pub struct Words {
+pub(crate) struct Words {
     pub title: &'static str,
     pub stage: &'static str,
     pub question: &'static str,
@@ -106,7 +106,7 @@ static EN: Words = Words {
 };
 
 impl Lang {
-    pub fn words(self) -> &'static Words {
+    pub(crate) fn words(self) -> &'static Words {
         match self {
             Lang::Zh => &ZH,
             Lang::En => &EN,
@@ -131,7 +131,7 @@ fn count(text: &str, tally: &mut (usize, usize)) {
 }
 
 /// The project's language from its state and its scene anchor's text.
-pub fn detect(state: &State, anchor: Option<&[u8]>) -> Lang {
+pub(super) fn detect(state: &State, anchor: Option<&[u8]>) -> Lang {
     let mut tally = (0, 0);
     if let Some(na) = &state.next_action {
         count(na.description.as_deref().unwrap_or_default(), &mut tally);

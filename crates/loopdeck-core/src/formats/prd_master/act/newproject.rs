@@ -11,11 +11,11 @@ use crate::formats::prd_master::{CONVERSATION, STATE_FILE};
 use crate::model::Request;
 use crate::store::txn::{ActError, Edit, Snapshot};
 
-pub const WORK_TYPES: [&str; 2] = ["feature", "bugfix"];
-pub const MODES: [&str; 3] = ["standard", "quick", "tech-constrained"];
+pub(crate) const WORK_TYPES: [&str; 2] = ["feature", "bugfix"];
+pub(crate) const MODES: [&str; 3] = ["standard", "quick", "tech-constrained"];
 
 /// Why `name` cannot name a project directory, if it cannot.
-pub fn bad_name(name: &str) -> Option<&'static str> {
+pub(crate) fn bad_name(name: &str) -> Option<&'static str> {
     if name.trim().is_empty() {
         Some("the project name is empty")
     } else if name != name.trim() {
@@ -35,7 +35,10 @@ pub fn bad_name(name: &str) -> Option<&'static str> {
 
 /// The flow mode, checked: a feature picks one (standard when not given);
 /// a bugfix has none.
-pub fn mode_for(work_type: &str, mode: Option<&str>) -> Result<Option<&'static str>, String> {
+pub(crate) fn mode_for(
+    work_type: &str,
+    mode: Option<&str>,
+) -> Result<Option<&'static str>, String> {
     if !WORK_TYPES.contains(&work_type) {
         return Err(format!(
             "--work-type must be feature or bugfix, not `{work_type}`"
@@ -58,7 +61,12 @@ pub fn mode_for(work_type: &str, mode: Option<&str>) -> Result<Option<&'static s
 }
 
 /// The initial v0.6 state, in the seed's field order.
-pub fn initial_state(name: &str, work_type: &str, mode: Option<&str>, req: &Request) -> Value {
+pub(crate) fn initial_state(
+    name: &str,
+    work_type: &str,
+    mode: Option<&str>,
+    req: &Request,
+) -> Value {
     let ts = doc::stamp(req);
     let flow = match mode {
         Some(m) => format!("work_type={work_type}, workflow_mode={m}"),
@@ -107,7 +115,7 @@ pub fn initial_state(name: &str, work_type: &str, mode: Option<&str>, req: &Requ
 
 /// The edits creating project `name` under the workspace (paths relative
 /// to the workspace).
-pub fn decide(
+pub(crate) fn decide(
     snap: &mut Snapshot,
     req: &Request,
     name: &str,

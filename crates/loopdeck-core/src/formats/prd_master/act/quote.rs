@@ -37,7 +37,7 @@ fn name(c: char) -> String {
 
 /// A human's text over several lines (`what`: "the answer"): CRLF line
 /// breaks made LF; `Err` names the first character it may not hold.
-pub fn text(what: &str, raw: &str) -> Result<String, ActError> {
+pub(super) fn text(what: &str, raw: &str) -> Result<String, ActError> {
     let t = raw.replace("\r\n", "\n");
     match t
         .chars()
@@ -54,7 +54,7 @@ pub fn text(what: &str, raw: &str) -> Result<String, ActError> {
 
 /// A human's text on one line (`what`: "the rationale"); `Err` names the
 /// character that breaks it.
-pub fn line(what: &str, raw: &str) -> Result<String, ActError> {
+pub(super) fn line(what: &str, raw: &str) -> Result<String, ActError> {
     match raw.chars().find(|&c| breaks_line(c)) {
         Some(c) => Err(refuse(format!(
             "{what} holds {}: {what} must be one line of text (no line breaks or control characters)",
@@ -65,7 +65,7 @@ pub fn line(what: &str, raw: &str) -> Result<String, ActError> {
 }
 
 /// `text` as a blockquote: one `> ` line per line of it, escaped.
-pub fn quoted(text: &str) -> String {
+pub(super) fn quoted(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for (i, l) in text.trim_end().split('\n').enumerate() {
         if i > 0 {
@@ -83,7 +83,7 @@ pub fn quoted(text: &str) -> String {
 
 /// Text read from the state, for one line of a block: control and
 /// line-breaking characters become spaces; escaped.
-pub fn from_file(text: &str) -> String {
+pub(super) fn from_file(text: &str) -> String {
     let flat: String = text
         .split(|c: char| c.is_whitespace() || breaks_line(c))
         .filter(|w| !w.is_empty())
