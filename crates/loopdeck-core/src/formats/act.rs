@@ -43,11 +43,3 @@ fn lengths(verb: &Verb) -> Result<(), ActError> {
         .map_err(|msg| ActError::Refused(Refusal::new(msg)))
 }
 
-/// The refusal of a verb a format does not take.
-pub(crate) fn not_for(format: Format, verb: &Verb) -> ActError {
-    ActError::Refused(Refusal::new(format!(
-        "`{}` is not a {} decision",
-        verb.name(),
-        format.as_str()
-    )))
-}

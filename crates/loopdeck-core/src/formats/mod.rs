@@ -4,6 +4,7 @@
 //! names.
 
 pub(crate) mod act;
+pub(crate) mod audit;
 mod cached;
 testing_pub!(
     pub mod devloop;

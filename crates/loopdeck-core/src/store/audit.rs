@@ -35,21 +35,20 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::atomic::{self, random_u64};
-use super::exec::{self, Order, sibling};
-use super::txn::{ActError, Edit, LockKind, Outcome, Refusal, Snapshot, Stamp, Txn, WriteOptions};
+use super::txn::{ActError, Edit, LockKind, Refusal, Stamp};
 use super::{StoreError, ndjson, sha256_hex};
 
 /// How many decisions' previous bytes are kept.
-pub const KEEP_DECISIONS: usize = 200;
+pub(crate) const KEEP_DECISIONS: usize = 200;
 /// The log's file name in the audit directory.
-pub const LOG: &str = "audit.ndjson";
+pub(crate) const LOG: &str = "audit.ndjson";
 /// The blobs' directory in the audit directory.
-pub const BLOBS: &str = "blobs";
+pub(crate) const BLOBS: &str = "blobs";
 /// The size at which the log is set aside (`audit.ndjson.<id>`) and a new
 /// one begun, so no log grows past what `undo` reads quickly.
-pub const ROTATE_AT: u64 = 64 * 1024 * 1024;
+pub(crate) const ROTATE_AT: u64 = 64 * 1024 * 1024;
 /// How many set-aside logs are kept.
-pub const KEEP_ROTATED: usize = 8;
+pub(crate) const KEEP_ROTATED: usize = 8;
 /// The largest blob `undo` reads (a decision reads files of at most this
 /// size, so no blob is larger).
 const BLOB_LIMIT: u64 = super::txn::DECISION_READ_LIMIT;
@@ -67,7 +66,7 @@ pub fn default_dir() -> Option<PathBuf> {
 /// The audit directory a write uses (`given`, else [`default_dir`]),
 /// created if needed (0700); none, or one that cannot be trusted (see
 /// [`Untrusted`]), refuses the write.
-pub fn dir_for(given: Option<&Path>) -> Result<PathBuf, ActError> {
+pub(crate) fn dir_for(given: Option<&Path>) -> Result<PathBuf, ActError> {
     let dir = given
         .map(Path::to_path_buf)
         .or_else(default_dir)
@@ -78,7 +77,7 @@ pub fn dir_for(given: Option<&Path>) -> Result<PathBuf, ActError> {
 
 /// Create the state directory `dir` (its missing parents too, 0700) and
 /// check it can be trusted.
-pub fn make_state_dir(dir: &Path) -> Result<(), Untrusted> {
+pub(crate) fn make_state_dir(dir: &Path) -> Result<(), Untrusted> {
     if let Some(parent) = dir.parent()
         && !parent.as_os_str().is_empty()
     {
@@ -98,7 +97,7 @@ pub fn make_state_dir(dir: &Path) -> Result<(), Untrusted> {
 /// user could have written it (and so planted the records and bytes an
 /// `undo` would put back, or pointed a link at any file).
 #[derive(Debug, Error)]
-pub enum Untrusted {
+pub(crate) enum Untrusted {
     #[error(
         "{path} is a symbolic link: loopdeck never follows a link in its state directory (it could point anywhere); remove the link (`rm {path}`) and loopdeck makes a new {what}"
     )]
@@ -134,12 +133,12 @@ impl Untrusted {
     /// The refusal of a write or an undo: `then` says what was not done.
     /// Something else where a file or directory belongs, or a failing
     /// disk, is a store error; the rest is refused by the rules.
-    pub fn refuse(&self, then: &str) -> ActError {
+    pub(crate) fn refuse(&self, then: &str) -> ActError {
         self.refuse_as("loopdeck's state directory", then)
     }
 
     /// [`Untrusted::refuse`], a store error naming `what` (`audit blobs`).
-    pub fn refuse_as(&self, what: &str, then: &str) -> ActError {
+    pub(crate) fn refuse_as(&self, what: &str, then: &str) -> ActError {
         let msg = format!("{self}; {then}");
         match self {
             Untrusted::Kind { .. } | Untrusted::Io { .. } => ActError::Store {
@@ -271,13 +270,13 @@ fn private_dir(path: &Path) -> Result<(), Untrusted> {
 
 /// The file at `path` in a trusted directory, if it exists, is this
 /// user's regular file, not a link, that no one else may write.
-pub fn trust_file(path: &Path) -> Result<(), Untrusted> {
+pub(crate) fn trust_file(path: &Path) -> Result<(), Untrusted> {
     trust(path, Want::File).map(|_| ())
 }
 
 /// Is the existing state directory `dir` one loopdeck may read? `false`:
 /// there is none.
-pub fn trusted_dir(dir: &Path) -> Result<bool, Untrusted> {
+pub(crate) fn trusted_dir(dir: &Path) -> Result<bool, Untrusted> {
     Ok(trust(dir, Want::Dir)?.is_some())
 }
 
@@ -311,7 +310,7 @@ fn open_trusted(path: &Path) -> Result<Option<File>, Untrusted> {
 
 /// The whole file at `path` in a trusted directory (at most `limit`
 /// bytes), as [`open_trusted`] opens it. `None`: absent.
-pub fn read_trusted(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, ReadError> {
+pub(crate) fn read_trusted(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, ReadError> {
     let Some(file) = open_trusted(path)? else {
         return Ok(None);
     };
@@ -330,7 +329,7 @@ pub fn read_trusted(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, ReadErro
 
 /// Why a file of the state directory could not be read.
 #[derive(Debug, Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     #[error(transparent)]
     Untrusted(#[from] Untrusted),
     #[error("{0}")]
@@ -377,6 +376,18 @@ fn store(file: &str, source: StoreError) -> ActError {
         file: file.to_owned(),
         source,
     }
+}
+
+/// The project directory a record's decision was made in, by its format's
+/// rules (`formats::audit`: PRD-master's new-project makes its directory):
+/// what scopes [`Which::Last`] and [`Which::Redo`] to a project. The log
+/// knows no format, so the caller says.
+pub(crate) type ProjectOf = fn(&Record) -> PathBuf;
+
+/// The project as the record names it: enough for a [`Which::Id`] or an
+/// unscoped search, where no directory is compared.
+pub(crate) fn as_recorded(rec: &Record) -> PathBuf {
+    PathBuf::from(&rec.project)
 }
 
 /// Which decision to undo.
@@ -434,31 +445,11 @@ impl Record {
 
     /// The decision that takes this record back: an undo of a decision, a
     /// redo of an undo, an undo again of a redo.
-    fn reversal(&self) -> serde_json::Value {
+    pub(crate) fn reversal(&self) -> serde_json::Value {
         match self.effect() {
             Effect::Decision => serde_json::json!({"verb": "undo", "of": self.id}),
             Effect::Undoes(d) => serde_json::json!({"verb": "redo", "of": self.id, "redoes": d}),
             Effect::Redoes(d) => serde_json::json!({"verb": "undo", "of": self.id, "undoes": d}),
-        }
-    }
-
-    /// The project directory the decision was made in: `project`, or for
-    /// PRD-master's new-project (recorded in the workspace) the directory
-    /// it made.
-    pub fn project_dir(&self) -> PathBuf {
-        let project = Path::new(&self.project);
-        match self.primary.split_once('/') {
-            Some((name, rest))
-                if self.lock == LockKind::Owner
-                    && rest == crate::formats::prd_master::STATE_FILE
-                    && self
-                        .files
-                        .iter()
-                        .all(|f| f.file.starts_with(&format!("{name}/"))) =>
-            {
-                project.join(name)
-            }
-            _ => project.to_path_buf(),
         }
     }
 
@@ -528,6 +519,7 @@ pub struct Record {
     pub partial: bool,
 }
 
+testing_pub!(
 /// A new decision id.
 pub fn new_id() -> String {
     format!(
@@ -536,6 +528,7 @@ pub fn new_id() -> String {
         random_u64() & 0xff_ffff
     )
 }
+);
 
 /// Keep the previous bytes of decision `id`'s files (`(n, bytes)`);
 /// returns each file's blob name. Nothing is written to the project when
@@ -634,7 +627,7 @@ const EMPTY_BLOBS_GRACE: chrono::Duration = chrono::Duration::minutes(10);
 /// Remove the blobs of all but the newest `keep` decisions. An empty
 /// `blobs/<id>/` (a write that failed) is removed and not counted, unless
 /// its id is younger than a few minutes (a decision writing its blobs).
-pub fn prune(dir: &Path, keep: usize) {
+pub(crate) fn prune(dir: &Path, keep: usize) {
     let blobs = dir.join(BLOBS);
     let young = (Utc::now() - EMPTY_BLOBS_GRACE)
         .format("%Y%m%dT%H%M%S%.6fZ")
@@ -666,14 +659,14 @@ pub fn prune(dir: &Path, keep: usize) {
 
 /// The decision `which` from the log in `dir` (the set-aside logs too,
 /// newest first), read from the end without loading the log whole.
-pub fn find(dir: &Path, which: &Which) -> Result<Record, ActError> {
+pub(crate) fn find(dir: &Path, which: &Which, project_of: ProjectOf) -> Result<Record, ActError> {
     let path = dir.join(LOG);
     let id = match which {
         Which::Id(id) => Some(id.as_str()),
         _ => None,
     };
     let mut stack = Stack::default();
-    if let Some(rec) = walk(dir, id, "nothing undone", |r| stack.pick(which, r))? {
+    if let Some(rec) = walk(dir, id, "nothing undone", |r| stack.pick(which, r, project_of))? {
         return Ok(rec);
     }
     let scope = |p: &Option<PathBuf>| {
@@ -714,13 +707,13 @@ struct Stack {
 
 impl Stack {
     /// Is `rec` the one `which` asks for? Records are given newest first.
-    fn pick(&mut self, which: &Which, rec: &Record) -> bool {
+    fn pick(&mut self, which: &Which, rec: &Record, project_of: ProjectOf) -> bool {
         let scope = match which {
             Which::Last(s) | Which::Redo(s) => s,
             Which::Id(id) => return rec.id == *id,
         };
         if let Some(s) = scope
-            && !of_project(rec, s)
+            && project_of(rec) != *s
         {
             return false;
         }
@@ -818,53 +811,6 @@ pub enum Standing {
     Reversal,
 }
 
-/// `r` as the CLI and the console list it (see [`crate::model::AuditEntry`]).
-pub fn entry(r: &Record, standing: &Standing) -> crate::model::AuditEntry {
-    use crate::model::AuditStanding;
-    crate::model::AuditEntry {
-        id: r.id.clone(),
-        at: chrono::DateTime::parse_from_rfc3339(&r.at)
-            .ok()
-            .map(|t| t.with_timezone(&Utc)),
-        by: r.by.clone(),
-        project: r.project_dir(),
-        summary: summary(r),
-        standing: match standing {
-            Standing::InForce => AuditStanding::InForce,
-            Standing::Undone { by } => AuditStanding::Undone(by.clone()),
-            Standing::Redone { by } => AuditStanding::Redone(by.clone()),
-            Standing::Reversal => AuditStanding::Reversal,
-        },
-    }
-}
-
-/// The decision in a few words: its verb, what it was about (a question,
-/// a task, an option…) and the start of its text.
-fn summary(r: &Record) -> String {
-    let d = &r.decision;
-    let field = |k: &str| d.get(k).and_then(serde_json::Value::as_str);
-    let mut out = r.label();
-    if !matches!(r.effect(), Effect::Decision) {
-        return out;
-    }
-    if let Some(target) = ["id", "task", "agent", "option", "name"]
-        .iter()
-        .find_map(|k| field(k))
-    {
-        out.push(' ');
-        out.push_str(target);
-    }
-    if let Some(text) = ["text", "reason", "status"].iter().find_map(|k| field(k)) {
-        out.push_str(": ");
-        let short: String = text.chars().take(48).collect();
-        out.push_str(&short);
-        if short.len() < text.len() {
-            out.push('…');
-        }
-    }
-    out
-}
-
 /// Every decision in the logs of `dir`, newest first, with where it stands
 /// (see [`Standing`]), those `keep` keeps.
 pub fn history(
@@ -897,117 +843,9 @@ pub fn history(
     Ok(out)
 }
 
-/// Is the decision `rec` of the project at `dir`? `dir` is as found on
-/// disk (canonical), as records name their projects.
-pub fn of_project(rec: &Record, dir: &Path) -> bool {
-    rec.project_dir() == dir
-}
-
-/// Put back the bytes decision `which` replaced, under the lock its format
-/// uses; refused (a conflict) when a file has moved on since. The undo is
-/// itself a decision in the log, so it can be undone. A record is acted on
-/// only when its project is one loopdeck reads, of the format whose file
-/// and lock it names, and every file it names is inside that project
-/// (see [`vet`]).
-pub fn undo(dir: &Path, which: &Which, opts: &WriteOptions) -> Result<Outcome, ActError> {
-    undo_checked(dir, which, opts, vet)
-}
-
-/// [`undo`], with the record it took back.
-pub fn undo_found(
-    dir: &Path,
-    which: &Which,
-    opts: &WriteOptions,
-) -> Result<(Record, Outcome), ActError> {
-    opts.gate()?;
-    let rec = find(dir, which)?;
-    vet(&rec)?;
-    let outcome = undo_record(dir, &rec, opts)?;
-    Ok((rec, outcome))
-}
-
-/// [`undo`] with the record checked by `check` instead of [`vet`] (the
-/// store's own tests undo decisions made in directories no format
-/// recognises: they pass a check that accepts any record). The read-only
-/// gate comes first.
-pub fn undo_checked(
-    dir: &Path,
-    which: &Which,
-    opts: &WriteOptions,
-    check: impl FnOnce(&Record) -> Result<(), ActError>,
-) -> Result<Outcome, ActError> {
-    opts.gate()?;
-    let rec = find(dir, which)?;
-    check(&rec)?;
-    undo_record(dir, &rec, opts)
-}
-
-fn undo_record(dir: &Path, rec: &Record, opts: &WriteOptions) -> Result<Outcome, ActError> {
-    let mut opts = opts.clone();
-    opts.audit_dir = Some(dir.to_path_buf());
-    let by = opts.by.clone().unwrap_or_else(|| "unknown".to_owned());
-    let txn = Txn::new(
-        Path::new(&rec.project),
-        &rec.primary,
-        rec.lock,
-        &opts,
-        &by,
-        opts.now.unwrap_or_else(Utc::now),
-        rec.reversal(),
-    );
-    let project = rec.project_dir();
-    let name = project
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let what = match rec.effect() {
-        Effect::Undoes(_) => "redoes",
-        _ => "undoes",
-    };
-    let sentence = format!(
-        "{what} {} ({}, by {} at {}) in {name} ({})",
-        rec.label(),
-        rec.id,
-        rec.by,
-        rec.at,
-        project.display()
-    );
-    // PRD-master's new-project made its directory: the undo of it removes
-    // the directory once empty (an empty one would block the name), and a
-    // redo makes it again first.
-    let made = (project != Path::new(&rec.project)).then_some(project.as_path());
-    let mut created = None;
-    if let Some(made) = made
-        && !opts.dry_run
-        && matches!(rec.effect(), Effect::Undoes(_))
-        && fs::symlink_metadata(made).is_err()
-    {
-        created = Some(
-            super::create_dir_in(Path::new(&rec.project), &name).map_err(|e| ActError::Store {
-                file: name.clone(),
-                source: e,
-            })?,
-        );
-    }
-    let result = exec::run(
-        &txn,
-        |snap| {
-            snap.say(sentence);
-            undo_edits(dir, rec, snap, (&txn.by, txn.now))
-        },
-        Order::AsGiven,
-    );
-    match (&result, made, created) {
-        (Err(_), _, Some(created)) => super::remove_empty_dir(&created),
-        (Ok(o), Some(made), _) if !o.dry_run => super::remove_empty_dir(made),
-        _ => {}
-    }
-    result
-}
-
 /// A relative path that stays below where it starts: plain components
 /// only (no `/…`, `.`, `..`), at least one.
-fn inside(relative: &str) -> bool {
+pub(crate) fn inside(relative: &str) -> bool {
     let p = Path::new(relative);
     !relative.is_empty()
         && !relative.contains('\\')
@@ -1015,270 +853,8 @@ fn inside(relative: &str) -> bool {
         && p.components().next().is_some()
 }
 
-/// Can decision `rec` be undone where it says? Its project is an absolute
-/// path to a project loopdeck's format detection recognises; that
-/// project's format writes `rec.primary` under `rec.lock`; every file the
-/// record names stays inside the project. A record planted by another
-/// user (or garbled) is refused with the reason, before any file is read.
-pub fn vet(rec: &Record) -> Result<(), ActError> {
-    let refuse = |why: String| {
-        ActError::Refused(Refusal::new(format!(
-            "decision {} cannot be undone: {why}; nothing undone",
-            rec.id
-        )))
-    };
-    let project = Path::new(&rec.project);
-    if !project.is_absolute() {
-        return Err(refuse(format!(
-            "its project `{}` is not an absolute path",
-            rec.project
-        )));
-    }
-    for f in &rec.files {
-        let to_ok =
-            f.to.as_deref()
-                .is_none_or(|t| inside(t) && !t.contains('/'));
-        if !inside(&f.file) || !to_ok {
-            return Err(refuse(format!(
-                "its file `{}` is not a path inside the project {}",
-                f.file, rec.project
-            )));
-        }
-    }
-    if !inside(&rec.primary) {
-        return Err(refuse(format!(
-            "its file `{}` is not a path inside the project {}",
-            rec.primary, rec.project
-        )));
-    }
-    // PRD-master's new-project is recorded in the workspace: the project is
-    // the directory it made, and every file is in it.
-    let dir = rec.project_dir();
-    let primary = match dir.strip_prefix(project) {
-        Ok(made) if !made.as_os_str().is_empty() => rec
-            .primary
-            .split_once('/')
-            .map_or(rec.primary.as_str(), |(_, rest)| rest),
-        _ => rec.primary.as_str(),
-    };
-    // The redo of a new project's undo makes its directory again (the
-    // undo removed it): the workspace must be there, and the record a
-    // PRD-master state's.
-    if dir != project
-        && matches!(rec.effect(), Effect::Undoes(_))
-        && fs::symlink_metadata(&dir).is_err()
-    {
-        fs::canonicalize(project).map_err(|e| {
-            refuse(format!(
-                "its workspace {} cannot be opened ({})",
-                project.display(),
-                StoreError::from(e)
-            ))
-        })?;
-        if !writes(crate::model::Format::PrdMaster, primary, rec.lock) {
-            return Err(refuse(format!(
-                "{} is gone and the decision is not a new PRD-master project's",
-                dir.display()
-            )));
-        }
-        return Ok(());
-    }
-    let real = fs::canonicalize(&dir).map_err(|e| {
-        refuse(format!(
-            "its project {} cannot be opened ({})",
-            dir.display(),
-            StoreError::from(e)
-        ))
-    })?;
-    let formats: Vec<crate::model::Format> = crate::formats::load_dir(&real)
-        .projects
-        .into_iter()
-        .filter(|p| fs::canonicalize(&p.path).is_ok_and(|p| p == real))
-        .map(|p| p.format)
-        .collect();
-    if formats.is_empty() {
-        return Err(refuse(format!(
-            "{} is not a project loopdeck reads",
-            dir.display()
-        )));
-    }
-    if !formats.iter().any(|f| writes(*f, primary, rec.lock)) {
-        let names: Vec<&str> = formats.iter().map(|f| f.as_str()).collect();
-        return Err(refuse(format!(
-            "{} is a {} project, whose decisions do not write `{primary}` under a {:?} lock",
-            dir.display(),
-            names.join("/"),
-            rec.lock
-        )));
-    }
-    Ok(())
-}
-
-/// Does a decision of `format` write `primary` under `lock`?
-fn writes(format: crate::model::Format, primary: &str, lock: LockKind) -> bool {
-    use crate::formats::{devloop, dwp, gsd, prd_master};
-    use crate::model::Format;
-    match format {
-        Format::PrdMaster => lock == LockKind::Owner && primary == prd_master::STATE_FILE,
-        Format::Gsd => {
-            lock == LockKind::PidFile && primary == format!("{}/STATE.md", gsd::PLANNING_DIR)
-        }
-        Format::Dwp => lock == LockKind::MkdirDir && primary == dwp::act::STATE,
-        Format::Devloop => {
-            lock == LockKind::Owner
-                && (primary == devloop::PROJECT_FILE
-                    || primary == devloop::bugs::BUGS
-                    || primary
-                        .strip_prefix(devloop::agents::STATE_DIR)
-                        .and_then(|r| r.strip_prefix('/'))
-                        .and_then(|r| r.strip_suffix(".json"))
-                        .is_some_and(|a| !a.is_empty() && !a.contains('/')))
-        }
-    }
-}
-
-/// What files hold while an undo is planned: the disk as read, overlaid
-/// with the edits planned so far (an undo replays a decision backwards,
-/// and a file may be touched twice: set aside, then rebuilt).
-struct Overlay<'a> {
-    snap: &'a mut Snapshot,
-    planned: std::collections::HashMap<String, Option<Vec<u8>>>,
-}
-
-impl Overlay<'_> {
-    fn get(&mut self, file: &str) -> Result<Option<Vec<u8>>, ActError> {
-        if let Some(b) = self.planned.get(file) {
-            return Ok(b.clone());
-        }
-        Ok(self.snap.read(file)?.map(<[u8]>::to_vec))
-    }
-
-    fn push(&mut self, edits: &mut Vec<Edit>, edit: Edit) -> Result<(), ActError> {
-        match &edit {
-            Edit::Replace { file, bytes } => {
-                self.planned.insert(file.clone(), Some(bytes.clone()));
-            }
-            Edit::Remove { file } => {
-                self.planned.insert(file.clone(), None);
-            }
-            Edit::RenameAside { file, to } => {
-                let moved = self.get(file)?;
-                self.planned.insert(sibling(file, to), moved);
-                self.planned.insert(file.clone(), None);
-            }
-            Edit::AppendLine { .. } => {}
-        }
-        edits.push(edit);
-        Ok(())
-    }
-}
-
-/// The edits that take decision `rec` back, last file first.
-/// `who`: who undoes, and when, for a compensating log line.
-fn undo_edits(
-    dir: &Path,
-    rec: &Record,
-    snap: &mut Snapshot,
-    who: (&str, chrono::DateTime<Utc>),
-) -> Result<Vec<Edit>, ActError> {
-    let mut edits = Vec::new();
-    let mut cur = Overlay {
-        snap,
-        planned: std::collections::HashMap::new(),
-    };
-    for f in rec.files.iter().rev() {
-        match f.op {
-            Op::Replace | Op::Remove => {
-                let now = cur.get(&f.file)?;
-                moved_on(rec, &f.file, f.after.as_ref(), now.as_deref())?;
-                let edit = restore(dir, f)?;
-                cur.push(&mut edits, edit)?;
-            }
-            // NDJSON files are append-only logs (seed 003: existing lines
-            // are never modified): an undo never rewrites one. A record
-            // that was the decision itself (a bug transition) cannot be
-            // taken back; a log line beside it (a timeline event) stays as
-            // the history of what was done and undone.
-            Op::Append if f.file == rec.primary => {
-                return Err(ActError::Refused(Refusal::new(format!(
-                    "{} is append-only: its lines are never rewritten, so decision {} cannot be undone; make the next decision instead (`loopdeck act {} …`)",
-                    f.file, rec.id, rec.project
-                ))));
-            }
-            // The log line stays; the format tells the undo after it (a
-            // devloop timeline event: `source: "human"`, what was undone,
-            // the audit id), by whoever undoes it (`--by`, `--now`).
-            Op::Append => {
-                if let Some(edit) = crate::formats::devloop::act::undone_event(
-                    &rec.decision,
-                    Path::new(&rec.project),
-                    &rec.id,
-                    &f.file,
-                    who.0,
-                    who.1,
-                ) {
-                    cur.push(&mut edits, edit)?;
-                }
-            }
-            Op::Rename => {
-                let Some(to) = &f.to else { continue };
-                let dest = sibling(&f.file, to);
-                let now = cur.get(&dest)?;
-                moved_on(rec, &dest, f.before.as_ref(), now.as_deref())?;
-                let name = Path::new(&f.file)
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                cur.push(
-                    &mut edits,
-                    Edit::RenameAside {
-                        file: dest,
-                        to: name,
-                    },
-                )?;
-            }
-        }
-    }
-    Ok(edits)
-}
-
-/// A conflict unless `now` is what the decision left (`after`).
-fn moved_on(
-    rec: &Record,
-    file: &str,
-    after: Option<&Stamp>,
-    now: Option<&[u8]>,
-) -> Result<(), ActError> {
-    let now = now.map(Stamp::of);
-    if now.as_ref() == after {
-        return Ok(());
-    }
-    Err(conflict(rec, file, after, now))
-}
-
-fn conflict(rec: &Record, file: &str, after: Option<&Stamp>, now: Option<Stamp>) -> ActError {
-    let show = |s: Option<&Stamp>| {
-        s.map_or_else(
-            || "absent".to_owned(),
-            |s| {
-                format!(
-                    "{} bytes, sha256 {}",
-                    s.len,
-                    s.sha256.get(..12).unwrap_or_default()
-                )
-            },
-        )
-    };
-    ActError::Changed(format!(
-        "{file} has moved on since decision {}: it was {} after it, it is {} now; nothing undone",
-        rec.id,
-        show(after),
-        show(now.as_ref())
-    ))
-}
-
 /// The edit putting back what file `f` held before.
-fn restore(dir: &Path, f: &FileRecord) -> Result<Edit, ActError> {
+pub(crate) fn restore(dir: &Path, f: &FileRecord) -> Result<Edit, ActError> {
     let Some(before) = &f.before else {
         return Ok(Edit::Remove {
             file: f.file.clone(),
@@ -1368,14 +944,14 @@ mod tests {
         assert!(in_files < ids.len(), "some were dropped with old logs");
         let kept = &ids[ids.len() - in_files..];
         for id in kept {
-            assert_eq!(find(&dir, &Which::Id(id.clone())).unwrap().id, *id);
+            assert_eq!(find(&dir, &Which::Id(id.clone()), as_recorded).unwrap().id, *id);
         }
-        assert!(find(&dir, &Which::Id(ids[0].clone())).is_err());
-        assert_eq!(find(&dir, &Which::Last(None)).unwrap().id, ids[39]);
+        assert!(find(&dir, &Which::Id(ids[0].clone()), as_recorded).is_err());
+        assert_eq!(find(&dir, &Which::Last(None), as_recorded).unwrap().id, ids[39]);
         // The live log set aside and none begun: the last is the newest
         // set-aside one's.
         fs::rename(dir.join(LOG), dir.join(format!("{LOG}.{}", new_id()))).unwrap();
-        assert_eq!(find(&dir, &Which::Last(None)).unwrap().id, ids[39]);
+        assert_eq!(find(&dir, &Which::Last(None), as_recorded).unwrap().id, ids[39]);
     }
 
     /// Empty `blobs/<id>/` (a write that failed) are removed and not

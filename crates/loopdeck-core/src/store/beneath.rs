@@ -44,7 +44,7 @@ const MAX_LINKS: usize = 40;
 /// A directory held open by its descriptor, with the path it was reached
 /// by (for messages only: nothing is opened through it).
 #[derive(Debug)]
-pub struct Dir {
+pub(crate) struct Dir {
     fd: OwnedFd,
     shown: PathBuf,
 }
@@ -65,7 +65,7 @@ impl Dir {
     /// directories). A project's own directory swapped for another user's
     /// link between the reading and the write is then refused, not
     /// followed.
-    pub fn open(path: &Path) -> Result<Dir, StoreError> {
+    pub(crate) fn open(path: &Path) -> Result<Dir, StoreError> {
         let abs = if path.is_absolute() {
             path.to_path_buf()
         } else {
@@ -149,7 +149,7 @@ impl Dir {
 
     /// The directory holding `path` (opened as [`Dir::open`] does) and
     /// `path`'s last component.
-    pub fn open_parent(path: &Path) -> Result<(Dir, String), StoreError> {
+    pub(crate) fn open_parent(path: &Path) -> Result<(Dir, String), StoreError> {
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -162,7 +162,7 @@ impl Dir {
     }
 
     /// The path this directory was reached by (for messages).
-    pub fn shown(&self) -> &Path {
+    pub(crate) fn shown(&self) -> &Path {
         &self.shown
     }
 
@@ -170,7 +170,7 @@ impl Dir {
     /// (`/proc/self/fd/N`), for code that takes paths (the lock, the
     /// sweep of leftovers): the kernel resolves it to the directory held,
     /// whatever has been renamed or linked since. Valid while `self` lives.
-    pub fn proc_path(&self) -> PathBuf {
+    pub(crate) fn proc_path(&self) -> PathBuf {
         use std::os::fd::AsRawFd;
         PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd()))
     }
@@ -178,16 +178,16 @@ impl Dir {
     /// The path of the directory held, as the kernel knows it now (not
     /// looked up again through the path it was opened by, which may lead
     /// elsewhere by now).
-    pub fn real_path(&self) -> PathBuf {
+    pub(crate) fn real_path(&self) -> PathBuf {
         std::fs::read_link(self.proc_path()).unwrap_or_else(|_| self.shown.clone())
     }
 
-    pub fn fd(&self) -> BorrowedFd<'_> {
+    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
     }
 
     /// Another descriptor of the same directory.
-    pub fn try_clone(&self) -> Result<Dir, StoreError> {
+    pub(crate) fn try_clone(&self) -> Result<Dir, StoreError> {
         Ok(Dir {
             fd: self.fd.try_clone().map_err(StoreError::from)?,
             shown: self.shown.clone(),
@@ -202,7 +202,7 @@ impl Dir {
     /// write goes through to the link's target); the name returned is then
     /// the target's. A missing last component is fine (a new file); a
     /// missing directory on the way is `Vanished`.
-    pub fn resolve(&self, relative: &str) -> Result<(Dir, String), StoreError> {
+    pub(crate) fn resolve(&self, relative: &str) -> Result<(Dir, String), StoreError> {
         let mut todo = lexical(relative)?;
         let mut links = 0;
         'walk: loop {
@@ -290,7 +290,7 @@ impl Dir {
 
     /// Open the subdirectory `name` (one component) without following a
     /// link.
-    pub fn open_dir(&self, name: &str) -> Result<Dir, Errno> {
+    pub(crate) fn open_dir(&self, name: &str) -> Result<Dir, Errno> {
         let fd = rustix::fs::openat(
             self.fd(),
             name,
@@ -304,7 +304,7 @@ impl Dir {
     }
 
     /// `lstat` of `name` in this directory; `None` when it does not exist.
-    pub fn stat(&self, name: &str) -> Result<Option<Stat>, StoreError> {
+    pub(crate) fn stat(&self, name: &str) -> Result<Option<Stat>, StoreError> {
         match rustix::fs::statat(self.fd(), name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) => Ok(Some(st)),
             Err(Errno::NOENT) => Ok(None),
@@ -315,7 +315,7 @@ impl Dir {
     /// Open the regular file `name` for reading, without following a link
     /// and without blocking (a FIFO or a device is refused, never waited
     /// on). `None`: absent.
-    pub fn open_read(&self, name: &str) -> Result<Option<File>, StoreError> {
+    pub(crate) fn open_read(&self, name: &str) -> Result<Option<File>, StoreError> {
         let fd = match rustix::fs::openat(
             self.fd(),
             name,
@@ -336,7 +336,7 @@ impl Dir {
 
     /// Open the regular file `name` to append to it (created with `mode`
     /// when missing), without following a link or blocking.
-    pub fn open_append(&self, name: &str, mode: u32) -> Result<File, StoreError> {
+    pub(crate) fn open_append(&self, name: &str, mode: u32) -> Result<File, StoreError> {
         let fd = rustix::fs::openat(
             self.fd(),
             name,
@@ -360,7 +360,7 @@ impl Dir {
     }
 
     /// Create `name` exclusively (never through a link) for writing.
-    pub fn create_excl(&self, name: &str, mode: u32) -> Result<File, Errno> {
+    pub(crate) fn create_excl(&self, name: &str, mode: u32) -> Result<File, Errno> {
         let fd = rustix::fs::openat(
             self.fd(),
             name,
@@ -371,14 +371,14 @@ impl Dir {
     }
 
     /// Rename `from` to `to`, both in this directory (replacing `to`).
-    pub fn rename(&self, from: &str, to: &str) -> Result<(), Errno> {
+    pub(crate) fn rename(&self, from: &str, to: &str) -> Result<(), Errno> {
         rustix::fs::renameat(self.fd(), from, self.fd(), to)
     }
 
     /// Swap `a` and `b` in this directory in one step
     /// (`renameat2(RENAME_EXCHANGE)`). `Err(Errno::INVAL)` or `NOSYS` where
     /// the file system or kernel cannot.
-    pub fn exchange(&self, a: &str, b: &str) -> Result<(), Errno> {
+    pub(crate) fn exchange(&self, a: &str, b: &str) -> Result<(), Errno> {
         rustix::fs::renameat_with(self.fd(), a, self.fd(), b, RenameFlags::EXCHANGE)
     }
 
@@ -389,7 +389,7 @@ impl Dir {
     /// the file is linked under the new name (which fails if it exists:
     /// the same guarantee) and its old name removed; where hard links are
     /// not had either, the first error is returned and nothing moved.
-    pub fn rename_noreplace(&self, from: &str, to: &str) -> Result<(), Errno> {
+    pub(crate) fn rename_noreplace(&self, from: &str, to: &str) -> Result<(), Errno> {
         match rustix::fs::renameat_with(self.fd(), from, self.fd(), to, RenameFlags::NOREPLACE) {
             Err(e @ (Errno::INVAL | Errno::NOSYS)) => {
                 self.link_then_unlink(from, to).map_err(|_| e)
@@ -406,28 +406,31 @@ impl Dir {
 
     /// Remove the file `name` (never a directory; a link is removed, not
     /// followed).
-    pub fn unlink(&self, name: &str) -> Result<(), Errno> {
+    pub(crate) fn unlink(&self, name: &str) -> Result<(), Errno> {
         rustix::fs::unlinkat(self.fd(), name, AtFlags::empty())
     }
 
     /// Make the directory `name`.
-    pub fn mkdir(&self, name: &str, mode: u32) -> Result<(), Errno> {
+    #[cfg(test)]
+    pub(crate) fn mkdir(&self, name: &str, mode: u32) -> Result<(), Errno> {
         rustix::fs::mkdirat(self.fd(), name, Mode::from_raw_mode(mode))
     }
 
     /// Remove the empty directory `name`.
-    pub fn rmdir(&self, name: &str) -> Result<(), Errno> {
+    #[cfg(test)]
+    pub(crate) fn rmdir(&self, name: &str) -> Result<(), Errno> {
         rustix::fs::unlinkat(self.fd(), name, AtFlags::REMOVEDIR)
     }
 
     /// fsync this directory (after a rename or removal in it); some file
     /// systems refuse, and the change has happened, so best effort.
-    pub fn sync(&self) {
+    pub(crate) fn sync(&self) {
         let _ = rustix::fs::fsync(self.fd());
     }
 
     /// The names in this directory (unsorted; `.` and `..` left out).
-    pub fn names(&self) -> Result<Vec<String>, StoreError> {
+    #[cfg(test)]
+    pub(crate) fn names(&self) -> Result<Vec<String>, StoreError> {
         let fd = rustix::fs::openat(
             self.fd(),
             ".",

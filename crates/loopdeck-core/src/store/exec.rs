@@ -36,7 +36,7 @@ use super::intent::{self, Added, Intent};
 use super::txn::{
     ActError, Edit, FileChange, LockKind, Outcome, Refusal, Shared, Snapshot, Stamp, Txn,
 };
-use super::{StoreError, lock, ndjson, sha256_hex, sweep};
+use super::{StoreError, is_plain_name, lock, ndjson, process, sha256_hex, sweep};
 
 /// The order edits are applied in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,7 +73,17 @@ testing_pub!(
     }
 );
 
-pub(crate) fn run(
+/// An undo's transaction: [`transact`]'s rules, with the edits applied
+/// exactly as given (an undo replays a decision backwards, so the safe
+/// order of a decision would be the wrong one).
+pub(crate) fn replay(
+    txn: &Txn,
+    decide: impl FnOnce(&mut Snapshot) -> Result<Vec<Edit>, ActError>,
+) -> Result<Outcome, ActError> {
+    run(txn, decide, Order::AsGiven)
+}
+
+fn run(
     txn: &Txn,
     decide: impl FnOnce(&mut Snapshot) -> Result<Vec<Edit>, ActError>,
     order: Order,
@@ -384,15 +394,6 @@ fn rank(e: &Edit, primary: &str) -> u8 {
     }
 }
 
-/// Is `name` one plain path component (no `/`, `.` or `..`)?
-pub(crate) fn is_plain_name(name: &str) -> bool {
-    let mut c = Path::new(name).components();
-    matches!(
-        (c.next(), c.next()),
-        (Some(std::path::Component::Normal(_)), None)
-    ) && !name.contains('/')
-}
-
 /// `file`'s sibling named `to`, relative to the project.
 pub(crate) fn sibling(file: &str, to: &str) -> String {
     Path::new(file)
@@ -574,7 +575,7 @@ fn apply(txn: &Txn, root: &Dir, dir: &Path, steps: Vec<Step>) -> Result<Outcome,
             now: ((txn.now - real).abs() >= chrono::Duration::seconds(1))
                 .then(|| txn.now.to_rfc3339()),
             by: txn.by.clone(),
-            host: lock::host_name(),
+            host: process::host_name(),
             project: root.real_path().to_string_lossy().into_owned(),
             primary: txn.primary.clone(),
             lock: txn.lock,
@@ -583,7 +584,7 @@ fn apply(txn: &Txn, root: &Dir, dir: &Path, steps: Vec<Step>) -> Result<Outcome,
             partial: false,
         },
         pid: std::process::id(),
-        start: lock::start_ticks(std::process::id()),
+        start: process::start_ticks(std::process::id()),
         added,
     };
     // The record of what is about to happen comes first: a state

@@ -29,20 +29,23 @@ use super::atomic::{self, Expect, Swap};
 use super::audit::{self, FileRecord, Op, Record};
 use super::beneath::{Dir, errno};
 use super::txn::{ActError, Refusal, Stamp};
-use super::{StoreError, lock, read_bounded, sha256_hex};
+use super::{StoreError, lock, process, read_bounded, sha256_hex};
 
 /// The intents' directory in the state directory.
-pub const INTENTS: &str = "intents";
+pub(crate) const INTENTS: &str = "intents";
 /// The largest intent record read.
 const INTENT_LIMIT: u64 = 16 * 1024 * 1024;
 
+testing_pub!(
 /// An append's lengths: the file's before it and the bytes it adds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Added {
     pub before_len: u64,
     pub len: u64,
 }
+);
 
+testing_pub!(
 /// A decision about to be written.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Intent {
@@ -56,6 +59,7 @@ pub struct Intent {
     /// For each file of `record.files`: an append's lengths.
     pub added: Vec<Option<Added>>,
 }
+);
 
 fn intents_dir(dir: &Path) -> PathBuf {
     dir.join(INTENTS)
@@ -76,7 +80,7 @@ fn store(file: &str, source: StoreError) -> ActError {
 /// means nothing was written to the project. It is written to a temp file
 /// and renamed into place, so a kill while writing it leaves only a temp
 /// file (swept once its pid is gone), never a record cut short.
-pub fn write(dir: &Path, intent: &Intent) -> Result<(), ActError> {
+pub(crate) fn write(dir: &Path, intent: &Intent) -> Result<(), ActError> {
     use std::io::Write;
     let here = intents_dir(dir);
     let mut b = fs::DirBuilder::new();
@@ -112,13 +116,13 @@ pub fn write(dir: &Path, intent: &Intent) -> Result<(), ActError> {
 /// Forget the intent `id` (its decision is settled). Not fsynced: an
 /// intent that comes back after a power loss finds its decision settled
 /// (recorded, or every file as before) and goes again.
-pub fn remove(dir: &Path, id: &str) {
+pub(crate) fn remove(dir: &Path, id: &str) {
     let _ = fs::remove_file(path_of(dir, id));
 }
 
 /// Every intent record in `dir`, oldest first; a record that cannot be
 /// read is named with why.
-pub fn pending(dir: &Path) -> Vec<Result<Intent, (String, String)>> {
+pub(crate) fn pending(dir: &Path) -> Vec<Result<Intent, (String, String)>> {
     let mut names = super::list_names(&intents_dir(dir));
     names.retain(|n| n.ends_with(".json") && !n.starts_with('.'));
     names
@@ -138,7 +142,7 @@ pub fn pending(dir: &Path) -> Vec<Result<Intent, (String, String)>> {
 /// real path, the file the decision was about, why). Read-only: a reading
 /// never settles one (a write does). Nothing when there is no state
 /// directory or no intent in it (one directory listing).
-pub fn interrupted() -> Vec<(PathBuf, String, String)> {
+pub(crate) fn interrupted() -> Vec<(PathBuf, String, String)> {
     let Some(dir) = audit::default_dir() else {
         return Vec::new();
     };
@@ -163,18 +167,8 @@ pub fn interrupted() -> Vec<(PathBuf, String, String)> {
         .collect()
 }
 
-/// The intents of the project at `project` (compared by real path).
-pub fn pending_for(dir: &Path, project: &Path) -> Vec<Intent> {
-    let real = real_path(project);
-    pending(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|i| Path::new(&i.record.project) == real)
-        .collect()
-}
-
 /// The real path of a project, as the audit record keeps it.
-pub fn real_path(project: &Path) -> PathBuf {
+pub(crate) fn real_path(project: &Path) -> PathBuf {
     fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf())
 }
 
@@ -285,11 +279,11 @@ pub fn recover(dir: &Path, only: Option<&Path>, wait: Duration) -> Result<Vec<Se
 
 /// Is the decision still being written by a live process (on this host,
 /// the very process that began it)? It settles itself then.
-pub fn in_progress(intent: &Intent) -> bool {
+pub(crate) fn in_progress(intent: &Intent) -> bool {
     intent.pid != std::process::id()
-        && intent.record.host == lock::host_name()
+        && intent.record.host == process::host_name()
         && intent.start.is_some()
-        && lock::start_ticks(intent.pid) == intent.start
+        && process::start_ticks(intent.pid) == intent.start
 }
 
 /// Settle one interrupted decision under its lock (`None`: another
@@ -308,7 +302,7 @@ fn settle(dir: &Path, intent: &Intent, wait: Duration) -> Result<Option<Settled>
     // Killed between its audit record and forgetting its intent (or the
     // forgetting lost to a power cut): the decision was made and recorded;
     // whatever changed its files since is another writer's.
-    match audit::find(dir, &audit::Which::Id(rec.id.clone())) {
+    match audit::find(dir, &audit::Which::Id(rec.id.clone()), audit::as_recorded) {
         Ok(_) => {
             remove(dir, &rec.id);
             return Ok(Some(Settled::Completed {
@@ -356,7 +350,7 @@ fn settle(dir: &Path, intent: &Intent, wait: Duration) -> Result<Option<Settled>
 
 /// Where one file of a decision stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum State {
+pub(crate) enum State {
     /// It holds what it held before the decision.
     NotDone,
     /// It holds what the decision wrote.
@@ -366,7 +360,7 @@ pub enum State {
 }
 
 /// Where the file of record `f` stands now.
-pub fn state(root: &Dir, f: &FileRecord, added: Option<Added>) -> Result<State, StoreError> {
+pub(crate) fn state(root: &Dir, f: &FileRecord, added: Option<Added>) -> Result<State, StoreError> {
     let (dir, name) = match root.resolve(&f.file) {
         Ok(x) => x,
         Err(StoreError::Vanished) => {
@@ -466,14 +460,14 @@ fn relocated(root: &Dir, f: &FileRecord, planned: Added) -> Option<Added> {
 
 /// The sha256 and length of `name` in `dir`, read in chunks (`None`:
 /// absent).
-pub fn stamp_at(dir: &Dir, name: &str) -> Result<Option<Stamp>, StoreError> {
+pub(crate) fn stamp_at(dir: &Dir, name: &str) -> Result<Option<Stamp>, StoreError> {
     stamp_with(dir, name, b"")
 }
 
 /// The sha256 and length of `name` in `dir` followed by `extra` (what an
 /// append will add), read in chunks (`None`: absent). A FIFO or a device
 /// is refused, never waited on.
-pub fn stamp_with(dir: &Dir, name: &str, extra: &[u8]) -> Result<Option<Stamp>, StoreError> {
+pub(crate) fn stamp_with(dir: &Dir, name: &str, extra: &[u8]) -> Result<Option<Stamp>, StoreError> {
     let Some(mut f) = dir.open_read(name)? else {
         return Ok(None);
     };
@@ -499,7 +493,7 @@ fn range_sha(dir: &Dir, name: &str, at: u64, n: u64) -> Result<Option<String>, S
 /// Put back the files `done` (indexes into the record's files, in the
 /// order written) of `intent`, last first. Each is put back only while it
 /// still holds what the decision wrote.
-pub fn roll_back(dir: &Path, root: &Dir, intent: &Intent, done: &[usize]) -> Settled {
+pub(crate) fn roll_back(dir: &Path, root: &Dir, intent: &Intent, done: &[usize]) -> Settled {
     let rec = &intent.record;
     let mut rolled = Vec::new();
     let mut stuck: Vec<FileRecord> = Vec::new();
@@ -628,7 +622,7 @@ fn blob(dir: &Path, f: &FileRecord, before: &Stamp) -> Result<Vec<u8>, String> {
         .as_deref()
         .filter(|b| {
             let mut parts = b.split('/');
-            parts.next() == Some(audit::BLOBS) && parts.all(super::exec::is_plain_name)
+            parts.next() == Some(audit::BLOBS) && parts.all(super::is_plain_name)
         })
         .and_then(|b| read_bounded(&dir.join(b), INTENT_LIMIT.max(super::STATE_FILE_LIMIT)).ok())
         .filter(|b| sha256_hex(b) == before.sha256)
@@ -762,11 +756,11 @@ mod tests {
     /// and its `&&`/`==`/`!=` mutants.
     #[test]
     fn in_progress_only_for_its_own_live_writer() {
-        let Some(start) = lock::start_ticks(1) else {
+        let Some(start) = process::start_ticks(1) else {
             eprintln!("SKIPPED: no /proc/1/stat");
             return;
         };
-        let host = lock::host_name();
+        let host = process::host_name();
         assert!(in_progress(&intent(1, host.clone(), Some(start))));
         assert!(!in_progress(&intent(1, host.clone(), Some(start + 1))));
         assert!(!in_progress(&intent(1, host.clone(), None)));
@@ -776,7 +770,7 @@ mod tests {
             Some(start)
         )));
         let me = std::process::id();
-        let my_start = lock::start_ticks(me);
+        let my_start = process::start_ticks(me);
         assert!(!in_progress(&intent(me, host, my_start)));
     }
 
@@ -787,7 +781,7 @@ mod tests {
     #[test]
     fn pending_lists_the_written_records_only() {
         let tmp = tempfile::tempdir().unwrap();
-        let i = intent(std::process::id(), lock::host_name(), None);
+        let i = intent(std::process::id(), process::host_name(), None);
         write(tmp.path(), &i).unwrap();
         let here = tmp.path().join(INTENTS);
         fs::write(here.join(".x.json"), "{").unwrap();
@@ -842,7 +836,7 @@ mod tests {
             f.appended_sha256 = Some(sha256_hex(add));
             f
         };
-        let mut i = intent(std::process::id(), lock::host_name(), None);
+        let mut i = intent(std::process::id(), process::host_name(), None);
         i.record.project = project.to_string_lossy().into_owned();
         i.record.files = vec![
             appended("old.log", Some(b"abc\n"), b"abc\nx\n", b"x\n"),

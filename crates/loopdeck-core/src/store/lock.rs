@@ -47,6 +47,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use super::atomic::{random_u64, sync_dir, temp_name};
+use super::process::{boot_id, host_name, pid_alive, pid_namespace, start_ticks};
 use super::txn::{ActError, LockKind};
 use super::{StoreError, contained};
 
@@ -668,80 +669,6 @@ fn clear_dead_turn(turn: &Path) {
         {
             let _ = fs::remove_file(turn);
         }
-    }
-}
-
-/// Is there a process `pid` on this host (a zombie is not one)?
-pub(crate) fn pid_alive(pid: u32) -> bool {
-    let Ok(p) = i32::try_from(pid) else {
-        return false;
-    };
-    if p <= 0 {
-        return false;
-    }
-    #[cfg(unix)]
-    {
-        let Some(p) = rustix::process::Pid::from_raw(p) else {
-            return false;
-        };
-        // Signal 0 only checks that the process exists.
-        let exists = match rustix::process::test_kill_process(p) {
-            Ok(()) | Err(rustix::io::Errno::PERM) => true,
-            Err(_) => false,
-        };
-        exists && proc_state(pid) != Some('Z')
-    }
-    #[cfg(not(unix))]
-    {
-        true
-    }
-}
-
-/// Fields 3.. of `/proc/PID/stat` (after the command name, which may hold
-/// spaces and parentheses).
-fn proc_stat_fields(pid: u32) -> Option<Vec<String>> {
-    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = &text[text.rfind(')')? + 1..];
-    Some(after.split_whitespace().map(str::to_owned).collect())
-}
-
-fn proc_state(pid: u32) -> Option<char> {
-    proc_stat_fields(pid)?.first()?.chars().next()
-}
-
-/// The start time of process `pid` in clock ticks since boot (field 22 of
-/// `/proc/PID/stat`).
-pub(crate) fn start_ticks(pid: u32) -> Option<u64> {
-    proc_stat_fields(pid)?.get(19)?.parse().ok()
-}
-
-/// This boot's id (`/proc/sys/kernel/random/boot_id`).
-pub(crate) fn boot_id() -> Option<String> {
-    fs::read_to_string("/proc/sys/kernel/random/boot_id")
-        .ok()
-        .map(|s| s.trim().to_owned())
-        .filter(|s| !s.is_empty())
-}
-
-/// This process's pid namespace (`readlink /proc/self/ns/pid`, e.g.
-/// `pid:[4026531836]`).
-pub(crate) fn pid_namespace() -> Option<String> {
-    fs::read_link("/proc/self/ns/pid")
-        .ok()
-        .map(|p| p.to_string_lossy().into_owned())
-        .filter(|s| !s.is_empty())
-}
-
-/// This host's name.
-pub fn host_name() -> String {
-    // `uname`'s node name is what `gethostname` returns.
-    #[cfg(unix)]
-    {
-        String::from_utf8_lossy(rustix::system::uname().nodename().to_bytes()).into_owned()
-    }
-    #[cfg(not(unix))]
-    {
-        std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".to_owned())
     }
 }
 

@@ -18,6 +18,7 @@ pub(crate) mod lock;
 testing_pub!(
     pub mod ndjson;
 );
+pub(crate) mod process;
 pub(crate) mod seen;
 pub(crate) mod stamps;
 pub(crate) mod sweep;
@@ -38,6 +39,7 @@ use thiserror::Error;
 testing_pub!(
     pub use exec::transact;
 );
+pub(crate) use exec::{replay, sibling};
 pub(crate) use walk::{MAX_DEPTH, WalkEntry, is_noise_dir, walk};
 
 /// The largest state file loopdeck reads whole. Larger files are reported,
@@ -542,6 +544,15 @@ pub(crate) fn atomic_replace(path: &Path, bytes: &[u8]) -> Result<(), StoreError
         Ok(real) => atomic::replace(&real, bytes),
         Err(_) => atomic::replace(path, bytes),
     }
+}
+
+/// Is `name` one plain path component (no `/`, `.` or `..`)?
+pub(crate) fn is_plain_name(name: &str) -> bool {
+    let mut c = Path::new(name).components();
+    matches!(
+        (c.next(), c.next()),
+        (Some(std::path::Component::Normal(_)), None)
+    ) && !name.contains('/')
 }
 
 #[cfg(test)]

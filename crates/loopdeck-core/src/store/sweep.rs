@@ -50,7 +50,7 @@ pub(crate) fn sweep(dir: &Path) -> usize {
             .ok()
             .and_then(|m| now.duration_since(m).ok())
             .is_some_and(|age| age > TEMP_MAX_AGE);
-        if (old || !super::lock::pid_alive(pid)) && fs::remove_file(entry.path()).is_ok() {
+        if (old || !super::process::pid_alive(pid)) && fs::remove_file(entry.path()).is_ok() {
             removed += 1;
         }
     }

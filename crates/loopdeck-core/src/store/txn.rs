@@ -216,6 +216,18 @@ impl Refusal {
     }
 }
 
+impl ActError {
+    /// The refusal of a verb a format does not take (each format's
+    /// decisions say it of the verbs that are another format's).
+    pub(crate) fn not_for(format: crate::model::Format, verb: &crate::model::Verb) -> Self {
+        ActError::Refused(Refusal::new(format!(
+            "`{}` is not a {} decision",
+            verb.name(),
+            format.as_str()
+        )))
+    }
+}
+
 /// Why a transaction wrote nothing.
 #[derive(Debug, Error)]
 pub enum ActError {
@@ -432,7 +444,7 @@ pub struct Outcome {
     #[serde(skip)]
     pub read: Vec<(String, String)>,
     /// Interrupted decisions on this project settled before this one (see
-    /// [`super::intent`]), one sentence each.
+    /// `intent`), one sentence each.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub recovered: Vec<String>,
     /// What the format said while deciding that the diff alone does not

@@ -29,7 +29,6 @@ pub(crate) use undone::undone_event;
 
 use std::path::Path;
 
-pub(crate) use crate::formats::act::not_for;
 use crate::model::{Format, Request, Verb};
 use crate::store::txn::{ActError, Outcome, Refusal, WriteOptions};
 
@@ -56,7 +55,7 @@ pub(crate) fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outc
         ),
         Verb::ResumeAgent { agent, choice } => agent::act(dir, req, opts, agent, choice),
         Verb::SignOff | Verb::Abandon | Verb::Requirement { .. } => project::act(dir, req, opts),
-        other => Err(not_for(Format::Devloop, other)),
+        other => Err(ActError::not_for(Format::Devloop, other)),
     }
 }
 

@@ -17,7 +17,6 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::formats::act::not_for;
 use crate::formats::jsonedit::JsonDoc;
 use crate::model::{Address, Format, Request, Verb};
 use crate::store::transact;
@@ -63,7 +62,7 @@ pub(crate) fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outc
             verbs::reopen(c, &task, &reason)
         }),
         Verb::Reconcile => run(dir, req, opts, Scope::Full, reconcile::reconcile),
-        other => Err(not_for(Format::Dwp, &other)),
+        other => Err(ActError::not_for(Format::Dwp, &other)),
     }
 }
 

@@ -12,7 +12,6 @@ use super::body::is_placeholder_item;
 use super::splice::{Doc, List, flatten, one_line};
 use super::text::{self, Field};
 use super::{GSD_WAITING_FILE, STATE_FILE, WAITING_FILE};
-use crate::formats::act::not_for;
 use crate::model::{Address, Format, Request, Verb};
 use crate::store::transact;
 use crate::store::txn::{ActError, Edit, LockKind, Outcome, Refusal, Snapshot, Txn, WriteOptions};
@@ -24,7 +23,7 @@ pub(crate) fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outc
         | Verb::AddBlocker { .. }
         | Verb::ResolveBlocker { .. }
         | Verb::Answer { .. } => {}
-        other => return Err(not_for(Format::Gsd, other)),
+        other => return Err(ActError::not_for(Format::Gsd, other)),
     }
     let decision = serde_json::to_value(&req.verb).unwrap_or(Value::Null);
     let txn = Txn::new(
@@ -123,7 +122,7 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
                 }
             }
         }
-        other => return Err(not_for(Format::Gsd, other)),
+        other => return Err(ActError::not_for(Format::Gsd, other)),
     }
     doc.refresh_last_updated(req.now);
     edits.insert(

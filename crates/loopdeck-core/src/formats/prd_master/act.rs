@@ -18,7 +18,6 @@ mod quote;
 
 use std::path::Path;
 
-use crate::formats::act::not_for;
 use crate::model::{Format, Request, Verb};
 use crate::store::transact;
 use crate::store::txn::{ActError, LockKind, Outcome, Refusal, Txn, WriteOptions};
@@ -69,7 +68,7 @@ pub(crate) fn act(dir: &Path, req: &Request, opts: &WriteOptions) -> Result<Outc
         Verb::NewProject { .. } => Err(ActError::Refused(Refusal::new(
             "new-project works on a workspace directory, not inside a project",
         ))),
-        other => Err(not_for(Format::PrdMaster, other)),
+        other => Err(ActError::not_for(Format::PrdMaster, other)),
     }
 }
 
@@ -86,7 +85,7 @@ pub(crate) fn new_project(
         mode,
     } = &req.verb
     else {
-        return Err(not_for(Format::PrdMaster, &req.verb));
+        return Err(ActError::not_for(Format::PrdMaster, &req.verb));
     };
     let refuse = |m: String| ActError::Refused(Refusal::new(m));
     if let Some(why) = newproject::bad_name(name) {

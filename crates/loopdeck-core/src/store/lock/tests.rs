@@ -443,45 +443,6 @@ fn a_lock_is_just_made_within_a_second_or_the_clock_skew() {
     assert_eq!(Age::Future(Duration::from_secs(7)).ago(), Duration::ZERO);
 }
 
-/// A zombie is no live process, nor is pid 0 or a pid past `i32`; this
-/// process and pid 1 (another user's, for a user that is not root: the
-/// `EPERM` answer) are. Kills `pid_alive` → `true`/`false`, its `p <= 0`,
-/// its `||`/`&&`/`==` mutants and `!= Some('Z')` → `==`.
-#[test]
-fn a_zombie_is_not_alive() {
-    assert!(pid_alive(std::process::id()));
-    assert!(pid_alive(1));
-    assert!(!pid_alive(0));
-    assert!(!pid_alive(u32::MAX));
-    assert!(!pid_alive(dead_pid()));
-    let mut child = std::process::Command::new("true").spawn().unwrap();
-    let pid = child.id();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while proc_state(pid) != Some('Z') && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    assert_eq!(proc_state(pid), Some('Z'), "the child is a zombie");
-    assert!(!pid_alive(pid));
-    child.wait().unwrap();
-}
-
-/// The start time is field 22 of `/proc/PID/stat`, counted after the
-/// command name, which may hold spaces and parentheses. Kills the
-/// mutants of `proc_stat_fields`' slice (`+ 1` → `- 1`/`* 1`) and
-/// `start_ticks` → `None`/`Some(0)`/`Some(1)`.
-#[test]
-fn the_start_time_is_field_22_of_proc_stat() {
-    let text = fs::read_to_string("/proc/self/stat").unwrap();
-    let after = &text[text.rfind(')').unwrap() + 2..];
-    let field22: u64 = after.split(' ').nth(19).unwrap().parse().unwrap();
-    // /proc/self is this process; its state is field 3 (the main thread
-    // sleeps or runs while this test's thread reads it).
-    assert_eq!(start_ticks(std::process::id()), Some(field22));
-    let state = proc_state(std::process::id());
-    assert!(matches!(state, Some('R' | 'S')), "{state:?}");
-    assert_eq!(start_ticks(dead_pid()), None);
-}
-
 /// A breaker's turn is cleared when its pid is dead or it is more than
 /// five seconds old (or more than the clock skew in the future), and kept
 /// while a live breaker may be at it. Kills the mutants of

@@ -66,7 +66,7 @@ impl Env {
 /// An undo in a directory no format recognises: the store's mechanism
 /// alone, without `audit::vet`.
 fn undo_anywhere(dir: &Path, which: &Which, opts: &WriteOptions) -> Result<Outcome, ActError> {
-    audit::undo_checked(dir, which, opts, |_| Ok(()))
+    crate::formats::audit::undo_checked(dir, which, opts, |_| Ok(()))
 }
 
 fn replace(file: &str, bytes: &str) -> Edit {

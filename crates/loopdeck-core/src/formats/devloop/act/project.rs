@@ -192,7 +192,7 @@ fn remote(dir: &Path, req: &Request, opts: &WriteOptions, api: &str) -> Result<O
             m.insert("text".into(), Value::from(text.as_str()));
             ("requirement", m)
         }
-        other => return Err(super::not_for(crate::model::Format::Devloop, other)),
+        other => return Err(ActError::not_for(crate::model::Format::Devloop, other)),
     };
     body.insert("origin".into(), Value::from(req.by.as_str()));
     let body = serde_json::to_vec(&Value::Object(body)).unwrap_or_default();
