@@ -113,7 +113,8 @@ pub struct Run {
     pub unit_id: Option<String>,
     /// The loop it belongs to (`loop`, e.g. `L1`); `L2` for integration runs.
     pub loop_name: Option<String>,
-    /// It passed: the file's `ok`, else no failure recorded.
+    /// It passed: the file's `ok`; without one, the summary counts no
+    /// failure and none is listed.
     pub ok: bool,
     /// Tests run (integration: the spec's cases; 0 when unknown).
     pub total: u64,
@@ -403,7 +404,7 @@ pub struct BugStats {
     pub total: usize,
     /// Those bugs by their latest status.
     pub by_status: BTreeMap<String, usize>,
-    /// Those bugs by severity.
+    /// Those bugs by their severity.
     pub by_severity: BTreeMap<String, usize>,
 }
 
@@ -451,11 +452,11 @@ pub struct ProgressPart {
 /// integration loop (L2) and the human feedback loop (L3).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Loops {
-    /// The unit loop.
+    /// The unit loop (L1): units by status.
     pub l1: L1Status,
-    /// The integration loop.
+    /// The integration loop (L2).
     pub l2: L2Status,
-    /// The human feedback loop.
+    /// The human feedback loop (L3).
     pub l3: L3Status,
     /// The project's tokens against its budget (`project.json`'s
     /// `token_used` / `token_budget`, the seed's defaults where absent):
@@ -467,9 +468,10 @@ pub struct Loops {
 /// Tokens used of a budget (seed 003 getProgress's `tokens`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Tokens {
-    /// Tokens spent.
+    /// Tokens spent so far (`token_used`; 0 when absent).
     pub used: u64,
-    /// Tokens allowed.
+    /// Tokens allowed (`token_budget`; the seed's default when absent or
+    /// not above 0).
     pub budget: u64,
     /// `used` as a whole percentage of `budget`, rounded down (100 only
     /// once the budget is reached; above it past the breach).
@@ -502,19 +504,20 @@ impl Tokens {
 /// Distinct units by status.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct L1Status {
-    /// Units `passed`.
+    /// Distinct units whose status is `passed`.
     pub passed: usize,
-    /// Units `testing`.
+    /// Distinct units whose status is `testing`.
     pub testing: usize,
-    /// Units `coding`.
+    /// Distinct units whose status is `coding`.
     pub coding: usize,
-    /// Units `pending`.
+    /// Distinct units whose status is `pending`.
     pub pending: usize,
-    /// Units `failed`.
+    /// Distinct units whose status is `failed`.
     pub failed: usize,
-    /// Units `blocked`.
+    /// Distinct units whose status is `blocked`.
     pub blocked: usize,
-    /// Every unit, whatever its status.
+    /// Distinct units, whatever their status (also those not counted
+    /// above).
     pub total: usize,
 }
 
@@ -531,7 +534,7 @@ pub struct L2Status {
     pub last_run: Option<String>,
     /// When it ran: its id's time, else its `result.json`'s modification time.
     pub last_run_at: Option<DateTime<Utc>>,
-    /// It passed.
+    /// Whether the latest run passed; `None` without a run.
     pub last_ok: Option<bool>,
     /// Its failed cases (0 without a run).
     pub failures: usize,
@@ -621,17 +624,18 @@ impl Revision {
 /// A changelog line's `diff`: sections and units added, changed, removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ChangeSummary {
-    /// Sections added (their ids or headings, as the changelog writes them).
+    /// Sections the line's `diff` lists as added (ids or headings, as
+    /// written).
     pub sections_added: Vec<String>,
-    /// Sections changed.
+    /// Sections it lists as changed.
     pub sections_changed: Vec<String>,
-    /// Sections removed.
+    /// Sections it lists as removed.
     pub sections_removed: Vec<String>,
-    /// Units added (their ids).
+    /// Unit ids it lists as added.
     pub units_added: Vec<String>,
-    /// Units changed.
+    /// Unit ids it lists as changed.
     pub units_changed: Vec<String>,
-    /// Units removed.
+    /// Unit ids it lists as removed.
     pub units_removed: Vec<String>,
 }
 

@@ -531,9 +531,11 @@ pub struct FileRecord {
     pub file: String,
     /// What was done to it.
     pub op: Op,
-    /// Its bytes before (`None`: it did not exist).
+    /// The sha256 and length of its bytes before (`None`: it did not
+    /// exist).
     pub before: Option<Stamp>,
-    /// Its bytes after (`None`: it no longer exists).
+    /// The sha256 and length of its bytes after (`None`: it no longer
+    /// exists).
     pub after: Option<Stamp>,
     /// A rename's new name (same directory).
     #[serde(default, skip_serializing_if = "Option::is_none")]

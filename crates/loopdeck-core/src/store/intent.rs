@@ -41,7 +41,7 @@ const INTENT_LIMIT: u64 = 16 * 1024 * 1024;
 pub struct Added {
     /// The file's length before the append.
     pub before_len: u64,
-    /// The bytes the append adds.
+    /// How many bytes the append adds.
     pub len: u64,
 }
 
