@@ -26,7 +26,7 @@
 //! `#[cfg(test)] mod tests`, inline, in `<module>/tests.rs`, or in
 //! `<module>/tests/` by topic; nothing is named after an issue number.
 
-#![warn(unreachable_pub)]
+#![warn(unreachable_pub, missing_docs)]
 
 // The catalogues' words and macros, under the names the modules use.
 pub(crate) use loopdeck_i18n as i18n;

@@ -17,6 +17,7 @@ pub use crate::store::{StoreError, contained, locate_file};
 /// `want`, newest last; where its format keeps such a log
 /// (`Shape::older_events`).
 pub struct Older {
+    /// The events read back, oldest first.
     pub events: Vec<Event>,
     /// The walk reached the log's first line: nothing older exists.
     pub at_start: bool,

@@ -22,6 +22,8 @@
 //! JSON keys, codes, file names and the data read from projects are never
 //! translated.
 
+#![warn(unreachable_pub)]
+
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt::{self, Display, Write as _};

@@ -7,15 +7,13 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
-testing_pub!(
-    /// A string or a number (`"4.5"` and `4.5` both occur in the wild).
-    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-    #[serde(untagged)]
-    pub enum Scalar {
-        Str(String),
-        Num(serde_json::Number),
-    }
-);
+/// A string or a number (`"4.5"` and `4.5` both occur in the wild).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum Scalar {
+    Str(String),
+    Num(serde_json::Number),
+}
 
 impl Scalar {
     pub(crate) fn text(&self) -> String {
@@ -26,12 +24,10 @@ impl Scalar {
     }
 }
 
-testing_pub!(
-    /// Text written as a string, a number or a boolean (`"7"` and `7` are the
-    /// same id).
-    #[derive(Debug, Clone, Default, PartialEq, Eq)]
-    pub struct Text(pub String);
-);
+/// Text written as a string, a number or a boolean (`"7"` and `7` are the
+/// same id).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Text(pub String);
 
 impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

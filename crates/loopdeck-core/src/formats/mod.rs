@@ -110,7 +110,9 @@ const OWN_DIRS: &[&str] = &[gsd::PLANNING_DIR, dwp::DWP_DIR];
 /// `file` is the directory's path as the walk met it.
 #[derive(Debug, Default)]
 pub struct Discovery {
+    /// Every project found, newest update first.
     pub projects: Vec<Project>,
+    /// The directories that could not be read.
     pub problems: Vec<Problem>,
 }
 

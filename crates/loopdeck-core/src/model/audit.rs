@@ -10,15 +10,19 @@ use chrono::{DateTime, Utc};
 /// One decision of the audit log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditEntry {
+    /// Its audit id (the time it was made, to the microsecond, and six random
+    /// hex digits).
     pub id: String,
     /// When it was written (the real clock).
     pub at: Option<DateTime<Utc>>,
+    /// Who made it (`--by`, or the login name).
     pub by: String,
     /// The project's directory.
     pub project: PathBuf,
     /// The verb, what it was about and the start of its text
     /// (`answer OQ-4: 先按库龄天数…`, `undo of 2026…`).
     pub summary: String,
+    /// Where it stands now.
     pub standing: AuditStanding,
 }
 

@@ -36,47 +36,74 @@ use super::{Bug, Event, Format, InboxItem, Project};
 /// project, `project` the new one's.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change<'a> {
+    /// A project that was not in the previous reading.
     Added(&'a Project),
+    /// A project of the previous reading that is gone.
     Removed(&'a Project),
+    /// A project whose `show --json` differs.
     Changed {
+        /// As the previous reading had it.
         old: &'a Project,
+        /// As it is now.
         project: &'a Project,
     },
     /// Events appended to the timeline, oldest first. `gap`: events
     /// between the last ones known and these may not have been read.
     Events {
+        /// The project whose timeline grew.
         project: &'a Project,
+        /// The new events, oldest first.
         events: &'a [Event],
+        /// Some events before these may not have been read.
         gap: bool,
     },
     /// The timeline was truncated or replaced: its tail is now
     /// `project.detail.timeline`.
     TimelineReset {
+        /// The project whose timeline was replaced.
         project: &'a Project,
     },
+    /// A bug id not in the previous reading.
     BugOpened {
+        /// The project it is in.
         project: &'a Project,
+        /// The bug, as it is now.
         bug: &'a Bug,
     },
+    /// A known bug whose status differs.
     BugTransitioned {
+        /// The project it is in.
         project: &'a Project,
+        /// The bug, at its new status.
         bug: &'a Bug,
+        /// Its status in the previous reading.
         from: &'a str,
     },
+    /// An inbox item whose key is new.
     InboxAdded {
+        /// The project it waits in.
         project: &'a Project,
+        /// The item.
         item: &'a InboxItem,
+        /// Its key ([`item_key`], `#N` for repeats).
         key: String,
     },
     /// `project` is the previous reading's (the project may be gone).
     InboxRemoved {
+        /// The project it waited in, as the previous reading had it.
         project: &'a Project,
+        /// The item, as it was.
         item: &'a InboxItem,
+        /// Its key ([`item_key`], `#N` for repeats).
         key: String,
     },
+    /// An inbox item whose key is known but whose content differs.
     InboxChanged {
+        /// The project it waits in.
         project: &'a Project,
+        /// The item, as it is now.
         item: &'a InboxItem,
+        /// Its key ([`item_key`], `#N` for repeats).
         key: String,
     },
 }

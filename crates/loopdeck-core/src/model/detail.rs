@@ -14,27 +14,45 @@ use super::StatusKind;
 /// One verification run recorded for a task (a DWP gate record).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Gate {
+    /// The command the gate ran, as the plan wrote it (empty when it names
+    /// none).
     pub command: String,
+    /// The plan recorded `passes: true`; anything else (false, absent) is a
+    /// failure.
     pub passes: bool,
+    /// The command's exit status, when recorded.
     pub exit_code: Option<i64>,
+    /// When it last ran, as the plan wrote it (not parsed).
     pub last_run: Option<String>,
+    /// What the plan kept as proof (an output excerpt, a path), as written.
     pub evidence: Option<String>,
 }
 
 /// Episodic memory of a completed task: tried, failed, worked, notes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Outcome {
+    /// Approaches tried, one per entry (a lone string in the file is one
+    /// entry).
     pub tried: Vec<String>,
+    /// Approaches that failed, one per entry (a lone string is one entry).
     pub failed: Vec<String>,
+    /// What worked in the end, when the plan says.
     pub worked: Option<String>,
+    /// Free notes for whoever picks the work up.
     pub notes: Option<String>,
 }
 
 /// A plan task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Task {
+    /// The task's id as text (`"3"` for a numeric id); from the README, the
+    /// `Task N` number.
     pub id: String,
+    /// Its title (empty when `state.json` gives none).
     pub title: String,
+    /// Its status as written, lowercased with spaces and hyphens as `_`
+    /// (`in_progress`); `unknown` when absent. From README checkboxes alone:
+    /// `completed` or `pending`.
     pub status: String,
     /// What the status means, set by the reader.
     pub status_kind: StatusKind,
@@ -43,42 +61,70 @@ pub struct Task {
     pub md_checked: Option<bool>,
     /// Task file or anchor (`locator.value`, or v1 `file`).
     pub locator: Option<String>,
+    /// When it started, as `state.json` wrote it (not parsed).
     pub started_at: Option<String>,
+    /// When it completed, as written (not parsed).
     pub completed_at: Option<String>,
+    /// The commit that completed it, as written.
     pub commit: Option<String>,
+    /// Its verification runs, in the file's order.
     pub gates: Vec<Gate>,
+    /// What the agent learnt doing it, when recorded.
     pub outcome: Option<Outcome>,
 }
 
 /// The finest resume point inside the current task.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Checkpoint {
+    /// The task it is in (its id as text).
     pub task: Option<String>,
+    /// The step within that task, as text.
     pub step: Option<String>,
+    /// When it was written, as `state.json` has it (not parsed).
     pub at: Option<String>,
+    /// What the agent left for whoever resumes.
     pub note: Option<String>,
 }
 
 /// One failed expectation of a test run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Failure {
+    /// The failed test (L1); for an integration run, the case, the failed step
+    /// and the units involved (`checkout step 2 (a-be, b-fe)`).
     pub test: String,
+    /// What was expected, as compact JSON (`{"qty":48}`); for an integration
+    /// run the spec's expectation of the failed step. Empty when unknown.
     pub expected: String,
+    /// What came instead, as compact JSON; empty when not recorded.
     pub got: String,
+    /// The run's hint (L1), or the first line of the failed step's stderr
+    /// (L2).
     pub hint: Option<String>,
 }
 
 /// A unit or integration test run (`result.json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Run {
+    /// The run's `run_id`, else its directory's name (ids embed their UTC
+    /// time).
     pub run_id: String,
+    /// The unit it tested (`unit_id`, else the unit whose `runs/` holds it);
+    /// `None` for integration runs.
     pub unit_id: Option<String>,
+    /// The loop it belongs to (`loop`, e.g. `L1`); `L2` for integration runs.
     pub loop_name: Option<String>,
+    /// It passed: the file's `ok`; without one, the summary counts no
+    /// failure and none is listed.
     pub ok: bool,
+    /// Tests run (integration: the spec's cases; 0 when unknown).
     pub total: u64,
+    /// Tests passed (0 when unknown).
     pub passed: u64,
+    /// Tests failed: the summary's count, else the failures listed.
     pub failed: u64,
+    /// Each failed expectation, in the file's order.
     pub failures: Vec<Failure>,
+    /// What the run says to do next, as written (L1 runs only).
     pub next_action: Option<String>,
 }
 
@@ -93,11 +139,16 @@ pub struct Run {
 /// flat one it always was (see the `Serialize` impl).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unit {
+    /// Its `id` in `units.json`.
     pub id: CompactString,
+    /// Its `type` (`be`, `fe`, `mw`, `db`), as written.
     pub kind: CompactString,
+    /// Its `status` as written (`pending`, `coding`, `testing`, `passed`,
+    /// ...).
     pub status: CompactString,
     /// What the status means, set by the reader.
     pub status_kind: StatusKind,
+    /// The ids it depends on, as `units.json` lists them.
     pub depends_on: Box<[CompactString]>,
     /// The units that depend on this one (computed once, when read).
     pub downstream: Box<[CompactString]>,
@@ -111,17 +162,24 @@ pub struct Unit {
 /// The fields of a [`Unit`] that most units leave empty.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UnitMore {
+    /// Attempts used (`retries`); `None` when absent (the seed counts 0).
     pub retries: Option<u64>,
+    /// Attempts allowed (`retry_budget`); `None` when absent (the seed allows
+    /// 5).
     pub retry_budget: Option<u64>,
+    /// The hash of the contract it was built against (`sha256:` and 16 hex
+    /// digits), as written.
     pub contract_hash: Option<String>,
     /// Does `contract_hash` match the SDD's contract text? `None` when it
     /// cannot be checked.
     pub contract_ok: Option<bool>,
+    /// Its latest run's id, as `units.json` writes it.
     pub last_run: Option<String>,
     /// The last runs of this unit, newest first (at most 3).
     pub runs: Vec<Run>,
     /// Contract text and acceptance items from the SDD, for the unit drawer.
     pub contract: Option<String>,
+    /// The SDD's acceptance items for it (`<ul data-acceptance>`), in order.
     pub acceptance: Vec<String>,
 }
 
@@ -161,27 +219,35 @@ impl Unit {
         self.more = (!more.is_empty()).then(|| Box::new(more));
     }
 
+    /// [`UnitMore::retries`]; `None` for a unit without extras.
     pub fn retries(&self) -> Option<u64> {
         self.more.as_ref().and_then(|m| m.retries)
     }
+    /// [`UnitMore::retry_budget`]; `None` for a unit without extras.
     pub fn retry_budget(&self) -> Option<u64> {
         self.more.as_ref().and_then(|m| m.retry_budget)
     }
+    /// [`UnitMore::contract_hash`]; `None` for a unit without extras.
     pub fn contract_hash(&self) -> Option<&str> {
         self.more.as_ref().and_then(|m| m.contract_hash.as_deref())
     }
+    /// [`UnitMore::contract_ok`]; `None` for a unit without extras.
     pub fn contract_ok(&self) -> Option<bool> {
         self.more.as_ref().and_then(|m| m.contract_ok)
     }
+    /// [`UnitMore::last_run`]; `None` for a unit without extras.
     pub fn last_run(&self) -> Option<&str> {
         self.more.as_ref().and_then(|m| m.last_run.as_deref())
     }
+    /// [`UnitMore::runs`]; empty for a unit without extras.
     pub fn runs(&self) -> &[Run] {
         self.more.as_ref().map_or(&[], |m| &m.runs)
     }
+    /// [`UnitMore::contract`]; `None` for a unit without extras.
     pub fn contract(&self) -> Option<&str> {
         self.more.as_ref().and_then(|m| m.contract.as_deref())
     }
+    /// [`UnitMore::acceptance`]; empty for a unit without extras.
     pub fn acceptance(&self) -> &[String] {
         self.more.as_ref().map_or(&[], |m| &m.acceptance)
     }
@@ -220,32 +286,47 @@ pub struct Dag {
     pub unknown_refs: Vec<UnknownRef>,
     /// The L2 (integration) gate: every unit passed with a matching contract.
     pub l2_gate_open: bool,
+    /// How many layers the acyclic part has (0 without units).
     pub layers: usize,
 }
 
+/// A dependency on a unit that `units.json` does not list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct UnknownRef {
+    /// The unit that names it.
     pub unit: String,
+    /// The id named, which no unit has.
     pub depends_on: String,
 }
 
 /// An agent's runtime state with its todo list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Agent {
+    /// Its name: the state's `agent`, else the state file's name.
     pub agent: String,
+    /// Its `status` as written (`idle`, `running`, `paused`, `done`, `error`);
+    /// `unknown` when absent.
     pub status: String,
     /// What the status means, set by the reader.
     pub status_kind: StatusKind,
     /// `"3/5"`: the 1-based step of the total (`current_step` is 0-based).
     pub step: Option<String>,
+    /// The current step, 0-based: its own `current_step` (when it gives
+    /// `total_steps`), else the position of its todo list's current item.
     pub step_index: Option<u64>,
+    /// Steps in all: its `total_steps` when above 0, else its todo list's
+    /// length.
     pub total_steps: Option<u64>,
     /// The current todo item.
     pub doing: Option<String>,
+    /// The unit it works on (`unit_id`).
     pub unit: Option<String>,
+    /// Percent done, 0-100: its todo list's `progress_pct` (rounded), else the
+    /// share of items done; `None` without either.
     pub progress_pct: Option<u8>,
     /// When a paused agent paused (its resume token's age counts from here).
     pub paused_at: Option<DateTime<Utc>>,
+    /// Its state holds a non-blank `resume_token`.
     pub has_resume_token: bool,
     /// When a paused agent's resume token stops being usable (24 h after
     /// the pause, seed 003 Process.StatePersistence); `None` without a
@@ -274,25 +355,41 @@ impl Agent {
     }
 }
 
+/// One step of a bug's status history: its `status_history`, or rebuilt
+/// from its older lines (then without time, author or note).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BugTransition {
+    /// The status before (`None` for the first step).
     pub from: Option<String>,
+    /// The status after.
     pub to: String,
+    /// When, as the line wrote it (`ts`); `None` for steps rebuilt from older
+    /// lines.
     pub at: Option<String>,
+    /// Who moved it; `None` when not written.
     pub by: Option<String>,
+    /// Why, when the line says.
     pub note: Option<String>,
 }
 
 /// A bug, in the state of its latest line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Bug {
+    /// Its `id`.
     pub id: String,
+    /// Its latest status, as written.
     pub status: String,
     /// What the status means, set by the reader.
     pub status_kind: StatusKind,
+    /// Its `severity` as written (e.g. `high`).
     pub severity: String,
+    /// Its `title` (empty when absent).
     pub title: String,
+    /// The unit it is in: `unit_id`, else its one affected unit.
     pub unit: Option<String>,
+    /// How its status moved, oldest first: the newest 64 steps of its
+    /// `status_history`, else rebuilt from its older lines. Texts are cut to
+    /// 512 bytes.
     pub history: Vec<BugTransition>,
     /// Where the bug is moved (`act DIR bug ID STATUS`), with the statuses
     /// its lifecycle allows next; `None` for a final status.
@@ -300,36 +397,54 @@ pub struct Bug {
     pub act: Option<super::Address>,
 }
 
+/// Counts over every bug of `bugs.ndjson`, listed or not.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct BugStats {
+    /// Bugs with a status (each id once).
     pub total: usize,
+    /// Those bugs by their latest status.
     pub by_status: BTreeMap<String, usize>,
+    /// Those bugs by their severity.
     pub by_severity: BTreeMap<String, usize>,
 }
 
 /// A timeline event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Event {
+    /// When it happened (`ts`); `None` only for a revision whose time is
+    /// unknown.
     pub at: Option<DateTime<Utc>>,
+    /// Who wrote it (`source`: `human`, `system`, an agent's role); empty
+    /// when unknown.
     pub source: String,
+    /// What happened, as the line names it (`unit_passed`, `prd_rev`, ...).
     pub kind: String,
+    /// One line about it (empty when the line has none).
     pub summary: String,
+    /// The unit it concerns: a `ref` of `unit/<id>`.
     pub unit: Option<String>,
 }
 
 /// Progress by the format's own weights.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Progress {
+    /// 0 to 100, one decimal.
     pub percent: f64,
+    /// Where the project is: `prd_drafting`, `sdd_drafting`, `L1`, `L2`,
+    /// `shipped`, `blocked` or `abandoned`.
     pub phase: String,
     /// Each weighted part and the points it contributes.
     pub breakdown: Vec<ProgressPart>,
 }
 
+/// One weighted part of [`Progress`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProgressPart {
+    /// `prd`, `sdd`, `units`, `l2` or `ship`.
     pub part: String,
+    /// Points it is worth, of 100.
     pub weight: f64,
+    /// Points it earned (two decimals).
     pub points: f64,
 }
 
@@ -337,8 +452,11 @@ pub struct ProgressPart {
 /// integration loop (L2) and the human feedback loop (L3).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Loops {
+    /// The unit loop (L1): units by status.
     pub l1: L1Status,
+    /// The integration loop (L2).
     pub l2: L2Status,
+    /// The human feedback loop (L3).
     pub l3: L3Status,
     /// The project's tokens against its budget (`project.json`'s
     /// `token_used` / `token_budget`, the seed's defaults where absent):
@@ -350,7 +468,10 @@ pub struct Loops {
 /// Tokens used of a budget (seed 003 getProgress's `tokens`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Tokens {
+    /// Tokens spent so far (`token_used`; 0 when absent).
     pub used: u64,
+    /// Tokens allowed (`token_budget`; the seed's default when absent or
+    /// not above 0).
     pub budget: u64,
     /// `used` as a whole percentage of `budget`, rounded down (100 only
     /// once the budget is reached; above it past the breach).
@@ -383,29 +504,44 @@ impl Tokens {
 /// Distinct units by status.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct L1Status {
+    /// Distinct units whose status is `passed`.
     pub passed: usize,
+    /// Distinct units whose status is `testing`.
     pub testing: usize,
+    /// Distinct units whose status is `coding`.
     pub coding: usize,
+    /// Distinct units whose status is `pending`.
     pub pending: usize,
+    /// Distinct units whose status is `failed`.
     pub failed: usize,
+    /// Distinct units whose status is `blocked`.
     pub blocked: usize,
+    /// Distinct units, whatever their status (also those not counted
+    /// above).
     pub total: usize,
 }
 
+/// The integration loop (L2): its state, its rounds and its latest run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct L2Status {
     /// The seed's `idle`, `running`, `failed` or `shipped`.
     pub status: String,
     /// Integration rounds used of the budget (`units.json`).
     pub rounds: u64,
+    /// Rounds allowed (`l2_budget`; the seed's 3 when absent).
     pub budget: u64,
     /// The latest integration run, when it ran, and its failed cases.
     pub last_run: Option<String>,
+    /// When it ran: its id's time, else its `result.json`'s modification time.
     pub last_run_at: Option<DateTime<Utc>>,
+    /// Whether the latest run passed; `None` without a run.
     pub last_ok: Option<bool>,
+    /// Its failed cases (0 without a run).
     pub failures: usize,
 }
 
+/// The human feedback loop (L3): the PRD's revision, and whether (and
+/// why) it waits for the human.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct L3Status {
     /// The PRD revision.
@@ -419,17 +555,26 @@ pub struct L3Status {
 /// Everything beyond the summary, grouped so `Project` stays small.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Detail {
+    /// The plan's tasks (DWP), in `state.json`'s order, else the README's.
     pub tasks: Vec<Task>,
+    /// Where the current task stopped (DWP), when the plan says.
     pub checkpoint: Option<Checkpoint>,
+    /// The build's units (devloop), in `units.json`'s order.
     pub units: Vec<Unit>,
+    /// The unit graph's shape (devloop); `None` for the other formats.
     pub dag: Option<Dag>,
+    /// The agents (devloop), one per state file.
     pub agents: Vec<Agent>,
+    /// The bugs listed (devloop), at most 1,000.
     pub bugs: Vec<Bug>,
+    /// Counts over every bug (devloop), listed or not; `None` without a
+    /// readable `bugs.ndjson`.
     pub bug_stats: Option<BugStats>,
     /// The last events, oldest first.
     pub timeline: Vec<Event>,
     /// NDJSON lines skipped as unreadable, per file.
     pub skipped_lines: BTreeMap<String, usize>,
+    /// Progress by the seed's weights (devloop).
     pub progress: Option<Progress>,
     /// Integration (L2) runs, newest first (at most 3); each failure's
     /// `test` names the case, the step and the units involved.
@@ -479,15 +624,23 @@ impl Revision {
 /// A changelog line's `diff`: sections and units added, changed, removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ChangeSummary {
+    /// Sections the line's `diff` lists as added (ids or headings, as
+    /// written).
     pub sections_added: Vec<String>,
+    /// Sections it lists as changed.
     pub sections_changed: Vec<String>,
+    /// Sections it lists as removed.
     pub sections_removed: Vec<String>,
+    /// Unit ids it lists as added.
     pub units_added: Vec<String>,
+    /// Unit ids it lists as changed.
     pub units_changed: Vec<String>,
+    /// Unit ids it lists as removed.
     pub units_removed: Vec<String>,
 }
 
 impl ChangeSummary {
+    /// The changelog line said nothing changed (or had no `diff`).
     pub fn is_empty(&self) -> bool {
         *self == ChangeSummary::default()
     }
@@ -547,8 +700,11 @@ pub struct DocDiff {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SectionKind {
+    /// Only in the newer revision.
     Added,
+    /// Only in the older revision.
     Removed,
+    /// In both, with different text.
     Changed,
 }
 
@@ -557,6 +713,7 @@ pub enum SectionKind {
 pub struct SectionChange {
     /// Its heading (or unit id) as the document writes it.
     pub title: String,
+    /// Added, removed or changed.
     pub kind: SectionKind,
     /// A few lines of unified diff (added and removed sections: their
     /// first lines).
@@ -568,7 +725,9 @@ pub struct SectionChange {
 /// One line of a section's diff.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DiffLine {
+    /// Added, removed, context or a gap.
     pub kind: LineKind,
+    /// The line, without its mark or newline.
     pub text: String,
 }
 

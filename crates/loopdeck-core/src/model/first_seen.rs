@@ -56,6 +56,7 @@ pub fn key(p: &Project, item: &InboxItem) -> String {
 /// Item key → when first seen.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FirstSeen {
+    /// Item key → when it was first seen waiting (what is saved).
     pub at: BTreeMap<String, DateTime<Utc>>,
     /// The keys whose time came from here in the last [`FirstSeen::fill`].
     filled: HashSet<String>,
@@ -73,6 +74,8 @@ pub struct FirstSeen {
 }
 
 impl FirstSeen {
+    /// A memory holding `at` (as loaded), with nothing filled, forgotten or
+    /// arrived yet.
     pub fn new(at: BTreeMap<String, DateTime<Utc>>) -> Self {
         FirstSeen {
             at,

@@ -43,9 +43,15 @@ pub use verb::{Address, Field, FileStamp, Request, Verb, shown_verb};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
+    /// PRD-master: a `state.json` of stages, open questions and decisions.
     PrdMaster,
+    /// GSD: `.planning/STATE.md`.
     Gsd,
+    /// Deep Work Plan: a `PLAN_*` directory (`manifest.json`, `state.json`,
+    /// `README.md`).
     Dwp,
+    /// devloop: `project.json` with its units, runs, agents, bugs and
+    /// timeline.
     Devloop,
 }
 
@@ -53,6 +59,8 @@ impl Format {
     /// Every format, in the order the console groups them.
     pub const ALL: [Format; 4] = [Format::PrdMaster, Format::Gsd, Format::Dwp, Format::Devloop];
 
+    /// The format's name in the JSON, the config and the command line
+    /// (`prd-master`, `gsd`, `dwp`, `devloop`).
     pub fn as_str(self) -> &'static str {
         match self {
             Format::PrdMaster => "prd-master",
@@ -67,17 +75,22 @@ impl Format {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
+    /// Worth knowing; nothing is wrong.
     Info,
+    /// Something is off, but the project still reads.
     Warning,
+    /// The files break their format's rules; `check` fails.
     Error,
 }
 
 /// A conformance observation about a project's files (a lint result).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
+    /// How serious it is.
     pub level: Level,
     /// Stable machine-readable code, e.g. `prd.fact-field-synonym`.
     pub code: String,
+    /// What is wrong, in one English sentence.
     pub message: String,
     /// What the finding points at: a question id, a file, a field.
     #[serde(rename = "ref")]
@@ -85,6 +98,7 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding that points at nothing in particular.
     pub fn new(level: Level, code: &str, message: impl Into<String>) -> Self {
         Finding {
             level,
@@ -94,6 +108,8 @@ impl Finding {
         }
     }
 
+    /// The same finding, pointing at `reference` (a question id, a file, a
+    /// field).
     pub fn at(mut self, reference: impl Into<String>) -> Self {
         self.reference = Some(reference.into());
         self
@@ -105,6 +121,7 @@ impl Finding {
 pub struct Problem {
     /// Path relative to the project directory.
     pub file: String,
+    /// Why it could not be used, in one sentence.
     pub reason: String,
 }
 
@@ -214,6 +231,7 @@ impl InboxKind {
 /// One thing waiting for a human, in one project.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InboxItem {
+    /// What kind of attention it asks for.
     pub kind: InboxKind,
     /// The id the format uses for it (question id, file name...).
     #[serde(rename = "ref")]
@@ -221,6 +239,8 @@ pub struct InboxItem {
     /// What waits, as loopdeck says it (the question itself, when a file
     /// asks one).
     pub title: Phrase,
+    /// Since when it waits, as its files tell (a question's or pause's time,
+    /// the event that raised it); `None` when they do not.
     pub since: Option<DateTime<Utc>>,
     /// Choices offered, when the item has a fixed set.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -245,9 +265,12 @@ pub struct InboxItem {
 /// decision the server has not carried out).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AnsweredItem {
+    /// What kind of item was answered.
     pub kind: InboxKind,
+    /// The id the format uses for the item (as [`InboxItem::reference`]).
     #[serde(rename = "ref")]
     pub reference: String,
+    /// What was asked, as the item said it.
     pub title: Phrase,
     /// What was answered (an option's label, `restart`...).
     pub answer: String,
@@ -256,6 +279,7 @@ pub struct AnsweredItem {
     /// By whom, as the file says it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
+    /// What it is about in the project's views (as [`InboxItem::subject`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subject: Option<String>,
     /// The decision that can still change the answer before the agent acts
@@ -267,18 +291,29 @@ pub struct AnsweredItem {
 /// A question or research node on a frontier.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Question {
+    /// Its `id` as text; `#N` (its 0-based index in `open_questions`) when
+    /// it has none.
     pub id: String,
+    /// Its `title` (empty when absent).
     pub title: String,
+    /// `decision` or `fact`: its `kind`, else guessed from its status
+    /// (research statuses make a fact).
     pub kind: String,
+    /// Its `priority`, as written.
     pub priority: Option<String>,
+    /// Who answers it (`owner`: a human role, an agent), as written.
     pub owner: Option<String>,
+    /// Its `status`, as written.
     pub status: Option<String>,
     /// Open nodes this one still waits on (non-empty only for blocked nodes).
     pub waiting_on: Vec<String>,
+    /// What evidence a fact needs, as written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence_needed: Option<String>,
+    /// When that evidence is enough, as written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acceptance_threshold: Option<String>,
+    /// When it is due, as written (not parsed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub due_by: Option<String>,
 }
@@ -303,11 +338,16 @@ pub struct Frontier {
 /// A decision recorded in the project's own files.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Decision {
+    /// Its id in the file (PRD-master); `None` for GSD's Markdown list.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// What was decided.
     pub summary: String,
+    /// Why (PRD-master's `rationale`; GSD: the text after ` — `).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rationale: Option<String>,
+    /// When in the project it was taken (PRD-master's `stage`; GSD: the
+    /// `[Phase N]` prefix).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stage: Option<String>,
 }
@@ -317,9 +357,15 @@ pub struct Decision {
 pub struct Project {
     /// Path relative to the root it was found under (`.` for the root itself).
     pub id: String,
+    /// Its name, as its files give it (a title, a `name`), else its
+    /// directory's name.
     pub name: String,
+    /// The format its files are in.
     pub format: Format,
+    /// Its directory, under the root it was found in.
     pub path: PathBuf,
+    /// When its files say it last changed (the format's own timestamp, else a
+    /// file's modification time); `None` when neither is known.
     pub updated_at: Option<DateTime<Utc>>,
     /// The format's own status word, as the file holds it (see each format's docs).
     pub status: String,
@@ -328,6 +374,7 @@ pub struct Project {
     /// Where the project is (a PRD stage, a GSD phase, a DWP task), as
     /// its files say it or as loopdeck words it.
     pub stage: Option<Phrase>,
+    /// Percent done, 0-100, where the format measures it; `None` otherwise.
     pub progress_percent: Option<u8>,
     /// Everything in this project that waits for a human.
     pub inbox: Vec<InboxItem>,
@@ -336,9 +383,13 @@ pub struct Project {
     /// leaves when the agent consumes the answer.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub answered: Vec<AnsweredItem>,
+    /// Files that could not be read or parsed.
     pub problems: Vec<Problem>,
+    /// What breaks or bends its format's rules (`check`).
     pub findings: Vec<Finding>,
+    /// The questions it can act on now (PRD-master; empty for the others).
     pub frontier: Frontier,
+    /// Decisions its files record (PRD-master, GSD), in the files' order.
     pub decisions: Vec<Decision>,
     /// What blocks the project, as its files say or as loopdeck words it.
     pub blockers: Vec<Phrase>,
@@ -462,10 +513,13 @@ impl Project {
             .collect()
     }
 
+    /// How many items wait for a human (the inbox's length).
     pub fn needs_human(&self) -> usize {
         self.inbox.len()
     }
 
+    /// Record that `file` (relative to the project) could not be used, and
+    /// why.
     pub fn problem(&mut self, file: &str, reason: impl Into<String>) {
         self.problems.push(Problem {
             file: file.to_owned(),

@@ -35,7 +35,9 @@ pub enum Phrase {
     /// loopdeck's own words: the key of a catalogue entry
     /// (`phrase.devloop.over_budget`) and the values of its placeholders.
     Said {
+        /// The catalogue entry's key.
         key: &'static str,
+        /// Each placeholder's name and value.
         args: Vec<(&'static str, Arg)>,
     },
     /// Several, one after another, joined the language's way (`; `, `；`).

@@ -25,7 +25,9 @@ pub enum Scenario {
 pub use crate::i18n::{Age, SKEW_TOLERANCE_SECONDS};
 
 impl Scenario {
+    /// Below this age (one hour), scenario A.
     pub const A_LIMIT_SECONDS: i64 = 3600;
+    /// Up to this age (seven days), scenario B; past it, C.
     pub const B_LIMIT_SECONDS: i64 = 7 * 24 * 3600;
 
     /// The scenario for a project last updated `since_seconds` ago. An
@@ -67,7 +69,10 @@ pub struct ResumeCard {
 /// The opening lines of a file worth rereading (scenario C's card).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Excerpt {
+    /// The file, relative to the project.
     pub file: String,
+    /// Its first meaningful lines (not blank, not a fence or a `---` rule),
+    /// trimmed.
     pub lines: Vec<String>,
 }
 

@@ -38,9 +38,12 @@ const TITLE_CHARS: usize = 120;
 /// One waiting item as seen.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Waiting {
+    /// Its kind's stable English word ([`super::InboxKind::label`]).
     pub kind: String,
+    /// The id its format uses for it (`ref`).
     #[serde(rename = "ref")]
     pub reference: String,
+    /// Its title in English, cut to 120 characters (the last one `…`).
     pub title: String,
 }
 
@@ -72,6 +75,7 @@ impl Waiting {
 /// The last Timeline event as seen.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LastEvent {
+    /// When the event happened, as the timeline says.
     pub at: Option<DateTime<Utc>>,
     /// sha256 (first 16 hex digits) of the event's source, kind, summary
     /// and unit: finds it again in a later tail.
@@ -114,8 +118,11 @@ impl LastEvent {
 pub struct Seen {
     /// When it was recorded.
     pub at: DateTime<Utc>,
+    /// The project's status word.
     pub status: String,
+    /// Its stage, in English.
     pub stage: Option<String>,
+    /// Percent done, when the format measures it.
     pub progress_percent: Option<u8>,
     /// Its waiting items, in the project's order.
     #[serde(default)]
@@ -123,6 +130,7 @@ pub struct Seen {
     /// Bug id → status.
     #[serde(default)]
     pub bugs: BTreeMap<String, String>,
+    /// The newest timeline event (`None`: the timeline was empty).
     pub last_event: Option<LastEvent>,
 }
 
@@ -158,15 +166,20 @@ impl Seen {
 /// gone from the project).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BugMove {
+    /// The bug's id.
     pub id: String,
+    /// Its status when seen.
     pub before: Option<String>,
+    /// Its status now.
     pub after: Option<String>,
 }
 
 /// A value before and after.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Change<T> {
+    /// When seen.
     pub before: T,
+    /// Now.
     pub after: T,
 }
 
@@ -175,16 +188,20 @@ pub struct Change<T> {
 pub struct Since {
     /// When it was seen.
     pub looked_at: DateTime<Utc>,
+    /// The status word, when it moved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<Change<String>>,
+    /// The stage (in English), when it moved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stage: Option<Change<Option<String>>>,
+    /// Percent done, when it moved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub progress_percent: Option<Change<Option<u8>>>,
     /// Items waiting now that were not then.
     pub new_items: Vec<Waiting>,
     /// Items waiting then that are not now (answered, or withdrawn).
     pub answered: Vec<Waiting>,
+    /// Bugs opened, moved or gone, by id.
     pub bugs: Vec<BugMove>,
     /// Timeline events after the last one seen.
     pub new_events: usize,
@@ -334,6 +351,8 @@ pub struct Memory {
 }
 
 impl Memory {
+    /// A memory of `projects` (as loaded), keyed against the working directory
+    /// `base`.
     pub fn new(base: PathBuf, projects: BTreeMap<String, Seen>) -> Self {
         Memory {
             base,
@@ -342,6 +361,7 @@ impl Memory {
         }
     }
 
+    /// `p`'s key in this memory (see [`key`]).
     pub fn key(&self, p: &Project) -> String {
         key(&self.base, p)
     }

@@ -17,10 +17,13 @@ pub enum Part {
     Tasks,
     /// The unit DAG.
     Units,
+    /// The bugs and their counts.
     Bugs,
+    /// The event log, newest last.
     Timeline,
     /// The document revisions (a changelog).
     Revisions,
+    /// The agents and what each is doing.
     Agents,
 }
 
@@ -56,6 +59,8 @@ impl Shape {
 /// project), and the part of the detail that shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Place {
+    /// The file it is in, relative to its project; `None` when unknown.
     pub file: Option<String>,
+    /// The part of the detail that shows it; `None` when none does.
     pub part: Option<Part>,
 }

@@ -46,9 +46,13 @@ pub enum StallLimit {
 /// The `[stall]` limit of each format (the defaults: each format's own).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StallLimits {
+    /// For PRD-master projects.
     pub prd_master: StallLimit,
+    /// For GSD projects.
     pub gsd: StallLimit,
+    /// For Deep Work Plans.
     pub dwp: StallLimit,
+    /// For devloop projects and their agents.
     pub devloop: StallLimit,
 }
 

@@ -25,6 +25,8 @@ pub fn breaks_line(c: char) -> bool {
     c.is_control() || reorders(c)
 }
 
+/// Does `c` reorder or split the line it is in: a bidi control, or the
+/// Unicode line or paragraph separator (U+2028, U+2029)?
 pub fn reorders(c: char) -> bool {
     is_bidi_control(c) || matches!(c, '\u{2028}' | '\u{2029}')
 }

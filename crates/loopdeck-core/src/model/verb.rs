@@ -14,39 +14,66 @@ use serde::Serialize;
 pub enum Verb {
     /// PRD-master: answer question `id` (GSD: answer WAITING.json, no id).
     Answer {
+        /// The question's id (PRD-master); `None` for GSD's one waiting
+        /// question.
         #[serde(skip_serializing_if = "Option::is_none")]
         id: Option<String>,
+        /// The answer, as the human typed it (several lines allowed).
         text: String,
+        /// PRD-master: also record the answer as a key decision
+        /// (`key_decisions_made`).
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         key_decision: bool,
+        /// Why, recorded with the key decision.
         #[serde(skip_serializing_if = "Option::is_none")]
         rationale: Option<String>,
     },
     /// PRD-master: supply evidence for a fact node owned by a human role.
-    Evidence { id: String, text: String },
+    Evidence {
+        /// The fact node's id.
+        id: String,
+        /// The evidence, as the human typed it.
+        text: String,
+    },
     /// PRD-master: pick one of `next_action.askuserquestion_options`.
-    Choose { option: String },
+    Choose {
+        /// The option's label or its 1-based number in the list offered.
+        option: String,
+    },
     /// PRD-master: start a new project in a workspace directory (Step 3b).
     NewProject {
+        /// The project's name, which is also its directory's.
         name: String,
+        /// `feature` or `bugfix`.
         work_type: String,
+        /// A feature's flow mode (`standard`, `quick`, `tech-constrained`;
+        /// standard when `None`); a bugfix takes none.
         #[serde(skip_serializing_if = "Option::is_none")]
         mode: Option<String>,
     },
     /// GSD: `- [Phase N]: summary — rationale` under Decisions.
     AddDecision {
+        /// The decision, one line.
         text: String,
+        /// The phase it belongs to (the `[Phase N]` prefix), when given.
         #[serde(skip_serializing_if = "Option::is_none")]
         phase: Option<String>,
+        /// Why, written after ` — `.
         #[serde(skip_serializing_if = "Option::is_none")]
         rationale: Option<String>,
     },
     /// GSD: add a blocker.
-    AddBlocker { text: String },
+    AddBlocker {
+        /// The blocker, one line.
+        text: String,
+    },
     /// GSD: resolve a blocker (matched by its text; every blocker holding
     /// the text only with `all`).
     ResolveBlocker {
+        /// Text the blocker holds (the whole blocker, or a part that only
+        /// one blocker holds).
         text: String,
+        /// Resolve every blocker holding `text`.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         all: bool,
     },
@@ -54,38 +81,67 @@ pub enum Verb {
     Approve,
     /// DWP: block a task.
     Block {
+        /// The task's id.
         task: String,
+        /// Why it is blocked.
         reason: String,
+        /// What would unblock it, when said.
         #[serde(skip_serializing_if = "Option::is_none")]
         needs: Option<String>,
     },
     /// DWP: resolve the current task's blocker (task back to in_progress).
-    Unblock { task: String },
+    Unblock {
+        /// The blocked task's id.
+        task: String,
+    },
     /// DWP: reopen a task with a reason.
-    Reopen { task: String, reason: String },
+    Reopen {
+        /// The task's id.
+        task: String,
+        /// Why it is reopened.
+        reason: String,
+    },
     /// DWP: state from the README's Markdown, recorded in PROGRESS.md.
     Reconcile,
     /// DWP: remove a stale lock (only with `confirm`).
-    Unlock { confirm: bool },
+    Unlock {
+        /// The human confirmed the lock is stale; without it nothing is
+        /// removed.
+        confirm: bool,
+    },
     /// devloop: move a bug along the seed's lifecycle.
     Bug {
+        /// The bug's id.
         id: String,
+        /// The status it moves to.
         status: String,
+        /// Why, recorded with the move.
         #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
+        /// The bug it duplicates (moving to `duplicate`).
         #[serde(skip_serializing_if = "Option::is_none")]
         duplicate_of: Option<String>,
+        /// A reference to the fix (a commit, a change), added to its
+        /// `fix_refs`.
         #[serde(skip_serializing_if = "Option::is_none")]
         fix_ref: Option<String>,
     },
     /// devloop: resume or restart a paused agent.
-    ResumeAgent { agent: String, choice: String },
+    ResumeAgent {
+        /// The paused agent's name.
+        agent: String,
+        /// `resume` (from its token) or `restart`.
+        choice: String,
+    },
     /// devloop: shipped → shipped-final.
     SignOff,
     /// devloop: abandon the project.
     Abandon,
     /// devloop: a new requirement (through the devloop server).
-    Requirement { text: String },
+    Requirement {
+        /// The requirement, as the human typed it.
+        text: String,
+    },
 }
 
 impl Verb {
@@ -247,6 +303,7 @@ impl Verb {
 /// A decision to make: the verb, who makes it and when.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
+    /// What to do, with its arguments.
     pub verb: Verb,
     /// Who decides (`--by`, default the login name).
     pub by: String,
@@ -274,9 +331,13 @@ impl Request {
 /// their [`Verb`] from it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Address {
+    /// The verb as the command line spells it ([`Verb::name`]).
     pub verb: &'static str,
+    /// What it acts on (a question, task, bug or agent id); `None` when the
+    /// verb takes none (the project itself, GSD's waiting question).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
+    /// The choices offered, when the decision has a fixed set.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
 }
@@ -286,8 +347,11 @@ pub struct Address {
 /// reading is applied against those bytes (`--expect-sha256`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FileStamp {
+    /// Its path, relative to the project.
     pub file: String,
+    /// The sha256 of the bytes read, in lowercase hex.
     pub sha256: String,
+    /// How many bytes were read.
     pub len: u64,
 }
 

@@ -98,28 +98,58 @@ pub(crate) fn make_state_dir(dir: &Path) -> Result<(), Untrusted> {
 /// `undo` would put back, or pointed a link at any file).
 #[derive(Debug, Error)]
 pub(crate) enum Untrusted {
+    /// A symbolic link where loopdeck keeps its own file or directory.
     #[error(
         "{path} is a symbolic link: loopdeck never follows a link in its state directory (it could point anywhere); remove the link (`rm {path}`) and loopdeck makes a new {what}"
     )]
-    Link { path: String, what: &'static str },
+    Link {
+        /// The link's path.
+        path: String,
+        /// What loopdeck keeps there (`directory`, `regular file`).
+        what: &'static str,
+    },
+    /// Owned by another user.
     #[error(
         "{path} is owned by uid {owner}, not by you (uid {me}): another user could have planted records there; if it is yours, `chown -R {me} {path}`, else remove it"
     )]
-    Owner { path: String, owner: u32, me: u32 },
+    Owner {
+        /// The path.
+        path: String,
+        /// Its owner's uid.
+        owner: u32,
+        /// This process's uid.
+        me: u32,
+    },
+    /// Writable by group or others.
     #[error(
         "{path} is writable by group or others (mode {mode:04o}): another user could plant records there; `chmod go-w {path}`"
     )]
-    Mode { path: String, mode: u32 },
+    Mode {
+        /// The path.
+        path: String,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// Not the kind of thing loopdeck keeps there.
     #[error(
         "{path} is not a {what} but {found}: loopdeck keeps a {what} there; remove it (loopdeck makes a new one)"
     )]
     Kind {
+        /// The path.
         path: String,
+        /// What loopdeck keeps there.
         what: &'static str,
+        /// What is there instead (`a FIFO`, `a device`...).
         found: &'static str,
     },
+    /// It could not be looked at.
     #[error("{path}: {source}")]
-    Io { path: String, source: io::Error },
+    Io {
+        /// The path.
+        path: String,
+        /// What the system said.
+        source: io::Error,
+    },
 }
 
 impl Untrusted {
@@ -330,8 +360,10 @@ pub(crate) fn read_trusted(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, R
 /// Why a file of the state directory could not be read.
 #[derive(Debug, Error)]
 pub(crate) enum ReadError {
+    /// It is not to be trusted (see [`Untrusted`]).
     #[error(transparent)]
     Untrusted(#[from] Untrusted),
+    /// It could not be read.
     #[error("{0}")]
     Store(StoreError),
 }
@@ -473,18 +505,28 @@ impl Record {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Op {
+    /// Its bytes replaced (or the file created).
     Replace,
+    /// A line appended.
     Append,
+    /// Removed.
     Remove,
+    /// Set aside under another name ([`FileRecord::to`]).
     Rename,
 }
 
 /// One file of a decision, as the log records it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FileRecord {
+    /// Its path, relative to the project.
     pub file: String,
+    /// What was done to it.
     pub op: Op,
+    /// The sha256 and length of its bytes before (`None`: it did not
+    /// exist).
     pub before: Option<Stamp>,
+    /// The sha256 and length of its bytes after (`None`: it no longer
+    /// exists).
     pub after: Option<Stamp>,
     /// A rename's new name (same directory).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -500,6 +542,8 @@ pub struct FileRecord {
 /// One decision, one line of the log.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Record {
+    /// Its audit id: the time it was written, to the microsecond, and six
+    /// random hex digits.
     pub id: String,
     /// When the decision was written (the real clock, as the id).
     pub at: String,
@@ -507,12 +551,21 @@ pub struct Record {
     /// not `at` (`act --now`, a console decision confirmed later).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub now: Option<String>,
+    /// Who decided (`--by`, or the login name).
     pub by: String,
+    /// The machine it was made on.
     pub host: String,
+    /// The project directory's real path.
     pub project: String,
+    /// The file the lock guarded and `--expect-sha256` named, relative to the
+    /// project.
     pub primary: String,
+    /// The lock that was taken.
     pub lock: LockKind,
+    /// The decision, as `--json` gives it (the verb and its arguments; an
+    /// undo's or redo's `of`).
     pub decision: serde_json::Value,
+    /// Every file it changed, in order.
     pub files: Vec<FileRecord>,
     /// The write stopped part way (the files listed were written).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -804,9 +857,15 @@ pub enum Standing {
     /// Made and not undone.
     InForce,
     /// Undone (by the record with this id).
-    Undone { by: String },
+    Undone {
+        /// The undo's audit id.
+        by: String,
+    },
     /// Undone, then put back (by the redo with this id).
-    Redone { by: String },
+    Redone {
+        /// The redo's audit id.
+        by: String,
+    },
     /// An undo or a redo: see its `decision`.
     Reversal,
 }

@@ -92,6 +92,7 @@ thread_local! {
 
 impl ReadCache {
     testing_pub!(
+        /// An empty cache, trusting a file's times once they are [`RACY`] old.
         pub fn new() -> Self {
             Self::default()
         }

@@ -236,13 +236,16 @@ testing_pub!(
     /// bytes after the last one (a torn tail).
     #[derive(Debug, Default, PartialEq, Eq)]
     pub struct Ending {
+        /// How many newlines the file holds.
         pub newlines: usize,
+        /// The bytes after its last newline (all of it without one).
         pub tail: Vec<u8>,
     }
 );
 
 impl Ending {
     testing_pub!(
+        /// The ending of `bytes`.
         pub fn of(bytes: &[u8]) -> Self {
             let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
             let tail = match bytes.iter().rposition(|&b| b == b'\n') {

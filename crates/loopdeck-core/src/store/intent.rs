@@ -40,7 +40,9 @@ testing_pub!(
 /// An append's lengths: the file's before it and the bytes it adds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Added {
+    /// The file's length before the append.
     pub before_len: u64,
+    /// How many bytes the append adds.
     pub len: u64,
 }
 );
@@ -51,6 +53,7 @@ testing_pub!(
 pub struct Intent {
     /// The audit record as it will be appended (its `files` as planned).
     pub record: Record,
+    /// The writing process's id.
     pub pid: u32,
     /// The writing process's start time (clock ticks since boot), to tell
     /// it from a later process given the same pid.
@@ -177,27 +180,42 @@ pub(crate) fn real_path(project: &Path) -> PathBuf {
 #[serde(tag = "outcome", rename_all = "kebab-case")]
 pub enum Settled {
     /// Every file held the decision: its audit record was appended.
-    Completed { id: String, project: String },
+    Completed {
+        /// The decision's audit id.
+        id: String,
+        /// Its project's real path.
+        project: String,
+    },
     /// What it had written was put back; nothing of it remains.
     RolledBack {
+        /// The decision's audit id.
         id: String,
+        /// Its project's real path.
         project: String,
+        /// The files put back, relative to the project.
         files: Vec<String>,
     },
     /// Some files could not be put back (another writer changed them, or
     /// the disk refused): they keep the decision's bytes and are named; the
     /// audit log records them (partial), so `undo` can find them.
     Stuck {
+        /// The decision's audit id.
         id: String,
+        /// Its project's real path.
         project: String,
+        /// The files that keep its bytes, relative to the project.
         written: Vec<String>,
+        /// Why they could not be put back.
         why: String,
     },
     /// Could not be settled now (its project gone, its lock held, the
     /// disk refused): the intent stays, and a later write tries again.
     Failed {
+        /// The decision's audit id.
         id: String,
+        /// Its project's real path.
         project: String,
+        /// Why it could not be settled now.
         why: String,
     },
 }

@@ -46,18 +46,30 @@ pub(crate) use walk::{MAX_DEPTH, WalkEntry, is_noise_dir, walk};
 /// never loaded: a 50 MB single-line `state.json` must not stall the list.
 pub(crate) const STATE_FILE_LIMIT: u64 = 16 * 1024 * 1024;
 
+/// Why a file could not be read (or written) under the store's rules.
 #[derive(Debug, Error)]
 pub enum StoreError {
+    /// Larger than the bound for its kind of file: never loaded.
     #[error("file is too large ({size} bytes; loopdeck reads at most {limit})")]
-    TooLarge { size: u64, limit: u64 },
+    TooLarge {
+        /// Its size, in bytes.
+        size: u64,
+        /// The most loopdeck reads of it, in bytes.
+        limit: u64,
+    },
+    /// A directory, a FIFO, a device or a socket: never opened as a file.
     #[error("not a regular file")]
     NotRegular,
+    /// It was there when looked up, and gone when read.
     #[error("disappeared while being read")]
     Vanished,
+    /// The system refused access.
     #[error("permission denied")]
     PermissionDenied,
+    /// The path (or a link on it) leads out of the project directory.
     #[error("path leaves the project directory")]
     OutsideProject,
+    /// Any other I/O error.
     #[error("{0}")]
     Io(io::Error),
 }

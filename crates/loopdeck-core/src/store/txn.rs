@@ -26,11 +26,14 @@ pub(crate) const DECISION_READ_LIMIT: u64 = super::STATE_FILE_LIMIT;
 /// The sha256 and length of some bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stamp {
+    /// The sha256, in lowercase hex.
     pub sha256: String,
+    /// The length, in bytes.
     pub len: u64,
 }
 
 impl Stamp {
+    /// The stamp of `bytes`.
     pub fn of(bytes: &[u8]) -> Self {
         Stamp {
             sha256: sha256_hex(bytes),
@@ -46,21 +49,40 @@ testing_pub!(
         /// Replace the whole file with `bytes` (create it when the snapshot
         /// read it as missing). The file must have been read through the
         /// [`Snapshot`] (or be new): its bytes are compared before the rename.
-        Replace { file: String, bytes: Vec<u8> },
+        Replace {
+            /// The file, relative to the project.
+            file: String,
+            /// Its new content.
+            bytes: Vec<u8>,
+        },
         /// Append one record (one line; no newline inside) to an NDJSON file,
         /// in one `write` with `O_APPEND`; the file is created if missing.
-        AppendLine { file: String, line: Vec<u8> },
+        AppendLine {
+            /// The file, relative to the project.
+            file: String,
+            /// The record, without its newline.
+            line: Vec<u8>,
+        },
         /// Remove a file read through the snapshot (GSD's WAITING.json once
         /// answered).
-        Remove { file: String },
+        Remove {
+            /// The file, relative to the project.
+            file: String,
+        },
         /// Rename a file read through the snapshot to `to` in the same
         /// directory, keeping it (a corrupt `state.json` set aside).
-        RenameAside { file: String, to: String },
+        RenameAside {
+            /// The file, relative to the project.
+            file: String,
+            /// Its new name, in the same directory.
+            to: String,
+        },
     }
 );
 
 impl Edit {
     testing_pub!(
+        /// The file it changes, relative to the project.
         pub fn file(&self) -> &str {
             match self {
                 Edit::Replace { file, .. }
@@ -98,6 +120,7 @@ testing_pub!(
         pub project: PathBuf,
         /// The file the lock guards and `--expect-sha256` names.
         pub primary: String,
+        /// The lock taken before anything is written.
         pub lock: LockKind,
         /// How long a lock held by a live process is waited for.
         pub wait: Duration,
@@ -113,6 +136,7 @@ testing_pub!(
         pub readonly: bool,
         /// Who decides and when, for the audit log.
         pub by: String,
+        /// The time written into the project's files.
         pub now: DateTime<Utc>,
         /// The decision as the audit log and `--json` record it.
         pub decision: serde_json::Value,
@@ -126,6 +150,8 @@ testing_pub!(
 /// The caller's part of every transaction (`act`'s flags, the config).
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
+    /// The sha256 the decision's primary file must still have
+    /// (`--expect-sha256`); `None`: not checked.
     pub expect_sha256: Option<String>,
     /// (file, sha256) of the files the caller read, as the console showed
     /// them: every one of them the decision reads must still hold those
@@ -133,12 +159,17 @@ pub struct WriteOptions {
     /// from, never against a newer file). Files it does not read are not
     /// checked.
     pub expect_files: Vec<(String, String)>,
+    /// Compute and show, write nothing (`--dry-run`).
     pub dry_run: bool,
+    /// `--readonly` or `readonly = true`: refuse anything but a dry run.
     pub readonly: bool,
+    /// How long a lock held by a live process is waited for.
     pub wait: Duration,
+    /// Where the audit log lives; `None`: loopdeck's state directory.
     pub audit_dir: Option<PathBuf>,
     /// Who and when, for a write no `Request` describes (`undo`).
     pub by: Option<String>,
+    /// When, for the same writes (`undo`); `None`: the clock.
     pub now: Option<DateTime<Utc>>,
 }
 
@@ -211,6 +242,7 @@ impl Txn {
 pub struct Refusal(pub String);
 
 impl Refusal {
+    /// A refusal saying `msg`.
     pub fn new(msg: impl Into<String>) -> Self {
         Refusal(msg.into())
     }
@@ -247,7 +279,12 @@ pub enum ActError {
     Locked(String),
     /// The disk said no (exit 1).
     #[error("{file}: {source}")]
-    Store { file: String, source: StoreError },
+    Store {
+        /// The file, relative to the project.
+        file: String,
+        /// What the disk said.
+        source: StoreError,
+    },
     /// Something WAS written and is not undone or not recorded (exit 4):
     /// a retry could apply the decision twice, so a script must not retry
     /// it blindly. The message names what was written and what settles it.
@@ -412,6 +449,7 @@ impl Snapshot {
 /// One file a transaction changed (or, dry, would change).
 #[derive(Debug, Clone, Serialize)]
 pub struct FileChange {
+    /// Its path, relative to the project.
     pub file: String,
     /// `None`: the file did not exist before.
     pub before: Option<Stamp>,
@@ -429,11 +467,13 @@ pub struct FileChange {
 /// What a transaction did.
 #[derive(Debug, Clone, Serialize)]
 pub struct Outcome {
+    /// Nothing was written: the changes are what a write would make.
     pub dry_run: bool,
     /// The file the decision is recorded against (its lock, its
     /// `--expect-sha256`).
     #[serde(skip)]
     pub primary: String,
+    /// Every file changed, in order.
     pub files: Vec<FileChange>,
     /// The audit log's id for this decision (`loopdeck undo ID`).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -47,11 +47,19 @@ pub enum Liveness {
     /// Watches are being set up (the first reading does not wait for them).
     Starting,
     /// Every directory the walk reads is watched.
-    Live { watches: usize },
+    Live {
+        /// How many directories are watched.
+        watches: usize,
+    },
     /// Changes are looked for every `every_secs` seconds, because of
     /// `reason` (the watcher could not start, the watch limit was reached,
     /// events were lost).
-    Polling { every_secs: u64, reason: String },
+    Polling {
+        /// Seconds between two looks.
+        every_secs: u64,
+        /// Why it polls, in one sentence.
+        reason: String,
+    },
 }
 
 /// One reading's answer.
@@ -62,8 +70,11 @@ pub enum Reading {
     /// The projects in exactly `dirs`, and every one under `trees`. A
     /// project known there and missing from `projects` is missing on disk.
     Part {
+        /// Directories read alone (not what is below them).
         dirs: Vec<PathBuf>,
+        /// Directories read with everything below them.
         trees: Vec<PathBuf>,
+        /// The projects found there.
         projects: Vec<Project>,
     },
     /// The reading failed (a panic in a reader): say so, never stall.
@@ -80,8 +91,11 @@ pub enum Msg {
     /// The read `id` is done. `escalate`: a partial read met problems only
     /// a full read reports: the engine reads everything next.
     Read {
+        /// The read's id, as the engine asked for it.
         id: u64,
+        /// What it found.
         reading: Reading,
+        /// Read everything next.
         escalate: bool,
     },
     /// What a full reading could not read at the level of roots and
@@ -109,6 +123,8 @@ pub enum Update {
 pub struct Sink(Arc<dyn Fn(Msg) -> bool + Send + Sync>);
 
 impl Sink {
+    /// Send every message down `tx`, turned into the front end's own
+    /// message type.
     pub fn new<T: From<Msg> + Send + 'static>(tx: Sender<T>) -> Self {
         Self(Arc::new(move |m| tx.send(T::from(m)).is_ok()))
     }

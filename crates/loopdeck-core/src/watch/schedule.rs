@@ -29,13 +29,24 @@ pub enum Target {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
     /// Read these targets; answer with `read_done(id, ..)`.
-    ReadSome { id: u64, targets: Vec<Target> },
+    ReadSome {
+        /// The read's id.
+        id: u64,
+        /// What to read.
+        targets: Vec<Target>,
+    },
     /// Read every project of every root; answer with `read_done(id, ..)`.
-    ReadAll { id: u64 },
+    ReadAll {
+        /// The read's id.
+        id: u64,
+    },
     /// Call `tick` at this time (nothing is due before).
     WakeAt(Instant),
 }
 
+/// When to read what: the engine's pure scheduler. Changes are gathered
+/// until they settle, reads never overlap, and two reads start at least a
+/// gap apart (unless a front end's own write asks for one at once).
 #[derive(Debug)]
 pub struct Schedule {
     settle: Duration,
@@ -57,6 +68,8 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// A scheduler that waits `settle` after the last change before
+    /// reading, with no gap between reads.
     pub fn new(settle: Duration) -> Self {
         Self {
             settle,

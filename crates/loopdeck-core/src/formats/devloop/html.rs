@@ -24,20 +24,21 @@ testing_pub!(
     #[derive(Debug, Clone, PartialEq, Eq)]
     pub struct Tag<'a> {
         /// Lowercase ASCII name.
-        pub name: Name,
-        pub end: bool,
+        pub(crate) name: Name,
+        pub(crate) end: bool,
         /// Attributes: lowercase name, entity-decoded value (`None` when the
         /// attribute has no value, as in `<aside data-conflict>`).
-        pub attrs: Attributes<'a>,
+        pub(crate) attrs: Attributes<'a>,
         /// Byte offset of the `<`.
-        pub start: usize,
+        pub(crate) start: usize,
         /// Byte offset just after the `>`.
-        pub after: usize,
+        pub(crate) after: usize,
     }
 );
 
 impl Tag<'_> {
     testing_pub!(
+        /// Does the tag carry `attr` (with a value or without)?
         pub fn has(&self, attr: &str) -> bool {
             self.attrs.iter().any(|(n, _)| n == attr)
         }
@@ -273,17 +274,18 @@ testing_pub!(
     #[derive(Debug, Default, PartialEq, Eq)]
     pub struct Prd {
         /// `<article data-doc="prd">` was found.
-        pub article: bool,
+        pub(crate) article: bool,
         /// The article's `data-rev`.
-        pub rev: Option<u64>,
+        pub(crate) rev: Option<u64>,
         /// Each section's `data-rev`, in order (absent or unreadable: skipped).
-        pub section_revs: Vec<u64>,
+        pub(crate) section_revs: Vec<u64>,
         /// The text of each `<aside data-conflict>`.
-        pub conflicts: Vec<String>,
+        pub(crate) conflicts: Vec<String>,
     }
 );
 
 testing_pub!(
+    /// Read one PRD page (`prd.html`, or a page of `prd/`).
     pub fn prd(html: &str) -> Prd {
         let tokens = tokens(html);
         let mut out = Prd::default();
@@ -344,14 +346,15 @@ testing_pub!(
     /// One `<section data-unit-id>` of the SDD.
     #[derive(Debug, Default, PartialEq, Eq)]
     pub struct SddUnit {
-        pub id: String,
-        pub kind: Option<String>,
+        pub(crate) id: String,
+        pub(crate) kind: Option<String>,
         /// `data-depends`: space-separated ids (`None` when absent).
-        pub depends: Option<Vec<String>>,
+        pub(crate) depends: Option<Vec<String>>,
+        /// Its `<pre data-contract>`, when it has one.
         pub contract: Option<Contract>,
         /// `<ul data-acceptance>` was found.
-        pub has_acceptance: bool,
-        pub acceptance: Vec<String>,
+        pub(crate) has_acceptance: bool,
+        pub(crate) acceptance: Vec<String>,
     }
 );
 
@@ -361,11 +364,11 @@ testing_pub!(
     pub struct Contract {
         /// As a browser (or cheerio's `.text()`) reads it: the newline right
         /// after `<pre>` dropped, tags removed, entities decoded.
-        pub text: String,
+        pub(crate) text: String,
         /// The bytes between `<pre …>` and `</pre>`, exactly as written.
-        pub raw: String,
+        pub(crate) raw: String,
         /// `</pre>` was missing.
-        pub unclosed: bool,
+        pub(crate) unclosed: bool,
     }
 );
 
@@ -394,15 +397,17 @@ testing_pub!(
     /// What loopdeck reads from `sdd.html`.
     #[derive(Debug, Default, PartialEq, Eq)]
     pub struct Sdd {
-        pub article: bool,
+        pub(crate) article: bool,
         /// `data-derived-from`, e.g. `prd@rev3`.
-        pub derived_from: Option<String>,
-        pub rev: Option<u64>,
+        pub(crate) derived_from: Option<String>,
+        pub(crate) rev: Option<u64>,
+        /// Its unit sections, in the document's order.
         pub units: Vec<SddUnit>,
     }
 );
 
 testing_pub!(
+    /// Read `sdd.html`.
     pub fn sdd(html: &str) -> Sdd {
         let tokens = tokens(html);
         let tag = |k: usize| tokens.get(k).and_then(Token::tag);

@@ -4,34 +4,32 @@
 //! `Status:` line. Fenced code blocks (``` or ~~~) are examples, never
 //! plan state: their lines are blanked before anything is read.
 
-testing_pub!(
-    /// One README checkbox that names a task.
-    #[derive(Debug, Clone, PartialEq, Eq)]
-    pub struct Checkbox {
-        pub task: u64,
-        pub checked: bool,
-        /// The text after `Task N`, without its link.
-        pub title: String,
-        /// The task file the line links to (`N.task_*.md`), if any.
-        pub file: Option<String>,
-        /// 1-based line number in the README.
-        pub line: usize,
-    }
-);
+/// One README checkbox that names a task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Checkbox {
+    pub task: u64,
+    pub checked: bool,
+    /// The text after `Task N`, without its link.
+    pub title: String,
+    /// The task file the line links to (`N.task_*.md`), if any.
+    pub file: Option<String>,
+    /// 1-based line number in the README.
+    pub line: usize,
+}
 
 testing_pub!(
     /// What the README says, outside fenced code.
     #[derive(Debug, Clone, Default, PartialEq, Eq)]
     pub struct Readme {
-        pub checkboxes: Vec<Checkbox>,
+        pub(crate) checkboxes: Vec<Checkbox>,
         /// The `Approval:` line's value, normalised (`pre-approved` → `pre_approved`).
-        pub approval: Option<String>,
+        pub(crate) approval: Option<String>,
         /// `Plan Status: N/M`.
-        pub plan_status: Option<(u64, u64)>,
+        pub(crate) plan_status: Option<(u64, u64)>,
         /// `Plan Status: materializing`.
-        pub materializing: bool,
+        pub(crate) materializing: bool,
         /// `**Standard:** DWP spec X.Y.Z`.
-        pub standard: Option<String>,
+        pub(crate) standard: Option<String>,
         /// The README with fenced blocks blanked.
         clean: String,
         /// Link targets and `{#anchor}`s, indexed once on first use: the
@@ -58,6 +56,7 @@ struct Index {
 
 impl Readme {
     testing_pub!(
+        /// Read a plan's README (fenced blocks blanked first).
         pub fn parse(text: &str) -> Readme {
             let clean = unfenced(text);
             let mut r = Readme::default();

@@ -6,20 +6,22 @@ use crate::model::{Decision, StatusKind};
 
 testing_pub!(
     #[derive(Debug, Default, Clone, PartialEq, Eq)]
+    /// What loopdeck reads from the Markdown body of `STATE.md`.
     pub struct Body {
-        pub phase: Option<String>,
-        pub plan: Option<String>,
-        pub status: Option<String>,
-        pub last_activity: Option<String>,
-        pub progress_percent: Option<u8>,
-        pub decisions: Vec<Decision>,
+        pub(crate) phase: Option<String>,
+        pub(crate) plan: Option<String>,
+        pub(crate) status: Option<String>,
+        pub(crate) last_activity: Option<String>,
+        pub(crate) progress_percent: Option<u8>,
+        pub(crate) decisions: Vec<Decision>,
+        /// The Blockers/Concerns list's items, placeholders left out.
         pub blockers: Vec<String>,
-        pub last_session: Option<String>,
-        pub stopped_at: Option<String>,
-        pub resume_file: Option<String>,
+        pub(crate) last_session: Option<String>,
+        pub(crate) stopped_at: Option<String>,
+        pub(crate) resume_file: Option<String>,
         /// The Pending Todos section's count: `None` without such a section.
-        pub pending_todos: Option<usize>,
-        pub lines: usize,
+        pub(crate) pending_todos: Option<usize>,
+        pub(crate) lines: usize,
     }
 );
 
@@ -128,6 +130,7 @@ fn heading_level(trimmed: &str) -> Option<usize> {
 }
 
 testing_pub!(
+    /// Read the body of `STATE.md` (what follows its frontmatter).
     pub fn parse(body: &str) -> Body {
         let mut b = Body::default();
         // The sections gsd-tools writes decisions and blockers into (its own

@@ -17,13 +17,14 @@ pub(crate) enum Value {
 
 testing_pub!(
     #[derive(Debug, Default, Clone, PartialEq, Eq)]
+    /// The frontmatter of `STATE.md`: its keys and values, in order.
     pub struct Frontmatter {
         entries: Vec<(String, Value)>,
         /// How many `---` blocks are stacked at the top of the file.
-        pub blocks: usize,
+        pub(crate) blocks: usize,
         /// A comment line sits inside a nested map, which hides it from GSD's
         /// statusline parser.
-        pub comment_in_map: bool,
+        pub(crate) comment_in_map: bool,
     }
 );
 
@@ -62,6 +63,8 @@ impl Frontmatter {
     );
 
     testing_pub!(
+        /// The list at `key`; a lone non-empty string is a list of one, and
+        /// anything else (absent, null, a map) an empty list.
         pub fn list(&self, key: &str) -> Vec<String> {
             match self.get(key) {
                 Some(Value::List(v)) => v.clone(),

@@ -42,7 +42,9 @@ testing_pub!(
     /// Which list a verb edits.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum List {
+        /// The Decisions list.
         Decisions,
+        /// The Blockers/Concerns list.
         Blockers,
     }
 );

@@ -22,18 +22,18 @@ testing_pub!(
     /// `null`; an empty string is kept (it is falsy in every check below).
     #[derive(Debug, Default, Clone, PartialEq, Eq)]
     pub struct HookState {
-        pub status: Option<String>,
-        pub milestone: Option<String>,
-        pub milestone_name: Option<String>,
-        pub active_phase: Option<String>,
-        pub next_action: Option<String>,
-        pub next_phases: Option<Vec<String>>,
-        pub completed_phases: Option<String>,
-        pub total_phases: Option<String>,
-        pub percent: Option<String>,
-        pub phase_num: Option<String>,
-        pub phase_total: Option<String>,
-        pub phase_name: Option<String>,
+        pub(crate) status: Option<String>,
+        pub(crate) milestone: Option<String>,
+        pub(crate) milestone_name: Option<String>,
+        pub(crate) active_phase: Option<String>,
+        pub(crate) next_action: Option<String>,
+        pub(crate) next_phases: Option<Vec<String>>,
+        pub(crate) completed_phases: Option<String>,
+        pub(crate) total_phases: Option<String>,
+        pub(crate) percent: Option<String>,
+        pub(crate) phase_num: Option<String>,
+        pub(crate) phase_total: Option<String>,
+        pub(crate) phase_name: Option<String>,
     }
 );
 

@@ -17,94 +17,87 @@ pub(crate) use crate::formats::json::{Scalar, Text as Id};
 testing_pub!(
     #[derive(Debug, Clone, Default, Deserialize)]
     #[serde(default)]
+    /// A PRD-master `state.json`, as far as loopdeck reads it.
     pub struct State {
-        pub state_schema_version: Option<Scalar>,
-        pub workflow_version: Option<Scalar>,
-        pub project_name: Option<String>,
-        pub last_updated_at_utc: Option<String>,
-        pub work_type: Option<String>,
-        pub workflow_mode: Option<String>,
-        pub current_stage: Option<Scalar>,
-        pub current_substep: Option<String>,
+        pub(crate) state_schema_version: Option<Scalar>,
+        pub(crate) workflow_version: Option<Scalar>,
+        pub(crate) project_name: Option<String>,
+        pub(crate) last_updated_at_utc: Option<String>,
+        pub(crate) work_type: Option<String>,
+        pub(crate) workflow_mode: Option<String>,
+        pub(crate) current_stage: Option<Scalar>,
+        pub(crate) current_substep: Option<String>,
         #[serde(deserialize_with = "nullable")]
-        pub completed_stages: Vec<Scalar>,
-        pub next_action: Option<NextAction>,
+        pub(crate) completed_stages: Vec<Scalar>,
+        pub(crate) next_action: Option<NextAction>,
         #[serde(deserialize_with = "nullable")]
-        pub open_questions: Vec<OpenQuestion>,
+        pub(crate) open_questions: Vec<OpenQuestion>,
         #[serde(deserialize_with = "nullable")]
-        pub key_decisions_made: Vec<KeyDecision>,
-        pub deliverables: Option<Map<String, Value>>,
+        pub(crate) key_decisions_made: Vec<KeyDecision>,
+        pub(crate) deliverables: Option<Map<String, Value>>,
         #[serde(deserialize_with = "nullable")]
-        pub user_inputs_log: Vec<UserInput>,
+        pub(crate) user_inputs_log: Vec<UserInput>,
     }
 );
 
-testing_pub!(
-    #[derive(Debug, Clone, Default, Deserialize)]
-    #[serde(default)]
-    pub struct NextAction {
-        #[serde(rename = "type")]
-        pub kind: Option<String>,
-        pub description: Option<String>,
-        #[serde(deserialize_with = "nullable")]
-        pub askuserquestion_options: Vec<String>,
-        #[serde(deserialize_with = "nullable")]
-        pub question_ids: Vec<Id>,
-        #[serde(deserialize_with = "nullable")]
-        pub research_ids: Vec<Id>,
-        /// The human's choice, once made (`choose` writes `{option, text, at,
-        /// by}`): anything but null means answered, as `choose` refuses it.
-        pub answer: Option<Value>,
-    }
-);
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct NextAction {
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub description: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub askuserquestion_options: Vec<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub question_ids: Vec<Id>,
+    #[serde(deserialize_with = "nullable")]
+    pub research_ids: Vec<Id>,
+    /// The human's choice, once made (`choose` writes `{option, text, at,
+    /// by}`): anything but null means answered, as `choose` refuses it.
+    pub answer: Option<Value>,
+}
 
-testing_pub!(
-    #[derive(Debug, Clone, Default, Deserialize)]
-    #[serde(default)]
-    pub struct OpenQuestion {
-        pub id: Option<Scalar>,
-        pub title: Option<String>,
-        pub kind: Option<String>,
-        pub category: Option<String>,
-        pub priority: Option<String>,
-        #[serde(deserialize_with = "nullable")]
-        pub depends_on: Vec<Id>,
-        pub owner: Option<String>,
-        pub status: Option<String>,
-        pub evidence_needed: Option<String>,
-        pub acceptance_threshold: Option<String>,
-        pub due_by: Option<String>,
-        // Synonyms the seed forbids; read only to report them.
-        /// Kept as a value: a node that says `type` instead of `kind` still
-        /// tells its kind.
-        #[serde(rename = "type")]
-        pub synonym_type: Option<Value>,
-        pub evidence_required: Option<IgnoredAny>,
-        pub deadline: Option<IgnoredAny>,
-        pub awaiting_evidence: Option<IgnoredAny>,
-    }
-);
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct OpenQuestion {
+    pub id: Option<Scalar>,
+    pub title: Option<String>,
+    pub kind: Option<String>,
+    pub category: Option<String>,
+    pub priority: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub depends_on: Vec<Id>,
+    pub owner: Option<String>,
+    pub status: Option<String>,
+    pub evidence_needed: Option<String>,
+    pub acceptance_threshold: Option<String>,
+    pub due_by: Option<String>,
+    // Synonyms the seed forbids; read only to report them.
+    /// Kept as a value: a node that says `type` instead of `kind` still
+    /// tells its kind.
+    #[serde(rename = "type")]
+    pub synonym_type: Option<Value>,
+    pub evidence_required: Option<IgnoredAny>,
+    pub deadline: Option<IgnoredAny>,
+    pub awaiting_evidence: Option<IgnoredAny>,
+}
 
-testing_pub!(
-    #[derive(Debug, Clone, Default, Deserialize)]
-    #[serde(default)]
-    pub struct KeyDecision {
-        pub id: Option<String>,
-        pub decision: Option<String>,
-        pub stage: Option<Scalar>,
-        pub rationale: Option<String>,
-    }
-);
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct KeyDecision {
+    pub id: Option<String>,
+    pub decision: Option<String>,
+    pub stage: Option<Scalar>,
+    pub rationale: Option<String>,
+}
 
-testing_pub!(
-    #[derive(Debug, Clone, Default, Deserialize)]
-    #[serde(default)]
-    pub struct UserInput {
-        pub stage: Option<Scalar>,
-        pub timestamp: Option<String>,
-        pub summary: Option<String>,
-    }
-);
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct UserInput {
+    pub stage: Option<Scalar>,
+    pub timestamp: Option<String>,
+    pub summary: Option<String>,
+}
 
 testing_pub!(
     /// Why a `state.json` could not be used at all.

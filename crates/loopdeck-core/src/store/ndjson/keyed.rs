@@ -42,7 +42,7 @@ testing_pub!(
         pub lines: Vec<(u64, Vec<u8>)>,
         /// `chain_field` of the lines before those, oldest first, repeats
         /// dropped.
-        pub chain: Vec<String>,
+        pub(crate) chain: Vec<String>,
     }
 );
 
@@ -61,7 +61,8 @@ testing_pub!(
         /// pending bytes and the [`check::CHECK`] before them.
         check: Vec<u8>,
         /// Lines without the key, or too long to hold.
-        pub keyless: usize,
+        pub(crate) keyless: usize,
+        /// What is kept of each key, by key.
         pub keys: HashMap<String, KeyLines>,
         /// Keys whose lines grew since they were last collapsed.
         touched: HashSet<String>,
