@@ -9,6 +9,8 @@
 //! `#[cfg(test)] mod tests`, inline, in `<module>/tests.rs`, or in
 //! `<module>/tests/` by topic; nothing is named after an issue number.
 
+#![warn(unreachable_pub)]
+
 // The names the modules use for the core's model and the catalogues.
 pub(crate) use loopdeck_core::model;
 pub(crate) use loopdeck_i18n as i18n;

@@ -7,8 +7,10 @@
 //! [`Engine`] and applies the reading to its own model. No terminal here.
 
 mod loader;
-pub mod schedule;
-pub mod watcher;
+pub(crate) mod schedule;
+testing_pub!(
+    pub mod watcher;
+);
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -27,18 +29,18 @@ pub use watcher::Mode;
 
 /// After a file changes, wait this long for the rest of a burst (a writer's
 /// temp file, then its rename) before reading again.
-pub const SETTLE: Duration = Duration::from_millis(30);
+pub(crate) const SETTLE: Duration = Duration::from_millis(30);
 
 /// Reads start at least this far apart: a writer that never stops (an
 /// agent appending a thousand lines a second) costs a few readings and
 /// frames a second, not one per settle; a change after a quiet spell is
 /// still read after the settle alone.
-pub const MIN_GAP: Duration = Duration::from_millis(100);
+pub(crate) const MIN_GAP: Duration = Duration::from_millis(100);
 
 /// Without a watcher, look again this often unless configured otherwise
 /// (a full read costs ~35 ms per 1,000 projects, so this keeps an idle
 /// console well under 1% of a core).
-pub const POLL_EVERY: Duration = Duration::from_secs(10);
+pub(crate) const POLL_EVERY: Duration = Duration::from_secs(10);
 
 /// How changes are noticed: what the header (and the `watch` feed) says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -157,7 +159,7 @@ pub struct Options {
 }
 
 /// The reconciliation scan's period unless configured otherwise.
-pub const RECONCILE_EVERY: Duration = Duration::from_secs(45);
+pub(crate) const RECONCILE_EVERY: Duration = Duration::from_secs(45);
 
 impl Default for Options {
     fn default() -> Self {

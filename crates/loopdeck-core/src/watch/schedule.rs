@@ -27,7 +27,7 @@ pub enum Target {
 
 /// What the loop must do.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     /// Read these targets; answer with `read_done(id, ..)`.
     ReadSome {
         /// The read's id.
@@ -48,7 +48,7 @@ pub enum Action {
 /// until they settle, reads never overlap, and two reads start at least a
 /// gap apart (unless a front end's own write asks for one at once).
 #[derive(Debug)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     settle: Duration,
     next_id: u64,
     /// The read in flight.
@@ -70,7 +70,7 @@ pub struct Schedule {
 impl Schedule {
     /// A scheduler that waits `settle` after the last change before
     /// reading, with no gap between reads.
-    pub fn new(settle: Duration) -> Self {
+    pub(crate) fn new(settle: Duration) -> Self {
         Self {
             settle,
             next_id: 0,
@@ -86,19 +86,19 @@ impl Schedule {
 
     /// Start reads at least `gap` apart (a change after a quiet spell is
     /// still read after the settle alone).
-    pub fn with_min_gap(mut self, gap: Duration) -> Self {
+    pub(crate) fn with_min_gap(mut self, gap: Duration) -> Self {
         self.min_gap = gap;
         self
     }
 
     /// Is a read in flight?
     #[cfg(test)]
-    pub fn reading(&self) -> bool {
+    pub(crate) fn reading(&self) -> bool {
         self.reading.is_some()
     }
 
     /// Files changed that belong to `targets`: read them after the settle.
-    pub fn changed(
+    pub(crate) fn changed(
         &mut self,
         targets: impl IntoIterator<Item = Target>,
         now: Instant,
@@ -117,7 +117,7 @@ impl Schedule {
     /// read them after the settle (the watcher's events for the same write
     /// join the read) but without the gap (or as soon as the read in
     /// flight is done).
-    pub fn written(
+    pub(crate) fn written(
         &mut self,
         targets: impl IntoIterator<Item = Target>,
         now: Instant,
@@ -131,21 +131,21 @@ impl Schedule {
 
     /// Something changed that no target names (an overflow, a poll): read
     /// everything after the settle.
-    pub fn changed_all(&mut self, now: Instant) -> Vec<Action> {
+    pub(crate) fn changed_all(&mut self, now: Instant) -> Vec<Action> {
         self.all = true;
         self.due.get_or_insert(now + self.settle);
         self.tick(now)
     }
 
     /// Read everything now (or as soon as the read in flight is done).
-    pub fn full_reload(&mut self, now: Instant) -> Vec<Action> {
+    pub(crate) fn full_reload(&mut self, now: Instant) -> Vec<Action> {
         self.all = true;
         self.due = Some(self.due.map_or(now, |d| d.min(now)));
         self.tick(now)
     }
 
     /// The read `id` finished (well or not).
-    pub fn read_done(&mut self, id: u64, now: Instant) -> Vec<Action> {
+    pub(crate) fn read_done(&mut self, id: u64, now: Instant) -> Vec<Action> {
         if self.reading == Some(id) {
             self.reading = None;
         }
@@ -153,7 +153,7 @@ impl Schedule {
     }
 
     /// The time is `now`: start what is due.
-    pub fn tick(&mut self, now: Instant) -> Vec<Action> {
+    pub(crate) fn tick(&mut self, now: Instant) -> Vec<Action> {
         if self.reading.is_some() {
             // The follow-up is looked at when this read is done.
             return Vec::new();
@@ -206,7 +206,7 @@ impl Schedule {
 /// the top directory the path is in is discovered again (it may be, or
 /// hold, a new project; for a file, that costs one stat), unless it is a
 /// format's own directory (`own`), which never holds another project.
-pub fn targets_of(
+pub(crate) fn targets_of(
     path: &std::path::Path,
     roots: &[PathBuf],
     projects: &BTreeSet<PathBuf>,

@@ -47,7 +47,7 @@ pub enum Mode {
 }
 
 /// The environment variable of the testing knob (see the module's doc).
-pub const MAX_WATCHES_ENV: &str = "LOOPDECK_MAX_WATCHES";
+pub(crate) const MAX_WATCHES_ENV: &str = "LOOPDECK_MAX_WATCHES";
 
 /// What the watcher thread hears.
 enum In {
@@ -55,11 +55,13 @@ enum In {
     Stop,
 }
 
+testing_pub!(
 /// The watching thread; dropping the handle stops it.
 pub struct Handle {
     stop: Arc<AtomicBool>,
     tx: Sender<In>,
 }
+);
 
 impl Drop for Handle {
     fn drop(&mut self) {
@@ -68,6 +70,7 @@ impl Drop for Handle {
     }
 }
 
+testing_pub!(
 /// Set up the watches on `roots` on a thread of their own, say how changes
 /// will be noticed, and poll when they cannot be watched.
 pub fn spawn(roots: Vec<PathBuf>, sink: Sink, opts: Options) -> Handle {
@@ -97,3 +100,4 @@ pub fn spawn(roots: Vec<PathBuf>, sink: Sink, opts: Options) -> Handle {
     }
     Handle { stop, tx }
 }
+);

@@ -98,7 +98,7 @@ impl Key {
 
 /// The option number of a digit key, ASCII or full-width (as an IME types
 /// it): `1` → 0.
-pub fn digit(code: KeyCode) -> Option<usize> {
+pub(super) fn digit(code: KeyCode) -> Option<usize> {
     match code {
         KeyCode::Char(c @ '1'..='9') => Some(c as usize - '1' as usize),
         KeyCode::Char(c @ '１'..='９') => Some(c as usize - '１' as usize),
@@ -140,11 +140,11 @@ pub struct Binding {
 }
 
 /// Text from the catalogue, looked up when it is shown.
-pub type Text = fn() -> &'static str;
+pub(super) type Text = fn() -> &'static str;
 
 /// `text` in English, whatever the language in force (the palette matches
 /// the English names too).
-pub fn english(text: Text) -> &'static str {
+pub(super) fn english(text: Text) -> &'static str {
     let _en = crate::i18n::scoped(crate::i18n::Lang::En);
     text()
 }

@@ -52,7 +52,7 @@ pub fn applies(m: &Model, cmd: Command) -> bool {
 }
 
 /// The rows of `mode` that apply in the current view.
-pub fn active(m: &Model, mode: Mode) -> impl Iterator<Item = &'static Binding> + '_ {
+pub(super) fn active(m: &Model, mode: Mode) -> impl Iterator<Item = &'static Binding> + '_ {
     m.keymap
         .iter()
         .filter(move |b| b.mode == mode && in_scope(m, b.scope) && applies(m, b.command))
@@ -88,7 +88,7 @@ fn lookup_in(m: &Model, mode: Mode, key: &KeyEvent) -> Option<Command> {
 /// Any quit key in force does, as `[keys]` wrote it (`ctrl-q`, `alt-q`,
 /// `Q`); a plain key pressed with Alt only when no row binds that Alt key
 /// (as in dispatch).
-pub fn quits(m: &Model, key: &KeyEvent) -> bool {
+pub(super) fn quits(m: &Model, key: &KeyEvent) -> bool {
     let normal = || m.keymap.iter().filter(|b| b.mode == Mode::Normal);
     let alt = normal().find(|b| {
         b.keys

@@ -30,7 +30,7 @@ use crate::model::{Event as TimelineEvent, InboxItem, InboxKind, Problem, Projec
 use crate::t;
 
 /// The most Timeline events kept in front of the tail while scrolled up.
-pub const KEEP_MAX: usize = 2_000;
+pub(super) const KEEP_MAX: usize = 2_000;
 
 /// An item's identity inside its project.
 pub fn item_key(item: &InboxItem) -> String {

@@ -15,7 +15,7 @@ use crate::model::{Event as TimelineEvent, Format, Project};
 /// A project's identity.
 pub type Identity = (PathBuf, Format);
 
-pub fn identity(p: &Project) -> Identity {
+pub(super) fn identity(p: &Project) -> Identity {
     (p.path.clone(), p.format)
 }
 

@@ -13,7 +13,7 @@ use loopdeck_core::decide::{ActError, Outcome, WriteOptions};
 
 /// Who decides and what the writes may do: fixed for the run.
 #[derive(Debug, Clone)]
-pub struct Decider {
+pub(super) struct Decider {
     pub by: String,
     /// `--now`, for tests; else the clock at each decision.
     pub now: Option<DateTime<Utc>>,
@@ -47,7 +47,7 @@ impl Decider {
     }
 
     /// `verb` on the project at `path`, against the files as read.
-    pub fn decide(
+    pub(super) fn decide(
         &self,
         path: PathBuf,
         format: Format,
@@ -81,7 +81,7 @@ impl Decider {
     }
 
     /// `loopdeck undo ID`.
-    pub fn undo(&self, id: String, dry_run: bool) -> Decided {
+    pub(super) fn undo(&self, id: String, dry_run: bool) -> Decided {
         if let Err(refused) = self.by() {
             return refused;
         }

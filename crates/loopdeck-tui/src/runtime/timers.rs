@@ -15,18 +15,18 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 
 /// How often ages are refreshed while nothing else happens.
-pub const CLOCK: Duration = Duration::from_secs(60);
+pub(super) const CLOCK: Duration = Duration::from_secs(60);
 
 /// After a reading breaks a project that read well, or loses it, show
 /// the last good reading this long before believing the new one.
-pub const SETTLE_BAD: Duration = Duration::from_secs(2);
+pub(super) const SETTLE_BAD: Duration = Duration::from_secs(2);
 
 /// The "since you looked" memory is written at most this often (and on quit).
-pub const SAVE_SEEN_EVERY: Duration = Duration::from_secs(3);
+pub(super) const SAVE_SEEN_EVERY: Duration = Duration::from_secs(3);
 
 /// What a deadline is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Due {
+pub(super) enum Due {
     /// The engine's next tick (a read to start).
     Engine,
     /// A hold of a broken reading ends.
@@ -42,7 +42,7 @@ pub enum Due {
 }
 
 #[derive(Debug)]
-pub struct Timers {
+pub(super) struct Timers {
     /// The clock runs (no `--now`).
     runs: bool,
     /// When the clock last ticked.
@@ -61,7 +61,7 @@ pub struct Timers {
 
 impl Timers {
     /// The clock starts at `now`; `runs`: no `--now` stands it still.
-    pub fn new(now: Instant, runs: bool) -> Self {
+    pub(super) fn new(now: Instant, runs: bool) -> Self {
         Timers {
             runs,
             last_clock: now,
@@ -75,13 +75,13 @@ impl Timers {
     }
 
     /// Does the clock run (no `--now`)?
-    pub fn runs(&self) -> bool {
+    pub(super) fn runs(&self) -> bool {
         self.runs
     }
 
     /// This turn's deadlines: the engine's, and the model's next
     /// escalation and stall (asked for only while the clock runs).
-    pub fn watch(
+    pub(super) fn watch(
         &mut self,
         engine: Option<Instant>,
         escalate: impl FnOnce() -> Option<Instant>,
@@ -97,7 +97,7 @@ impl Timers {
 
     /// The earliest deadline and what it is for (the clock at the latest;
     /// of equal ones, the first in `Due`'s order).
-    pub fn next(&self) -> (Instant, Due) {
+    pub(super) fn next(&self) -> (Instant, Due) {
         let clock = self.last_clock + CLOCK;
         [
             (self.engine, Due::Engine),
@@ -114,12 +114,12 @@ impl Timers {
     }
 
     /// Hold `seq` of a broken reading ends `SETTLE_BAD` after `now`.
-    pub fn settle_after(&mut self, seq: u64, now: Instant) {
+    pub(super) fn settle_after(&mut self, seq: u64, now: Instant) {
         self.settles.push((now + SETTLE_BAD, seq));
     }
 
     /// The latest hold due at `now`, taken with every earlier one.
-    pub fn settled(&mut self, now: Instant) -> Option<u64> {
+    pub(super) fn settled(&mut self, now: Instant) -> Option<u64> {
         let seq = self
             .settles
             .iter()
@@ -132,19 +132,19 @@ impl Timers {
 
     /// The memory changed at `now`: save it at once, or `SAVE_SEEN_EVERY`
     /// after the last save (a save already waiting stays as it is).
-    pub fn save_seen(&mut self, now: Instant) {
+    pub(super) fn save_seen(&mut self, now: Instant) {
         let last = self.last_save;
         self.save_at
             .get_or_insert_with(|| last.map_or(now, |l| (l + SAVE_SEEN_EVERY).max(now)));
     }
 
     /// Is the memory's save due at `now`?
-    pub fn save_due(&self, now: Instant) -> bool {
+    pub(super) fn save_due(&self, now: Instant) -> bool {
         self.save_at.is_some_and(|at| at <= now)
     }
 
     /// The memory's save, when due at `now`: then it counts as done.
-    pub fn take_save(&mut self, now: Instant) -> bool {
+    pub(super) fn take_save(&mut self, now: Instant) -> bool {
         if !self.save_due(now) {
             return false;
         }
@@ -154,20 +154,20 @@ impl Timers {
     }
 
     /// Does an `[[escalate]]` rule start firing by `now`?
-    pub fn escalation_due(&self, now: Instant) -> bool {
+    pub(super) fn escalation_due(&self, now: Instant) -> bool {
         self.escalate.is_some_and(|at| at <= now)
     }
 
     /// The clock ticked at `now` (or nothing else was due when the loop
     /// woke: a stall starting is drawn as a tick).
-    pub fn ticked(&mut self, now: Instant) {
+    pub(super) fn ticked(&mut self, now: Instant) {
         self.last_clock = now;
     }
 }
 
 /// `at` on this process's clock, given that it is `now` on both clocks
 /// (a time already past is `now`).
-pub fn instant_at(at: DateTime<Utc>, now_utc: DateTime<Utc>, now: Instant) -> Instant {
+pub(super) fn instant_at(at: DateTime<Utc>, now_utc: DateTime<Utc>, now: Instant) -> Instant {
     now + (at - now_utc).to_std().unwrap_or_default()
 }
 

@@ -25,7 +25,7 @@ const EDIT_HEIGHT: u16 = 30;
 /// Lines of the heading (the question) kept above an editor or a diff.
 const HEAD_LINES: u16 = 3;
 
-pub fn render(m: &View, f: &mut Frame, area: Rect) {
+pub(super) fn render(m: &View, f: &mut Frame, area: Rect) {
     let Some(form) = &m.form else {
         return;
     };
@@ -135,7 +135,7 @@ fn title(form: &Form) -> String {
 
 /// The form's keys in its stage, for the hint bar (the one place they are
 /// shown).
-pub fn keys(form: &Form) -> &'static str {
+pub(super) fn keys(form: &Form) -> &'static str {
     match &form.stage {
         Stage::Choose => crate::t!("ui.decide.keys_choose"),
         Stage::Edit if form.inputs.len() > 1 => crate::t!("ui.decide.keys_edit_fields"),

@@ -14,7 +14,7 @@ use crate::model::text::{truncate, width};
 
 /// `split`: the list is on screen beside the detail (else a breadcrumb
 /// says where the detail is).
-pub fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
+pub(super) fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     let t = &m.theme;
     let focused = m.focus == Focus::Detail;
     let Some(p) = m.selected_project() else {

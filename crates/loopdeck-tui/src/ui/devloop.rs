@@ -17,7 +17,7 @@ use crate::app::{Drawer, Focus, Tab, panes};
 use crate::model::{Project, short_time};
 use crate::t;
 
-pub const STRIP_HEIGHT: u16 = 1;
+pub(super) const STRIP_HEIGHT: u16 = 1;
 
 fn focused(m: &View) -> bool {
     m.focus == Focus::Detail
@@ -27,7 +27,7 @@ fn focused(m: &View) -> bool {
 /// running (and stalled) · L2 gate, rounds, last run and its failures · L3
 /// PRD revision, status, awaiting feedback · the tokens used of the budget.
 /// Details are dropped, least useful first, until it fits.
-pub fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
+pub(super) fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let d = &p.detail;
     let loops = d.loops.clone().unwrap_or_default();
@@ -180,7 +180,7 @@ pub fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
 
 /// Units in DAG order, upstream first; each row names the units it
 /// depends on (upstream → this unit).
-pub fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
+pub(super) fn units(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let pane = m.pane(Tab::Units);
     let rows = panes::units(p, &pane.filter);
@@ -364,7 +364,7 @@ fn drawer_area(area: Rect) -> Rect {
     right
 }
 
-pub fn bugs(m: &View, p: &Project, f: &mut Frame, area: Rect) {
+pub(super) fn bugs(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let [top, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
     let stats = p.detail.bug_stats.as_ref();
@@ -528,7 +528,7 @@ fn source_style(m: &View, source: &str) -> Style {
 /// pass or a ship, `Some(false)` a failure or a block, `None` neither. By
 /// the kind the writer chose (seed 003's `TimelineEvent.kind` examples),
 /// never by words inside the free-text summary.
-pub fn event_outcome(kind: &str) -> Option<bool> {
+pub(super) fn event_outcome(kind: &str) -> Option<bool> {
     match kind {
         "unit_passed" | "integration_passed" | "project_shipped" => Some(true),
         "unit_failed" | "integration_failed" | "unit_blocked" | "project_blocked" => Some(false),
@@ -538,7 +538,7 @@ pub fn event_outcome(kind: &str) -> Option<bool> {
 
 /// Newest at the bottom; the selection follows the end unless the user
 /// moved up (`f` or `G` follows again).
-pub fn timeline(m: &View, p: &Project, f: &mut Frame, area: Rect) {
+pub(super) fn timeline(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let pane = m.pane(Tab::Timeline);
     let rows = panes::timeline(p, &pane.filter);
@@ -613,7 +613,7 @@ pub fn timeline(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     );
 }
 
-pub fn agents(m: &View, p: &Project, f: &mut Frame, area: Rect) {
+pub(super) fn agents(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let pane = m.pane(Tab::Agents);
     let rows = panes::agents(p, &pane.filter);

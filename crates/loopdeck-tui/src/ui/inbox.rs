@@ -10,7 +10,7 @@ use super::widgets::{Spec, age, block, empty, inner, table, with_detail};
 use crate::app::panes;
 use crate::model::text::width;
 
-pub fn render(m: &View, f: &mut Frame, area: Rect) {
+pub(super) fn render(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let rows = panes::inbox(m);
     let new = m.new_total();

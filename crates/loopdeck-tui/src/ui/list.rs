@@ -36,7 +36,7 @@ pub(super) fn columns(m: &View) -> [u16; 4] {
     ]
 }
 
-pub fn render(m: &View, f: &mut Frame, area: Rect) {
+pub(super) fn render(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let rows = panes::list_rows(m);
     let shown = rows

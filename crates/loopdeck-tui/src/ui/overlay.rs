@@ -87,7 +87,7 @@ fn keys(k: &str) -> String {
 
 /// Every key of the current view, then every symbol the console draws,
 /// scrolled by `m.help_scroll` when the screen is shorter than the list.
-pub fn help(m: &View, f: &mut Frame, area: Rect) {
+pub(super) fn help(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let mut lines: Vec<Line> = help_rows(m)
         .into_iter()
@@ -152,7 +152,7 @@ pub fn help(m: &View, f: &mut Frame, area: Rect) {
 /// Every decision made, newest first (`loopdeck audit`'s list): age, by
 /// whom, project, the decision in a few words, where it stands. Scrolled
 /// by `m.help_scroll`; strings from the log are made safe.
-pub fn audit(m: &View, f: &mut Frame, area: Rect) {
+pub(super) fn audit(m: &View, f: &mut Frame, area: Rect) {
     use crate::model::text::{pad, sanitize_line, truncate};
     let t = &m.theme;
     let width = area.width.saturating_sub(4).min(150);
@@ -259,7 +259,7 @@ fn entry(label: &str, keys: &str, inner: usize, style: Style, keys_style: Style)
     Line::from(spans)
 }
 
-pub fn palette(m: &View, f: &mut Frame, area: Rect) {
+pub(super) fn palette(m: &View, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let matches = crate::app::palette::entries(m, &m.palette.input);
     let height = 12u16.min(area.height);

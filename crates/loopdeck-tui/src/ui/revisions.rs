@@ -47,7 +47,7 @@ fn doc(kind: &str) -> &str {
     kind.strip_suffix("_rev").unwrap_or(kind)
 }
 
-pub fn render(m: &View, p: &Project, f: &mut Frame, area: Rect) {
+pub(super) fn render(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let t = &m.theme;
     let pane = m.pane(Tab::Revisions);
     let rows = panes::revisions(p, &pane.filter);

@@ -14,7 +14,7 @@ const ROWS: usize = 5;
 
 /// Push the section for `p` onto `lines` (nothing when nothing changed,
 /// or the project was never seen before).
-pub fn section(m: &View, p: &Project, width: u16, lines: &mut Vec<Line<'static>>) {
+pub(super) fn section(m: &View, p: &Project, width: u16, lines: &mut Vec<Line<'static>>) {
     let Some(d) = m.seen.since(p).filter(|d| !d.is_empty()) else {
         return;
     };

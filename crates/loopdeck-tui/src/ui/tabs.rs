@@ -18,7 +18,7 @@ use crate::model::{
     CLOCK_SKEW, Finding, Level, Project, Scenario, StatusKind, clock_skew, since_seconds,
 };
 
-pub fn render(m: &View, p: &Project, f: &mut Frame, area: Rect) {
+pub(super) fn render(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     match m.tab {
         Tab::Overview => overview(m, p, f, area),
         Tab::Frontier => frontier(m, p, f, area),

@@ -8,7 +8,7 @@ use crate::app::Model;
 
 /// The frame `m` draws at `w` x `h`, one line of text per row, trailing
 /// blanks cut.
-pub fn screen(m: &Model, w: u16, h: u16) -> String {
+pub(crate) fn screen(m: &Model, w: u16, h: u16) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).expect("a test terminal");
     t.draw(|f| render(m, &Theme::fallback(true), f))
         .expect("a frame");

@@ -17,12 +17,12 @@ use chrono::{DateTime, Utc};
 /// The model keeps strings as the files hold them; every pane draws them
 /// through this, or through the helpers below that call it, and measures
 /// what it draws (`ESC` is shown as `^[`, two columns).
-pub fn clean(s: &str) -> Cow<'_, str> {
+pub(super) fn clean(s: &str) -> Cow<'_, str> {
     sanitize_line(s)
 }
 
 /// `span` with its text made safe to draw: the same span when clean.
-pub fn safe_span(span: Span<'_>) -> Span<'_> {
+pub(super) fn safe_span(span: Span<'_>) -> Span<'_> {
     let fixed = match sanitize_line(&span.content) {
         Cow::Borrowed(_) => None,
         Cow::Owned(s) => Some(s),
@@ -34,7 +34,7 @@ pub fn safe_span(span: Span<'_>) -> Span<'_> {
 }
 
 /// Every span of `line` made safe to draw ([`safe_span`]).
-pub fn safe_line(line: Line<'_>) -> Line<'_> {
+pub(super) fn safe_line(line: Line<'_>) -> Line<'_> {
     let Line {
         spans,
         style,
@@ -49,7 +49,7 @@ pub fn safe_line(line: Line<'_>) -> Line<'_> {
 
 /// The first row to draw so that `selected` stays in a window of `height`
 /// rows (only the visible rows are built).
-pub fn offset(selected: usize, height: usize) -> usize {
+pub(super) fn offset(selected: usize, height: usize) -> usize {
     if height == 0 {
         selected
     } else {
@@ -59,7 +59,7 @@ pub fn offset(selected: usize, height: usize) -> usize {
 
 /// A bordered block, its border accented when it has the keys; its title
 /// is drawn safe ([`safe_line`]).
-pub fn block<'a>(m: &View, title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
+pub(super) fn block<'a>(m: &View, title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
     let title = safe_line(title.into());
     let style = if focused {
         m.theme.accent
@@ -74,14 +74,14 @@ pub fn block<'a>(m: &View, title: impl Into<Line<'a>>, focused: bool) -> Block<'
 }
 
 /// "3m", "2d", "future"; "?" without a time (in the language spoken).
-pub fn age(m: &View, at: Option<DateTime<Utc>>) -> String {
+pub(super) fn age(m: &View, at: Option<DateTime<Utc>>) -> String {
     crate::i18n::age(since_seconds(at, m.now))
 }
 
 /// The widest age a column of times can show, in the language spoken,
 /// without formatting every one (1,000 rows a frame): each unit at its
 /// most digits (59s, 59m, 23h, 13d), the weeks of `oldest`, "future", "?".
-pub fn widest_age(m: &View, oldest: Option<DateTime<Utc>>) -> usize {
+pub(super) fn widest_age(m: &View, oldest: Option<DateTime<Utc>>) -> usize {
     [59, 59 * 60, 23 * 3600, 13 * 86_400]
         .into_iter()
         .map(|s| crate::i18n::age(Some(s)))
@@ -98,7 +98,7 @@ const LABEL: usize = 12;
 /// wraps, not ratatui: its wrapper lets a wide character cross a border).
 /// A label too wide for its column (an id, a finding code) gets a line of
 /// its own, so label and value never run together and nothing is cut.
-pub fn field(
+pub(super) fn field(
     lines: &mut Vec<Line<'static>>,
     width: u16,
     label: &str,
@@ -128,7 +128,7 @@ pub fn field(
 /// `line` made safe and cut to `width` display columns: whole spans while they fit, then
 /// the one that does not, ended with `…` (measured by display width, so a
 /// wide character is never split).
-pub fn fit(line: Line<'static>, width: u16) -> Line<'static> {
+pub(super) fn fit(line: Line<'static>, width: u16) -> Line<'static> {
     let line = safe_line(line);
     let max = width as usize;
     if line.width() <= max {
@@ -164,7 +164,7 @@ pub fn fit(line: Line<'static>, width: u16) -> Line<'static> {
 
 /// `lines` cut to `height`: when some do not fit, the last shown line ends
 /// with `…`, so a cut is never silent.
-pub fn clip(mut lines: Vec<Line<'static>>, height: u16, width: u16) -> Vec<Line<'static>> {
+pub(super) fn clip(mut lines: Vec<Line<'static>>, height: u16, width: u16) -> Vec<Line<'static>> {
     if lines.len() > height as usize {
         lines.truncate(height as usize);
         if let Some(last) = lines.pop() {
@@ -178,7 +178,7 @@ pub fn clip(mut lines: Vec<Line<'static>>, height: u16, width: u16) -> Vec<Line<
 
 /// Spans laid on one line when they fit in `width`; else each on its own
 /// wrapped lines (leading spaces dropped), so nothing is cut.
-pub fn spans_wrapped(lines: &mut Vec<Line<'static>>, width: u16, spans: Vec<Span<'static>>) {
+pub(super) fn spans_wrapped(lines: &mut Vec<Line<'static>>, width: u16, spans: Vec<Span<'static>>) {
     let spans: Vec<Span<'static>> = spans.into_iter().map(safe_span).collect();
     let total: usize = spans.iter().map(Span::width).sum();
     if total <= width as usize {
@@ -196,7 +196,7 @@ pub fn spans_wrapped(lines: &mut Vec<Line<'static>>, width: u16, spans: Vec<Span
 /// A path in at most `max` columns: whole leading components give way to
 /// `…/` (the tail names the project); a last component still too wide is
 /// cut at its end.
-pub fn path_tail(path: &str, max: usize) -> String {
+pub(super) fn path_tail(path: &str, max: usize) -> String {
     if text_width(path) <= max {
         return path.to_owned();
     }
@@ -219,7 +219,7 @@ pub fn path_tail(path: &str, max: usize) -> String {
 
 /// Text made safe and wrapped to `width`, each line styled alike; its
 /// line breaks are kept.
-pub fn wrapped(lines: &mut Vec<Line<'static>>, width: u16, text: &str, style: Style) {
+pub(super) fn wrapped(lines: &mut Vec<Line<'static>>, width: u16, text: &str, style: Style) {
     for part in sanitize_text(text).split('\n') {
         for l in wrap(part, width as usize) {
             lines.push(Line::from(Span::styled(l, style)));
@@ -228,7 +228,7 @@ pub fn wrapped(lines: &mut Vec<Line<'static>>, width: u16, text: &str, style: St
 }
 
 /// A text progress bar: `[████░░░░░░] 40%`.
-pub fn bar(percent: f64, cells: usize) -> String {
+pub(super) fn bar(percent: f64, cells: usize) -> String {
     let pct = percent.clamp(0.0, 100.0);
     let filled = ((pct / 100.0) * cells as f64).round() as usize;
     format!(
@@ -240,7 +240,7 @@ pub fn bar(percent: f64, cells: usize) -> String {
 }
 
 /// The inner area of a bordered rect.
-pub fn inner(area: Rect) -> Rect {
+pub(super) fn inner(area: Rect) -> Rect {
     Rect {
         x: area.x.saturating_add(1),
         y: area.y.saturating_add(1),
@@ -250,7 +250,7 @@ pub fn inner(area: Rect) -> Rect {
 }
 
 /// The drawer's scroll, clamped so the last line stays at the bottom.
-pub fn scroll_of(m: &View, lines: usize, area: Rect) -> u16 {
+pub(super) fn scroll_of(m: &View, lines: usize, area: Rect) -> u16 {
     let room = area.height.saturating_sub(2) as usize;
     m.drawer_scroll.min(lines.saturating_sub(room) as u16)
 }
@@ -258,7 +258,7 @@ pub fn scroll_of(m: &View, lines: usize, area: Rect) -> u16 {
 /// Draw a table of `len` rows of which only the visible ones are built
 /// (`row(i)` makes row `i`), keeping `selected` in view. `selected` is
 /// highlighted only when the pane has the keys.
-pub struct Spec<'a> {
+pub(super) struct Spec<'a> {
     /// The pane's scroll window (kept between frames).
     pub scroll: &'a crate::app::Scroll,
     pub header: Vec<&'a str>,
@@ -271,7 +271,7 @@ pub struct Spec<'a> {
 /// A column `min` wide (what the English words need) or as wide as the
 /// widest of `words` in the language spoken (a Chinese character is two
 /// columns).
-pub fn col(min: u16, words: &[&str]) -> Constraint {
+pub(super) fn col(min: u16, words: &[&str]) -> Constraint {
     let widest = words.iter().map(|w| text_width(w)).max().unwrap_or(0);
     Constraint::Length(min.max(u16::try_from(widest).unwrap_or(u16::MAX)))
 }
@@ -279,7 +279,7 @@ pub fn col(min: u16, words: &[&str]) -> Constraint {
 /// The column widths ratatui's `Table` gives `widths` in `width` columns
 /// (its defaults: columns from the left, one space between them, no
 /// highlight symbol).
-pub fn column_widths(widths: &[ratatui::layout::Constraint], width: u16) -> Vec<u16> {
+pub(super) fn column_widths(widths: &[ratatui::layout::Constraint], width: u16) -> Vec<u16> {
     use ratatui::layout::{Flex, Layout};
     Layout::horizontal(widths.to_vec())
         .flex(Flex::Start)
@@ -292,7 +292,7 @@ pub fn column_widths(widths: &[ratatui::layout::Constraint], width: u16) -> Vec<
 
 /// One table row whose cells are made safe and cut to their columns with
 /// `…` (the detail under the table shows them in full).
-pub fn fitted_row<'a>(cells: Vec<Span<'a>>, widths: &[u16]) -> ratatui::widgets::Row<'a> {
+pub(super) fn fitted_row<'a>(cells: Vec<Span<'a>>, widths: &[u16]) -> ratatui::widgets::Row<'a> {
     ratatui::widgets::Row::new(cells.into_iter().enumerate().map(|(i, span)| {
         let span = safe_span(span);
         let w = widths.get(i).copied().unwrap_or(0) as usize;
@@ -305,7 +305,7 @@ pub fn fitted_row<'a>(cells: Vec<Span<'a>>, widths: &[u16]) -> ratatui::widgets:
     }))
 }
 
-pub fn table<'a>(
+pub(super) fn table<'a>(
     m: &View,
     f: &mut ratatui::Frame,
     area: Rect,
@@ -377,7 +377,7 @@ fn scrolled_off(m: &View, f: &mut ratatui::Frame, area: Rect, above: usize, belo
 }
 
 /// "nothing here" in the muted style.
-pub fn empty(m: &View, f: &mut ratatui::Frame, area: Rect, what: &str) {
+pub(super) fn empty(m: &View, f: &mut ratatui::Frame, area: Rect, what: &str) {
     f.render_widget(
         Line::from(Span::styled(format!(" {what}"), m.theme.muted)),
         area,
@@ -389,7 +389,7 @@ pub fn empty(m: &View, f: &mut ratatui::Frame, area: Rect, what: &str) {
 /// `rows` lines, more when the fields need them, up to half the area; a
 /// last line that still does not fit ends with `…`. Without room for both,
 /// the table keeps the whole area. Returns the table's area.
-pub fn with_detail(
+pub(super) fn with_detail(
     m: &View,
     f: &mut ratatui::Frame,
     area: Rect,
