@@ -307,7 +307,7 @@ fn writes(format: crate::model::Format, primary: &str, lock: LockKind) -> bool {
         Format::Devloop => {
             lock == LockKind::Owner
                 && (primary == devloop::PROJECT_FILE
-                    || primary == devloop::bugs::BUGS
+                    || primary == devloop::BUGS
                     || primary
                         .strip_prefix(devloop::agents::STATE_DIR)
                         .and_then(|r| r.strip_prefix('/'))

@@ -46,7 +46,7 @@ const DEVLOOP: Shape = Shape {
     ],
     part_files: &[
         (Part::Units, devloop::UNITS_FILE),
-        (Part::Bugs, devloop::bugs::BUGS),
+        (Part::Bugs, devloop::BUGS),
         (Part::Timeline, devloop::timeline::TIMELINE),
         (Part::Revisions, devloop::timeline::CHANGELOG),
     ],
@@ -76,7 +76,7 @@ impl Project {
             item.reference.clone()
         } else {
             match (self.format, item.kind) {
-                (Format::Devloop, InboxKind::Triage) => devloop::bugs::BUGS,
+                (Format::Devloop, InboxKind::Triage) => devloop::BUGS,
                 (Format::Devloop, InboxKind::RetriesSpent) => devloop::UNITS_FILE,
                 _ => shape.primary,
             }

@@ -1,6 +1,6 @@
 //! What the console's reader keeps between readings, so reading a project
 //! again costs what changed, not what it holds: NDJSON logs go on from the
-//! offset last read ([`super::ndjson::incremental`]), and files whose size,
+//! offset last read (`ndjson::incremental`), and files whose size,
 //! mtime, ctime and inode did not change are not parsed again ([`memo_in`]).
 //!
 //! One `ReadCache` lives as long as a console (or a `watch` feed); a

@@ -1,7 +1,7 @@
 //! The decisions a devloop project allows (`loopdeck act`, seeds 003/004):
 //!
 //! - `bug BUG-ID STATUS`: one step of the bug lifecycle (the reader's own
-//!   table, [`super::bugs::next_states`]), a whole new line in
+//!   table, [`super::lifecycle::next_states`]), a whole new line in
 //!   `bugs.ndjson` carrying the full record and its `status_history`
 //!   entry, and a `bug_transitioned` timeline event ([`bug`]).
 //! - `resume-agent AGENT resume|restart`: for a paused agent, recorded in

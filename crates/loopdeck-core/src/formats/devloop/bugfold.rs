@@ -438,7 +438,7 @@ fn listed(b: BugLine, severity: &str) -> Listed {
     Listed {
         bug: Bug {
             status_kind: super::kinds::bug(&status),
-            act: super::bugs::address(&b.id, &status),
+            act: super::lifecycle::address(&b.id, &status),
             id: b.id,
             status,
             severity: severity.to_owned(),

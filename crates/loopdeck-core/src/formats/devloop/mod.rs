@@ -51,6 +51,7 @@ testing_pub!(
 mod docs;
 mod inbox;
 pub(crate) mod kinds;
+pub(crate) mod lifecycle;
 mod meta;
 mod status;
 mod units;
@@ -79,6 +80,8 @@ use crate::store::{self, StoreError, WalkEntry};
 use schema::{ProjectMeta, UnitsFile};
 
 pub(crate) const PROJECT_FILE: &str = "project.json";
+/// The bug log (seed 003 BugsNdjson), one JSON line per bug state.
+pub(crate) const BUGS: &str = "bugs.ndjson";
 pub(crate) const UNITS_FILE: &str = "units.json";
 const PRD_FILE: &str = "prd.html";
 const PRD_DIR: &str = "prd";
@@ -276,7 +279,7 @@ fn in_company(projects: &Path) -> bool {
 /// A `project.json` that cannot be read beside other devloop files is still
 /// a devloop project, shown with its problem.
 fn has_devloop_files(dir: &Path) -> bool {
-    [UNITS_FILE, timeline::TIMELINE, bugs::BUGS]
+    [UNITS_FILE, timeline::TIMELINE, BUGS]
         .iter()
         .any(|f| store::contained_file(dir, f).is_some())
 }

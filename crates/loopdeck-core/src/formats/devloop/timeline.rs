@@ -84,7 +84,7 @@ pub(crate) fn report_lines(p: &mut Project, file: &str, skipped: usize, torn: bo
 /// otherwise. The last line without its newline is not torn mid-file (an
 /// agent may be appending it): the readers report it as `devloop.torn-line`.
 pub(crate) fn check_logs(p: &mut Project, dir: &Path) {
-    for file in [TIMELINE, CHANGELOG, super::bugs::BUGS] {
+    for file in [TIMELINE, CHANGELOG, super::BUGS] {
         match ndjson::torn::scan_in(dir, file) {
             Ok(t) if t.count > 0 => p.findings.push(torn_mid_file(file, &t)),
             Ok(_) | Err(StoreError::Vanished) => {}

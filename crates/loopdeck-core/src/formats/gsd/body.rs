@@ -138,9 +138,9 @@ testing_pub!(
         // unless the reader's own heading names another list (so `### Concerns`
         // and an item after a `# ` heading inside it are read as gsd-tools
         // reads them).
-        let gsd = |list| super::splice::gsd_section(body, list).map(|(_, start, end)| start..end);
-        let gsd_decisions = gsd(super::splice::List::Decisions);
-        let gsd_blockers = gsd(super::splice::List::Blockers);
+        let gsd = |list| super::section::gsd_section(body, list).map(|(_, start, end)| start..end);
+        let gsd_decisions = gsd(super::section::List::Decisions);
+        let gsd_blockers = gsd(super::section::List::Blockers);
         let mut offset = 0;
         let mut section = Section::Other;
         // The current section was opened by a bold line, not a `#` heading.

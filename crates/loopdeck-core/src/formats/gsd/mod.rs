@@ -20,6 +20,8 @@ testing_pub!(
 testing_pub!(
     pub mod statusline;
 );
+mod js;
+mod section;
 pub(crate) mod text;
 
 use std::path::Path;
@@ -414,10 +416,10 @@ fn lint(p: &mut Project, text: &str, fm: &frontmatter::Frontmatter, body: &body:
     // under its own scaffold at the end, so the file gets a second list.
     if let Ok(doc) = splice::Doc::parse(text.as_bytes()) {
         for (list, scaffold) in [
-            (splice::List::Decisions, "## Decisions"),
-            (splice::List::Blockers, "### Blockers"),
+            (section::List::Decisions, "## Decisions"),
+            (section::List::Blockers, "### Blockers"),
         ] {
-            if splice::gsd_section(text, list).is_none()
+            if section::gsd_section(text, list).is_none()
                 && let Some(own) = doc.other_heading(list)
             {
                 add(

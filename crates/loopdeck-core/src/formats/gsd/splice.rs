@@ -14,6 +14,11 @@
 use chrono::{DateTime, Utc};
 
 use super::body::is_placeholder_item;
+use super::js;
+use super::section::gsd_section;
+testing_pub!(
+    pub use super::section::List;
+);
 
 /// One line of the file: its text and its own line ending.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,151 +42,6 @@ testing_pub!(
         frontmatter: Option<(usize, usize)>,
     }
 );
-
-testing_pub!(
-    /// Which list a verb edits.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum List {
-        /// The Decisions list.
-        Decisions,
-        /// The Blockers/Concerns list.
-        Blockers,
-    }
-);
-
-impl List {
-    /// The titles gsd-tools' section regex takes (state.cjs,
-    /// `cmdStateAddDecision` / `cmdStateAddBlocker`), in its order; the
-    /// last Decisions one is `Accumulated.*Decisions`.
-    fn titles(self) -> &'static [&'static str] {
-        match self {
-            List::Decisions => &["decisions", "decisions made"],
-            List::Blockers => &["blockers", "blockers/concerns", "concerns"],
-        }
-    }
-
-    /// The headings loopdeck's reader takes for this list (named in a
-    /// refusal when gsd-tools' own is missing).
-    fn read_title(self, title: &str) -> bool {
-        let t = title.to_lowercase();
-        match self {
-            List::Decisions => t.contains("decision"),
-            List::Blockers => t.contains("blocker"),
-        }
-    }
-
-    /// The heading gsd-tools creates when the file has none.
-    fn scaffold(self) -> &'static str {
-        match self {
-            List::Decisions => "## Decisions",
-            List::Blockers => "### Blockers",
-        }
-    }
-
-    /// How a refusal names gsd-tools' headings for this list.
-    pub(crate) fn gsd_headings(self) -> &'static str {
-        match self {
-            List::Decisions => "### Decisions, ### Decisions Made or ## Accumulated … Decisions",
-            List::Blockers => "### Blockers, ### Blockers/Concerns or ### Concerns",
-        }
-    }
-}
-
-/// JavaScript's `\s`.
-fn js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
-}
-
-/// JavaScript's `.` without the `s` flag: anything but a line terminator.
-fn js_dot(c: char) -> bool {
-    !matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
-}
-
-/// Does `text[at..]` start with `lit` (ASCII, case-insensitive, as a
-/// JavaScript `/i` regex without `u` compares ASCII letters)?
-fn starts_ci(text: &str, at: usize, lit: &str) -> bool {
-    text.as_bytes()
-        .get(at..at + lit.len())
-        .is_some_and(|b| b.eq_ignore_ascii_case(lit.as_bytes()))
-}
-
-/// `\s*\n` from `at`: the end of the heading (after the last LF of the
-/// white space run there), if the run holds an LF.
-fn line_end_after(text: &str, at: usize) -> Option<usize> {
-    let mut last = None;
-    for (i, c) in text[at..].char_indices() {
-        if !js_space(c) {
-            break;
-        }
-        if c == '\n' {
-            last = Some(at + i + 1);
-        }
-    }
-    last
-}
-
-/// Where gsd-tools' section regex for `list` matches `text` (the whole
-/// file, as gsd-tools reads it):
-/// `###?\s*(?:TITLES)\s*\n([\s\S]*?)(?=\n###?|\n##[^#]|$)`, flag `i`,
-/// unanchored, the first match. Byte offsets of the match, of its body
-/// (after the heading's last LF) and of the body's end (the LF before the
-/// next `##`, else the end of the file).
-pub(crate) fn gsd_section(text: &str, list: List) -> Option<(usize, usize, usize)> {
-    let bytes = text.as_bytes();
-    for at in 0..bytes.len().saturating_sub(1) {
-        if bytes[at] != b'#' || bytes[at + 1] != b'#' {
-            continue;
-        }
-        // `###?` is greedy, and a title never starts with `#` or white
-        // space: only one count of hashes can be followed by a title.
-        let hashes = if bytes.get(at + 2) == Some(&b'#') {
-            3
-        } else {
-            2
-        };
-        let title = at
-            + hashes
-            + text[at + hashes..]
-                .char_indices()
-                .find(|&(_, c)| !js_space(c))
-                .map_or(text.len() - at - hashes, |(i, _)| i);
-        let literal = list
-            .titles()
-            .iter()
-            .filter(|t| starts_ci(text, title, t))
-            .find_map(|t| line_end_after(text, title + t.len()));
-        let body = literal.or_else(|| {
-            // `Accumulated.*Decisions`: `.*` greedy on one line, so the
-            // last `Decisions` there that ends the heading.
-            (list == List::Decisions && starts_ci(text, title, "accumulated")).then_some(())?;
-            let from = title + "accumulated".len();
-            let line_end = text[from..]
-                .char_indices()
-                .find(|&(_, c)| !js_dot(c))
-                .map_or(text.len(), |(i, _)| from + i);
-            (from..line_end)
-                .rev()
-                .filter(|&k| text.is_char_boundary(k) && starts_ci(text, k, "decisions"))
-                .filter(|&k| k + "decisions".len() <= line_end)
-                .find_map(|k| line_end_after(text, k + "decisions".len()))
-        });
-        if let Some(body) = body {
-            let end = text[body..].find("\n##").map_or(text.len(), |i| body + i);
-            return Some((at, body, end));
-        }
-    }
-    None
-}
 
 /// gsd-tools' section for a list, in lines: the line its heading starts
 /// on, the first line of its body (after the blank lines the heading's
@@ -235,7 +95,7 @@ fn eats_line_break(text: &str, list: List) -> bool {
         List::Blockers => &["none"],
         List::Decisions => &["none yet", "no decisions yet"],
     };
-    let t = text.trim_end_matches(js_space).to_ascii_lowercase();
+    let t = text.trim_end_matches(js::space).to_ascii_lowercase();
     let t = t.strip_suffix('.').unwrap_or(&t);
     words.iter().any(|w| t.ends_with(w))
 }
@@ -249,7 +109,7 @@ fn strip_placeholder(text: &str, word: &str) -> String {
         out.push_str(&rest[..i]);
         let mut after = &rest[i + word.len()..];
         after = after.strip_prefix('.').unwrap_or(after);
-        rest = after.trim_start_matches(js_space);
+        rest = after.trim_start_matches(js::space);
     }
     out.push_str(rest);
     out

@@ -17,6 +17,8 @@
 //! whole file. This module reproduces those rules by hand; loopdeck's own
 //! views use the tolerant reader in `frontmatter.rs` instead.
 
+use super::js;
+
 testing_pub!(
     /// What `parseStateMd` extracts. `None` stands for both `undefined` and
     /// `null`; an empty string is kept (it is falsy in every check below).
@@ -37,28 +39,8 @@ testing_pub!(
     }
 );
 
-/// JavaScript's `\s` (and the set `String.prototype.trim` removes).
-fn js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
-}
-
-/// Characters JavaScript's `.` does not match.
-fn js_line_end(c: char) -> bool {
-    matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
-}
-
 fn js_trim(s: &str) -> &str {
-    s.trim_matches(js_space)
+    s.trim_matches(js::space)
 }
 
 /// `.replace(/^["']|["']$/g, '')`: one quote off each end, independently.
@@ -75,13 +57,13 @@ fn clean(v: &str) -> String {
 fn line_starts(s: &str) -> impl Iterator<Item = usize> + '_ {
     std::iter::once(0).chain(
         s.char_indices()
-            .filter(|(_, c)| js_line_end(*c))
+            .filter(|(_, c)| js::line_end(*c))
             .map(|(i, c)| i + c.len_utf8()),
     )
 }
 
 fn skip_spaces(s: &str) -> &str {
-    s.trim_start_matches(js_space)
+    s.trim_start_matches(js::space)
 }
 
 /// The hook's `/^---\n([\s\S]*?)\n---/` (gsd-statusline.js, 1.42.3): a
@@ -115,10 +97,10 @@ fn key_value(line: &str) -> Option<(&str, &str)> {
         // whitespace, so the trimmed value is empty.
         return rest
             .chars()
-            .any(|c| !js_line_end(c))
+            .any(|c| !js::line_end(c))
             .then_some((&line[..key_len], ""));
     }
-    let end = value.find(js_line_end).unwrap_or(value.len());
+    let end = value.find(js::line_end).unwrap_or(value.len());
     Some((&line[..key_len], &value[..end]))
 }
 
@@ -184,7 +166,7 @@ fn next_phases_block(fm: &str) -> Option<Option<Vec<String>>> {
             // A lone `\r`: the item's line is not one `.+$` can match.
             break;
         }
-        if !value.contains(js_line_end) {
+        if !value.contains(js::line_end) {
             out.push(clean(value));
         }
         let Some(next) = next else { break };
@@ -212,7 +194,7 @@ fn progress_block(fm: &str) -> Option<&str> {
                 break;
             }
             let value = &after[word + 1..];
-            let vend = value.find(js_line_end).unwrap_or(value.len());
+            let vend = value.find(js::line_end).unwrap_or(value.len());
             if vend == 0 {
                 break;
             }
@@ -311,13 +293,13 @@ fn status_fallback(content: &str) -> Option<String> {
         };
         let value = skip_spaces(rest);
         let raw = if value.is_empty() {
-            if rest.chars().any(|c| !js_line_end(c)) {
+            if rest.chars().any(|c| !js::line_end(c)) {
                 String::new()
             } else {
                 continue;
             }
         } else {
-            let end = value.find(js_line_end).unwrap_or(value.len());
+            let end = value.find(js::line_end).unwrap_or(value.len());
             js_trim(&value[..end]).to_lowercase()
         };
         return if raw.contains("ready to plan") || raw.contains("planning") {

@@ -6,7 +6,7 @@
 //!
 //! The latest record is found as the reader finds it: the last complete
 //! line with that id that parses as a bug (a torn tail is skipped). The
-//! lifecycle is the reader's table ([`bugs::next_states`]).
+//! lifecycle is the reader's table ([`lifecycle::next_states`]).
 
 use std::path::Path;
 
@@ -15,7 +15,8 @@ use serde_json::{Map, Value};
 use super::event::{Event, one_line};
 use super::{decision, refuse, stamp};
 use crate::formats::devloop::bugfold::MAX_CHAIN;
-use crate::formats::devloop::bugs::{self, BUGS, STATES};
+use crate::formats::devloop::BUGS;
+use crate::formats::devloop::lifecycle::{self, STATES};
 use crate::formats::devloop::schema::BugLine;
 use crate::model::Request;
 use crate::store::StoreError;
@@ -148,10 +149,10 @@ fn check_move(from: &str, m: &Move<'_>, duplicate_found: bool) -> Result<(), Act
     if from == m.to {
         return Err(refuse(format!("{} is already {from}", m.id)));
     }
-    match bugs::legal(from, m.to) {
+    match lifecycle::legal(from, m.to) {
         Some(true) => {}
         Some(false) => {
-            let next = bugs::next_states(from);
+            let next = lifecycle::next_states(from);
             return Err(refuse(if next.is_empty() {
                 format!(
                     "{} is {from}, a final status: it cannot go to {}",
@@ -406,7 +407,7 @@ mod tests {
                 std::fs::write(tmp.path().join(BUGS), &text).unwrap();
                 let mut snap = Snapshot::new(tmp.path());
                 let got = decide(&mut snap, &req(), &mv("b1", to));
-                let legal = from != to && bugs::legal(from, to) == Some(true);
+                let legal = from != to && lifecycle::legal(from, to) == Some(true);
                 assert_eq!(got.is_ok(), legal, "{from} → {to}: {got:?}");
                 let Ok(edits) = got else { continue };
                 let Edit::AppendLine { line, .. } = &edits[0] else {
@@ -417,7 +418,7 @@ mod tests {
                 after.push(b'\n');
                 std::fs::write(tmp.path().join(BUGS), after).unwrap();
                 let mut p = Project::new(Format::Devloop, tmp.path().into(), "x".into());
-                bugs::read(&mut p, tmp.path());
+                crate::formats::devloop::bugs::read(&mut p, tmp.path());
                 let b = p.detail.bugs.iter().find(|b| b.id == "b1").unwrap();
                 assert_eq!(b.status, *to);
                 // open → from (when from is not reachable from open, the
@@ -481,7 +482,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::write(tmp.path().join(BUGS), &text).unwrap();
         let mut p = Project::new(Format::Devloop, tmp.path().into(), "x".into());
-        bugs::read(&mut p, tmp.path());
+        crate::formats::devloop::bugs::read(&mut p, tmp.path());
         assert_eq!(p.detail.bugs[0].status, "open", "the reader's view");
     }
 

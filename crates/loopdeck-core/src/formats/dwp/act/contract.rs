@@ -10,7 +10,22 @@
 
 use serde_json::{Map, Value};
 
-use super::rules;
+/// Closed-schema budgets the updater enforces on write (update-state.py
+/// `LIMITS` and the plan-state v2/v5 schema's `maxLength`s).
+pub(super) const GATE_COMMAND_MAX: usize = 500;
+pub(super) const GATE_EVIDENCE_MAX: usize = 500;
+pub(super) const OUTCOME_WORKED_MAX: usize = 500;
+pub(super) const OUTCOME_NOTES_MAX: usize = 1000;
+/// Each `outcome.tried`/`failed` entry.
+pub(super) const OUTCOME_ITEM_MAX: usize = 300;
+pub(super) const CHECKPOINT_STEP_MAX: usize = 200;
+pub(super) const CHECKPOINT_NOTE_MAX: usize = 500;
+pub(super) const UPDATED_BY_MAX: usize = 100;
+pub(super) const BLOCK_REASON_MAX: usize = 1000;
+pub(super) const BLOCK_NEEDS_MAX: usize = 500;
+/// A v1 task's title (the v1 schema caps it; v2/v5 do not).
+pub(super) const V1_TITLE_MAX: usize = 200;
+
 
 const V1: &str = "https://deepworkplan.com/schema/plan-state/v1.json";
 const V2: &str = "https://deepworkplan.com/schema/plan-state/v2.json";
@@ -96,26 +111,26 @@ fn shape(era: u32) -> Rule {
     let gate = obj(
         &["command", "passes", "last_run"],
         vec![
-            ("command", s(rules::GATE_COMMAND_MAX)),
+            ("command", s(GATE_COMMAND_MAX)),
             ("passes", Rule::Bool),
             ("exit_code", Rule::Int { min: None }),
             ("last_run", text()),
-            ("evidence", s(rules::GATE_EVIDENCE_MAX)),
+            ("evidence", s(GATE_EVIDENCE_MAX)),
         ],
     );
     let outcome = obj(
         &[],
         vec![
-            ("tried", arr(0, s(rules::OUTCOME_ITEM_MAX))),
-            ("failed", arr(0, s(rules::OUTCOME_ITEM_MAX))),
-            ("worked", s(rules::OUTCOME_WORKED_MAX)),
-            ("notes", s(rules::OUTCOME_NOTES_MAX)),
+            ("tried", arr(0, s(OUTCOME_ITEM_MAX))),
+            ("failed", arr(0, s(OUTCOME_ITEM_MAX))),
+            ("worked", s(OUTCOME_WORKED_MAX)),
+            ("notes", s(OUTCOME_NOTES_MAX)),
         ],
     );
     let mut task = vec![("id", int(1))];
     if era == 1 {
         task.push(("file", pat(v1_file)));
-        task.push(("title", s(rules::V1_TITLE_MAX)));
+        task.push(("title", s(V1_TITLE_MAX)));
     } else {
         task.push(("locator", Rule::Locator));
         task.push(("title", text()));
@@ -142,8 +157,8 @@ fn shape(era: u32) -> Rule {
             obj(
                 &[],
                 vec![
-                    ("agent", s(rules::UPDATED_BY_MAX)),
-                    ("model", s(rules::UPDATED_BY_MAX)),
+                    ("agent", s(UPDATED_BY_MAX)),
+                    ("model", s(UPDATED_BY_MAX)),
                 ],
             ),
         ),
@@ -185,9 +200,9 @@ fn shape(era: u32) -> Rule {
                 &["task", "at"],
                 vec![
                     ("task", int(1)),
-                    ("step", s(rules::CHECKPOINT_STEP_MAX)),
+                    ("step", s(CHECKPOINT_STEP_MAX)),
                     ("at", text()),
-                    ("note", s(rules::CHECKPOINT_NOTE_MAX)),
+                    ("note", s(CHECKPOINT_NOTE_MAX)),
                 ],
             ))),
         ),
@@ -197,9 +212,9 @@ fn shape(era: u32) -> Rule {
                 &["task", "reason", "since"],
                 vec![
                     ("task", int(1)),
-                    ("reason", s(rules::BLOCK_REASON_MAX)),
+                    ("reason", s(BLOCK_REASON_MAX)),
                     ("since", text()),
-                    ("needs", s(rules::BLOCK_NEEDS_MAX)),
+                    ("needs", s(BLOCK_NEEDS_MAX)),
                 ],
             ))),
         ),

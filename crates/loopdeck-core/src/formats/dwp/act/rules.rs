@@ -5,22 +5,6 @@
 
 use serde_json::Value;
 
-/// Closed-schema budgets the updater enforces on write (update-state.py
-/// `LIMITS` and the plan-state v2/v5 schema's `maxLength`s).
-pub(super) const GATE_COMMAND_MAX: usize = 500;
-pub(super) const GATE_EVIDENCE_MAX: usize = 500;
-pub(super) const OUTCOME_WORKED_MAX: usize = 500;
-pub(super) const OUTCOME_NOTES_MAX: usize = 1000;
-/// Each `outcome.tried`/`failed` entry.
-pub(super) const OUTCOME_ITEM_MAX: usize = 300;
-pub(super) const CHECKPOINT_STEP_MAX: usize = 200;
-pub(super) const CHECKPOINT_NOTE_MAX: usize = 500;
-pub(super) const UPDATED_BY_MAX: usize = 100;
-pub(super) const BLOCK_REASON_MAX: usize = 1000;
-pub(super) const BLOCK_NEEDS_MAX: usize = 500;
-/// A v1 task's title (the v1 schema caps it; v2/v5 do not).
-pub(super) const V1_TITLE_MAX: usize = 200;
-
 /// The schema era of a state: v1 names a task's file in `file`, v2 and v5
 /// in `locator`. A decision never changes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

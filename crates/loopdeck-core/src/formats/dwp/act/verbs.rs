@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::contract;
 use super::rules::{self, Era};
 use super::{Ctx, PROGRESS, README, ready, ready_and_approved, refuse};
 use crate::store::txn::{ActError, Edit};
@@ -178,17 +179,17 @@ pub(super) fn block(
     if reason.trim().is_empty() {
         return Err(refuse("blocking requires a reason"));
     }
-    if reason.chars().count() > rules::BLOCK_REASON_MAX {
+    if reason.chars().count() > contract::BLOCK_REASON_MAX {
         return Err(refuse(format!(
             "block reason exceeds {} chars",
-            rules::BLOCK_REASON_MAX
+            contract::BLOCK_REASON_MAX
         )));
     }
     let needs = needs.unwrap_or("");
-    if needs.chars().count() > rules::BLOCK_NEEDS_MAX {
+    if needs.chars().count() > contract::BLOCK_NEEDS_MAX {
         return Err(refuse(format!(
             "block needs exceeds {} chars",
-            rules::BLOCK_NEEDS_MAX
+            contract::BLOCK_NEEDS_MAX
         )));
     }
     let existing = c.value.get("blocked").filter(|b| !b.is_null()).cloned();
@@ -306,7 +307,7 @@ fn invalidate_gates(task: &mut Value) {
         };
         obj.insert(
             "evidence".to_owned(),
-            json!(rules::clip(&stamped, rules::GATE_EVIDENCE_MAX)),
+            json!(rules::clip(&stamped, contract::GATE_EVIDENCE_MAX)),
         );
     }
 }
@@ -499,7 +500,7 @@ pub(super) fn finish(c: &mut Ctx<'_>, task: u64, step: &str, note: &str) {
         "task": task,
         "step": step,
         "at": now,
-        "note": rules::clip(&one_line(note), rules::CHECKPOINT_NOTE_MAX),
+        "note": rules::clip(&one_line(note), contract::CHECKPOINT_NOTE_MAX),
     });
     set(c.state(), "checkpoint", checkpoint);
 }

@@ -168,32 +168,6 @@ fn gsds_regex_quirks_are_followed() {
 }
 
 #[test]
-fn gsd_section_is_gsd_tools_regex() {
-    // Byte offsets, checked against what the JavaScript regex gives
-    // (`content.match(re)`: index, index + heading length, + body length).
-    let t = "# S\n### Decisions\n\n- a\n\n### Blockers\n- b\n## End\n";
-    assert_eq!(gsd_section(t, List::Decisions), Some((4, 19, 23)));
-    assert_eq!(gsd_section(t, List::Blockers), Some((24, 37, 40)));
-    // An empty section's body runs into the next heading's.
-    let t = "### Decisions\n### Next\n- x\n";
-    assert_eq!(gsd_section(t, List::Decisions), Some((0, 14, t.len())));
-    // `Accumulated.*Decisions` is greedy on one line; U+2028 ends it.
-    let t = "## Accumulated Decisions and Decisions\n- x";
-    assert_eq!(gsd_section(t, List::Decisions), Some((0, 39, t.len())));
-    assert_eq!(
-        gsd_section("## Accumulated\u{2028}Decisions\n", List::Decisions),
-        None
-    );
-    // No LF after the title: no heading.
-    assert_eq!(gsd_section("## Decisions", List::Decisions), None);
-    assert_eq!(
-        gsd_section("## Concerns\n", List::Blockers),
-        Some((0, 12, 12))
-    );
-    assert_eq!(gsd_section("## Concerns raised\n", List::Blockers), None);
-}
-
-#[test]
 fn without_any_section_gsds_scaffold_is_appended() {
     let out = edit("# S\n\nStatus: x\n", |d| {
         d.add(List::Decisions, "- e".into()).unwrap()
