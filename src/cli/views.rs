@@ -89,7 +89,7 @@ pub struct Row<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub since_you_looked: Option<Since>,
     /// The `[[escalate]]` rules that fire on its items, by name, in the
-    /// config's order (see [`Row::escalated`]).
+    /// config's order (see `project_escalations`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub escalated_by: Vec<String>,
 }

@@ -101,7 +101,7 @@ pub fn of_project(rec: &Record, dir: &Path) -> bool {
 /// itself a decision in the log, so it can be undone. A record is acted on
 /// only when its project is one loopdeck reads, of the format whose file
 /// and lock it names, and every file it names is inside that project
-/// (see [`vet`]).
+/// (see `vet`).
 pub fn undo(dir: &Path, which: &Which, opts: &WriteOptions) -> Result<Outcome, ActError> {
     undo_checked(dir, which, opts, vet)
 }

@@ -7,7 +7,7 @@
 //! - **Changed**: anything `show --json` shows differs (the projects are
 //!   compared whole; neither holds a time relative to "now").
 //! - **Timeline**: a project keeps the tail of its log (the last
-//!   [`crate::formats`]-chosen number of events, oldest first). Appends
+//!   format-chosen number of events, oldest first). Appends
 //!   scroll the old tail out: the longest suffix of the old tail that is a
 //!   prefix of the new one is what both share, and the events after it are
 //!   new. When they share nothing (the log was truncated or replaced, or

@@ -318,7 +318,7 @@ pub struct Request {
 
 impl Request {
     /// Who decides (`--by`, or the login name in the console), trimmed,
-    /// under the one-line rule of every typed text ([`one_line`]); `Err`:
+    /// under the one-line rule of every typed text (`one_line`); `Err`:
     /// the refusal, in the decision texts' words.
     pub fn decider(by: &str) -> Result<String, String> {
         one_line("--by (who decides)", by)

@@ -311,7 +311,7 @@ pub(crate) fn locate(project: &Path, relative: &str) -> Result<Option<PathBuf>, 
     resolve(project, relative).map(|(path, meta)| meta.map(|_| path))
 }
 
-/// Like [`locate`], answering whether the path is a file: `Ok(None)`
+/// Like `locate`, answering whether the path is a file: `Ok(None)`
 /// missing, `Ok(Some(true))` a file, `Ok(Some(false))` something else.
 pub fn locate_file(project: &Path, relative: &str) -> Result<Option<bool>, StoreError> {
     resolve(project, relative).map(|(_, meta)| meta.map(|m| m.is_file()))
