@@ -18,10 +18,6 @@ use super::{StoreError, open_in};
 
 mod check;
 pub(crate) mod incremental;
-testing_pub!(
-    #[cfg(feature = "testing")]
-    pub mod keyed;
-);
 #[cfg(test)]
 mod keyset;
 mod scan;
