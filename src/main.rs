@@ -18,7 +18,7 @@ fn main() -> color_eyre::Result<ExitCode> {
     };
     hook.install()?;
     // A panic while reading one directory is a problem on it, not a crash
-    // report (see `loopdeck::guard`).
+    // report (see `loopdeck_core::guard`).
     loopdeck_core::guard::quiet_hook();
 
     let args = Cli::parse();

@@ -3,8 +3,9 @@
 //!
 //! 1. The read-only gate (dry runs pass it); no audit directory refuses
 //!    every write but a dry run.
-//! 2. `--expect-sha256` against the primary's bytes on disk, before
-//!    anything else.
+//! 2. An interrupted decision on the project is settled (`intent`), then
+//!    `--expect-sha256` is compared with the primary's bytes on disk, before
+//!    the lock or the decision.
 //! 3. A dry run decides on fresh bytes, takes no lock, writes nothing and
 //!    returns a unified diff per edit.
 //! 4. `PidFile`/`Owner`: the lock first, then `decide` on bytes read inside

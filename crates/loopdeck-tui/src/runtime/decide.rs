@@ -1,5 +1,5 @@
 //! The console's decisions, made by the code `loopdeck act` and
-//! `loopdeck undo` run (`formats::act`, `store::audit::undo`), on a worker
+//! `loopdeck undo` run (`decide::act`, `decide::audit::undo`), on a worker
 //! thread; the answer is an `Event::Decided`.
 
 use std::path::PathBuf;
