@@ -79,11 +79,18 @@ time_ns() { local s e; s=$(date +%s%N); "$@" > /dev/null; e=$(date +%s%N); echo 
 base=${BASELINE:-}
 cat "${files[@]}" > /dev/null; "$bin" list "$ws" --json > /dev/null
 : > "$ws/cat.t"; : > "$ws/list.t"; : > "$ws/base.t"; : > "$ws/state.t"
-for _ in $(seq 1 "$runs"); do
+# The baseline and this binary swap places every run, so neither always
+# runs second (after the other warmed what they share).
+for i in $(seq 1 "$runs"); do
   time_ns cat "${files[@]}" >> "$ws/cat.t"
   time_ns cat "${state[@]}" >> "$ws/state.t"
-  time_ns "$bin" list "$ws" --json >> "$ws/list.t"
-  [ -z "$base" ] || time_ns "$base" list "$ws" --json >> "$ws/base.t"
+  if [ -n "$base" ] && [ $((i % 2)) -eq 0 ]; then
+    time_ns "$base" list "$ws" --json >> "$ws/base.t"
+    time_ns "$bin" list "$ws" --json >> "$ws/list.t"
+  else
+    time_ns "$bin" list "$ws" --json >> "$ws/list.t"
+    [ -z "$base" ] || time_ns "$base" list "$ws" --json >> "$ws/base.t"
+  fi
 done
 cat_ns=$(median < "$ws/cat.t")
 list_ns=$(median < "$ws/list.t")
