@@ -14,6 +14,7 @@
 //! - [`memory`]: what the user looked at and when items were first seen,
 //!   kept in the state directory;
 //! - [`follow`]: the watch engine shared by the console and `watch --json`;
+//! - [`fleet`]: other machines' projects over ssh (hosts, the ssh command);
 //! - [`guard`] and [`who`]: panics caught per directory, the login name.
 //!
 //! How it does it stays private: `formats` (each format's file names and
@@ -65,6 +66,7 @@ testing_pub!(
 mod watch;
 
 pub mod decide;
+pub mod fleet;
 pub mod follow;
 pub mod memory;
 pub mod read;

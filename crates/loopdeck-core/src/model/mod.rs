@@ -15,6 +15,7 @@ mod shape;
 mod stall;
 mod status;
 pub mod text;
+pub mod wire;
 mod verb;
 
 use std::path::PathBuf;
@@ -38,6 +39,10 @@ pub use shape::{Part, Place, Shape};
 pub use stall::{Activity, Stall, StallLimit, StallLimits, parse_duration};
 pub use status::StatusKind;
 pub use verb::{Address, Field, FileStamp, Request, Verb, shown_verb};
+
+/// A host's name as the user gave it (`[[host]] name`, `--host NAME=…`):
+/// shared, since every project of that host carries it.
+pub type HostName = std::sync::Arc<str>;
 
 /// The four on-disk formats loopdeck understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -355,6 +360,12 @@ pub struct Decision {
 /// One project, as every view sees it, whatever its format.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Project {
+    /// The machine it is on, by the `[[host]]` name the user gave it;
+    /// `None` for this machine's projects. Part of a project's identity:
+    /// two hosts may have projects at the same path. Set by the receiver
+    /// of a host's feed, never by a reader.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostName>,
     /// Path relative to the root it was found under (`.` for the root itself).
     pub id: String,
     /// Its name, as its files give it (a title, a `name`), else its
@@ -421,6 +432,7 @@ impl Project {
     /// An empty project of `format` at `path`; readers fill it in.
     pub fn new(format: Format, path: PathBuf, name: String) -> Self {
         Project {
+            host: None,
             id: String::new(),
             name,
             format,
