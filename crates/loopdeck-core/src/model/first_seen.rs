@@ -43,10 +43,16 @@ impl Source {
     }
 }
 
-/// An item's key: `PATH#KIND:REF`.
+/// An item's key: `PATH#KIND:REF`, `host:NAME:PATH#KIND:REF` for another
+/// host's project.
 pub fn key(p: &Project, item: &InboxItem) -> String {
+    let host = p
+        .host
+        .as_deref()
+        .map(|h| format!("host:{h}:"))
+        .unwrap_or_default();
     format!(
-        "{}#{}:{}",
+        "{host}{}#{}:{}",
         p.path.display(),
         item.kind.label(),
         item.reference

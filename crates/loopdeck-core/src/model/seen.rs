@@ -312,7 +312,8 @@ fn events_after(last: Option<&LastEvent>, timeline: &[Event]) -> (usize, bool) {
 
 /// The memory's key of a project: its format and its absolute path
 /// (relative paths joined to `base`, the working directory), `.` and `..`
-/// folded, so `loopdeck .` and `loopdeck /abs/path` share it.
+/// folded, so `loopdeck .` and `loopdeck /abs/path` share it. Another
+/// host's project: `host:NAME:FORMAT:PATH` (its path is that machine's).
 pub fn key(base: &Path, p: &Project) -> String {
     let joined = if p.path.is_absolute() {
         p.path.clone()
@@ -329,7 +330,11 @@ pub fn key(base: &Path, p: &Project) -> String {
             other => out.push(other),
         }
     }
-    format!("{}:{}", p.format.as_str(), out.to_string_lossy())
+    match &p.host {
+        // Another machine's path: the same path here is another project.
+        Some(host) => format!("host:{host}:{}:{}", p.format.as_str(), p.path.to_string_lossy()),
+        None => format!("{}:{}", p.format.as_str(), out.to_string_lossy()),
+    }
 }
 
 /// What the console remembers of every project, and of the one open.

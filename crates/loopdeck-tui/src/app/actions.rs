@@ -44,7 +44,7 @@ pub(super) fn older(
     let on_it = m
         .selected
         .as_ref()
-        .is_some_and(|(p, f)| p == &path && f.shape().older_events);
+        .is_some_and(|(h, p, f)| h.is_none() && p == &path && f.shape().older_events);
     if on_it {
         m.restore(
             saved

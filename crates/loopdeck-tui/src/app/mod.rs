@@ -425,8 +425,9 @@ pub struct Model {
     pub inbox: Pane,
     /// One pane per detail tab, reset when another project is selected.
     pub panes: HashMap<Tab, Pane>,
-    /// The selected project, by path and format, so a reload keeps it.
-    pub selected: Option<(PathBuf, Format)>,
+    /// The selected project, by identity (host, path, format), so a
+    /// reload keeps it.
+    pub selected: Option<Identity>,
     pub drawer: Option<Drawer>,
     /// How far the open drawer is scrolled (j/k scroll a drawer).
     pub drawer_scroll: u16,
@@ -577,10 +578,8 @@ impl Model {
     }
 
     pub fn selected_project(&self) -> Option<&Project> {
-        let (path, format) = self.selected.as_ref()?;
-        self.projects
-            .iter()
-            .find(|p| &p.path == path && p.format == *format)
+        let id = self.selected.as_ref()?;
+        self.projects.iter().find(|p| reading::is(p, id))
     }
 
     pub fn waiting_total(&self) -> usize {
@@ -634,7 +633,7 @@ impl Model {
         let rows = panes::projects(self);
         let key = rows
             .get(row.min(rows.len().saturating_sub(1)))
-            .map(|&i| (self.projects[i].path.clone(), self.projects[i].format));
+            .map(|&i| reading::identity(&self.projects[i]));
         if key != self.selected {
             self.selected = key;
             self.panes.clear();
@@ -648,9 +647,10 @@ impl Model {
             let before = self.projects.len();
             self.drop_gone();
             if self.projects.len() != before {
-                let at = panes::projects(self).iter().position(|&i| {
-                    Some((&self.projects[i].path, self.projects[i].format))
-                        == self.selected.as_ref().map(|(p, f)| (p, *f))
+                let at = self.selected.as_ref().and_then(|id| {
+                    panes::projects(self)
+                        .iter()
+                        .position(|&i| reading::is(&self.projects[i], id))
                 });
                 self.list.selected = at.unwrap_or(0);
                 return;
@@ -663,10 +663,10 @@ impl Model {
     /// filter change); select the first row when it is gone.
     fn resync_list(&mut self) {
         let rows = panes::projects(self);
-        let at = self.selected.as_ref().and_then(|(path, format)| {
-            rows.iter()
-                .position(|&i| &self.projects[i].path == path && self.projects[i].format == *format)
-        });
+        let at = self
+            .selected
+            .as_ref()
+            .and_then(|id| rows.iter().position(|&i| reading::is(&self.projects[i], id)));
         match at {
             Some(row) => self.list.selected = row,
             // A filter that matches nothing hides the selection; it does not

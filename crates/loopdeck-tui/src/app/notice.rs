@@ -199,7 +199,7 @@ pub(super) fn after_reading(m: &mut Model, full: bool) -> Vec<Effect> {
                     }
                     if keys.is_empty() {
                         n.known.remove(&id);
-                        if !n.known.keys().any(|(path, _)| path == &p.path) {
+                        if !n.known.keys().any(|(_, path, _)| path == &p.path) {
                             n.known_paths.remove(p.path.as_path());
                         }
                     } else {

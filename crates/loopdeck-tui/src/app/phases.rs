@@ -13,8 +13,9 @@ use std::path::PathBuf;
 
 use crossterm::event::KeyEventKind;
 
+use super::reading::{self, Identity};
 use super::{Drawer, Effect, Event, Focus, Model, Screen, decide, escalate, notice, panes};
-use crate::model::{Format, Scenario, since_seconds};
+use crate::model::{Scenario, since_seconds};
 
 /// What a reading covered: `None` every project, else these directories
 /// (their projects) and trees (every project under them).
@@ -40,7 +41,7 @@ pub(super) struct Phases {
     /// The "since you looked" memory was already waiting to be saved.
     was_dirty: bool,
     /// The project whose detail had the focus before the key.
-    looked: Option<(PathBuf, Format)>,
+    looked: Option<Identity>,
 }
 
 impl Phases {
@@ -157,18 +158,17 @@ impl Phases {
             Some((None, _)) => m.seen.refresh(&m.projects, true),
             Some((Some(dirs), trees)) => m.seen.refresh(
                 m.projects.iter().filter(|p| {
-                    dirs.contains(&p.path) || trees.iter().any(|t| p.path.starts_with(t))
+                    p.host.is_none()
+                        && (dirs.contains(&p.path) || trees.iter().any(|t| p.path.starts_with(t)))
                 }),
                 false,
             ),
             None => {}
         }
         if self.key && !m.too_small() {
-            let index = |m: &Model, at: &Option<(PathBuf, Format)>| {
-                let (path, format) = at.as_ref()?;
-                m.projects
-                    .iter()
-                    .position(|p| &p.path == path && p.format == *format)
+            let index = |m: &Model, at: &Option<Identity>| {
+                let id = at.as_ref()?;
+                m.projects.iter().position(|p| reading::is(p, id))
             };
             let now = looking(m);
             if self.looked.is_some()
@@ -272,7 +272,7 @@ fn compare_wanted(m: &mut Model) -> Option<Effect> {
 }
 
 /// The project whose detail has the focus (what the user is looking at).
-fn looking(m: &Model) -> Option<(PathBuf, Format)> {
+fn looking(m: &Model) -> Option<Identity> {
     (m.screen == Screen::Projects && m.focus == Focus::Detail)
         .then(|| m.selected.clone())
         .flatten()

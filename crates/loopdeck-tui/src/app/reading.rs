@@ -1,5 +1,5 @@
 //! What a fresh reading does to the projects on screen: a project keeps its
-//! identity (path and format) across readings; a reading that breaks a
+//! identity (host, path and format) across readings; a reading that breaks a
 //! project which read well (a file caught mid-write) or loses it (a state
 //! file missing for an editor's save) is held back, the last good reading
 //! shown as re-reading, until the file reads well again or a settle time
@@ -7,16 +7,22 @@
 //! with `Event::Settle(n)`.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::{Effect, Model};
-use crate::model::{Event as TimelineEvent, Format, Project};
+use crate::model::{Event as TimelineEvent, Format, HostName, Project};
 
-/// A project's identity.
-pub type Identity = (PathBuf, Format);
+/// A project's identity: its host (`None`: this machine), its path
+/// there, its format.
+pub type Identity = (Option<HostName>, PathBuf, Format);
 
 pub(super) fn identity(p: &Project) -> Identity {
-    (p.path.clone(), p.format)
+    (p.host.clone(), p.path.clone(), p.format)
+}
+
+/// Is `p` the project `id` names? (No key built.)
+pub(super) fn is(p: &Project, id: &Identity) -> bool {
+    p.path == id.1 && p.format == id.2 && p.host == id.0
 }
 
 /// How current what the console shows of a project is.
@@ -74,10 +80,14 @@ impl Model {
         }
     }
 
-    /// The projects to show after a reading of `fresh`.
+    /// The projects to show after a reading of `fresh`, every project of
+    /// this machine's roots. Other hosts' projects are not in a local
+    /// reading: they stay as they are.
     pub(super) fn absorb(&mut self, fresh: Vec<Project>) -> Vec<Effect> {
         let mut effects = Vec::new();
-        let old = std::mem::take(&mut self.projects);
+        let (remote, old): (Vec<Project>, Vec<Project>) = std::mem::take(&mut self.projects)
+            .into_iter()
+            .partition(|p| p.host.is_some());
         let mut positions: HashMap<Identity, usize> = HashMap::new();
         let mut previous: HashMap<Identity, Project> = HashMap::new();
         for (i, p) in old.into_iter().enumerate() {
@@ -122,6 +132,10 @@ impl Model {
                 shown.insert(at.min(shown.len()), p);
             }
         }
+        if !remote.is_empty() {
+            shown.extend(remote);
+            crate::model::sort_newest_first(&mut shown);
+        }
         self.projects = shown;
         effects
     }
@@ -137,8 +151,24 @@ impl Model {
         trees: &[PathBuf],
         fresh: Vec<Project>,
     ) -> Vec<Effect> {
-        let in_scope =
-            |p: &Path| dirs.iter().any(|d| d == p) || trees.iter().any(|t| p.starts_with(t));
+        let in_scope = |p: &Project| {
+            p.host.is_none()
+                && (dirs.iter().any(|d| *d == p.path) || trees.iter().any(|t| p.path.starts_with(t)))
+        };
+        self.absorb_scoped(in_scope, fresh)
+    }
+
+    /// The projects to show after a reading of those `in_scope` says:
+    /// each project of `fresh` is taken as `absorb` takes it; one in scope
+    /// and missing from `fresh` is missing as `absorb` has it; the others
+    /// stay as they are. The list is then ordered newest first. A host's
+    /// snapshot is the reading of everything on that host; one project's
+    /// line, of that project alone.
+    pub(super) fn absorb_scoped(
+        &mut self,
+        in_scope: impl Fn(&Project) -> bool,
+        fresh: Vec<Project>,
+    ) -> Vec<Effect> {
         let mut effects = Vec::new();
         let mut at: HashMap<Identity, usize> = self
             .projects
@@ -167,7 +197,7 @@ impl Model {
         let missing: Vec<Identity> = self
             .projects
             .iter()
-            .filter(|p| in_scope(&p.path))
+            .filter(|p| in_scope(p))
             .map(identity)
             .filter(|id| !read.contains(id))
             .collect();

@@ -244,7 +244,9 @@ impl Console {
             .held
             .iter()
             .filter(|(_, h)| matches!(h, app::Held::Rereading { seq: s, .. } if *s <= seq))
-            .map(|((path, _), _)| Target::Dir(path.clone()))
+            // Another host's projects are read there, not here.
+            .filter(|((host, _, _), _)| host.is_none())
+            .map(|((_, path, _), _)| Target::Dir(path.clone()))
             .collect();
         app::update(&mut self.model, Event::Settle(seq));
         self.dirty = true;

@@ -288,11 +288,8 @@ pub fn readonly_reason(m: &Model) -> Option<&'static str> {
 /// The row the keys are on, as (project index, row target, tab); the
 /// target of a Phases blocker is its text.
 fn row(m: &Model) -> Option<(usize, Option<String>, Tab)> {
-    let (path, format) = m.selected.as_ref()?;
-    let pi = m
-        .projects
-        .iter()
-        .position(|p| &p.path == path && p.format == *format)?;
+    let id = m.selected.as_ref()?;
+    let pi = m.projects.iter().position(|p| super::reading::is(p, id))?;
     // A unit's drawer is for reading; a bug's drawer is its row.
     if m.focus == Focus::Detail && m.drawer.is_some() && m.tab != Tab::Bugs {
         return None;
