@@ -459,6 +459,15 @@ impl Project {
         }
     }
 
+    /// Its name as every view shows it: `build-1 · name` for another
+    /// host's project, the name alone for this machine's.
+    pub fn label(&self) -> std::borrow::Cow<'_, str> {
+        match &self.host {
+            Some(host) => std::borrow::Cow::Owned(format!("{host} · {}", self.name)),
+            None => std::borrow::Cow::Borrowed(&self.name),
+        }
+    }
+
     /// The options `item` offers at `now`. One rule for every view: a
     /// paused agent's `resume` lapses with its resume token (seed 003,
     /// Process.StatePersistence: older than 24 h, it can only restart).

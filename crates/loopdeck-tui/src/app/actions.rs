@@ -167,6 +167,11 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
             m.audit = None;
             return vec![Effect::ReadAudit, Effect::Render];
         }
+        Command::Hosts => {
+            m.mode = Mode::Help;
+            m.help_page = super::HelpPage::Hosts;
+            m.help_scroll = 0;
+        }
         Command::CloseHelp => m.mode = Mode::Normal,
         Command::Inbox => {
             m.screen = Screen::Inbox;
@@ -241,7 +246,7 @@ pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
         Command::CycleGroup | Command::GroupBy(_) => {
             let group = match cmd {
                 Command::GroupBy(group) => group,
-                _ => m.group.next(),
+                _ => m.group.next(!m.hosts.is_empty()),
             };
             if group == m.group {
                 return Vec::new();
@@ -405,7 +410,8 @@ fn move_selection(m: &mut Model, cmd: Command) -> Vec<Effect> {
 /// file's first line is already on screen or a read is under way.
 fn read_back(m: &mut Model, to_top: bool) -> Option<Effect> {
     let p = m.selected_project()?;
-    if !p.format.shape().older_events {
+    // Another host's files are read there: its feed holds the tail.
+    if !p.format.shape().older_events || p.host.is_some() {
         return None;
     }
     let anchor = p.detail.timeline.first()?.clone();
@@ -582,8 +588,8 @@ pub(super) fn palette_key(m: &mut Model, key: KeyEvent) -> Vec<Effect> {
             m.mode = Mode::Normal;
             match matches.get(m.palette.selected).map(|e| &e.go) {
                 Some(super::palette::Go::Command(cmd)) => return run(m, *cmd),
-                Some(super::palette::Go::Project(path, format)) => {
-                    super::palette::go_to_project(m, path, *format);
+                Some(super::palette::Go::Project(id)) => {
+                    super::palette::go_to_project(m, id);
                 }
                 Some(super::palette::Go::Theme(name)) => {
                     return super::palette::switch_theme(m, name);

@@ -62,6 +62,8 @@ pub enum Command {
     Edit,
     /// Every decision made, newest first, from the audit log (read-only).
     Audit,
+    /// The other hosts watched over ssh, and where each one's feed is.
+    Hosts,
 }
 
 /// One key as the table names it.
@@ -232,6 +234,7 @@ pub static KEYMAP: &[Binding] = &[
     b(N, Any, &[C(':')], ":", Command::Palette, || t!("app.command.palette"), Some((7, ":", || t!("app.hint.commands")))),
     b(N, Any, &[C('?')], "?", Command::Help, || t!("app.command.help"), Some((8, "?", || t!("app.hint.help")))),
     b(N, Any, &[C('r')], "r", Command::Reload, || t!("app.command.reload"), None),
+    b(N, Any, &[C('H')], "H", Command::Hosts, || t!("app.command.hosts"), None),
     b(N, Any, &[Key::Ctrl('l')], "^L", Command::Redraw, || t!("app.command.redraw"), None),
     b(N, Any, &[C('q')], "q", Command::Quit, || t!("app.command.quit"), Some((5, "q", || t!("app.hint.quit")))),
     // Palette only.
@@ -252,5 +255,6 @@ pub static KEYMAP: &[Binding] = &[
     b(N, Any, &[], "", Command::GroupBy(Group::None), || t!("app.command.group_none"), None),
     b(N, Any, &[], "", Command::GroupBy(Group::Format), || t!("app.command.group_format"), None),
     b(N, Any, &[], "", Command::GroupBy(Group::Root), || t!("app.command.group_root"), None),
+    b(N, Any, &[], "", Command::GroupBy(Group::Host), || t!("app.command.group_host"), None),
     b(N, Any, &[], "", Command::Audit, || t!("app.command.audit"), None),
 ];

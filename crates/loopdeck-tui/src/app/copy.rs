@@ -245,6 +245,17 @@ pub fn open(m: &mut Model, editor: bool) -> Vec<Effect> {
         ));
         return vec![Effect::Render];
     }
+    let shown = if m.screen == Screen::Inbox {
+        panes::inbox(m)
+            .get(m.inbox.selected)
+            .map(|&(pi, _)| &m.projects[pi])
+    } else {
+        m.selected_project()
+    };
+    if let Some(host) = shown.and_then(|p| p.host.clone()) {
+        m.status = Some(t!("app.copy.remote_file", host = host));
+        return vec![Effect::Render];
+    }
     match file(m) {
         Some((dir, file)) => vec![Effect::Open { dir, file, editor }],
         None => {

@@ -47,12 +47,7 @@ pub fn payload(
             HookEvent::Waiting => "waiting",
             HookEvent::Escalated => "escalated",
         },
-        "project": {
-            "id": p.id,
-            "name": p.name,
-            "format": p.format.as_str(),
-            "path": p.path.to_string_lossy(),
-        },
+        "project": project_json(p),
         "item": {
             "kind": item.kind,
             "ref": item.reference,
@@ -67,18 +62,28 @@ pub fn payload(
     v.to_string()
 }
 
+/// The project as a hook's JSON names it; `host` only for another
+/// machine's project (this machine's payload is unchanged).
+fn project_json(p: &Project) -> serde_json::Value {
+    let mut v = json!({
+        "id": p.id,
+        "name": p.name,
+        "format": p.format.as_str(),
+        "path": p.path.to_string_lossy(),
+    });
+    if let (Some(host), Some(o)) = (&p.host, v.as_object_mut()) {
+        o.insert("host".to_owned(), json!(host.as_ref()));
+    }
+    v
+}
+
 /// The JSON a `[notify] command` reads for a stall a rule fires on:
 /// `"event": "stalled"`, the project, the stall, the rules.
 pub fn stall_payload(p: &Project, stall: &crate::model::Stall, names: &[String]) -> String {
     json!({
         "schema_version": 1,
         "event": "stalled",
-        "project": {
-            "id": p.id,
-            "name": p.name,
-            "format": p.format.as_str(),
-            "path": p.path.to_string_lossy(),
-        },
+        "project": project_json(p),
         "stall": stall,
         "escalated_by": names,
     })
@@ -145,7 +150,7 @@ pub(super) fn check(m: &mut Model) -> Vec<Effect> {
             effects.push(Effect::Hook(stall_payload(p, stall, names)));
         }
         effects.push(Effect::Notify {
-            title: format!("loopdeck · {}", p.name),
+            title: format!("loopdeck · {}", p.label()),
             body: t!(
                 "app.escalate.stalled",
                 rules = names.join(", "),
@@ -180,7 +185,7 @@ fn notice(m: &Model, fresh: &[(usize, usize, Vec<String>)]) -> Effect {
         let p = &m.projects[*pi];
         let item = &p.inbox[*ii];
         return Effect::Notify {
-            title: format!("loopdeck · {}", p.name),
+            title: format!("loopdeck · {}", p.label()),
             body: t!(
                 "app.escalate.one",
                 rules = names.join(", "),

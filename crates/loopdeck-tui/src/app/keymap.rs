@@ -80,11 +80,13 @@ pub fn name(cmd: Command) -> &'static str {
         Command::GroupBy(Group::None) => "group-none",
         Command::GroupBy(Group::Format) => "group-format",
         Command::GroupBy(Group::Root) => "group-root",
+        Command::GroupBy(Group::Host) => "group-host",
         Command::NextChanged => "next-changed",
         Command::Copy => "copy",
         Command::Page => "open-pager",
         Command::Edit => "open-editor",
         Command::Audit => "audit",
+        Command::Hosts => "hosts",
     }
 }
 

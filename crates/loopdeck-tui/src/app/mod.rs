@@ -8,6 +8,7 @@ mod commands;
 pub mod copy;
 pub mod decide;
 pub mod escalate;
+pub mod hosts;
 pub mod keymap;
 mod notice;
 pub mod palette;
@@ -67,6 +68,8 @@ pub enum HelpPage {
     Keys,
     /// Every decision made, newest first (`loopdeck audit`).
     Audit,
+    /// The other hosts and where each one's feed is (`H`).
+    Hosts,
 }
 
 /// Which side of the projects screen has the keys. Below the split width
@@ -306,6 +309,11 @@ pub enum Event {
     /// The `[notify] command` failed (`Some`: why, said in the header) or
     /// ran well again after failing (`None`).
     Hook(Option<String>),
+    /// What another host's feed brought (`hosts`).
+    Host {
+        name: crate::model::HostName,
+        change: hosts::HostChange,
+    },
 }
 
 /// What the runtime must do after an update.
@@ -352,6 +360,8 @@ pub enum Effect {
     /// sha256); `dry_run` previews. Answered by `Event::Decided`.
     Decide {
         seq: u64,
+        /// The project's host: `Some`, made there over ssh.
+        host: Option<crate::model::HostName>,
         path: PathBuf,
         format: Format,
         verb: crate::model::Verb,
@@ -362,6 +372,8 @@ pub enum Effect {
     /// previews. Answered by `Event::Decided`.
     Undo {
         seq: u64,
+        /// The decision's host: `Some`, undone there over ssh.
+        host: Option<crate::model::HostName>,
         id: String,
         dry_run: bool,
     },
@@ -394,6 +406,8 @@ pub enum Effect {
 #[derive(Debug)]
 pub struct Model {
     pub roots: Vec<String>,
+    /// The other machines watched over ssh, in the order configured.
+    pub hosts: Vec<hosts::Host>,
     pub projects: Vec<Project>,
     pub loading: bool,
     pub live: Liveness,
@@ -503,6 +517,7 @@ impl Model {
     pub fn new(roots: Vec<String>, readonly: bool, now: DateTime<Utc>) -> Self {
         Model {
             roots,
+            hosts: Vec::new(),
             projects: Vec::new(),
             loading: true,
             live: Liveness::Live { watches: 0 },
@@ -912,6 +927,7 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
             trees,
             projects,
         } => after_read(m, |m| m.absorb_part(&dirs, &trees, projects)),
+        Event::Host { name, change } => hosts::apply(m, name, change),
         Event::Loaded(projects) => after_read(m, |m| {
             let effects = m.absorb(projects);
             m.loading = false;

@@ -156,7 +156,13 @@ pub(super) fn before_reading(m: &mut Model) {
 
 /// After a reading is merged: what is new, and the notification for it.
 /// `full`: a reading of every project (the first one of a run primes).
-pub(super) fn after_reading(m: &mut Model, full: bool) -> Vec<Effect> {
+/// `priming`: a host's first snapshot, whose items are known, not new,
+/// as this machine's are at the first full reading.
+pub(super) fn after_reading(
+    m: &mut Model,
+    full: bool,
+    priming: Option<&crate::model::HostName>,
+) -> Vec<Effect> {
     // The rows drawn belong to the last frame: not these.
     m.inbox.first.forget_shown();
     let n = &mut m.notices;
@@ -216,6 +222,21 @@ pub(super) fn after_reading(m: &mut Model, full: bool) -> Vec<Effect> {
     // the console was: known, not new; unless the memory of an earlier
     // run (`first-seen.json`) did not hold them: those arrived while no
     // one looked, and are marked (no notification: the user is here).
+    // A host's first snapshot primes its items as the first full reading
+    // primes this machine's (arrivals while no one looked are marked).
+    let (quiet, fresh): (Vec<_>, Vec<_>) = fresh
+        .into_iter()
+        .partition(|(p, _)| priming.is_some_and(|h| p.host.as_ref() == Some(h)));
+    if m.first_seen.remembered {
+        for (p, i) in &quiet {
+            if m.first_seen
+                .arrived
+                .contains(&crate::model::first_seen::key(p, i))
+            {
+                n.unseen.entry(identity(p)).or_default().insert(item_key(i));
+            }
+        }
+    }
     let primed = n.primed;
     n.primed |= full;
     if !primed && full && m.first_seen.remembered {
@@ -228,7 +249,13 @@ pub(super) fn after_reading(m: &mut Model, full: bool) -> Vec<Effect> {
             }
         }
     }
-    if !primed || fresh.is_empty() {
+    // Another host's items are new once its first snapshot primed it,
+    // whether or not this machine's first reading came yet.
+    let fresh: Vec<_> = fresh
+        .into_iter()
+        .filter(|(p, _)| primed || p.host.is_some())
+        .collect();
+    if fresh.is_empty() {
         return Vec::new();
     }
     for (p, i) in &fresh {
@@ -254,14 +281,15 @@ pub(super) fn after_reading(m: &mut Model, full: bool) -> Vec<Effect> {
 fn notice(fresh: &[(&Project, &InboxItem)]) -> Effect {
     if let [(p, item)] = fresh {
         return Effect::Notify {
-            title: format!("loopdeck · {}", p.name),
+            title: format!("loopdeck · {}", p.label()),
             body: format!("{}: {}", item.kind.shown(), item.title.shown()),
         };
     }
-    let mut names: Vec<&str> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     for (p, _) in fresh {
-        if !names.contains(&p.name.as_str()) {
-            names.push(&p.name);
+        let label = p.label();
+        if !names.iter().any(|n| *n == label) {
+            names.push(label.into_owned());
         }
     }
     let shown = names.len().min(3);

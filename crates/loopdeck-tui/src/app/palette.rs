@@ -3,17 +3,15 @@
 //! then the projects whose name or id matches what is typed, loosely (its
 //! letters in order), to go straight to one.
 
-use std::path::PathBuf;
-
+use super::reading::Identity;
 use super::{Command, Focus, Model, Screen, Tab, commands, panes};
-use crate::model::Format;
 
 /// What an entry does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Go {
     Command(Command),
     /// Open this project's detail.
-    Project(PathBuf, Format),
+    Project(Identity),
     /// Switch to this built-in theme (`Model::themes`).
     Theme(&'static str),
 }
@@ -59,7 +57,7 @@ pub fn entries(m: &Model, input: &str) -> Vec<Entry> {
     let mut found: Vec<(u8, usize)> = (0..m.projects.len())
         .filter_map(|i| {
             let p = &m.projects[i];
-            let rank = [p.name.to_lowercase(), p.id.to_lowercase()]
+            let rank = [p.label().to_lowercase(), p.id.to_lowercase()]
                 .iter()
                 .filter_map(|h| rank(h, &needle))
                 .min()?;
@@ -72,11 +70,11 @@ pub fn entries(m: &Model, input: &str) -> Vec<Entry> {
         Entry {
             label: crate::t!(
                 "app.palette.go_to",
-                name = p.name,
+                name = p.label(),
                 format = p.format.as_str()
             ),
             keys: String::new(),
-            go: Go::Project(p.path.clone(), p.format),
+            go: Go::Project(super::reading::identity(p)),
         }
     }));
     out
@@ -148,14 +146,10 @@ fn rank(hay: &str, needle: &str) -> Option<u8> {
     }
 }
 
-/// Open the project at `path` on its Overview, clearing a list filter
+/// Open the project `id` names on its Overview, clearing a list filter
 /// that would hide it.
-pub fn go_to_project(m: &mut Model, path: &PathBuf, format: Format) {
-    let Some(pi) = m
-        .projects
-        .iter()
-        .position(|p| &p.path == path && p.format == format)
-    else {
+pub fn go_to_project(m: &mut Model, id: &Identity) {
+    let Some(pi) = m.projects.iter().position(|p| super::reading::is(p, id)) else {
         return;
     };
     m.screen = Screen::Projects;

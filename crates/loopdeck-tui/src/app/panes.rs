@@ -74,23 +74,27 @@ fn urgency(kind: StatusKind) -> u8 {
 }
 
 /// How the project list is grouped (`b` cycles it): not at all, by
-/// format, or by the root each project was found under.
+/// format, by the root each project was found under, or by host (when
+/// other hosts are watched).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Group {
     #[default]
     None,
     Format,
     Root,
+    Host,
 }
 
 impl Group {
     /// Every grouping, as `b` cycles through them.
-    pub const ALL: [Group; 3] = [Group::None, Group::Format, Group::Root];
+    pub const ALL: [Group; 4] = [Group::None, Group::Format, Group::Root, Group::Host];
 
-    /// The grouping after this one.
-    pub fn next(self) -> Group {
-        let at = Group::ALL.iter().position(|g| *g == self).unwrap_or(0);
-        Group::ALL[(at + 1) % Group::ALL.len()]
+    /// The grouping after this one; by host only when `hosts` (other
+    /// hosts are watched).
+    pub fn next(self, hosts: bool) -> Group {
+        let cycle: &[Group] = if hosts { &Group::ALL } else { &Group::ALL[..3] };
+        let at = cycle.iter().position(|g| *g == self).unwrap_or(0);
+        cycle[(at + 1) % cycle.len()]
     }
 
     /// How the list title says it (`None`: ungrouped, the title says
@@ -100,6 +104,7 @@ impl Group {
             Group::None => None,
             Group::Format => Some(crate::t!("app.group.format")),
             Group::Root => Some(crate::t!("app.group.root")),
+            Group::Host => Some(crate::t!("app.group.host")),
         }
     }
 }
@@ -110,6 +115,8 @@ impl Group {
 pub enum GroupKey {
     Format(Format),
     Root(Option<usize>),
+    /// A host (its index in `Model::hosts`); `None`: this machine.
+    Host(Option<usize>),
 }
 
 /// The formats in the order their groups come (a fixed order).
@@ -123,11 +130,15 @@ const FORMAT_ORDER: [Format; 4] = Format::ALL;
 pub fn project_key(p: &Project) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    (&p.path, p.format).hash(&mut h);
+    (&p.host, &p.path, p.format).hash(&mut h);
     h.finish()
 }
 
 pub fn root_of(m: &Model, p: &Project) -> Option<usize> {
+    // Another host's project is under that host's roots, not these.
+    if p.host.is_some() {
+        return None;
+    }
     // Nested roots (`loopdeck . sub`): the deepest one that holds it; the
     // first given among equals.
     m.roots
@@ -144,7 +155,14 @@ pub fn group_of(m: &Model, p: &Project) -> Option<GroupKey> {
         Group::None => None,
         Group::Format => Some(GroupKey::Format(p.format)),
         Group::Root => Some(GroupKey::Root(root_of(m, p))),
+        Group::Host => Some(GroupKey::Host(host_of(m, p))),
     }
+}
+
+/// The index in `m.hosts` of `p`'s host (`None`: this machine).
+pub fn host_of(m: &Model, p: &Project) -> Option<usize> {
+    let host = p.host.as_ref()?;
+    m.hosts.iter().position(|h| h.name == *host)
 }
 
 /// Where a group comes in the list: formats in a fixed order, roots in
@@ -153,6 +171,8 @@ fn group_rank(m: &Model, key: GroupKey) -> usize {
     match key {
         GroupKey::Format(f) => FORMAT_ORDER.iter().position(|g| *g == f).unwrap_or(0),
         GroupKey::Root(r) => r.unwrap_or(m.roots.len()),
+        // This machine first, then the hosts in the order configured.
+        GroupKey::Host(h) => h.map_or(0, |h| h + 1),
     }
 }
 
@@ -165,6 +185,9 @@ pub fn group_name(m: &Model, key: GroupKey) -> String {
             .and_then(|r| m.roots.get(r))
             .cloned()
             .unwrap_or_else(|| crate::t!("app.group.no_root").to_owned()),
+        GroupKey::Host(h) => h
+            .and_then(|h| m.hosts.get(h))
+            .map_or_else(|| crate::t!("app.group.this_machine").to_owned(), |h| h.name.to_string()),
     }
 }
 
@@ -228,7 +251,7 @@ pub fn projects(m: &Model) -> Vec<usize> {
                 .unwrap_or_default();
             matches(
                 &m.list.filter,
-                &[&p.name, &p.id, &p.status, p.format.as_str(), &stalled],
+                &[&p.label(), &p.id, &p.status, p.format.as_str(), &stalled],
             )
         })
         .map(|(i, _)| i)
@@ -280,7 +303,7 @@ pub fn inbox(m: &Model) -> Vec<(usize, usize)> {
                         &item.title.shown(),
                         &item.title.en(),
                         &item.reference,
-                        &m.projects[*pi].name,
+                        &m.projects[*pi].label(),
                         item.kind.label(),
                         &m.projects[*pi].options_at(item, m.now).join(" / "),
                     ],

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use crossterm::event::KeyEventKind;
 
 use super::reading::{self, Identity};
+use super::hosts::HostChange;
 use super::{Drawer, Effect, Event, Focus, Model, Screen, decide, escalate, notice, panes};
 use crate::model::{Scenario, since_seconds};
 
@@ -42,6 +43,9 @@ pub(super) struct Phases {
     was_dirty: bool,
     /// The project whose detail had the focus before the key.
     looked: Option<Identity>,
+    /// Another host's feed brought projects: that host, and whether it
+    /// was a snapshot (the first of a run primes the host's items).
+    host: Option<(crate::model::HostName, bool)>,
 }
 
 impl Phases {
@@ -53,7 +57,7 @@ impl Phases {
             reading: matches!(
                 event,
                 Event::Loaded(_) | Event::Reread { .. } | Event::Settle(_)
-            ),
+            ) || matches!(event, Event::Host { change, .. } if change.is_reading()),
             full: matches!(event, Event::Loaded(_)),
             clock: matches!(event, Event::Clock(_)),
             covered: match event {
@@ -65,6 +69,12 @@ impl Phases {
             seen_by_key: false,
             was_dirty: false,
             looked: None,
+            host: match event {
+                Event::Host { name, change } if change.is_reading() => {
+                    Some((name.clone(), matches!(change, HostChange::Snapshot(_))))
+                }
+                _ => None,
+            },
         }
     }
 
@@ -74,9 +84,24 @@ impl Phases {
     ///    reading first showed it: filled into the reading's projects
     ///    before they are merged, so the model never holds an item
     ///    without its age (and never re-ages it on another write).
+    ///    Another host's projects are stamped with their host first: the
+    ///    memories key them apart from this machine's.
     pub(super) fn fill_first_seen(&mut self, m: &mut Model, event: &mut Event) {
         self.first_changed = match event {
             Event::Loaded(ps) | Event::Reread { projects: ps, .. } => m.first_seen.fill(ps, m.now),
+            Event::Host { name, change } => match change {
+                HostChange::Snapshot(ps) => {
+                    for p in ps.iter_mut() {
+                        p.host = Some(name.clone());
+                    }
+                    m.first_seen.fill(ps, m.now)
+                }
+                HostChange::Project(p) => {
+                    p.host = Some(name.clone());
+                    m.first_seen.fill(std::slice::from_mut(&mut **p), m.now)
+                }
+                _ => false,
+            },
             _ => false,
         };
     }
@@ -111,6 +136,11 @@ impl Phases {
         match event {
             Event::Loaded(projects) => m.seen.read(projects, true, m.now),
             Event::Reread { projects, .. } => m.seen.read(projects, false, m.now),
+            Event::Host { change, .. } => match change {
+                HostChange::Snapshot(ps) => m.seen.read(ps, false, m.now),
+                HostChange::Project(p) => m.seen.read(std::slice::from_ref(&**p), false, m.now),
+                _ => {}
+            },
             _ => {}
         }
     }
@@ -123,7 +153,12 @@ impl Phases {
     ///    notification for it (compared with the notices of step 3).
     pub(super) fn notify_new(&self, m: &mut Model, effects: &mut Vec<Effect>) {
         if self.reading {
-            effects.extend(notice::after_reading(m, self.full));
+            // A host's first snapshot: what waits there waited before.
+            let priming = self.host.as_ref().and_then(|(name, snapshot)| {
+                let first = m.hosts.iter().any(|h| h.name == *name && h.snapshots == 1);
+                (*snapshot && first).then_some(name)
+            });
+            effects.extend(notice::after_reading(m, self.full, priming));
         }
     }
 
@@ -165,6 +200,14 @@ impl Phases {
             ),
             None => {}
         }
+        if let Some((name, _)) = &self.host {
+            m.seen.refresh(
+                m.projects
+                    .iter()
+                    .filter(|p| p.host.as_ref() == Some(name)),
+                false,
+            );
+        }
         if self.key && !m.too_small() {
             let index = |m: &Model, at: &Option<Identity>| {
                 let id = at.as_ref()?;
@@ -202,6 +245,7 @@ impl Phases {
     ///     it once, for the project selected after the step.
     pub(super) fn excerpts(&self, m: &mut Model, effects: &mut Vec<Effect>) {
         if let Some(p) = m.selected_project()
+            && p.host.is_none()
             && since_seconds(p.updated_at, m.now).map(Scenario::for_age) == Some(Scenario::C)
             && !p.resume.read_first.is_empty()
             && m.excerpts.as_ref().is_none_or(|(path, _)| path != &p.path)
@@ -254,6 +298,10 @@ fn compare_wanted(m: &mut Model) -> Option<Effect> {
         return None;
     };
     let p = m.selected_project()?;
+    // Another host's files are not here to compare.
+    if p.host.is_some() {
+        return None;
+    }
     let index = p
         .detail
         .revisions

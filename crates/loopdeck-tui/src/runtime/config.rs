@@ -43,4 +43,6 @@ pub struct Settings {
     pub config_file: Option<String>,
     /// How changes on disk are noticed (`[watch]`).
     pub watch: follow::Options,
+    /// Other machines to watch over ssh (`[[host]]`, `--host`).
+    pub hosts: Vec<loopdeck_core::fleet::HostSpec>,
 }

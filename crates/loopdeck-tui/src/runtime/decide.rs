@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 
 use crate::app::decide::{Decided, FileDiff, Why};
-use crate::model::{Format, Project, Request, Verb};
-use loopdeck_core::decide::audit;
+use crate::model::{Format, HostName, Project, Request, Verb};
+use loopdeck_core::decide::{audit, remote};
+use loopdeck_core::fleet::HostSpec;
 use loopdeck_core::decide::{ActError, Outcome, WriteOptions};
 
 /// Who decides and what the writes may do: fixed for the run.
@@ -22,6 +23,8 @@ pub(super) struct Decider {
     /// The config file, for messages that say what to add to it.
     pub config_file: Option<String>,
     pub audit_dir: Option<PathBuf>,
+    /// The hosts another machine's decisions are made on, over ssh.
+    pub hosts: Vec<HostSpec>,
 }
 
 impl Decider {
@@ -80,6 +83,60 @@ impl Decider {
         ))
     }
 
+    /// `verb` on another host's project, made there by its loopdeck
+    /// (`loopdeck call` over ssh: the decision on stdin, never on a
+    /// command line a shell reads), against the files as the console
+    /// showed them.
+    pub(super) fn decide_on(
+        &self,
+        host: &HostName,
+        path: PathBuf,
+        format: Format,
+        verb: Verb,
+        expect: Vec<(String, String)>,
+        dry_run: bool,
+    ) -> Decided {
+        let op = remote::Op::Act {
+            path: path.to_string_lossy().into_owned(),
+            format,
+            verb,
+            expect,
+        };
+        self.call(host, op, dry_run)
+    }
+
+    /// `loopdeck undo ID` on another host.
+    pub(super) fn undo_on(&self, host: &HostName, id: String, dry_run: bool) -> Decided {
+        self.call(host, remote::Op::Undo { id }, dry_run)
+    }
+
+    fn call(&self, host: &HostName, op: remote::Op, dry_run: bool) -> Decided {
+        let by = match self.by() {
+            Ok(by) => by,
+            Err(refused) => return refused,
+        };
+        let Some(spec) = self.hosts.iter().find(|h| h.name == *host) else {
+            return Decided::Failed {
+                message: crate::t!("app.decide.host_unknown", host = host),
+                why: Why::Refused,
+            };
+        };
+        if self.readonly {
+            return Decided::Failed {
+                message: crate::t!("app.decide.readonly").to_owned(),
+                why: Why::Refused,
+            };
+        }
+        if !spec.writable {
+            return Decided::Failed {
+                message: crate::t!("app.decide.host_readonly", host = host),
+                why: Why::Refused,
+            };
+        }
+        let call = remote::Call::new(op, dry_run, by, self.now);
+        from_answer(remote::call_over_ssh(spec, "ssh", &call))
+    }
+
     /// `loopdeck undo ID`.
     pub(super) fn undo(&self, id: String, dry_run: bool) -> Decided {
         if let Err(refused) = self.by() {
@@ -96,6 +153,39 @@ impl Decider {
             &audit::Which::Id(id),
             &self.options(dry_run, Vec::new()),
         ))
+    }
+}
+
+/// What another host answered, as the console's form takes it.
+fn from_answer(a: remote::Answer) -> Decided {
+    match a {
+        remote::Answer::Done {
+            files,
+            said,
+            audit_id,
+            read,
+            ..
+        } => Decided::Done {
+            files: files
+                .into_iter()
+                .map(|f| FileDiff {
+                    file: f.file,
+                    diff: f.diff,
+                })
+                .collect(),
+            said,
+            audit_id,
+            read,
+        },
+        remote::Answer::Failed { why, message } => Decided::Failed {
+            why: match why {
+                remote::Why::Changed => Why::Changed,
+                remote::Why::Locked => Why::Locked,
+                remote::Why::Partial => Why::Partial,
+                remote::Why::Refused => Why::Refused,
+            },
+            message,
+        },
     }
 }
 
@@ -174,6 +264,7 @@ mod tests {
             devloop_api: None,
             config_file: None,
             audit_dir: Some(tmp.path().join("state")),
+            hosts: Vec::new(),
         };
         let verb = Verb::Answer {
             id: Some("OQ-7".to_owned()),
@@ -205,6 +296,7 @@ mod tests {
             devloop_api: None,
             config_file: None,
             audit_dir: Some(tmp.path().join("state")),
+            hosts: Vec::new(),
         };
         let verb = Verb::Approve;
         for got in [

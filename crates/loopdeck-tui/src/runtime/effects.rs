@@ -72,27 +72,39 @@ impl Console {
             Effect::SettleAfter(seq) => self.timers.settle_after(*seq, Instant::now()),
             Effect::Decide {
                 seq,
+                host,
                 path,
                 format,
                 verb,
                 expect,
                 dry_run,
             } => {
-                let (d, path, format, verb, expect, dry_run) = (
+                let (d, host, path, format, verb, expect, dry_run) = (
                     self.tools.decider.clone(),
+                    host.clone(),
                     path.clone(),
                     *format,
                     verb.clone(),
                     expect.clone(),
                     *dry_run,
                 );
-                workers::decision_worker(self.tx(), *seq, move || {
-                    d.decide(path, format, verb, expect, dry_run)
+                workers::decision_worker(self.tx(), *seq, move || match &host {
+                    Some(host) => d.decide_on(host, path, format, verb, expect, dry_run),
+                    None => d.decide(path, format, verb, expect, dry_run),
                 });
             }
-            Effect::Undo { seq, id, dry_run } => {
-                let (d, id, dry_run) = (self.tools.decider.clone(), id.clone(), *dry_run);
-                workers::decision_worker(self.tx(), *seq, move || d.undo(id, dry_run));
+            Effect::Undo {
+                seq,
+                host,
+                id,
+                dry_run,
+            } => {
+                let (d, host, id, dry_run) =
+                    (self.tools.decider.clone(), host.clone(), id.clone(), *dry_run);
+                workers::decision_worker(self.tx(), *seq, move || match &host {
+                    Some(host) => d.undo_on(host, id, dry_run),
+                    None => d.undo(id, dry_run),
+                });
             }
             // Only the project written is read again; the watcher's own
             // events for the write join this read.

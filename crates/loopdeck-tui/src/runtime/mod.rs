@@ -114,6 +114,7 @@ impl Console {
             devloop_api: s.server.clone(),
             config_file: s.config_file.clone(),
             audit_dir: loopdeck_core::memory::state_dir(),
+            hosts: s.hosts.clone(),
         };
         // The input thread reads only between checkpoints of the gate, so
         // a pager or an editor run from the console gets every key.

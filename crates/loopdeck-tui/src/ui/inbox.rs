@@ -58,7 +58,7 @@ pub(super) fn render(m: &View, f: &mut Frame, area: Rect) {
                 body,
                 5,
                 &[
-                    (crate::t!("ui.inbox.field_project"), &p.name),
+                    (crate::t!("ui.inbox.field_project"), &p.label()),
                     (item.kind.shown(), &title),
                     (crate::t!("ui.inbox.field_options"), &options),
                     (crate::t!("ui.inbox.field_why_not"), &why_not),
@@ -146,14 +146,14 @@ pub(super) fn render(m: &View, f: &mut Frame, area: Rect) {
                 let style = t.escalated(fired.iter().find_map(|r| r.colour.as_deref()));
                 return vec![
                     Span::styled(format!("!{}", age(m, item.since)), style),
-                    Span::raw(p.name.clone()),
+                    Span::raw(p.label().into_owned()),
                     Span::styled(item.kind.shown(), t.warn),
                     Span::styled(text, style),
                 ];
             }
             vec![
                 Span::raw(age(m, item.since)),
-                Span::raw(p.name.clone()),
+                Span::raw(p.label().into_owned()),
                 Span::styled(item.kind.shown(), t.warn),
                 Span::raw(text),
             ]
@@ -200,7 +200,7 @@ fn answered(m: &View, f: &mut Frame, area: Rect) -> Rect {
         };
         let line = crate::model::text::sanitize_line(&format!(
             "  {} · {} → {by}",
-            p.name,
+            p.label(),
             a.title.shown()
         ))
         .into_owned();

@@ -254,7 +254,8 @@ fn project_row<'a>(m: &View, i: usize, cols: &[u16]) -> Row<'a> {
     // Changed since you looked: a mark before the name.
     let changed = if m.seen.changed(p) { "• " } else { "" };
     // Measured as drawn: safe first, then cut.
-    let shown = clean(&p.name);
+    let label = p.label();
+    let shown = clean(&label);
     let name = if mark.is_empty() {
         format!("{changed}{shown}")
     } else {

@@ -154,6 +154,7 @@ fn draw(m: &View, f: &mut Frame) {
     f.render_widget(hint_line(m, hints.width), hints);
     match m.mode {
         Mode::Help if m.help_page == crate::app::HelpPage::Audit => overlay::audit(m, f, body),
+        Mode::Help if m.help_page == crate::app::HelpPage::Hosts => overlay::hosts(m, f, body),
         Mode::Help => overlay::help(m, f, body),
         Mode::Palette => overlay::palette(m, f, body),
         Mode::Decide => decide::render(m, f, body),
@@ -181,7 +182,7 @@ fn list_width(m: &View) -> u16 {
             // The problem mark `!` and the changed mark `• `, as drawn.
             let mark =
                 if p.problems.is_empty() { 0 } else { 2 } + if m.seen.changed(p) { 2 } else { 0 };
-            crate::model::text::width(&widgets::clean(&p.name)) + mark
+            crate::model::text::width(&widgets::clean(&p.label())) + mark
         })
         .max()
         .unwrap_or(0);
@@ -209,6 +210,46 @@ fn projects_screen(m: &View, f: &mut Frame, area: Rect) {
 
 /// The header: counts and badges first, so a long root never pushes the
 /// waiting count or READ-ONLY off the line; the roots get what is left.
+/// The other hosts in the header: how many are live, and the first one
+/// that is not, with its state (`H` shows them all).
+fn hosts_span(m: &View) -> Option<Span<'static>> {
+    use crate::app::hosts::HostState;
+    if m.hosts.is_empty() {
+        return None;
+    }
+    let t = &m.theme;
+    let live = m.hosts.iter().filter(|h| h.state.is_live()).count();
+    let n = m.hosts.len();
+    let Some(first) = m.hosts.iter().find(|h| !h.state.is_live()) else {
+        return Some(Span::styled(
+            format!("  ⇄ {}", crate::t!("ui.header.hosts_live", n = n)),
+            t.ok,
+        ));
+    };
+    let name = sanitize_line(&first.name).into_owned();
+    let (what, style) = match &first.state {
+        HostState::Connecting { .. } => (crate::t!("ui.header.host_connecting", host = name), t.muted),
+        HostState::Stale { last_line, .. } => (
+            crate::t!(
+                "ui.header.host_stale",
+                host = name,
+                age = widgets::age(m, *last_line)
+            ),
+            t.warn,
+        ),
+        HostState::Failed { .. } => (crate::t!("ui.header.host_failed", host = name), t.error),
+        HostState::Refused { .. } => (crate::t!("ui.header.host_refused", host = name), t.error),
+        HostState::Live { .. } => (String::new(), t.ok),
+    };
+    Some(Span::styled(
+        format!(
+            "  ⇄ {} · {what}",
+            crate::t!("ui.header.hosts_some", live = live, n = n)
+        ),
+        style,
+    ))
+}
+
 fn header_line(m: &View, width: u16) -> Line<'static> {
     let t = &m.theme;
     let mut right = vec![
@@ -255,6 +296,9 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
     });
     // Why it polls matters more than the roots: it gets the room first.
     let polling = right.len() - 1;
+    if let Some(hosts) = hosts_span(m) {
+        right.push(hosts);
+    }
     if m.readonly {
         right.push(Span::styled(
             format!("  {}", crate::t!("ui.header.readonly")),

@@ -308,3 +308,128 @@ mod tests {
         assert_eq!(super::keys("^Q M-x F10"), " ^Q M-x F10 ");
     }
 }
+
+/// The hosts view (`H`): each host, where its feed is, and for one that
+/// is not live, why and what will resolve it.
+pub(super) fn hosts(m: &View, f: &mut Frame, area: Rect) {
+    use crate::app::hosts::HostState;
+    use crate::model::text::{pad, sanitize_line, truncate};
+    let t = &m.theme;
+    let width = area.width.saturating_sub(4).min(150);
+    let inner = usize::from(width.saturating_sub(2));
+    let name_w = m
+        .hosts
+        .iter()
+        .map(|h| crate::model::text::width(&h.name))
+        .max()
+        .unwrap_or(0)
+        .min(24);
+    let mut lines: Vec<Line> = Vec::new();
+    if m.hosts.is_empty() {
+        lines.push(Line::from(Span::styled(
+            format!(" {}", crate::t!("ui.hosts.none")),
+            t.muted,
+        )));
+    }
+    for h in &m.hosts {
+        let projects = m
+            .projects
+            .iter()
+            .filter(|p| p.host.as_ref() == Some(&h.name))
+            .count();
+        let (mark, style, state) = match &h.state {
+            HostState::Connecting { attempt: 0 } => {
+                ("◌", t.muted, crate::t!("ui.hosts.connecting").to_owned())
+            }
+            HostState::Connecting { attempt } => (
+                "◌",
+                t.muted,
+                crate::t!("ui.hosts.reconnecting", n = attempt),
+            ),
+            HostState::Live { watcher } => (
+                "●",
+                t.ok,
+                match watcher {
+                    crate::app::Liveness::Polling { every_secs, .. } => {
+                        crate::t!("ui.hosts.live_polling", n = projects, secs = every_secs)
+                    }
+                    _ => crate::t!("ui.hosts.live", n = projects),
+                },
+            ),
+            HostState::Stale { last_line, reason } => (
+                "○",
+                t.warn,
+                crate::t!(
+                    "ui.hosts.stale",
+                    age = super::widgets::age(m, *last_line),
+                    why = sanitize_line(reason)
+                ),
+            ),
+            HostState::Failed { message, .. } => (
+                "✗",
+                t.error,
+                crate::t!("ui.hosts.failed", why = sanitize_line(message)),
+            ),
+            HostState::Refused { message } => (
+                "✗",
+                t.error,
+                crate::t!("ui.hosts.refused", why = sanitize_line(message)),
+            ),
+        };
+        let name = truncate(&sanitize_line(&h.name), name_w).into_owned();
+        let rights = if h.writable {
+            crate::t!("ui.hosts.writable")
+        } else {
+            crate::t!("ui.hosts.readonly")
+        };
+        let dest = truncate(&sanitize_line(&h.destination), 24).into_owned();
+        let used = 3 + name_w + 2 + 26 + crate::model::text::width(rights) + 2;
+        let state = truncate(&state, inner.saturating_sub(used).max(12)).into_owned();
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {mark} "), style),
+            Span::styled(pad(&name, name_w + 2), t.accent),
+            Span::styled(pad(&dest, 26), t.muted),
+            Span::styled(pad(&state, inner.saturating_sub(used).max(12) + 2), style),
+            Span::styled(rights, t.muted),
+        ]));
+        // What resolves it, on its own line under the host.
+        let resolve = match &h.state {
+            HostState::Failed { hint, retry_at, .. } => {
+                let retry = retry_at.map(|at| {
+                    let secs = (at - m.now).num_seconds().max(0);
+                    crate::t!("ui.hosts.retry_in", secs = secs)
+                });
+                let text = [hint.as_deref().map(sanitize_line), retry.map(Into::into)]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" · ");
+                (!text.is_empty()).then_some(text)
+            }
+            HostState::Refused { .. } => Some(crate::t!("ui.hosts.refused_hint").to_owned()),
+            HostState::Stale { .. } => Some(crate::t!("ui.hosts.stale_hint").to_owned()),
+            _ => None,
+        };
+        if let Some(text) = resolve {
+            let indent = 3 + name_w + 2;
+            let text = truncate(&text, inner.saturating_sub(indent + 2).max(8)).into_owned();
+            lines.push(Line::from(Span::styled(
+                format!("{}→ {text}", " ".repeat(indent)),
+                t.muted,
+            )));
+        }
+    }
+    let total = lines.len() as u16;
+    let area = centered(area, width, total.saturating_add(2));
+    let room = area.height.saturating_sub(2);
+    let scroll = m.help_scroll.min(total.saturating_sub(room));
+    let live = m.hosts.iter().filter(|h| h.state.is_live()).count();
+    let title = crate::t!("ui.hosts.title", live = live, n = m.hosts.len());
+    clear(f, area);
+    f.render_widget(
+        Paragraph::new(lines)
+            .scroll((scroll, 0))
+            .block(block(m, format!(" {title} "), true)),
+        area,
+    );
+}

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use ratatui_textarea::{TextArea, WrapMode};
 
 use super::{Effect, Focus, Mode, Model, Screen, Tab, panes};
-use crate::model::{Address, Field, Format, InboxItem, Project, Verb};
+use crate::model::{Address, Field, Format, HostName, InboxItem, Project, Verb};
 use crate::t;
 
 pub use keys::{form_key, paste, pick_key, yes_no};
@@ -126,7 +126,9 @@ pub enum Stage {
 /// The decision form over the console.
 #[derive(Debug, Clone)]
 pub struct Form {
-    /// The project decided on.
+    /// The project decided on: its host (`None`: this machine), path
+    /// and format.
+    pub host: Option<HostName>,
     pub path: PathBuf,
     pub format: Format,
     pub project: String,
@@ -176,6 +178,7 @@ impl Form {
         choices: Vec<Choice>,
     ) -> Self {
         Form {
+            host: None,
             path,
             format,
             project,
@@ -236,6 +239,8 @@ impl Form {
 pub struct Last {
     pub id: String,
     pub label: String,
+    /// The project's host (`None`: this machine): its audit log is there.
+    pub host: Option<HostName>,
     pub path: PathBuf,
     pub format: Format,
 }
@@ -283,6 +288,27 @@ impl Why {
 /// Why no decision can be made here (read-only), if so.
 pub fn readonly_reason(m: &Model) -> Option<&'static str> {
     m.readonly.then(|| t!("app.decide.readonly"))
+}
+
+/// Why no decision can be made on another host's project `p`: the host
+/// is read-only (the default), or its feed is not live (what the console
+/// shows of it may be old). `None`: this machine's project, or a
+/// writable live host.
+pub fn host_refuses(m: &Model, p: &Project) -> Option<String> {
+    host_refuses_named(m, p.host.as_ref()?)
+}
+
+fn host_refuses_named(m: &Model, name: &HostName) -> Option<String> {
+    let Some(host) = m.hosts.iter().find(|h| h.name == *name) else {
+        return Some(t!("app.decide.host_unknown", host = name));
+    };
+    if !host.writable {
+        return Some(t!("app.decide.host_readonly", host = name));
+    }
+    if !host.state.is_live() {
+        return Some(t!("app.decide.host_not_live", host = name));
+    }
+    None
 }
 
 /// The row the keys are on, as (project index, row target, tab); the
@@ -402,7 +428,7 @@ pub fn offers(m: &Model) -> Option<(usize, String, Vec<Choice>)> {
     }
     let heading = match (&target, on_row) {
         (Some(t), true) => row_heading(m, p, t),
-        _ => p.name.clone(),
+        _ => p.label().into_owned(),
     };
     let mixed = chosen.len() > 1;
     let choices = chosen
@@ -429,7 +455,7 @@ fn item_heading(m: &Model, p: &Project, a: &Address) -> String {
                 .as_ref()
                 .is_some_and(|b| b.verb == a.verb && b.target == a.target)
         })
-        .map_or_else(|| p.name.clone(), |i| i.title.shown().into_owned())
+        .map_or_else(|| p.label().into_owned(), |i| i.title.shown().into_owned())
 }
 
 /// What the row `target` is, in words: its inbox item's title (a
@@ -498,13 +524,18 @@ pub fn open(m: &mut Model, pick: Option<usize>) -> Vec<Effect> {
         return vec![Effect::Render];
     }
     let p = &m.projects[pi];
+    if let Some(why) = host_refuses(m, p) {
+        m.status = Some(why);
+        return vec![Effect::Render];
+    }
     let single = choices.len() == 1;
     let mut form = Form::new(
-        (p.path.clone(), p.format, p.name.clone()),
+        (p.path.clone(), p.format, p.label().into_owned()),
         heading,
         What::Decide,
         choices,
     );
+    form.host = p.host.clone();
     form.pick = pick.unwrap_or(0);
     form.base = base_of(p);
     form.from_inbox = m.screen == Screen::Inbox;
@@ -583,6 +614,7 @@ fn preview(form: &mut Form, seq: &mut u64) -> Vec<Effect> {
             form.stage = Stage::Previewing;
             vec![Effect::Undo {
                 seq: *seq,
+                host: form.host.clone(),
                 id: id.clone(),
                 dry_run: true,
             }]
@@ -615,6 +647,7 @@ fn preview(form: &mut Form, seq: &mut u64) -> Vec<Effect> {
 fn decide_effect(form: &Form, verb: Verb, dry_run: bool) -> Effect {
     Effect::Decide {
         seq: form.seq,
+        host: form.host.clone(),
         path: form.path.clone(),
         format: form.format,
         verb,
@@ -631,6 +664,7 @@ fn write(form: &mut Form, seq: &mut u64) -> Vec<Effect> {
     match (&form.what, form.verb.clone()) {
         (What::Undo { id, .. }, _) => vec![Effect::Undo {
             seq: *seq,
+            host: form.host.clone(),
             id: id.clone(),
             dry_run: false,
         }],
@@ -649,11 +683,17 @@ pub fn undo(m: &mut Model) -> Vec<Effect> {
         m.status = Some(t!("app.decide.nothing_to_undo").to_owned());
         return vec![Effect::Render];
     };
+    if let Some(host) = &last.host
+        && let Some(why) = host_refuses_named(m, host)
+    {
+        m.status = Some(why);
+        return vec![Effect::Render];
+    }
     let project = m
         .projects
         .iter()
-        .find(|p| p.path == last.path)
-        .map_or_else(|| last.path.display().to_string(), |p| p.name.clone());
+        .find(|p| p.path == last.path && p.host == last.host)
+        .map_or_else(|| last.path.display().to_string(), |p| p.label().into_owned());
     let mut form = Form::new(
         (last.path.clone(), last.format, project),
         t!("app.decide.undo_heading", label = last.label, id = last.id),
@@ -663,6 +703,7 @@ pub fn undo(m: &mut Model) -> Vec<Effect> {
         },
         Vec::new(),
     );
+    form.host = last.host.clone();
     form.stage = Stage::Previewing;
     m.status = None;
     m.mode = Mode::Decide;
@@ -678,7 +719,12 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
     if form.seq != seq {
         return Vec::new();
     }
-    let reread = Effect::Reread(form.path.clone());
+    // Another host's project comes back on its feed: nothing to read here.
+    let reread = if form.host.is_none() {
+        Effect::Reread(form.path.clone())
+    } else {
+        Effect::Render
+    };
     match (form.stage.clone(), result) {
         (
             Stage::Previewing,
@@ -753,6 +799,7 @@ pub fn decided(m: &mut Model, seq: u64, result: Decided) -> Vec<Effect> {
                     m.last = Some(Last {
                         id,
                         label: form.title(),
+                        host: form.host.clone(),
                         path: form.path.clone(),
                         format: form.format,
                     });
@@ -798,8 +845,9 @@ pub fn read(m: &mut Model, dirs: Option<&[PathBuf]>, trees: &[PathBuf]) -> Vec<E
     let Some(form) = m.form.as_mut() else {
         return Vec::new();
     };
-    let covers = dirs.is_none_or(|d| d.contains(&form.path))
-        || trees.iter().any(|t| form.path.starts_with(t));
+    let covers = form.host.is_none()
+        && (dirs.is_none_or(|d| d.contains(&form.path))
+            || trees.iter().any(|t| form.path.starts_with(t)));
     if !form.unread || !covers {
         return Vec::new();
     }
@@ -826,7 +874,7 @@ fn retry(m: &mut Model) -> Vec<Effect> {
     let project = m
         .projects
         .iter()
-        .find(|p| p.path == form.path && p.format == form.format);
+        .find(|p| p.path == form.path && p.format == form.format && p.host == form.host);
     if let Some(p) = project {
         form.base = base_of(p);
     }

@@ -11,6 +11,7 @@ use crossterm::event::KeyEvent;
 use ratatui::{Terminal, backend::TestBackend};
 
 mod copy;
+mod hosts;
 mod group;
 mod inbox;
 mod keys;
