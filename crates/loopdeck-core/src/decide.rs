@@ -22,6 +22,10 @@ pub mod audit {
     pub use crate::{formats::audit::undo_checked, store::audit::new_id};
 }
 
+/// Decisions on another machine's project, over ssh: the `loopdeck call`
+/// protocol (one JSON call on stdin, one JSON answer on stdout).
+pub mod remote;
+
 /// Decisions a kill or a full disk interrupted, settled.
 pub mod intent {
     pub use crate::store::intent::{Settled, recover};

@@ -4,12 +4,12 @@
 //! code (`formats::act`), so one decision is always made by one piece of code.
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One decision verb with its arguments, as `loopdeck act DIR VERB ...`
 /// spells it. Each format accepts the verbs its rules allow and refuses the
 /// others with a message naming the format.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verb", rename_all = "kebab-case")]
 pub enum Verb {
     /// PRD-master: answer question `id` (GSD: answer WAITING.json, no id).
