@@ -332,7 +332,11 @@ pub fn key(base: &Path, p: &Project) -> String {
     }
     match &p.host {
         // Another machine's path: the same path here is another project.
-        Some(host) => format!("host:{host}:{}:{}", p.format.as_str(), p.path.to_string_lossy()),
+        Some(host) => format!(
+            "host:{host}:{}:{}",
+            p.format.as_str(),
+            p.path.to_string_lossy()
+        ),
         None => format!("{}:{}", p.format.as_str(), out.to_string_lossy()),
     }
 }

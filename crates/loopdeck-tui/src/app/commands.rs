@@ -35,6 +35,8 @@ pub fn applies(m: &Model, cmd: Command) -> bool {
         Command::NextTab | Command::PrevTab | Command::TabNumber(_) => !inbox && m.tabs().len() > 1,
         Command::Projects => inbox,
         Command::CycleSort | Command::SortBy(_) => !inbox,
+        // By host means something only when other hosts are watched.
+        Command::GroupBy(super::panes::Group::Host) => !inbox && !m.hosts.is_empty(),
         Command::CycleGroup | Command::GroupBy(_) => !inbox,
         Command::Inbox => !inbox,
         Command::Decide => {

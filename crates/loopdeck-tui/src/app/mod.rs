@@ -678,10 +678,10 @@ impl Model {
     /// filter change); select the first row when it is gone.
     fn resync_list(&mut self) {
         let rows = panes::projects(self);
-        let at = self
-            .selected
-            .as_ref()
-            .and_then(|id| rows.iter().position(|&i| reading::is(&self.projects[i], id)));
+        let at = self.selected.as_ref().and_then(|id| {
+            rows.iter()
+                .position(|&i| reading::is(&self.projects[i], id))
+        });
         match at {
             Some(row) => self.list.selected = row,
             // A filter that matches nothing hides the selection; it does not

@@ -185,9 +185,10 @@ pub fn group_name(m: &Model, key: GroupKey) -> String {
             .and_then(|r| m.roots.get(r))
             .cloned()
             .unwrap_or_else(|| crate::t!("app.group.no_root").to_owned()),
-        GroupKey::Host(h) => h
-            .and_then(|h| m.hosts.get(h))
-            .map_or_else(|| crate::t!("app.group.this_machine").to_owned(), |h| h.name.to_string()),
+        GroupKey::Host(h) => h.and_then(|h| m.hosts.get(h)).map_or_else(
+            || crate::t!("app.group.this_machine").to_owned(),
+            |h| h.name.to_string(),
+        ),
     }
 }
 

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 
 use crossterm::event::KeyEventKind;
 
-use super::reading::{self, Identity};
 use super::hosts::HostChange;
+use super::reading::{self, Identity};
 use super::{Drawer, Effect, Event, Focus, Model, Screen, decide, escalate, notice, panes};
 use crate::model::{Scenario, since_seconds};
 
@@ -202,9 +202,7 @@ impl Phases {
         }
         if let Some((name, _)) = &self.host {
             m.seen.refresh(
-                m.projects
-                    .iter()
-                    .filter(|p| p.host.as_ref() == Some(name)),
+                m.projects.iter().filter(|p| p.host.as_ref() == Some(name)),
                 false,
             );
         }

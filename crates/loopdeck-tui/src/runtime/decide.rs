@@ -8,9 +8,9 @@ use chrono::{DateTime, Utc};
 
 use crate::app::decide::{Decided, FileDiff, Why};
 use crate::model::{Format, HostName, Project, Request, Verb};
+use loopdeck_core::decide::{ActError, Outcome, WriteOptions};
 use loopdeck_core::decide::{audit, remote};
 use loopdeck_core::fleet::HostSpec;
-use loopdeck_core::decide::{ActError, Outcome, WriteOptions};
 
 /// Who decides and what the writes may do: fixed for the run.
 #[derive(Debug, Clone)]

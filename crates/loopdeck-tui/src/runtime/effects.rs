@@ -99,8 +99,12 @@ impl Console {
                 id,
                 dry_run,
             } => {
-                let (d, host, id, dry_run) =
-                    (self.tools.decider.clone(), host.clone(), id.clone(), *dry_run);
+                let (d, host, id, dry_run) = (
+                    self.tools.decider.clone(),
+                    host.clone(),
+                    id.clone(),
+                    *dry_run,
+                );
                 workers::decision_worker(self.tx(), *seq, move || match &host {
                     Some(host) => d.undo_on(host, id, dry_run),
                     None => d.undo(id, dry_run),

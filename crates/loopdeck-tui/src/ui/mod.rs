@@ -228,7 +228,9 @@ fn hosts_span(m: &View) -> Option<Span<'static>> {
     };
     let name = sanitize_line(&first.name).into_owned();
     let (what, style) = match &first.state {
-        HostState::Connecting { .. } => (crate::t!("ui.header.host_connecting", host = name), t.muted),
+        HostState::Connecting { .. } => {
+            (crate::t!("ui.header.host_connecting", host = name), t.muted)
+        }
         HostState::Stale { last_line, .. } => (
             crate::t!(
                 "ui.header.host_stale",

@@ -693,7 +693,10 @@ pub fn undo(m: &mut Model) -> Vec<Effect> {
         .projects
         .iter()
         .find(|p| p.path == last.path && p.host == last.host)
-        .map_or_else(|| last.path.display().to_string(), |p| p.label().into_owned());
+        .map_or_else(
+            || last.path.display().to_string(),
+            |p| p.label().into_owned(),
+        );
     let mut form = Form::new(
         (last.path.clone(), last.format, project),
         t!("app.decide.undo_heading", label = last.label, id = last.id),

@@ -275,6 +275,7 @@ fn undo_previews_then_undoes_the_last_decision_with_its_own_confirm() {
     );
     assert!(m.status.as_deref().unwrap().contains("nothing to undo"));
     m.last = Some(super::Last {
+        host: None,
         id: "A1".into(),
         label: "answer OQ-1".into(),
         path: PathBuf::from("/w/alpha"),
@@ -288,6 +289,7 @@ fn undo_previews_then_undoes_the_last_decision_with_its_own_confirm() {
                 seq,
                 id,
                 dry_run: true,
+                ..
             } if id == "A1" => Some(*seq),
             _ => None,
         })
@@ -850,6 +852,7 @@ fn esc_leaves_a_question_no_longer_offered() {
 fn esc_closes_an_undo_refused_because_the_file_moved_on() {
     let mut m = model(vec![prd("alpha")], false);
     m.last = Some(super::Last {
+        host: None,
         id: "A1".into(),
         label: "answer OQ-1".into(),
         path: PathBuf::from("/w/alpha"),
@@ -1005,6 +1008,7 @@ fn a_project_the_list_filter_hides_offers_nothing() {
 fn a_decision_without_an_audit_record_keeps_the_last_one_undoable() {
     let mut m = model(vec![prd("alpha")], false);
     let last = super::Last {
+        host: None,
         id: "A1".into(),
         label: "answer OQ-1".into(),
         path: PathBuf::from("/w/alpha"),

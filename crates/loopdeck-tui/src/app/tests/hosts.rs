@@ -21,6 +21,17 @@ fn with_hosts(local: Vec<Project>) -> Model {
     m
 }
 
+/// A PRD-master project with one open question it offers to answer.
+fn asking(name: &str) -> Project {
+    let mut p = project(name, Format::PrdMaster, 1);
+    p.inbox[0].act = Some(crate::model::Address::new(
+        "answer",
+        Some("OQ-0".to_owned()),
+        Vec::new(),
+    ));
+    p
+}
+
 fn live(m: &mut Model, host: &str) {
     update(
         m,
@@ -76,11 +87,20 @@ fn a_snapshot_replaces_only_its_hosts_projects() {
     snapshot(&mut m, "laptop", vec![project("gamma", Format::Dwp, 0)]);
     assert_eq!(
         labels(&m),
-        ["alpha", "build-1 · alpha", "build-1 · beta", "laptop · gamma"]
+        [
+            "alpha",
+            "build-1 · alpha",
+            "build-1 · beta",
+            "laptop · gamma"
+        ]
     );
     // build-1 again, without beta: beta is held (re-reading), then gone
     // after the settle time, as a local project that goes.
-    let effects = snapshot(&mut m, "build-1", vec![project("alpha", Format::PrdMaster, 0)]);
+    let effects = snapshot(
+        &mut m,
+        "build-1",
+        vec![project("alpha", Format::PrdMaster, 0)],
+    );
     let seq = effects
         .iter()
         .find_map(|e| match e {
@@ -91,16 +111,32 @@ fn a_snapshot_replaces_only_its_hosts_projects() {
     update(&mut m, Event::Settle(seq));
     assert_eq!(labels(&m), ["alpha", "build-1 · alpha", "laptop · gamma"]);
     // A full local reading (alpha only) leaves every remote project.
-    update(&mut m, Event::Loaded(vec![project("alpha", Format::PrdMaster, 0)]));
+    update(
+        &mut m,
+        Event::Loaded(vec![project("alpha", Format::PrdMaster, 0)]),
+    );
     assert_eq!(labels(&m), ["alpha", "build-1 · alpha", "laptop · gamma"]);
-    // And a local reading without alpha takes only the local alpha away.
+    // And a local reading without alpha takes only the local alpha away
+    // (kept on screen as gone while it is the selected project).
     let effects = update(&mut m, Event::Loaded(Vec::new()));
     for e in effects {
         if let Effect::SettleAfter(seq) = e {
             update(&mut m, Event::Settle(seq));
         }
     }
-    assert_eq!(labels(&m), ["build-1 · alpha", "laptop · gamma"]);
+    let gone: Vec<String> = m
+        .projects
+        .iter()
+        .filter(|p| m.freshness(p) == Freshness::Gone)
+        .map(|p| p.label().into_owned())
+        .collect();
+    assert_eq!(gone, ["alpha"]);
+    assert!(
+        m.projects
+            .iter()
+            .filter(|p| p.host.is_some())
+            .all(|p| m.freshness(p) == Freshness::Current)
+    );
 }
 
 /// One project's line replaces it; a removal takes it away; neither
@@ -108,8 +144,16 @@ fn a_snapshot_replaces_only_its_hosts_projects() {
 #[test]
 fn a_project_line_and_a_removal_touch_one_project_of_one_host() {
     let mut m = with_hosts(vec![project("alpha", Format::PrdMaster, 0)]);
-    snapshot(&mut m, "build-1", vec![project("alpha", Format::PrdMaster, 0)]);
-    snapshot(&mut m, "laptop", vec![project("alpha", Format::PrdMaster, 0)]);
+    snapshot(
+        &mut m,
+        "build-1",
+        vec![project("alpha", Format::PrdMaster, 0)],
+    );
+    snapshot(
+        &mut m,
+        "laptop",
+        vec![project("alpha", Format::PrdMaster, 0)],
+    );
     let mut changed = project("alpha", Format::PrdMaster, 0);
     changed.status = "coding".into();
     update(
@@ -153,16 +197,28 @@ fn a_project_line_and_a_removal_touch_one_project_of_one_host() {
 #[test]
 fn a_hosts_first_snapshot_primes_and_later_items_notify() {
     let mut m = with_hosts(vec![project("alpha", Format::PrdMaster, 1)]);
-    let first = snapshot(&mut m, "build-1", vec![project("beta", Format::PrdMaster, 1)]);
+    let first = snapshot(
+        &mut m,
+        "build-1",
+        vec![project("beta", Format::PrdMaster, 1)],
+    );
     assert!(notified(&first).is_empty(), "{:?}", notified(&first));
-    let later = snapshot(&mut m, "build-1", vec![project("beta", Format::PrdMaster, 2)]);
+    let later = snapshot(
+        &mut m,
+        "build-1",
+        vec![project("beta", Format::PrdMaster, 2)],
+    );
     let said = notified(&later);
     assert_eq!(said.len(), 1, "{said:?}");
     assert!(said[0].starts_with("loopdeck · build-1 · beta"), "{said:?}");
     assert!(said[0].contains("question 1 of beta"), "{said:?}");
     assert_eq!(m.new_total(), 1);
     // A reconnect's snapshot with the same items: nothing new.
-    let again = snapshot(&mut m, "build-1", vec![project("beta", Format::PrdMaster, 2)]);
+    let again = snapshot(
+        &mut m,
+        "build-1",
+        vec![project("beta", Format::PrdMaster, 2)],
+    );
     assert!(notified(&again).is_empty(), "{:?}", notified(&again));
 }
 
@@ -228,13 +284,11 @@ fn b_groups_by_host_this_machine_first() {
 #[test]
 fn deciding_on_a_read_only_or_unlinked_host_is_refused_with_the_fix() {
     let mut m = with_hosts(vec![]);
-    snapshot(&mut m, "laptop", vec![project("gamma", Format::PrdMaster, 1)]);
+    snapshot(&mut m, "laptop", vec![asking("gamma")]);
     update(&mut m, key('i'));
     let effects = update(&mut m, key('a'));
     assert!(
-        !effects
-            .iter()
-            .any(|e| matches!(e, Effect::Decide { .. })),
+        !effects.iter().any(|e| matches!(e, Effect::Decide { .. })),
         "{effects:?}"
     );
     let said = m.status.clone().unwrap_or_default();
@@ -242,13 +296,14 @@ fn deciding_on_a_read_only_or_unlinked_host_is_refused_with_the_fix() {
     assert!(said.contains("writable = true"), "{said}");
 
     let mut m = with_hosts(vec![]);
-    snapshot(&mut m, "build-1", vec![project("beta", Format::PrdMaster, 1)]);
+    snapshot(&mut m, "build-1", vec![asking("beta")]);
+    let now = m.now;
     update(
         &mut m,
         Event::Host {
             name: name("build-1"),
             change: HostChange::State(HostState::Stale {
-                last_line: Some(m.now),
+                last_line: Some(now),
                 reason: "no line for 25s".into(),
             }),
         },
@@ -263,7 +318,10 @@ fn deciding_on_a_read_only_or_unlinked_host_is_refused_with_the_fix() {
     live(&mut m, "build-1");
     update(&mut m, key('a'));
     assert_eq!(m.mode, Mode::Decide, "{:?}", m.status);
-    assert_eq!(m.form.as_ref().and_then(|f| f.host.clone()), Some(name("build-1")));
+    assert_eq!(
+        m.form.as_ref().and_then(|f| f.host.clone()),
+        Some(name("build-1"))
+    );
 }
 
 /// `o` on another host's file says where it is instead of opening a
@@ -271,7 +329,11 @@ fn deciding_on_a_read_only_or_unlinked_host_is_refused_with_the_fix() {
 #[test]
 fn opening_a_remote_file_says_where_it_is() {
     let mut m = with_hosts(vec![]);
-    snapshot(&mut m, "build-1", vec![project("beta", Format::PrdMaster, 0)]);
+    snapshot(
+        &mut m,
+        "build-1",
+        vec![project("beta", Format::PrdMaster, 0)],
+    );
     let effects = update(&mut m, key('o'));
     assert!(
         !effects.iter().any(|e| matches!(e, Effect::Open { .. })),
@@ -288,28 +350,37 @@ fn opening_a_remote_file_says_where_it_is() {
 fn the_header_and_the_hosts_view_say_each_hosts_state() {
     let mut m = with_hosts(vec![project("alpha", Format::PrdMaster, 0)]);
     live(&mut m, "build-1");
+    let now = m.now;
     update(
         &mut m,
         Event::Host {
             name: name("laptop"),
             change: HostChange::State(HostState::Failed {
                 message: "me@laptop: Permission denied (publickey).".into(),
-                hint: Some("add your key to the host's authorized_keys, or load it in ssh-agent".into()),
-                retry_at: Some(m.now + chrono::Duration::seconds(16)),
+                hint: Some(
+                    "add your key to the host's authorized_keys, or load it in ssh-agent".into(),
+                ),
+                retry_at: Some(now + chrono::Duration::seconds(16)),
             }),
         },
     );
     snapshot(&mut m, "build-1", vec![project("beta", Format::Gsd, 0)]);
     let top = screen(&m, 140, 30);
     let header = top.lines().next().unwrap_or_default();
-    assert!(header.contains("1/2 hosts live · laptop failed (H)"), "{header}");
+    assert!(
+        header.contains("1/2 hosts live · laptop failed (H)"),
+        "{header}"
+    );
     update(&mut m, key('H'));
     assert_eq!(m.help_page, HelpPage::Hosts);
     let view = screen(&m, 140, 30);
     assert!(view.contains("Hosts · 1/2 live"), "{view}");
     assert!(view.contains("build-1"), "{view}");
     assert!(view.contains("live · 1 project"), "{view}");
-    assert!(view.contains("failed: me@laptop: Permission denied (publickey)."), "{view}");
+    assert!(
+        view.contains("failed: me@laptop: Permission denied (publickey)."),
+        "{view}"
+    );
     assert!(view.contains("→ add your key"), "{view}");
     assert!(view.contains("tried again in 16s"), "{view}");
     update(&mut m, code(KeyCode::Esc));

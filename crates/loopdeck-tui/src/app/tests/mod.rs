@@ -11,8 +11,8 @@ use crossterm::event::KeyEvent;
 use ratatui::{Terminal, backend::TestBackend};
 
 mod copy;
-mod hosts;
 mod group;
+mod hosts;
 mod inbox;
 mod keys;
 mod lang;

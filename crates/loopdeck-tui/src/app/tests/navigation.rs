@@ -53,7 +53,9 @@ fn help_scrolls_with_the_movement_keys() {
     m.page = 8;
     update(&mut m, code(KeyCode::PageDown));
     update(&mut m, code(KeyCode::PageDown));
-    // One row more since `b` (group) has a help row.
+    // One row more since `b` (group) has a help row, and one since `H`
+    // (hosts) has.
+    update(&mut m, key('j'));
     update(&mut m, key('j'));
     assert!(screen(&m, 60, 12).contains(&last), "{}", screen(&m, 60, 12));
     update(&mut m, key('G'));
