@@ -10,6 +10,7 @@
 //! without end.
 
 mod escalate;
+mod hosts;
 
 pub use loopdeck_tui::app::keymap::{KeyEntry, Keys, line_column};
 pub use loopdeck_tui::runtime::notify::Desktop;
@@ -18,6 +19,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use escalate::{COMMAND_TIMEOUT, EscalateConfig, rules as escalation_rules};
+pub use hosts::{HostArg, HostConfig, from_args as hosts_from_args, hosts, parse_host_arg};
 
 use serde::Deserialize;
 use thiserror::Error;
@@ -63,6 +65,10 @@ pub struct Config {
     /// shown stalled.
     #[serde(default)]
     pub stall: StallConfig,
+    /// `[[host]]`: other machines whose projects are read over ssh, each
+    /// with where its table starts (see [`hosts`], which adds `--host`).
+    #[serde(default, rename = "host")]
+    pub hosts: Vec<toml::Spanned<HostConfig>>,
     /// The file this config was read from (none: the defaults).
     #[serde(skip)]
     pub file: Option<PathBuf>,
@@ -419,6 +425,7 @@ pub fn parse(text: &str, path: &str) -> Result<Config, ConfigError> {
     })?;
     c.roots = c.roots.iter().map(|r| expand_home(r)).collect();
     c.keys.locate(text);
+    hosts::check(&c, text, path)?;
     Ok(c)
 }
 

@@ -19,6 +19,24 @@ pub struct Global {
     /// (~/.config/loopdeck/config.toml); it must exist.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Also read another machine's projects over ssh (`list`, `inbox`,
+    /// `check`): NAME=[USER@]HOST[:PORT]:ROOT, e.g. `build1=ops@build1:~/work`
+    /// or `lab=[::1]:2222:/srv/agents`. ROOT is everything after the first
+    /// ':' followed by '/' or '~' (a path there; `~/` is that machine's
+    /// home). Repeat it for more hosts, or with the same NAME for more roots
+    /// there; it replaces a `[[host]]` of the config of the same name. The
+    /// system `ssh` runs `loopdeck … --json` there (on its PATH; a config
+    /// `[[host]]` can set `command` and `ssh_args`), never prompting; each
+    /// row says its `host`, and a host that cannot be read is a problem of
+    /// the run (exit 1), the others still shown. Without a ROOT on the
+    /// command line, only the hosts are read (unless the config has roots).
+    #[arg(
+        long = "host",
+        global = true,
+        value_name = "NAME=[USER@]HOST[:PORT]:ROOT",
+        value_parser = crate::config::parse_host_arg
+    )]
+    pub hosts: Vec<crate::config::HostArg>,
 }
 
 fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {

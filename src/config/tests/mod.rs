@@ -4,6 +4,7 @@
 use super::*;
 
 mod chinese;
+mod hosts;
 mod keys;
 
 #[test]
