@@ -54,7 +54,14 @@ pub fn settings(global: &Global, roots: &[PathBuf]) -> Result<Settings, String> 
     })?;
     // A configured root that is gone is a problem of the run (shown with
     // the projects), not a reason to refuse the others.
-    let roots = config::roots(roots, &cfg).map_err(|e| e.to_string())?;
+    let hosts = config::hosts(global, &cfg)?;
+    // Other hosts and no local root named anywhere: this machine's
+    // current directory is not watched unasked.
+    let roots = if roots.is_empty() && cfg.roots.is_empty() && !hosts.is_empty() {
+        Vec::new()
+    } else {
+        config::roots(roots, &cfg).map_err(|e| e.to_string())?
+    };
     let n = &cfg.notify;
     Ok(Settings {
         roots,
@@ -78,6 +85,7 @@ pub fn settings(global: &Global, roots: &[PathBuf]) -> Result<Settings, String> 
         rules: config::escalation_rules(&cfg.escalate),
         stall: cfg.stall.limits(),
         server: cfg.devloop.api.clone(),
+        hosts,
         config_file: config::shown_path(&cfg),
         watch: config::watch_options(&cfg),
     })

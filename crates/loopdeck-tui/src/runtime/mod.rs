@@ -324,6 +324,11 @@ fn model(s: &Settings, state_dir: Option<&std::path::Path>) -> Model {
         .map(loopdeck_core::memory::seen::load)
         .unwrap_or_default();
     model.keymap = s.keymap;
+    model.hosts = s
+        .hosts
+        .iter()
+        .map(|h| app::hosts::Host::new(h.name.clone(), h.destination.clone(), h.writable))
+        .collect();
     model.server = s.server.clone().filter(|a| !a.trim().is_empty());
     model.stall = s.stall;
     model.config_file = s
