@@ -4,12 +4,12 @@
 //! code (`formats::act`), so one decision is always made by one piece of code.
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One decision verb with its arguments, as `loopdeck act DIR VERB ...`
 /// spells it. Each format accepts the verbs its rules allow and refuses the
 /// others with a message naming the format.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verb", rename_all = "kebab-case")]
 pub enum Verb {
     /// PRD-master: answer question `id` (GSD: answer WAITING.json, no id).
@@ -345,7 +345,7 @@ pub struct Address {
 /// A file a reader read whole: its path relative to the project, and the
 /// sha256 and length of exactly the bytes read. A decision made from the
 /// reading is applied against those bytes (`--expect-sha256`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileStamp {
     /// Its path, relative to the project.
     pub file: String,
