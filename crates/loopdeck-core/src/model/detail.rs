@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use compact_str::CompactString;
-use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
 
 use super::StatusKind;
 
 /// One verification run recorded for a task (a DWP gate record).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Gate {
     /// The command the gate ran, as the plan wrote it (empty when it names
     /// none).
@@ -29,7 +29,7 @@ pub struct Gate {
 }
 
 /// Episodic memory of a completed task: tried, failed, worked, notes.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
     /// Approaches tried, one per entry (a lone string in the file is one
     /// entry).
@@ -43,7 +43,7 @@ pub struct Outcome {
 }
 
 /// A plan task.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Task {
     /// The task's id as text (`"3"` for a numeric id); from the README, the
     /// `Task N` number.
@@ -74,7 +74,7 @@ pub struct Task {
 }
 
 /// The finest resume point inside the current task.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Checkpoint {
     /// The task it is in (its id as text).
     pub task: Option<String>,
@@ -87,7 +87,7 @@ pub struct Checkpoint {
 }
 
 /// One failed expectation of a test run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Failure {
     /// The failed test (L1); for an integration run, the case, the failed step
     /// and the units involved (`checkout step 2 (a-be, b-fe)`).
@@ -103,7 +103,7 @@ pub struct Failure {
 }
 
 /// A unit or integration test run (`result.json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Run {
     /// The run's `run_id`, else its directory's name (ids embed their UTC
     /// time).
@@ -136,8 +136,10 @@ pub struct Run {
 /// short ids and words), the id lists are exact boxed slices, and the
 /// rarely-filled tail (retries, contract, runs, ...) sits behind one
 /// optional box, [`UnitMore`], read through accessors. The JSON shape is the
-/// flat one it always was (see the `Serialize` impl).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// flat one it always was (see the `Serialize` impl), read back through the
+/// same flat shape.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(from = "FlatUnit")]
 pub struct Unit {
     /// Its `id` in `units.json`.
     pub id: CompactString,
@@ -273,12 +275,79 @@ impl Serialize for Unit {
         m.serialize_field("runs", self.runs())?;
         m.serialize_field("contract", &self.contract())?;
         m.serialize_field("acceptance", self.acceptance())?;
+        // Only in the wire value, and only when the flat fields cannot
+        // tell it: extras present but all empty.
+        if super::wire::on() && self.more.as_ref().is_some_and(|m| m.is_empty()) {
+            m.serialize_field("more", &true)?;
+        } else {
+            m.skip_field("more")?;
+        }
         m.end()
     }
 }
 
+/// The flat shape a [`Unit`] is written in, read back.
+#[derive(Deserialize)]
+struct FlatUnit {
+    id: CompactString,
+    #[serde(rename = "type")]
+    kind: CompactString,
+    status: CompactString,
+    status_kind: StatusKind,
+    #[serde(default)]
+    depends_on: Box<[CompactString]>,
+    #[serde(default)]
+    downstream: Box<[CompactString]>,
+    #[serde(default)]
+    layer: Option<usize>,
+    #[serde(default)]
+    retries: Option<u64>,
+    #[serde(default)]
+    retry_budget: Option<u64>,
+    #[serde(default)]
+    contract_hash: Option<String>,
+    #[serde(default)]
+    contract_ok: Option<bool>,
+    #[serde(default)]
+    last_run: Option<String>,
+    #[serde(default)]
+    runs: Vec<Run>,
+    #[serde(default)]
+    contract: Option<String>,
+    #[serde(default)]
+    acceptance: Vec<String>,
+    /// The extras are present though empty (the wire value only).
+    #[serde(default)]
+    more: bool,
+}
+
+impl From<FlatUnit> for Unit {
+    fn from(f: FlatUnit) -> Unit {
+        let more = UnitMore {
+            retries: f.retries,
+            retry_budget: f.retry_budget,
+            contract_hash: f.contract_hash,
+            contract_ok: f.contract_ok,
+            last_run: f.last_run,
+            runs: f.runs,
+            contract: f.contract,
+            acceptance: f.acceptance,
+        };
+        Unit {
+            id: f.id,
+            kind: f.kind,
+            status: f.status,
+            status_kind: f.status_kind,
+            depends_on: f.depends_on,
+            downstream: f.downstream,
+            layer: f.layer,
+            more: (f.more || !more.is_empty()).then(|| Box::new(more)),
+        }
+    }
+}
+
 /// The shape of the unit graph.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dag {
     /// Each cycle's members, in order.
     pub cycles: Vec<Vec<String>>,
@@ -291,7 +360,7 @@ pub struct Dag {
 }
 
 /// A dependency on a unit that `units.json` does not list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnknownRef {
     /// The unit that names it.
     pub unit: String,
@@ -300,7 +369,7 @@ pub struct UnknownRef {
 }
 
 /// An agent's runtime state with its todo list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Agent {
     /// Its name: the state's `agent`, else the state file's name.
     pub agent: String,
@@ -339,7 +408,8 @@ pub struct Agent {
     pub error: Option<String>,
     /// Set when its state says it runs: its last sign of life and the
     /// silence its format allows (see [`super::Project::agent_stall`]).
-    #[serde(skip)]
+    /// Not in the JSON; in [`super::wire`]'s value.
+    #[serde(default, skip_serializing_if = "super::wire::off_or_none")]
     pub activity: Option<super::Activity>,
 }
 
@@ -357,7 +427,7 @@ impl Agent {
 
 /// One step of a bug's status history: its `status_history`, or rebuilt
 /// from its older lines (then without time, author or note).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BugTransition {
     /// The status before (`None` for the first step).
     pub from: Option<String>,
@@ -373,7 +443,7 @@ pub struct BugTransition {
 }
 
 /// A bug, in the state of its latest line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bug {
     /// Its `id`.
     pub id: String,
@@ -393,12 +463,16 @@ pub struct Bug {
     pub history: Vec<BugTransition>,
     /// Where the bug is moved (`act DIR bug ID STATUS`), with the statuses
     /// its lifecycle allows next; `None` for a final status.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::wire::de_opt_address"
+    )]
     pub act: Option<super::Address>,
 }
 
 /// Counts over every bug of `bugs.ndjson`, listed or not.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BugStats {
     /// Bugs with a status (each id once).
     pub total: usize,
@@ -409,7 +483,7 @@ pub struct BugStats {
 }
 
 /// A timeline event.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {
     /// When it happened (`ts`); `None` only for a revision whose time is
     /// unknown.
@@ -426,7 +500,7 @@ pub struct Event {
 }
 
 /// Progress by the format's own weights.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
     /// 0 to 100, one decimal.
     pub percent: f64,
@@ -438,7 +512,7 @@ pub struct Progress {
 }
 
 /// One weighted part of [`Progress`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProgressPart {
     /// `prd`, `sdd`, `units`, `l2` or `ship`.
     pub part: String,
@@ -450,7 +524,7 @@ pub struct ProgressPart {
 
 /// The seed dashboard's LoopStatusBar (seed 003): the unit loop (L1), the
 /// integration loop (L2) and the human feedback loop (L3).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Loops {
     /// The unit loop (L1): units by status.
     pub l1: L1Status,
@@ -461,12 +535,12 @@ pub struct Loops {
     /// The project's tokens against its budget (`project.json`'s
     /// `token_used` / `token_budget`, the seed's defaults where absent):
     /// the burn shown before the breach.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<Tokens>,
 }
 
 /// Tokens used of a budget (seed 003 getProgress's `tokens`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tokens {
     /// Tokens spent so far (`token_used`; 0 when absent).
     pub used: u64,
@@ -502,7 +576,7 @@ impl Tokens {
 }
 
 /// Distinct units by status.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct L1Status {
     /// Distinct units whose status is `passed`.
     pub passed: usize,
@@ -522,7 +596,7 @@ pub struct L1Status {
 }
 
 /// The integration loop (L2): its state, its rounds and its latest run.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct L2Status {
     /// The seed's `idle`, `running`, `failed` or `shipped`.
     pub status: String,
@@ -542,7 +616,7 @@ pub struct L2Status {
 
 /// The human feedback loop (L3): the PRD's revision, and whether (and
 /// why) it waits for the human.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct L3Status {
     /// The PRD revision.
     pub rev: Option<u64>,
@@ -553,7 +627,7 @@ pub struct L3Status {
 }
 
 /// Everything beyond the summary, grouped so `Project` stays small.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Detail {
     /// The plan's tasks (DWP), in `state.json`'s order, else the README's.
     pub tasks: Vec<Task>,
@@ -589,7 +663,7 @@ pub struct Detail {
 /// One document revision (a `changelog.ndjson` line, or an archive name in
 /// `history/` when there is no changelog). Serialized as the event it was
 /// before (`at`, `source`, `kind`, `summary`, `unit`) plus its parts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Revision {
     /// `source` is who wrote it (`by`), `summary` the one-line account
     /// (`rev N · trigger · summary · previous revision archived as …`).
@@ -609,7 +683,7 @@ pub struct Revision {
     /// before it (from `history/`); `None` for other kinds and until it is
     /// compared (a reading compares nothing: the console asks when the
     /// revision's drawer opens, `show` and `check` for the newest four).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sections: Option<DocDiff>,
 }
 
@@ -622,7 +696,7 @@ impl Revision {
 }
 
 /// A changelog line's `diff`: sections and units added, changed, removed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChangeSummary {
     /// Sections the line's `diff` lists as added (ids or headings, as
     /// written).
@@ -680,7 +754,7 @@ impl ChangeSummary {
 }
 
 /// Two revisions of a document compared section by section.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DocDiff {
     /// The file holding the revision before (`None`: there is none, every
     /// section is new).
@@ -697,7 +771,7 @@ pub struct DocDiff {
 }
 
 /// How a section changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SectionKind {
     /// Only in the newer revision.
@@ -709,7 +783,7 @@ pub enum SectionKind {
 }
 
 /// One section added, removed or changed, with a few lines of diff.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SectionChange {
     /// Its heading (or unit id) as the document writes it.
     pub title: String,
@@ -723,7 +797,7 @@ pub struct SectionChange {
 }
 
 /// One line of a section's diff.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiffLine {
     /// Added, removed, context or a gap.
     pub kind: LineKind,
@@ -732,7 +806,7 @@ pub struct DiffLine {
 }
 
 /// What a diff line is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LineKind {
     /// In the newer revision only (`+`).

@@ -21,7 +21,7 @@ pub mod wire;
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use audit::{AuditEntry, AuditStanding};
 pub use detail::{
@@ -45,7 +45,7 @@ pub use verb::{Address, Field, FileStamp, Request, Verb, shown_verb};
 pub type HostName = std::sync::Arc<str>;
 
 /// The four on-disk formats loopdeck understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     /// PRD-master: a `state.json` of stages, open questions and decisions.
@@ -77,7 +77,7 @@ impl Format {
 }
 
 /// How serious a finding is. `check` exits 1 when any finding is an error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     /// Worth knowing; nothing is wrong.
@@ -89,7 +89,7 @@ pub enum Level {
 }
 
 /// A conformance observation about a project's files (a lint result).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     /// How serious it is.
     pub level: Level,
@@ -122,7 +122,7 @@ impl Finding {
 }
 
 /// A file that could not be read or parsed. The project is still listed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Problem {
     /// Path relative to the project directory.
     pub file: String,
@@ -137,7 +137,7 @@ impl std::fmt::Display for Problem {
 }
 
 /// What kind of human attention an inbox item asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum InboxKind {
     /// A decision question for the human.
@@ -234,7 +234,7 @@ impl InboxKind {
 }
 
 /// One thing waiting for a human, in one project.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InboxItem {
     /// What kind of attention it asks for.
     pub kind: InboxKind,
@@ -248,27 +248,31 @@ pub struct InboxItem {
     /// the event that raised it); `None` when they do not.
     pub since: Option<DateTime<Utc>>,
     /// Choices offered, when the item has a fixed set.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
     /// The id of the thing it is about in the project's views (a question,
     /// a task, an agent), so a view can open on it without knowing how the
     /// format spells its references.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject: Option<String>,
     /// Where this item is decided (`loopdeck act DIR VERB TARGET`), when a
     /// human decision settles it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "wire::de_opt_address"
+    )]
     pub act: Option<Address>,
     /// Without `act`: why no decision can be made here, and what will
     /// resolve it (the command to run, the file to edit), in one line.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why_not: Option<Phrase>,
 }
 
 /// An inbox item the human has answered, waiting for the agent to act on
 /// the answer (a PRD-master `next_action` chosen, a devloop agent's resume
 /// decision the server has not carried out).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AnsweredItem {
     /// What kind of item was answered.
     pub kind: InboxKind,
@@ -282,19 +286,23 @@ pub struct AnsweredItem {
     /// When, as the file says it.
     pub at: Option<DateTime<Utc>>,
     /// By whom, as the file says it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
     /// What it is about in the project's views (as [`InboxItem::subject`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject: Option<String>,
     /// The decision that can still change the answer before the agent acts
     /// (a devloop pause decided `resume` can still be turned to `restart`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "wire::de_opt_address"
+    )]
     pub act: Option<Address>,
 }
 
 /// A question or research node on a frontier.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Question {
     /// Its `id` as text; `#N` (its 0-based index in `open_questions`) when
     /// it has none.
@@ -313,18 +321,18 @@ pub struct Question {
     /// Open nodes this one still waits on (non-empty only for blocked nodes).
     pub waiting_on: Vec<String>,
     /// What evidence a fact needs, as written.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence_needed: Option<String>,
     /// When that evidence is enough, as written.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acceptance_threshold: Option<String>,
     /// When it is due, as written (not parsed).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub due_by: Option<String>,
 }
 
 /// The questions a project can act on now, and the ones it cannot yet.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Frontier {
     /// Eligible decision questions waiting for the human.
     pub questions: Vec<Question>,
@@ -336,35 +344,35 @@ pub struct Frontier {
     /// eligible question any more.
     pub snapshot_stale: bool,
     /// The ids that made the snapshot stale.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stale_ids: Vec<String>,
 }
 
 /// A decision recorded in the project's own files.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decision {
     /// Its id in the file (PRD-master); `None` for GSD's Markdown list.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// What was decided.
     pub summary: String,
     /// Why (PRD-master's `rationale`; GSD: the text after ` — `).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rationale: Option<String>,
     /// When in the project it was taken (PRD-master's `stage`; GSD: the
     /// `[Phase N]` prefix).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stage: Option<String>,
 }
 
 /// One project, as every view sees it, whatever its format.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Project {
     /// The machine it is on, by the `[[host]]` name the user gave it;
     /// `None` for this machine's projects. Part of a project's identity:
     /// two hosts may have projects at the same path. Set by the receiver
-    /// of a host's feed, never by a reader.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// of a host's feed, never by a reader (nor carried by [`wire`]).
+    #[serde(skip_serializing_if = "wire::no_host", skip_deserializing)]
     pub host: Option<HostName>,
     /// Path relative to the root it was found under (`.` for the root itself).
     pub id: String,
@@ -374,6 +382,7 @@ pub struct Project {
     /// The format its files are in.
     pub format: Format,
     /// Its directory, under the root it was found in.
+    #[serde(serialize_with = "wire::ser_path", deserialize_with = "wire::de_path")]
     pub path: PathBuf,
     /// When its files say it last changed (the format's own timestamp, else a
     /// file's modification time); `None` when neither is known.
@@ -392,7 +401,7 @@ pub struct Project {
     /// What the human has answered and the agent has not yet acted on: no
     /// longer waiting for the human, so never counted with `inbox`; it
     /// leaves when the agent consumes the answer.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub answered: Vec<AnsweredItem>,
     /// Files that could not be read or parsed.
     pub problems: Vec<Problem>,
@@ -413,8 +422,8 @@ pub struct Project {
     /// The project's own claim of work going on (its status says it runs
     /// and nothing waits for a human), set by the reader; judged against
     /// "now" by [`Project::stall`]. Agents carry their own
-    /// ([`Agent::activity`]).
-    #[serde(skip)]
+    /// ([`Agent::activity`]). Not in the JSON; in [`wire`]'s value.
+    #[serde(default, skip_serializing_if = "wire::off_or_none")]
     pub activity: Option<Activity>,
     /// One line for a shell prompt or tmux status bar.
     pub statusline: String,
@@ -423,8 +432,13 @@ pub struct Project {
     /// The decisions this project offers beside its inbox items and bugs:
     /// on a row (a task, an agent, a blocker: `target` names it) or on the
     /// project itself (`target` is `None`). Set by the reader, which alone
-    /// knows the format's rules; the console offers exactly these.
-    #[serde(skip)]
+    /// knows the format's rules; the console offers exactly these. Not in
+    /// the JSON; in [`wire`]'s value.
+    #[serde(
+        default,
+        skip_serializing_if = "wire::off_or_empty",
+        deserialize_with = "wire::de_addresses"
+    )]
     pub acts: Vec<Address>,
 }
 

@@ -5,7 +5,8 @@
 //!
 //! The view says it in the language spoken ([`Phrase::shown`]); the JSON,
 //! `loopdeck status` and everything a script reads say it in English
-//! ([`Phrase::en`], which is also what `Serialize` writes), from the same
+//! ([`Phrase::en`], which is also what `Serialize` writes outside
+//! [`super::wire`]'s value), from the same
 //! catalogue entry, so the two never drift. What a project's files hold
 //! (a question, a reason an agent wrote, an id, a status word) is an
 //! argument, and is never translated.
@@ -158,9 +159,13 @@ impl Arg {
     }
 }
 
-/// The JSON writes the English words (`"title": "over token budget: …"`).
+/// The JSON writes the English words (`"title": "over token budget: …"`);
+/// the wire value ([`super::wire`]) the key and the arguments.
 impl Serialize for Phrase {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if super::wire::on() {
+            return super::wire::ser_phrase(self, s);
+        }
         s.serialize_str(&self.en())
     }
 }

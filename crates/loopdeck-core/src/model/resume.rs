@@ -3,12 +3,12 @@
 //! updated, so it is computed against a caller-supplied "now".
 
 use chrono::{DateTime, Datelike, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Finding, Level, Phrase, Project};
 
 /// Seed 000's three resume scenarios, by time since the last update.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Scenario {
     /// Under one hour: act on the next action directly.
     A,
@@ -47,7 +47,7 @@ impl Scenario {
 }
 
 /// Facts of the resume card, gathered by the format reader.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResumeCard {
     /// Where the project stopped (stage, phase, step).
     pub stopped_at: Option<Phrase>,
@@ -59,7 +59,7 @@ pub struct ResumeCard {
     pub last_session: Option<String>,
     /// The stages already completed (seed 000, Step 3a's "已完成"), as the
     /// state lists them.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub completed: Vec<String>,
     /// Files worth reading before acting, relative to the project directory.
     /// Only files that exist inside the project are listed.
@@ -67,7 +67,7 @@ pub struct ResumeCard {
 }
 
 /// The opening lines of a file worth rereading (scenario C's card).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Excerpt {
     /// The file, relative to the project.
     pub file: String,

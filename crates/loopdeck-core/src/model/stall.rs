@@ -12,14 +12,15 @@
 //! (when the next one starts: a feed's one timer).
 
 use chrono::{DateTime, TimeDelta, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Agent, Format, Project};
 
 /// What the files say of work going on now: set by a reader only when
 /// they claim it (a devloop agent `running`, a GSD project `executing`...),
-/// with the last sign of life they hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// with the last sign of life they hold. Serialized only in
+/// [`super::wire`]'s value (the JSON views leave it out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Activity {
     /// The last time the files showed the work moving (a write, an event);
     /// `None`: they say no time, and no stall can be told.
@@ -28,6 +29,7 @@ pub struct Activity {
     /// reader knows them (devloop: the project's `agent_wallclock_ms`);
     /// `None`: the format sets none, so it is never stalled unless the
     /// config sets a limit ([`StallLimit::After`]).
+    #[serde(default, with = "super::wire::delta")]
     pub limit: Option<TimeDelta>,
 }
 

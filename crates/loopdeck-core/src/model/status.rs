@@ -2,10 +2,10 @@
 //! own status enum to a kind; views colour and mark by the kind and never
 //! guess from the word.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a status means to the human watching, whatever the format calls it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StatusKind {
     /// Finished: completed, shipped, verified, fixed.

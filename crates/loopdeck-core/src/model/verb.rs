@@ -345,7 +345,7 @@ pub struct Address {
 /// A file a reader read whole: its path relative to the project, and the
 /// sha256 and length of exactly the bytes read. A decision made from the
 /// reading is applied against those bytes (`--expect-sha256`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileStamp {
     /// Its path, relative to the project.
     pub file: String,
