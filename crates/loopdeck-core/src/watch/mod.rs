@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::Project;
 use crate::store::cache::ReadCache;
@@ -43,7 +43,7 @@ pub(crate) const MIN_GAP: Duration = Duration::from_millis(100);
 pub(crate) const POLL_EVERY: Duration = Duration::from_secs(10);
 
 /// How changes are noticed: what the header (and the `watch` feed) says.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum Liveness {
     /// Watches are being set up (the first reading does not wait for them).
