@@ -6,7 +6,10 @@
 //! - [`ssh`]: the `ssh` argv for a host and a remote command, with every
 //!   argument quoted for the remote's POSIX shell (pure, tested).
 
+mod line;
 pub mod ssh;
+
+pub use line::{Line, LineError, SCHEMA_VERSION, parse, parse_raw};
 
 use crate::model::HostName;
 

@@ -15,8 +15,8 @@ mod shape;
 mod stall;
 mod status;
 pub mod text;
-pub mod wire;
 mod verb;
+pub mod wire;
 
 use std::path::PathBuf;
 
