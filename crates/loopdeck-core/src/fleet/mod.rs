@@ -6,9 +6,11 @@
 //! - [`ssh`]: the `ssh` argv for a host and a remote command, with every
 //!   argument quoted for the remote's POSIX shell (pure, tested).
 
+mod host;
 mod line;
 pub mod ssh;
 
+pub use host::{CONNECT_WITHIN, Hint, HostState, HostUpdate, STALE_AFTER};
 pub use line::{Line, LineError, SCHEMA_VERSION, parse, parse_raw};
 
 use crate::model::HostName;
