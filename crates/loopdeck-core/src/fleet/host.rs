@@ -118,6 +118,8 @@ pub enum Hint {
     Slow,
     /// Nothing known to fix: it retries by itself.
     Other,
+    /// loopdeck itself failed (a panic): the host is no longer followed.
+    Bug,
 }
 
 impl Hint {
@@ -151,6 +153,9 @@ impl Hint {
                 "{host} did not send its first reading in time: is it overloaded, or are its roots huge?"
             ),
             Hint::Other => "loopdeck tries again by itself".to_owned(),
+            Hint::Bug => format!(
+                "a bug in loopdeck stopped following {host}: please report it; restart to try again"
+            ),
         }
     }
 }
@@ -234,12 +239,12 @@ pub(crate) enum Event {
     /// A complete line that could not be read.
     Bad(LineError),
     /// The child exited (its pipes read to the end): its code (`None`:
-    /// killed by a signal) and its last non-empty stderr line.
+    /// killed by a signal) and its last stderr lines.
     Exited {
         /// The exit code.
         code: Option<i32>,
-        /// The last non-empty line it wrote on stderr.
-        last_stderr: Option<String>,
+        /// The last lines it wrote on stderr (a few), oldest first.
+        stderr: Vec<String>,
     },
     /// The time is [`Host::wake_at`] (or later).
     Tick,
@@ -329,6 +334,7 @@ impl Host {
     }
 
     /// What the consumer is shown now.
+    #[cfg(test)]
     pub(crate) fn state(&self) -> Option<&HostState> {
         self.shown.as_ref()
     }
@@ -362,12 +368,12 @@ impl Host {
             Event::Line(line) if running => self.line(line, now, &mut out),
             Event::Raw(value) if running => self.raw(value, now, &mut out),
             Event::Bad(error) if running => self.bad(&error, now, &mut out),
-            Event::Exited { code, last_stderr } => {
+            Event::Exited { code, stderr } => {
                 let was = std::mem::replace(&mut self.child, Child::None);
                 // A killed child's exit says nothing: the phase says what
                 // follows (a retry at its time).
                 if was == Child::Running {
-                    self.exited(code, last_stderr.as_deref(), now, &mut out);
+                    self.exited(code, &stderr, now, &mut out);
                 }
             }
             _ => {}
@@ -487,13 +493,14 @@ impl Host {
     fn exited(
         &mut self,
         code: Option<i32>,
-        last_stderr: Option<&str>,
+        stderr: &[String],
         now: Instant,
         out: &mut Vec<Action>,
     ) {
-        let stderr = last_stderr.map(clean).filter(|s| !s.is_empty());
+        let stderr: Vec<String> = stderr.iter().map(|l| clean(l)).collect();
         if let Phase::Live { .. } = self.phase {
-            let reason = match (stderr, code) {
+            let last = stderr.iter().rev().find(|l| !l.is_empty()).cloned();
+            let reason = match (last, code) {
                 (Some(s), _) => s,
                 (None, Some(255) | None) => "connection lost".to_owned(),
                 (None, Some(c)) => format!("loopdeck on {} exited with code {c}", self.name),
@@ -501,7 +508,7 @@ impl Host {
             self.lost(now, reason, out);
             return;
         }
-        match classify(code, stderr, &self.name) {
+        match classify(code, &stderr, &self.name) {
             Exit::Refused(message) => self.refuse(now, message, out),
             Exit::Lost if self.stale.is_some() => {
                 self.retry(now);
@@ -624,44 +631,81 @@ enum Exit {
     Failed(String, Hint),
 }
 
-/// What ssh's exit `code` and its last stderr line say, for `host`.
-fn classify(code: Option<i32>, stderr: Option<String>, host: &str) -> Exit {
-    let text = stderr.as_deref().unwrap_or("");
-    let has = |needle: &str| text.contains(needle);
-    if has("unexpected argument '--model'") || has("unexpected argument '--heartbeat'") {
+/// What ssh says about the host when it exits 255 (its own errors; any
+/// other code is the remote command's), and what fixes it.
+const SSH_ERRORS: [(&[&str], Hint); 4] = [
+    (&["Permission denied"], Hint::Keys),
+    (
+        &["Could not resolve hostname", "Name or service not known"],
+        Hint::CheckName,
+    ),
+    (
+        &[
+            "Host key verification failed",
+            "HOST IDENTIFICATION HAS CHANGED",
+        ],
+        Hint::HostKey,
+    ),
+    (
+        &[
+            "Connection timed out",
+            "Connection refused",
+            "No route to host",
+            "Network is unreachable",
+            "Operation timed out",
+        ],
+        Hint::Unreachable,
+    ),
+];
+
+/// What the remote shell says when loopdeck is not there.
+const NOT_FOUND: [&str; 2] = ["command not found", "No such file or directory"];
+
+/// What ssh's exit `code` and its last stderr lines (cleaned, oldest
+/// first) say, for `host`. The message is the line that tells (clap's
+/// usage and ssh's warnings may follow it), else the last one.
+fn classify(code: Option<i32>, stderr: &[String], host: &str) -> Exit {
+    let find = |needles: &[&str]| {
+        stderr
+            .iter()
+            .rev()
+            .find(|l| needles.iter().any(|n| l.contains(n)))
+            .cloned()
+    };
+    if find(&[
+        "unexpected argument '--model'",
+        "unexpected argument '--heartbeat'",
+    ])
+    .is_some()
+    {
         return Exit::Refused(format!(
             "{host} runs an older loopdeck (its `watch` has no --model): install the same version there"
         ));
     }
-    // ssh's own errors exit 255 (its "No such file" is about its own
-    // files: a config, a key); the remote shell's exit 127.
-    let hint = if code == Some(127)
-        || (code != Some(255) && (has("command not found") || has("No such file or directory")))
-    {
-        Hint::InstallLoopdeck
-    } else if has("Permission denied") {
-        Hint::Keys
-    } else if has("Could not resolve hostname") || has("Name or service not known") {
-        Hint::CheckName
-    } else if has("Host key verification failed") || has("HOST IDENTIFICATION HAS CHANGED") {
-        Hint::HostKey
-    } else if has("Connection timed out")
-        || has("Connection refused")
-        || has("No route to host")
-        || has("Network is unreachable")
-        || has("Operation timed out")
-    {
-        Hint::Unreachable
-    } else if code == Some(255) && stderr.is_none() {
-        return Exit::Lost;
-    } else {
-        Hint::Other
+    let last = stderr.iter().rev().find(|l| !l.is_empty()).cloned();
+    let otherwise = || {
+        last.clone().unwrap_or_else(|| match code {
+            Some(c) => format!("ssh to {host} exited with code {c} before the first reading"),
+            None => format!("ssh to {host} was killed before the first reading"),
+        })
     };
-    let message = stderr.unwrap_or_else(|| match code {
-        Some(c) => format!("ssh to {host} exited with code {c} before the first reading"),
-        None => format!("ssh to {host} was killed before the first reading"),
-    });
-    Exit::Failed(message, hint)
+    // The remote shell exits 127 for a command it cannot find; ssh's own
+    // "No such file" (a config, a key) exits 255.
+    let not_found = find(&NOT_FOUND).filter(|_| code != Some(255));
+    if code == Some(127) || not_found.is_some() {
+        return Exit::Failed(not_found.unwrap_or_else(otherwise), Hint::InstallLoopdeck);
+    }
+    if code == Some(255) {
+        for (needles, hint) in SSH_ERRORS {
+            if let Some(line) = find(needles) {
+                return Exit::Failed(line, hint);
+            }
+        }
+        if last.is_none() {
+            return Exit::Lost;
+        }
+    }
+    Exit::Failed(otherwise(), Hint::Other)
 }
 
 /// A message from the remote, one safe line of bounded length.

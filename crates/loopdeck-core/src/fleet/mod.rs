@@ -8,10 +8,14 @@
 
 mod host;
 mod line;
+mod runner;
 pub mod ssh;
 
 pub use host::{CONNECT_WITHIN, Hint, HostState, HostUpdate, STALE_AFTER};
 pub use line::{Line, LineError, SCHEMA_VERSION, parse, parse_raw};
+pub use runner::{
+    Error, Feed, Fleet, HEARTBEAT_SECS, HostEvent, MAX_LINE, RunOptions, Sink, THREAD, start,
+};
 
 use crate::model::HostName;
 

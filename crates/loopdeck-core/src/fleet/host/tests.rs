@@ -33,7 +33,7 @@ fn snapshot(projects: Vec<Project>) -> Event {
 fn exited(code: i32, stderr: &str) -> Event {
     Event::Exited {
         code: Some(code),
-        last_stderr: (!stderr.is_empty()).then(|| stderr.to_owned()),
+        stderr: stderr.lines().map(str::to_owned).collect(),
     }
 }
 
@@ -274,7 +274,11 @@ fn an_older_loopdeck_without_model_is_refused() {
     let t0 = Instant::now();
     let mut h = connecting(t0);
     let a = h.handle(
-        exited(2, "error: unexpected argument '--model' found"),
+        // clap's usage follows its error.
+        exited(
+            2,
+            "error: unexpected argument '--model' found\n\nUsage: loopdeck watch [OPTIONS] [ROOT]...\n\nFor more information, try '--help'.",
+        ),
         secs(t0, 1),
     );
     let HostState::Refused { message, retry_at } = state(&a) else {
@@ -335,6 +339,8 @@ fn each_ssh_error_gets_its_hint_and_keeps_ssh_s_own_words() {
             Hint::Other,
         ),
         (2, "error: root /srv/gone does not exist", Hint::Other),
+        // The remote's own "Permission denied" is not ssh's.
+        (2, "error: /srv/x: Permission denied", Hint::Other),
     ];
     for (code, stderr, hint) in cases {
         let t0 = Instant::now();
@@ -364,6 +370,24 @@ fn each_ssh_error_gets_its_hint_and_keeps_ssh_s_own_words() {
             .text(NAME)
             .contains("install loopdeck on build-1")
     );
+}
+
+/// The line that tells is the message, whatever follows it.
+#[test]
+fn the_telling_line_is_the_message() {
+    let t0 = Instant::now();
+    let mut h = connecting(t0);
+    let a = h.handle(
+        exited(
+            255,
+            "Warning: Permanently added 'b1' (ED25519) to the list of known hosts.\nops@b1: Permission denied (publickey).\n",
+        ),
+        t0,
+    );
+    assert!(matches!(
+        state(&a),
+        HostState::Failed { message, hint: Hint::Keys, .. } if message == "ops@b1: Permission denied (publickey)."
+    ));
 }
 
 #[test]
