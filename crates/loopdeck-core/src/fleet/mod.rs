@@ -6,7 +6,16 @@
 //! - [`ssh`]: the `ssh` argv for a host and a remote command, with every
 //!   argument quoted for the remote's POSIX shell (pure, tested).
 
+mod host;
+mod line;
+mod runner;
 pub mod ssh;
+
+pub use host::{CONNECT_WITHIN, Hint, HostState, HostUpdate, STALE_AFTER};
+pub use line::{Line, LineError, SCHEMA_VERSION, parse, parse_raw};
+pub use runner::{
+    Error, Feed, Fleet, HEARTBEAT_SECS, HostEvent, MAX_LINE, RunOptions, Sink, THREAD, start,
+};
 
 use crate::model::HostName;
 

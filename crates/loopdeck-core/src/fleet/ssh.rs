@@ -118,6 +118,16 @@ pub fn watch_argv(host: &HostSpec, heartbeat_secs: u64) -> Vec<OsString> {
     argv(host, &args)
 }
 
+/// The remote `loopdeck watch ROOT... --json`: the plain feed, for a
+/// relay that passes its lines on as they are (no `--model`, so any
+/// loopdeck with `watch --json` answers; no heartbeat either).
+pub fn relay_argv(host: &HostSpec) -> Vec<OsString> {
+    let mut args = vec![Arg::Word("watch")];
+    args.extend(host.roots.iter().map(|r| Arg::Path(r)));
+    args.push(Arg::Word("--json"));
+    argv(host, &args)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -212,6 +222,16 @@ mod tests {
                 "ops@build1",
                 "loopdeck watch ~/work '/srv/a b' --json --model --heartbeat 10",
             ]
+        );
+    }
+
+    #[test]
+    fn the_relay_runs_the_plain_feed() {
+        let h = HostSpec::new("b", "b", vec!["~/w".into()]);
+        let argv = relay_argv(&h);
+        assert_eq!(
+            argv.last().unwrap().to_string_lossy(),
+            "loopdeck watch ~/w --json"
         );
     }
 
