@@ -1,8 +1,11 @@
 //! `loopdeck act PROJECT_DIR VERB ...` and `loopdeck undo`: the decisions,
 //! headless. The verbs parse into [`crate::model::Verb`]; the project's
 //! format makes the decision (`formats::act`), the store writes it.
+//! `loopdeck call` (hidden) is the same two for another machine's console:
+//! one JSON call on stdin, one JSON answer on stdout
+//! (`loopdeck_core::decide::remote`).
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
@@ -12,8 +15,9 @@ use serde::Serialize;
 use crate::config::Config;
 
 use crate::model::text::{sanitize_line, sanitize_text};
-use crate::model::{Request, Verb};
+use crate::model::{Project, Request, Verb};
 use loopdeck_core::decide::audit;
+use loopdeck_core::decide::remote::{self, Answer, Call, Op};
 use loopdeck_core::decide::{ActError, FileChange, Outcome, Refusal, WriteOptions};
 
 use super::views::{SCHEMA_VERSION, rfc3339};
@@ -461,6 +465,112 @@ pub fn run_undo(
             Ok(EXIT_OK)
         }
         Err(e) => Ok(refused(err, &e)),
+    }
+}
+
+/// `loopdeck call`: one decision another machine's console asks for over
+/// ssh, a [`Call`] read whole from `input` (at most
+/// [`remote::MAX_CALL`] bytes), decided by the code `act` and `undo`
+/// run, its [`Answer`] written on `out` as one line of JSON. Exit codes
+/// as theirs; a call that does not read is a usage mistake (2), answered
+/// too.
+pub fn run_call(
+    input: &mut dyn Read,
+    config: &Config,
+    readonly: bool,
+    now: Option<DateTime<Utc>>,
+    out: &mut dyn Write,
+) -> io::Result<i32> {
+    let (answer, code) = call(input, config, readonly, now);
+    writeln!(out, "{}", answer.to_json())?;
+    Ok(code)
+}
+
+/// The answer to the call on `input`, and the exit code.
+fn call(
+    input: &mut dyn Read,
+    config: &Config,
+    readonly: bool,
+    now: Option<DateTime<Utc>>,
+) -> (Answer, i32) {
+    let usage = |message: String| (Answer::refused(message), crate::exit::EXIT_USAGE);
+    let mut bytes = Vec::new();
+    if let Err(e) = input
+        .take(remote::MAX_CALL as u64 + 1)
+        .read_to_end(&mut bytes)
+    {
+        return usage(format!("cannot read the call: {e}"));
+    }
+    let call = match Call::from_json(&bytes) {
+        Ok(c) => c,
+        Err(e) => return usage(e.to_string()),
+    };
+    let decided = |result: Result<Outcome, ActError>| {
+        let code = result
+            .as_ref()
+            .map_or_else(crate::exit::of_decision, |_| EXIT_OK);
+        (remote::answer_of(result), code)
+    };
+    // Who decides is written into the files: the rule `--by` follows.
+    let by = match Request::decider(&call.by) {
+        Ok(by) => by,
+        Err(msg) => return decided(Err(ActError::Refused(Refusal::new(msg)))),
+    };
+    let now = call.now.or(now);
+    let flags = ActFlags {
+        dry_run: call.dry_run,
+        ..ActFlags::default()
+    };
+    let mut opts = write_options(&flags, config, readonly);
+    match call.op {
+        Op::Act {
+            path,
+            format,
+            verb,
+            expect,
+        } => {
+            let dir = PathBuf::from(path);
+            if !dir.is_dir() {
+                return usage(crate::t!("cli.act.not_a_dir", dir = dir.display()));
+            }
+            let req = Request {
+                verb,
+                by,
+                now: now.unwrap_or_else(Utc::now),
+                devloop_api: config.devloop.api.clone(),
+                config_file: crate::config::shown_path(config),
+            };
+            opts.expect_files = expect;
+            decided(if matches!(req.verb, Verb::NewProject { .. }) {
+                loopdeck_core::decide::act_on_workspace(&dir, &req, &opts)
+            } else {
+                let project = Project::new(format, dir, String::new());
+                loopdeck_core::decide::act(&project, &req, &opts)
+            })
+        }
+        Op::Undo { id } => {
+            opts.by = Some(by);
+            opts.now = now;
+            let Some(dir) = opts.audit_dir.clone() else {
+                return usage(crate::t!("cli.act.no_state_dir").to_owned());
+            };
+            // As `undo`: a decision interrupted part way is settled first.
+            let mut recovered = Vec::new();
+            if !opts.readonly {
+                match loopdeck_core::decide::intent::recover(&dir, None, opts.wait) {
+                    Ok(settled) => recovered.extend(settled.iter().map(|s| s.message())),
+                    Err(e) => return decided(Err(e)),
+                }
+            }
+            let (mut answer, code) = decided(
+                audit::undo_found(&dir, &audit::Which::Id(id), &opts).map(|(_, outcome)| outcome),
+            );
+            if let Answer::Done { recovered: r, .. } = &mut answer {
+                recovered.append(r);
+                *r = recovered;
+            }
+            (answer, code)
+        }
     }
 }
 

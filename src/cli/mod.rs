@@ -168,6 +168,10 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Make one decision for another machine's console (run over ssh): a
+    /// JSON call on stdin, a JSON answer on stdout, exit codes as `act`.
+    #[command(hide = true)]
+    Call,
     /// Settle every decision that was interrupted (killed, a full disk, an
     /// audit record that failed): one that had written every file is
     /// recorded, any other is rolled back. Exit 4 when one cannot be.
@@ -330,6 +334,15 @@ pub fn run(
                 by: by.clone(),
             };
             return audit::run(&filter, now, *json, out, err);
+        }
+        Command::Call => {
+            return act::run_call(
+                &mut io::stdin().lock(),
+                &config,
+                global.readonly,
+                global.now,
+                out,
+            );
         }
         Command::Recover { json } => {
             return recover::run(global.readonly || config.readonly, *json, out, err);
