@@ -30,6 +30,8 @@ pub struct Host {
     /// Snapshots taken in this run: the first primes the host's items
     /// (known, not new: no notification for what waited before).
     pub snapshots: u32,
+    /// What its roots' readings could not read there ("path: reason").
+    pub problems: Vec<String>,
 }
 
 impl Host {
@@ -41,6 +43,7 @@ impl Host {
             writable,
             state: HostState::Connecting { attempt: 0 },
             snapshots: 0,
+            problems: Vec::new(),
         }
     }
 }
@@ -88,12 +91,14 @@ pub enum HostChange {
     Removed { path: PathBuf, format: Format },
     /// The host's state changed.
     State(HostState),
+    /// What its roots could not read there, now (replaces the last).
+    Problems(Vec<String>),
 }
 
 impl HostChange {
     /// Does it bring projects (a reading, as the phases see it)?
     pub fn is_reading(&self) -> bool {
-        !matches!(self, HostChange::State(_))
+        !matches!(self, HostChange::State(_) | HostChange::Problems(_))
     }
 }
 
@@ -114,6 +119,13 @@ pub(super) fn apply(m: &mut Model, name: HostName, change: HostChange) -> Vec<Ef
                 return Vec::new();
             }
             m.hosts[at].state = state;
+            vec![Effect::Render]
+        }
+        HostChange::Problems(problems) => {
+            if m.hosts[at].problems == problems {
+                return Vec::new();
+            }
+            m.hosts[at].problems = problems;
             vec![Effect::Render]
         }
         HostChange::Snapshot(mut projects) => {

@@ -19,6 +19,7 @@ pub mod clipboard;
 pub mod config;
 mod decide;
 mod effects;
+mod fleet;
 pub mod hook;
 mod input;
 pub mod notify;
@@ -97,6 +98,8 @@ struct Console {
     /// Something changed since the last frame.
     dirty: bool,
     tools: Tools,
+    /// The other hosts' `ssh` children (`None`: no host).
+    fleet: Option<loopdeck_core::fleet::Fleet>,
 }
 
 impl Console {
@@ -107,6 +110,7 @@ impl Console {
         let notifier = notify::Notifier::new(&s.notify, readonly, notify::Notifier::in_tmux());
         let (tx, rx) = mpsc::channel::<Msg>();
         let engine = Engine::start(s.roots.clone(), Sink::new(tx.clone()), &s.watch);
+        let fleet = fleet::start(&s.hosts, tx.clone());
         let decider = decide::Decider {
             by: loopdeck_core::who::login_name(),
             now: s.now,
@@ -156,6 +160,7 @@ impl Console {
                 first_dir,
                 first_failed: false,
             },
+            fleet,
         }
     }
 
@@ -299,6 +304,10 @@ impl Console {
     /// The console closed: what was seen up to the quit (the quitting key
     /// included) is kept; a memory that could not be saved is said.
     fn finish(mut self) {
+        // Every host's ssh ends with the console.
+        if let Some(fleet) = self.fleet.take() {
+            fleet.stop();
+        }
         if self.model.seen.dirty {
             self.saver.save(&mut self.model);
         }

@@ -221,6 +221,17 @@ fn hosts_span(m: &View) -> Option<Span<'static>> {
     let live = m.hosts.iter().filter(|h| h.state.is_live()).count();
     let n = m.hosts.len();
     let Some(first) = m.hosts.iter().find(|h| !h.state.is_live()) else {
+        // All live: one whose roots cannot all be read there is named.
+        if let Some(h) = m.hosts.iter().find(|h| !h.problems.is_empty()) {
+            return Some(Span::styled(
+                format!(
+                    "  ⇄ {} · ✗ {}",
+                    crate::t!("ui.header.hosts_live", n = n),
+                    crate::t!("ui.header.host_problems", host = sanitize_line(&h.name))
+                ),
+                t.error,
+            ));
+        }
         return Some(Span::styled(
             format!("  ⇄ {}", crate::t!("ui.header.hosts_live", n = n)),
             t.ok,

@@ -410,6 +410,19 @@ pub(super) fn hosts(m: &View, f: &mut Frame, area: Rect) {
             HostState::Stale { .. } => Some(crate::t!("ui.hosts.stale_hint").to_owned()),
             _ => None,
         };
+        // What its roots could not read there.
+        for problem in &h.problems {
+            let indent = 3 + name_w + 2;
+            let text = truncate(
+                &sanitize_line(problem),
+                inner.saturating_sub(indent + 2).max(8),
+            )
+            .into_owned();
+            lines.push(Line::from(Span::styled(
+                format!("{}✗ {text}", " ".repeat(indent)),
+                t.error,
+            )));
+        }
         if let Some(text) = resolve {
             let indent = 3 + name_w + 2;
             let text = truncate(&text, inner.saturating_sub(indent + 2).max(8)).into_owned();
