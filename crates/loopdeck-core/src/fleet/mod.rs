@@ -1,10 +1,29 @@
 //! Other machines' projects, over the user's own `ssh`: one long-lived
 //! `loopdeck watch --json --model` per host, read line by line.
 //!
+//! A front end (the console, `watch --host`) describes its hosts
+//! ([`HostSpec`]), calls [`start`] with [`RunOptions`] and a [`Sink`],
+//! and applies each [`HostEvent`] it receives: a [`HostUpdate`] of one
+//! host's projects (a [`HostUpdate::Snapshot`] replaces them whole, the
+//! others change one), or its [`HostState`] for the header and the hosts
+//! view (with a [`Hint`] of what fixes a failure). Projects are only
+//! replaced by a snapshot: in any state but Live the front end keeps the
+//! host's last ones and shows them stale. Stopping the [`Fleet`] (or
+//! dropping it) kills every `ssh`.
+//!
 //! - [`HostSpec`]: a host as the user configured it (`[[host]]`,
 //!   `--host NAME=[user@]host[:port]:ROOT`);
 //! - [`ssh`]: the `ssh` argv for a host and a remote command, with every
-//!   argument quoted for the remote's POSIX shell (pure, tested).
+//!   argument quoted for the remote's POSIX shell (pure, tested);
+//! - [`parse`] and [`parse_raw`]: one line of a host's feed, typed
+//!   ([`Line`]) or refused ([`LineError`]: another version is refused
+//!   before any project is read, and a line is applied whole or not);
+//! - `host` (private): each host's connection as a pure state machine
+//!   (stale after [`STALE_AFTER`] of silence, jittered backoff, ssh's
+//!   errors mapped to hints, another loopdeck refused);
+//! - `runner` (private): one thread, a current-thread tokio runtime and a
+//!   task per host doing what its machine says ([`Feed::Model`] for the
+//!   console, [`Feed::Raw`] for a relay of the plain feed).
 
 mod host;
 mod line;

@@ -156,7 +156,9 @@ pub struct Fleet {
 }
 
 impl Fleet {
-    /// Kill every host's `ssh` and wait for the fleet's thread.
+    /// Kill every host's `ssh` and wait for the fleet's thread (at most
+    /// about 2 s). Never from inside the [`Sink`], which runs on that
+    /// thread.
     pub fn stop(mut self) {
         self.shutdown();
     }
