@@ -433,6 +433,33 @@ fn config_host_tables_are_read() {
     assert_eq!(hosts.iter().filter(|h| h.is_none()).count(), 2);
     assert_eq!(v["roots"], serde_json::json!([r.local.to_str().unwrap()]));
     assert_eq!(v["hosts"][0]["roots"][1], r.h2.to_str().unwrap());
+    // A problem the host reports (a root there that is a dangling link)
+    // comes back under its name, its rows still shown; exit 1.
+    let dangling = r.dir.join("dangling");
+    std::os::unix::fs::symlink("/nonexistent-target", &dangling).unwrap();
+    std::fs::write(
+        &config,
+        Sshd::config_toml(&[sshd.host("h1", &[&r.h1, &dangling])]),
+    )
+    .unwrap();
+    let (out, err, code) = run(&["list", "--config", config.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 1, "{err}\n{out}");
+    let v = parse(&out);
+    assert_eq!(
+        v["problems"],
+        serde_json::json!([{
+            "file": format!("host h1: {}", dangling.display()),
+            "reason": "does not exist",
+        }])
+    );
+    assert_eq!(v["projects"].as_array().unwrap().len(), 2);
+    assert!(
+        err.contains(&format!(
+            "loopdeck: host h1: {}: does not exist",
+            dangling.display()
+        )),
+        "{err}"
+    );
     // A remote root that does not exist: that host's usage error, said.
     std::fs::write(
         &config,

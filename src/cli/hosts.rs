@@ -8,6 +8,13 @@
 //! answers something else than `"schema_version": 1`) is one problem of
 //! the run, `host NAME: why`; the problems a host reports come back as
 //! `host NAME: FILE`. The plain tables show a host's rows as `NAME · id`.
+//! The JSON says which hosts were asked after `roots` (the local roots):
+//! `"hosts": [{"name": …, "roots": […]}]`.
+//!
+//! Orders: `list` newest update first (unknown last), then id, format and
+//! host, local first; `inbox` as the local inbox (a host's items are never
+//! ranked first by a rule: its `[[escalate]]` rules are its own), then
+//! host; `check` the local projects, then each host's in the hosts' order.
 
 use std::cmp::Reverse;
 use std::io::{self, Write};
