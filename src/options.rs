@@ -22,7 +22,7 @@ pub struct Global {
     /// Also read another machine's projects over ssh (`list`, `inbox`,
     /// `check`); repeat it for more hosts.
     ///
-    /// NAME=[USER@]HOST[:PORT]:ROOT, e.g. `build1=ops@build1:~/work` or
+    /// `NAME=[USER@]HOST[:PORT]:ROOT`, e.g. `build1=ops@build1:~/work` or
     /// `lab=[::1]:2222:/srv/agents`: ROOT is everything after the first ':'
     /// followed by '/' or '~', a path on that machine (`~/` is its home).
     /// The same NAME again adds a root there. The system `ssh` (your
