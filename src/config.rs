@@ -1,5 +1,6 @@
-//! The configuration file: default roots, theme, mouse, notifications, keys. One loading for
-//! every command, the console's included.
+//! The configuration file: default roots, theme, mouse, notifications, keys,
+//! other machines (`[[host]]`, see [`hosts()`]). One loading for every command,
+//! the console's included.
 //!
 //! `--config FILE` (which must exist), else `config.toml` in the user's
 //! config directory (`~/.config/loopdeck/config.toml` on Linux, or under

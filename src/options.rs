@@ -20,16 +20,21 @@ pub struct Global {
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Also read another machine's projects over ssh (`list`, `inbox`,
-    /// `check`): NAME=[USER@]HOST[:PORT]:ROOT, e.g. `build1=ops@build1:~/work`
-    /// or `lab=[::1]:2222:/srv/agents`. ROOT is everything after the first
-    /// ':' followed by '/' or '~' (a path there; `~/` is that machine's
-    /// home). Repeat it for more hosts, or with the same NAME for more roots
-    /// there; it replaces a `[[host]]` of the config of the same name. The
-    /// system `ssh` runs `loopdeck … --json` there (on its PATH; a config
-    /// `[[host]]` can set `command` and `ssh_args`), never prompting; each
-    /// row says its `host`, and a host that cannot be read is a problem of
-    /// the run (exit 1), the others still shown. Without a ROOT on the
-    /// command line, only the hosts are read (unless the config has roots).
+    /// `check`); repeat it for more hosts.
+    ///
+    /// `NAME=[USER@]HOST[:PORT]:ROOT`, e.g. `build1=ops@build1:~/work` or
+    /// `lab=[::1]:2222:/srv/agents`: ROOT is everything after the first ':'
+    /// followed by '/' or '~', a path on that machine (`~/` is its home).
+    /// The same NAME again adds a root there. The system `ssh` (your
+    /// ~/.ssh/config, agent and keys; never a password prompt) runs
+    /// `loopdeck list|inbox|check ROOT... --json` there, found on that
+    /// machine's PATH. A `[[host]]` table of the config with the same name
+    /// gives its `command` (the remote loopdeck's path) and `ssh_args`
+    /// (`-J`, `-F`...); this option replaces its destination and roots.
+    /// Each row from a host says its `host` (the tables show `NAME · id`);
+    /// a host that cannot be read is a problem of the run, `host NAME:
+    /// why` (exit 1), and the others are still shown. Without a ROOT on
+    /// the command line or in the config, only the hosts are read.
     #[arg(
         long = "host",
         global = true,

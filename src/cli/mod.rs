@@ -9,6 +9,7 @@
 
 pub mod act;
 mod audit;
+mod hosts;
 mod json;
 mod recover;
 mod table;
@@ -267,13 +268,23 @@ pub fn run(
     let policy = views::Policy::new(&config);
     let rules = &policy.rules;
     let limits = policy.stall;
-    let walk = |roots: &[PathBuf], err: &mut dyn Write| {
-        config::roots(roots, &config)
-            .map(|roots| {
-                let found = read::discover(&roots);
-                (roots, found)
-            })
-            .map_err(|e| usage(err, &e.to_string()))
+    // `list`, `inbox`, `check`: the hosts are asked first (each over its
+    // own ssh, in a thread) and the local roots read meanwhile.
+    let fleet = |roots: &[PathBuf], command: &'static str, changed: bool, err: &mut dyn Write| {
+        let hosts = config::hosts(global, &config).map_err(|e| usage(err, &e))?;
+        let local = local_roots(roots, &config, &hosts).map_err(|e| usage(err, &e.to_string()))?;
+        let flags = hosts::Flags {
+            now: global.now.and_then(|n| rfc3339(Some(n))),
+            readonly: global.readonly || config.readonly,
+            changed,
+        };
+        let asked = hosts::ask(&hosts, command, &flags);
+        let found = if local.is_empty() {
+            Discovery::default()
+        } else {
+            read::discover(&local)
+        };
+        Ok::<_, i32>((local, found, hosts, asked))
     };
     match command {
         Command::Act {
@@ -355,7 +366,7 @@ pub fn run(
             json,
             changed,
         } => {
-            let (roots, mut found) = match walk(roots, err) {
+            let (roots, mut found, hosts, asked) = match fleet(roots, "list", *changed, err) {
                 Ok(r) => r,
                 Err(code) => return Ok(code),
             };
@@ -384,6 +395,18 @@ pub fn run(
                     .map(|p| Row::at(p, now, &policy))
                     .collect()
             };
+            if !hosts.is_empty() {
+                let problems = hosts::write_list(
+                    out,
+                    *json,
+                    stamp,
+                    roots_text(&roots),
+                    &found.problems,
+                    rows,
+                    &asked.wait(),
+                )?;
+                return Ok(report(&problems, err));
+            }
             if *json {
                 json::write(
                     out,
@@ -401,7 +424,7 @@ pub fn run(
             return Ok(report(&found.problems, err));
         }
         Command::Inbox { roots, json } => {
-            let (roots, mut found) = match walk(roots, err) {
+            let (roots, mut found, hosts, asked) = match fleet(roots, "inbox", false, err) {
                 Ok(r) => r,
                 Err(code) => return Ok(code),
             };
@@ -409,6 +432,19 @@ pub fn run(
             let first = first_seen(&mut found.projects, now, readonly, err);
             let items = views::inbox_rows(&found.projects, now, Some(&first), &policy);
             let answered = views::answered_rows(&found.projects, now);
+            if !hosts.is_empty() {
+                let problems = hosts::write_inbox(
+                    out,
+                    *json,
+                    stamp,
+                    roots_text(&roots),
+                    &found.problems,
+                    items,
+                    answered,
+                    &asked.wait(),
+                )?;
+                return Ok(report(&problems, err));
+            }
             if *json {
                 json::write(
                     out,
@@ -451,7 +487,7 @@ pub fn run(
             }
         }
         Command::Check { roots, json } => {
-            let (roots, mut found) = match walk(roots, err) {
+            let (roots, mut found, hosts, asked) = match fleet(roots, "check", false, err) {
                 Ok(r) => r,
                 Err(code) => return Ok(code),
             };
@@ -461,6 +497,11 @@ pub fn run(
             }
             let view =
                 views::CheckView::new(&found.projects, &found.problems, stamp, roots_text(&roots));
+            if !hosts.is_empty() {
+                let (problems, failed) = hosts::write_check(out, *json, view, &asked.wait())?;
+                let code = report(&problems, err);
+                return Ok(if failed { EXIT_FINDINGS } else { code });
+            }
             let failed = view.summary.errors > 0;
             if *json {
                 json::write(out, &view)?;
@@ -490,6 +531,20 @@ pub fn run(
         }
     }
     Ok(EXIT_OK)
+}
+
+/// The local roots of `list`, `inbox`, `check`: as [`config::roots`]
+/// says, except that with hosts and no root given or configured, none (the
+/// hosts alone are read, not `.`).
+fn local_roots(
+    roots: &[PathBuf],
+    config: &Config,
+    hosts: &[loopdeck_core::fleet::HostSpec],
+) -> Result<Vec<PathBuf>, config::RootError> {
+    if roots.is_empty() && config.roots.is_empty() && !hosts.is_empty() {
+        return Ok(Vec::new());
+    }
+    config::roots(roots, config)
 }
 
 /// How far `status` climbs from its directory, as GSD's hook does.

@@ -12,8 +12,11 @@
 //! ssh_args = ["-J", "bastion"]      # more ssh options, before the destination
 //! ```
 //!
-//! A `--host` of the same name as a `[[host]]` table replaces it; the same
-//! `--host NAME` given again adds a root.
+//! A `--host` of the same name as a `[[host]]` table replaces its
+//! destination, port and roots (where to look), and keeps its `command`,
+//! `ssh_args` and `writable` (how to get there and what to run: the
+//! command line cannot say them); the same `--host NAME` given again adds
+//! a root.
 
 use serde::Deserialize;
 
@@ -156,9 +159,10 @@ pub(super) fn check(config: &Config, text: &str, path: &str) -> Result<(), Confi
     Ok(())
 }
 
-/// Every host of this run: the config's `[[host]]` tables, each replaced
-/// by the command line's `--host` of the same name, then the command
-/// line's others, in the order given; all checked together. `Err`: what
+/// Every host of this run: the config's `[[host]]` tables (a `--host` of
+/// the same name replacing its destination, port and roots, in its
+/// place), then the command line's others, in the order given; all
+/// checked together. `Err`: what
 /// is wrong, in the language spoken (a usage error).
 pub fn hosts(global: &Global, config: &Config) -> Result<Vec<HostSpec>, String> {
     from_args(&global.hosts, config)
@@ -193,9 +197,16 @@ pub fn from_args(args: &[HostArg], config: &Config) -> Result<Vec<HostSpec>, Str
         .hosts
         .iter()
         .map(|t| t.get_ref().spec())
-        .map(|c| {
-            let replaced = given.iter().position(|g| g.name == c.name);
-            replaced.map_or(c, |i| given.remove(i))
+        .map(|c| match given.iter().position(|g| g.name == c.name) {
+            // Where to look is the command line's; how to get there and
+            // what to run, the table's.
+            Some(i) => HostSpec {
+                writable: c.writable,
+                command: c.command,
+                ssh_args: c.ssh_args,
+                ..given.remove(i)
+            },
+            None => c,
         })
         .collect();
     all.extend(given);

@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use assert_cmd::Command;
 
 pub mod feed;
+pub mod sshd;
 pub mod tmux;
 
 /// The reference "now" every timestamp of the example workspace is chosen against.

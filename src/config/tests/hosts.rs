@@ -148,7 +148,8 @@ fn host_arguments_read_user_port_root_and_ipv6() {
 }
 
 /// The same NAME again adds a root; another destination under it is a
-/// mistake; a `--host` replaces the config's host of its name, in place.
+/// mistake; a `--host` replaces the config's host of its name in place:
+/// where to look, not how to get there (`command` stays).
 #[test]
 fn command_line_hosts_add_roots_and_replace_config_hosts() {
     let c = parse(
@@ -164,6 +165,7 @@ fn command_line_hosts_add_roots_and_replace_config_hosts() {
     ];
     let mut a = HostSpec::new("a", "cli-a", vec!["/2".into()]);
     a.port = Some(2200);
+    a.command = Some("/opt/loopdeck".into());
     assert_eq!(
         hosts_from_args(&args, &c).unwrap(),
         vec![
