@@ -4,6 +4,8 @@
 //! byte for byte with the one `loopdeck act` makes of the same text given
 //! as one argv element; the ssh client (`call_over_ssh`) runs the real
 //! binary behind a stand-in `ssh` script.
+// The stand-in ssh is a POSIX shell script.
+#![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure
 
 mod common;
