@@ -4,8 +4,8 @@
 //! example workspace and on the real-world GSD and DWP files, at a fixed
 //! `--now`, each run with a state directory of its own. The paths of the
 //! temporary copies are replaced by `[ROOT]`; `watch`'s `at` (the real
-//! clock) by `[AT]` and its `watcher` (how far the watches got) by
-//! `[WATCHER]`. A deliberate change to the JSON updates the snapshot
+//! clock) by `[AT]`, its `watcher` (how far the watches got) by
+//! `[WATCHER]` and its `loopdeck_version` by `[VERSION]`. A deliberate change to the JSON updates the snapshot
 //! and says why in its commit.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -72,6 +72,10 @@ fn watch_snapshot(state: &Path, root: &Path) -> String {
     v["at"] = serde_json::Value::from("[AT]");
     // Starting or live: how far the watches got, not what was read.
     v["watcher"] = serde_json::Value::from("[WATCHER]");
+    // The sender's version (for the hosts that read the feed) moves with
+    // every release.
+    assert_eq!(v["loopdeck_version"], env!("CARGO_PKG_VERSION"), "{line}");
+    v["loopdeck_version"] = serde_json::Value::from("[VERSION]");
     serde_json::to_string(&v)
         .unwrap()
         .replace(root.to_str().unwrap(), "[ROOT]")

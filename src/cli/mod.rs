@@ -113,6 +113,20 @@ pub enum Command {
         /// One JSON object per line ("schema_version": 1) instead of text.
         #[arg(long)]
         json: bool,
+        /// Whole projects instead of rows, for loopdeck's own hosts (the
+        /// model feed: not a stable interface; see `cli::watch`).
+        #[arg(long, hide = true, requires = "json")]
+        model: bool,
+        /// With `--model`: a `heartbeat` line after SECS seconds without a
+        /// line.
+        #[arg(
+            long,
+            hide = true,
+            value_name = "SECS",
+            requires = "model",
+            value_parser = clap::value_parser!(u64).range(1..)
+        )]
+        heartbeat: Option<u64>,
     },
     /// Make a decision: write the human's answer back as a legal transition
     /// (exit 1 refused, 3 changed on disk or locked). `loopdeck act DIR
@@ -358,8 +372,16 @@ pub fn run(
         Command::Recover { json } => {
             return recover::run(global.readonly || config.readonly, *json, out, err);
         }
-        Command::Watch { roots, json } => {
-            return watch::run(global, &config, roots, *json, out, err);
+        Command::Watch {
+            roots,
+            json,
+            model,
+            heartbeat,
+        } => {
+            let model = model.then(|| watch::Model {
+                heartbeat: heartbeat.map(std::time::Duration::from_secs),
+            });
+            return watch::run(global, &config, roots, *json, model, out, err);
         }
         Command::List {
             roots,

@@ -5,12 +5,13 @@ use std::io::{self, Write};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
+use serde::ser::{SerializeSeq, Serializer};
 
 use super::super::views::{InboxRow, Policy, Row, SCHEMA_VERSION, display_path, inbox_rows};
 use super::super::{json, table};
 use crate::model::changes::Change;
 use crate::model::text::{pad, sanitize_line, width};
-use crate::model::{Bug, Event, InboxItem, Project};
+use crate::model::{Bug, Event, Format, InboxItem, Project, wire};
 use crate::t;
 use loopdeck_core::follow::Liveness;
 
@@ -28,6 +29,7 @@ pub struct Line<'a> {
 pub enum Body<'a> {
     Snapshot {
         at: String,
+        loopdeck_version: &'static str,
         /// `--now`, as `list --json` gives it (rows' ages are counted from it).
         now: Option<String>,
         roots: &'a [String],
@@ -108,6 +110,46 @@ pub enum Body<'a> {
         at: String,
         reason: &'a str,
     },
+    /// The model feed's first line (`--model`): every project whole.
+    #[serde(rename = "snapshot")]
+    ModelSnapshot {
+        at: String,
+        loopdeck_version: &'static str,
+        model_schema: u32,
+        roots: &'a [String],
+        problems: &'a [String],
+        watcher: &'a Liveness,
+        projects: WireProjects<'a>,
+    },
+    /// A project added or changed, whole (`--model`).
+    Project {
+        at: String,
+        project: serde_json::Value,
+    },
+    /// A project gone (`--model`), by its directory and format.
+    #[serde(rename = "project_removed")]
+    ModelProjectRemoved {
+        at: String,
+        path: serde_json::Value,
+        format: Format,
+    },
+    /// Nothing was written for the `--heartbeat` interval (`--model`).
+    Heartbeat {
+        at: String,
+    },
+}
+
+/// Projects as [`wire::to_value`] writes them, one value at a time.
+pub struct WireProjects<'a>(pub &'a [Project]);
+
+impl Serialize for WireProjects<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for p in self.0 {
+            seq.serialize_element(&wire::to_value(p))?;
+        }
+        seq.end()
+    }
 }
 
 /// When loopdeck saw it: the real time, even under `--now`.
@@ -448,5 +490,10 @@ pub(super) fn plain(body: &Body<'_>) -> String {
             }
         }
         Body::ReadFailed { at, reason } => line(at, t!("cli.watch.failed"), &s(reason)),
+        // The model feed is JSON only (`--model` requires `--json`).
+        Body::ModelSnapshot { .. }
+        | Body::Project { .. }
+        | Body::ModelProjectRemoved { .. }
+        | Body::Heartbeat { .. } => String::new(),
     }
 }

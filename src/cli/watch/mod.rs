@@ -11,7 +11,8 @@
 //! ages in rows, as for `list`). Strings are as the files hold them
 //! (controls escaped by JSON). Lines, by `type`:
 //!
-//! - `snapshot` (first, once): `now`, `roots`, `problems` (roots and
+//! - `snapshot` (first, once): `loopdeck_version` (the sender's
+//!   version), `now`, `roots`, `problems` (roots and
 //!   directories that could not be read, `"path: reason"`), `watcher`, and
 //!   `projects`: every row exactly as `list --json` gives it.
 //! - `project_added`, `project_changed`, `project_removed`: `project`, the
@@ -58,6 +59,36 @@
 //!
 //! Without `--json`: the `list` table, a line saying how changes are
 //! noticed, then one plain line per change (strings made safe).
+//!
+//! # The model feed (`--json --model`, hidden)
+//!
+//! For loopdeck's own hosts (issue 22: the console runs `ssh HOST loopdeck
+//! watch ROOT... --json --model --heartbeat 10` and rebuilds each project
+//! of the host from the lines); not a stable public interface, and no
+//! flag of it is in `--help`. The same envelope (`schema_version` 1,
+//! `type`, `at`); the projects are whole, as `model::wire` encodes them,
+//! so the receiver has what a reading here has (no row, no ages, no inbox
+//! lines: it judges "now" itself). Lines, by `type`:
+//!
+//! - `snapshot` (first, once): `loopdeck_version`, `model_schema`
+//!   (`wire::MODEL_SCHEMA`: a receiver refuses another), `roots`,
+//!   `problems`, `watcher` (as above), `projects`: every project's wire
+//!   value.
+//! - `project`: `project`, a project added or changed (anything in it
+//!   differs, `activity` and `acts` included): the receiver replaces the
+//!   one of the same `path` and `format`, or adds it. A project whose
+//!   stall starts while its files stay silent is sent again (the receiver
+//!   recomputes stalls from its `activity` anyway).
+//! - `project_removed`: `path` (as the project's wire value writes it),
+//!   `format`.
+//! - `watcher`, `problems`, `read_failed`: as above.
+//! - `heartbeat` (only with `--heartbeat SECS`): nothing was written for
+//!   SECS seconds; the receiver knows the link is alive.
+//!
+//! The projects are as the readers made them: items the files give no
+//! waiting time keep none (the receiver fills them from its own
+//! first-seen memory, as for its own projects), and no `[[escalate]]`
+//! rule is applied here.
 
 mod lines;
 mod queue;
@@ -68,7 +99,7 @@ use std::mem;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
@@ -78,7 +109,7 @@ use crate::exit::{EXIT_OK, EXIT_USAGE};
 use crate::model::changes;
 use crate::model::escalate;
 use crate::model::text::sanitize_line;
-use crate::model::{Project, sort_newest_first};
+use crate::model::{Format, Project, sort_newest_first, wire};
 use crate::options::Global;
 use lines::Body;
 use loopdeck_core::follow::{Engine, Liveness, Reading, Sink, Update};
@@ -164,10 +195,39 @@ fn apply(projects: &mut Vec<Project>, reading: Reading) -> Result<(Vec<Project>,
     }
 }
 
+/// The model feed's settings (`--model`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Model {
+    /// `--heartbeat SECS`: a `heartbeat` line after this long without one.
+    pub heartbeat: Option<Duration>,
+}
+
+/// The feed's output, and when a line was last written to it.
+struct Out<'a> {
+    inner: &'a mut dyn Write,
+    last: Instant,
+}
+
+impl Write for Out<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        if n > 0 {
+            self.last = Instant::now();
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// The feed's state between messages.
 struct Feed<'g> {
     global: &'g Global,
     json: bool,
+    /// `--model`: whole projects, no rows (see the module's doc).
+    model: Option<Model>,
     roots: Vec<String>,
     projects: Vec<Project>,
     watcher: Liveness,
@@ -202,6 +262,12 @@ fn stall_key(p: &Project) -> StallKey {
     (p.path.clone(), p.format, p.id.clone())
 }
 
+/// What the model feed's receiver knows a project by: its directory and
+/// format.
+fn model_key(p: &Project) -> (&Path, Format) {
+    (&p.path, p.format)
+}
+
 impl Feed<'_> {
     fn snapshot(&mut self, out: &mut dyn Write) -> io::Result<()> {
         self.snapshot_sent = true;
@@ -215,11 +281,27 @@ impl Feed<'_> {
             .iter()
             .filter_map(|p| Some((stall_key(p), p.stall(now, &limits)?.agent)))
             .collect();
+        if self.model.is_some() {
+            return lines::emit(
+                out,
+                true,
+                Body::ModelSnapshot {
+                    at: lines::stamp(),
+                    loopdeck_version: env!("CARGO_PKG_VERSION"),
+                    model_schema: wire::MODEL_SCHEMA,
+                    roots: &self.roots,
+                    problems: &self.problems,
+                    watcher: &self.watcher,
+                    projects: lines::WireProjects(&self.projects),
+                },
+            );
+        }
         lines::emit(
             out,
             self.json,
             Body::Snapshot {
                 at: lines::stamp(),
+                loopdeck_version: env!("CARGO_PKG_VERSION"),
                 now: rfc3339(self.global.now),
                 roots: &self.roots,
                 problems: &self.problems,
@@ -267,14 +349,17 @@ impl Feed<'_> {
                 Some(agent) => self.stalls.insert(key, agent),
                 None => self.stalls.remove(&key),
             };
-            lines::emit(
-                out,
-                self.json,
-                Body::ProjectChanged {
+            let body = match self.model {
+                Some(_) => Body::Project {
+                    at: at.clone(),
+                    project: wire::to_value(p),
+                },
+                None => Body::ProjectChanged {
                     at: at.clone(),
                     project: Row::at(p, now, &self.policy),
                 },
-            )?;
+            };
+            lines::emit(out, self.json, body)?;
         }
         Ok(())
     }
@@ -283,7 +368,10 @@ impl Feed<'_> {
         match apply(&mut self.projects, reading) {
             Ok((old, start)) => {
                 let now = self.global.now.unwrap_or_else(Utc::now);
-                if self.first.fill(&mut self.projects[start..], now)
+                // The model feed sends the projects as read: its receiver
+                // fills the waiting times from its own memory.
+                if self.model.is_none()
+                    && self.first.fill(&mut self.projects[start..], now)
                     && let Some(dir) = &self.first_dir
                 {
                     // Best effort: the feed goes on without the memory.
@@ -291,6 +379,9 @@ impl Feed<'_> {
                 }
                 if !self.snapshot_sent {
                     return self.snapshot(out);
+                }
+                if self.model.is_some() {
+                    return self.send_models(&old, start, out);
                 }
                 let now = self.global.now.unwrap_or_else(Utc::now);
                 let mut sent = HashSet::new();
@@ -337,12 +428,71 @@ impl Feed<'_> {
         }
     }
 
+    /// The model feed's lines for a reading: `project_removed` for each
+    /// project of `old` the reading no longer has, then `project` for each
+    /// it brought that is new or differs in anything; then any stall that
+    /// started since the last line.
+    fn send_models(
+        &mut self,
+        old: &[Project],
+        start: usize,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let now = self.global.now.unwrap_or_else(Utc::now);
+        let at = lines::stamp();
+        let fresh = &self.projects[start..];
+        let was: HashMap<_, &Project> = old.iter().map(|p| (model_key(p), p)).collect();
+        let is: HashSet<_> = fresh.iter().map(model_key).collect();
+        for gone in old {
+            if is.contains(&model_key(gone)) {
+                continue;
+            }
+            self.stalls.remove(&stall_key(gone));
+            lines::emit(
+                out,
+                true,
+                Body::ModelProjectRemoved {
+                    at: at.clone(),
+                    path: wire::path_to_value(&gone.path),
+                    format: gone.format,
+                },
+            )?;
+        }
+        for p in fresh {
+            if was.get(&model_key(p)) == Some(&p) {
+                continue;
+            }
+            match p.stall(now, &self.policy.stall) {
+                Some(s) => self.stalls.insert(stall_key(p), s.agent),
+                None => self.stalls.remove(&stall_key(p)),
+            };
+            lines::emit(
+                out,
+                true,
+                Body::Project {
+                    at: at.clone(),
+                    project: wire::to_value(p),
+                },
+            )?;
+        }
+        self.restall(out)
+    }
+
+    /// When the model feed's next `heartbeat` is due (`--heartbeat`, after
+    /// the snapshot): that long after the last line written.
+    fn heartbeat_at(&self, last: Instant) -> Option<Instant> {
+        let every = self.model?.heartbeat?;
+        self.snapshot_sent.then(|| last + every)
+    }
+
     /// Send `inbox_changed` for every item on which the rules that fire
     /// differ from those last sent (and `project_changed` for its
     /// project), unless this reading's lines (`sent`, by key) already
     /// carried them; then set when a rule next fires by time alone.
     fn escalate(&mut self, sent: &HashSet<String>, out: &mut dyn Write) -> io::Result<()> {
-        if self.policy.rules.is_empty() {
+        // The model feed has no rows nor items: its receiver applies its
+        // own rules.
+        if self.policy.rules.is_empty() || self.model.is_some() {
             return Ok(());
         }
         let now = self.global.now.unwrap_or_else(Utc::now);
@@ -435,6 +585,7 @@ pub fn run(
     config: &Config,
     roots: &[PathBuf],
     json: bool,
+    model: Option<Model>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<i32> {
@@ -462,9 +613,14 @@ pub fn run(
         &crate::config::watch_options(config),
     );
     let first_seen_dir = loopdeck_core::memory::state_dir();
+    let out = &mut Out {
+        inner: out,
+        last: Instant::now(),
+    };
     let mut feed = Feed {
         global,
         json,
+        model,
         roots: roots
             .iter()
             .map(|r| r.to_string_lossy().into_owned())
@@ -485,12 +641,17 @@ pub fn run(
     };
     loop {
         // The engine's next timer, the next rule that fires by time alone,
-        // or the next stall's start: nothing else wakes the feed while
-        // nothing changes.
-        let wake = [engine.wake_at(), feed.due, feed.next_stall()]
-            .into_iter()
-            .flatten()
-            .min();
+        // the next stall's start, or the next heartbeat: nothing else wakes
+        // the feed while nothing changes.
+        let wake = [
+            engine.wake_at(),
+            feed.due,
+            feed.next_stall(),
+            feed.heartbeat_at(out.last),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
         let Some(msg) = rx.pop(wake) else {
             let now = Instant::now();
             if engine.wake_at().is_some_and(|at| at <= now) {
@@ -500,6 +661,7 @@ pub fn run(
                 feed.escalate(&HashSet::new(), out)?;
             }
             feed.restall(out)?;
+            beat(&feed, out)?;
             continue;
         };
         let now = Instant::now();
@@ -512,11 +674,24 @@ pub fn run(
                 None => {}
             },
         }
-        // A busy feed may never time out: a crossing is still sent on time.
+        // A busy feed may never time out: a crossing is still sent on time,
+        // and so is a heartbeat when the messages bring no line.
         if feed.due.is_some_and(|at| at <= Instant::now()) && feed.snapshot_sent {
             feed.escalate(&HashSet::new(), out)?;
         }
+        beat(&feed, out)?;
     }
+}
+
+/// Send a `heartbeat` if one is due.
+fn beat(feed: &Feed<'_>, out: &mut Out<'_>) -> io::Result<()> {
+    if feed
+        .heartbeat_at(out.last)
+        .is_some_and(|at| at <= Instant::now())
+    {
+        lines::emit(out, true, Body::Heartbeat { at: lines::stamp() })?;
+    }
+    Ok(())
 }
 
 /// A line's envelope, for tests of the schema.
