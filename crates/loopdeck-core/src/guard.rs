@@ -39,9 +39,11 @@ pub fn caught<T>(work: impl FnOnce() -> T) -> Result<T, String> {
 /// (a front end's panic hook leaves them alone).
 pub const WORKER: &str = "loopdeck-worker";
 
-/// Is this thread a [`WORKER`]?
+/// Is this thread a [`WORKER`], or the fleet's thread (other hosts'
+/// ssh; each host's work there is contained with [`caught`])? A panic
+/// there is the thread's, never the terminal's.
 pub fn on_worker() -> bool {
-    thread::current().name() == Some(WORKER)
+    matches!(thread::current().name(), Some(n) if n == WORKER || n == crate::fleet::THREAD)
 }
 
 /// Run `f` and give its answer, or the panic's message as `"what: why"`
