@@ -467,6 +467,20 @@ impl fmt::Display for RootError {
     }
 }
 
+/// The local roots when other hosts may be watched: [`roots`], except
+/// that with hosts and no root named (command line or config) this
+/// machine's current directory is not read unasked.
+pub fn local_roots(
+    roots: &[PathBuf],
+    config: &Config,
+    hosts: &[loopdeck_core::fleet::HostSpec],
+) -> Result<Vec<PathBuf>, RootError> {
+    if roots.is_empty() && config.roots.is_empty() && !hosts.is_empty() {
+        return Ok(Vec::new());
+    }
+    self::roots(roots, config)
+}
+
 /// The roots a command works on: those given on the command line (each
 /// must be a directory: a mistake there is a usage error), else the
 /// config's (one that is missing or unreadable does not stop the others:

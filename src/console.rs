@@ -55,13 +55,7 @@ pub fn settings(global: &Global, roots: &[PathBuf]) -> Result<Settings, String> 
     // A configured root that is gone is a problem of the run (shown with
     // the projects), not a reason to refuse the others.
     let hosts = config::hosts(global, &cfg)?;
-    // Other hosts and no local root named anywhere: this machine's
-    // current directory is not watched unasked.
-    let roots = if roots.is_empty() && cfg.roots.is_empty() && !hosts.is_empty() {
-        Vec::new()
-    } else {
-        config::roots(roots, &cfg).map_err(|e| e.to_string())?
-    };
+    let roots = config::local_roots(roots, &cfg, &hosts).map_err(|e| e.to_string())?;
     let n = &cfg.notify;
     Ok(Settings {
         roots,

@@ -287,3 +287,58 @@ fn twenty_hosts_at_once() {
     });
     fleet.stop();
 }
+
+/// `loopdeck watch --host …`: this machine's feed, then every host's own
+/// lines with its name after `type` (its snapshot, its changes), and a
+/// `host` line for each state; a host that refuses the key is a `host`
+/// line with ssh's words, and the others still flow.
+#[test]
+fn watch_relays_every_hosts_lines_with_its_name() {
+    let sshd = Sshd::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let r1 = root(tmp.path(), "r1", &["prd-master/fba-smart-restock"]);
+    let local = root(tmp.path(), "local", &["gsd/paused-waiting"]);
+    let config = tmp.path().join("config.toml");
+    std::fs::write(
+        &config,
+        Sshd::config_toml(&[sshd.host("h1", &[&r1]), sshd.host("badkey", &[&r1])]),
+    )
+    .unwrap();
+    let mut cmd = common::feed::command(&local);
+    cmd.arg("--config").arg(&config);
+    let mut feed = common::feed::Feed::spawn(cmd);
+    let mine = feed.wait_for("the local snapshot", |v| {
+        v["type"] == "snapshot" && v.get("host").is_none()
+    });
+    assert_eq!(mine["projects"].as_array().unwrap().len(), 1);
+    let theirs = feed.wait_for("h1's snapshot", |v| {
+        v["type"] == "snapshot" && v["host"] == "h1"
+    });
+    let keys: Vec<&str> = theirs
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(&keys[..3], ["schema_version", "type", "host"]);
+    assert_eq!(theirs["projects"][0]["name"], "fba-smart-restock");
+    feed.wait_for("h1 live", |v| {
+        v["type"] == "host" && v["host"] == "h1" && v["state"] == "live"
+    });
+    let refused = feed.wait_for("badkey failed", |v| {
+        v["type"] == "host" && v["host"] == "badkey" && v["state"] == "failed"
+    });
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("Permission denied"),
+        "{refused}"
+    );
+    rename_prd(&r1.join("fba-smart-restock"), "relayed-change");
+    feed.wait_for("h1's change", |v| {
+        v["host"] == "h1"
+            && v["type"] == "project_changed"
+            && v["project"]["name"] == "relayed-change"
+    });
+}

@@ -286,7 +286,8 @@ pub fn run(
     // own ssh, in a thread) and the local roots read meanwhile.
     let fleet = |roots: &[PathBuf], command: &'static str, changed: bool, err: &mut dyn Write| {
         let hosts = config::hosts(global, &config).map_err(|e| usage(err, &e))?;
-        let local = local_roots(roots, &config, &hosts).map_err(|e| usage(err, &e.to_string()))?;
+        let local =
+            config::local_roots(roots, &config, &hosts).map_err(|e| usage(err, &e.to_string()))?;
         let flags = hosts::Flags {
             now: global.now.and_then(|n| rfc3339(Some(n))),
             readonly: global.readonly || config.readonly,
@@ -558,17 +559,6 @@ pub fn run(
 /// The local roots of `list`, `inbox`, `check`: as [`config::roots`]
 /// says, except that with hosts and no root given or configured, none (the
 /// hosts alone are read, not `.`).
-fn local_roots(
-    roots: &[PathBuf],
-    config: &Config,
-    hosts: &[loopdeck_core::fleet::HostSpec],
-) -> Result<Vec<PathBuf>, config::RootError> {
-    if roots.is_empty() && config.roots.is_empty() && !hosts.is_empty() {
-        return Ok(Vec::new());
-    }
-    config::roots(roots, config)
-}
-
 /// How far `status` climbs from its directory, as GSD's hook does.
 const STATUS_CLIMB: usize = 10;
 

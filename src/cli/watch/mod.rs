@@ -92,6 +92,7 @@
 
 mod lines;
 mod queue;
+mod relay;
 
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
@@ -112,6 +113,7 @@ use crate::model::text::sanitize_line;
 use crate::model::{Format, Project, sort_newest_first, wire};
 use crate::options::Global;
 use lines::Body;
+use loopdeck_core::fleet;
 use loopdeck_core::follow::{Engine, Liveness, Reading, Sink, Update};
 use queue::{Msg, Queue};
 
@@ -589,7 +591,18 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<i32> {
-    let roots = match crate::config::roots(roots, config) {
+    let hosts = match crate::config::hosts(global, config) {
+        Ok(h) => h,
+        Err(e) => {
+            let _ = writeln!(err, "loopdeck: {}", sanitize_line(&e));
+            return Ok(EXIT_USAGE);
+        }
+    };
+    if model.is_some() && !hosts.is_empty() {
+        let _ = writeln!(err, "loopdeck: {}", crate::t!("cli.watch.model_no_hosts"));
+        return Ok(EXIT_USAGE);
+    }
+    let roots = match crate::config::local_roots(roots, config, &hosts) {
         Ok(r) => r,
         Err(e) => {
             let _ = writeln!(err, "loopdeck: {}", sanitize_line(&e.to_string()));
@@ -612,6 +625,25 @@ pub fn run(
         }),
         &crate::config::watch_options(config),
     );
+    // Other hosts: their own feeds, relayed line by line (`relay`). The
+    // fleet's ssh children end with this run (its drop kills them).
+    let to_queue = rx.clone();
+    let _fleet = if hosts.is_empty() {
+        None
+    } else {
+        let options = fleet::RunOptions {
+            feed: fleet::Feed::Raw,
+            ..fleet::RunOptions::default()
+        };
+        let sink = fleet::Sink::from_fn(move |e| to_queue.push(Msg::Host(Box::new(e))));
+        match fleet::start(hosts, options, sink) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                let _ = writeln!(err, "loopdeck: {}", sanitize_line(&e.to_string()));
+                return Ok(EXIT_USAGE);
+            }
+        }
+    };
     let first_seen_dir = loopdeck_core::memory::state_dir();
     let out = &mut Out {
         inner: out,
@@ -667,6 +699,12 @@ pub fn run(
         let now = Instant::now();
         match msg {
             Msg::Stop => return Ok(EXIT_OK),
+            Msg::Host(e) => {
+                if let Some(line) = relay::line(&e) {
+                    relayed(out, json, &line)?;
+                }
+            }
+            Msg::HostGap(host, n) => relayed(out, json, &relay::gap(&host, n))?,
             Msg::Feed(m) => match engine.handle(m, now) {
                 Some(Update::Reading(reading)) => feed.read(reading, out)?,
                 Some(Update::RootProblems(p)) => feed.problems(p, out)?,
@@ -681,6 +719,16 @@ pub fn run(
         }
         beat(&feed, out)?;
     }
+}
+
+/// Write one relayed line (JSON, or in plain words).
+fn relayed(out: &mut Out<'_>, json: bool, line: &serde_json::Value) -> io::Result<()> {
+    if json {
+        super::json::line(out, line)?;
+    } else {
+        out.write_all(relay::plain(line).as_bytes())?;
+    }
+    out.flush()
 }
 
 /// Send a `heartbeat` if one is due.

@@ -23,7 +23,9 @@ use std::path::PathBuf;
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
+use loopdeck_core::fleet::HostEvent;
 use loopdeck_core::follow::{self as watch, Liveness};
+use loopdeck_core::model::HostName;
 
 /// Distinct changed paths kept while the loop is busy; past this, the
 /// next reading reads everything (which is what so many changes cost
@@ -34,6 +36,10 @@ pub const MAX_PATHS: usize = 1024;
 #[derive(Debug)]
 pub enum Msg {
     Feed(watch::Msg),
+    /// A line or a state change of another host (`watch --host`).
+    Host(Box<HostEvent>),
+    /// That many of a host's lines were dropped: the reader fell behind.
+    HostGap(HostName, usize),
     /// A signal asked the run to end, or the reader went away.
     Stop,
 }
@@ -53,7 +59,14 @@ struct State {
     liveness: Option<Liveness>,
     /// Readings and root problems, in the order they came.
     rest: VecDeque<watch::Msg>,
+    /// Other hosts' lines, in the order they came; at most
+    /// [`MAX_HOST_LINES`], the oldest dropped (and counted) beyond.
+    hosts: VecDeque<HostEvent>,
+    dropped: Vec<(HostName, usize)>,
 }
+
+/// Other hosts' lines kept for a reader that falls behind.
+const MAX_HOST_LINES: usize = 10_000;
 
 /// A queue that merges what can be merged; see the module's doc.
 #[derive(Default)]
@@ -90,6 +103,18 @@ impl Queue {
             }
             Msg::Feed(watch::Msg::Liveness(l)) => s.liveness = Some(l),
             Msg::Feed(other) => s.rest.push_back(other),
+            Msg::Host(e) => {
+                s.hosts.push_back(*e);
+                if s.hosts.len() > MAX_HOST_LINES
+                    && let Some(lost) = s.hosts.pop_front()
+                {
+                    match s.dropped.iter_mut().find(|(h, _)| *h == lost.host) {
+                        Some((_, n)) => *n += 1,
+                        None => s.dropped.push((lost.host, 1)),
+                    }
+                }
+            }
+            Msg::HostGap(..) => {}
         }
         drop(s);
         self.ready.notify_one();
@@ -117,6 +142,13 @@ impl Queue {
             }
             if let Some(m) = s.rest.pop_front() {
                 return Some(Msg::Feed(m));
+            }
+            if !s.dropped.is_empty() {
+                let (host, n) = s.dropped.remove(0);
+                return Some(Msg::HostGap(host, n));
+            }
+            if let Some(e) = s.hosts.pop_front() {
+                return Some(Msg::Host(Box::new(e)));
             }
             s = match deadline {
                 None => self.ready.wait(s).unwrap_or_else(|e| e.into_inner()),
