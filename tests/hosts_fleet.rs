@@ -342,3 +342,56 @@ fn watch_relays_every_hosts_lines_with_its_name() {
             && v["project"]["name"] == "relayed-change"
     });
 }
+
+/// `show HOST:DIR`: the host's own `show`, its JSON with `"host"` after
+/// `schema_version` and otherwise what `show` gives here for the same
+/// directory; the plain view under a `host` line. A host that cannot be
+/// reached is exit 1 with ssh's words.
+#[test]
+fn show_names_a_hosts_project() {
+    let sshd = Sshd::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let r1 = root(tmp.path(), "r1", &["prd-master/fba-smart-restock"]);
+    let dir = r1.join("fba-smart-restock");
+    let config = tmp.path().join("config.toml");
+    std::fs::write(
+        &config,
+        Sshd::config_toml(&[sshd.host("h1", &[&r1]), sshd.host("badkey", &[&r1])]),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = common::loopdeck()
+            .args(["--config"])
+            .arg(&config)
+            .args(args)
+            .args(["--now", common::NOW])
+            .output()
+            .unwrap();
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+            out.status.code(),
+        )
+    };
+    let remote = format!("h1:{}", dir.display());
+    let (text, _, code) = run(&["show", &remote, "--json"]);
+    assert_eq!(code, Some(0));
+    let mut there: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let keys: Vec<String> = there.as_object().unwrap().keys().take(2).cloned().collect();
+    assert_eq!(keys, ["schema_version", "host"]);
+    assert_eq!(there["host"], "h1");
+    there.as_object_mut().unwrap().remove("host");
+    let (here, _, _) = run(&["show", dir.to_str().unwrap(), "--json"]);
+    let here: serde_json::Value = serde_json::from_str(&here).unwrap();
+    assert_eq!(there, here);
+    let (plain, _, code) = run(&["show", &remote]);
+    assert_eq!(code, Some(0));
+    assert!(plain.starts_with("host       h1\n"), "{plain}");
+    assert!(plain.contains("fba-smart-restock"), "{plain}");
+    let (_, said, code) = run(&["show", &format!("badkey:{}", dir.display())]);
+    assert_eq!(code, Some(1));
+    assert!(
+        said.contains("host badkey: ") && said.contains("Permission denied"),
+        "{said}"
+    );
+}

@@ -103,5 +103,8 @@ fn the_console_follows_hosts_and_decides_on_one() {
     t.keys(&["w"]);
     t.wait_for("wrote");
     let written = fs::read_to_string(remote.join("far-restock/state.json")).unwrap();
-    assert!(written.contains("decided over ssh; it's $(id)"), "{written}");
+    assert!(
+        written.contains("decided over ssh; it's $(id)"),
+        "{written}"
+    );
 }

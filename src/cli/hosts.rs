@@ -30,6 +30,7 @@ use super::table;
 use super::views::{
     AnsweredRow, CheckRow, CheckSummary, CheckView, InboxRow, Row, SCHEMA_VERSION, StallRow,
 };
+use crate::model::text::sanitize_line;
 use crate::model::{Finding, Format, HostName, InboxKind, Level, Phrase, Problem};
 use loopdeck_core::fleet::HostSpec;
 use loopdeck_core::fleet::ssh::{self, Arg};
@@ -794,4 +795,69 @@ pub(super) fn write_check(
     };
     out.write_all(table::check(&view).as_bytes())?;
     Ok((problems, failed))
+}
+
+/// `show HOST:DIR`: the host's project at `dir`, as that host's
+/// `loopdeck show DIR` gives it: JSON with `"host"` after
+/// `schema_version`, or the plain view under a `host` line, made safe
+/// again here (it is another machine's text). `Err`: why, as ssh or the
+/// remote said it.
+pub(super) fn show(
+    host: &HostSpec,
+    dir: &str,
+    json_out: bool,
+    now: Option<&str>,
+) -> Result<(String, i32), String> {
+    let mut args = vec![Arg::Word("show"), Arg::Path(dir)];
+    if json_out {
+        args.push(Arg::Word("--json"));
+    }
+    if let Some(now) = now {
+        args.extend([Arg::Word("--now"), Arg::Word(now)]);
+    }
+    let out = Command::new("ssh")
+        .args(ssh::argv(host, &args))
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run ssh: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = stderr
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .map(|l| l.chars().take(MAX_REASON_CHARS).collect::<String>());
+    let code = out.status.code().unwrap_or(-1);
+    if !(code == 0 || code == 1) || out.stdout.is_empty() {
+        return Err(last.unwrap_or_else(|| format!("ssh exited with {code}")));
+    }
+    if !json_out {
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut shown = format!("host       {}\n", sanitize_line(&host.name));
+        for line in text.lines() {
+            shown.push_str(&sanitize_line(line));
+            shown.push('\n');
+        }
+        return Ok((shown, code));
+    }
+    let v: Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("its reply is not JSON ({e})"))?;
+    let Value::Object(sent) = v else {
+        return Err("its reply is not a JSON object".to_owned());
+    };
+    if sent.get("schema_version") != Some(&Value::from(SCHEMA_VERSION)) {
+        return Err(format!(
+            "its loopdeck answers another schema_version, this one reads {SCHEMA_VERSION} (install the same loopdeck there)"
+        ));
+    }
+    let mut tagged = Map::with_capacity(sent.len() + 1);
+    for (k, v) in sent {
+        let first = k == "schema_version";
+        tagged.insert(k, v);
+        if first {
+            tagged.insert("host".to_owned(), Value::String(host.name.to_string()));
+        }
+    }
+    let mut buf = Vec::new();
+    json::write(&mut buf, &Value::Object(tagged)).map_err(|e| e.to_string())?;
+    Ok((String::from_utf8_lossy(&buf).into_owned(), code))
 }

@@ -67,6 +67,8 @@ pub enum Command {
         changed: bool,
     },
     /// One project in full: resume card, frontier, findings.
+    /// `HOST:DIR` shows a configured host's project (its own loopdeck
+    /// reads it, over ssh).
     Show {
         /// The project's directory, or any directory inside it.
         #[arg(value_name = "PROJECT_DIR")]
@@ -486,6 +488,25 @@ pub fn run(
             return Ok(report(&found.problems, err));
         }
         Command::Show { project_dir, json } => {
+            // `HOST:DIR`, HOST a configured host and no such local path:
+            // that host's project, shown by its own loopdeck.
+            if let Some((host, dir)) = remote_project(project_dir, global, &config) {
+                let now = global.now.and_then(|n| rfc3339(Some(n)));
+                return Ok(match hosts::show(&host, &dir, *json, now.as_deref()) {
+                    Ok((text, code)) => {
+                        out.write_all(text.as_bytes())?;
+                        code
+                    }
+                    Err(why) => {
+                        let _ = writeln!(
+                            err,
+                            "loopdeck: {}",
+                            sanitize_line(&format!("host {}: {why}", host.name))
+                        );
+                        EXIT_FINDINGS
+                    }
+                });
+            }
             let mut p = match project_for_show(project_dir, &config) {
                 Ok(p) => p,
                 Err((code, msg)) => {
@@ -694,6 +715,23 @@ fn seen_memory(
         crate::model::seen::Memory::new(std::env::current_dir().unwrap_or_default(), saved);
     memory.refresh(projects, true);
     memory
+}
+
+/// `HOST:DIR` names host HOST's project at DIR when HOST is a configured
+/// host and no such path exists here.
+fn remote_project(
+    arg: &Path,
+    global: &Global,
+    config: &Config,
+) -> Option<(loopdeck_core::fleet::HostSpec, String)> {
+    if arg.exists() {
+        return None;
+    }
+    let text = arg.to_str()?;
+    let (name, dir) = text.split_once(':')?;
+    let hosts = config::hosts(global, config).ok()?;
+    let host = hosts.into_iter().find(|h| &*h.name == name)?;
+    (!dir.is_empty()).then(|| (host, dir.to_owned()))
 }
 
 fn project_for_show(dir: &Path, config: &Config) -> Result<Project, (i32, String)> {

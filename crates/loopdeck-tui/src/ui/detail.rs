@@ -53,7 +53,7 @@ pub(super) fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
         after.push_str(&format!(" {filter}"));
     }
     let name_room = room.saturating_sub(width(&before) + width(&after) + 1);
-    let head = format!("{before}{}{after}", truncate(&clean(&p.name), name_room));
+    let head = format!("{before}{}{after}", truncate(&clean(&p.label()), name_room));
     let head = truncate(&head, room).into_owned();
     let path = clean(&p.path.to_string_lossy()).into_owned();
     let left = room.saturating_sub(width(&head) + 4);
