@@ -67,13 +67,15 @@ class Console:
     """The console on a pty of W x H; its output is read all the time (a
     terminal that stops reading would stall it)."""
 
-    def __init__(self, binary, ws):
+    def __init__(self, binary, ws, args=None):
+        """`binary ws`, or `binary ARGS...` (the state directory in ws)."""
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             os.environ["NO_COLOR"] = "1"
             os.environ["TERM"] = "xterm-256color"
             os.environ["XDG_STATE_HOME"] = os.path.join(ws, ".state")
-            os.execv(binary, [binary, ws])
+            os.environ["XDG_CONFIG_HOME"] = os.path.join(ws, ".no-config")
+            os.execv(binary, [binary] + (args if args is not None else [ws]))
         fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", H, W, 0, 0))
         self.lock = threading.Lock()
         self.chunks = []  # (time, bytes), the recent ones
