@@ -22,7 +22,7 @@ Rows:
                 hung host): seconds until the header says `h1 stale`, and
                 the latency of writes on h2 meanwhile
 """
-import argparse, os, shutil, signal, socket, subprocess, sys, tempfile, time
+import argparse, os, re, shutil, signal, socket, subprocess, sys, tempfile, time, unicodedata
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import live  # noqa: E402  (the pty console, the generator, /proc readers)
@@ -143,7 +143,9 @@ def latency(con, roots, writes, on=1):
     path = os.path.join(roots[on - 1], "prd", "p00000", "state.json")
     got, missed = [], 0
     for i in range(writes):
-        token = ("AAAAAAAA" if i % 2 else "BBBBBBBB") + f"{on:02d}"
+        # Two names that differ in every character: a frame's diff draws
+        # the whole name, so the token is in the output as one run.
+        token = "AAAAAAAAAAAA" if i % 2 else "BBBBBBBBBBBB"
         t0 = time.monotonic()
         live.rewrite(path, token)
         t = con.seen_after(token.encode(), t0, 5.0)
@@ -158,8 +160,78 @@ def latency(con, roots, writes, on=1):
     return {"median": live.pct(got, 50), "p95": live.pct(got, 95), "missed": missed}
 
 
+def screen_text(con):
+    """What the console drew so far, escapes dropped (for a failure)."""
+    with con.lock:
+        data = b"".join(b for _, b in con.chunks)
+    text = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b" ", data).decode("utf-8", "replace")
+    at = text.find("panicked")
+    at = text.find("Error:") if at < 0 else at
+    return text[max(0, at - 500):at + 1500] if at >= 0 else text[-3000:]
+
+
+class Screen:
+    """The cells a console drew, from its output: cursor moves (CSI r;c H)
+    and text; other escapes skipped. Enough to read a row whole, which a
+    frame's diff draws a few cells at a time."""
+
+    CSI = re.compile(rb"\x1b\[([0-9;?]*)([A-Za-z])")
+
+    def __init__(self):
+        self.cells, self.row, self.col = {}, 1, 1
+
+    def feed(self, data):
+        text = data.decode("utf-8", "replace")
+        i = 0
+        while i < len(text):
+            c = text[i]
+            if c == "\x1b":
+                m = self.CSI.match(text[i:].encode("utf-8", "replace"))
+                if m:
+                    args, cmd = m.group(1).decode(), m.group(2).decode()
+                    if cmd == "H":
+                        parts = (args.split(";") + ["1", "1"])[:2]
+                        self.row, self.col = int(parts[0] or 1), int(parts[1] or 1)
+                    elif cmd == "J" and args in ("2", "3"):
+                        self.cells.clear()
+                    i += len(m.group(0).decode("utf-8", "replace"))
+                    continue
+                i += 1
+                continue
+            if c in "\r\n":
+                i += 1
+                continue
+            self.cells[(self.row, self.col)] = c
+            self.col += 2 if unicodedata.east_asian_width(c) in "WF" else 1
+            i += 1
+
+    def line(self, row):
+        cols = [c for (r, c) in self.cells if r == row]
+        return "".join(self.cells.get((row, c), " ") for c in range(1, max(cols, default=0) + 1))
+
+
+def header(con):
+    """The console's first row as drawn so far."""
+    screen = Screen()
+    with con.lock:
+        for _, b in con.chunks:
+            screen.feed(b)
+    return screen.line(1)
+
+
+def shown(con, token, timeout):
+    """Wait until the header shows `token` (read from the cells drawn)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if token in header(con):
+            return True
+        time.sleep(0.5)
+    return False
+
+
 def measure(con, roots, n, writes, idle_secs, fleet_pids=None):
-    live.wait_loaded(con, n, timeout=300)
+    if not shown(con, f"{n} projects", 300):
+        sys.exit(f"never saw '{n} projects'; the header: {header(con)}\n{screen_text(con)}")
     time.sleep(5.0)
     pids = [con.pid] + (fleet_pids() if fleet_pids else [])
     c0, f0, t0 = live.cpu_seconds(con.pid), cpu_of(pids), time.monotonic()
@@ -200,15 +272,17 @@ def main():
         # Baseline: the same projects, local.
         base_ws = os.path.join(tmp, "base")
         os.makedirs(base_ws)
+        print("  (the local console)", flush=True)
         local = live.Console(binary, base_ws, roots)
         b = measure(local, roots, n, args.writes, args.idle)
         local.stop()
         # The hosts console: no local root, every project over ssh.
         hosts_ws = os.path.join(tmp, "hostsws")
         os.makedirs(hosts_ws)
+        print("  (the hosts console)", flush=True)
         con = live.Console(binary, hosts_ws, ["--config", cfg])
         fleet = lambda: descendants(con.pid) + descendants(sshd.proc.pid)
-        if con.seen_after(f"{args.hosts} hosts live".encode(), 0, 300) is None:
+        if not shown(con, f"{args.hosts} hosts live", 300):
             sys.exit("the hosts never all went live")
         h = measure(con, roots, n, args.writes, args.idle, fleet)
 
@@ -236,8 +310,12 @@ def main():
             os.kill(p, signal.SIGSTOP)
         t0 = time.monotonic()
         during = latency(con, roots, 10, on=2)
-        seen = con.seen_after(b"h1 stale", t0, 60)
-        stale = None if seen is None else seen - t0
+        stale = None
+        while time.monotonic() - t0 < 60:
+            if "h1 stale" in header(con):
+                stale = time.monotonic() - t0
+                break
+            time.sleep(0.25)
         for p in watch:
             try:
                 os.kill(p, signal.SIGCONT)

@@ -90,6 +90,13 @@ class Console:
                 return
             if not b:
                 return
+            # A terminal answers a cursor-position query (crossterm asks
+            # one on a full redraw, Ctrl-L): so does this one.
+            if b"\x1b[6n" in b:
+                try:
+                    os.write(self.fd, b"\x1b[1;1R")
+                except OSError:
+                    pass
             with self.lock:
                 self.chunks.append((time.monotonic(), b))
                 self.total += len(b)
