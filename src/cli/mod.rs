@@ -230,6 +230,9 @@ pub fn suggest_command(word: &str) -> Option<String> {
     let word = word.to_lowercase();
     Cli::command()
         .get_subcommands()
+        // A hidden command (`call`, for another machine's console) is
+        // never suggested.
+        .filter(|c| !c.is_hide_set())
         .map(|c| c.get_name().to_owned())
         .filter(|name| name != "help")
         .map(|name| (edit_distance(&word, &name), name))

@@ -80,7 +80,6 @@ pub enum Op {
         #[serde(with = "format_name")]
         format: Format,
         /// The decision.
-        #[serde(deserialize_with = "lenient_verb")]
         verb: Verb,
         /// (file, sha256) of the files as the console showed them (a dry
         /// run's `read` in [`Answer::Done`]): every one the decision reads
@@ -401,6 +400,19 @@ pub fn call_over_ssh(host: &HostSpec, ssh_program: &str, call: &Call) -> Answer 
                 .rfind(|l| !l.is_empty())
                 .map(|l| sanitize_line(l).into_owned());
             let code = status.ok().and_then(|s| s.code());
+            // A write sent, and no answer for a reason other than ssh
+            // failing to connect: it may have been made there. Never
+            // retried as if nothing happened.
+            let connected = !CONNECT_FAILURES.iter().any(|m| stderr.contains(m));
+            if !call.dry_run && connected {
+                return Answer::Failed {
+                    why: Why::Partial,
+                    message: format!(
+                        "{name}: no answer after the decision was sent ({}): it may have been made there; its next reading shows it, and `loopdeck audit` there lists it",
+                        last.as_deref().unwrap_or("the link dropped")
+                    ),
+                };
+            }
             Answer::refused(match (last, stdout.is_empty()) {
                 (Some(line), _) => format!("{name}: {line}"),
                 (None, true) => match code {
@@ -414,6 +426,19 @@ pub fn call_over_ssh(host: &HostSpec, ssh_program: &str, call: &Call) -> Answer 
         }
     }
 }
+
+/// What ssh says when it never reached the remote command: a call that
+/// failed so was never run there.
+const CONNECT_FAILURES: [&str; 8] = [
+    "Permission denied",
+    "Could not resolve hostname",
+    "Connection refused",
+    "Connection timed out",
+    "No route to host",
+    "Network is unreachable",
+    "Host key verification failed",
+    "command not found",
+];
 
 /// The last `keep` bytes `r` gives, read to its end.
 fn tail(mut r: impl Read, keep: usize) -> io::Result<Vec<u8>> {
@@ -464,20 +489,6 @@ mod format_name {
                 ))
             })
     }
-}
-
-/// A [`Verb`] as it serializes: `answer`'s `key_decision` is left out
-/// when false, so it reads as false when absent.
-fn lenient_verb<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Verb, D::Error> {
-    use serde::de::Error as _;
-    let mut value = serde_json::Value::deserialize(d)?;
-    if let Some(obj) = value.as_object_mut()
-        && obj.get("verb").and_then(serde_json::Value::as_str) == Some("answer")
-        && !obj.contains_key("key_decision")
-    {
-        obj.insert("key_decision".to_owned(), false.into());
-    }
-    Verb::deserialize(value).map_err(D::Error::custom)
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ pub enum Verb {
         text: String,
         /// PRD-master: also record the answer as a key decision
         /// (`key_decisions_made`).
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         key_decision: bool,
         /// Why, recorded with the key decision.
         #[serde(skip_serializing_if = "Option::is_none")]
