@@ -237,10 +237,19 @@ def measure(con, roots, n, writes, idle_secs, fleet_pids=None):
     c0, f0, t0 = live.cpu_seconds(con.pid), cpu_of(pids), time.monotonic()
     time.sleep(idle_secs)
     c1, f1, t1 = live.cpu_seconds(con.pid), cpu_of(pids), time.monotonic()
+    others = [p for p in pids if p != con.pid]
+    rss_others = 0.0
+    for p in others:
+        try:
+            rss_others += live.rss_mib(p)
+        except OSError:
+            pass
     out = {
         "idle": (c1 - c0) / (t1 - t0) * 100,
         "idle_all": (f1 - f0) / (t1 - t0) * 100,
         "rss": live.rss_mib(con.pid),
+        "procs": len(others),
+        "rss_others": rss_others,
     }
     out.update(latency(con, roots, writes, on=len(roots)))
     return out
@@ -299,6 +308,8 @@ def main():
         row("write on a host -> screen, p95 (ms)", h["p95"], b["p95"], "")
         row("resident memory, the console (MiB)", h["rss"], b["rss"], "")
         print(f"  missed (no frame within 5 s): over ssh {h['missed']}, local {b['missed']}")
+        print(f"  the fleet: {h['procs']} processes (ssh clients, sshd sessions, shells, remote "
+              f"watches), {h['rss_others']:.1f} MiB resident together")
 
         # A dead host: stop h1's remote watch (a hung machine).
         watch = [p for p in descendants(sshd.proc.pid)
