@@ -112,7 +112,7 @@ fn a_snapshot_then_live_changes_and_a_reconnect_after_the_link_dies() {
     };
     // Exactly what this machine reads of the same root (the remote is
     // this machine here), every field; the host is the receiver's.
-    let mut local = loopdeck_core::read::discover(&[r1.clone()]).projects;
+    let mut local = loopdeck_core::read::discover(std::slice::from_ref(&r1)).projects;
     for p in &mut local {
         p.host = Some("h1".into());
     }

@@ -153,8 +153,7 @@ impl Model {
     ) -> Vec<Effect> {
         let in_scope = |p: &Project| {
             p.host.is_none()
-                && (dirs.iter().any(|d| *d == p.path)
-                    || trees.iter().any(|t| p.path.starts_with(t)))
+                && (dirs.contains(&p.path) || trees.iter().any(|t| p.path.starts_with(t)))
         };
         self.absorb_scoped(in_scope, fresh)
     }

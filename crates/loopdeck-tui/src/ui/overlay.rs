@@ -299,16 +299,6 @@ pub(super) fn palette(m: &View, f: &mut Frame, area: Rect) {
     );
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn keys_that_fill_their_column_keep_a_space_before_the_words() {
-        assert_eq!(super::keys("g Home"), " g Home  ");
-        assert_eq!(super::keys("^Q M-x F"), " ^Q M-x F ");
-        assert_eq!(super::keys("^Q M-x F10"), " ^Q M-x F10 ");
-    }
-}
-
 /// The hosts view (`H`): each host, where its feed is, and for one that
 /// is not live, why and what will resolve it.
 pub(super) fn hosts(m: &View, f: &mut Frame, area: Rect) {
@@ -445,4 +435,14 @@ pub(super) fn hosts(m: &View, f: &mut Frame, area: Rect) {
             .block(block(m, format!(" {title} "), true)),
         area,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn keys_that_fill_their_column_keep_a_space_before_the_words() {
+        assert_eq!(super::keys("g Home"), " g Home  ");
+        assert_eq!(super::keys("^Q M-x F"), " ^Q M-x F ");
+        assert_eq!(super::keys("^Q M-x F10"), " ^Q M-x F10 ");
+    }
 }
