@@ -1,6 +1,7 @@
 //! Decisions on another machine's project: the console runs that
 //! machine's loopdeck over the user's `ssh` (`loopdeck call`), writes one
-//! JSON [`Call`] on its stdin and reads one JSON [`Answer`] on its stdout.
+//! JSON [`Call`](crate::decide::remote::Call) on its stdin and reads one
+//! JSON [`Answer`](crate::decide::remote::Answer) on its stdout.
 //!
 //! User text (an answer, a reason) never goes on the remote command line:
 //! ssh joins its arguments into one string that the remote shell parses
@@ -11,7 +12,8 @@
 //! run, and exits as they do (0 done, 1 refused, 2 a bad call, 3 changed
 //! on disk or locked, 4 written in part). The answer carries what the
 //! console's confirm dialog needs (a dry run's diffs and what it read),
-//! what its conflict handling needs ([`Why::Changed`]) and the audit id
+//! what its conflict handling needs
+//! ([`Why::Changed`](crate::decide::remote::Why::Changed)) and the audit id
 //! an undo takes.
 //!
 //! ```json

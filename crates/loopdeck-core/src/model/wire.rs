@@ -227,7 +227,7 @@ impl WireAddress {
 }
 
 /// An address naming a verb this build does not know is an error (see
-/// [`de_opt_address`] for where it is dropped instead).
+/// `de_opt_address` for where it is dropped instead).
 impl<'de> Deserialize<'de> for Address {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Address, D::Error> {
         let w = WireAddress::deserialize(d)?;
