@@ -49,6 +49,9 @@ pub(super) fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
         crate::app::Freshness::Rereading => after.push_str(crate::t!("panes.detail.rereading")),
         crate::app::Freshness::Gone => after.push_str(crate::t!("panes.detail.gone")),
     }
+    if crate::app::hosts::is_stale(m, p) {
+        after.push_str(crate::t!("panes.detail.host_not_live"));
+    }
     if let Some(filter) = m.filter_label(m.tab) {
         after.push_str(&format!(" {filter}"));
     }

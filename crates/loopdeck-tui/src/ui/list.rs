@@ -251,6 +251,12 @@ fn project_row<'a>(m: &View, i: usize, cols: &[u16]) -> Row<'a> {
             mark.push_str(crate::t!("ui.list.gone"));
         }
     }
+    // Another host's project while its feed is not live: as of its last
+    // line, maybe no longer so.
+    if crate::app::hosts::is_stale(m, p) {
+        mark.push(' ');
+        mark.push_str(crate::t!("ui.list.host_not_live"));
+    }
     // Changed since you looked: a mark before the name.
     let changed = if m.seen.changed(p) { "• " } else { "" };
     // Measured as drawn: safe first, then cut.

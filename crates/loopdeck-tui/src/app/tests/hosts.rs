@@ -308,6 +308,13 @@ fn deciding_on_a_read_only_or_unlinked_host_is_refused_with_the_fix() {
             }),
         },
     );
+    // Its rows say they may be old.
+    let list = screen(&m, 140, 20);
+    assert!(list.contains("(host not live)"), "{list}");
+    assert!(
+        list.contains("build-1 · beta · prd-master · as of its host's last line (H)"),
+        "{list}"
+    );
     update(&mut m, key('i'));
     update(&mut m, key('a'));
     let said = m.status.clone().unwrap_or_default();
