@@ -19,26 +19,12 @@ pub struct Global {
     /// (~/.config/loopdeck/config.toml); it must exist.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Also read another machine's projects over ssh (`list`, `inbox`,
-    /// `check`); repeat it for more hosts.
-    ///
-    /// `NAME=[USER@]HOST[:PORT]:ROOT`, e.g. `build1=ops@build1:~/work` or
-    /// `lab=[::1]:2222:/srv/agents`: ROOT is everything after the first ':'
-    /// followed by '/' or '~', a path on that machine (`~/` is its home).
-    /// The same NAME again adds a root there. The system `ssh` (your
-    /// ~/.ssh/config, agent and keys; never a password prompt) runs
-    /// `loopdeck list|inbox|check ROOT... --json` there, found on that
-    /// machine's PATH. A `[[host]]` table of the config with the same name
-    /// gives its `command` (the remote loopdeck's path) and `ssh_args`
-    /// (`-J`, `-F`...); this option replaces its destination and roots.
-    /// Each row from a host says its `host` (the tables show `NAME · id`);
-    /// a host that cannot be read is a problem of the run, `host NAME:
-    /// why` (exit 1), and the others are still shown. Without a ROOT on
-    /// the command line or in the config, only the hosts are read.
+    /// Another machine's root over ssh, as NAME=[USER@]HOST[:PORT]:ROOT
+    /// (repeatable; the console, list, inbox, check, show NAME:DIR, watch).
     #[arg(
         long = "host",
         global = true,
-        value_name = "NAME=[USER@]HOST[:PORT]:ROOT",
+        value_name = "NAME=HOST:ROOT",
         value_parser = crate::config::parse_host_arg
     )]
     pub hosts: Vec<crate::config::HostArg>,
