@@ -19,7 +19,7 @@ pub struct Global {
     /// (~/.config/loopdeck/config.toml); it must exist.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Another machine's root over ssh, as NAME=[USER@]HOST[:PORT]:ROOT
+    /// Another machine's root over ssh, as `NAME=[USER@]HOST[:PORT]:ROOT`
     /// (repeatable; the console, list, inbox, check, show NAME:DIR, watch).
     #[arg(
         long = "host",
