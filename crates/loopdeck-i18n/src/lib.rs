@@ -186,7 +186,8 @@ pub enum Entry {
 }
 
 impl Entry {
-    fn texts(&self) -> Vec<&str> {
+    /// Its text, or both plural forms.
+    pub fn texts(&self) -> Vec<&str> {
         match self {
             Entry::Text(t) => vec![t],
             Entry::Plural { one, other } => vec![one, other],
@@ -350,8 +351,9 @@ pub fn fill(template: &str, args: &[(&str, &dyn Display)]) -> String {
     out
 }
 
-/// The `{name}` placeholders of a template, sorted.
-pub fn placeholders(template: &str) -> Vec<String> {
+/// The `{name}` placeholders of a template, sorted, borrowed from it
+/// (`{{`, `}}`: braces).
+pub fn placeholders(template: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = template;
     while let Some(i) = rest.find(['{', '}']) {
@@ -363,7 +365,7 @@ pub fn placeholders(template: &str) -> Vec<String> {
         if let Some(name) = tail.strip_prefix('{')
             && let Some(end) = name.find('}')
         {
-            out.push(name[..end].to_owned());
+            out.push(&name[..end]);
             rest = &name[end + 1..];
             continue;
         }
@@ -376,7 +378,12 @@ pub fn placeholders(template: &str) -> Vec<String> {
 
 /// Every placeholder of an entry (both plural forms).
 pub fn entry_placeholders(e: &Entry) -> Vec<String> {
-    let mut all: Vec<String> = e.texts().into_iter().flat_map(placeholders).collect();
+    let mut all: Vec<String> = e
+        .texts()
+        .into_iter()
+        .flat_map(placeholders)
+        .map(str::to_owned)
+        .collect();
     all.sort();
     all.dedup();
     all

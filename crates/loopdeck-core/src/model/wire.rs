@@ -355,38 +355,12 @@ static NAMES: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
     let catalog = i18n::catalog(Lang::En);
     let mut names: HashSet<&'static str> = HashSet::from(["n"]);
     for key in catalog.keys() {
-        let texts: Vec<&'static str> = match catalog.get(key) {
-            Some(Entry::Text(t)) => vec![t.as_str()],
-            Some(Entry::Plural { one, other }) => vec![one.as_str(), other.as_str()],
-            None => Vec::new(),
-        };
-        for t in texts {
-            placeholders(t, &mut names);
+        for t in catalog.get(key).map(Entry::texts).unwrap_or_default() {
+            names.extend(i18n::placeholders(t));
         }
     }
     names
 });
-
-/// The `{name}`s of `template` (`{{`, `}}`: braces), as `i18n::fill`
-/// reads them.
-fn placeholders(template: &'static str, out: &mut HashSet<&'static str>) {
-    let mut rest = template;
-    while let Some(i) = rest.find(['{', '}']) {
-        let tail = &rest[i..];
-        if tail.starts_with("{{") || tail.starts_with("}}") {
-            rest = &tail[2..];
-            continue;
-        }
-        if let Some(name) = tail.strip_prefix('{')
-            && let Some(end) = name.find('}')
-        {
-            out.insert(&name[..end]);
-            rest = &name[end + 1..];
-            continue;
-        }
-        rest = &tail[1..];
-    }
-}
 
 impl From<WirePhrase> for Phrase {
     fn from(w: WirePhrase) -> Phrase {

@@ -189,31 +189,10 @@ fn from_answer(a: remote::Answer) -> Decided {
     }
 }
 
+/// A decision made here, as the form takes it: the same mapping a host
+/// makes of its own (`remote::answer_of`).
 fn answer(result: Result<Outcome, ActError>) -> Decided {
-    match result {
-        Ok(o) => Decided::Done {
-            files: o
-                .files
-                .into_iter()
-                .map(|f| FileDiff {
-                    file: f.file,
-                    diff: f.diff,
-                })
-                .collect(),
-            said: o.said,
-            audit_id: o.audit_id,
-            read: o.read,
-        },
-        Err(e) => Decided::Failed {
-            why: match e {
-                ActError::Changed(_) => Why::Changed,
-                ActError::Locked(_) => Why::Locked,
-                ActError::Partial(_) => Why::Partial,
-                _ => Why::Refused,
-            },
-            message: e.to_string(),
-        },
-    }
+    from_answer(remote::answer_of(result))
 }
 
 #[cfg(test)]
