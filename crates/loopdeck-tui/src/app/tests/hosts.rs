@@ -110,10 +110,15 @@ fn a_snapshot_replaces_only_its_hosts_projects() {
         .expect("beta is held before it goes");
     update(&mut m, Event::Settle(seq));
     assert_eq!(labels(&m), ["alpha", "build-1 · alpha", "laptop · gamma"]);
-    // A full local reading (alpha only) leaves every remote project.
-    update(
+    // A full local reading (alpha only) leaves every remote project, as
+    // current (nothing held to settle).
+    let effects = update(
         &mut m,
         Event::Loaded(vec![project("alpha", Format::PrdMaster, 0)]),
+    );
+    assert!(
+        !effects.iter().any(|e| matches!(e, Effect::SettleAfter(_))),
+        "a local reading held a remote project: {effects:?}"
     );
     assert_eq!(labels(&m), ["alpha", "build-1 · alpha", "laptop · gamma"]);
     // And a local reading without alpha takes only the local alpha away
@@ -131,11 +136,18 @@ fn a_snapshot_replaces_only_its_hosts_projects() {
         .map(|p| p.label().into_owned())
         .collect();
     assert_eq!(gone, ["alpha"]);
-    assert!(
-        m.projects
-            .iter()
-            .filter(|p| p.host.is_some())
-            .all(|p| m.freshness(p) == Freshness::Current)
+    let remote: Vec<(String, Freshness)> = m
+        .projects
+        .iter()
+        .filter(|p| p.host.is_some())
+        .map(|p| (p.label().into_owned(), m.freshness(p)))
+        .collect();
+    assert_eq!(
+        remote,
+        [
+            ("build-1 · alpha".to_owned(), Freshness::Current),
+            ("laptop · gamma".to_owned(), Freshness::Current)
+        ]
     );
 }
 
