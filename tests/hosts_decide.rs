@@ -60,7 +60,9 @@ fn writable(sshd: &Sshd, root: &Path) -> HostSpec {
 /// dialog's guarantee over ssh. Then undo by the audit id, there.
 #[test]
 fn preview_write_and_undo_over_ssh() {
-    let sshd = Sshd::start();
+    let Some(sshd) = Sshd::start_or_skip() else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     let dir = prd(tmp.path(), "p");
     let before = fs::read(dir.join("state.json")).unwrap();
@@ -103,7 +105,9 @@ fn preview_write_and_undo_over_ssh() {
 /// conflict (exit 3 there), and the file keeps the other writer's bytes.
 #[test]
 fn a_file_changed_after_the_preview_is_a_conflict_over_ssh() {
-    let sshd = Sshd::start();
+    let Some(sshd) = Sshd::start_or_skip() else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     let dir = prd(tmp.path(), "p");
     let host = writable(&sshd, tmp.path());
@@ -134,7 +138,9 @@ fn a_file_changed_after_the_preview_is_a_conflict_over_ssh() {
 /// interpreted on the way.
 #[test]
 fn hostile_text_lands_over_ssh_as_act_writes_it() {
-    let sshd = Sshd::start();
+    let Some(sshd) = Sshd::start_or_skip() else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     let host = writable(&sshd, tmp.path());
     let hostile = [
