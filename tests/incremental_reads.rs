@@ -13,7 +13,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{copy_dir, repo, workspace};
+use common::{copy_dir, repo, tick, workspace};
 use loopdeck_core::formats::{discover_cached, read_under_cached};
 use loopdeck_core::read::{Discovery, discover, read_under};
 use loopdeck_core::store::cache::ReadCache;
@@ -414,4 +414,38 @@ fn reading_one_project_keeps_the_cache_of_the_projects_inside_it() {
     fs::remove_dir_all(root.join("inner")).unwrap();
     read_under_cached(&root, &root, true, &cache);
     assert!(cache.len() < held, "{} vs {held}", cache.len());
+}
+
+/// The parses a cache keeps stay within its budget, least recently used
+/// out first, and what it dropped is read again: the reading is the same
+/// whatever the budget, only the work differs.
+#[test]
+fn a_budget_drops_parses_never_readings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("ws");
+    copy_dir(&repo().join("examples/workspace"), &root);
+    tick(tmp.path());
+    let roomy = ReadCache::with_budget(Duration::ZERO, u64::MAX);
+    let tight = ReadCache::with_budget(Duration::ZERO, 4096);
+    for cache in [&roomy, &tight] {
+        same(&root, None, cache, "first");
+        same(&root, None, cache, "second");
+    }
+    // Every state file's parse was kept by the roomy cache and reused on
+    // the second reading; the tight one kept a few kilobytes' worth.
+    assert!(roomy.reused() > 20, "roomy reused {}", roomy.reused());
+    assert!(
+        tight.reused() * 3 < roomy.reused(),
+        "tight reused {} of roomy's {}",
+        tight.reused(),
+        roomy.reused()
+    );
+    assert!(tight.len() < roomy.len(), "{} {}", tight.len(), roomy.len());
+    // A project changed after the tight cache dropped its parse: read anew.
+    let prd = root.join("prd-master/fba-smart-restock/state.json");
+    let text = fs::read_to_string(&prd).unwrap();
+    fs::write(&prd, text.replace("fba-smart-restock", "renamed-restock")).unwrap();
+    tick(tmp.path());
+    let after = same(&root, None, &tight, "after a change");
+    assert!(after.projects.iter().any(|p| p.name == "renamed-restock"));
 }

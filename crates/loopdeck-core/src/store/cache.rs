@@ -50,6 +50,14 @@ testing_pub!(
 
 struct Inner {
     entries: Mutex<HashMap<Key, Entry>>,
+    /// Keep nothing (`LOOPDECK_READ_CACHE=off`): every reading reads and
+    /// parses every file, as a one-shot command does. The benchmarks'
+    /// baseline for what the cache costs in memory and saves in CPU.
+    off: bool,
+    /// At most this many bytes of files (their size on disk) have their
+    /// parse kept ([`ReadCache::put_weighed`]); beyond it, the parses
+    /// least recently used are dropped at the end of a pass.
+    budget: u64,
     pass: AtomicU64,
     bytes_read: AtomicU64,
     /// Files neither read nor parsed again.
@@ -61,6 +69,8 @@ impl Default for Inner {
     fn default() -> Self {
         Inner {
             entries: Mutex::default(),
+            off: false,
+            budget: PARSE_BUDGET,
             pass: AtomicU64::new(0),
             bytes_read: AtomicU64::new(0),
             reused: AtomicU64::new(0),
@@ -71,9 +81,19 @@ impl Default for Inner {
 
 type Key = (PathBuf, TypeId);
 
+/// How many bytes of files may have their parse kept, by default: 8 MiB,
+/// about a thousand typical state files. A parse costs two to four times
+/// its file's size in memory; a full re-read of the rest costs their
+/// parse again (the identity and offsets kept for every file still spare
+/// the logs' re-reading). Measured in `bench/speed.py`.
+pub(crate) const PARSE_BUDGET: u64 = 8 << 20;
+
 struct Entry {
     /// The last pass that used it.
     seen: u64,
+    /// The size of the file whose parse it is; 0: kept whatever the
+    /// budget (a log's offset and held tail, what makes an append cheap).
+    weight: u64,
     value: Box<dyn Any + Send + Sync>,
 }
 
@@ -92,9 +112,40 @@ thread_local! {
 
 impl ReadCache {
     testing_pub!(
-        /// An empty cache, trusting a file's times once they are [`RACY`] old.
+        /// An empty cache, trusting a file's times once they are [`RACY`]
+        /// old, keeping the parses of at most [`PARSE_BUDGET`] bytes of
+        /// files. `LOOPDECK_READ_CACHE=off` in the environment makes one
+        /// that keeps nothing (the benchmarks' baseline);
+        /// `LOOPDECK_READ_CACHE=BYTES` sets the budget.
         pub fn new() -> Self {
-            Self::default()
+            let setting = std::env::var("LOOPDECK_READ_CACHE").ok();
+            let (off, budget) = match setting.as_deref().map(str::trim) {
+                Some("off") => (true, 0),
+                Some(n) => (false, n.parse().unwrap_or(PARSE_BUDGET)),
+                None => (false, PARSE_BUDGET),
+            };
+            ReadCache {
+                inner: Arc::new(Inner {
+                    off,
+                    budget,
+                    ..Inner::default()
+                }),
+            }
+        }
+    );
+
+    testing_pub!(
+        #[cfg(feature = "testing")]
+        /// A cache trusting a file's times once they are `racy` old, keeping
+        /// the parses of at most `budget` bytes of files.
+        pub fn with_budget(racy: Duration, budget: u64) -> Self {
+            ReadCache {
+                inner: Arc::new(Inner {
+                    racy,
+                    budget,
+                    ..Inner::default()
+                }),
+            }
         }
     );
 
@@ -147,6 +198,9 @@ impl ReadCache {
         /// Run `work` (a reading, on this thread) with this cache as the one
         /// the readers use. Ends with `work`, panic or not.
         pub fn enter<T>(&self, pass: u64, work: impl FnOnce() -> T) -> T {
+            if self.inner.off {
+                return work();
+            }
             struct Reset(Option<(ReadCache, u64)>);
             impl Drop for Reset {
                 fn drop(&mut self) {
@@ -177,6 +231,7 @@ impl ReadCache {
             .map(|((path, _), _)| path.clone())
             .collect();
         entries.retain(|(path, _), _| met.contains(path) || !within(path));
+        trim(&mut entries, self.inner.budget);
     }
 
     testing_pub!(
@@ -219,11 +274,26 @@ impl ReadCache {
         e.value.downcast::<V>().ok().map(|b| *b)
     }
 
+    /// Keep `value` for `path`, whatever the budget (a log's offset and
+    /// the little it holds to go on from there).
     pub(crate) fn put<V: Any + Send + Sync>(&self, pass: u64, path: &Path, value: V) {
+        self.put_weighed(pass, path, value, 0);
+    }
+
+    /// Keep `value`, the parse of `path` whose size is `weight`, while the
+    /// parses kept stay within the budget (see [`trim`]).
+    pub(crate) fn put_weighed<V: Any + Send + Sync>(
+        &self,
+        pass: u64,
+        path: &Path,
+        value: V,
+        weight: u64,
+    ) {
         self.lock().insert(
             (path.to_path_buf(), TypeId::of::<V>()),
             Entry {
                 seen: pass,
+                weight,
                 value: Box::new(value),
             },
         );
@@ -231,6 +301,32 @@ impl ReadCache {
 
     pub(crate) fn forget<V: Any + Send + Sync>(&self, path: &Path) {
         self.lock().remove(&(path.to_path_buf(), TypeId::of::<V>()));
+    }
+}
+
+/// Drop the parses least recently used (the oldest pass first; in one
+/// pass, the biggest files first) until those kept weigh at most
+/// `budget`. What is dropped is read and parsed again when next needed:
+/// the cache only ever saves work, never changes a reading.
+fn trim(entries: &mut HashMap<Key, Entry>, budget: u64) {
+    let total: u64 = entries.values().map(|e| e.weight).sum();
+    if total <= budget {
+        return;
+    }
+    let mut weighed: Vec<(u64, u64, Key)> = entries
+        .iter()
+        .filter(|(_, e)| e.weight > 0)
+        .map(|(k, e)| (e.seen, u64::MAX - e.weight, k.clone()))
+        .collect();
+    weighed.sort_unstable_by_key(|a| (a.0, a.1));
+    let mut over = total - budget;
+    for (_, _, key) in weighed {
+        if over == 0 {
+            break;
+        }
+        if let Some(e) = entries.remove(&key) {
+            over = over.saturating_sub(e.weight);
+        }
     }
 }
 

@@ -63,7 +63,7 @@ where
         cache.count_reuse();
         let value = m.value.clone();
         if let Some(m) = kept {
-            cache.put(pass, &path, m);
+            cache.put_weighed(pass, &path, m, id.len.max(1));
         }
         return Ok(value);
     }
@@ -73,7 +73,7 @@ where
         Some(m) if m.sha256 == sha256 => m.value,
         _ => parse(bytes),
     };
-    cache.put(
+    cache.put_weighed(
         pass,
         &path,
         Memo::<T, F> {
@@ -83,6 +83,7 @@ where
             value: value.clone(),
             by: PhantomData,
         },
+        id.len.max(1),
     );
     Ok(value)
 }
@@ -116,11 +117,11 @@ where
     {
         cache.count_reuse();
         let value = kept.value.clone();
-        cache.put(pass, &path, kept);
+        cache.put_weighed(pass, &path, kept, id.len.max(1));
         return value;
     }
     let value = compute(dir);
-    cache.put(
+    cache.put_weighed(
         pass,
         &path,
         Computed::<T, F> {
@@ -129,6 +130,7 @@ where
             value: value.clone(),
             by: PhantomData,
         },
+        id.len.max(1),
     );
     value
 }
