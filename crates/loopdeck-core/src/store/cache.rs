@@ -58,6 +58,8 @@ struct Inner {
     /// parse kept ([`ReadCache::put_weighed`]); beyond it, the parses
     /// least recently used are dropped at the end of a pass.
     budget: u64,
+    /// The weights of the entries held (changed under `entries`' lock).
+    held: AtomicU64,
     pass: AtomicU64,
     bytes_read: AtomicU64,
     /// Files neither read nor parsed again.
@@ -71,6 +73,7 @@ impl Default for Inner {
             entries: Mutex::default(),
             off: false,
             budget: PARSE_BUDGET,
+            held: AtomicU64::new(0),
             pass: AtomicU64::new(0),
             bytes_read: AtomicU64::new(0),
             reused: AtomicU64::new(0),
@@ -81,18 +84,20 @@ impl Default for Inner {
 
 type Key = (PathBuf, TypeId);
 
-/// How many bytes of files may have their parse kept, by default: 8 MiB,
-/// about a thousand typical state files. A parse costs two to four times
-/// its file's size in memory; a full re-read of the rest costs their
-/// parse again (the identity and offsets kept for every file still spare
-/// the logs' re-reading). Measured in `bench/speed.py`.
+/// How many bytes of files may have what was read of them kept, by
+/// default: 8 MiB, the state files and logs of the few hundred projects
+/// most recently read (what changes). A parse costs two to four times its
+/// file's size in memory: at 10,000 projects with big logs, keeping
+/// everything cost more than the console's whole model (1.6 GiB against
+/// 0.7 GiB, `bench/speed.py`'s memory row), to save parses on a full
+/// re-read only; what changes is read again in part, and stays within it.
 pub(crate) const PARSE_BUDGET: u64 = 8 << 20;
 
 struct Entry {
     /// The last pass that used it.
     seen: u64,
-    /// The size of the file whose parse it is; 0: kept whatever the
-    /// budget (a log's offset and held tail, what makes an append cheap).
+    /// The bytes of the file it holds the reading of (0: kept whatever
+    /// the budget).
     weight: u64,
     value: Box<dyn Any + Send + Sync>,
 }
@@ -231,7 +236,8 @@ impl ReadCache {
             .map(|((path, _), _)| path.clone())
             .collect();
         entries.retain(|(path, _), _| met.contains(path) || !within(path));
-        trim(&mut entries, self.inner.budget);
+        let held = trim(&mut entries, self.inner.budget);
+        self.inner.held.store(held, Ordering::Relaxed);
     }
 
     testing_pub!(
@@ -271,17 +277,13 @@ impl ReadCache {
         let e = self
             .lock()
             .remove(&(path.to_path_buf(), TypeId::of::<V>()))?;
+        self.inner.held.fetch_sub(e.weight, Ordering::Relaxed);
         e.value.downcast::<V>().ok().map(|b| *b)
     }
 
-    /// Keep `value` for `path`, whatever the budget (a log's offset and
-    /// the little it holds to go on from there).
-    pub(crate) fn put<V: Any + Send + Sync>(&self, pass: u64, path: &Path, value: V) {
-        self.put_weighed(pass, path, value, 0);
-    }
-
-    /// Keep `value`, the parse of `path` whose size is `weight`, while the
-    /// parses kept stay within the budget (see [`trim`]).
+    /// Keep `value`, what was read of `path`, whose bytes are `weight`
+    /// (0: whatever the budget), while what is kept stays within the
+    /// budget (see [`trim`]).
     pub(crate) fn put_weighed<V: Any + Send + Sync>(
         &self,
         pass: u64,
@@ -289,7 +291,8 @@ impl ReadCache {
         value: V,
         weight: u64,
     ) {
-        self.lock().insert(
+        let mut entries = self.lock();
+        let old = entries.insert(
             (path.to_path_buf(), TypeId::of::<V>()),
             Entry {
                 seen: pass,
@@ -297,21 +300,34 @@ impl ReadCache {
                 value: Box::new(value),
             },
         );
+        let held = &self.inner.held;
+        held.fetch_sub(old.map_or(0, |e| e.weight), Ordering::Relaxed);
+        // Over the budget in the middle of a reading (a first reading of
+        // 10,000 projects): down to half of it now, so the memory of a
+        // whole reading's parses is never held at once, and the sort is
+        // paid once per half a budget of reading.
+        if held.fetch_add(weight, Ordering::Relaxed) + weight > self.inner.budget {
+            let budget = self.inner.budget / 2;
+            held.store(trim(&mut entries, budget), Ordering::Relaxed);
+        }
     }
 
     pub(crate) fn forget<V: Any + Send + Sync>(&self, path: &Path) {
-        self.lock().remove(&(path.to_path_buf(), TypeId::of::<V>()));
+        if let Some(e) = self.lock().remove(&(path.to_path_buf(), TypeId::of::<V>())) {
+            self.inner.held.fetch_sub(e.weight, Ordering::Relaxed);
+        }
     }
 }
 
 /// Drop the parses least recently used (the oldest pass first; in one
 /// pass, the biggest files first) until those kept weigh at most
-/// `budget`. What is dropped is read and parsed again when next needed:
-/// the cache only ever saves work, never changes a reading.
-fn trim(entries: &mut HashMap<Key, Entry>, budget: u64) {
+/// `budget`; answer what they weigh then. What is dropped is read and
+/// parsed again when next needed: the cache only ever saves work, never
+/// changes a reading.
+fn trim(entries: &mut HashMap<Key, Entry>, budget: u64) -> u64 {
     let total: u64 = entries.values().map(|e| e.weight).sum();
     if total <= budget {
-        return;
+        return total;
     }
     let mut weighed: Vec<(u64, u64, Key)> = entries
         .iter()
@@ -319,15 +335,16 @@ fn trim(entries: &mut HashMap<Key, Entry>, budget: u64) {
         .map(|(k, e)| (e.seen, u64::MAX - e.weight, k.clone()))
         .collect();
     weighed.sort_unstable_by_key(|a| (a.0, a.1));
-    let mut over = total - budget;
+    let mut left = total;
     for (_, _, key) in weighed {
-        if over == 0 {
+        if left <= budget {
             break;
         }
         if let Some(e) = entries.remove(&key) {
-            over = over.saturating_sub(e.weight);
+            left -= e.weight;
         }
     }
+    left
 }
 
 /// Does the reading on this thread read through a cache?

@@ -656,7 +656,7 @@ pub(crate) fn read(dir: &Path, relative: &str) -> Result<Reading, StoreError> {
     };
     kept.settled = cache.settled(&id, now);
     let reading = kept.fold.reading(kept.torn());
-    cache.put(pass, &path, kept);
+    cache.put_weighed(pass, &path, kept, id.len.max(1));
     Ok(reading)
 }
 

@@ -82,7 +82,8 @@ where
         cache.count_reuse();
         let tail = state.tail();
         if let Some(state) = kept {
-            cache.put(pass, &path, state);
+            let weight = state.weight();
+            cache.put_weighed(pass, &path, state, weight);
         }
         return Ok(tail);
     }
@@ -129,7 +130,8 @@ where
         state.trim();
     }
     let tail = state.tail();
-    cache.put(pass, &path, state);
+    let weight = state.weight();
+    cache.put_weighed(pass, &path, state, weight);
     Ok(tail)
 }
 
@@ -189,7 +191,8 @@ where
         by: PhantomData::<fn() -> F>,
     };
     let tail = state.tail();
-    cache.put(pass, path, state);
+    let weight = state.weight();
+    cache.put_weighed(pass, path, state, weight);
     Ok(tail)
 }
 
@@ -221,6 +224,13 @@ fn pending_tail(lines: &mut ReverseLines, len: u64, max_bytes: u64) -> Result<Pe
 }
 
 impl<T: Clone, F> State<T, F> {
+    /// What it weighs against the cache's budget: the bytes of the file
+    /// its window covers (its items cost about that much again, once
+    /// parsed). Dropped, it costs one fresh read of the tail.
+    fn weight(&self) -> u64 {
+        self.id.len.min(self.max_bytes).max(1)
+    }
+
     /// Fold the bytes appended after the last reading (`new` starts at
     /// the file offset `base`).
     fn fold(&mut self, base: u64, new: &[u8], parse: &mut dyn FnMut(&[u8]) -> Option<T>) {
