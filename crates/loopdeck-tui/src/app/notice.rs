@@ -157,17 +157,20 @@ pub(super) fn before_reading(m: &mut Model) {
 /// After a reading is merged: what is new, and the notification for it.
 /// `full`: a reading of every project (the first one of a run primes).
 /// `priming`: a host's first snapshot, whose items are known, not new,
-/// as this machine's are at the first full reading.
+/// as this machine's are at the first full reading. `in_scope`: the
+/// projects the reading could have changed (the others are as the last
+/// reading left them).
 pub(super) fn after_reading(
     m: &mut Model,
     full: bool,
     priming: Option<&crate::model::HostName>,
+    in_scope: &dyn Fn(&Project) -> bool,
 ) -> Vec<Effect> {
     // The rows drawn belong to the last frame: not these.
     m.inbox.first.forget_shown();
     let n = &mut m.notices;
     let mut fresh: Vec<(&Project, &InboxItem)> = Vec::new();
-    for p in &m.projects {
+    for p in m.projects.iter().filter(|p| in_scope(p)) {
         if p.inbox.is_empty() && !n.known_paths.contains(p.path.as_path()) {
             continue;
         }

@@ -158,7 +158,22 @@ impl Phases {
                 let first = m.hosts.iter().any(|h| h.name == *name && h.snapshots == 1);
                 (*snapshot && first).then_some(name)
             });
-            effects.extend(notice::after_reading(m, self.full, priming));
+            let in_scope = |p: &crate::model::Project| self.in_scope(p);
+            effects.extend(notice::after_reading(m, self.full, priming, &in_scope));
+        }
+    }
+
+    /// Could the reading of this event have changed `p`? Only a project
+    /// it read (or found missing) could: the others are as the last
+    /// reading left them, so what is new is looked for among these alone
+    /// (at 10,000 projects, one saved 50 times a second cost a core).
+    fn in_scope(&self, p: &crate::model::Project) -> bool {
+        if let Some((name, _)) = &self.host {
+            return p.host.as_ref() == Some(name);
+        }
+        match &self.covered {
+            Some((Some(dirs), trees)) => reading::covers(dirs, trees, p),
+            _ => true,
         }
     }
 
@@ -191,13 +206,9 @@ impl Phases {
     pub(super) fn seen_after(&self, m: &mut Model) {
         match &self.covered {
             Some((None, _)) => m.seen.refresh(&m.projects, true),
-            Some((Some(dirs), trees)) => m.seen.refresh(
-                m.projects.iter().filter(|p| {
-                    p.host.is_none()
-                        && (dirs.contains(&p.path) || trees.iter().any(|t| p.path.starts_with(t)))
-                }),
-                false,
-            ),
+            Some((Some(_), _)) => m
+                .seen
+                .refresh(m.projects.iter().filter(|p| self.in_scope(p)), false),
             None => {}
         }
         if let Some((name, _)) = &self.host {

@@ -7,7 +7,7 @@
 //! with `Event::Settle(n)`.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{Effect, Model};
 use crate::model::{Event as TimelineEvent, Format, HostName, Project};
@@ -18,6 +18,47 @@ pub type Identity = (Option<HostName>, PathBuf, Format);
 
 pub(super) fn identity(p: &Project) -> Identity {
     (p.host.clone(), p.path.clone(), p.format)
+}
+
+/// Did a reading of exactly `dirs` and of everything under `trees` read
+/// this machine's project `p`? Asked of every project for each reading:
+/// the paths are compared as bytes when both are spelt plainly (as the
+/// walk spells them), which is what `Path`'s component-wise comparison
+/// answers then, at a fraction of its cost.
+pub(super) fn covers(dirs: &[PathBuf], trees: &[PathBuf], p: &Project) -> bool {
+    p.host.is_none()
+        && (dirs.iter().any(|d| same_path(&p.path, d))
+            || trees.iter().any(|t| path_under(&p.path, t)))
+}
+
+/// Spelt plainly: absolute or relative, without an empty, `.` or
+/// trailing component (so bytes compare as components do).
+fn plain(path: &Path) -> bool {
+    let b = path.as_os_str().as_encoded_bytes();
+    !b.is_empty()
+        && (b == b"/" || !b.ends_with(b"/"))
+        && !b.windows(2).any(|w| w == b"//")
+        && !b.windows(3).any(|w| w == b"/./")
+        && !b.starts_with(b"./")
+        && !b.ends_with(b"/.")
+}
+
+fn same_path(a: &Path, b: &Path) -> bool {
+    if plain(a) && plain(b) {
+        return a.as_os_str().as_encoded_bytes() == b.as_os_str().as_encoded_bytes();
+    }
+    a == b
+}
+
+fn path_under(a: &Path, under: &Path) -> bool {
+    let (x, y) = (
+        a.as_os_str().as_encoded_bytes(),
+        under.as_os_str().as_encoded_bytes(),
+    );
+    if plain(a) && plain(under) {
+        return x.starts_with(y) && (x.len() == y.len() || y == b"/" || x[y.len()] == b'/');
+    }
+    a.starts_with(under)
 }
 
 /// Is `p` the project `id` names? (No key built.)
@@ -151,11 +192,7 @@ impl Model {
         trees: &[PathBuf],
         fresh: Vec<Project>,
     ) -> Vec<Effect> {
-        let in_scope = |p: &Project| {
-            p.host.is_none()
-                && (dirs.contains(&p.path) || trees.iter().any(|t| p.path.starts_with(t)))
-        };
-        self.absorb_scoped(in_scope, fresh)
+        self.absorb_scoped(|p| covers(dirs, trees, p), fresh)
     }
 
     /// The projects to show after a reading of those `in_scope` says:
@@ -170,17 +207,24 @@ impl Model {
         fresh: Vec<Project>,
     ) -> Vec<Effect> {
         let mut effects = Vec::new();
-        let mut at: HashMap<Identity, usize> = self
-            .projects
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (identity(p), i))
-            .collect();
+        // A few projects read (one saved): found by a look along the list,
+        // not a map of every project's identity built for each reading.
+        let mut at: Option<HashMap<Identity, usize>> = (fresh.len() > 16).then(|| {
+            self.projects
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (identity(p), i))
+                .collect()
+        });
         let mut read: HashSet<Identity> = HashSet::new();
         for mut p in fresh {
             let id = identity(&p);
             read.insert(id.clone());
-            match at.get(&id).copied() {
+            let found = match &at {
+                Some(at) => at.get(&id).copied(),
+                None => self.projects.iter().position(|q| is(q, &id)),
+            };
+            match found {
                 Some(i) if broke(&self.projects[i], &p) => self.hold(id, Some(p), &mut effects),
                 Some(i) => {
                     self.held.remove(&id);
@@ -189,7 +233,9 @@ impl Model {
                 }
                 None => {
                     self.held.remove(&id);
-                    at.insert(id, self.projects.len());
+                    if let Some(at) = &mut at {
+                        at.insert(id, self.projects.len());
+                    }
                     self.projects.push(p);
                 }
             }
@@ -334,6 +380,28 @@ fn extend_timeline(back: &mut HashMap<PathBuf, Back>, prev: &Project, fresh: &mu
         // More was appended than the tail holds: start over from it.
         None => {
             back.remove(&prev.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::*;
+
+    /// The byte comparisons answer what `Path`'s component-wise ones do,
+    /// for plain spellings and the others alike.
+    #[test]
+    fn bytes_compare_as_components_do() {
+        let spellings = [
+            "/ws/a", "/ws/a/", "/ws//a", "/ws/./a", "/ws/a/.", "/ws/ab", "/ws/a/b", "/ws", "/",
+            "ws/a", "./ws/a", "/ws/a/b/", "/wsa", "/ws/b",
+        ];
+        for a in spellings {
+            for b in spellings {
+                let (pa, pb) = (Path::new(a), Path::new(b));
+                assert_eq!(same_path(pa, pb), pa == pb, "{a} == {b}");
+                assert_eq!(path_under(pa, pb), pa.starts_with(pb), "{a} under {b}");
+            }
         }
     }
 }

@@ -125,6 +125,47 @@ fn a_new_item_notifies_once() {
     assert_eq!(m.new_total(), 1, "still not seen");
 }
 
+/// A partial reading looks for new items among the projects it read
+/// (exactly its directories, or under its trees), and finds them there
+/// whatever else the list holds.
+#[test]
+fn a_partial_reading_finds_the_new_items_of_what_it_read() {
+    let a = project("alpha", Format::Gsd, 0);
+    let b = project("beta", Format::PrdMaster, 0);
+    let mut m = model(vec![a.clone(), b.clone()]);
+    let mut a2 = a.clone();
+    ask(&mut a2, "WAITING.json", InboxKind::Waiting);
+    let effects = update(
+        &mut m,
+        Event::Reread {
+            dirs: vec![a.path.clone()],
+            trees: vec![],
+            projects: vec![a2.clone()],
+        },
+    );
+    assert_eq!(notifies(&effects).len(), 1, "read as a directory");
+    let mut b2 = b.clone();
+    ask(&mut b2, "q-1", InboxKind::Question);
+    let parent = b.path.parent().unwrap().to_path_buf();
+    let effects = update(
+        &mut m,
+        Event::Reread {
+            dirs: vec![],
+            trees: vec![parent],
+            projects: vec![a2.clone(), b2.clone()],
+        },
+    );
+    assert_eq!(
+        notifies(&effects),
+        vec![(
+            "loopdeck · beta".to_owned(),
+            "question: about q-1".to_owned()
+        )],
+        "read under a tree"
+    );
+    assert_eq!(m.new_total(), 2);
+}
+
 #[test]
 fn several_new_items_in_one_reading_are_one_notification() {
     let a = project("alpha", Format::Gsd, 0);
