@@ -3,23 +3,33 @@
 //! suspend gate (`suspend::Gate`), so a pager or an editor run from the
 //! console gets every key.
 //!
-//! Idle, the thread sleeps: it blocks in `poll(2)` on the terminal and on
-//! the gate's bell, with no timeout, so a console where nothing happens
+//! Idle, the thread sleeps: it blocks in `epoll_wait` on the terminal and
+//! on the gate's bell, with no timeout, so a console where nothing happens
 //! never wakes it (it used to poll crossterm every 200 ms only to look at
 //! the gate: five wake-ups a second). Three things wake it:
 //!
 //! - input on the terminal: crossterm reads and parses it;
 //! - the bell, rung by `Gate::pause` (the console is about to hand the
-//!   terminal to `$PAGER` or `$EDITOR`: the thread goes to its checkpoint
-//!   at once, and reads nothing until the resume);
+//!   terminal to `$PAGER` or `$EDITOR`): the thread goes to its checkpoint
+//!   at once, and reads nothing until the resume;
 //! - the bell, rung on SIGWINCH: crossterm's own SIGWINCH handler has
-//!   queued the resize by then (see `read`), and it arrives as a
-//!   `Resize` at the next drain.
+//!   noted the resize by then (see `read`), and it arrives as a `Resize`
+//!   at the next drain.
 //!
 //! After every wake the thread drains crossterm (`poll(ZERO)` and `read`
 //! until `poll` says no) before it sleeps again: crossterm parses a read's
-//! bytes into several events and keeps them, and the terminal's fd is no
-//! longer readable then, so a sleep with one of them kept would lose it.
+//! bytes into several events and keeps them, and the terminal's fd says
+//! nothing of those.
+//!
+//! The terminal is watched edge-triggered, as crossterm watches it (mio's
+//! epoll): the thread wakes when new bytes arrive, exactly when crossterm
+//! can read. Level-triggered (`poll(2)`), bytes crossterm leaves in the
+//! terminal until its next edge (it reads at most 1 KiB per edge: a long
+//! burst of keys without bracketed paste) would wake the thread at once,
+//! over and over, and crossterm would take nothing.
+//!
+//! Without epoll (not Linux), without the bell, or without a terminal fd
+//! to watch, the thread looks every [`FALLBACK_POLL`] as it always did.
 
 use std::io::IsTerminal;
 use std::os::fd::{AsFd, BorrowedFd};
@@ -31,15 +41,12 @@ use std::time::Duration;
 use crossterm::event::{
     self, Event as TermEvent, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEventKind,
 };
-use rustix::event::{PollFd, PollFlags, Timespec};
 
 use super::Msg;
 use super::suspend::Gate;
 use crate::app::Event;
 
-/// Without a way to sleep until something happens (no bell, no terminal
-/// fd to poll), or while the terminal holds input crossterm does not take
-/// (see `read`): look this often, as the thread always used to.
+/// With no way to sleep until something happens: look this often.
 const FALLBACK_POLL: Duration = Duration::from_millis(200);
 
 /// Start reading the terminal for the loop at `tx`, between the checkpoints
@@ -66,20 +73,10 @@ fn read(tx: &Sender<Msg>, gate: &Gate, clicks: bool) {
     }
     let resize = gate.ring_on(signal_hook::consts::SIGWINCH);
     let tty = Tty::open();
-    let mut woke = Woke::Other;
+    let sleep = Sleep::new(tty.as_ref().map(AsFd::as_fd), gate.bell());
     loop {
         gate.checkpoint();
-        let Some(took) = drain(tx, gate, clicks) else {
-            break;
-        };
-        // The terminal woke the thread and crossterm took nothing: bytes it
-        // leaves in the terminal (its reads are edge-triggered; a burst of
-        // over 1 KiB of keys can leave some for its next edge). Polling the
-        // terminal again would return at once, over and over: until
-        // crossterm takes something, look on a timer instead.
-        let stuck = woke == Woke::Tty && !took;
-        woke = wait(tty.as_ref().map(AsFd::as_fd), gate.bell(), stuck);
-        if woke == Woke::Gone {
+        if drain(tx, gate, clicks).is_none() || sleep.until_woken() == Woke::Gone {
             break;
         }
         gate.hush();
@@ -90,16 +87,10 @@ fn read(tx: &Sender<Msg>, gate: &Gate, clicks: bool) {
 }
 
 /// Every event crossterm holds or can read now, to the loop, stopping at
-/// a pause. `Some(took)`: crossterm gave something; `None`: the terminal
-/// cannot be read or the loop is gone.
-fn drain(tx: &Sender<Msg>, gate: &Gate, clicks: bool) -> Option<bool> {
-    let mut took = false;
-    while !gate.pausing() {
-        if !event::poll(Duration::ZERO).ok()? {
-            break;
-        }
+/// a pause. `None`: the terminal cannot be read or the loop is gone.
+fn drain(tx: &Sender<Msg>, gate: &Gate, clicks: bool) -> Option<()> {
+    while !gate.pausing() && event::poll(Duration::ZERO).ok()? {
         let ev = event::read().ok()?;
-        took = true;
         // Read while a pager or an editor was starting: it was meant
         // for them, never for the console when it comes back.
         if gate.pausing() {
@@ -109,66 +100,91 @@ fn drain(tx: &Sender<Msg>, gate: &Gate, clicks: bool) -> Option<bool> {
             tx.send(msg).ok()?;
         }
     }
-    Some(took)
+    Some(())
 }
 
-/// What ended a [`wait`].
+/// What ended a sleep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Woke {
-    /// The terminal has input.
-    Tty,
-    /// The bell, a signal, or the fallback timer.
-    Other,
-    /// The terminal hung up (or its fd is bad): nothing more to read.
+    /// Input, the bell, a signal, or the timer: drain and sleep again.
+    Go,
+    /// The terminal hung up: nothing more will come.
     Gone,
 }
 
-/// Sleep until the terminal has input or the bell rings; with no fd for
-/// either, or `stuck`, for [`FALLBACK_POLL`] at most (`stuck`: the
-/// terminal is not watched for input, only for a hang-up).
-fn wait(tty: Option<BorrowedFd<'_>>, bell: Option<BorrowedFd<'_>>, stuck: bool) -> Woke {
-    let timed = stuck || tty.is_none() || bell.is_none();
-    let mut fds = Vec::with_capacity(2);
-    if let Some(fd) = tty {
-        // Hang-ups and errors are reported even when not asked for.
-        let flags = if stuck {
-            PollFlags::empty()
-        } else {
-            PollFlags::IN
+/// How the thread sleeps until it has something to do.
+///
+/// Keys a pager read while the thread was held at its checkpoint leave no
+/// wake-up behind: epoll looks at the terminal again before it reports an
+/// edge, and reports none when the bytes are gone.
+enum Sleep {
+    /// An epoll set: the terminal edge-triggered, the bell.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    Epoll(std::os::fd::OwnedFd),
+    /// [`FALLBACK_POLL`] at a time.
+    Timer,
+}
+
+/// The terminal's and the bell's marks in the epoll set.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const TTY: u64 = 1;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const BELL: u64 = 2;
+
+impl Sleep {
+    /// An epoll set on `tty` and `bell` when both are there and epoll
+    /// works; a timer otherwise.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn new(tty: Option<BorrowedFd<'_>>, bell: Option<BorrowedFd<'_>>) -> Self {
+        use rustix::event::epoll::{self, CreateFlags, EventData, EventFlags};
+        let set = || {
+            let (tty, bell) = (tty?, bell?);
+            let set = epoll::create(CreateFlags::CLOEXEC).ok()?;
+            // Input already waiting counts as an edge: the first sleep
+            // ends at once.
+            let edge = EventFlags::IN | EventFlags::ET;
+            epoll::add(&set, tty, EventData::new_u64(TTY), edge).ok()?;
+            epoll::add(&set, bell, EventData::new_u64(BELL), EventFlags::IN).ok()?;
+            Some(set)
         };
-        fds.push(PollFd::from_borrowed_fd(fd, flags));
+        set().map_or(Sleep::Timer, Sleep::Epoll)
     }
-    if let Some(fd) = bell {
-        fds.push(PollFd::from_borrowed_fd(fd, PollFlags::IN));
+
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    fn new(_tty: Option<BorrowedFd<'_>>, _bell: Option<BorrowedFd<'_>>) -> Self {
+        Sleep::Timer
     }
-    let timeout = timed
-        .then(|| Timespec::try_from(FALLBACK_POLL).ok())
-        .flatten();
-    match rustix::event::poll(&mut fds, timeout.as_ref()) {
-        Ok(_) => {}
-        // A signal (SIGWINCH among them) ran its handler on this thread.
-        Err(rustix::io::Errno::INTR) => return Woke::Other,
-        // Cannot poll (not expected): look on a timer, never spin.
-        Err(_) => {
-            thread::sleep(FALLBACK_POLL);
-            return Woke::Other;
+
+    /// Sleep until new input, the bell, or a signal (a timer: its period).
+    fn until_woken(&self) -> Woke {
+        match self {
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            Sleep::Epoll(set) => {
+                use rustix::event::epoll::{self, EventFlags};
+                let mut events = Vec::with_capacity(2);
+                match epoll::wait(set, rustix::buffer::spare_capacity(&mut events), None) {
+                    Ok(_) => {}
+                    // A signal (SIGWINCH among them) ran its handler here.
+                    Err(rustix::io::Errno::INTR) => return Woke::Go,
+                    // Cannot wait (not expected): look on a timer, never spin.
+                    Err(_) => thread::sleep(FALLBACK_POLL),
+                }
+                let hung_up = events.iter().any(|e| {
+                    let (flags, data) = (e.flags, e.data);
+                    data.u64() == TTY && flags.intersects(EventFlags::HUP | EventFlags::ERR)
+                });
+                if hung_up { Woke::Gone } else { Woke::Go }
+            }
+            Sleep::Timer => {
+                thread::sleep(FALLBACK_POLL);
+                Woke::Go
+            }
         }
-    }
-    let Some(term) = tty.and(fds.first()) else {
-        return Woke::Other;
-    };
-    let got = term.revents();
-    if got.intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL) {
-        Woke::Gone
-    } else if got.contains(PollFlags::IN) {
-        Woke::Tty
-    } else {
-        Woke::Other
     }
 }
 
-/// The terminal crossterm reads, to poll: stdin when it is a terminal,
-/// else `/dev/tty`, as crossterm 0.29 chooses (`tty_fd`). Polling it
+/// The terminal crossterm reads, to watch: stdin when it is a terminal,
+/// else `/dev/tty`, as crossterm 0.29 chooses (`tty_fd`). Watching it
 /// never takes a byte: crossterm alone reads.
 enum Tty {
     Stdin(std::io::Stdin),
@@ -176,7 +192,7 @@ enum Tty {
 }
 
 impl Tty {
-    /// `None`: no terminal to poll (the thread then looks on a timer).
+    /// `None`: no terminal to watch (the thread then looks on a timer).
     fn open() -> Option<Self> {
         let stdin = std::io::stdin();
         if stdin.is_terminal() {

@@ -343,6 +343,46 @@ mod tests {
         assert!(!gate.pausing());
     }
 
+    /// A reader asleep in `poll` on the bell (as the input thread sleeps)
+    /// is woken by a pause, not by its timeout; once hushed, the bell is
+    /// quiet again.
+    #[test]
+    fn a_pause_rings_the_reader_awake() {
+        use rustix::event::{PollFd, PollFlags, Timespec, poll};
+        let gate = Arc::new(Gate::default());
+        let quiet = |gate: &Gate| {
+            let mut fds = [PollFd::from_borrowed_fd(
+                gate.bell().unwrap(),
+                PollFlags::IN,
+            )];
+            poll(&mut fds, Some(&Timespec::default())).unwrap() == 0
+        };
+        assert!(quiet(&gate));
+        let reader = {
+            let gate = gate.clone();
+            thread::spawn(move || {
+                let mut fds = [PollFd::from_borrowed_fd(
+                    gate.bell().unwrap(),
+                    PollFlags::IN,
+                )];
+                // Long: only the bell ends it sooner (without, this fails in 20 s).
+                let long = Timespec::try_from(std::time::Duration::from_secs(20)).unwrap();
+                poll(&mut fds, Some(&long)).unwrap();
+                let rang = fds[0].revents().contains(PollFlags::IN);
+                gate.hush();
+                gate.checkpoint();
+                rang
+            })
+        };
+        // Returns once the reader is held: it woke, or this would wait
+        // out its poll.
+        gate.pause();
+        assert!(gate.lock().held);
+        gate.resume();
+        assert!(reader.join().unwrap(), "woken by the bell");
+        assert!(quiet(&gate));
+    }
+
     /// Read-only, the pager runs with LESSSECURE=1 (less then starts no
     /// editor and no shell); otherwise the environment is the user's.
     #[test]
