@@ -8,8 +8,8 @@
 //!
 //! While the program runs nobody else may read the terminal: the input
 //! thread reads between [`Gate`] checkpoints and waits at one while the
-//! console is away, so every key goes to the pager. The thread sleeps in
-//! `poll` until the terminal has input or the gate's bell rings (a pause
+//! console is away, so every key goes to the pager. The thread sleeps
+//! until the terminal has new input or the gate's bell rings (a pause
 //! asked for, a resize): an idle console never wakes it. Ctrl-C in the pager
 //! sends SIGINT to the console too (one process group): it is ignored
 //! while the program runs ([`Sigint`]), and means what it always did
@@ -36,7 +36,7 @@ use crossterm::terminal::{
 pub struct Gate {
     state: Mutex<GateState>,
     changed: Condvar,
-    /// Wakes the input thread out of its `poll` (`None`: the socket pair
+    /// Wakes the input thread out of its sleep (`None`: the socket pair
     /// could not be made; the thread then polls on a timer, as it used to).
     bell: Option<Bell>,
 }
@@ -113,7 +113,7 @@ impl Gate {
     }
 
     /// Stop the input thread reading: returns once it waits at its
-    /// checkpoint (or has ended). The bell wakes it out of its `poll`, so
+    /// checkpoint (or has ended). The bell wakes it out of its sleep, so
     /// it gets there at once, not at its next key.
     pub fn pause(&self) {
         let mut s = self.lock();
@@ -139,13 +139,13 @@ impl Gate {
         }
     }
 
-    /// What the input thread polls besides the terminal: readable once
-    /// the bell rang (`None`: no bell; poll on a timer).
+    /// What the input thread watches besides the terminal: readable once
+    /// the bell rang (`None`: no bell; it looks on a timer).
     pub(super) fn bell(&self) -> Option<BorrowedFd<'_>> {
         self.bell.as_ref().map(|b| b.hear.as_fd())
     }
 
-    /// Take every ring waiting, so the next `poll` sleeps again.
+    /// Take every ring waiting, so the next sleep is not cut short.
     pub(super) fn hush(&self) {
         let Some(bell) = &self.bell else {
             return;
