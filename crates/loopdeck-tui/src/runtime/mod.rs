@@ -184,8 +184,13 @@ impl Console {
             self.hits = terminal::draw(terminal, &mut self.model, &self.theme)?;
             self.dirty = false;
         }
-        let wait = self.wait();
-        let first = match self.rx.recv_timeout(wait) {
+        // No deadline at all (the clock stands, nothing else is due):
+        // sleep until a message comes.
+        let got = match self.wait() {
+            Some(wait) => self.rx.recv_timeout(wait),
+            None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        };
+        let first = match got {
             Ok(msg) => msg,
             Err(RecvTimeoutError::Timeout) => {
                 self.on_timers();
@@ -196,8 +201,9 @@ impl Console {
         Ok(self.drain(first, terminal)?)
     }
 
-    /// How long to wait for a message: until the earliest deadline.
-    fn wait(&mut self) -> std::time::Duration {
+    /// How long to wait for a message: until the earliest deadline
+    /// (`None`: there is none).
+    fn wait(&mut self) -> Option<std::time::Duration> {
         let model = &self.model;
         // An `[[escalate]]` rule that starts firing by time alone, and a
         // stall that starts with no file written: the console wakes then
@@ -212,8 +218,7 @@ impl Console {
         );
         self.timers
             .next()
-            .0
-            .saturating_duration_since(Instant::now())
+            .map(|(at, _)| at.saturating_duration_since(Instant::now()))
     }
 
     /// No message came before a deadline: do what is due. When nothing

@@ -8,12 +8,16 @@
 //!
 //! While the program runs nobody else may read the terminal: the input
 //! thread reads between [`Gate`] checkpoints and waits at one while the
-//! console is away, so every key goes to the pager. Ctrl-C in the pager
+//! console is away, so every key goes to the pager. The thread sleeps
+//! until the terminal has new input or the gate's bell rings (a pause
+//! asked for, a resize): an idle console never wakes it. Ctrl-C in the pager
 //! sends SIGINT to the console too (one process group): it is ignored
 //! while the program runs ([`Sigint`]), and means what it always did
 //! otherwise.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,10 +33,42 @@ use crossterm::terminal::{
 };
 
 /// Where the input thread stops reading while the console is suspended.
-#[derive(Default)]
 pub struct Gate {
     state: Mutex<GateState>,
     changed: Condvar,
+    /// Wakes the input thread out of its sleep (`None`: the socket pair
+    /// could not be made; the thread then polls on a timer, as it used to).
+    bell: Option<Bell>,
+}
+
+impl Default for Gate {
+    fn default() -> Self {
+        Gate {
+            state: Mutex::default(),
+            changed: Condvar::new(),
+            bell: Bell::new(),
+        }
+    }
+}
+
+/// A self-pipe: a byte written to `ring` makes `hear` readable. A Unix
+/// socket pair rather than a pipe: std makes it close-on-exec (the pager
+/// and the editor inherit neither end), and signal-hook writes to a
+/// socket with `send(MSG_DONTWAIT)`, so a full buffer never blocks its
+/// signal handler (a full buffer already means a wake-up is pending). Both
+/// ends live as long as the gate, so a ring never meets a closed end.
+struct Bell {
+    ring: UnixStream,
+    hear: UnixStream,
+}
+
+impl Bell {
+    fn new() -> Option<Self> {
+        let (ring, hear) = UnixStream::pair().ok()?;
+        ring.set_nonblocking(true).ok()?;
+        hear.set_nonblocking(true).ok()?;
+        Some(Bell { ring, hear })
+    }
 }
 
 #[derive(Default)]
@@ -77,10 +113,13 @@ impl Gate {
     }
 
     /// Stop the input thread reading: returns once it waits at its
-    /// checkpoint (or has ended).
+    /// checkpoint (or has ended). The bell wakes it out of its sleep, so
+    /// it gets there at once, not at its next key.
     pub fn pause(&self) {
         let mut s = self.lock();
         s.pause = true;
+        // Rung after the flag is set: the thread that wakes sees it.
+        self.ring();
         while !s.held && !s.gone {
             s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
         }
@@ -90,6 +129,37 @@ impl Gate {
     pub fn resume(&self) {
         self.lock().pause = false;
         self.changed.notify_all();
+    }
+
+    /// Wake the input thread (a byte on the bell; a full buffer already
+    /// holds a wake-up, so a failed write loses nothing).
+    fn ring(&self) {
+        if let Some(bell) = &self.bell {
+            let _ = (&bell.ring).write(&[1]);
+        }
+    }
+
+    /// What the input thread watches besides the terminal: readable once
+    /// the bell rang (`None`: no bell; it looks on a timer).
+    pub(super) fn bell(&self) -> Option<BorrowedFd<'_>> {
+        self.bell.as_ref().map(|b| b.hear.as_fd())
+    }
+
+    /// Take every ring waiting, so the next sleep is not cut short.
+    pub(super) fn hush(&self) {
+        let Some(bell) = &self.bell else {
+            return;
+        };
+        let mut buf = [0u8; 64];
+        // Non-blocking: ends at "would block" (or an error: nothing to take).
+        while matches!((&bell.hear).read(&mut buf), Ok(n) if n > 0) {}
+    }
+
+    /// Ring the bell on `signal` too (from signal-hook's handler; a dup of
+    /// the writing end is its to close). `None`: not registered.
+    pub(super) fn ring_on(&self, signal: std::ffi::c_int) -> Option<signal_hook::SigId> {
+        let ring = self.bell.as_ref()?.ring.try_clone().ok()?;
+        signal_hook::low_level::pipe::register(signal, ring).ok()
     }
 }
 
@@ -271,6 +341,46 @@ mod tests {
         gate.resume();
         reader.join().unwrap();
         assert!(!gate.pausing());
+    }
+
+    /// A reader asleep in `poll` on the bell (as the input thread sleeps)
+    /// is woken by a pause, not by its timeout; once hushed, the bell is
+    /// quiet again.
+    #[test]
+    fn a_pause_rings_the_reader_awake() {
+        use rustix::event::{PollFd, PollFlags, Timespec, poll};
+        let gate = Arc::new(Gate::default());
+        let quiet = |gate: &Gate| {
+            let mut fds = [PollFd::from_borrowed_fd(
+                gate.bell().unwrap(),
+                PollFlags::IN,
+            )];
+            poll(&mut fds, Some(&Timespec::default())).unwrap() == 0
+        };
+        assert!(quiet(&gate));
+        let reader = {
+            let gate = gate.clone();
+            thread::spawn(move || {
+                let mut fds = [PollFd::from_borrowed_fd(
+                    gate.bell().unwrap(),
+                    PollFlags::IN,
+                )];
+                // Long: only the bell ends it sooner (without, this fails in 20 s).
+                let long = Timespec::try_from(std::time::Duration::from_secs(20)).unwrap();
+                poll(&mut fds, Some(&long)).unwrap();
+                let rang = fds[0].revents().contains(PollFlags::IN);
+                gate.hush();
+                gate.checkpoint();
+                rang
+            })
+        };
+        // Returns once the reader is held: it woke, or this would wait
+        // out its poll.
+        gate.pause();
+        assert!(gate.lock().held);
+        gate.resume();
+        assert!(reader.join().unwrap(), "woken by the bell");
+        assert!(quiet(&gate));
     }
 
     /// Read-only, the pager runs with LESSSECURE=1 (less then starts no

@@ -8,7 +8,8 @@
 //! to start, and the clock that refreshes ages once a minute. Idle, only
 //! the clock is left: no other wake-up at all. Under `--now` the clock
 //! stands: no escalation or stall is waited for (nothing can start by
-//! time) and a tick redraws nothing.
+//! time), and the clock has no deadline either (a tick would redraw
+//! nothing), so an idle console under `--now` never wakes.
 
 use std::time::{Duration, Instant};
 
@@ -95,22 +96,22 @@ impl Timers {
         };
     }
 
-    /// The earliest deadline and what it is for (the clock at the latest;
-    /// of equal ones, the first in `Due`'s order).
-    pub(super) fn next(&self) -> (Instant, Due) {
-        let clock = self.last_clock + CLOCK;
+    /// The earliest deadline and what it is for (the clock at the latest
+    /// while it runs; of equal ones, the first in `Due`'s order). `None`:
+    /// nothing is due, ever, until a message comes (the clock stands).
+    pub(super) fn next(&self) -> Option<(Instant, Due)> {
+        let clock = self.runs.then(|| self.last_clock + CLOCK);
         [
             (self.engine, Due::Engine),
             (self.settles.iter().map(|(at, _)| *at).min(), Due::Settle),
             (self.save_at, Due::SaveSeen),
             (self.escalate, Due::Escalate),
             (self.stall, Due::Stall),
+            (clock, Due::Clock),
         ]
         .into_iter()
         .filter_map(|(at, due)| Some((at?, due)))
-        .chain([(clock, Due::Clock)])
         .min_by_key(|(at, _)| *at)
-        .unwrap_or((clock, Due::Clock))
     }
 
     /// Hold `seq` of a broken reading ends `SETTLE_BAD` after `now`.
@@ -186,9 +187,9 @@ mod tests {
         let t0 = Instant::now();
         let mut t = Timers::new(t0, true);
         t.watch(None, || None, || None);
-        assert_eq!(t.next(), (t0 + CLOCK, Due::Clock));
+        assert_eq!(t.next(), Some((t0 + CLOCK, Due::Clock)));
         t.ticked(t0 + secs(60));
-        assert_eq!(t.next(), (t0 + secs(120), Due::Clock));
+        assert_eq!(t.next(), Some((t0 + secs(120), Due::Clock)));
         assert_eq!(t.settled(t0 + secs(600)), None);
         assert!(!t.save_due(t0 + secs(600)));
         assert!(!t.escalation_due(t0 + secs(600)));
@@ -205,13 +206,13 @@ mod tests {
             || Some(t0 + secs(20)),
             || Some(t0 + secs(10)),
         );
-        assert_eq!(t.next(), (t0 + secs(10), Due::Stall));
+        assert_eq!(t.next(), Some((t0 + secs(10), Due::Stall)));
         t.settle_after(1, t0 + secs(3));
-        assert_eq!(t.next(), (t0 + secs(5), Due::Settle));
+        assert_eq!(t.next(), Some((t0 + secs(5), Due::Settle)));
         t.save_seen(t0 + secs(1));
-        assert_eq!(t.next(), (t0 + secs(1), Due::SaveSeen));
+        assert_eq!(t.next(), Some((t0 + secs(1), Due::SaveSeen)));
         t.watch(Some(t0), || None, || None);
-        assert_eq!(t.next(), (t0, Due::Engine));
+        assert_eq!(t.next(), Some((t0, Due::Engine)));
         // Every deadline later than the clock: the clock.
         let mut t = Timers::new(t0, true);
         t.watch(
@@ -219,11 +220,12 @@ mod tests {
             || Some(t0 + secs(91)),
             || Some(t0 + secs(92)),
         );
-        assert_eq!(t.next(), (t0 + CLOCK, Due::Clock));
+        assert_eq!(t.next(), Some((t0 + CLOCK, Due::Clock)));
     }
 
     /// Under `--now` no escalation or stall is waited for (the model is
-    /// not even asked); the engine, the holds and the memory still are.
+    /// not even asked), nor the clock: idle, nothing is due at all. The
+    /// engine, the holds and the memory still are.
     #[test]
     fn under_now_no_escalation_or_stall_is_waited_for() {
         let t0 = Instant::now();
@@ -234,10 +236,10 @@ mod tests {
             || panic!("escalation asked for under --now"),
             || panic!("stall asked for under --now"),
         );
-        assert_eq!(t.next(), (t0 + CLOCK, Due::Clock));
+        assert_eq!(t.next(), None);
         assert!(!t.escalation_due(t0 + secs(600)));
         t.watch(Some(t0 + secs(7)), || None, || None);
-        assert_eq!(t.next(), (t0 + secs(7), Due::Engine));
+        assert_eq!(t.next(), Some((t0 + secs(7), Due::Engine)));
     }
 
     /// The holds due are taken together, up to the latest due; a later one
@@ -251,9 +253,9 @@ mod tests {
         t.settle_after(3, t0 + secs(10));
         assert_eq!(t.settled(t0 + secs(1)), None);
         assert_eq!(t.settled(t0 + SETTLE_BAD + secs(1)), Some(2));
-        assert_eq!(t.next(), (t0 + secs(10) + SETTLE_BAD, Due::Settle));
+        assert_eq!(t.next(), Some((t0 + secs(10) + SETTLE_BAD, Due::Settle)));
         assert_eq!(t.settled(t0 + secs(20)), Some(3));
-        assert_eq!(t.next().1, Due::Clock);
+        assert_eq!(t.next().map(|(_, due)| due), Some(Due::Clock));
     }
 
     /// The memory is saved at once the first time, then at most every
@@ -266,9 +268,9 @@ mod tests {
         assert!(t.take_save(t0));
         assert!(!t.take_save(t0));
         t.save_seen(t0 + secs(1));
-        assert_eq!(t.next(), (t0 + SAVE_SEEN_EVERY, Due::SaveSeen));
+        assert_eq!(t.next(), Some((t0 + SAVE_SEEN_EVERY, Due::SaveSeen)));
         t.save_seen(t0 + secs(2));
-        assert_eq!(t.next(), (t0 + SAVE_SEEN_EVERY, Due::SaveSeen));
+        assert_eq!(t.next(), Some((t0 + SAVE_SEEN_EVERY, Due::SaveSeen)));
         assert!(!t.take_save(t0 + secs(2)));
         assert!(t.take_save(t0 + SAVE_SEEN_EVERY));
         // Long after the last save: at once again.
