@@ -21,31 +21,53 @@ pub(super) fn identity(p: &Project) -> Identity {
 }
 
 /// Did a reading of exactly `dirs` and of everything under `trees` read
-/// this machine's project `p`? Asked of every project for each reading:
-/// the paths are compared as bytes when both are spelt plainly (as the
-/// walk spells them), which is what `Path`'s component-wise comparison
-/// answers then, at a fraction of its cost.
+/// this machine's project `p`? Asked of every project, several times for
+/// each reading: the paths are compared as bytes when both are spelt
+/// plainly (as the walk spells them), which is what `Path`'s
+/// component-wise comparison answers then, at a fraction of its cost.
 pub(super) fn covers(dirs: &[PathBuf], trees: &[PathBuf], p: &Project) -> bool {
     p.host.is_none()
         && (dirs.iter().any(|d| same_path(&p.path, d))
             || trees.iter().any(|t| path_under(&p.path, t)))
 }
 
-/// Spelt plainly: absolute or relative, without an empty, `.` or
-/// trailing component (so bytes compare as components do).
+/// Spelt plainly: not empty, without an empty component (`//`, a
+/// trailing `/`) or a `.` one, so bytes compare as components do.
 fn plain(path: &Path) -> bool {
     let b = path.as_os_str().as_encoded_bytes();
-    !b.is_empty()
-        && (b == b"/" || !b.ends_with(b"/"))
-        && !b.windows(2).any(|w| w == b"//")
-        && !b.windows(3).any(|w| w == b"/./")
-        && !b.starts_with(b"./")
-        && !b.ends_with(b"/.")
+    if b == b"/" {
+        return true;
+    }
+    // Where the current component starts (after an absolute path's `/`).
+    let mut start = usize::from(b.first() == Some(&b'/'));
+    for i in start..=b.len() {
+        if i == b.len() || b[i] == b'/' {
+            let part = &b[start..i];
+            if part.is_empty() || part == b"." {
+                return false;
+            }
+            start = i + 1;
+        }
+    }
+    true
 }
 
 fn same_path(a: &Path, b: &Path) -> bool {
+    let (x, y) = (
+        a.as_os_str().as_encoded_bytes(),
+        b.as_os_str().as_encoded_bytes(),
+    );
+    if x == y {
+        return true;
+    }
+    // Equal paths end with the same name, so with the same byte unless
+    // one ends with a `/` or a `.` component: most are told apart here.
+    let odd = |c: Option<&u8>| matches!(c, Some(b'/' | b'.'));
+    if x.last() != y.last() && !odd(x.last()) && !odd(y.last()) {
+        return false;
+    }
     if plain(a) && plain(b) {
-        return a.as_os_str().as_encoded_bytes() == b.as_os_str().as_encoded_bytes();
+        return false;
     }
     a == b
 }
@@ -55,8 +77,14 @@ fn path_under(a: &Path, under: &Path) -> bool {
         a.as_os_str().as_encoded_bytes(),
         under.as_os_str().as_encoded_bytes(),
     );
-    if plain(a) && plain(under) {
-        return x.starts_with(y) && (x.len() == y.len() || y == b"/" || x[y.len()] == b'/');
+    if plain(under) {
+        // Its bytes and then a separator: under it, however `a` goes on.
+        if x.starts_with(y) && (x.len() == y.len() || y == b"/" || x[y.len()] == b'/') {
+            return true;
+        }
+        if plain(a) {
+            return false;
+        }
     }
     a.starts_with(under)
 }

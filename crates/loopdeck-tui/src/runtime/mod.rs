@@ -97,6 +97,11 @@ struct Console {
     hits: ui::Hits,
     /// Something changed since the last frame.
     dirty: bool,
+    /// The next escalation and stall, as computed since the model last
+    /// changed (`None`: to compute again). Each costs a look at every
+    /// project; messages that change nothing (a watcher's events before
+    /// the settle) come hundreds of times a second under churn.
+    deadlines: Option<(Option<Instant>, Option<Instant>)>,
     tools: Tools,
     /// The other hosts' `ssh` children (`None`: no host).
     fleet: Option<loopdeck_core::fleet::Fleet>,
@@ -147,6 +152,7 @@ impl Console {
             theme: s.theme,
             hits: ui::Hits::default(),
             dirty: true,
+            deadlines: None,
             tools: Tools {
                 tx,
                 notifier,
@@ -205,17 +211,23 @@ impl Console {
     /// (`None`: there is none).
     fn wait(&mut self) -> Option<std::time::Duration> {
         let model = &self.model;
+        let kept = self.deadlines;
         // An `[[escalate]]` rule that starts firing by time alone, and a
         // stall that starts with no file written: the console wakes then
         // (never under `--now`, whose clock stands).
         self.timers.watch(
             self.engine.wake_at(),
-            || {
-                app::escalate::next_due(model)
-                    .map(|at| timers::instant_at(at, Utc::now(), Instant::now()))
+            || match kept {
+                Some((escalate, _)) => escalate,
+                None => app::escalate::next_due(model)
+                    .map(|at| timers::instant_at(at, Utc::now(), Instant::now())),
             },
-            || next_stall(model),
+            || match kept {
+                Some((_, stall)) => stall,
+                None => next_stall(model),
+            },
         );
+        self.deadlines = Some(self.timers.deadlines());
         self.timers
             .next()
             .map(|(at, _)| at.saturating_duration_since(Instant::now()))
@@ -225,6 +237,8 @@ impl Console {
     /// but the clock (or a stall) was, the clock ticks and ages are drawn
     /// again.
     fn on_timers(&mut self) {
+        // A deadline passed: the next escalation or stall is a later one.
+        self.deadlines = None;
         let now = Instant::now();
         let mut woke = self.timers.save_due(now);
         if let Some(seq) = self.timers.settled(now) {
@@ -261,6 +275,7 @@ impl Console {
             .collect();
         app::update(&mut self.model, Event::Settle(seq));
         self.dirty = true;
+        self.deadlines = None;
         self.engine.reread(again, now);
     }
 
@@ -283,6 +298,7 @@ impl Console {
         }
         self.dirty |= !effects.is_empty();
         for ev in follow {
+            self.deadlines = None;
             if app::update(&mut self.model, ev).contains(&Effect::Quit) {
                 return Ok(Flow::Quit);
             }
@@ -293,17 +309,19 @@ impl Console {
 
     /// One message through `app::update`: what it asks for.
     fn take(&mut self, msg: Msg) -> Vec<Effect> {
-        match msg {
+        let event = match msg {
             Msg::Feed(m) => match self.engine.handle(m, Instant::now()) {
-                Some(u) => app::update(&mut self.model, update_event(u)),
-                None => Vec::new(),
+                Some(u) => update_event(u),
+                None => return Vec::new(),
             },
-            Msg::App(ev) => app::update(&mut self.model, ev),
+            Msg::App(ev) => ev,
             Msg::Click(column, row) => match self.hits.at(column, row) {
-                Some(target) => app::update(&mut self.model, Event::Click(target)),
-                None => Vec::new(),
+                Some(target) => Event::Click(target),
+                None => return Vec::new(),
             },
-        }
+        };
+        self.deadlines = None;
+        app::update(&mut self.model, event)
     }
 
     /// The console closed: what was seen up to the quit (the quitting key

@@ -96,6 +96,11 @@ impl Timers {
         };
     }
 
+    /// The escalation and the stall [`Self::watch`] was last told of.
+    pub(super) fn deadlines(&self) -> (Option<Instant>, Option<Instant>) {
+        (self.escalate, self.stall)
+    }
+
     /// The earliest deadline and what it is for (the clock at the latest
     /// while it runs; of equal ones, the first in `Due`'s order). `None`:
     /// nothing is due, ever, until a message comes (the clock stands).
