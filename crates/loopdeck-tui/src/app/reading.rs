@@ -38,18 +38,10 @@ fn plain(path: &Path) -> bool {
     if b == b"/" {
         return true;
     }
-    // Where the current component starts (after an absolute path's `/`).
-    let mut start = usize::from(b.first() == Some(&b'/'));
-    for i in start..=b.len() {
-        if i == b.len() || b[i] == b'/' {
-            let part = &b[start..i];
-            if part.is_empty() || part == b"." {
-                return false;
-            }
-            start = i + 1;
-        }
-    }
-    true
+    // An absolute path's first component is the root, before its `/`.
+    let b = b.strip_prefix(b"/").unwrap_or(b);
+    b.split(|c| *c == b'/')
+        .all(|part| !part.is_empty() && part != b".")
 }
 
 fn same_path(a: &Path, b: &Path) -> bool {
