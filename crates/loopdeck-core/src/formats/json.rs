@@ -3,7 +3,9 @@
 //! tolerant path that drops only the fields of the wrong type (reporting
 //! each) so one bad field never hides the rest of a file.
 
-use serde::de::{DeserializeOwned, IgnoredAny};
+use std::borrow::Cow;
+
+use serde::de::{DeserializeOwned, IgnoredAny, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
@@ -50,6 +52,58 @@ impl Text {
     #[cfg(test)]
     pub(crate) fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// A JSON string borrowed from the bytes parsed when it has no escapes
+/// (owned when it has): what `String` accepts, without an allocation per
+/// string. serde's own `Cow<str>` borrows only as a bare field, never in
+/// an `Option` or a `Vec`; this does in both (with `#[serde(borrow)]`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Str<'a>(pub Cow<'a, str>);
+
+impl std::ops::Deref for Str<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(v)))
+            }
+            // As `String` takes them (no JSON parse gives bytes for a string).
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Str<'de>, E> {
+                match std::str::from_utf8(v) {
+                    Ok(s) => Ok(Str(Cow::Owned(s.to_owned()))),
+                    Err(_) => Err(E::invalid_value(serde::de::Unexpected::Bytes(v), &self)),
+                }
+            }
+            fn visit_borrowed_bytes<E: serde::de::Error>(
+                self,
+                v: &'de [u8],
+            ) -> Result<Str<'de>, E> {
+                match std::str::from_utf8(v) {
+                    Ok(s) => Ok(Str(Cow::Borrowed(s))),
+                    Err(_) => Err(E::invalid_value(serde::de::Unexpected::Bytes(v), &self)),
+                }
+            }
+        }
+        d.deserialize_string(V)
     }
 }
 
@@ -153,7 +207,7 @@ pub(crate) fn within_limits(bytes: &[u8]) -> Result<(), serde_json::Error> {
 /// `serde_json::from_slice` within [`within_limits`]: for a record parsed
 /// typed (an NDJSON line) that a decision may later parse as a `Value`,
 /// so that both skip or both read it.
-pub(crate) fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
+pub(crate) fn from_slice<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, serde_json::Error> {
     within_limits(bytes)?;
     serde_json::from_slice(bytes)
 }
