@@ -281,6 +281,12 @@ pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
 pub(crate) fn must_be_object(bytes: &[u8]) -> Result<(), String> {
     let bytes = strip_bom(bytes);
     within_limits(bytes).map_err(|e| reason(&e))?;
+    must_be_object_within_limits(bytes)
+}
+
+/// [`must_be_object`] of bytes (past a byte-order mark) already found
+/// [`within_limits`]: they are not scanned again.
+pub(crate) fn must_be_object_within_limits(bytes: &[u8]) -> Result<(), String> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first.is_some_and(|b| *b != b'{') {
         return Err(match serde_json::from_slice::<IgnoredAny>(bytes) {

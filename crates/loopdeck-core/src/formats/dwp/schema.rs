@@ -136,8 +136,18 @@ pub(crate) struct Blocker {
 /// Parse a JSON object file into `T`. Returns the value and the fields it
 /// had to drop (wrong types), or why the file cannot be used at all.
 pub(crate) fn parse<T: Tolerant>(bytes: &[u8]) -> Result<(T, Vec<String>), String> {
+    json::must_be_object(json::strip_bom(bytes))?;
+    parse_within_limits(bytes)
+}
+
+/// [`parse`] of bytes already found within the parser's limits
+/// ([`json::within_limits`], past a byte-order mark): not scanned again.
+pub(crate) fn parse_within_limits<T: Tolerant>(
+    bytes: &[u8],
+) -> Result<(T, Vec<String>), String> {
     let bytes = json::strip_bom(bytes);
-    json::must_be_object(bytes)?;
+    // As `must_be_object` looks: past a second mark too.
+    json::must_be_object_within_limits(json::strip_bom(bytes))?;
     match serde_json::from_slice::<T>(bytes) {
         Ok(v) => Ok((v, Vec::new())),
         Err(e) if e.is_data() => {
