@@ -199,6 +199,7 @@ fn read_plan(dir: &Path, bare: bool) -> Option<Project> {
         state_json: state_json.as_deref(),
         readme_bytes: readme_text.as_deref().map(str::as_bytes),
         log_pending: Default::default(),
+        task_files: Default::default(),
     };
     fill(&mut p, &plan);
     Some(p)
