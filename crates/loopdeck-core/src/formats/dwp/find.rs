@@ -222,8 +222,14 @@ fn read_json<T: schema::Tolerant + Clone + Send + Sync + 'static>(
             // Refused by both; the typed reading says why.
             return (schema::parse::<T>(&bytes), None);
         }
-        let value = raw.then(|| decided(body).map(Arc::new)).flatten();
-        (schema::parse_within_limits::<T>(&bytes), value)
+        let value = raw.then(|| decided(body)).flatten();
+        // The typed reading from that value, when there is one: the bytes
+        // are not parsed again.
+        let typed = match &value {
+            Some(v) if v.is_object() => schema::parse_value::<T>(v),
+            _ => schema::parse_within_limits::<T>(&bytes),
+        };
+        (typed, value.map(Arc::new))
     }) {
         Ok(parsed) => parsed,
         Err(StoreError::Vanished) => return None,
@@ -311,6 +317,10 @@ mod tests {
             "{\"s\": \"\\ud83d\\ude00 \\u00e9\"}",
             "{\"s\": \"\\ud800\"}",
             "{\"a\": 1} x",
+            "{\"status\": \"in_progress\", \"status\": 3, \"tasks\": [{\"id\": 1, \"id\": \"2\", \"title\": 5}]}",
+            "{\"tasks\": [{\"id\": 1.5, \"gates\": [{\"passes\": \"yes\", \"exit_code\": -0}]}, [1, \"t\"], 7], \"task_count\": -1}",
+            "{\"tasks\": null, \"checkpoint\": {\"task\": 2, \"step\": 1e2}, \"blocked\": [], \"promotion\": {\"x\": 1, \"x\": 2}}",
+            "{\"tasks\": [{\"outcome\": {\"tried\": \"one\", \"failed\": [\"a\", 2]}}], \"completed_count\": 18446744073709551616}",
             "{\"a\": ",
             "",
             &deep,
@@ -326,6 +336,19 @@ mod tests {
                 .flatten();
             let theirs = JsonDoc::parse(&bytes).ok().map(JsonDoc::into_value);
             assert_eq!(ours, theirs, "{}", String::from_utf8_lossy(&bytes));
+            // The typed reading from the value is the one from the bytes.
+            if let Some(v) = ours.filter(Value::is_object) {
+                assert_eq!(
+                    format!("{:?}", schema::parse_value::<State>(&v)),
+                    format!("{:?}", schema::parse::<State>(&bytes)),
+                    "{}",
+                    String::from_utf8_lossy(&bytes)
+                );
+                assert_eq!(
+                    format!("{:?}", schema::parse_value::<Manifest>(&v)),
+                    format!("{:?}", schema::parse::<Manifest>(&bytes)),
+                );
+            }
         }
     }
 }

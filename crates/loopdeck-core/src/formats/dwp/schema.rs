@@ -162,6 +162,22 @@ pub(crate) fn parse_within_limits<T: Tolerant>(
     }
 }
 
+/// [`parse`] of a document already parsed as `value` (a JSON object within
+/// the parser's limits): the same reading, from the value rather than from
+/// the bytes again.
+pub(crate) fn parse_value<T: Tolerant>(value: &Value) -> Result<(T, Vec<String>), String> {
+    match T::deserialize(value) {
+        Ok(v) => Ok((v, Vec::new())),
+        Err(_) => {
+            let mut problems = Vec::new();
+            match lenient::<T>(value.clone(), "", &mut problems) {
+                Some(v) => Ok((v, problems)),
+                None => Err(problems.join("; ")),
+            }
+        }
+    }
+}
+
 /// A struct that can be read field by field when a typed pass fails.
 pub(crate) trait Tolerant: DeserializeOwned {
     fn by_field(f: &mut Fields<'_>) -> Self;
