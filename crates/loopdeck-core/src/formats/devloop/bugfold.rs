@@ -60,6 +60,13 @@ struct Names {
 
 impl Names {
     fn sym(&mut self, name: &str) -> Sym {
+        // A name within the bound is its own bounded text: looked up as
+        // it is, not copied first.
+        if name.len() <= MAX_TEXT
+            && let Some(&s) = self.ids.get(name)
+        {
+            return s;
+        }
         let name = bounded(name);
         if let Some(&s) = self.ids.get(name.as_str()) {
             return s;
