@@ -3,7 +3,9 @@
 //! tolerant path that drops only the fields of the wrong type (reporting
 //! each) so one bad field never hides the rest of a file.
 
-use serde::de::{DeserializeOwned, IgnoredAny};
+use std::borrow::Cow;
+
+use serde::de::{DeserializeOwned, IgnoredAny, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
@@ -50,6 +52,58 @@ impl Text {
     #[cfg(test)]
     pub(crate) fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// A JSON string borrowed from the bytes parsed when it has no escapes
+/// (owned when it has): what `String` accepts, without an allocation per
+/// string. serde's own `Cow<str>` borrows only as a bare field, never in
+/// an `Option` or a `Vec`; this does in both (with `#[serde(borrow)]`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Str<'a>(pub Cow<'a, str>);
+
+impl std::ops::Deref for Str<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(v)))
+            }
+            // As `String` takes them (no JSON parse gives bytes for a string).
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Str<'de>, E> {
+                match std::str::from_utf8(v) {
+                    Ok(s) => Ok(Str(Cow::Owned(s.to_owned()))),
+                    Err(_) => Err(E::invalid_value(serde::de::Unexpected::Bytes(v), &self)),
+                }
+            }
+            fn visit_borrowed_bytes<E: serde::de::Error>(
+                self,
+                v: &'de [u8],
+            ) -> Result<Str<'de>, E> {
+                match std::str::from_utf8(v) {
+                    Ok(s) => Ok(Str(Cow::Borrowed(s))),
+                    Err(_) => Err(E::invalid_value(serde::de::Unexpected::Bytes(v), &self)),
+                }
+            }
+        }
+        d.deserialize_string(V)
     }
 }
 
@@ -153,7 +207,7 @@ pub(crate) fn within_limits(bytes: &[u8]) -> Result<(), serde_json::Error> {
 /// `serde_json::from_slice` within [`within_limits`]: for a record parsed
 /// typed (an NDJSON line) that a decision may later parse as a `Value`,
 /// so that both skip or both read it.
-pub(crate) fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
+pub(crate) fn from_slice<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, serde_json::Error> {
     within_limits(bytes)?;
     serde_json::from_slice(bytes)
 }
@@ -168,11 +222,12 @@ fn near_limits(bytes: &[u8]) -> bool {
         match b {
             b'"' => {
                 i += 1;
-                while let Some(&c) = bytes.get(i) {
-                    match c {
-                        b'\\' => i += 2,
-                        b'"' => break,
-                        _ => i += 1,
+                loop {
+                    i = plain_run(bytes, i);
+                    match bytes.get(i) {
+                        Some(b'\\') => i += 2,
+                        Some(b'"') | None => break,
+                        Some(_) => i += 1,
                     }
                 }
                 i += 1;
@@ -213,6 +268,29 @@ fn near_limits(bytes: &[u8]) -> bool {
     false
 }
 
+/// The end of the run of bytes from `i` on that holds no `"` and no `\\`,
+/// give or take the last 7 bytes (found 8 at a time: most of a document's
+/// bytes are in its strings).
+fn plain_run(bytes: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Non-zero exactly when some byte of `w` is `b`.
+    let has = |w: u64, b: u8| {
+        let x = w ^ (ONES * u64::from(b));
+        x.wrapping_sub(ONES) & !x & HIGH
+    };
+    while let Some(word) = bytes.get(i..i + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let w = u64::from_le_bytes(w);
+        if has(w, b'"') | has(w, b'\\') != 0 {
+            break;
+        }
+        i += 8;
+    }
+    i
+}
+
 /// The UTF-8 byte-order mark some Windows editors put at the start of a file.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -227,6 +305,12 @@ pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
 pub(crate) fn must_be_object(bytes: &[u8]) -> Result<(), String> {
     let bytes = strip_bom(bytes);
     within_limits(bytes).map_err(|e| reason(&e))?;
+    must_be_object_within_limits(bytes)
+}
+
+/// [`must_be_object`] of bytes (past a byte-order mark) already found
+/// [`within_limits`]: they are not scanned again.
+pub(crate) fn must_be_object_within_limits(bytes: &[u8]) -> Result<(), String> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first.is_some_and(|b| *b != b'{') {
         return Err(match serde_json::from_slice::<IgnoredAny>(bytes) {
@@ -408,6 +492,63 @@ mod tests {
             big.starts_with("number out of range (line 1, column "),
             "{big}"
         );
+    }
+
+    /// The scan's strings, 8 bytes at a time, end where a byte at a time
+    /// they did: escapes at every offset, brackets inside and after them.
+    #[test]
+    fn strings_are_skipped_as_byte_by_byte() {
+        fn bytewise(bytes: &[u8]) -> bool {
+            let mut depth = 0usize;
+            let mut i = 0;
+            while let Some(&b) = bytes.get(i) {
+                match b {
+                    b'"' => {
+                        i += 1;
+                        while let Some(&c) = bytes.get(i) {
+                            match c {
+                                b'\\' => i += 2,
+                                b'"' => break,
+                                _ => i += 1,
+                            }
+                        }
+                        i += 1;
+                    }
+                    b'[' | b'{' => {
+                        depth += 1;
+                        if depth + 8 >= MAX_NESTING {
+                            return true;
+                        }
+                        i += 1;
+                    }
+                    b']' | b'}' => {
+                        depth = depth.saturating_sub(1);
+                        i += 1;
+                    }
+                    _ => i += 1,
+                }
+            }
+            false
+        }
+        let deep = "[".repeat(130);
+        let mut seen = [0usize; 2];
+        for pad in 0..20 {
+            let p = "é".repeat(pad / 2) + &"x".repeat(pad % 2);
+            for text in [
+                format!(r#"{{"s": "{p}\"{deep}"}}"#),
+                format!(r#"{{"s": "{p}\\", "d": {deep}"#),
+                format!(r#"{{"s": "{p}\\\"{deep}", "t": "{p}"}}"#),
+                format!(r#"{{"s": "{p}"}} {deep}"#),
+                format!(r#"{{"s": "{p}\"#),
+                format!(r#"{{"s": "{p}{deep}"#),
+                format!(r#"["{p}", "{p}\u005c", {deep}"#),
+            ] {
+                let near = near_limits(text.as_bytes());
+                assert_eq!(near, bytewise(text.as_bytes()), "{text}");
+                seen[usize::from(near)] += 1;
+            }
+        }
+        assert!(seen[0] > 0 && seen[1] > 0, "{seen:?}");
     }
 
     #[test]

@@ -60,6 +60,13 @@ struct Names {
 
 impl Names {
     fn sym(&mut self, name: &str) -> Sym {
+        // A name within the bound is its own bounded text: looked up as
+        // it is, not copied first.
+        if name.len() <= MAX_TEXT
+            && let Some(&s) = self.ids.get(name)
+        {
+            return s;
+        }
         let name = bounded(name);
         if let Some(&s) = self.ids.get(name.as_str()) {
             return s;
@@ -100,6 +107,18 @@ struct Side {
     at: u64,
     extra: Extra,
     listed: Option<Box<Listed>>,
+    /// Listed, its view still to be made from its line at `at` (when the
+    /// bytes folded so far are done with: see [`Later`]).
+    pending: bool,
+}
+
+/// A line whose view waits for the end of the bytes it is in: only a
+/// bug's latest line is viewed, so the lines a later one replaces in the
+/// same bytes cost a parse that borrows, never a view of owned texts.
+struct Later<'a> {
+    bug: usize,
+    offset: u64,
+    line: BugLine<'a>,
 }
 
 /// Bugs by id: every id's bytes in one arena (a length and the bytes),
@@ -227,6 +246,14 @@ pub(crate) struct Reading {
 impl Fold {
     /// Fold one complete line that starts at `offset`.
     pub(crate) fn line(&mut self, offset: u64, line: &[u8]) {
+        let mut later = Vec::new();
+        self.line_later(offset, line, &mut later);
+        self.view(later);
+    }
+
+    /// [`Self::line`], its view (when it is listed) left in `later` for
+    /// [`Self::view`].
+    fn line_later<'a>(&mut self, offset: u64, line: &'a [u8], later: &mut Vec<Later<'a>>) {
         if is_blank(line) {
             return;
         }
@@ -234,14 +261,13 @@ impl Fold {
             self.keyless += 1;
             return;
         };
-        let parsed = crate::formats::json::from_slice::<BugLine>(line).ok();
-        let raw_status = top_level_str(line, "status");
+        let parsed = crate::formats::json::from_slice::<BugLine<'a>>(line).ok();
         let r = self.table.index(key.as_bytes());
         let Some(b) = parsed else {
             let side = self.side(r);
             side.extra.rejected += 1;
             self.rejected += 1;
-            if let Some(s) = raw_status {
+            if let Some(s) = top_level_str(line, "status") {
                 let s = self.names.sym(s);
                 push_chain(
                     &mut self.sides[self.table.recs[r].side as usize].extra.after,
@@ -281,11 +307,16 @@ impl Fold {
         self.names.severity_count[severity as usize] += 1;
         self.table.recs[r].status = status;
         self.table.recs[r].severity = severity;
-        let view = listed(b, self.names.name(severity));
         let side = self.side(r);
-        let before = side.listed.is_some().then_some(side.at);
+        let before = (side.listed.is_some() || side.pending).then_some(side.at);
         side.at = offset;
-        side.listed = Some(Box::new(view));
+        side.listed = None;
+        side.pending = true;
+        later.push(Later {
+            bug: r,
+            offset,
+            line: b,
+        });
         if let Some(at) = before {
             self.order.remove(&at);
         }
@@ -294,6 +325,27 @@ impl Fold {
             && let Some((_, oldest)) = self.order.pop_first()
         {
             self.unlist(oldest);
+        }
+    }
+
+    /// The views of the lines in `later` that are still their bug's latest
+    /// listed line.
+    fn view(&mut self, later: Vec<Later<'_>>) {
+        for Later { bug, offset, line } in later {
+            let Some(rec) = self.table.recs.get(bug).copied() else {
+                continue;
+            };
+            let Some(side) = self.sides.get(rec.side as usize) else {
+                continue;
+            };
+            if !side.pending || side.at != offset {
+                continue;
+            }
+            let view = listed(line, self.names.name(rec.severity));
+            if let Some(side) = self.sides.get_mut(rec.side as usize) {
+                side.listed = Some(Box::new(view));
+                side.pending = false;
+            }
         }
     }
 
@@ -318,6 +370,7 @@ impl Fold {
             return;
         };
         side.listed = None;
+        side.pending = false;
         let e = &side.extra;
         if e.older.is_empty() && e.after.is_empty() && e.rejected == 0 {
             // Swap the last side record into its place.
@@ -413,7 +466,7 @@ fn rebuilt(status: &str, older: &[Sym], names: &Names) -> Vec<BugTransition> {
 }
 
 /// A listed bug's view of its line, its texts bounded.
-fn listed(b: BugLine, severity: &str) -> Listed {
+fn listed(b: BugLine<'_>, severity: &str) -> Listed {
     let skip = b.status_history.len().saturating_sub(MAX_HISTORY);
     let history: Vec<BugTransition> = b
         .status_history
@@ -439,7 +492,7 @@ fn listed(b: BugLine, severity: &str) -> Listed {
         bug: Bug {
             status_kind: super::kinds::bug(&status),
             act: super::lifecycle::address(&b.id, &status),
-            id: b.id,
+            id: b.id.0.into_owned(),
             status,
             severity: severity.to_owned(),
             title: b.title.as_deref().map(bounded).unwrap_or_default(),
@@ -495,12 +548,13 @@ impl Kept {
     /// Fold bytes that start at the file offset `base`.
     fn feed(&mut self, base: u64, new: &[u8]) {
         let mut at = 0;
-        while let Some(i) = new[at..].iter().position(|&b| b == b'\n') {
+        let mut later = Vec::new();
+        while let Some(i) = newline(&new[at..]) {
             let piece = &new[at..at + i];
             let start = self.end;
             let piece = piece.strip_suffix(b"\r").unwrap_or(piece);
             match self.pending.take() {
-                Some(line) if line.is_empty() => self.fold.line(start, piece),
+                Some(line) if line.is_empty() => self.fold.line_later(start, piece, &mut later),
                 Some(mut line) if line.len() + piece.len() <= MAX_LINE => {
                     line.extend_from_slice(piece);
                     let line = line.strip_suffix(b"\r").unwrap_or(&line);
@@ -512,6 +566,7 @@ impl Kept {
             self.end = base + at as u64;
             self.pending = Some(Vec::new());
         }
+        self.fold.view(later);
         let rest = &new[at..];
         if let Some(p) = self.pending.as_mut() {
             if p.len() + rest.len() <= MAX_LINE {
@@ -575,6 +630,25 @@ impl Kept {
         };
         buf[(from as usize).min(buf.len())..].to_vec()
     }
+}
+
+/// The position of the first `\n` in `hay`, 8 bytes at a time (a byte at
+/// a time cost as much as folding the line's status).
+fn newline(hay: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const NEWLINES: u64 = ONES * b'\n' as u64;
+    let mut at = 0;
+    while let Some(word) = hay.get(at..at + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let x = u64::from_le_bytes(w) ^ NEWLINES;
+        if x.wrapping_sub(ONES) & !x & HIGH != 0 {
+            break;
+        }
+        at += 8;
+    }
+    hay[at..].iter().position(|&b| b == b'\n').map(|i| at + i)
 }
 
 fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<()> {
@@ -673,4 +747,174 @@ fn whole(dir: &Path, relative: &str) -> Result<Reading, StoreError> {
     });
     kept.feed(0, &bytes);
     Ok(kept.fold.reading(kept.torn()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::devloop::schema::Stamp;
+    use serde::Deserialize;
+    use std::borrow::Cow;
+
+    /// A log with every case a fold meets: bugs moving through statuses,
+    /// lines that do not parse (and later ones that do), escaped texts,
+    /// histories, and more bugs than are listed (the oldest leave).
+    fn log() -> Vec<u8> {
+        let mut text = String::new();
+        for i in 0..MAX_BUGS_LISTED + 150 {
+            text.push_str(&format!(
+                "{{\"id\":\"bug-{i}\",\"status\":\"open\",\"severity\":\"high\",\"title\":\"t\\\"{i}\\u00e9\",\"affected_units\":[\"u{i}\"]}}\n"
+            ));
+            if i % 7 == 0 {
+                text.push_str(&format!("{{\"id\":\"bug-{i}\",\"status\":\"fixing\",\"severity\":[}}\n"));
+            }
+            if i % 3 == 0 {
+                let j = i / 2;
+                text.push_str(&format!(
+                    "{{\"id\":\"bug-{j}\",\"status\":\"fixed\",\"severity\":null,\"unit_id\":\"a-be\",\"status_history\":[{{\"ts\":17000{j},\"from\":\"open\",\"to\":\"fixed\",\"by\":\"c\\nd\",\"note\":\"n\"}},{{\"ts\":\"2026-06-01T10:00:00Z\",\"to\":\"fixed\"}},{{\"from\":\"x\"}}]}}\n"
+                ));
+            }
+            if i % 11 == 0 {
+                text.push_str("not json\n\n{\"status\":\"open\"}\r\n");
+            }
+        }
+        text.push_str("{\"id\":\"bug-5\",\"status\":\"verified\"}");
+        text.into_bytes()
+    }
+
+    fn reading_of(kept: &Kept) -> String {
+        format!("{:?}", kept.fold.reading(kept.torn()))
+    }
+
+    /// Views made once a chunk's lines are folded give what a view made
+    /// at every line gives, however the bytes arrive.
+    #[test]
+    fn views_made_per_chunk_are_those_made_per_line() {
+        let bytes = log();
+        let id = |len: usize| FileId {
+            dev: 0,
+            ino: 0,
+            len: len as u64,
+            mtime: 0,
+            ctime: 0,
+        };
+        let mut by_line = Fold::default();
+        let mut offset = 0u64;
+        let mut lines = bytes.split(|&b| b == b'\n').peekable();
+        while let Some(line) = lines.next() {
+            if lines.peek().is_none() {
+                break; // the torn last line
+            }
+            by_line.line(offset, line.strip_suffix(b"\r").unwrap_or(line));
+            offset += line.len() as u64 + 1;
+        }
+        let want = format!("{:?}", by_line.reading(true));
+
+        let mut whole = Kept::new(id(bytes.len()));
+        whole.feed(0, &bytes);
+        assert_eq!(reading_of(&whole), want);
+        for step in [1, 7, 100, 4096] {
+            let mut kept = Kept::new(id(bytes.len()));
+            for (i, piece) in bytes.chunks(step).enumerate() {
+                kept.feed((i * step) as u64, piece);
+            }
+            assert_eq!(reading_of(&kept), want, "fed {step} bytes at a time");
+        }
+        assert!(whole.fold.reading(true).bugs.len() == MAX_BUGS_LISTED);
+    }
+
+    #[test]
+    fn the_first_newline_is_found_at_any_offset() {
+        for len in 0..40 {
+            for nl in 0..=len {
+                let mut hay = vec![b'x'; len];
+                if nl < len {
+                    hay[nl] = b'\n';
+                    if nl + 3 < len {
+                        hay[nl + 3] = b'\n';
+                    }
+                }
+                let want = hay.iter().position(|&b| b == b'\n');
+                assert_eq!(newline(&hay), want, "{len} {nl}");
+            }
+        }
+        assert_eq!(newline("é\n".as_bytes()), Some(2));
+    }
+
+    /// The line as it was read before its texts were borrowed.
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct OwnedLine {
+        id: String,
+        status: String,
+        #[serde(default)]
+        severity: Option<String>,
+        #[serde(default)]
+        title: Option<String>,
+        #[serde(default)]
+        unit_id: Option<String>,
+        #[serde(default, deserialize_with = "crate::formats::json::nullable")]
+        affected_units: Vec<String>,
+        #[serde(default, deserialize_with = "crate::formats::json::nullable")]
+        status_history: Vec<OwnedEntry>,
+    }
+
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(default)]
+    #[allow(dead_code)]
+    struct OwnedEntry {
+        ts: Option<Stamp>,
+        from: Option<String>,
+        to: Option<String>,
+        by: Option<String>,
+        note: Option<String>,
+    }
+
+    /// A borrowed line accepts exactly the lines an owned one did, and
+    /// borrows every text without an escape.
+    #[test]
+    fn a_borrowed_line_accepts_what_an_owned_line_did() {
+        let lines: Vec<&[u8]> = vec![
+            br#"{"id":"b","status":"open"}"#,
+            br#"{"id":"b\"q","status":"op\u00e9n","title":"\ud83d\ude00"}"#,
+            br#"{"id":"b","status":"open","title":"\ud800"}"#,
+            br#"{"id":"b","status":"open","severity":null,"affected_units":null,"status_history":null}"#,
+            br#"{"id":"b","status":"open","affected_units":[null]}"#,
+            br#"{"id":"b","status":"open","affected_units":["a",1]}"#,
+            br#"{"id":7,"status":"open"}"#,
+            br#"{"id":"b"}"#,
+            br#"{"id":"b","status":"open","id":"c"}"#,
+            br#"{"id":"b","status":"open","status_history":[{"ts":1.5e9},{"ts":"x"},{}]}"#,
+            br#"{"id":"b","status":"open","status_history":[{"ts":true}]}"#,
+            br#"{"id":"b","status":"open","status_history":[{"ts":null,"to":null}]}"#,
+            br#"{"id":"b","status":"open","status_history":[{"to":["x"]}]}"#,
+            br#"{"id":"b","status":"open","status_history":[5]}"#,
+            br#"{"id":"b","status":"open","status_history":{}}"#,
+            br#"{"id":"b","status":"open","extra":{"deep":[1,2,{"x":"\n"}]}}"#,
+            br#"{"id":"b","status":"open"} trailing"#,
+            br#"["b","open"]"#,
+            b"{\"id\":\"b\",\"status\":\"\xff\"}",
+            b"{\"id\":\"b\",\"status\":\"open\",\"note\":\"\xff\"}",
+        ];
+        for line in lines {
+            let owned = serde_json::from_slice::<OwnedLine>(line).is_ok();
+            let borrowed = serde_json::from_slice::<BugLine<'_>>(line);
+            assert_eq!(
+                borrowed.is_ok(),
+                owned,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        let b: BugLine<'_> = serde_json::from_slice(
+            br#"{"id":"b","status":"o\"pen","title":"t","status_history":[{"ts":"x","by":"y"}]}"#,
+        )
+        .unwrap();
+        assert!(matches!(b.id.0, Cow::Borrowed("b")));
+        assert!(matches!(b.status.0, Cow::Owned(ref s) if s == "o\"pen"));
+        assert!(matches!(b.title.map(|t| t.0), Some(Cow::Borrowed("t"))));
+        let h = &b.status_history[0];
+        assert!(matches!(h.by.as_ref().map(|t| &t.0), Some(Cow::Borrowed("y"))));
+        assert_eq!(h.ts.as_ref().map(|t| t.text()).as_deref(), Some("x"));
+    }
 }

@@ -19,7 +19,7 @@ use crate::model::{StatusKind, Unit, UnitMore};
 use crate::formats::parse_time;
 
 use crate::formats::json::nullable;
-pub(crate) use crate::formats::json::{Text, each, parse_file, tolerant};
+pub(crate) use crate::formats::json::{Str, Text, each, parse_file, tolerant};
 
 /// A time as devloop writes it: unix seconds (timeline) or RFC 3339 text.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -370,31 +370,57 @@ pub(crate) struct EventLine {
     pub summary: Option<String>,
 }
 
-/// One `bugs.ndjson` line. `id` and `status` are required.
+/// One `bugs.ndjson` line. `id` and `status` are required. Its texts are
+/// borrowed from the line (a fold reads many lines and keeps few).
 #[derive(Debug, Clone, Deserialize)]
-pub(crate) struct BugLine {
-    pub id: String,
-    pub status: String,
-    #[serde(default)]
-    pub severity: Option<String>,
-    #[serde(default)]
-    pub title: Option<String>,
-    #[serde(default)]
-    pub unit_id: Option<String>,
-    #[serde(default, deserialize_with = "nullable")]
-    pub affected_units: Vec<String>,
-    #[serde(default, deserialize_with = "nullable")]
-    pub status_history: Vec<HistoryEntry>,
+pub(crate) struct BugLine<'a> {
+    #[serde(borrow)]
+    pub id: Str<'a>,
+    #[serde(borrow)]
+    pub status: Str<'a>,
+    #[serde(default, borrow)]
+    pub severity: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    pub title: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    pub unit_id: Option<Str<'a>>,
+    #[serde(default, borrow, deserialize_with = "nullable")]
+    pub affected_units: Vec<Str<'a>>,
+    #[serde(default, borrow, deserialize_with = "nullable")]
+    pub status_history: Vec<HistoryEntry<'a>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub(crate) struct HistoryEntry {
-    pub ts: Option<Stamp>,
-    pub from: Option<String>,
-    pub to: Option<String>,
-    pub by: Option<String>,
-    pub note: Option<String>,
+pub(crate) struct HistoryEntry<'a> {
+    #[serde(borrow)]
+    pub ts: Option<StampStr<'a>>,
+    #[serde(borrow)]
+    pub from: Option<Str<'a>>,
+    #[serde(borrow)]
+    pub to: Option<Str<'a>>,
+    #[serde(borrow)]
+    pub by: Option<Str<'a>>,
+    #[serde(borrow)]
+    pub note: Option<Str<'a>>,
+}
+
+/// [`Stamp`] with its text borrowed: the same values accepted.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum StampStr<'a> {
+    Num(f64),
+    Text(#[serde(borrow)] Str<'a>),
+}
+
+impl StampStr<'_> {
+    /// As [`Stamp::text`].
+    pub(crate) fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            StampStr::Num(n) => std::borrow::Cow::Owned(n.to_string()),
+            StampStr::Text(s) => std::borrow::Cow::Borrowed(s),
+        }
+    }
 }
 
 /// One `changelog.ndjson` line. `kind` is required.

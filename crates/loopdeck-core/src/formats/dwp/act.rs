@@ -272,10 +272,12 @@ pub(crate) fn offers(state: &Value, readme: Option<&[u8]>) -> Vec<Address> {
         .is_ok()
     };
     let mut out = Vec::new();
-    if rules::input_errors(state, Scope::Shape).is_empty() && ok(Scope::Shape, &verbs::approve) {
+    // The full contract begins with the shape: checked once for both.
+    let shaped = rules::input_errors(state, Scope::Shape).is_empty();
+    if shaped && ok(Scope::Shape, &verbs::approve) {
         out.push(Address::new("approve", None, Vec::new()));
     }
-    if !rules::input_errors(state, Scope::Full).is_empty() {
+    if !shaped || !rules::input_errors_past_shape(state).is_empty() {
         return out;
     }
     let ok = |verb: Trial<'_>| ok(Scope::Full, verb);

@@ -14,7 +14,6 @@ use super::{Plan, README, STATE, norm, task_num};
 use crate::formats::file_name;
 use crate::model::{Finding, Level, Phrase, Task};
 use crate::phrase;
-use crate::store::{self};
 
 /// Schema versions loopdeck reads (v5 is a snapshot of the v2 shape).
 const KNOWN_SCHEMAS: [u32; 3] = [1, 2, 5];
@@ -485,8 +484,8 @@ fn log_pending(findings: &mut Vec<Finding>, t: &Task) {
 fn task_file(findings: &mut Vec<Finding>, plan: &Plan<'_>, t: &Task, file: &str, completed: bool) {
     let at = format!("task {}", t.id);
     let expected_prefix = format!("{}.task_", t.id.trim());
-    match store::locate(plan.dir, file) {
-        Err(_) => {
+    match plan.task_file(file) {
+        None => {
             push(
                 findings,
                 Level::Error,
@@ -499,12 +498,13 @@ fn task_file(findings: &mut Vec<Finding>, plan: &Plan<'_>, t: &Task, file: &str,
             );
             return;
         }
-        Ok(Some(path)) if store::is_file(&path) => {
+        Some(true) => {
             if completed {
                 let cached = plan.log_pending.borrow().get(file).copied();
                 let pending = cached.unwrap_or_else(|| {
-                    let p = store::read_prefix_in(plan.dir, file, TASK_FILE_PREFIX)
-                        .is_ok_and(|b| log_says_pending(&String::from_utf8_lossy(&b)));
+                    let p = plan
+                        .task_prefix(file, TASK_FILE_PREFIX)
+                        .is_some_and(|b| log_says_pending(&String::from_utf8_lossy(&b)));
                     plan.log_pending.borrow_mut().insert(file.to_owned(), p);
                     p
                 });
@@ -513,7 +513,7 @@ fn task_file(findings: &mut Vec<Finding>, plan: &Plan<'_>, t: &Task, file: &str,
                 }
             }
         }
-        Ok(_) => push(
+        Some(false) => push(
             findings,
             Level::Error,
             "dwp.task-file-missing",

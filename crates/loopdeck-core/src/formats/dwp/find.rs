@@ -11,8 +11,7 @@ use serde_json::Value;
 use super::markdown::Readme;
 use super::schema::{self, Manifest, State};
 use super::{DWP_DIR, MANIFEST, PLAN_PREFIX, PLANS_DIR, Plan, README, STATE, fill, plan_kind};
-use crate::formats::jsonedit::JsonDoc;
-use crate::formats::{file_name, read_text};
+use crate::formats::{file_name, json, read_text};
 use crate::model::{Format, Project};
 use crate::store::{self, StoreError, WalkEntry};
 
@@ -200,13 +199,15 @@ fn read_plan(dir: &Path, bare: bool) -> Option<Project> {
         state_json: state_json.as_deref(),
         readme_bytes: readme_text.as_deref().map(str::as_bytes),
         log_pending: Default::default(),
+        task_files: Default::default(),
     };
     fill(&mut p, &plan);
     Some(p)
 }
 
 /// `file` parsed as `T`, and, with `raw`, as the JSON value the decisions
-/// take it for (`JsonDoc`'s reading: what `act` judges).
+/// take it for (`JsonDoc`'s reading: what `act` judges). The parser's
+/// limits are checked once for both.
 fn read_json<T: schema::Tolerant + Clone + Send + Sync + 'static>(
     p: &mut Project,
     dir: &Path,
@@ -216,14 +217,19 @@ fn read_json<T: schema::Tolerant + Clone + Send + Sync + 'static>(
     // Inside a cached reading, a file that did not change is not parsed
     // again.
     let parsed = match store::cache::memo_in(dir, file, store::STATE_FILE_LIMIT, move |bytes| {
-        let value = raw
-            .then(|| {
-                JsonDoc::parse(&bytes)
-                    .ok()
-                    .map(|d| Arc::new(d.into_value()))
-            })
-            .flatten();
-        (schema::parse::<T>(&bytes), value)
+        let body = json::strip_bom(&bytes);
+        if json::within_limits(body).is_err() {
+            // Refused by both; the typed reading says why.
+            return (schema::parse::<T>(&bytes), None);
+        }
+        let value = raw.then(|| decided(body)).flatten();
+        // The typed reading from that value, when there is one: the bytes
+        // are not parsed again.
+        let typed = match &value {
+            Some(v) if v.is_object() => schema::parse_value::<T>(v),
+            _ => schema::parse_within_limits::<T>(&bytes),
+        };
+        (typed, value.map(Arc::new))
     }) {
         Ok(parsed) => parsed,
         Err(StoreError::Vanished) => return None,
@@ -246,6 +252,14 @@ fn read_json<T: schema::Tolerant + Clone + Send + Sync + 'static>(
     }
 }
 
+/// The value a decision takes `body` (a JSON file past its byte-order
+/// mark, found [`json::within_limits`]) for: what
+/// `JsonDoc::parse(bytes)?.into_value()` gives, the document as serde_json
+/// reads it, in one pass.
+fn decided(body: &[u8]) -> Option<Value> {
+    serde_json::from_slice(body).ok()
+}
+
 /// The README, parsed, and its text when it is valid UTF-8 (the bytes the
 /// decisions read).
 fn read_readme(p: &mut Project, dir: &Path) -> Option<(Readme, Option<String>)> {
@@ -261,6 +275,80 @@ fn read_readme(p: &mut Project, dir: &Path) -> Option<(Readme, Option<String>)> 
         Err(e) => {
             p.problem(README, e.to_string());
             None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::jsonedit::JsonDoc;
+
+    /// The reading's value of a state is the decisions' (`JsonDoc`'s), for
+    /// every real state and the documents a parser may read differently.
+    #[test]
+    fn a_state_reads_as_the_decisions_read_it() {
+        let root = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        let mut docs: Vec<Vec<u8>> = Vec::new();
+        for dir in ["tests/fixtures/dwp-real-world", "examples/workspace/dwp"] {
+            let mut stack = vec![root.join(dir)];
+            while let Some(d) = stack.pop() {
+                for e in std::fs::read_dir(&d).unwrap() {
+                    let path = e.unwrap().path();
+                    if path.is_dir() {
+                        stack.push(path);
+                    } else if path.extension().is_some_and(|x| x == "json") {
+                        docs.push(std::fs::read(&path).unwrap());
+                    }
+                }
+            }
+        }
+        assert!(docs.len() > 8, "{}", docs.len());
+        let deep = format!("{{\"a\": {}{}}}", "[".repeat(127), "]".repeat(127));
+        for edge in [
+            "\u{feff}{\"a\": 1, \"b\": [1, 2]}\n",
+            "{\"a\": 1, \"a\": 2}",
+            "{\"a\": {\"x\": 1, \"y\": 2, \"x\": 3}, \"b\": null}",
+            "{}",
+            "[1, {\"a\": 2}]",
+            "\"text\"",
+            "{\"n\": 1e999999}",
+            "{\"n\": 1.7e308, \"big\": 123456789012345678901234567890, \"f\": 1.50}",
+            "{\"s\": \"\\ud83d\\ude00 \\u00e9\"}",
+            "{\"s\": \"\\ud800\"}",
+            "{\"a\": 1} x",
+            "{\"status\": \"in_progress\", \"status\": 3, \"tasks\": [{\"id\": 1, \"id\": \"2\", \"title\": 5}]}",
+            "{\"tasks\": [{\"id\": 1.5, \"gates\": [{\"passes\": \"yes\", \"exit_code\": -0}]}, [1, \"t\"], 7], \"task_count\": -1}",
+            "{\"tasks\": null, \"checkpoint\": {\"task\": 2, \"step\": 1e2}, \"blocked\": [], \"promotion\": {\"x\": 1, \"x\": 2}}",
+            "{\"tasks\": [{\"outcome\": {\"tried\": \"one\", \"failed\": [\"a\", 2]}}], \"completed_count\": 18446744073709551616}",
+            "{\"a\": ",
+            "",
+            &deep,
+        ] {
+            docs.push(edge.as_bytes().to_vec());
+        }
+        docs.push(b"{\"s\": \"\xff\"}".to_vec());
+        for bytes in docs {
+            let body = json::strip_bom(&bytes);
+            let ours = json::within_limits(body)
+                .is_ok()
+                .then(|| decided(body))
+                .flatten();
+            let theirs = JsonDoc::parse(&bytes).ok().map(JsonDoc::into_value);
+            assert_eq!(ours, theirs, "{}", String::from_utf8_lossy(&bytes));
+            // The typed reading from the value is the one from the bytes.
+            if let Some(v) = ours.filter(Value::is_object) {
+                assert_eq!(
+                    format!("{:?}", schema::parse_value::<State>(&v)),
+                    format!("{:?}", schema::parse::<State>(&bytes)),
+                    "{}",
+                    String::from_utf8_lossy(&bytes)
+                );
+                assert_eq!(
+                    format!("{:?}", schema::parse_value::<Manifest>(&v)),
+                    format!("{:?}", schema::parse::<Manifest>(&bytes)),
+                );
+            }
         }
     }
 }

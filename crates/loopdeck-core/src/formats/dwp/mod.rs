@@ -79,9 +79,61 @@ pub(crate) struct Plan<'a> {
     /// Whether a task file's own log still says pending, per file: many
     /// tasks may name the same file, and each file is read once.
     pub log_pending: std::cell::RefCell<std::collections::HashMap<String, bool>>,
+    /// What the checks learnt of each task file they looked at (where it
+    /// is, its first bytes): the state's checks and the verifier's look
+    /// at the same files, and each is found and read once.
+    pub task_files: std::cell::RefCell<std::collections::HashMap<String, TaskFile>>,
+}
+
+/// A task file as the checks found it.
+#[derive(Default)]
+pub(crate) struct TaskFile {
+    /// `None`: it names a path that leaves the plan directory; else
+    /// whether it is a file there.
+    pub is_file: Option<bool>,
+    /// Its first bytes (`None`: it could not be read), once read.
+    prefix: Option<Option<std::rc::Rc<Vec<u8>>>>,
 }
 
 impl Plan<'_> {
+    /// Where task file `file` is: `None` outside the plan directory, else
+    /// whether it is a file ([`store::locate`] then [`store::is_file`]).
+    pub(crate) fn task_file(&self, file: &str) -> Option<bool> {
+        if let Some(t) = self.task_files.borrow().get(file) {
+            return t.is_file;
+        }
+        let is_file = match store::locate(self.dir, file) {
+            Err(_) => None,
+            Ok(Some(path)) => Some(store::is_file(&path)),
+            Ok(None) => Some(false),
+        };
+        self.task_files.borrow_mut().insert(
+            file.to_owned(),
+            TaskFile {
+                is_file,
+                prefix: None,
+            },
+        );
+        is_file
+    }
+
+    /// The first `n` bytes of task file `file` ([`store::read_prefix_in`];
+    /// `None`: they cannot be read), read once.
+    pub(crate) fn task_prefix(&self, file: &str, n: usize) -> Option<std::rc::Rc<Vec<u8>>> {
+        if let Some(Some(prefix)) = self.task_files.borrow().get(file).map(|t| t.prefix.clone()) {
+            return prefix;
+        }
+        let prefix = store::read_prefix_in(self.dir, file, n)
+            .ok()
+            .map(std::rc::Rc::new);
+        self.task_files
+            .borrow_mut()
+            .entry(file.to_owned())
+            .or_default()
+            .prefix = Some(prefix.clone());
+        prefix
+    }
+
     pub(crate) fn has(&self, name: &str) -> bool {
         self.names.iter().any(|n| n == name)
     }

@@ -136,8 +136,18 @@ pub(crate) struct Blocker {
 /// Parse a JSON object file into `T`. Returns the value and the fields it
 /// had to drop (wrong types), or why the file cannot be used at all.
 pub(crate) fn parse<T: Tolerant>(bytes: &[u8]) -> Result<(T, Vec<String>), String> {
+    json::must_be_object(json::strip_bom(bytes))?;
+    parse_within_limits(bytes)
+}
+
+/// [`parse`] of bytes already found within the parser's limits
+/// ([`json::within_limits`], past a byte-order mark): not scanned again.
+pub(crate) fn parse_within_limits<T: Tolerant>(
+    bytes: &[u8],
+) -> Result<(T, Vec<String>), String> {
     let bytes = json::strip_bom(bytes);
-    json::must_be_object(bytes)?;
+    // As `must_be_object` looks: past a second mark too.
+    json::must_be_object_within_limits(json::strip_bom(bytes))?;
     match serde_json::from_slice::<T>(bytes) {
         Ok(v) => Ok((v, Vec::new())),
         Err(e) if e.is_data() => {
@@ -149,6 +159,22 @@ pub(crate) fn parse<T: Tolerant>(bytes: &[u8]) -> Result<(T, Vec<String>), Strin
             }
         }
         Err(e) => Err(json_reason(&e)),
+    }
+}
+
+/// [`parse`] of a document already parsed as `value` (a JSON object within
+/// the parser's limits): the same reading, from the value rather than from
+/// the bytes again.
+pub(crate) fn parse_value<T: Tolerant>(value: &Value) -> Result<(T, Vec<String>), String> {
+    match T::deserialize(value) {
+        Ok(v) => Ok((v, Vec::new())),
+        Err(_) => {
+            let mut problems = Vec::new();
+            match lenient::<T>(value.clone(), "", &mut problems) {
+                Some(v) => Ok((v, problems)),
+                None => Err(problems.join("; ")),
+            }
+        }
     }
 }
 

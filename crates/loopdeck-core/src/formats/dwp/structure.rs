@@ -90,12 +90,41 @@ fn is_boundary_heading(line: &str) -> bool {
     (2..=6).contains(&hashes) && line[hashes..].starts_with([' ', '\t'])
 }
 
-/// The content of field `name` in `body` (a `## NAME` heading or a
-/// `**NAME:**` label) up to the next heading or field label, trimmed as
-/// plan_contract trims it; empty when there is none.
+/// [`Fields::content`] of `body`.
+#[cfg(test)]
 pub(super) fn field_content(body: &str, name: &str) -> String {
-    let body = body.replace("\r\n", "\n");
-    let lower = body.to_ascii_lowercase();
+    Fields::of(body).content(name)
+}
+
+/// A text whose fields are looked up one after another: its line endings
+/// made `\n` and its ASCII lower case, once for all of them.
+pub(super) struct Fields {
+    body: String,
+    lower: String,
+}
+
+impl Fields {
+    pub(super) fn of(body: &str) -> Fields {
+        let body = body.replace("\r\n", "\n");
+        let lower = body.to_ascii_lowercase();
+        Fields { body, lower }
+    }
+
+    /// The content of field `name` (a `## NAME` heading or a `**NAME:**`
+    /// label) up to the next heading or field label, trimmed as
+    /// plan_contract trims it; empty when there is none.
+    pub(super) fn content(&self, name: &str) -> String {
+        field_in(&self.body, &self.lower, name)
+    }
+}
+
+/// The labels that end a field, in lower case.
+fn lower_labels() -> &'static [String] {
+    static LOWER: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    LOWER.get_or_init(|| LABELS.iter().map(|l| l.to_ascii_lowercase()).collect())
+}
+
+fn field_in(body: &str, lower: &str, name: &str) -> String {
     let name = name.to_ascii_lowercase();
     // The leftmost heading or label.
     let mut found: Option<(usize, usize)> = None;
@@ -112,7 +141,7 @@ pub(super) fn field_content(body: &str, name: &str) -> String {
         if found.is_some_and(|(s, _)| s <= i) {
             break;
         }
-        if let Some(end) = label_at(&lower, i, &name) {
+        if let Some(end) = label_at(lower, i, &name) {
             found = Some((i, end));
             break;
         }
@@ -132,7 +161,7 @@ pub(super) fn field_content(body: &str, name: &str) -> String {
         }
         at += line.len();
     }
-    let labels: Vec<String> = LABELS.iter().map(|l| l.to_ascii_lowercase()).collect();
+    let labels = lower_labels();
     for (i, _) in rest.match_indices("**") {
         if i >= stop {
             break;
@@ -187,7 +216,8 @@ pub(super) fn check(findings: &mut Vec<Finding>, plan: &Plan<'_>, tasks: &[Task]
         }
         return;
     }
-    if field_content(&clean, "Goal").is_empty() || field_content(&clean, "Context").is_empty() {
+    let fields = Fields::of(&clean);
+    if fields.content("Goal").is_empty() || fields.content("Context").is_empty() {
         push(
             findings,
             "dwp.readme-goal-context",
@@ -371,18 +401,16 @@ fn full_records(findings: &mut Vec<Finding>, plan: &Plan<'_>, tasks: &[Task]) {
         if !file.starts_with(&format!("{}.task_", t.id.trim())) {
             continue;
         }
-        let Ok(Some(path)) = store::locate(plan.dir, file) else {
-            continue;
-        };
-        if !store::is_file(&path) {
+        if plan.task_file(file) != Some(true) {
             continue;
         }
-        let Ok(bytes) = store::read_prefix_in(plan.dir, file, TASK_FILE_PREFIX) else {
+        let Some(bytes) = plan.task_prefix(file, TASK_FILE_PREFIX) else {
             continue;
         };
         let body = String::from_utf8_lossy(&bytes);
+        let fields = Fields::of(&body);
         for name in FIELDS {
-            if field_content(&body, name).is_empty() {
+            if fields.content(name).is_empty() {
                 push(
                     findings,
                     "dwp.task-record-field",
@@ -391,7 +419,7 @@ fn full_records(findings: &mut Vec<Finding>, plan: &Plan<'_>, tasks: &[Task]) {
                 );
             }
         }
-        if t.status != "completed" && field_content(&body, "Context").is_empty() {
+        if t.status != "completed" && fields.content("Context").is_empty() {
             push(
                 findings,
                 "dwp.task-record-field",
@@ -477,8 +505,9 @@ fn lite_records(findings: &mut Vec<Finding>, readme: &str, tasks: &[Task]) {
             .map_or(tail.len(), |(i, _)| i + 1);
         let end = if tail.starts_with("## ") { 0 } else { end };
         let body = &tail[..end];
+        let fields = Fields::of(body);
         for name in FIELDS {
-            if field_content(body, name).is_empty() {
+            if fields.content(name).is_empty() {
                 push(
                     findings,
                     "dwp.task-record-field",
@@ -491,7 +520,7 @@ fn lite_records(findings: &mut Vec<Finding>, readme: &str, tasks: &[Task]) {
             .iter()
             .find(|t| t.id.trim() == id.to_string())
             .map(|t| t.status.as_str());
-        if status != Some("completed") && field_content(body, "Context").is_empty() {
+        if status != Some("completed") && fields.content("Context").is_empty() {
             push(
                 findings,
                 "dwp.task-record-field",

@@ -246,6 +246,28 @@ fn shape(era: u32) -> Rule {
     obj(required, root)
 }
 
+/// The shape of `era`, built once.
+fn shape_of(era: u32) -> &'static Rule {
+    static SHAPES: std::sync::OnceLock<[Rule; 3]> = std::sync::OnceLock::new();
+    let [v1, v2, v5] = SHAPES.get_or_init(|| [shape(1), shape(2), shape(5)]);
+    match era {
+        1 => v1,
+        2 => v2,
+        _ => v5,
+    }
+}
+
+/// A locator's fields.
+fn locator_fields() -> &'static [(&'static str, Rule)] {
+    static FIELDS: std::sync::OnceLock<Vec<(&'static str, Rule)>> = std::sync::OnceLock::new();
+    FIELDS.get_or_init(|| {
+        vec![
+            ("kind", Rule::Enum(&["inline", "file"])),
+            ("value", pat(any_locator)),
+        ]
+    })
+}
+
 /// A value as the contract's messages quote it (Python's `repr` of a
 /// string is `'…'`).
 fn quote(v: &Value) -> String {
@@ -255,11 +277,31 @@ fn quote(v: &Value) -> String {
     }
 }
 
+/// Where a value is (`$.tasks[2].gates[0]`), written out only for a
+/// message: a state of a thousand fields is checked without a string per
+/// field.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    Root,
+    Key(&'a At<'a>, &'a str),
+    Index(&'a At<'a>, usize),
+}
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            At::Root => f.write_str("$"),
+            At::Key(parent, key) => write!(f, "{parent}.{key}"),
+            At::Index(parent, i) => write!(f, "{parent}[{i}]"),
+        }
+    }
+}
+
 fn is_int(v: &Value) -> bool {
     v.is_i64() || v.is_u64()
 }
 
-fn check(v: &Value, rule: &Rule, path: &str, out: &mut Vec<String>) {
+fn check(v: &Value, rule: &Rule, path: &At<'_>, out: &mut Vec<String>) {
     match rule {
         Rule::Str { max, pattern } => {
             let Some(t) = v.as_str() else {
@@ -332,7 +374,7 @@ fn check(v: &Value, rule: &Rule, path: &str, out: &mut Vec<String>) {
                 out.push(format!("{path}: too few entries"));
             }
             for (i, item) in a.iter().enumerate() {
-                check(item, items, &format!("{path}[{i}]"), out);
+                check(item, items, &At::Index(path, i), out);
             }
         }
         Rule::Locator => {
@@ -340,11 +382,7 @@ fn check(v: &Value, rule: &Rule, path: &str, out: &mut Vec<String>) {
                 out.push(format!("{path}: expected ['object']"));
                 return;
             };
-            let fields = vec![
-                ("kind", Rule::Enum(&["inline", "file"])),
-                ("value", pat(any_locator)),
-            ];
-            object(o, &fields, &["kind", "value"], path, out);
+            object(o, locator_fields(), &["kind", "value"], path, out);
             // The value's pattern follows the kind (an absent kind reads
             // as inline, as the schema's `if` does).
             if let Some(value) = o.get("value").and_then(Value::as_str) {
@@ -366,7 +404,7 @@ fn object(
     o: &Map<String, Value>,
     fields: &[(&'static str, Rule)],
     required: &[&str],
-    path: &str,
+    path: &At<'_>,
     out: &mut Vec<String>,
 ) {
     for key in required {
@@ -376,7 +414,7 @@ fn object(
     }
     for (key, item) in o {
         match fields.iter().find(|(k, _)| k == key) {
-            Some((_, rule)) => check(item, rule, &format!("{path}.{key}"), out),
+            Some((_, rule)) => check(item, rule, &At::Key(path, key), out),
             None => out.push(format!("{path}: unexpected field {key}")),
         }
     }
@@ -462,16 +500,23 @@ pub(super) fn shape_errors(state: &Value) -> Vec<String> {
         _ => return vec!["unsupported state schema".to_owned()],
     };
     let mut errors = Vec::new();
-    check(state, &shape(era), "$", &mut errors);
+    check(state, shape_of(era), &At::Root, &mut errors);
     errors
 }
 
 /// Every problem of `state` under the contract, empty when it holds.
 pub(super) fn state_errors(state: &Value, strict: bool) -> Vec<String> {
-    let mut errors = shape_errors(state);
+    let errors = shape_errors(state);
     if !errors.is_empty() {
         return errors;
     }
+    errors_past_shape(state, strict)
+}
+
+/// [`state_errors`] of a state whose shape holds ([`shape_errors`] is
+/// empty): the rest of the contract.
+pub(super) fn errors_past_shape(state: &Value, strict: bool) -> Vec<String> {
+    let mut errors = Vec::new();
     let Some(root) = state.as_object() else {
         return errors;
     };

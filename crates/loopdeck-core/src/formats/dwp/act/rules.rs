@@ -37,6 +37,12 @@ pub(super) fn input_errors(state: &Value, scope: super::Scope) -> Vec<String> {
     }
 }
 
+/// [`input_errors`] of `Scope::Full` for a state whose shape holds
+/// (`input_errors` of `Scope::Shape` is empty): not checked again.
+pub(super) fn input_errors_past_shape(state: &Value) -> Vec<String> {
+    super::contract::errors_past_shape(state, false)
+}
+
 /// What the updater demands of its own candidate ("invalid candidate"):
 /// the contract, strictly (the shape alone for a [`super::Scope::Shape`]
 /// decision).
