@@ -111,6 +111,15 @@ pub(crate) fn no_host(h: &Option<HostName>) -> bool {
     h.is_none() || on()
 }
 
+/// Run `f` with this thread in wire mode (phrases with their keys, the
+/// fields only the wire carries), as [`to_value`] does: the state
+/// directory's snapshot (`store::snapshot`) writes its rows so, to read
+/// them back as they were.
+pub(crate) fn in_wire<T>(f: impl FnOnce() -> T) -> T {
+    let _wire = Scope::enter();
+    f()
+}
+
 /// `project` as one JSON value (`Null` if it cannot be one, which no
 /// reader's project is: the receiver refuses it).
 pub fn to_value(project: &Project) -> Value {
