@@ -14,6 +14,13 @@
 //! asks for, slow work on `workers`) and `saver` (the "since you looked"
 //! memory). [`run`] sets up, then runs `Console::turn` until the user
 //! quits; each turn drains every message waiting, then draws.
+//!
+//! At start the last run's snapshot of these roots (the state
+//! directory's `snapshot-<hex>.json`, `loopdeck_core::memory::snapshot`)
+//! is drawn at once, each row marked refreshing, while the first reading
+//! runs; after a full reading, and at most once a minute after that (and
+//! at a clean exit when something changed), the snapshot is written again
+//! on a thread of its own. Read-only writes none.
 
 pub mod clipboard;
 pub mod config;
@@ -100,6 +107,9 @@ struct Console {
     tools: Tools,
     /// The other hosts' `ssh` children (`None`: no host).
     fleet: Option<loopdeck_core::fleet::Fleet>,
+    /// Keeps the snapshot of the last reading in the state directory
+    /// (the next start's first frame), on a thread of its own.
+    snapshot: loopdeck_core::memory::snapshot::Writer,
 }
 
 impl Console {
@@ -132,11 +142,22 @@ impl Console {
         // first frame).
         let state_dir = loopdeck_core::memory::state_dir();
         let mut model = model(&s, state_dir.as_deref());
+        // The last run's reading of these roots, drawn at once (each row
+        // marked refreshing) while this run reads them; ignored on any
+        // doubt (another version, other roots, a bad checksum...).
+        if let Some(dir) = state_dir.as_deref()
+            && !s.roots.is_empty()
+            && let Ok(cached) = loopdeck_core::memory::snapshot::load(dir, &s.roots)
+        {
+            app::update(&mut model, Event::Cached(cached.into_projects()));
+        }
         let hook = notify_command(&s.notify, model.readonly, &tx);
         model.hook = hook.is_some();
         // Read-only writes nothing at all: what was looked at is read from
         // the last run, never saved (the header says so).
         let first_dir = state_dir.clone().filter(|_| !model.readonly);
+        let snapshot =
+            loopdeck_core::memory::snapshot::Writer::new(first_dir.clone(), s.roots.clone());
         let saver = SeenSaver::start(state_dir.filter(|_| !model.readonly), tx.clone());
         Console {
             model,
@@ -161,6 +182,7 @@ impl Console {
                 first_failed: false,
             },
             fleet,
+            snapshot,
         }
     }
 
@@ -183,6 +205,12 @@ impl Console {
             }
             self.hits = terminal::draw(terminal, &mut self.model, &self.theme)?;
             self.dirty = false;
+        }
+        // After the frame: the snapshot of what the readings brought, at
+        // most once a minute (taken here, written on its own thread).
+        let now = Instant::now();
+        if self.snapshot.due(now) {
+            self.snapshot.write(&self.model.projects, now);
         }
         let wait = self.wait();
         let first = match self.rx.recv_timeout(wait) {
@@ -255,6 +283,7 @@ impl Console {
             .map(|((_, path, _), _)| Target::Dir(path.clone()))
             .collect();
         app::update(&mut self.model, Event::Settle(seq));
+        self.snapshot.read(false);
         self.dirty = true;
         self.engine.reread(again, now);
     }
@@ -290,7 +319,14 @@ impl Console {
     fn take(&mut self, msg: Msg) -> Vec<Effect> {
         match msg {
             Msg::Feed(m) => match self.engine.handle(m, Instant::now()) {
-                Some(u) => app::update(&mut self.model, update_event(u)),
+                Some(u) => {
+                    match &u {
+                        Update::Reading(Reading::All(_)) => self.snapshot.read(true),
+                        Update::Reading(Reading::Part { .. }) => self.snapshot.read(false),
+                        _ => {}
+                    }
+                    app::update(&mut self.model, update_event(u))
+                }
                 None => Vec::new(),
             },
             Msg::App(ev) => app::update(&mut self.model, ev),
@@ -314,6 +350,9 @@ impl Console {
         if let Some(why) = self.saver.finish() {
             eprintln!("loopdeck: {}", sanitize_line(&why));
         }
+        // What changed since the last snapshot, for the next start (best
+        // effort: a snapshot that cannot be written is not worth a word).
+        let _ = self.snapshot.finish(&self.model.projects);
     }
 }
 

@@ -242,6 +242,10 @@ fn project_row<'a>(m: &View, i: usize, cols: &[u16]) -> Row<'a> {
     }
     match m.freshness(p) {
         crate::app::Freshness::Current => {}
+        crate::app::Freshness::Refreshing => {
+            mark.push(' ');
+            mark.push_str(crate::t!("ui.list.refreshing"));
+        }
         crate::app::Freshness::Rereading => {
             mark.push(' ');
             mark.push_str(crate::t!("ui.list.rereading"));
