@@ -180,8 +180,12 @@ fn list_width(m: &View) -> u16 {
         .iter()
         .map(|p| {
             // The problem mark `!` and the changed mark `• `, as drawn.
-            let mark =
-                if p.problems.is_empty() { 0 } else { 2 } + if m.seen.changed(p) { 2 } else { 0 };
+            let mark = if p.problems.is_empty() { 0 } else { 2 }
+                + if m.seen.changed(p) || m.is_cached(p) {
+                    2
+                } else {
+                    0
+                };
             crate::model::text::width(&widgets::clean(&p.label())) + mark
         })
         .max()

@@ -1,5 +1,5 @@
 //! The list as the console first draws it from the last run's snapshot:
-//! every row marked refreshing, the header too, at 80x24, in English and
+//! every row marked `◌` before its name, the header `◌ refreshing…`, at 80x24, in English and
 //! in Chinese. The projects go through the real snapshot file (written,
 //! read back), as the console's start reads them.
 
@@ -38,11 +38,11 @@ fn the_first_frame_from_the_snapshot_marks_every_row_refreshing() {
         let header = s.lines().next().unwrap();
         assert!(header.contains(mark), "{header}");
         // Every project row drawn (between the column headings and the
-        // border) carries the mark.
+        // border) carries the mark before its name.
         let rows: Vec<&str> = s.lines().skip(3).take(19).collect();
         assert!(rows.len() > 10);
         for row in rows {
-            assert!(row.contains(mark), "{row}\n{s}");
+            assert!(row.contains("   ◌ "), "{row}\n{s}");
         }
     }
 }
