@@ -23,7 +23,9 @@ import subprocess, sys, tempfile, termios, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 W, H = 200, 60
-COUNT = re.compile(rb"(\d+) projects?")
+# The header's count: a frame skips the cells it leaves blank, so the
+# space may be a cursor move.
+COUNT = re.compile(rb"(\d+)(?: |\x1b\[\d+;\d+H)projects?")
 
 
 def _read_until(fd, found, timeout):

@@ -46,7 +46,7 @@ pub(super) fn list(
         }
     };
     let age = (Utc::now() - found.written_at).num_seconds().max(0);
-    let changed: Vec<bool> = found.entries.iter().map(|e| e.changed_since()).collect();
+    let changed = snapshot::changed_since(&found.entries);
     let findings: Vec<usize> = found.entries.iter().map(|e| e.findings).collect();
     let mut projects: Vec<crate::model::Project> =
         found.entries.into_iter().map(|e| e.project).collect();

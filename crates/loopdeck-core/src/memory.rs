@@ -20,6 +20,6 @@ pub mod first_seen {
 pub mod snapshot {
     pub use crate::store::snapshot::{
         Cached, Entry, LOOPDECK_VERSION, MIN_GAP, RACY, SnapshotError, Taken, VERSION, Writer,
-        file_for, load, save, take,
+        changed_since, file_for, load, save, take,
     };
 }

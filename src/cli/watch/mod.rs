@@ -736,10 +736,12 @@ fn follow(
                         matches!(reading, Reading::All(_)),
                         matches!(reading, Reading::Failed(_)),
                     );
-                    feed.read(reading, out)?;
+                    // Noted first: a reader gone while this reading's
+                    // lines are written does not lose it.
                     if !failed {
                         snapshot.read(full);
                     }
+                    feed.read(reading, out)?;
                     if snapshot.due(now) {
                         snapshot.write(&feed.projects, now);
                     }

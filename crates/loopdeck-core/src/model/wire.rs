@@ -72,6 +72,9 @@ const VERBS: [&str; 18] = [
 thread_local! {
     /// Serializing the wire value on this thread.
     static WIRE: Cell<bool> = const { Cell::new(false) };
+    /// ... without a phrase's English words (`en`), for a reader of this
+    /// very build, which knows every key (the state directory's snapshot).
+    static COMPACT: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Wire mode on this thread until dropped (restores what was before).
@@ -112,12 +115,16 @@ pub(crate) fn no_host(h: &Option<HostName>) -> bool {
 }
 
 /// Run `f` with this thread in wire mode (phrases with their keys, the
-/// fields only the wire carries), as [`to_value`] does: the state
-/// directory's snapshot (`store::snapshot`) writes its rows so, to read
-/// them back as they were.
-pub(crate) fn in_wire<T>(f: impl FnOnce() -> T) -> T {
+/// fields only the wire carries), as [`to_value`] does, and a said
+/// phrase without its English words (`en`): the state directory's
+/// snapshot (`store::snapshot`) writes its rows so, for the same build
+/// only (its header says which), which knows every key.
+pub(crate) fn in_wire_compact<T>(f: impl FnOnce() -> T) -> T {
     let _wire = Scope::enter();
-    f()
+    let was = COMPACT.replace(true);
+    let out = f();
+    COMPACT.set(was);
+    out
 }
 
 /// `project` as one JSON value (`Null` if it cannot be one, which no
@@ -265,7 +272,9 @@ pub(crate) fn ser_phrase<S: Serializer>(p: &Phrase, s: S) -> Result<S::Ok, S::Er
         Phrase::Quoted(text) => s.serialize_str(text),
         Phrase::Said { key, args } => {
             let mut m = s.serialize_map(None)?;
-            m.serialize_entry("en", &p.en())?;
+            if !COMPACT.get() {
+                m.serialize_entry("en", &p.en())?;
+            }
             m.serialize_entry("key", key)?;
             if !args.is_empty() {
                 m.serialize_entry("args", &Args(args))?;
@@ -320,6 +329,9 @@ impl Serialize for WireArgOut<'_> {
 enum WirePhrase {
     Quoted(String),
     Said {
+        /// Absent only in the snapshot's compact form (see
+        /// `in_wire_compact`): the key is then known.
+        #[serde(default)]
         en: String,
         key: String,
         #[serde(default)]

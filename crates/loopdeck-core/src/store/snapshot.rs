@@ -8,21 +8,26 @@
 //! atomic replacement (`seen::write_private`), never merged: the last
 //! writer wins.
 //!
-//! The file is one header line, then the payload:
+//! The file is one header line (JSON), then the payload: the rows as
+//! JSON, deflated; the header's length and sha256 are the payload's as
+//! stored:
 //!
 //! ```text
 //! {"snapshot":1,"model_schema":1,"loopdeck":"0.1.0","written_at":"…","roots":["/abs/ws"],"projects":2,"payload_len":812,"payload_sha256":"…"}
-//! [{"root":0,"id":"prd/a","name":"…","format":"prd-master",…,"watch":["state.json"],"fp":"…"},…]
+//! deflate([{"root":0,"id":"prd/a","name":"…","format":"prd-master",…,"fp":"…"},…])
 //! ```
 //!
-//! The payload is a slim projection of each of this machine's projects
+//! A row is a slim projection of one of this machine's projects
 //! ([`Kept`]): what a list row, the inbox, the header and a stall need
 //! (name, status, stage, progress, the waiting and answered items, the
 //! problems, the count of findings, the claims of work going on), never a
-//! timeline, bugs, units, the findings' words or the resume card: about
-//! 400 bytes a project where the whole wire value is ~24 KB for a devloop
-//! project. Phrases keep their catalogue keys ([`wire::in_wire`]), so a
-//! row reads back in the language spoken.
+//! timeline, bugs, units, the findings' words or the resume card: 300 to
+//! 1,000 bytes of JSON a project (the items' words are most of it) where
+//! the whole wire value is ~24 KB for a devloop project; deflated, the
+//! 10,000 projects of `bench/gen_workspace.py` take well under a MB.
+//! Phrases keep their catalogue keys, without their English words
+//! ([`wire::in_wire_compact`]: the header pins this very build, which
+//! knows every key), so a row reads back in the language spoken.
 //!
 //! Loading ignores the file on any doubt, and says why ([`SnapshotError`]):
 //! absent, not this user's, too large, a header that does not parse,
@@ -68,8 +73,10 @@ use crate::model::{
 pub const VERSION: u32 = 1;
 /// The version of loopdeck that writes (and alone reads) the file.
 pub const LOOPDECK_VERSION: &str = env!("CARGO_PKG_VERSION");
-/// The largest snapshot read (10,000 projects take a few MB).
+/// The largest snapshot read, and the most its payload inflates to.
 const LIMIT: u64 = 256 * 1024 * 1024;
+/// How hard the payload is deflated (on the writer's thread).
+const DEFLATE_LEVEL: u8 = 6;
 /// Snapshots are written at most this often by a running front end
 /// (and once more at a clean exit when something changed since).
 pub const MIN_GAP: Duration = Duration::from_secs(60);
@@ -188,11 +195,64 @@ struct Kept {
     activity: Option<Activity>,
     /// The agents that claim work going on (for its stall).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    agents: Vec<Agent>,
-    /// The main files watched (a directory ends in `/`).
+    agents: Vec<KeptAgent>,
+    /// The main files watched besides the format's own (its primary and
+    /// part files, which every row of the format watches); a directory
+    /// ends in `/`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     watch: Vec<String>,
     /// The fingerprint of their stat when written; empty: changed since.
     fp: String,
+}
+
+/// An agent claiming work going on, as kept: what its stall needs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct KeptAgent {
+    agent: String,
+    status: String,
+    status_kind: StatusKind,
+    activity: Activity,
+}
+
+impl KeptAgent {
+    fn of(a: &Agent) -> Option<KeptAgent> {
+        Some(KeptAgent {
+            agent: a.agent.clone(),
+            status: a.status.clone(),
+            status_kind: a.status_kind,
+            activity: a.activity?,
+        })
+    }
+
+    fn agent(self) -> Agent {
+        Agent {
+            agent: self.agent,
+            status: self.status,
+            status_kind: self.status_kind,
+            step: None,
+            step_index: None,
+            total_steps: None,
+            doing: None,
+            unit: None,
+            progress_pct: None,
+            paused_at: None,
+            has_resume_token: false,
+            resume_expires_at: None,
+            started_at: None,
+            error: None,
+            activity: Some(self.activity),
+        }
+    }
+}
+
+/// The files every project of `format` watches: its primary and part
+/// files.
+fn own_files(format: Format) -> BTreeSet<String> {
+    let shape = format.shape();
+    std::iter::once(shape.primary)
+        .chain(shape.part_files.iter().map(|(_, f)| *f))
+        .map(str::to_owned)
+        .collect()
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -308,7 +368,7 @@ fn depth(dir: &str) -> usize {
 
 /// The main files of `p` to watch (see the module's doc), each with the
 /// stamp its reading has of it (none: a directory, or a file not read
-/// whole).
+/// whole), in name order (the fingerprint's).
 fn watched(p: &Project) -> Vec<(String, Option<FileStamp>)> {
     let shape = p.format.shape();
     let home = parent_of(shape.primary);
@@ -349,33 +409,48 @@ impl Stat {
     }
 }
 
+/// The stat of each of `names` in `dir` (links followed; `None`: not
+/// there): the directory opened once, each name looked up in it.
 #[cfg(unix)]
-fn stat_of(dir: &Path, name: &str) -> Option<Stat> {
-    use std::os::unix::fs::MetadataExt;
-    let m = fs::metadata(dir.join(name)).ok()?;
-    Some(Stat {
-        len: m.size(),
-        mtime: (m.mtime(), m.mtime_nsec()),
-        ctime: (m.ctime(), m.ctime_nsec()),
-        ino: m.ino(),
-    })
+fn stats<'a>(dir: &Path, names: impl ExactSizeIterator<Item = &'a str>) -> Vec<Option<Stat>> {
+    use rustix::fs::{AtFlags, Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let Ok(fd) = rustix::fs::open(dir, flags, Mode::empty()) else {
+        return names.map(|_| None).collect();
+    };
+    names
+        .map(|name| {
+            let st = rustix::fs::statat(&fd, name, AtFlags::empty()).ok()?;
+            #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+            Some(Stat {
+                len: u64::try_from(st.st_size).unwrap_or(0),
+                mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+                ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
+                ino: st.st_ino as u64,
+            })
+        })
+        .collect()
 }
 
 #[cfg(not(unix))]
-fn stat_of(dir: &Path, name: &str) -> Option<Stat> {
-    let m = fs::metadata(dir.join(name)).ok()?;
-    let t = m
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .unwrap_or_default();
-    let secs = i64::try_from(t.as_secs()).unwrap_or(i64::MAX);
-    Some(Stat {
-        len: m.len(),
-        mtime: (secs, i64::from(t.subsec_nanos())),
-        ctime: (0, 0),
-        ino: 0,
-    })
+fn stats<'a>(dir: &Path, names: impl ExactSizeIterator<Item = &'a str>) -> Vec<Option<Stat>> {
+    names
+        .map(|name| {
+            let m = fs::metadata(dir.join(name)).ok()?;
+            let t = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .unwrap_or_default();
+            let secs = i64::try_from(t.as_secs()).unwrap_or(i64::MAX);
+            Some(Stat {
+                len: m.len(),
+                mtime: (secs, i64::from(t.subsec_nanos())),
+                ctime: (0, 0),
+                ino: 0,
+            })
+        })
+        .collect()
 }
 
 /// The fingerprint of `names` (in `dir`) as `stats` found them.
@@ -404,9 +479,8 @@ fn digest(names: &[String], stats: &[Option<Stat>]) -> String {
 /// not (or may not be) what its reading read, taken at `at`.
 fn fingerprint(dir: &Path, watch: &[(String, Option<FileStamp>)], at: DateTime<Utc>) -> String {
     let racy = at.checked_sub_signed(RACY).unwrap_or(at);
-    let mut stats = Vec::with_capacity(watch.len());
-    for (name, stamp) in watch {
-        let st = stat_of(dir, name);
+    let found = stats(dir, watch.iter().map(|(n, _)| n.as_str()));
+    for ((name, stamp), &st) in watch.iter().zip(&found) {
         if let Some(stamp) = stamp {
             match st {
                 Some(s) if s.len == stamp.len => {}
@@ -424,10 +498,9 @@ fn fingerprint(dir: &Path, watch: &[(String, Option<FileStamp>)], at: DateTime<U
                 return String::new();
             }
         }
-        stats.push(st);
     }
     let names: Vec<String> = watch.iter().map(|(n, _)| n.clone()).collect();
-    digest(&names, &stats)
+    digest(&names, &found)
 }
 
 /// A row not yet fingerprinted.
@@ -479,14 +552,9 @@ fn pending(roots: &Roots, p: &Project) -> Option<Pending> {
             stays_inside(&p.id) && r.join(&p.id) == p.path
         }
     })?;
-    let agents = p
-        .detail
-        .agents
-        .iter()
-        .filter(|a| a.activity.is_some())
-        .cloned()
-        .collect();
+    let agents = p.detail.agents.iter().filter_map(KeptAgent::of).collect();
     let watch = watched(p);
+    let own = own_files(p.format);
     Some(Pending {
         row: Kept {
             root,
@@ -504,7 +572,11 @@ fn pending(roots: &Roots, p: &Project) -> Option<Pending> {
             findings: p.findings.len(),
             activity: p.activity,
             agents,
-            watch: watch.iter().map(|(n, _)| n.clone()).collect(),
+            watch: watch
+                .iter()
+                .map(|(n, _)| n.clone())
+                .filter(|n| !own.contains(n))
+                .collect(),
             fp: String::new(),
         },
         dir: p.path.clone(),
@@ -530,7 +602,9 @@ pub fn save(dir: &Path, taken: Taken) -> Result<usize, SnapshotError> {
             ..p.row
         })
         .collect();
-    let payload = wire::in_wire(|| serde_json::to_vec(&rows)).map_err(|e| failed(e.to_string()))?;
+    let json =
+        wire::in_wire_compact(|| serde_json::to_vec(&rows)).map_err(|e| failed(e.to_string()))?;
+    let payload = miniz_oxide::deflate::compress_to_vec(&json, DEFLATE_LEVEL);
     let header = Header {
         snapshot: VERSION,
         model_schema: wire::MODEL_SCHEMA,
@@ -587,13 +661,31 @@ impl Entry {
         if self.fp.is_empty() {
             return true;
         }
-        let stats: Vec<Option<Stat>> = self
-            .watch
-            .iter()
-            .map(|n| stat_of(&self.project.path, n))
-            .collect();
-        digest(&self.watch, &stats) != self.fp
+        let found = stats(&self.project.path, self.watch.iter().map(String::as_str));
+        digest(&self.watch, &found) != self.fp
     }
+}
+
+/// [`Entry::changed_since`] of every entry, in order, on a few threads
+/// (a stat costs a path's walk: 10,000 projects make tens of thousands).
+pub fn changed_since(entries: &[Entry]) -> Vec<bool> {
+    let threads = thread::available_parallelism().map_or(2, |n| n.get().clamp(1, 8));
+    let chunk = entries.len().div_ceil(threads).max(256);
+    thread::scope(|s| {
+        let parts: Vec<_> = entries
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(Entry::changed_since).collect::<Vec<_>>()))
+            .collect();
+        parts
+            .into_iter()
+            .zip(entries.chunks(chunk))
+            .flat_map(|(h, part)| {
+                // A thread that panicked: its entries are changed since
+                // (never shown as current on a doubt).
+                h.join().unwrap_or_else(|_| vec![true; part.len()])
+            })
+            .collect()
+    })
 }
 
 /// The snapshot of `roots` in the state directory `dir`, if there is one
@@ -655,8 +747,10 @@ pub fn load(dir: &Path, roots: &[PathBuf]) -> Result<Cached, SnapshotError> {
     if sha256_hex(payload) != header.payload_sha256 {
         return Err(SnapshotError::Checksum { file: shown });
     }
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(payload, LIMIT as usize)
+        .map_err(|e| corrupt(format!("payload: {e}")))?;
     let rows: Vec<Kept> =
-        serde_json::from_slice(payload).map_err(|e| corrupt(format!("payload: {e}")))?;
+        serde_json::from_slice(&json).map_err(|e| corrupt(format!("payload: {e}")))?;
     if rows.len() != header.projects {
         return Err(corrupt(format!(
             "{} projects where the header says {}",
@@ -704,11 +798,14 @@ fn entry(k: Kept, path: PathBuf) -> Entry {
     p.answered = k.answered;
     p.problems = k.problems;
     p.activity = k.activity;
-    p.detail.agents = k.agents;
+    p.detail.agents = k.agents.into_iter().map(KeptAgent::agent).collect();
+    // The same names, in the same order, as when the fingerprint was made.
+    let mut watch = own_files(k.format);
+    watch.extend(k.watch);
     Entry {
         project: p,
         findings: k.findings,
-        watch: k.watch,
+        watch: watch.into_iter().collect(),
         fp: k.fp,
     }
 }

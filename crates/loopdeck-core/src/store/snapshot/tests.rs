@@ -51,10 +51,15 @@ fn read(roots: &[PathBuf]) -> Vec<Project> {
     ps
 }
 
-/// The fields a row shows, of a project read and of the same kept.
+/// The fields a row shows, of a project read and of the same kept (its
+/// stalls too, from the claims of work kept).
 fn row(p: &Project) -> String {
+    let now = DateTime::parse_from_rfc3339("2026-06-02T12:00:00Z")
+        .unwrap()
+        .to_utc();
+    let stalls = p.stalls(now, &crate::model::StallLimits::default());
     format!(
-        "{} {} {:?} {} {:?} {:?} {} {:?} {:?} {:?} {:?} {:?} {:?}",
+        "{} {} {:?} {} {:?} {:?} {} {:?} {:?} {:?} {:?} {:?} {:?} {stalls:?}",
         p.id,
         p.name,
         p.format,
@@ -99,6 +104,10 @@ fn a_snapshot_reads_back_as_written_and_tells_what_changed_since() {
     let rows: Vec<String> = back.entries.iter().map(|e| row(&e.project)).collect();
     let want: Vec<String> = read.iter().map(row).collect();
     assert_eq!(rows, want);
+    assert!(
+        rows.iter().any(|r| r.contains("agent: Some(")),
+        "an agent's stall is among them"
+    );
     let findings: Vec<usize> = back.entries.iter().map(|e| e.findings).collect();
     assert_eq!(
         findings,
@@ -204,8 +213,8 @@ fn a_snapshot_in_doubt_is_not_read() {
     ));
     // One byte of the payload changed: the checksum.
     let mut flipped = payload.clone();
-    let at = flipped.iter().position(|&b| b == b'a').unwrap();
-    flipped[at] = b'b';
+    let at = flipped.len() / 2;
+    flipped[at] ^= 1;
     assert!(matches!(
         with(&header, &flipped),
         Err(SnapshotError::Checksum { .. })
@@ -235,15 +244,18 @@ fn a_snapshot_in_doubt_is_not_read() {
     assert!(matches!(r, Err(SnapshotError::OtherRoots { .. })), "{r:?}");
     // A payload whose checksum matches but which names a path out of
     // its root (written by hand, or by a bug).
-    let text = String::from_utf8(payload.clone()).unwrap();
+    let json = miniz_oxide::inflate::decompress_to_vec(&payload).unwrap();
+    let text = String::from_utf8(json).unwrap();
+    assert!(text.starts_with("[{"), "the payload is deflated JSON");
     let evil = text.replacen("\"id\":\"", "\"id\":\"../../", 1);
+    let evil = miniz_oxide::deflate::compress_to_vec(evil.as_bytes(), 6);
     let evil_header = header
         .replace(
             &format!("\"payload_len\":{}", payload.len()),
             &format!("\"payload_len\":{}", evil.len()),
         )
-        .replace(&sha256_hex(&payload), &sha256_hex(evil.as_bytes()));
-    let r = with(&evil_header, evil.as_bytes());
+        .replace(&sha256_hex(&payload), &sha256_hex(&evil));
+    let r = with(&evil_header, &evil);
     assert!(matches!(r, Err(SnapshotError::Corrupt { .. })), "{r:?}");
     // Not JSON at all, and nothing.
     fs::write(&file, b"\x00\x01garbage").unwrap();
