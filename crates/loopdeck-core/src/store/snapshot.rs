@@ -460,14 +460,15 @@ fn digest(names: &[String], stats: &[Option<Stat>]) -> String {
         h.update(name.as_bytes());
         h.update([0u8]);
         match st {
-            None => h.update(b"-\0"),
-            Some(s) => h.update(
-                format!(
-                    "{} {}.{} {}.{} {}\0",
-                    s.len, s.mtime.0, s.mtime.1, s.ctime.0, s.ctime.1, s.ino
-                )
-                .as_bytes(),
-            ),
+            None => h.update([0u8]),
+            Some(s) => {
+                h.update([1u8]);
+                for n in [s.mtime.0, s.mtime.1, s.ctime.0, s.ctime.1] {
+                    h.update(n.to_le_bytes());
+                }
+                h.update(s.len.to_le_bytes());
+                h.update(s.ino.to_le_bytes());
+            }
         }
     }
     let mut hex = hex_of(&h.finalize());
@@ -749,8 +750,8 @@ pub fn load(dir: &Path, roots: &[PathBuf]) -> Result<Cached, SnapshotError> {
     }
     let json = miniz_oxide::inflate::decompress_to_vec_with_limit(payload, LIMIT as usize)
         .map_err(|e| corrupt(format!("payload: {e}")))?;
-    let rows: Vec<Kept> =
-        serde_json::from_slice(&json).map_err(|e| corrupt(format!("payload: {e}")))?;
+    let rows: Vec<Kept> = wire::in_wire_compact(|| serde_json::from_slice(&json))
+        .map_err(|e| corrupt(format!("payload: {e}")))?;
     if rows.len() != header.projects {
         return Err(corrupt(format!(
             "{} projects where the header says {}",
