@@ -16,6 +16,10 @@ pub const EXIT_CONFLICT: i32 = 3;
 /// a duplicate. The message says what was written and what settles it
 /// (`loopdeck recover`).
 pub const EXIT_PARTIAL: i32 = 4;
+/// `list --cached` found no snapshot it may use for these roots (none
+/// kept yet, or one in doubt: another version, other roots, a bad
+/// checksum); it says why on stderr, and prints nothing on stdout.
+pub const EXIT_NO_SNAPSHOT: i32 = 5;
 
 /// The exit code of a decision that did not go as asked: a conflict
 /// (changed on disk, locked), something written in part, else a refusal.

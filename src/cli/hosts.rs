@@ -429,6 +429,7 @@ pub(super) fn write_list(
             }),
             since_you_looked: None,
             escalated_by: w.escalated_by.clone(),
+            changed_since: None,
         };
         (o.key.clone(), row)
     }));

@@ -9,6 +9,7 @@
 
 pub mod act;
 mod audit;
+mod cached;
 mod hosts;
 mod json;
 mod recover;
@@ -28,7 +29,7 @@ use crate::model::{Problem, Project};
 use loopdeck_core::read::{self, Discovery};
 use views::{InboxView, ListView, Resume, Row, SCHEMA_VERSION, ShowView, rfc3339};
 
-pub use crate::exit::{EXIT_CONFLICT, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+pub use crate::exit::{EXIT_CONFLICT, EXIT_FINDINGS, EXIT_NO_SNAPSHOT, EXIT_OK, EXIT_USAGE};
 pub use crate::options::Global;
 
 #[derive(Debug, Parser)]
@@ -65,6 +66,13 @@ pub enum Command {
         /// console (each with its `since_you_looked` in JSON).
         #[arg(long)]
         changed: bool,
+        /// At once, from the snapshot the console (or `watch`) keeps of
+        /// the last reading of these roots: possibly stale (JSON: `cached`
+        /// with its `written_at` and `age_seconds`, and each row's
+        /// `changed_since`: its main files moved on since). Never reads
+        /// the projects nor asks a host; no usable snapshot: exit 5.
+        #[arg(long, conflicts_with = "changed")]
+        cached: bool,
     },
     /// One project in full: resume card, frontier, findings.
     /// `HOST:DIR` shows a configured host's project (its own loopdeck
@@ -392,7 +400,24 @@ pub fn run(
         Command::List {
             roots,
             json,
+            changed: _,
+            cached: true,
+        } => {
+            let hosts = match config::hosts(global, &config) {
+                Ok(h) => h,
+                Err(e) => return Ok(usage(err, &e)),
+            };
+            let local = match config::local_roots(roots, &config, &hosts) {
+                Ok(l) => l,
+                Err(e) => return Ok(usage(err, &e.to_string())),
+            };
+            return cached::list(&local, *json, now, stamp, &policy, out, err);
+        }
+        Command::List {
+            roots,
+            json,
             changed,
+            cached: false,
         } => {
             let (roots, mut found, hosts, asked) = match fleet(roots, "list", *changed, err) {
                 Ok(r) => r,
@@ -442,6 +467,7 @@ pub fn run(
                         schema_version: SCHEMA_VERSION,
                         now: stamp,
                         roots: roots_text(&roots),
+                        cached: None,
                         problems: &found.problems,
                         projects: rows,
                     },

@@ -92,6 +92,11 @@ pub struct Row<'a> {
     /// config's order (see `project_escalations`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub escalated_by: Vec<String>,
+    /// `list --cached`: the project's main files no longer match what
+    /// the snapshot recorded (or did not when it was written): this row
+    /// may be behind them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_since: Option<bool>,
 }
 
 /// A stall as the JSON says it ([`crate::model::Stall`]).
@@ -155,6 +160,7 @@ impl<'a> Row<'a> {
             stalled: p.stall(now, limits).map(StallRow::new),
             since_you_looked: None,
             escalated_by: Vec::new(),
+            changed_since: None,
         }
     }
 }
@@ -188,9 +194,20 @@ pub struct ListView<'a> {
     pub schema_version: u32,
     pub now: Option<String>,
     pub roots: Vec<String>,
+    /// `list --cached`: the rows are the snapshot's, taken then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached: Option<Cached>,
     /// Roots and directories that could not be read (the run exits 1).
     pub problems: &'a [Problem],
     pub projects: Vec<Row<'a>>,
+}
+
+/// When the snapshot `list --cached` printed was taken, and how long ago
+/// (by the clock, whatever `--now` says).
+#[derive(Debug, Clone, Serialize)]
+pub struct Cached {
+    pub written_at: Option<String>,
+    pub age_seconds: i64,
 }
 
 #[derive(Serialize)]

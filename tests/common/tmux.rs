@@ -66,6 +66,44 @@ impl Tmux {
             args.join(" "),
             root.display()
         );
+        self.launch(&cmd, width, height, &state, env);
+    }
+
+    /// [`Tmux::start_with`], every byte the console sends to the terminal
+    /// also appended to `log` from its very first frame (the console
+    /// starts once tmux pipes the pane: `pipe-pane` alone could miss a
+    /// first frame drawn before it is set up).
+    pub fn start_logged(
+        &self,
+        root: &Path,
+        now: &str,
+        size: (&str, &str),
+        env: &[&str],
+        log: &Path,
+    ) {
+        let bin = assert_cmd::cargo::cargo_bin("loopdeck");
+        let state = format!("XDG_STATE_HOME={}", super::state_home().display());
+        let go = log.with_extension("go");
+        let cmd = format!(
+            "while [ ! -e {go} ]; do sleep 0.02; done; {bin} {root} --now {now}; echo EXITED:$?; sleep 60",
+            go = go.display(),
+            bin = bin.display(),
+            root = root.display()
+        );
+        self.launch(&cmd, size.0, size.1, &state, env);
+        self.run(&[
+            "pipe-pane",
+            "-t",
+            SESSION,
+            "-o",
+            &format!("cat >> {}", log.display()),
+        ]);
+        std::fs::write(&go, b"").expect("the gate opens");
+    }
+
+    /// A detached session of `width` x `height` running `cmd` in `sh`,
+    /// with the tests' environment, `state` and `env`.
+    fn launch(&self, cmd: &str, width: &str, height: &str, state: &str, env: &[&str]) {
         let mut tmux = vec![
             "-f",
             "/dev/null",
@@ -83,10 +121,10 @@ impl Tmux {
             "LC_ALL=C.UTF-8",
             // The user's own config (its roots, theme) never leaks in.
             "XDG_CONFIG_HOME=/nonexistent-loopdeck-test-config",
-            &state,
+            state,
         ];
         tmux.extend_from_slice(env);
-        tmux.extend_from_slice(&["sh", "-c", &cmd]);
+        tmux.extend_from_slice(&["sh", "-c", cmd]);
         self.run(&tmux);
     }
 

@@ -671,6 +671,31 @@ pub fn run(
         due: None,
         stalls: HashMap::new(),
     };
+    // The snapshot of the last reading (`list --cached`, the console's
+    // first frame), kept as the console keeps it; not by the model feed
+    // (its projects wait for their receiver's first-seen times), nor
+    // read-only.
+    let keep = feed.model.is_none() && !(global.readonly || config.readonly);
+    let mut snapshot = loopdeck_core::memory::snapshot::Writer::new(
+        loopdeck_core::memory::state_dir().filter(|_| keep),
+        roots.clone(),
+    );
+    let ended = follow(&mut feed, &mut engine, &rx, json, out, &mut snapshot);
+    // However it ends (stopped, the reader gone), what changed since the
+    // last snapshot is kept.
+    let _ = snapshot.finish(&feed.projects);
+    ended
+}
+
+/// The feed's loop, until stopped (`Ok`) or its output fails.
+fn follow(
+    feed: &mut Feed<'_>,
+    engine: &mut Engine,
+    rx: &Queue,
+    json: bool,
+    out: &mut Out<'_>,
+    snapshot: &mut loopdeck_core::memory::snapshot::Writer,
+) -> io::Result<i32> {
     loop {
         // The engine's next timer, the next rule that fires by time alone,
         // the next stall's start, or the next heartbeat: nothing else wakes
@@ -693,7 +718,7 @@ pub fn run(
                 feed.escalate(&HashSet::new(), out)?;
             }
             feed.restall(out)?;
-            beat(&feed, out)?;
+            beat(feed, out)?;
             continue;
         };
         let now = Instant::now();
@@ -706,7 +731,21 @@ pub fn run(
             }
             Msg::HostGap(host, n) => relayed(out, json, &relay::gap(&host, n))?,
             Msg::Feed(m) => match engine.handle(m, now) {
-                Some(Update::Reading(reading)) => feed.read(reading, out)?,
+                Some(Update::Reading(reading)) => {
+                    let (full, failed) = (
+                        matches!(reading, Reading::All(_)),
+                        matches!(reading, Reading::Failed(_)),
+                    );
+                    // Noted first: a reader gone while this reading's
+                    // lines are written does not lose it.
+                    if !failed {
+                        snapshot.read(full);
+                    }
+                    feed.read(reading, out)?;
+                    if snapshot.due(now) {
+                        snapshot.write(&feed.projects, now);
+                    }
+                }
                 Some(Update::RootProblems(p)) => feed.problems(p, out)?,
                 Some(Update::Liveness(l)) => feed.liveness(l, out)?,
                 None => {}
@@ -717,7 +756,7 @@ pub fn run(
         if feed.due.is_some_and(|at| at <= Instant::now()) && feed.snapshot_sent {
             feed.escalate(&HashSet::new(), out)?;
         }
-        beat(&feed, out)?;
+        beat(feed, out)?;
     }
 }
 

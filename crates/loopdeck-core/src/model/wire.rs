@@ -72,6 +72,9 @@ const VERBS: [&str; 18] = [
 thread_local! {
     /// Serializing the wire value on this thread.
     static WIRE: Cell<bool> = const { Cell::new(false) };
+    /// ... without a phrase's English words (`en`), for a reader of this
+    /// very build, which knows every key (the state directory's snapshot).
+    static COMPACT: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Wire mode on this thread until dropped (restores what was before).
@@ -109,6 +112,20 @@ pub(crate) fn off_or_empty<T>(v: &[T]) -> bool {
 /// never on the wire.
 pub(crate) fn no_host(h: &Option<HostName>) -> bool {
     h.is_none() || on()
+}
+
+/// Run `f` with this thread in wire mode (phrases with their keys, the
+/// fields only the wire carries), as [`to_value`] does, and a said
+/// phrase without its English words (`en`), written so and read so: the
+/// state directory's snapshot (`store::snapshot`) keeps its rows so, for
+/// the same build only (its header says which), which knows every key.
+/// Elsewhere a said phrase without `en` is an error.
+pub(crate) fn in_wire_compact<T>(f: impl FnOnce() -> T) -> T {
+    let _wire = Scope::enter();
+    let was = COMPACT.replace(true);
+    let out = f();
+    COMPACT.set(was);
+    out
 }
 
 /// `project` as one JSON value (`Null` if it cannot be one, which no
@@ -256,7 +273,9 @@ pub(crate) fn ser_phrase<S: Serializer>(p: &Phrase, s: S) -> Result<S::Ok, S::Er
         Phrase::Quoted(text) => s.serialize_str(text),
         Phrase::Said { key, args } => {
             let mut m = s.serialize_map(None)?;
-            m.serialize_entry("en", &p.en())?;
+            if !COMPACT.get() {
+                m.serialize_entry("en", &p.en())?;
+            }
             m.serialize_entry("key", key)?;
             if !args.is_empty() {
                 m.serialize_entry("args", &Args(args))?;
@@ -305,15 +324,16 @@ impl Serialize for WireArgOut<'_> {
 }
 
 /// A phrase as read: a string is text quoted from a file (which is also
-/// what the JSON views write).
-#[derive(Deserialize)]
-#[serde(untagged)]
+/// what the JSON views write); a map with `key` is said (its `en`, absent
+/// only in the snapshot's compact form, and its `args`); a map with
+/// `joined`, several phrases. Read by hand, not as an untagged enum: the
+/// state directory's snapshot reads ten thousand of them before the
+/// console's first frame, and an untagged enum buffers each one first.
 enum WirePhrase {
     Quoted(String),
     Said {
         en: String,
         key: String,
-        #[serde(default)]
         args: Vec<(String, WireArg)>,
     },
     Joined {
@@ -321,18 +341,100 @@ enum WirePhrase {
     },
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
+impl<'de> Deserialize<'de> for WirePhrase {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<WirePhrase, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = WirePhrase;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a phrase: a string, or a map with `key` or `joined`")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<WirePhrase, E> {
+                Ok(WirePhrase::Quoted(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<WirePhrase, E> {
+                Ok(WirePhrase::Quoted(v))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<WirePhrase, A::Error> {
+                let (mut en, mut key, mut args, mut joined) = (None, None, None, None);
+                while let Some(field) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match &*field {
+                        "en" => en = Some(map.next_value::<String>()?),
+                        "key" => key = Some(map.next_value::<String>()?),
+                        "args" => args = Some(map.next_value::<Vec<(String, WireArg)>>()?),
+                        "joined" => joined = Some(map.next_value::<Vec<Phrase>>()?),
+                        _ => {
+                            map.next_value::<de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                match (key, joined) {
+                    // Without its words only in the snapshot's compact
+                    // form (read under `in_wire_compact`).
+                    (Some(_), _) if en.is_none() && !COMPACT.get() => {
+                        Err(de::Error::missing_field("en"))
+                    }
+                    (Some(key), _) => Ok(WirePhrase::Said {
+                        en: en.unwrap_or_default(),
+                        key,
+                        args: args.unwrap_or_default(),
+                    }),
+                    (None, Some(joined)) => Ok(WirePhrase::Joined { joined }),
+                    (None, None) => Err(de::Error::custom(
+                        "a phrase's map has neither `key` nor `joined`",
+                    )),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A phrase's argument as read: text (a string), `{"phrase": PHRASE}` or
+/// `{"age": SECONDS}` (read by hand, as [`WirePhrase`]).
 enum WireArg {
     Text(String),
     Tagged(TaggedArg),
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case")]
 enum TaggedArg {
     Phrase(Phrase),
     Age(i64),
+}
+
+impl<'de> Deserialize<'de> for WireArg {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<WireArg, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = WireArg;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an argument: a string, `{\"phrase\": …}` or `{\"age\": SECONDS}`")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<WireArg, E> {
+                Ok(WireArg::Text(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<WireArg, E> {
+                Ok(WireArg::Text(v))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<WireArg, A::Error> {
+                let Some(tag) = map.next_key::<std::borrow::Cow<'de, str>>()? else {
+                    return Err(de::Error::custom("an argument's map is empty"));
+                };
+                let arg = match &*tag {
+                    "phrase" => TaggedArg::Phrase(map.next_value::<Phrase>()?),
+                    "age" => TaggedArg::Age(map.next_value::<i64>()?),
+                    other => {
+                        return Err(de::Error::unknown_variant(other, &["phrase", "age"]));
+                    }
+                };
+                if map.next_key::<de::IgnoredAny>()?.is_some() {
+                    return Err(de::Error::custom("an argument's map has more than one key"));
+                }
+                Ok(WireArg::Tagged(arg))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl From<WireArg> for Arg {

@@ -20,6 +20,7 @@ testing_pub!(
 );
 pub(crate) mod process;
 pub(crate) mod seen;
+pub(crate) mod snapshot;
 pub(crate) mod stamps;
 pub(crate) mod sweep;
 testing_pub!(

@@ -85,6 +85,16 @@ pub(super) fn older(
 /// Carry out a command (from a key or the palette).
 pub fn run(m: &mut Model, cmd: Command) -> Vec<Effect> {
     let render = vec![Effect::Render];
+    // A decision (or an edit) on a row shown from the last run's snapshot
+    // is refused, and said: its files may have changed since.
+    if matches!(
+        cmd,
+        Command::Decide | Command::Pick(_) | Command::YesNo(_) | Command::Edit
+    ) && let Some(why) = super::decide::still_reading(m)
+    {
+        m.status = Some(why);
+        return render;
+    }
     match cmd {
         Command::Quit => return vec![Effect::Quit],
         Command::Redraw => return vec![Effect::FullRedraw],

@@ -39,8 +39,12 @@ pub fn applies(m: &Model, cmd: Command) -> bool {
         Command::GroupBy(super::panes::Group::Host) => !inbox && !m.hosts.is_empty(),
         Command::CycleGroup | Command::GroupBy(_) => !inbox,
         Command::Inbox => !inbox,
+        // A row of the last run's snapshot: `a` says why not yet, whatever
+        // the row would offer once read.
         Command::Decide => {
-            super::decide::offers(m).is_some() || super::decide::why_not(m).is_some()
+            super::decide::offers(m).is_some()
+                || super::decide::why_not(m).is_some()
+                || super::decide::still_reading(m).is_some()
         }
         Command::Pick(_) => {
             super::decide::offers(m).is_some_and(|(_, _, c)| c.iter().any(|c| c.option.is_some()))

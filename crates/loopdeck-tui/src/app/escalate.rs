@@ -96,8 +96,16 @@ pub(super) fn check(m: &mut Model) -> Vec<Effect> {
     if m.rules.is_empty() {
         return Vec::new();
     }
+    // A row of the last run's snapshot rings nothing, and forgets
+    // nothing rung: its reading decides, when it comes.
+    let cached = |p: &Project| {
+        !m.cached.is_empty() && p.host.is_none() && m.cached.contains(&super::reading::identity(p))
+    };
     let mut fresh: Vec<(usize, usize, Vec<String>)> = Vec::new();
     for (pi, p) in m.projects.iter().enumerate() {
+        if cached(p) {
+            continue;
+        }
         for (ii, item) in p.inbox.iter().enumerate() {
             let key = first_seen::key(p, item);
             let names: Vec<String> = m
@@ -116,6 +124,9 @@ pub(super) fn check(m: &mut Model) -> Vec<Effect> {
     // when the stall ends, so the next one notifies again).
     let mut stalled: Vec<(usize, Vec<String>)> = Vec::new();
     for (pi, p) in m.projects.iter().enumerate() {
+        if cached(p) {
+            continue;
+        }
         let key = stall_key(p);
         let Some(stall) = p.stall(m.now, &m.stall) else {
             m.first_seen.notified.remove(&key);

@@ -309,6 +309,11 @@ pub enum Event {
     /// The `[notify] command` failed (`Some`: why, said in the header) or
     /// ran well again after failing (`None`).
     Hook(Option<String>),
+    /// The last run's reading of this machine's projects (the state
+    /// directory's snapshot), shown until this run's own reading comes:
+    /// each row marked refreshing, nothing decided on it, nothing it
+    /// holds rung or remembered.
+    Cached(Vec<Project>),
     /// What another host's feed brought (`hosts`).
     Host {
         name: crate::model::HostName,
@@ -475,6 +480,9 @@ pub struct Model {
     pub from_inbox: Option<(PathBuf, String)>,
     /// Readings held back (see `reading`), by identity.
     pub held: HashMap<Identity, Held>,
+    /// The projects shown from the last run's snapshot and not read yet
+    /// (see `Event::Cached`), by identity.
+    pub cached: std::collections::HashSet<Identity>,
     pub hold_seq: u64,
     /// Devloop Timelines read back beyond the loader's tail, by path.
     pub timeline_back: HashMap<PathBuf, Back>,
@@ -553,6 +561,7 @@ impl Model {
             root_problems: Vec::new(),
             from_inbox: None,
             held: HashMap::new(),
+            cached: std::collections::HashSet::new(),
             hold_seq: 0,
             timeline_back: HashMap::new(),
             timeline_to_top: false,
@@ -910,7 +919,15 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
         Event::Settle(seq) => {
             let (saved, inbox) = m.remember();
             m.settle(seq);
-            m.seen.refresh(&m.projects, true);
+            // The snapshot's rows are not compared with what was seen:
+            // their reading is (nothing from the snapshot is a change).
+            let cached = &m.cached;
+            m.seen.refresh(
+                m.projects
+                    .iter()
+                    .filter(|p| cached.is_empty() || !cached.contains(&reading::identity(p))),
+                true,
+            );
             m.resync_list();
             m.restore(saved, inbox);
             m.clamp_panes();
@@ -928,6 +945,7 @@ fn step(m: &mut Model, event: Event) -> Vec<Effect> {
             projects,
         } => after_read(m, |m| m.absorb_part(&dirs, &trees, projects)),
         Event::Host { name, change } => hosts::apply(m, name, change),
+        Event::Cached(projects) => after_read(m, |m| m.absorb_cached(projects)),
         Event::Loaded(projects) => after_read(m, |m| {
             let effects = m.absorb(projects);
             m.loading = false;

@@ -170,8 +170,14 @@ pub(super) fn after_reading(
     m.inbox.first.forget_shown();
     let n = &mut m.notices;
     let mut fresh: Vec<(&Project, &InboxItem)> = Vec::new();
+    let cached = &m.cached;
     for p in m.projects.iter().filter(|p| in_scope(p)) {
         if p.inbox.is_empty() && !n.known_paths.contains(p.path.as_path()) {
+            continue;
+        }
+        // A row of the last run's snapshot brings nothing: its reading
+        // does, when it comes.
+        if !cached.is_empty() && p.host.is_none() && cached.contains(&identity(p)) {
             continue;
         }
         let id = identity(p);

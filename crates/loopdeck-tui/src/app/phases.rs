@@ -218,9 +218,14 @@ impl Phases {
             );
         }
         if self.key && !m.too_small() {
+            // A row shown from the last run's snapshot is not looked at:
+            // what is seen is what a reading showed.
             let index = |m: &Model, at: &Option<Identity>| {
                 let id = at.as_ref()?;
-                m.projects.iter().position(|p| reading::is(p, id))
+                m.projects
+                    .iter()
+                    .position(|p| reading::is(p, id))
+                    .filter(|&i| !m.is_cached(&m.projects[i]))
             };
             let now = looking(m);
             if self.looked.is_some()
@@ -229,6 +234,7 @@ impl Phases {
             {
                 m.seen.look(Some(&m.projects[i]), m.now);
             }
+            // On a snapshot's row: looking at nothing yet.
             let i = index(m, &now);
             m.seen.look(i.map(|i| &m.projects[i]), m.now);
         }

@@ -90,6 +90,10 @@ pub(super) fn is(p: &Project, id: &Identity) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Freshness {
     Current,
+    /// As the last run left it (the state directory's snapshot), shown
+    /// until this run's first reading of it arrives: its files may have
+    /// changed since, so nothing is decided on it.
+    Refreshing,
     /// The last good reading, shown while the file settles.
     Rereading,
     /// The project is gone from disk; its last reading is kept on screen
@@ -116,6 +120,9 @@ fn broke(shown: &Project, fresh: &Project) -> bool {
 
 impl Model {
     pub fn freshness(&self, p: &Project) -> Freshness {
+        if self.is_cached(p) {
+            return Freshness::Refreshing;
+        }
         // Asked for every drawn row: nothing held (the usual case) costs
         // no key to build.
         if self.held.is_empty() {
@@ -126,6 +133,48 @@ impl Model {
             Some(Held::Rereading { .. }) => Freshness::Rereading,
             Some(Held::Gone) => Freshness::Gone,
         }
+    }
+
+    /// Is `p` shown from the last run's snapshot, not read yet?
+    pub fn is_cached(&self, p: &Project) -> bool {
+        !self.cached.is_empty() && p.host.is_none() && self.cached.contains(&identity(p))
+    }
+
+    /// The last run's snapshot of this machine's projects, shown at once:
+    /// taken only while no reading of them has come (a reading that came
+    /// first is newer). Each is marked refreshing until its reading
+    /// replaces it; nothing is merged, held or remembered from it.
+    pub(super) fn absorb_cached(&mut self, cached: Vec<Project>) -> Vec<Effect> {
+        if !self.loading || self.projects.iter().any(|p| p.host.is_none()) {
+            return Vec::new();
+        }
+        for p in cached {
+            if p.host.is_none() && self.cached.insert(identity(&p)) {
+                self.projects.push(p);
+            }
+        }
+        crate::model::sort_newest_first(&mut self.projects);
+        Vec::new()
+    }
+
+    /// A reading came: the snapshot's rows give way to it. `in_scope`
+    /// says which rows the reading covers (a full reading: all of them);
+    /// those are dropped, not held: one the reading brings back is simply
+    /// taken, one it lacks is gone from disk.
+    fn drop_cached(&mut self, in_scope: impl Fn(&Project) -> bool) {
+        if self.cached.is_empty() {
+            return;
+        }
+        let cached = &mut self.cached;
+        self.projects.retain(|p| {
+            let id = identity(p);
+            if cached.contains(&id) && in_scope(p) {
+                cached.remove(&id);
+                false
+            } else {
+                true
+            }
+        });
     }
 
     fn hold(&mut self, id: Identity, fresh: Option<Project>, effects: &mut Vec<Effect>) {
@@ -145,6 +194,7 @@ impl Model {
     /// this machine's roots. Other hosts' projects are not in a local
     /// reading: they stay as they are.
     pub(super) fn absorb(&mut self, fresh: Vec<Project>) -> Vec<Effect> {
+        self.drop_cached(|_| true);
         let mut effects = Vec::new();
         let (remote, old): (Vec<Project>, Vec<Project>) = std::mem::take(&mut self.projects)
             .into_iter()
@@ -226,6 +276,9 @@ impl Model {
         in_scope: impl Fn(&Project) -> bool,
         fresh: Vec<Project>,
     ) -> Vec<Effect> {
+        // The snapshot's rows this reading covers, and those it brings.
+        let read: HashSet<Identity> = fresh.iter().map(identity).collect();
+        self.drop_cached(|p| in_scope(p) || read.contains(&identity(p)));
         let mut effects = Vec::new();
         // A few projects read (one saved): found by a look along the list,
         // not a map of every project's identity built for each reading.

@@ -14,6 +14,13 @@
 //! asks for, slow work on `workers`) and `saver` (the "since you looked"
 //! memory). [`run`] sets up, then runs `Console::turn` until the user
 //! quits; each turn drains every message waiting, then draws.
+//!
+//! At start the last run's snapshot of these roots (the state
+//! directory's `snapshot-<hex>.json`, `loopdeck_core::memory::snapshot`)
+//! is drawn at once, each row marked refreshing, while the first reading
+//! runs; after a full reading, and at most once a minute after that (and
+//! at a clean exit when something changed), the snapshot is written again
+//! on a thread of its own. Read-only writes none.
 
 pub mod clipboard;
 pub mod config;
@@ -62,6 +69,64 @@ impl From<watch::Msg> for Msg {
     }
 }
 
+/// The engine that follows the disk, started once the first frame is
+/// drawn: that frame (the last run's snapshot, or "reading…") does not
+/// share the cores with the first reading and the watches being set up.
+pub(crate) struct Follow {
+    engine: Option<Engine>,
+    pending: Option<(Vec<std::path::PathBuf>, Sink, watch::Options)>,
+}
+
+impl Follow {
+    fn new(roots: Vec<std::path::PathBuf>, sink: Sink, options: watch::Options) -> Self {
+        Follow {
+            engine: None,
+            pending: Some((roots, sink, options)),
+        }
+    }
+
+    /// Start following (the first full reading starts at once); once.
+    fn start(&mut self) {
+        if let Some((roots, sink, options)) = self.pending.take() {
+            self.engine = Some(Engine::start(roots, sink, &options));
+        }
+    }
+
+    fn wake_at(&self) -> Option<Instant> {
+        self.engine.as_ref().and_then(Engine::wake_at)
+    }
+
+    fn tick(&mut self, now: Instant) {
+        if let Some(e) = &mut self.engine {
+            e.tick(now);
+        }
+    }
+
+    fn reread(&mut self, targets: Vec<Target>, now: Instant) {
+        if let Some(e) = &mut self.engine {
+            e.reread(targets, now);
+        }
+    }
+
+    pub(crate) fn written(&mut self, targets: Vec<Target>, now: Instant) {
+        if let Some(e) = &mut self.engine {
+            e.written(targets, now);
+        }
+    }
+
+    /// Read everything now (before the start: the start does).
+    pub(crate) fn reload(&mut self, now: Instant) {
+        if let Some(e) = &mut self.engine {
+            e.reload(now);
+        }
+    }
+
+    /// Only a started engine sends what it hands back here.
+    fn handle(&mut self, msg: watch::Msg, now: Instant) -> Option<Update> {
+        self.engine.as_mut()?.handle(msg, now)
+    }
+}
+
 /// Go on, or the user quit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Flow {
@@ -88,7 +153,7 @@ pub fn run(settings: Settings) -> color_eyre::Result<()> {
 /// the timers, and what effects are carried out with.
 struct Console {
     model: Model,
-    engine: Engine,
+    engine: Follow,
     rx: Receiver<Msg>,
     timers: Timers,
     saver: SeenSaver,
@@ -105,6 +170,12 @@ struct Console {
     tools: Tools,
     /// The other hosts' `ssh` children (`None`: no host).
     fleet: Option<loopdeck_core::fleet::Fleet>,
+    /// Keeps the snapshot of the last reading in the state directory
+    /// (the next start's first frame), on a thread of its own.
+    snapshot: loopdeck_core::memory::snapshot::Writer,
+    /// The state directory whose memories are still to be read, once
+    /// the first frame is out (see `remember`).
+    remember: Option<Option<std::path::PathBuf>>,
 }
 
 impl Console {
@@ -114,7 +185,7 @@ impl Console {
         let readonly = s.readonly;
         let notifier = notify::Notifier::new(&s.notify, readonly, notify::Notifier::in_tmux());
         let (tx, rx) = mpsc::channel::<Msg>();
-        let engine = Engine::start(s.roots.clone(), Sink::new(tx.clone()), &s.watch);
+        let engine = Follow::new(s.roots.clone(), Sink::new(tx.clone()), s.watch.clone());
         let fleet = fleet::start(&s.hosts, tx.clone());
         let decider = decide::Decider {
             by: loopdeck_core::who::login_name(),
@@ -133,16 +204,28 @@ impl Console {
         let tmux = notify::Notifier::in_tmux();
 
         // What the user last looked at, and when each waiting item was
-        // first seen, from the last run (small files: read before the
-        // first frame).
+        // first seen, from the last run: read right after the first frame
+        // (`remember`), which needs neither (it shows the last run's
+        // snapshot, or nothing yet), and before any reading is taken in.
         let state_dir = loopdeck_core::memory::state_dir();
-        let mut model = model(&s, state_dir.as_deref());
+        let mut model = model(&s);
+        // The last run's reading of these roots, drawn at once (each row
+        // marked refreshing) while this run reads them; ignored on any
+        // doubt (another version, other roots, a bad checksum...).
+        if let Some(dir) = state_dir.as_deref()
+            && !s.roots.is_empty()
+            && let Ok(cached) = loopdeck_core::memory::snapshot::load(dir, &s.roots)
+        {
+            app::update(&mut model, Event::Cached(cached.into_projects()));
+        }
         let hook = notify_command(&s.notify, model.readonly, &tx);
         model.hook = hook.is_some();
         // Read-only writes nothing at all: what was looked at is read from
         // the last run, never saved (the header says so).
         let first_dir = state_dir.clone().filter(|_| !model.readonly);
-        let saver = SeenSaver::start(state_dir.filter(|_| !model.readonly), tx.clone());
+        let snapshot =
+            loopdeck_core::memory::snapshot::Writer::new(first_dir.clone(), s.roots.clone());
+        let saver = SeenSaver::start(state_dir.clone().filter(|_| !model.readonly), tx.clone());
         Console {
             model,
             engine,
@@ -167,6 +250,8 @@ impl Console {
                 first_failed: false,
             },
             fleet,
+            snapshot,
+            remember: Some(state_dir),
         }
     }
 
@@ -189,6 +274,19 @@ impl Console {
             }
             self.hits = terminal::draw(terminal, &mut self.model, &self.theme)?;
             self.dirty = false;
+        }
+        // The first frame is out: the last run's memories, then the
+        // reading (each once).
+        if let Some(dir) = self.remember.take() {
+            remember(&mut self.model, dir.as_deref());
+            self.dirty |= self.model.status.is_some();
+        }
+        self.engine.start();
+        // After the frame: the snapshot of what the readings brought, at
+        // most once a minute (taken here, written on its own thread).
+        let now = Instant::now();
+        if self.snapshot.due(now) {
+            self.snapshot.write(&self.model.projects, now);
         }
         // No deadline at all (the clock stands, nothing else is due):
         // sleep until a message comes.
@@ -274,6 +372,7 @@ impl Console {
             .map(|((_, path, _), _)| Target::Dir(path.clone()))
             .collect();
         app::update(&mut self.model, Event::Settle(seq));
+        self.snapshot.read(false);
         self.dirty = true;
         self.deadlines = None;
         self.engine.reread(again, now);
@@ -311,7 +410,14 @@ impl Console {
     fn take(&mut self, msg: Msg) -> Vec<Effect> {
         let event = match msg {
             Msg::Feed(m) => match self.engine.handle(m, Instant::now()) {
-                Some(u) => update_event(u),
+                Some(u) => {
+                    match &u {
+                        Update::Reading(Reading::All(_)) => self.snapshot.read(true),
+                        Update::Reading(Reading::Part { .. }) => self.snapshot.read(false),
+                        _ => {}
+                    }
+                    update_event(u)
+                }
                 None => return Vec::new(),
             },
             Msg::App(ev) => ev,
@@ -337,13 +443,14 @@ impl Console {
         if let Some(why) = self.saver.finish() {
             eprintln!("loopdeck: {}", sanitize_line(&why));
         }
+        // What changed since the last snapshot, for the next start (best
+        // effort: a snapshot that cannot be written is not worth a word).
+        let _ = self.snapshot.finish(&self.model.projects);
     }
 }
 
-/// The model the console starts with: the settings in it, and what the
-/// last run left in `state_dir` (what the user looked at, when each waiting
-/// item was first seen; a memory that did not read is said in the status).
-fn model(s: &Settings, state_dir: Option<&std::path::Path>) -> Model {
+/// The model the console starts with: the settings in it.
+fn model(s: &Settings) -> Model {
     let mut model = Model::new(
         s.roots
             .iter()
@@ -352,9 +459,6 @@ fn model(s: &Settings, state_dir: Option<&std::path::Path>) -> Model {
         s.readonly,
         s.now.unwrap_or_else(Utc::now),
     );
-    let (memory, warning) = state_dir
-        .map(loopdeck_core::memory::seen::load)
-        .unwrap_or_default();
     model.keymap = s.keymap;
     model.hosts = s
         .hosts
@@ -372,15 +476,31 @@ fn model(s: &Settings, state_dir: Option<&std::path::Path>) -> Model {
     model.themes = ui::theme::BUILTIN.iter().map(|(name, _)| *name).collect();
     model.theme_in_force = s.theme_in_force.clone();
     model.rules = s.rules.clone();
+    model.seen = crate::model::seen::Memory::new(
+        std::env::current_dir().unwrap_or_default(),
+        Default::default(),
+    );
+    model
+}
+
+/// What the last run left in `state_dir`: what the user looked at, when
+/// each waiting item was first seen (a memory that did not read is said
+/// in the status). Before any reading is taken in: a reading compares
+/// with them.
+fn remember(model: &mut Model, state_dir: Option<&std::path::Path>) {
+    let (memory, warning) = state_dir
+        .map(loopdeck_core::memory::seen::load)
+        .unwrap_or_default();
     model.seen =
         crate::model::seen::Memory::new(std::env::current_dir().unwrap_or_default(), memory);
-    model.status = warning;
+    if warning.is_some() {
+        model.status = warning;
+    }
     // An item whose files say no time keeps its age across readings and
     // runs (saved unless read-only).
     model.first_seen = state_dir
         .map(|d| loopdeck_core::memory::first_seen::load(d).0)
         .unwrap_or_default();
-    model
 }
 
 /// The `[notify] command`, started, if there is one to run: it runs when

@@ -46,6 +46,7 @@ pub(super) fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     // project gone from disk, the tab's filter.
     match m.freshness(p) {
         crate::app::Freshness::Current => {}
+        crate::app::Freshness::Refreshing => after.push_str(crate::t!("panes.detail.refreshing")),
         crate::app::Freshness::Rereading => after.push_str(crate::t!("panes.detail.rereading")),
         crate::app::Freshness::Gone => after.push_str(crate::t!("panes.detail.gone")),
     }

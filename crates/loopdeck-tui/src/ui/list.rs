@@ -241,7 +241,8 @@ fn project_row<'a>(m: &View, i: usize, cols: &[u16]) -> Row<'a> {
         mark.push_str(" !");
     }
     match m.freshness(p) {
-        crate::app::Freshness::Current => {}
+        // Before the name (below): a narrow list keeps the names.
+        crate::app::Freshness::Current | crate::app::Freshness::Refreshing => {}
         crate::app::Freshness::Rereading => {
             mark.push(' ');
             mark.push_str(crate::t!("ui.list.rereading"));
@@ -257,8 +258,16 @@ fn project_row<'a>(m: &View, i: usize, cols: &[u16]) -> Row<'a> {
         mark.push(' ');
         mark.push_str(crate::t!("ui.list.host_not_live"));
     }
-    // Changed since you looked: a mark before the name.
-    let changed = if m.seen.changed(p) { "• " } else { "" };
+    // Before the name: shown from the last run's snapshot, not read yet
+    // (the header and the hint bar say `◌ refreshing…`); else changed
+    // since you looked (a snapshot's row never is).
+    let changed = if m.is_cached(p) {
+        "◌ "
+    } else if m.seen.changed(p) {
+        "• "
+    } else {
+        ""
+    };
     // Measured as drawn: safe first, then cut.
     let label = p.label();
     let shown = clean(&label);

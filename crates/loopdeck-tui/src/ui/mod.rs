@@ -180,8 +180,12 @@ fn list_width(m: &View) -> u16 {
         .iter()
         .map(|p| {
             // The problem mark `!` and the changed mark `• `, as drawn.
-            let mark =
-                if p.problems.is_empty() { 0 } else { 2 } + if m.seen.changed(p) { 2 } else { 0 };
+            let mark = if p.problems.is_empty() { 0 } else { 2 }
+                + if m.seen.changed(p) || m.is_cached(p) {
+                    2
+                } else {
+                    0
+                };
             crate::model::text::width(&widgets::clean(&p.label())) + mark
         })
         .max()
@@ -268,12 +272,19 @@ fn header_line(m: &View, width: u16) -> Line<'static> {
     let mut right = vec![
         Span::styled(" loopdeck ", t.selection.patch(t.bold)),
         Span::raw(" "),
-        Span::raw(if m.loading {
+        Span::raw(if m.loading && m.cached.is_empty() {
             crate::t!("ui.header.reading").to_owned()
         } else {
             crate::t!("ui.header.projects", n = m.projects.len())
         }),
     ];
+    // Shown from the last run's snapshot until this run's reading comes.
+    if !m.cached.is_empty() {
+        right.push(Span::styled(
+            format!(" · {}", crate::t!("ui.header.refreshing")),
+            t.muted,
+        ));
+    }
     let waiting = m.waiting_total();
     if waiting > 0 {
         right.push(Span::styled(
@@ -396,6 +407,9 @@ fn hint_line(m: &View, width: u16) -> Line<'static> {
     } else {
         m.selected_project().and_then(|p| match m.freshness(p) {
             crate::app::Freshness::Current => None,
+            crate::app::Freshness::Refreshing => {
+                Some((format!(" ◌ {} ", crate::t!("ui.hints.refreshing")), t.muted))
+            }
             crate::app::Freshness::Rereading => {
                 Some((format!(" ⟳ {} ", crate::t!("ui.hints.rereading")), t.warn))
             }

@@ -41,6 +41,7 @@ pub(super) fn legend(t: &Theme) -> Vec<(&'static str, Style, &'static str)> {
         ("○", t.warn, crate::t!("ui.legend.polling")),
         ("◌", t.muted, crate::t!("ui.legend.starting")),
         ("⟳", t.warn, crate::t!("ui.legend.rereading")),
+        ("◌", t.muted, crate::t!("ui.legend.refreshing")),
         ("⏸", t.warn, crate::t!("ui.legend.paused")),
         ("→", t.muted, crate::t!("ui.legend.upstream")),
         ("∞", t.muted, crate::t!("ui.legend.cycle")),

@@ -290,6 +290,23 @@ pub fn readonly_reason(m: &Model) -> Option<&'static str> {
     m.readonly.then(|| t!("app.decide.readonly"))
 }
 
+/// Why no decision can be made on the row the keys are on (the inbox's
+/// item, else the selected project): it is shown from the last run's
+/// snapshot and not read yet, so its files may have changed since.
+pub fn still_reading(m: &Model) -> Option<String> {
+    if m.cached.is_empty() {
+        return None;
+    }
+    let p = if m.screen == Screen::Inbox {
+        let (pi, _) = *panes::inbox(m).get(m.inbox.selected)?;
+        &m.projects[pi]
+    } else {
+        m.selected_project()?
+    };
+    m.is_cached(p)
+        .then(|| t!("app.decide.still_reading", project = p.label()))
+}
+
 /// Why no decision can be made on another host's project `p`: the host
 /// is read-only (the default), or its feed is not live (what the console
 /// shows of it may be old). `None`: this machine's project, or a

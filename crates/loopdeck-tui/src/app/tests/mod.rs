@@ -10,6 +10,7 @@ use chrono::TimeZone;
 use crossterm::event::KeyEvent;
 use ratatui::{Terminal, backend::TestBackend};
 
+mod cached;
 mod copy;
 mod group;
 mod hosts;

@@ -15,6 +15,7 @@ use crate::app::{Event, Tab, update};
 use crate::model::{Format, InboxItem, InboxKind, Project};
 
 mod audit;
+mod cached;
 mod decide;
 mod escalate;
 mod hostile;
