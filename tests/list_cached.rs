@@ -183,10 +183,15 @@ fn no_usable_snapshot_exits_5_and_says_why() {
     let good = fs::read(&file).unwrap();
     fs::write(&file, &good[..good.len() - 7]).unwrap();
     no(&["list", root_s, "--cached", "--json"], "truncated");
-    let text = String::from_utf8(good.clone()).unwrap();
+    let nl = good.iter().position(|&b| b == b'\n').unwrap();
+    let header = String::from_utf8(good[..nl].to_vec()).unwrap();
     let version = format!("\"loopdeck\":\"{}\"", env!("CARGO_PKG_VERSION"));
-    assert!(text.contains(&version));
-    fs::write(&file, text.replacen(&version, "\"loopdeck\":\"0.0.1\"", 1)).unwrap();
+    assert!(header.contains(&version), "{header}");
+    let mut other = header
+        .replacen(&version, "\"loopdeck\":\"0.0.1\"", 1)
+        .into_bytes();
+    other.extend_from_slice(&good[nl..]);
+    fs::write(&file, other).unwrap();
     no(&["list", root_s, "--cached"], "another version");
     // `list` reads as ever.
     let (_, _, code) = run(&state, &["list", root_s, "--json"]);

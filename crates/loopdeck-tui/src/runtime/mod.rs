@@ -17,8 +17,9 @@
 //!
 //! At start the last run's snapshot of these roots (the state
 //! directory's `snapshot-<hex>.json`, `loopdeck_core::memory::snapshot`)
-//! is drawn at once, each row marked refreshing, while the first reading
-//! runs; after a full reading, and at most once a minute after that (and
+//! is drawn at once, each row marked refreshing; only once that first
+//! frame is out are the last run's memories read and the engine started
+//! (`Follow`), so the frame shares the cores with neither; after a full reading, and at most once a minute after that (and
 //! at a clean exit when something changed), the snapshot is written again
 //! on a thread of its own. Read-only writes none.
 

@@ -230,3 +230,35 @@ fn a_part_reading_replaces_only_what_it_read() {
             .all(|p| m.freshness(p) == Freshness::Current)
     );
 }
+
+/// Another host's first snapshot, taken in while this machine's rows are
+/// still the snapshot's, learns nothing of them: this machine's first
+/// reading then marks what arrived while no one looked exactly as it
+/// does without a snapshot.
+#[test]
+fn a_host_reading_before_the_first_learns_nothing_from_the_snapshot() {
+    use crate::app::hosts::{Host, HostChange};
+    let mut new = Vec::new();
+    for with_snapshot in [false, true] {
+        let mut m = fresh_model();
+        m.rules.clear();
+        m.hook = false;
+        // An earlier run's memory that holds none of these items.
+        m.first_seen = crate::model::first_seen::FirstSeen::new(Default::default());
+        m.hosts = vec![Host::new("build-1".into(), "ops@build1".into(), false)];
+        if with_snapshot {
+            update(&mut m, Event::Cached(last_run()));
+        }
+        update(
+            &mut m,
+            Event::Host {
+                name: "build-1".into(),
+                change: HostChange::Snapshot(vec![project("remote", Format::Gsd, 1)]),
+            },
+        );
+        update(&mut m, Event::Loaded(last_run()));
+        new.push(m.new_total());
+    }
+    assert!(new[0] >= 3, "{new:?}");
+    assert_eq!(new[0], new[1]);
+}
