@@ -43,6 +43,9 @@ pub(crate) const MAX_HISTORY: usize = 64;
 pub(crate) const MAX_CHAIN: usize = 64;
 /// The read step of a fold.
 const FOLD_CHUNK: usize = 1024 * 1024;
+/// The most lines a fold holds parsed while their views wait (see
+/// [`Later`]).
+const LATER: usize = 256;
 /// How many of its last bytes a kept fold checks before reading on.
 const CHECK: usize = 32;
 
@@ -554,7 +557,14 @@ impl Kept {
             let start = self.end;
             let piece = piece.strip_suffix(b"\r").unwrap_or(piece);
             match self.pending.take() {
-                Some(line) if line.is_empty() => self.fold.line_later(start, piece, &mut later),
+                Some(line) if line.is_empty() => {
+                    self.fold.line_later(start, piece, &mut later);
+                    // Bounded: a chunk of a million one-line bugs never
+                    // holds a parsed line per bug.
+                    if later.len() >= LATER {
+                        self.fold.view(std::mem::take(&mut later));
+                    }
+                }
                 Some(mut line) if line.len() + piece.len() <= MAX_LINE => {
                     line.extend_from_slice(piece);
                     let line = line.strip_suffix(b"\r").unwrap_or(&line);
