@@ -310,16 +310,10 @@ fn events_after(last: Option<&LastEvent>, timeline: &[Event]) -> (usize, bool) {
     }
 }
 
-/// The memory's key of a project: its format and its absolute path
-/// (relative paths joined to `base`, the working directory), `.` and `..`
-/// folded, so `loopdeck .` and `loopdeck /abs/path` share it. Another
-/// host's project: `host:NAME:FORMAT:PATH` (its path is that machine's).
-pub fn key(base: &Path, p: &Project) -> String {
-    let joined = if p.path.is_absolute() {
-        p.path.clone()
-    } else {
-        base.join(&p.path)
-    };
+/// `path` joined to `base` unless absolute, its `.` and `..` folded
+/// lexically (no disk looked at).
+pub(crate) fn absolute_folded(base: &Path, path: &Path) -> PathBuf {
+    let joined = base.join(path);
     let mut out = PathBuf::new();
     for c in joined.components() {
         match c {
@@ -330,6 +324,15 @@ pub fn key(base: &Path, p: &Project) -> String {
             other => out.push(other),
         }
     }
+    out
+}
+
+/// The memory's key of a project: its format and its absolute path
+/// (relative paths joined to `base`, the working directory), `.` and `..`
+/// folded, so `loopdeck .` and `loopdeck /abs/path` share it. Another
+/// host's project: `host:NAME:FORMAT:PATH` (its path is that machine's).
+pub fn key(base: &Path, p: &Project) -> String {
+    let out = absolute_folded(base, &p.path);
     match &p.host {
         // Another machine's path: the same path here is another project.
         Some(host) => format!(

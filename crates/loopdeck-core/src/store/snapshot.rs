@@ -315,22 +315,8 @@ fn canonical(root: &Path) -> PathBuf {
     if let Ok(real) = fs::canonicalize(root) {
         return real;
     }
-    let joined = if root.is_absolute() {
-        root.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(root)
-    };
-    let mut out = PathBuf::new();
-    for c in joined.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
+    let here = std::env::current_dir().unwrap_or_default();
+    crate::model::seen::absolute_folded(&here, root)
 }
 
 /// The snapshot file of `roots` in the state directory `dir`.
