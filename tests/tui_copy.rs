@@ -149,8 +149,15 @@ fn o_runs_the_pager_with_the_terminal_and_comes_back() {
     tmux.keys(&["p"]);
     tmux.wait_for("Projects /fba-smart 1/");
     tmux.keys(&["e"]);
-    let s = tmux.wait_for("loopdeck-no-such-editor: not found");
-    assert!(s.contains("Projects /fba-smart 1/"), "{s}");
+    // The shell's own error is printed while it has the terminal: wait for
+    // the console drawn back over it, with the failure said in it.
+    let s = tmux.wait_until("the console back after the missing editor", |s| {
+        s.contains("Projects /fba-smart 1/") && s.contains("loopdeck-no-such-editor: not found")
+    });
+    assert!(
+        !s.contains("loopdeck-no-such-editor: 1:"),
+        "the shell's raw line is gone:\n{s}"
+    );
 
     // Ctrl-C in the pager stops the pager, not the console. (Last: the
     // harness's own `sh -c`, in the console's process group here as no
