@@ -70,3 +70,58 @@ fn a_change_between_two_starts_is_marked_and_told() {
         .unwrap();
     assert_eq!(entry["progress_percent"], 60, "{entry}");
 }
+
+/// A project the console listed but the user never opened is compared
+/// with how the console first read it (its baseline), so a returning user
+/// sees what changed there too; one no console has read yet is `null`.
+#[test]
+fn a_project_never_opened_is_compared_with_its_first_reading() {
+    if skip_without_tmux() {
+        return;
+    }
+    let (tmp, ws) = common::workspace();
+    let (state, env) = common::state_dir(tmp.path());
+
+    // First start: the list is read; nothing is opened; quit.
+    let first = Tmux::new("since-baseline");
+    first.start_with(&ws, NOW, "80", "24", &[&env], &[]);
+    first.wait_for("scene1-active-phase");
+    first.keys(&["q"]);
+    first.wait_for("EXITED:0");
+    drop(first);
+
+    // scene1 moves on; a project appears that no console has read.
+    let file = ws.join("gsd/scene1-active-phase/.planning/STATE.md");
+    let text = fs::read_to_string(&file).unwrap();
+    assert!(text.contains("percent: 20"), "{text}");
+    fs::write(&file, text.replace("percent: 20", "percent: 35")).unwrap();
+    let fresh = ws.join("gsd/appeared-later");
+    fs::create_dir_all(fresh.join(".planning")).unwrap();
+    fs::copy(
+        ws.join("gsd/scene2-next-action/.planning/STATE.md"),
+        fresh.join(".planning/STATE.md"),
+    )
+    .unwrap();
+
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = common::loopdeck()
+            .env("XDG_STATE_HOME", &state)
+            .args(args)
+            .args(["--now", NOW, "--json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let list = json(&["list", "--changed", ws.to_str().unwrap()]);
+    let rows = list["projects"].as_array().unwrap();
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["gsd/scene1-active-phase"], "{list}");
+    let since = &rows[0]["since_you_looked"];
+    assert_eq!(since["looked_at"], NOW, "{since}");
+    assert_eq!(since["progress_percent"]["before"], 20, "{since}");
+    assert_eq!(since["progress_percent"]["after"], 35, "{since}");
+
+    let show = json(&["show", fresh.to_str().unwrap()]);
+    assert_eq!(show["since_you_looked"], serde_json::Value::Null, "{show}");
+}
