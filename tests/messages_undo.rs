@@ -1,5 +1,5 @@
 //! What `act` promises about `loopdeck undo` is what `undo` then does
-//! (PRODUCT.md write rule 8): a decision that is itself a line of an
+//! (ARCHITECTURE.md write rule 6): a decision that is itself a line of an
 //! append-only log says it cannot be undone, and undo refuses it; one that
 //! replaced a file beside a timeline event says undo puts the file back and
 //! the event stays, and undo does exactly that.

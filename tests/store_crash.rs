@@ -144,7 +144,7 @@ impl Rng {
 /// and whether a killed writer left a torn tail there (a line cut in its
 /// `write`). That tail is the one line allowed not to parse: the next
 /// append starts with a newline, so it ends the fragment and never joins
-/// it (PRODUCT.md, rule 4 of every write); every line after it parses.
+/// it (ARCHITECTURE.md, rule 5 of every write); every line after it parses.
 fn assert_all_parse(project: &Path, round: usize, seen: &mut [(usize, bool); 2]) {
     if let Ok(b) = fs::read(project.join("state.json")) {
         serde_json::from_slice::<serde_json::Value>(&b)

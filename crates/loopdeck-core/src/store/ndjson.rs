@@ -5,7 +5,7 @@
 //! A last line without its newline is *torn*: a writer is in the middle of
 //! it, or died there. Readers skip it. [`append_line`] starts its line with
 //! a newline when the file does not end in one, so a torn tail never
-//! swallows the next record (PRODUCT.md, rule 4 of every write).
+//! swallows the next record (ARCHITECTURE.md, rule 5 of every write).
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};

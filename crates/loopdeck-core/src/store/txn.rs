@@ -314,7 +314,7 @@ impl ActError {
         }
     }
 
-    /// The exit code PRODUCT.md gives this failure, for the store's tests.
+    /// The exit code README.md's table gives this failure, for the store's tests.
     #[cfg(test)]
     pub(crate) fn exit_code(&self) -> i32 {
         match self.failure() {

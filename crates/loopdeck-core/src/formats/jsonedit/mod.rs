@@ -13,8 +13,8 @@
 //! Hand-written on purpose: the JSON crates (serde_json with
 //! `preserve_order` included) parse to a value and print a new document,
 //! which loses number spellings, escapes, duplicate keys and the writer's
-//! spacing; a decision must change only its entry (PRODUCT.md, rules for
-//! every write, 1 and 7), and the formats' own tools diff and re-read these
+//! spacing; a decision must change only its entry (ARCHITECTURE.md,
+//! "The rules for every write", 4 and 7), and the formats' own tools diff and re-read these
 //! files. It leans only on serde_json (for values) and `formats::json`'s
 //! limits, and `fuzz/fuzz_targets/jsonedit.rs` drives it (every edit must
 //! parse back to its value): ready to become a crate of its own.

@@ -1,5 +1,5 @@
-//! The compensating event of an undo (issue 19 §4, PRODUCT.md write rule
-//! 8): `timeline.ndjson` is append-only (seed 003), so an undo of a
+//! The compensating event of an undo (issue 19 §4; ARCHITECTURE.md's
+//! write rule 6): `timeline.ndjson` is append-only (seed 003), so an undo of a
 //! decision that appended an event there never rewrites it; it appends a
 //! human event after it saying what was undone, by whom, with loopdeck's
 //! audit id. The undo machinery (`store::audit::undo_edits`) calls
