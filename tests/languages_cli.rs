@@ -8,6 +8,7 @@
 
 mod common;
 
+use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::Stdio;
@@ -334,8 +335,11 @@ fn watch_plain_in_chinese() {
     while !before.last().unwrap().starts_with(&watching) {
         before.push(next().expect("the watcher line"));
     }
-    // A GSD project waiting for a human arrives: added, then waiting.
-    copy_dir(&ws.join("gsd/paused-waiting"), &ws.join("gsd/paused-copy"));
+    // A GSD project waiting for a human arrives whole (made outside the
+    // watched root, then renamed in: a copy made in place can be read half
+    // made, its WAITING.json not there yet): added, then waiting.
+    copy_dir(&ws.join("gsd/paused-waiting"), &ws.join("paused-copy"));
+    fs::rename(ws.join("paused-copy"), ws.join("gsd/paused-copy")).unwrap();
     let mut changes = Vec::new();
     while changes.len() < 2 {
         let line = next().expect("a change line");
