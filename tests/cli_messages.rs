@@ -96,6 +96,69 @@ fn a_root_that_does_not_exist_is_named_as_such() {
         .stderr(format!("loopdeck: {} is not a directory\n", file.display()));
 }
 
+/// A root that does not exist beside one that does is a problem of the
+/// run, as a dangling link there is: exit 1, the root in `problems` and on
+/// stderr, the other root's rows all there. Only when no root given
+/// exists is the command line wrong (exit 2, nothing on stdout).
+#[test]
+fn a_missing_root_beside_a_good_one_is_a_problem_not_a_usage_error() {
+    let (_t, ws) = workspace();
+    let gsd = ws.join("gsd");
+    let good = gsd.to_str().unwrap();
+    let gone = ws.join("gone");
+    let missing = gone.to_str().unwrap();
+    let dangling = ws.join("dangling");
+    std::os::unix::fs::symlink(ws.join("nowhere"), &dangling).unwrap();
+    for (cmd, key, row) in [
+        ("list", "projects", "scene1-active-phase"),
+        ("inbox", "items", "paused-waiting"),
+        ("check", "projects", "scene4-fallback"),
+    ] {
+        let alone = loopdeck()
+            .args([cmd, good, "--json", "--now", NOW])
+            .output()
+            .unwrap();
+        let alone: serde_json::Value = serde_json::from_slice(&alone.stdout).unwrap();
+        assert!(!alone[key].as_array().unwrap().is_empty(), "{cmd}");
+        for bad in [missing, dangling.to_str().unwrap()] {
+            let out = loopdeck()
+                .args([cmd, bad, good, "--json", "--now", NOW])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{cmd} {bad}: {stderr}");
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{cmd} {bad}: {e}: {stderr}"));
+            assert_eq!(
+                v["problems"],
+                serde_json::json!([{"file": bad, "reason": "does not exist"}]),
+                "{cmd} {bad}"
+            );
+            assert_eq!(v["roots"], serde_json::json!([bad, good]), "{cmd}");
+            assert_eq!(v[key], alone[key], "{cmd} {bad}: the good root's rows");
+            assert_eq!(
+                stderr,
+                format!("loopdeck: {bad}: does not exist\n"),
+                "{cmd}"
+            );
+        }
+        // The plain table too: the good root's rows, the problem on stderr.
+        loopdeck()
+            .args([cmd, missing, good, "--now", NOW])
+            .assert()
+            .code(1)
+            .stdout(contains(row))
+            .stderr(format!("loopdeck: {missing}: does not exist\n"));
+        // Nothing given exists: the command line is wrong, the first named.
+        loopdeck()
+            .args([cmd, missing, ws.join("gone2").to_str().unwrap(), "--json"])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(format!("loopdeck: {missing} does not exist\n"));
+    }
+}
+
 #[test]
 fn a_mistyped_command_gets_a_suggestion() {
     let tmp = tempfile::tempdir().unwrap();

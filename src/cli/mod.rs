@@ -4,8 +4,11 @@
 //! Exit codes ([`crate::exit`]): 0 ok; 1 findings, a directory or root that
 //! cannot be read (a problem of the run, listed on stderr and in the JSON's
 //! top-level `problems`), or `status` on a directory that is in no project;
-//! 2 usage (a command-line root or project directory that does not exist, a
-//! broken config file); 3 conflict.
+//! 2 usage (command-line roots none of which exists, a project directory
+//! that does not exist, a broken config file); 3 conflict. A command-line
+//! root that does not exist beside one that does is a problem of the run
+//! (exit 1), the others read: one rule for every command, in
+//! [`config::roots`].
 
 pub mod act;
 mod audit;
