@@ -323,6 +323,33 @@ fn help_describes_every_flag_and_shows_roots_as_optional() {
     }
 }
 
+/// `act DIR answer --help` documents both forms as they work: PRD-master's
+/// `OQ-ID TEXT`, GSD's `[SHA256] TEXT|N|LETTER` (an option's number or
+/// letter, or free text; SHA256 pins WAITING.json's bytes). The forms are
+/// after the options, so every argument and option keeps its one line.
+#[test]
+fn answer_help_documents_the_prd_and_the_gsd_forms() {
+    let out = loopdeck()
+        .args(["act", ".", "answer", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for said in [
+        "Usage: loopdeck act <PROJECT_DIR> answer [OPTIONS] <[OQ-ID|SHA256] TEXT>...\n",
+        "\n  <[OQ-ID|SHA256] TEXT>...  `OQ-ID TEXT` (PRD-master) or `[SHA256] TEXT|N|LETTER` (GSD): see below\n",
+        "\n      --key-decision           Also record the answer as a key decision `D-n`\n",
+        "\nPRD-master: answer OQ-ID TEXT\n  TEXT answers question OQ-ID (`OQ-7`).\n",
+        "\nGSD: answer [SHA256] TEXT|N|LETTER\n  Answers the question in .planning/WAITING.json",
+        "N picks the one numbered N (1 for the first),\n  LETTER the one it keys (`B` for `B. ...`)",
+        "any other TEXT is recorded as written.\n",
+        "SHA256 (the sha256 of that WAITING.json, or its first 8 or more hex digits",
+        "bytes (exit 3 if not).\n",
+    ] {
+        assert!(text.contains(said), "missing {said:?} in:\n{text}");
+    }
+}
+
 /// Globals go before the command as well as after it (`loopdeck --readonly
 /// act ...`), and directories given before a command are a usage error,
 /// never silently dropped.
