@@ -350,6 +350,53 @@ fn answer_help_documents_the_prd_and_the_gsd_forms() {
     }
 }
 
+/// `--readonly` stays a global flag, but a command that makes no decision
+/// says what it means there: nothing at all is written (`check`,
+/// `status`, `audit`), or no project file, only loopdeck's own state
+/// (`list`, `inbox`, `show`, `watch`). The commands that decide, and the
+/// console, keep the plain text.
+#[test]
+fn readonly_help_says_when_the_command_never_writes() {
+    let readonly = |args: &[&str]| -> String {
+        let out = loopdeck().args(args).arg("--help").output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("--readonly"));
+        line.unwrap_or_else(|| panic!("{args:?}: no --readonly in {text}"))
+            .to_owned()
+    };
+    let line = |help: &str| format!("      --readonly               {help}");
+    for cmd in ["check", "status", "audit"] {
+        assert_eq!(
+            readonly(&[cmd]),
+            line("Refuse every write (this command never writes)"),
+            "{cmd}"
+        );
+    }
+    for cmd in ["list", "inbox", "show", "watch"] {
+        assert_eq!(
+            readonly(&[cmd]),
+            line(
+                "Refuse every write (this command writes no project file; --readonly only keeps \
+                 it from saving loopdeck's own state, such as when items were first seen)"
+            ),
+            "{cmd}"
+        );
+    }
+    for args in [
+        &[][..],
+        &["act"],
+        &["act", ".", "answer"],
+        &["undo"],
+        &["redo"],
+        &["recover"],
+    ] {
+        assert_eq!(readonly(args), line("Refuse every write"), "{args:?}");
+    }
+}
+
 /// Globals go before the command as well as after it (`loopdeck --readonly
 /// act ...`), and directories given before a command are a usage error,
 /// never silently dropped.

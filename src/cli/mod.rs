@@ -57,6 +57,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Projects under the roots, newest update first.
+    #[command(arg(crate::options::readonly_saying(crate::options::WRITES_NO_PROJECT)))]
     List {
         /// Directories searched for projects (default: the config's roots,
         /// else the current directory).
@@ -80,6 +81,7 @@ pub enum Command {
     /// One project in full: resume card, frontier, findings.
     /// `HOST:DIR` shows a configured host's project (its own loopdeck
     /// reads it, over ssh).
+    #[command(arg(crate::options::readonly_saying(crate::options::WRITES_NO_PROJECT)))]
     Show {
         /// The project's directory, or any directory inside it.
         #[arg(value_name = "PROJECT_DIR")]
@@ -89,6 +91,7 @@ pub enum Command {
         json: bool,
     },
     /// Every decision waiting for a human, oldest first.
+    #[command(arg(crate::options::readonly_saying(crate::options::WRITES_NO_PROJECT)))]
     Inbox {
         /// Directories searched for projects (default: the config's roots,
         /// else the current directory).
@@ -100,6 +103,7 @@ pub enum Command {
     },
     /// One line for a shell prompt or tmux (GSD: byte-identical to GSD's
     /// statusline); exit 1 when the directory is in no project.
+    #[command(arg(crate::options::readonly_saying(crate::options::NEVER_WRITES)))]
     Status {
         /// A project's directory or any directory inside it (default: the
         /// current directory).
@@ -107,6 +111,7 @@ pub enum Command {
         dir: Option<PathBuf>,
     },
     /// Every finding of every project; exit 1 when any is an error.
+    #[command(arg(crate::options::readonly_saying(crate::options::NEVER_WRITES)))]
     Check {
         /// Directories searched for projects (default: the config's roots,
         /// else the current directory).
@@ -118,6 +123,7 @@ pub enum Command {
     },
     /// The projects, then one line per change as it happens (until
     /// SIGTERM/SIGINT or the reader goes away; exit 0).
+    #[command(arg(crate::options::readonly_saying(crate::options::WRITES_NO_PROJECT)))]
     Watch {
         /// Directories searched for projects (default: the config's roots,
         /// else the current directory).
@@ -181,6 +187,7 @@ pub enum Command {
     },
     /// Every decision made, newest first: when, by whom, on which project
     /// and item, and whether it is undone (`--json`: one object per line).
+    #[command(arg(crate::options::readonly_saying(crate::options::NEVER_WRITES)))]
     Audit {
         /// Only the decisions of the project DIR is in.
         #[arg(value_name = "DIR")]
