@@ -694,7 +694,6 @@ fn with_useful_id(mut p: Project) -> Project {
     p
 }
 
-/// The project `show` is about, or the exit code and message.
 /// What the console remembers the user saw, compared with `projects`
 /// (read only: a headless command is not looking). An unreadable memory
 /// is said on `err` and is empty.
@@ -773,11 +772,18 @@ fn remote_project(
     (!dir.is_empty()).then(|| (host, dir.to_owned()))
 }
 
+/// The project `show` is about (its id as `list` gives it, see
+/// [`id_as_listed`]), or the exit code and message.
 fn project_for_show(dir: &Path, config: &Config) -> Result<Project, (i32, String)> {
     config::roots(std::slice::from_ref(&dir.to_path_buf()), config)
         .map_err(|e| (EXIT_USAGE, e.to_string()))?;
     match enclosing_project(dir, Pick::Refuse) {
-        Ok(p) => Ok(p),
+        Ok(mut p) => {
+            if let Some(id) = id_as_listed(&p.path, config) {
+                p.id = id;
+            }
+            Ok(p)
+        }
         Err(problems) if !problems.is_empty() => Err((
             EXIT_FINDINGS,
             problems
@@ -798,4 +804,26 @@ fn project_for_show(dir: &Path, config: &Config) -> Result<Project, (i32, String
             ))
         }
     }
+}
+
+/// The id `list` gives the project at `path` when run as a user runs it,
+/// without roots: its path under the first of the config's roots that
+/// holds it (a root listed first wins, as `list` keeps the first root's
+/// row), else under the current directory (where `list` looks without
+/// configured roots). Paths are compared resolved, so a root or a
+/// directory spelt through a link still matches. `None` when neither holds
+/// it, or when the project is that root itself (`list` calls it `.`;
+/// `show` keeps naming it by its directory): the id stays as read.
+fn id_as_listed(path: &Path, config: &Config) -> Option<String> {
+    let path = path.canonicalize().ok()?;
+    let cwd = std::env::current_dir().ok();
+    config
+        .roots
+        .iter()
+        .cloned()
+        .chain(cwd)
+        .filter_map(|root| root.canonicalize().ok())
+        .find_map(|root| path.strip_prefix(&root).ok().map(Path::to_path_buf))
+        .filter(|rel| !rel.as_os_str().is_empty())
+        .map(|rel| rel.to_string_lossy().into_owned())
 }
