@@ -446,10 +446,12 @@ impl Config {
     }
 }
 
-/// A root given on the command line that cannot be one.
+/// Roots given on the command line that cannot be read as such.
 #[derive(Debug, PartialEq, Eq)]
 pub enum RootError {
+    /// No root given exists: the first of them.
     Missing(PathBuf),
+    /// This root is a file (or another thing that is not a directory).
     NotADirectory(PathBuf),
 }
 
@@ -481,10 +483,20 @@ pub fn local_roots(
     self::roots(roots, config)
 }
 
-/// The roots a command works on: those given on the command line (each
-/// must be a directory: a mistake there is a usage error), else the
-/// config's (one that is missing or unreadable does not stop the others:
-/// the walk reports it as a problem of the run), else `.`.
+/// The roots a command works on: those given on the command line, else
+/// the config's, else `.`.
+///
+/// One rule for every command that takes roots (list, inbox, check,
+/// watch, the console; `show` and `status`, which take one directory, go
+/// through it too): a root that does not exist is a problem of the run,
+/// which the walk reports ("does not exist", as for a dangling link), and
+/// the other roots are read. Only when *no* root given on the command line
+/// exists (nothing at its path, not even a link) is it a usage error,
+/// naming the first ([`RootError::Missing`]):
+/// there is nothing to read, so the command line is what is wrong. A
+/// command-line root that is a file is a usage error too. The config's
+/// roots are never a usage error: every one missing reads as nothing found,
+/// each one a problem.
 pub fn roots(explicit: &[PathBuf], config: &Config) -> Result<Vec<PathBuf>, RootError> {
     if explicit.is_empty() {
         return Ok(if config.roots.is_empty() {
@@ -493,18 +505,25 @@ pub fn roots(explicit: &[PathBuf], config: &Config) -> Result<Vec<PathBuf>, Root
             config.roots.clone()
         });
     }
+    let mut missing = None;
+    let mut present = false;
     for r in explicit {
         match std::fs::metadata(r) {
-            Ok(m) if m.is_dir() => {}
+            Ok(m) if m.is_dir() => present = true,
             Ok(_) => return Err(RootError::NotADirectory(r.clone())),
-            // Present but not reachable (a parent without permission):
-            // the walk reports it as a problem.
-            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {}
-            Err(_) if std::fs::symlink_metadata(r).is_ok() => {}
-            Err(_) => return Err(RootError::Missing(r.clone())),
+            // Present but not reachable (a parent without permission), or
+            // a link whose target is gone: the walk reports it as a problem.
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => present = true,
+            Err(_) if std::fs::symlink_metadata(r).is_ok() => present = true,
+            Err(_) => {
+                missing.get_or_insert(r);
+            }
         }
     }
-    Ok(explicit.to_vec())
+    match missing {
+        Some(r) if !present => Err(RootError::Missing(r.clone())),
+        _ => Ok(explicit.to_vec()),
+    }
 }
 
 #[cfg(test)]

@@ -96,6 +96,69 @@ fn a_root_that_does_not_exist_is_named_as_such() {
         .stderr(format!("loopdeck: {} is not a directory\n", file.display()));
 }
 
+/// A root that does not exist beside one that does is a problem of the
+/// run, as a dangling link there is: exit 1, the root in `problems` and on
+/// stderr, the other root's rows all there. Only when no root given
+/// exists is the command line wrong (exit 2, nothing on stdout).
+#[test]
+fn a_missing_root_beside_a_good_one_is_a_problem_not_a_usage_error() {
+    let (_t, ws) = workspace();
+    let gsd = ws.join("gsd");
+    let good = gsd.to_str().unwrap();
+    let gone = ws.join("gone");
+    let missing = gone.to_str().unwrap();
+    let dangling = ws.join("dangling");
+    std::os::unix::fs::symlink(ws.join("nowhere"), &dangling).unwrap();
+    for (cmd, key, row) in [
+        ("list", "projects", "scene1-active-phase"),
+        ("inbox", "items", "paused-waiting"),
+        ("check", "projects", "scene4-fallback"),
+    ] {
+        let alone = loopdeck()
+            .args([cmd, good, "--json", "--now", NOW])
+            .output()
+            .unwrap();
+        let alone: serde_json::Value = serde_json::from_slice(&alone.stdout).unwrap();
+        assert!(!alone[key].as_array().unwrap().is_empty(), "{cmd}");
+        for bad in [missing, dangling.to_str().unwrap()] {
+            let out = loopdeck()
+                .args([cmd, bad, good, "--json", "--now", NOW])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{cmd} {bad}: {stderr}");
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{cmd} {bad}: {e}: {stderr}"));
+            assert_eq!(
+                v["problems"],
+                serde_json::json!([{"file": bad, "reason": "does not exist"}]),
+                "{cmd} {bad}"
+            );
+            assert_eq!(v["roots"], serde_json::json!([bad, good]), "{cmd}");
+            assert_eq!(v[key], alone[key], "{cmd} {bad}: the good root's rows");
+            assert_eq!(
+                stderr,
+                format!("loopdeck: {bad}: does not exist\n"),
+                "{cmd}"
+            );
+        }
+        // The plain table too: the good root's rows, the problem on stderr.
+        loopdeck()
+            .args([cmd, missing, good, "--now", NOW])
+            .assert()
+            .code(1)
+            .stdout(contains(row))
+            .stderr(format!("loopdeck: {missing}: does not exist\n"));
+        // Nothing given exists: the command line is wrong, the first named.
+        loopdeck()
+            .args([cmd, missing, ws.join("gone2").to_str().unwrap(), "--json"])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(format!("loopdeck: {missing} does not exist\n"));
+    }
+}
+
 #[test]
 fn a_mistyped_command_gets_a_suggestion() {
     let tmp = tempfile::tempdir().unwrap();
@@ -257,6 +320,80 @@ fn help_describes_every_flag_and_shows_roots_as_optional() {
                 "{cmd}: {text}"
             );
         }
+    }
+}
+
+/// `act DIR answer --help` documents both forms as they work: PRD-master's
+/// `OQ-ID TEXT`, GSD's `[SHA256] TEXT|N|LETTER` (an option's number or
+/// letter, or free text; SHA256 pins WAITING.json's bytes). The forms are
+/// after the options, so every argument and option keeps its one line.
+#[test]
+fn answer_help_documents_the_prd_and_the_gsd_forms() {
+    let out = loopdeck()
+        .args(["act", ".", "answer", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for said in [
+        "Usage: loopdeck act <PROJECT_DIR> answer [OPTIONS] <[OQ-ID|SHA256] TEXT>...\n",
+        "\n  <[OQ-ID|SHA256] TEXT>...  `OQ-ID TEXT` (PRD-master) or `[SHA256] TEXT|N|LETTER` (GSD): see below\n",
+        "\n      --key-decision           Also record the answer as a key decision `D-n`\n",
+        "\nPRD-master: answer OQ-ID TEXT\n  TEXT answers question OQ-ID (`OQ-7`).\n",
+        "\nGSD: answer [SHA256] TEXT|N|LETTER\n  Answers the question in .planning/WAITING.json",
+        "N picks the one numbered N (1 for the first),\n  LETTER the one it keys (`B` for `B. ...`)",
+        "any other TEXT is recorded as written.\n",
+        "SHA256 (the sha256 of that WAITING.json, or its first 8 or more hex digits",
+        "bytes (exit 3 if not).\n",
+    ] {
+        assert!(text.contains(said), "missing {said:?} in:\n{text}");
+    }
+}
+
+/// `--readonly` stays a global flag, but a command that makes no decision
+/// says what it means there: nothing at all is written (`check`,
+/// `status`, `audit`), or no project file, only loopdeck's own state
+/// (`list`, `inbox`, `show`, `watch`). The commands that decide, and the
+/// console, keep the plain text.
+#[test]
+fn readonly_help_says_when_the_command_never_writes() {
+    let readonly = |args: &[&str]| -> String {
+        let out = loopdeck().args(args).arg("--help").output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("--readonly"));
+        line.unwrap_or_else(|| panic!("{args:?}: no --readonly in {text}"))
+            .to_owned()
+    };
+    let line = |help: &str| format!("      --readonly               {help}");
+    for cmd in ["check", "status", "audit"] {
+        assert_eq!(
+            readonly(&[cmd]),
+            line("Refuse every write (this command never writes)"),
+            "{cmd}"
+        );
+    }
+    for cmd in ["list", "inbox", "show", "watch"] {
+        assert_eq!(
+            readonly(&[cmd]),
+            line(
+                "Refuse every write (this command writes no project file; --readonly only keeps \
+                 it from saving loopdeck's own state, such as when items were first seen)"
+            ),
+            "{cmd}"
+        );
+    }
+    for args in [
+        &[][..],
+        &["act"],
+        &["act", ".", "answer"],
+        &["undo"],
+        &["redo"],
+        &["recover"],
+    ] {
+        assert_eq!(readonly(args), line("Refuse every write"), "{args:?}");
     }
 }
 

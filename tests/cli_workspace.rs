@@ -432,3 +432,88 @@ fn plain_tables_align_cjk_and_carry_the_same_rows() {
     assert!(show.contains("Resume (scenario B)"));
     assert!(show.contains("超过 3 级的审批是否允许加签"));
 }
+
+/// `loopdeck ARGS --now NOW --json`, run in `cwd`, parsed (exit 0).
+fn json_in(cwd: &std::path::Path, args: &[&str]) -> Value {
+    let out = loopdeck()
+        .current_dir(cwd)
+        .args(args)
+        .args(["--now", NOW, "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Each project `list` reports, with its path.
+fn listed(v: &Value) -> Vec<(String, String)> {
+    let rows = v["projects"].as_array().unwrap();
+    assert!(rows.len() > 10, "{v}");
+    rows.iter()
+        .map(|p| {
+            let s = |k: &str| p[k].as_str().unwrap().to_owned();
+            (s("id"), s("path"))
+        })
+        .collect()
+}
+
+/// `show` names a project as `list` run from the same place does: from
+/// the workspace as the current directory, by its path there, however
+/// the directory is spelt (relative, absolute, through a link).
+#[test]
+fn show_gives_the_id_list_gives_from_the_current_directory() {
+    let (t, ws) = workspace();
+    let alias = t.path().join("alias");
+    std::os::unix::fs::symlink(&ws, &alias).unwrap();
+    let list = json_in(&ws, &["list"]);
+    for (id, path) in listed(&list) {
+        for spelt in [
+            path.clone(),
+            ws.join(&id).to_string_lossy().into_owned(),
+            alias.join(&id).to_string_lossy().into_owned(),
+        ] {
+            let shown = json_in(&ws, &["show", &spelt]);
+            assert_eq!(shown["project"]["id"], id, "show {spelt}");
+        }
+    }
+}
+
+/// With roots in the config, `list` and `show` run from elsewhere agree
+/// too: the id is the path under the first configured root holding the
+/// project (a root spelt through a link included).
+#[test]
+fn show_gives_the_id_list_gives_under_the_configured_roots() {
+    let (t, ws) = workspace();
+    let alias = t.path().join("alias");
+    std::os::unix::fs::symlink(&ws, &alias).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let config = elsewhere.path().join("config.toml");
+    // The GSD projects are under the first root, and under the second.
+    let roots = [alias.join("gsd"), ws.clone()];
+    std::fs::write(
+        &config,
+        format!(
+            "roots = [{:?}, {:?}]\n",
+            roots[0].to_str().unwrap(),
+            roots[1].to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let c = config.to_str().unwrap();
+    let list = json_in(elsewhere.path(), &["list", "--config", c]);
+    let projects = listed(&list);
+    assert!(projects.iter().any(|(id, _)| id == "paused-waiting"));
+    assert!(
+        projects
+            .iter()
+            .any(|(id, _)| id == "prd-master/lint-synonyms")
+    );
+    for (id, path) in projects {
+        let shown = json_in(elsewhere.path(), &["show", &path, "--config", c]);
+        assert_eq!(shown["project"]["id"], id, "show {path}");
+    }
+}

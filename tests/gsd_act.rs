@@ -287,10 +287,61 @@ fn assert_refused(p: &Project, args: &[&str], exit: i32, says: &str) {
     assert!(!p.exists(".planning/STATE.md.lock"), "no lock left behind");
 }
 
+/// A GSD project where nothing waits (no WAITING.json, as in the example
+/// scene): every answer, with an id-looking first word or not, is told
+/// that nothing is waiting and what an answer goes to; exit 1, no file
+/// written. An answer pinned to a sha256 is a conflict instead (exit 3):
+/// the question read is gone since.
+#[test]
+fn an_answer_where_nothing_waits_says_so_whatever_its_first_word() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("scene1");
+    common::copy_dir(
+        &repo().join("examples/workspace/gsd/scene1-active-phase"),
+        &dir,
+    );
+    assert!(!dir.join(".planning/WAITING.json").exists());
+    let before = common::snapshot(&dir);
+    let state = tmp.path().join("state");
+    let act = |args: &[&str]| {
+        loopdeck()
+            .env("XDG_STATE_HOME", &state)
+            .arg("act")
+            .arg(&dir)
+            .args(args)
+            .args(["--now", NOW])
+            .output()
+            .unwrap()
+    };
+    let said = "loopdeck: nothing is waiting for an answer in this project: an answer goes to \
+                the question in .planning/WAITING.json (or .gsd/WAITING.json), and neither exists\n";
+    for args in [
+        &["answer", "OQ-1", "x"][..],
+        &["answer", "x"],
+        &["answer", "2"],
+        &["answer", "Q-7", "   "],
+        &["answer", "yes", "--json"],
+    ] {
+        let o = act(args);
+        assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), said, "{args:?}");
+        assert_eq!(common::snapshot(&dir), before, "{args:?}: nothing written");
+    }
+    let o = act(&["answer", "0123456789abcdef", "x"]);
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    assert!(stderr(&o).contains("is gone"), "{}", stderr(&o));
+    assert_eq!(common::snapshot(&dir), before);
+}
+
 #[test]
 fn refusals_write_nothing() {
     let p = Project::new(TEMPLATE.as_bytes());
-    assert_refused(&p, &["answer", "yes"], 1, "WAITING.json does not exist");
+    assert_refused(
+        &p,
+        &["answer", "yes"],
+        1,
+        "nothing is waiting for an answer",
+    );
     assert_refused(
         &p,
         &["resolve-blocker", "nothing"],

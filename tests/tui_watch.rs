@@ -67,3 +67,23 @@ fn a_root_deleted_and_recreated_shows_its_new_project_with_no_key_pressed() {
     let s = tmux.wait_for("charlie-two");
     assert!(s.contains("● live"), "{s}");
 }
+
+/// A root on the command line that does not exist, beside one that does:
+/// the console opens on the other, its header naming the missing root as
+/// one it cannot read (as for a dangling link).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_missing_root_is_named_in_the_header_and_the_others_open() {
+    if skip_without_tmux() {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("ws");
+    state(&root.join("a"), "alpha-one");
+    let gone = t.path().join("gone");
+    let tmux = Tmux::new("watch-missing-root");
+    tmux.start_with(&root, NOW, "200", "30", &[], &[gone.to_str().unwrap()]);
+    tmux.wait_for("alpha-one");
+    let s = tmux.wait_for(&format!("cannot read {}: does not exist", gone.display()));
+    assert!(!s.contains("EXITED"), "{s}");
+}

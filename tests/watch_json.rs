@@ -188,6 +188,41 @@ fn each_change_on_disk_is_its_line_and_quiet_is_quiet() {
     assert_eq!(feed.stderr(), "");
 }
 
+/// A root that does not exist beside one that does: the snapshot has it
+/// among its problems and every project of the other root; with no root
+/// that exists, the command line is wrong (exit 2), as for `list`.
+#[test]
+fn a_missing_root_is_a_problem_of_the_snapshot() {
+    let (dir, root) = workspace();
+    let gone = dir.path().join("gone");
+    let mut cmd = common::feed::command(&root);
+    cmd.arg(&gone);
+    let mut feed = Feed::spawn(cmd);
+    let snap = started(&mut feed);
+    assert_eq!(
+        snap["problems"],
+        serde_json::json!([format!("{}: does not exist", gone.display())])
+    );
+    let list = common::loopdeck()
+        .args(["list", "--json"])
+        .arg(&root)
+        .output()
+        .unwrap();
+    let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(
+        snap["projects"].as_array().unwrap().len(),
+        list["projects"].as_array().unwrap().len()
+    );
+    drop(feed);
+    let out = common::feed::command(&gone).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("loopdeck: {} does not exist\n", gone.display())
+    );
+}
+
 /// The whole root deleted and recreated: its projects go, then come back
 /// (the watcher watches each root's parent, so a recreated root is seen).
 #[test]

@@ -4,8 +4,11 @@
 //! Exit codes ([`crate::exit`]): 0 ok; 1 findings, a directory or root that
 //! cannot be read (a problem of the run, listed on stderr and in the JSON's
 //! top-level `problems`), or `status` on a directory that is in no project;
-//! 2 usage (a command-line root or project directory that does not exist, a
-//! broken config file); 3 conflict.
+//! 2 usage (command-line roots none of which exists, a project directory
+//! that does not exist, a broken config file); 3 conflict. A command-line
+//! root that does not exist beside one that does is a problem of the run
+//! (exit 1), the others read: one rule for every command, in
+//! [`config::roots`].
 
 pub mod act;
 mod audit;
@@ -54,6 +57,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Projects under the roots, newest update first.
+    #[command(arg(crate::options::readonly_saying(crate::options::WRITES_NO_PROJECT)))]
     List {
         /// Directories searched for projects (default: the config's roots,
         /// else the current directory).
@@ -77,6 +81,7 @@ pub enum Command {
     /// One project in full: resume card, frontier, findings.
     /// `HOST:DIR` shows a configured host's project (its own loopdeck
     /// reads it, over ssh).
+    #[command(arg(crate::options::readonly_saying(crate::options::WRITES_NO_PROJECT)))]
     Show {
         /// The project's directory, or any directory inside it.
         #[arg(value_name = "PROJECT_DIR")]
@@ -86,6 +91,7 @@ pub enum Command {
         json: bool,
     },
     /// Every decision waiting for a human, oldest first.
+    #[command(arg(crate::options::readonly_saying(crate::options::WRITES_NO_PROJECT)))]
     Inbox {
         /// Directories searched for projects (default: the config's roots,
         /// else the current directory).
@@ -97,6 +103,7 @@ pub enum Command {
     },
     /// One line for a shell prompt or tmux (GSD: byte-identical to GSD's
     /// statusline); exit 1 when the directory is in no project.
+    #[command(arg(crate::options::readonly_saying(crate::options::NEVER_WRITES)))]
     Status {
         /// A project's directory or any directory inside it (default: the
         /// current directory).
@@ -104,6 +111,7 @@ pub enum Command {
         dir: Option<PathBuf>,
     },
     /// Every finding of every project; exit 1 when any is an error.
+    #[command(arg(crate::options::readonly_saying(crate::options::NEVER_WRITES)))]
     Check {
         /// Directories searched for projects (default: the config's roots,
         /// else the current directory).
@@ -115,6 +123,7 @@ pub enum Command {
     },
     /// The projects, then one line per change as it happens (until
     /// SIGTERM/SIGINT or the reader goes away; exit 0).
+    #[command(arg(crate::options::readonly_saying(crate::options::WRITES_NO_PROJECT)))]
     Watch {
         /// Directories searched for projects (default: the config's roots,
         /// else the current directory).
@@ -178,6 +187,7 @@ pub enum Command {
     },
     /// Every decision made, newest first: when, by whom, on which project
     /// and item, and whether it is undone (`--json`: one object per line).
+    #[command(arg(crate::options::readonly_saying(crate::options::NEVER_WRITES)))]
     Audit {
         /// Only the decisions of the project DIR is in.
         #[arg(value_name = "DIR")]
@@ -684,7 +694,6 @@ fn with_useful_id(mut p: Project) -> Project {
     p
 }
 
-/// The project `show` is about, or the exit code and message.
 /// What the console remembers the user saw, compared with `projects`
 /// (read only: a headless command is not looking). An unreadable memory
 /// is said on `err` and is empty.
@@ -763,11 +772,18 @@ fn remote_project(
     (!dir.is_empty()).then(|| (host, dir.to_owned()))
 }
 
+/// The project `show` is about (its id as `list` gives it, see
+/// [`id_as_listed`]), or the exit code and message.
 fn project_for_show(dir: &Path, config: &Config) -> Result<Project, (i32, String)> {
     config::roots(std::slice::from_ref(&dir.to_path_buf()), config)
         .map_err(|e| (EXIT_USAGE, e.to_string()))?;
     match enclosing_project(dir, Pick::Refuse) {
-        Ok(p) => Ok(p),
+        Ok(mut p) => {
+            if let Some(id) = id_as_listed(&p.path, config) {
+                p.id = id;
+            }
+            Ok(p)
+        }
         Err(problems) if !problems.is_empty() => Err((
             EXIT_FINDINGS,
             problems
@@ -788,4 +804,26 @@ fn project_for_show(dir: &Path, config: &Config) -> Result<Project, (i32, String
             ))
         }
     }
+}
+
+/// The id `list` gives the project at `path` when run as a user runs it,
+/// without roots: its path under the first of the config's roots that
+/// holds it (a root listed first wins, as `list` keeps the first root's
+/// row), else under the current directory (where `list` looks without
+/// configured roots). Paths are compared resolved, so a root or a
+/// directory spelt through a link still matches. `None` when neither holds
+/// it, or when the project is that root itself (`list` calls it `.`;
+/// `show` keeps naming it by its directory): the id stays as read.
+fn id_as_listed(path: &Path, config: &Config) -> Option<String> {
+    let path = path.canonicalize().ok()?;
+    let cwd = std::env::current_dir().ok();
+    config
+        .roots
+        .iter()
+        .cloned()
+        .chain(cwd)
+        .filter_map(|root| root.canonicalize().ok())
+        .find_map(|root| path.strip_prefix(&root).ok().map(Path::to_path_buf))
+        .filter(|rel| !rel.as_os_str().is_empty())
+        .map(|rel| rel.to_string_lossy().into_owned())
 }

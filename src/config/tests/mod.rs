@@ -147,6 +147,15 @@ fn command_line_roots_must_exist_config_roots_may_not() {
         roots(std::slice::from_ref(&gone), &Config::default()),
         Err(RootError::Missing(gone.clone()))
     );
+    // Beside a root that exists, a missing one is the walk's problem;
+    // only when none exists is the command line wrong (the first named).
+    let both = [gone.clone(), tmp.path().to_path_buf()];
+    assert_eq!(roots(&both, &Config::default()).unwrap(), both);
+    let gone2 = tmp.path().join("gone2");
+    assert_eq!(
+        roots(&[gone.clone(), gone2], &Config::default()),
+        Err(RootError::Missing(gone.clone()))
+    );
     assert_eq!(
         roots(std::slice::from_ref(&file), &Config::default())
             .unwrap_err()

@@ -98,9 +98,7 @@ fn decide(snap: &mut Snapshot, req: &Request) -> Result<Vec<Edit>, ActError> {
             ..
         } => {
             let waiting = waiting_file(snap)?;
-            if let Some(id) = id {
-                bind(snap, waiting, id)?;
-            }
+            bind(snap, waiting, id.as_deref())?;
             let answer = text::entry("the answer", answer, Field::Decision).map_err(refuse)?;
             let entry = answer_entry(
                 snap,
@@ -173,32 +171,45 @@ fn waiting_file(snap: &mut Snapshot) -> Result<&'static str, ActError> {
     })
 }
 
+/// An answer to a project where nothing waits: none of the WAITING.json
+/// files exists. Said before anything about the answer itself (its id, its
+/// text): there is nothing to answer.
+fn nothing_waiting() -> ActError {
+    refuse(format!(
+        "nothing is waiting for an answer in this project: an answer goes to the question in {WAITING_FILE} (or {GSD_WAITING_FILE}), and neither exists"
+    ))
+}
+
 /// A GSD question has no id; `answer SHA256 TEXT` binds the answer to the
 /// `WAITING.json` it was read from instead (its sha256, or a prefix of at
 /// least 8 hex digits, as `show --json` lists the file): a question
-/// replaced since is a conflict (exit 3), never answered by mistake.
-fn bind(snap: &mut Snapshot, file: &str, id: &str) -> Result<(), ActError> {
-    let id = id.trim().to_ascii_lowercase();
-    if id.len() < 8 || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(refuse(format!(
+/// replaced or removed since is a conflict (exit 3), never answered by
+/// mistake. With no such file and no sha256 given (none, or an id like
+/// `OQ-1`), nothing is waiting: that is the refusal, whatever was given.
+fn bind(snap: &mut Snapshot, file: &str, id: Option<&str>) -> Result<(), ActError> {
+    let pin = id.map(|id| {
+        let hex = id.trim().to_ascii_lowercase();
+        let ok = (8..=64).contains(&hex.len()) && hex.bytes().all(|b| b.is_ascii_hexdigit());
+        ok.then_some(hex)
+    });
+    let found = snap.read(file)?.map(crate::store::sha256_hex);
+    match (pin, found) {
+        (Some(Some(pin)), None) => Err(ActError::Changed(format!(
+            "{file}: changed on disk: the question answered (sha256 {pin}…) is gone"
+        ))),
+        (_, None) => Err(nothing_waiting()),
+        (None, Some(_)) => Ok(()),
+        (Some(None), Some(_)) => Err(refuse(format!(
             "a GSD project's waiting question has no id (`{}` given): `loopdeck act DIR answer TEXT`, or `answer SHA256 TEXT` with the sha256 of {file} as read",
-            flatten(&id)
-        )));
+            flatten(id.unwrap_or_default())
+        ))),
+        (Some(Some(pin)), Some(found)) if !found.starts_with(&pin) => Err(ActError::Changed(
+            format!(
+                "{file}: changed on disk: the question answered had sha256 {pin}…, the file now has {found}"
+            ),
+        )),
+        (Some(Some(_)), Some(_)) => Ok(()),
     }
-    let found = snap
-        .read(file)?
-        .map(crate::store::sha256_hex)
-        .ok_or_else(|| {
-            ActError::Changed(format!(
-                "{file}: changed on disk: the question answered (sha256 {id}…) is gone"
-            ))
-        })?;
-    if !found.starts_with(&id) {
-        return Err(ActError::Changed(format!(
-            "{file}: changed on disk: the question answered had sha256 {id}…, the file now has {found}"
-        )));
-    }
-    Ok(())
 }
 
 /// `- [Phase N]: summary — rationale`, gsd-tools' `add-decision` line.
@@ -281,11 +292,7 @@ pub(super) fn option_label(v: &Value) -> String {
 }
 
 fn read_waiting(snap: &mut Snapshot, file: &str) -> Result<Waiting, ActError> {
-    let bytes = snap.read(file)?.ok_or_else(|| {
-        refuse(format!(
-            "nothing is waiting for an answer: {WAITING_FILE} does not exist, nor {GSD_WAITING_FILE}"
-        ))
-    })?;
+    let bytes = snap.read(file)?.ok_or_else(nothing_waiting)?;
     let v: Value = serde_json::from_slice(bytes)
         .map_err(|e| refuse(format!("{file} does not parse ({e}); it is left as it is")))?;
     let Value::Object(m) = v else {
