@@ -77,3 +77,42 @@ fn a_question_keeps_its_age_when_its_project_is_written() {
     // Oldest first: the WAITING.json question (09:xx by its file) leads.
     assert_eq!(items[0]["ref"], ".planning/WAITING.json");
 }
+
+/// The first-seen clock belongs to the project, not to how its root was
+/// typed: `inbox /abs/ws`, then `inbox ws` and `inbox .` from elsewhere,
+/// find the same first sighting.
+#[test]
+fn every_spelling_of_a_root_shares_one_clock() {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = tmp.path().join("state");
+    let root = tmp.path().join("ws");
+    common::copy_dir(
+        &repo().join("examples/workspace/prd-master/lint-synonyms"),
+        &root.join("lint-synonyms"),
+    );
+    let run = |cwd: &Path, spelling: &str, now: &str| {
+        let out = loopdeck()
+            .current_dir(cwd)
+            .env("XDG_STATE_HOME", &state)
+            .args(["inbox", spelling, "--json", "--now", now])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        item(v["items"].as_array().unwrap(), "OQ-6").clone()
+    };
+    let first = run(tmp.path(), root.to_str().unwrap(), "2026-06-01T12:00:00Z");
+    assert_eq!(first["waiting_since"], "2026-06-01T12:00:00Z");
+    for (cwd, spelling) in [
+        (tmp.path().to_path_buf(), "ws"),
+        (root.clone(), "."),
+        (root.join("lint-synonyms"), ".."),
+        (tmp.path().to_path_buf(), "./ws/../ws/"),
+    ] {
+        let oq6 = run(&cwd, spelling, "2026-06-03T12:00:00Z");
+        assert_eq!(oq6["waiting_since"], "2026-06-01T12:00:00Z", "{spelling}");
+        assert_eq!(oq6["age_seconds"], 2 * 86_400, "{spelling}");
+    }
+    let memory = fs::read_to_string(state.join("loopdeck/first-seen.json")).unwrap();
+    assert_eq!(memory.matches("#question:OQ-6").count(), 1, "{memory}");
+}

@@ -3,8 +3,10 @@
 //! loads and saves it beside the since-you-looked memory.
 //!
 //! Rules:
-//! - An item's key is its project's path, its kind and its reference
-//!   (`PATH#KIND:REF`, as `watch --json` keys it).
+//! - An item's key is its project's absolute path (a relative one joined
+//!   to the working directory, `.` and `..` folded, so `inbox ws` and
+//!   `inbox /abs/ws` share one clock), its kind and its reference
+//!   (`PATH#KIND:REF`).
 //! - An item whose format reads its waiting time from a file keeps it
 //!   (`file`); one without gets the first time a reading showed it
 //!   (`first_seen`), which never moves because something else in the
@@ -16,6 +18,7 @@
 //! - At most [`MAX_ITEMS`] are kept; the oldest first seen go first.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
@@ -43,20 +46,22 @@ impl Source {
     }
 }
 
-/// An item's key: `PATH#KIND:REF`, `host:NAME:PATH#KIND:REF` for another
-/// host's project.
-pub fn key(p: &Project, item: &InboxItem) -> String {
-    let host = p
-        .host
-        .as_deref()
-        .map(|h| format!("host:{h}:"))
-        .unwrap_or_default();
-    format!(
-        "{host}{}#{}:{}",
-        p.path.display(),
-        item.kind.label(),
-        item.reference
-    )
+/// The part of an item's key that names its project, up to and with the
+/// `#`: `PATH#` (`PATH` absolute: joined to `base` unless it is, `.` and
+/// `..` folded), `host:NAME:PATH#` for another host's project (its path
+/// is that machine's, as it sent it).
+fn project_prefix(base: &Path, p: &Project) -> String {
+    match p.host.as_deref() {
+        Some(h) => format!("host:{h}:{}#", p.path.display()),
+        None => format!("{}#", super::seen::absolute_folded(base, &p.path).display()),
+    }
+}
+
+/// Is `key` one this memory keeps: an absolute path's or another host's
+/// (a key by a relative path, as older versions saved one per spelling of
+/// a root, is never looked up again).
+fn is_current(key: &str) -> bool {
+    key.starts_with('/') || key.starts_with("host:")
 }
 
 /// Item key → when first seen.
@@ -77,12 +82,16 @@ pub struct FirstSeen {
     /// Item key → the `[[escalate]]` rules already notified for it, so a
     /// rule notifies once per item, across runs; forgotten with the item.
     pub notified: BTreeMap<String, BTreeSet<String>>,
+    /// What relative project paths are joined to (the working directory).
+    pub base: PathBuf,
 }
 
 impl FirstSeen {
-    /// A memory holding `at` (as loaded), with nothing filled, forgotten or
-    /// arrived yet.
-    pub fn new(at: BTreeMap<String, DateTime<Utc>>) -> Self {
+    /// A memory holding `at` (as loaded; keys by a relative path dropped),
+    /// relative project paths joined to `base`, with nothing filled,
+    /// forgotten or arrived yet.
+    pub fn new(mut at: BTreeMap<String, DateTime<Utc>>, base: PathBuf) -> Self {
+        at.retain(|k, _| is_current(k));
         FirstSeen {
             at,
             filled: HashSet::new(),
@@ -90,7 +99,19 @@ impl FirstSeen {
             arrived: HashSet::new(),
             remembered: true,
             notified: BTreeMap::new(),
+            base,
         }
+    }
+
+    /// An item's key: `PATH#KIND:REF` (`PATH` absolute),
+    /// `host:NAME:PATH#KIND:REF` for another host's project.
+    pub fn key(&self, p: &Project, item: &InboxItem) -> String {
+        format!(
+            "{}{}:{}",
+            project_prefix(&self.base, p),
+            item.kind.label(),
+            item.reference
+        )
     }
 
     /// Give every item of `projects` without a waiting time the first time
@@ -101,10 +122,10 @@ impl FirstSeen {
         let mut changed = false;
         self.arrived.clear();
         for p in projects.iter_mut() {
-            let prefix = format!("{}#", p.path.display());
+            let prefix = project_prefix(&self.base, p);
             let mut here = HashSet::new();
             for i in 0..p.inbox.len() {
-                let k = key(p, &p.inbox[i]);
+                let k = self.key(p, &p.inbox[i]);
                 here.insert(k.clone());
                 // Every item is remembered (what arrived while no one
                 // looked is told by it); only one without a time of its
@@ -201,7 +222,7 @@ impl FirstSeen {
     /// Where `item`'s waiting time came from in the last fill.
     pub fn source(&self, p: &Project, item: &InboxItem) -> Option<Source> {
         item.since?;
-        Some(if self.filled.contains(&key(p, item)) {
+        Some(if self.filled.contains(&self.key(p, item)) {
             Source::FirstSeen
         } else {
             Source::File

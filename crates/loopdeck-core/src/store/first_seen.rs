@@ -53,8 +53,12 @@ pub fn path(dir: &Path) -> PathBuf {
 pub fn load(dir: &Path) -> (FirstSeen, Option<String>) {
     let existed = audit::trusted_dir(dir).unwrap_or(false) && path(dir).is_file();
     let (held, warning) = read(dir);
-    let mut mem = FirstSeen::new(held.items);
+    // Relative project paths are keyed from the working directory, as
+    // `seen.json`'s are, so every spelling of a root shares one clock.
+    let base = std::env::current_dir().unwrap_or_default();
+    let mut mem = FirstSeen::new(held.items, base);
     mem.notified = held.notified;
+    mem.notified.retain(|k, _| mem.at.contains_key(k));
     mem.remembered = existed && warning.is_none();
     (mem, warning)
 }

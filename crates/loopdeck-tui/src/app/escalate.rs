@@ -19,7 +19,6 @@ use serde_json::json;
 
 use super::{Effect, Model};
 use crate::model::escalate::{self, Rule};
-use crate::model::first_seen;
 use crate::model::{InboxItem, Project};
 use crate::t;
 
@@ -107,7 +106,7 @@ pub(super) fn check(m: &mut Model) -> Vec<Effect> {
             continue;
         }
         for (ii, item) in p.inbox.iter().enumerate() {
-            let key = first_seen::key(p, item);
+            let key = m.first_seen.key(p, item);
             let names: Vec<String> = m
                 .rules
                 .iter()

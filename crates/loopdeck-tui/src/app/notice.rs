@@ -238,10 +238,7 @@ pub(super) fn after_reading(
         .partition(|(p, _)| priming.is_some_and(|h| p.host.as_ref() == Some(h)));
     if m.first_seen.remembered {
         for (p, i) in &quiet {
-            if m.first_seen
-                .arrived
-                .contains(&crate::model::first_seen::key(p, i))
-            {
+            if m.first_seen.arrived.contains(&m.first_seen.key(p, i)) {
                 n.unseen.entry(identity(p)).or_default().insert(item_key(i));
             }
         }
@@ -250,10 +247,7 @@ pub(super) fn after_reading(
     n.primed |= full;
     if !primed && full && m.first_seen.remembered {
         for (p, i) in &fresh {
-            if m.first_seen
-                .arrived
-                .contains(&crate::model::first_seen::key(p, i))
-            {
+            if m.first_seen.arrived.contains(&m.first_seen.key(p, i)) {
                 n.unseen.entry(identity(p)).or_default().insert(item_key(i));
             }
         }

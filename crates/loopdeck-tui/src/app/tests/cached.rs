@@ -244,7 +244,8 @@ fn a_host_reading_before_the_first_learns_nothing_from_the_snapshot() {
         m.rules.clear();
         m.hook = false;
         // An earlier run's memory that holds none of these items.
-        m.first_seen = crate::model::first_seen::FirstSeen::new(Default::default());
+        m.first_seen =
+            crate::model::first_seen::FirstSeen::new(Default::default(), Default::default());
         m.hosts = vec![Host::new("build-1".into(), "ops@build1".into(), false)];
         if with_snapshot {
             update(&mut m, Event::Cached(last_run()));

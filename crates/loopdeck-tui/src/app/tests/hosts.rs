@@ -250,7 +250,7 @@ fn first_seen_times_are_kept_per_host() {
     let keys: Vec<String> = m
         .projects
         .iter()
-        .map(|p| crate::model::first_seen::key(p, &p.inbox[0]))
+        .map(|p| m.first_seen.key(p, &p.inbox[0]))
         .collect();
     assert_eq!(keys, ["host:build-1:/w/beta#question:OQ-0"]);
 }

@@ -445,7 +445,8 @@ fn items_that_arrived_while_away_are_marked_on_the_next_start() {
     let mut then = vec![p.clone()];
     then[0].inbox.retain(|i| i.reference != "Q-B");
     last_run.fill(&mut then, Utc::now());
-    let remembered = crate::model::first_seen::FirstSeen::new(last_run.at.clone());
+    let remembered =
+        crate::model::first_seen::FirstSeen::new(last_run.at.clone(), last_run.base.clone());
 
     let mut m = Model::new(vec!["/w".into()], false, Utc::now());
     m.first_seen = remembered;
