@@ -369,12 +369,24 @@ fn every_documented_json_field_is_the_binarys() {
     // An escalation rule, so `escalated_by` happens.
     let config = e.ws.join("../config.toml");
     fs::write(&config, "[[escalate]]\nname = \"old\"\nwaited = \"1h\"\n").unwrap();
-    // A memory of paused-waiting as it was a day before, so `--changed` lists it.
-    let project = e.ws.join("gsd/paused-waiting");
-    let key = format!("gsd:{}", project.display());
-    let memory = json!({"version": 1, "projects": {key: {
-        "at": "2026-05-31T12:00:00Z", "status": "executing", "stage": "Phase 2",
-        "progress_percent": 30, "waiting": [], "bugs": {}, "last_event": null}}});
+    // A memory of two projects as they were a day before, so `--changed`
+    // lists them: paused-waiting (an item escalated) and scene1 (none).
+    // Each moved in some ways only, so `status?`, `stage?` and
+    // `progress_percent?` are each seen present and absent.
+    let was = |dir: &str, status: &str, stage: &str, progress: u32| {
+        (
+            format!("gsd:{}", e.ws.join(dir).display()),
+            json!({"at": "2026-05-31T12:00:00Z", "status": status, "stage": stage,
+                "progress_percent": progress, "waiting": [], "bugs": {}, "last_event": null}),
+        )
+    };
+    let projects: serde_json::Map<String, Value> = [
+        was("gsd/paused-waiting", "planning", "Phase 2", 45),
+        was("gsd/scene1-active-phase", "executing", "Phase 4.5", 10),
+    ]
+    .into_iter()
+    .collect();
+    let memory = json!({"version": 1, "projects": projects});
     fs::create_dir_all(e.state.join("loopdeck")).unwrap();
     fs::write(e.state.join("loopdeck/seen.json"), memory.to_string()).unwrap();
 
@@ -392,6 +404,7 @@ fn every_documented_json_field_is_the_binarys() {
     for d in &docs {
         let mut seen_any = false;
         let mut optional_seen = BTreeSet::new();
+        let mut optional_always = d.optional.clone();
         for doc in &out[d.command.as_str()] {
             for o in objects(doc, &d.object) {
                 if o.is_null() {
@@ -420,6 +433,7 @@ fn every_documented_json_field_is_the_binarys() {
                     d.object
                 );
                 optional_seen.extend(keys.intersection(&d.optional).cloned());
+                optional_always.retain(|k| keys.contains(k));
             }
         }
         assert!(
@@ -428,6 +442,13 @@ fn every_documented_json_field_is_the_binarys() {
             d.command, d.object
         );
         let never: Vec<_> = d.optional.difference(&optional_seen).collect();
+        // `?` says "only where it applies": one always there is not.
+        assert!(
+            optional_always.is_empty(),
+            "{} {}: {optional_always:?} are always there: not optional",
+            d.command,
+            d.object
+        );
         assert!(
             never.is_empty(),
             "{} {}: {never:?} never happened",
