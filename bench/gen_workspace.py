@@ -12,7 +12,7 @@ projects agents really leave behind (issue 23's workload):
                timeline.ndjson (about 2,200 events)
   Deep Work Plan  a plan of 24 tasks (README, manifest, a ~27 KB state.json
                with gates and outcomes, a task file each), in a repository
-  GSD          every real STATE.md in ../shared/real-world/gsd in turn (the
+  GSD          every real STATE.md in tests/fixtures/gsd-real-world in turn (the
                example's when that is absent), in a repository
   PRD-master   the example state.json with its scene anchor
 
@@ -40,7 +40,7 @@ PRD = os.path.join(EX, "prd-master", "fba-smart-restock")
 GSD = os.path.join(EX, "gsd", "paused-waiting")
 PLAN = os.path.join(EX, "dwp", "shop-api", ".dwp", "plans", "PLAN_checkout_refactor")
 DEV = os.path.join(EX, "devloop", "data", "companies", "acme", "projects", "p-restock")
-REAL_GSD = os.path.join(REPO, "..", "shared", "real-world", "gsd")
+REAL_GSD = os.path.join(REPO, "tests", "fixtures", "gsd-real-world")
 
 BASE = datetime(2026, 5, 1, tzinfo=timezone.utc)
 

@@ -9,8 +9,8 @@
 #   GSD's package  $GSD_PACKAGE, else /tmp/gsdpk/package, else
 #                  `npm pack get-shit-done-cc@1.42.3` (npm's cache, else the registry)
 #                  unpacked into a temporary folder;
-#   the real files $LOOPDECK_SHARED/real-world/gsd, else ../shared/real-world/gsd
-#                  beside the repository;
+#   the real files $LOOPDECK_SHARED/real-world/gsd, else the repository's copy
+#                  in tests/fixtures/gsd-real-world;
 #   loopdeck       $LOOPDECK_BIN, else target/debug/loopdeck (built if missing).
 # Prints "skipped: …" and exits 0 when node, GSD's package or the real files
 # cannot be found; exits 1 when a case does not hold.
@@ -45,12 +45,14 @@ if [ -z "$package" ]; then
 fi
 [ -f "$package/get-shit-done/bin/lib/state.cjs" ] || skip "$package is not get-shit-done-cc's package (no get-shit-done/bin/lib/state.cjs)"
 
+# The 60 real STATE.md files: the repository's copy (tests/fixtures), or
+# LOOPDECK_SHARED's real-world/gsd when set.
 if [ -n "${LOOPDECK_SHARED:-}" ]; then
   files="$LOOPDECK_SHARED/real-world/gsd"
 else
-  files="$repo/../shared/real-world/gsd"
+  files="$repo/tests/fixtures/gsd-real-world"
 fi
-[ -d "$files" ] || skip "the real GSD files are not at $files (set LOOPDECK_SHARED)"
+[ -d "$files" ] || skip "the real GSD files are not at $files"
 
 bin="${LOOPDECK_BIN:-$repo/target/debug/loopdeck}"
 if [ ! -x "$bin" ]; then
