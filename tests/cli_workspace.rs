@@ -113,7 +113,7 @@ fn list_finds_every_project_of_every_format_newest_first() {
     assert_eq!(
         project(&v, "gsd/no-frontmatter")["updated_at"],
         "2026-05-30T08:20:00Z",
-        "mtime fallback"
+        "no frontmatter: its Last session line, whatever the mtime"
     );
     assert_eq!(
         project(&v, "prd-master/rebuilt-from-deliverables")["status"],

@@ -22,6 +22,7 @@ testing_pub!(
 testing_pub!(
     pub mod prd_master;
 );
+mod dated;
 mod shape;
 
 use std::path::{Path, PathBuf};

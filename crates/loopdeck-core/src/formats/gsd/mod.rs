@@ -3,7 +3,9 @@
 //! else in `.planning/` (its `signal-resume` removes both).
 //!
 //! The project is the directory holding `.planning`. Its last update is the
-//! frontmatter's `last_updated`, else the file's mtime. The statusline is
+//! frontmatter's `last_updated`, else the date the file records (its
+//! `Last session:` / `Last activity:` lines) refined by its mtime, else the
+//! mtime (see `dated`). The statusline is
 //! GSD's own, byte for byte (see `statusline.rs`); everything else comes from
 //! the tolerant frontmatter reader and the body sections.
 
@@ -28,7 +30,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{file_name, parse_time};
+use super::{dated, file_name, parse_time};
 use crate::model::{
     Address, Finding, Format, InboxItem, InboxKind, Level, Phrase, Project, StatusKind,
 };
@@ -153,19 +155,37 @@ testing_pub!(
         let body = body::parse(rest);
         lint(&mut p, &text, &fm, &body);
 
+        // Without a `last_updated`, the date the file records for itself
+        // (which a copy or a clone keeps), refined by its mtime.
+        let recorded = || {
+            dated::dated(
+                dated::latest(
+                    [
+                        fm.str("last_activity"),
+                        body.last_session.as_deref(),
+                        body.last_activity.as_deref(),
+                        body.last_updated.as_deref(),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(dated::recorded),
+                ),
+                store::mtime(&state_path),
+            )
+        };
         p.updated_at = match fm.str("last_updated") {
             Some(raw) => parse_time(raw).or_else(|| {
                 p.findings.push(
                     Finding::new(
                         Level::Warning,
                         "gsd.bad-timestamp",
-                        format!("last_updated `{raw}` is not a date; using the file's mtime"),
+                        format!("last_updated `{raw}` is not a date; using the body's Last activity or the file's mtime"),
                     )
                     .at("last_updated"),
                 );
-                store::mtime(&state_path)
+                recorded()
             }),
-            None => store::mtime(&state_path),
+            None => recorded(),
         };
         let paused = fm.str("paused_at").is_some();
         let raw_status = fm.str("status").or(body.status.as_deref());
@@ -628,6 +648,51 @@ mod tests {
         assert!(own(&p).is_empty(), "{:?}", own(&p));
         let (_t, p) = project(&[(STATE_FILE, "# S\nStatus: x\n")]);
         assert!(own(&p).is_empty());
+    }
+
+    /// `STATE.md` of the real-world fixture `name`, in a project whose
+    /// file's mtime is `mtime` (as a clone leaves it: the moment it ran).
+    fn real_world(name: &str, mtime: &str) -> (tempfile::TempDir, Project) {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/gsd-real-world");
+        let text = fs::read_to_string(fixtures.join(name).join("STATE.md")).unwrap();
+        let (tmp, _) = project(&[(STATE_FILE, &text)]);
+        let dir = tmp.path().join("demo");
+        let at = chrono::DateTime::parse_from_rfc3339(mtime).unwrap().to_utc();
+        fs::File::options()
+            .append(true)
+            .open(dir.join(STATE_FILE))
+            .unwrap()
+            .set_modified(at.into())
+            .unwrap();
+        let p = load(&dir).unwrap();
+        (tmp, p)
+    }
+
+    #[test]
+    fn a_state_without_last_updated_is_dated_by_what_it_records_not_by_a_clone() {
+        let when = |p: &Project| p.updated_at.map(|t| t.to_rfc3339());
+        let clone = "2030-01-15T10:00:00Z";
+        // Real files without frontmatter: `Last activity:` (a date),
+        // `Last session:` (a date, or a date and time), a hand-written
+        // `**Last Updated:**`.
+        for (name, expected) in [
+            ("Mondreykr__bom-tool", "2026-02-09T00:00:00+00:00"),
+            ("Mohamed-Affan__Juice_Shop", "2026-03-24T09:45:00+00:00"),
+            ("Mincorey__deliv-em", "2026-04-13T00:00:00+00:00"),
+            ("MlocKz__liftlabb-website", "2026-02-27T00:00:00+00:00"),
+        ] {
+            let (_t, p) = real_world(name, clone);
+            assert_eq!(when(&p).as_deref(), Some(expected), "{name}");
+        }
+        // Written that day: the mtime, finer than the date.
+        let (_t, p) = real_world("Mondreykr__bom-tool", "2026-02-09T15:04:00Z");
+        assert_eq!(when(&p).as_deref(), Some("2026-02-09T15:04:00+00:00"));
+        // Nothing recorded: the mtime, as before.
+        let (_t, p) = real_world("Mithunkr00808__Layana-Boutique", clone);
+        assert_eq!(when(&p).as_deref(), Some("2030-01-15T10:00:00+00:00"));
+        // The frontmatter's `last_updated` still decides when there is one.
+        let (_t, p) = real_world("Mimo01__pmkar", clone);
+        assert_eq!(when(&p).as_deref(), Some("2026-03-27T23:22:05.928+00:00"));
     }
 
     #[test]
