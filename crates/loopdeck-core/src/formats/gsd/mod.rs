@@ -292,6 +292,37 @@ testing_pub!(
     }
 );
 
+/// What `STATE.md` says you meant then (a resume card's excerpt): the body
+/// sections that carry the intent, never the frontmatter (the machine's
+/// copy of what the card already shows). Seed 001's Project Reference
+/// holds the project's core value (from PROJECT.md) and its current focus;
+/// Session Continuity, kept "for instant session resumption", where the
+/// last session stopped and the file to resume from. Current Position
+/// (phase, plan, status, progress) and the decisions and blockers are on
+/// the card already. A file without either section: its body from the top.
+/// `None` for another file (read as any other).
+pub(crate) fn meant(rel: &str, text: &str) -> Option<Vec<String>> {
+    if rel != STATE_FILE {
+        return None;
+    }
+    let body = super::excerpt::markdown_body(text);
+    let chosen = super::excerpt::sections(body, |title| {
+        if title.contains("project reference") {
+            Some(0)
+        } else if title.contains("session") {
+            Some(1)
+        } else {
+            None
+        }
+    });
+    let lines = super::excerpt::prose(chosen.into_iter());
+    Some(if lines.is_empty() {
+        super::excerpt::prose(body.lines())
+    } else {
+        lines
+    })
+}
+
 /// How long an executing GSD project may leave `STATE.md` unwritten
 /// before it is stalled. GSD writes STATE.md "after every important
 /// action" and its metrics "after every plan completes" (seed 001), so one
@@ -693,6 +724,72 @@ mod tests {
         // The frontmatter's `last_updated` still decides when there is one.
         let (_t, p) = real_world("Mimo01__pmkar", clone);
         assert_eq!(when(&p).as_deref(), Some("2026-03-27T23:22:05.928+00:00"));
+    }
+
+    /// What a resume card quotes of a real `STATE.md` under "what you meant
+    /// then": never a line of its frontmatter; Project Reference (its core
+    /// value) and Session Continuity when the file has them.
+    #[test]
+    fn what_you_meant_then_is_the_body_never_the_frontmatter() {
+        let fixtures =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/gsd-real-world");
+        let mut with_frontmatter = 0;
+        let mut with_reference = 0;
+        for e in fs::read_dir(&fixtures).unwrap() {
+            let dir = e.unwrap().path();
+            let Ok(text) = fs::read_to_string(dir.join("STATE.md")) else {
+                continue;
+            };
+            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            let lines = meant(STATE_FILE, &text).unwrap();
+            let quoted = &lines[..lines.len().min(8)];
+            assert!(!quoted.is_empty(), "{name}");
+            // Every line of every frontmatter block at the top.
+            let (fm, body) = frontmatter::split(&text);
+            let head = &text[..text.len() - body.len()];
+            if !fm.is_empty() {
+                with_frontmatter += 1;
+            }
+            for l in quoted {
+                assert!(
+                    !head.lines().any(|h| h.trim() == l && !h.trim().is_empty()),
+                    "{name}: `{l}` is frontmatter"
+                );
+                assert!(!l.starts_with("gsd_state_version"), "{name}: {l}");
+            }
+            // The template's Project Reference: its core value is quoted.
+            if body.contains("## Project Reference")
+                && let Some(core) = body.lines().find(|l| l.starts_with("**Core value:**"))
+            {
+                with_reference += 1;
+                assert_eq!(quoted[0], "## Project Reference", "{name}");
+                assert!(
+                    quoted.iter().take(4).any(|l| l == core.trim()),
+                    "{name}: {quoted:?}"
+                );
+            }
+        }
+        assert!(with_frontmatter > 30 && with_reference > 30, "{with_frontmatter} {with_reference}");
+        // The template's own sections, in the order that says what was
+        // meant first; Current Position (on the card already) left out.
+        let t = "---\nstatus: executing\n---\n# Project State\n## Project Reference\n\n**Core value:** v\n## Current Position\nPhase: 3 of 7\n## Session Continuity\nStopped at: Completed 03-01-PLAN.md\nResume file: None\n";
+        assert_eq!(
+            meant(STATE_FILE, t).unwrap(),
+            vec![
+                "## Project Reference",
+                "**Core value:** v",
+                "## Session Continuity",
+                "Stopped at: Completed 03-01-PLAN.md",
+                "Resume file: None"
+            ]
+        );
+        // Without those sections: the body from the top, still no
+        // frontmatter. Another file is read as any other.
+        assert_eq!(
+            meant(STATE_FILE, "---\nstatus: x\n---\n# S\n## Current Status\n- a\n").unwrap(),
+            vec!["# S", "## Current Status", "- a"]
+        );
+        assert_eq!(meant(".planning/phases/03/.continue-here.md", t), None);
     }
 
     #[test]

@@ -241,6 +241,26 @@ fn a_fresh_clone_of_the_example_opens_with_nothing_in_the_future() {
     }
 }
 
+/// Back after half a year, a GSD project's Overview quotes what was meant
+/// then from STATE.md's body (its Project Reference), not the frontmatter.
+#[test]
+fn what_you_meant_then_is_the_state_body_not_its_frontmatter() {
+    let (_t, projects) = workspace_projects();
+    let later = Utc.with_ymd_and_hms(2026, 12, 6, 12, 0, 0).unwrap();
+    let mut m = Model::new(vec!["workspace".into()], false, later);
+    update(&mut m, Event::Loaded(projects));
+    select(&mut m, "gsd/paused-waiting");
+    let overview = screen(&m, 200, 60);
+    assert!(overview.contains("What you meant then"), "{overview}");
+    assert!(
+        overview.contains("**Core value:** 差旅报销 5 个工作日内走完审批。"),
+        "{overview}"
+    );
+    for fm in ["gsd_state_version", "milestone_name", "paused_at:"] {
+        assert!(!overview.contains(fm), "{fm}: {overview}");
+    }
+}
+
 #[test]
 fn snapshots_of_every_view() {
     let (_t, mut m) = workspace_model();
