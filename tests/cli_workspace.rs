@@ -113,7 +113,7 @@ fn list_finds_every_project_of_every_format_newest_first() {
     assert_eq!(
         project(&v, "gsd/no-frontmatter")["updated_at"],
         "2026-05-30T08:20:00Z",
-        "mtime fallback"
+        "no frontmatter: its Last session line, whatever the mtime"
     );
     assert_eq!(
         project(&v, "prd-master/rebuilt-from-deliverables")["status"],
@@ -515,5 +515,74 @@ fn show_gives_the_id_list_gives_under_the_configured_roots() {
     for (id, path) in projects {
         let shown = json_in(elsewhere.path(), &["show", &path, "--config", c]);
         assert_eq!(shown["project"]["id"], id, "show {path}");
+    }
+}
+
+/// Scenario C quotes what was meant then: the words people and agents
+/// wrote, never the machine's part of a file (a GSD frontmatter, a DWP
+/// README's status lines, devloop's JSON and HTML markup).
+#[test]
+fn scenario_c_quotes_what_was_meant_not_the_machines_part() {
+    let (_t, ws) = workspace();
+    let show = |p: &str, now: &str| {
+        let out = loopdeck()
+            .args(["show", ws.join(p).to_str().unwrap(), "--now", now])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{p}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        // From the advice to the next section: the quoted files.
+        let from = text.find("back after").expect(p);
+        let quoted = &text[from..];
+        let end = quoted.find("\n\n").unwrap_or(quoted.len());
+        quoted[..end].to_owned()
+    };
+    // GSD, back after 188 days: the body's Project Reference and Session
+    // Continuity, not `gsd_state_version: 1.0`.
+    let gsd = show("gsd/paused-waiting", "2026-12-06T12:00:00Z");
+    assert!(gsd.contains("back after 188 days"), "{gsd}");
+    assert!(gsd.contains("── .planning/STATE.md"), "{gsd}");
+    for l in [
+        "## Project Reference",
+        "**Core value:** 差旅报销 5 个工作日内走完审批。",
+        "**Current focus:** Phase 3 — 审批规则引擎",
+        "## Session Continuity",
+    ] {
+        assert!(gsd.contains(&format!("     {l}\n")), "{l}: {gsd}");
+    }
+    for fm in [
+        "gsd_state_version",
+        "milestone:",
+        "status: executing",
+        "---",
+    ] {
+        assert!(!gsd.contains(fm), "{fm}: {gsd}");
+    }
+    // DWP: the README's Goal, not its status lines.
+    let dwp = show(
+        "dwp/shop-api/.dwp/plans/PLAN_checkout_refactor",
+        "2026-12-06T12:00:00Z",
+    );
+    assert!(
+        dwp.contains("## 1. Goal\n     把结账流程从散落的 if/else 重构为显式状态机"),
+        "{dwp}"
+    );
+    for status in [
+        "**Standard:**",
+        "Plan Format",
+        "Materialization",
+        "Approval:",
+    ] {
+        assert!(!dwp.contains(status), "{status}: {dwp}");
+    }
+    // devloop: the PRD's and SDD's text; the failed run's JSON (read first
+    // still) quotes nothing, and no markup is shown.
+    let dev = show(
+        "devloop/data/companies/acme/projects/p-restock",
+        "2026-12-06T12:00:00Z",
+    );
+    assert!(dev.contains("── prd.html\n     FBA 智能补货"), "{dev}");
+    for raw in ["result.json", "\"run_id\"", "{", "<", "TABLE sku"] {
+        assert!(!dev.contains(raw), "{raw}: {dev}");
     }
 }

@@ -90,7 +90,8 @@ fn every_json_output_is_pinned() {
         ("dwp-real-world", Some("tests/fixtures/dwp-real-world")),
     ] {
         // Copies with the mtimes their readers may take as update times
-        // fixed (the example's README fixes its own; git keeps none).
+        // fixed (the example dates itself from its files, whatever its
+        // mtimes: git keeps none).
         let (tmp, root) = match from {
             None => common::workspace(),
             Some(from) => {

@@ -121,21 +121,13 @@ pub fn set_mtimes(dir: &Path, rfc3339: &str) {
     }
 }
 
-/// The example workspace in a temp dir, with the mtimes its README fixes
-/// (git does not keep mtimes).
+/// The example workspace in a temp dir. Every file's mtime is the moment
+/// of the copy, as a `git clone` leaves it (git keeps no mtimes): every
+/// project is dated by what its files record (see examples_clone.rs).
 pub fn workspace() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let ws = tmp.path().join("workspace");
     copy_dir(&repo().join("examples/workspace"), &ws);
-    set_mtimes(
-        &ws.join("prd-master/rebuilt-from-deliverables"),
-        "2026-05-20T06:30:00Z",
-    );
-    set_mtimes(
-        &ws.join("prd-master/bugfix-rebuilt"),
-        "2026-05-27T03:00:00Z",
-    );
-    set_mtimes(&ws.join("gsd/no-frontmatter"), "2026-05-30T08:20:00Z");
     (tmp, ws)
 }
 

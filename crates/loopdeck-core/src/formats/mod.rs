@@ -22,6 +22,8 @@ testing_pub!(
 testing_pub!(
     pub mod prd_master;
 );
+mod dated;
+mod excerpt;
 mod shape;
 
 use std::path::{Path, PathBuf};
@@ -380,29 +382,31 @@ pub fn compare_revision(p: &Project, index: usize) -> Option<crate::model::DocDi
         .map(|(diff, _)| diff)
 }
 
-/// The first `lines` meaningful lines (not blank, not a fence or a rule) of
-/// up to `files` of the project's read-first files, for a resume card. Only
-/// files inside the project are read.
+/// What you meant then, for a resume card: the first `lines` meaningful
+/// lines of up to `files` of the project's read-first files that have any
+/// (see [`excerpt`]: the words people and agents wrote, never frontmatter,
+/// markup or JSON; the sections of a format's own file that carry the
+/// intent). Only files inside the project are read.
 pub fn excerpts(p: &Project, files: usize, lines: usize) -> Vec<Excerpt> {
     p.resume
         .read_first
         .iter()
-        .take(files)
         .filter_map(|rel| {
             let head = store::read_prefix_in(&p.path, rel, EXCERPT_BYTES).ok()?;
             let text = String::from_utf8_lossy(&head);
-            let picked: Vec<String> = text
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with("---") && !l.starts_with("```"))
-                .take(lines)
-                .map(str::to_owned)
-                .collect();
+            let chosen = match p.format {
+                crate::model::Format::Gsd => gsd::meant(rel, &text),
+                crate::model::Format::Dwp => dwp::meant(rel, &text),
+                _ => None,
+            };
+            let mut picked = chosen.unwrap_or_else(|| excerpt::generic(rel, &text));
+            picked.truncate(lines);
             (!picked.is_empty()).then(|| Excerpt {
                 file: rel.clone(),
                 lines: picked,
             })
         })
+        .take(files)
         .collect()
 }
 

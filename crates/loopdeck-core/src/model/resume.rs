@@ -71,8 +71,10 @@ pub struct ResumeCard {
 pub struct Excerpt {
     /// The file, relative to the project.
     pub file: String,
-    /// Its first meaningful lines (not blank, not a fence or a `---` rule),
-    /// trimmed.
+    /// What it says was meant, trimmed: its first meaningful lines (not
+    /// blank, not a fence or a `---` rule), never its frontmatter, markup
+    /// or JSON; for a format's own file, the sections that carry the
+    /// intent (see `read::excerpts`).
     pub lines: Vec<String>,
 }
 

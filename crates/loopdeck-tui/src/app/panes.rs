@@ -59,17 +59,30 @@ impl Sort {
     }
 }
 
-/// Where a status kind goes when the list is sorted by status.
-fn urgency(kind: StatusKind) -> u8 {
-    match kind {
+/// A project whose status says it waits for a human while nothing waits
+/// for one: GSD's `paused` once its WAITING.json is answered (or before
+/// any), a devloop project paused with no agent to resume. It is paused,
+/// not waiting: drawn `⏸`, never the waiting `◆`.
+pub fn paused_asking_nothing(p: &Project) -> bool {
+    p.status_kind == StatusKind::Waiting && p.needs_human() == 0
+}
+
+/// Where a project goes when the list is sorted by status: by its status
+/// kind, a paused project that asks nothing after what needs fixing or
+/// confirming and before work going on.
+fn urgency(p: &Project) -> u8 {
+    if paused_asking_nothing(p) {
+        return 4;
+    }
+    match p.status_kind {
         StatusKind::Waiting => 0,
         StatusKind::Failed => 1,
         StatusKind::Blocked => 2,
         StatusKind::Rebuilt => 3,
-        StatusKind::Running => 4,
-        StatusKind::Planning => 5,
-        StatusKind::Unknown => 6,
-        StatusKind::Done => 7,
+        StatusKind::Running => 5,
+        StatusKind::Planning => 6,
+        StatusKind::Unknown => 7,
+        StatusKind::Done => 8,
     }
 }
 
@@ -269,7 +282,7 @@ pub fn projects(m: &Model) -> Vec<usize> {
             (
                 p[i].needs_human() == 0,
                 p[i].stall(m.now, &m.stall).is_none(),
-                urgency(p[i].status_kind),
+                urgency(&p[i]),
             )
         }),
     }

@@ -87,7 +87,7 @@ pub(super) fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         "shipped" => t.ok,
         _ => t.muted,
     };
-    let (l3_sym, l3_style) = t.status(p.status_kind);
+    let (l3_sym, l3_style) = t.project_status(p);
     // Level 0 says everything; each level after drops a detail. The last
     // two drop the PRD revision, then the words around the counts, for
     // the tokens' sake (80 columns hold the rest).

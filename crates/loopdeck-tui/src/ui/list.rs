@@ -214,7 +214,7 @@ fn project_row<'a>(m: &View, i: usize, cols: &[u16]) -> Row<'a> {
                 None => (sym, style),
             }
         }
-        None => t.status(p.status_kind),
+        None => t.project_status(p),
     };
     // `!` and the rule's colour: an `[[escalate]]` rule fires on an item.
     let fired: Vec<&crate::model::escalate::Rule> = p

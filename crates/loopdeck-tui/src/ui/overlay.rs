@@ -23,6 +23,7 @@ pub(super) fn legend(t: &Theme) -> Vec<(&'static str, Style, &'static str)> {
         row(status(StatusKind::Running), crate::t!("ui.legend.running")),
         row(t.stalled(), crate::t!("ui.legend.stalled")),
         row(status(StatusKind::Waiting), crate::t!("ui.legend.waiting")),
+        row(t.paused(), crate::t!("ui.legend.paused")),
         row(
             status(StatusKind::Planning),
             crate::t!("ui.legend.planning"),
@@ -42,7 +43,6 @@ pub(super) fn legend(t: &Theme) -> Vec<(&'static str, Style, &'static str)> {
         ("◌", t.muted, crate::t!("ui.legend.starting")),
         ("⟳", t.warn, crate::t!("ui.legend.rereading")),
         ("◌", t.muted, crate::t!("ui.legend.refreshing")),
-        ("⏸", t.warn, crate::t!("ui.legend.paused")),
         ("→", t.muted, crate::t!("ui.legend.upstream")),
         ("∞", t.muted, crate::t!("ui.legend.cycle")),
         ("≠", t.muted, crate::t!("ui.legend.differs")),

@@ -48,7 +48,7 @@ fn overview(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     let stalls = p.stalls(m.now, &m.stall);
     let (sym, style) = match stalls.first() {
         Some(_) => t.stalled(),
-        None => t.status(p.status_kind),
+        None => t.project_status(p),
     };
     let done = p.status_kind == StatusKind::Done;
     let advice = match scenario {

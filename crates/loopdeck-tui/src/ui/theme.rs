@@ -203,6 +203,23 @@ impl Theme {
         ("◷", self.warn)
     }
 
+    /// The mark of something paused: an agent, or a project whose status
+    /// waits while nothing waits for a human
+    /// ([`crate::app::panes::paused_asking_nothing`]).
+    pub fn paused(&self) -> (&'static str, Style) {
+        ("⏸", self.warn)
+    }
+
+    /// The symbol and style of a project's status: its kind's, but a
+    /// project that asks nothing of a human is paused, not waiting.
+    pub fn project_status(&self, p: &crate::model::Project) -> (&'static str, Style) {
+        if crate::app::panes::paused_asking_nothing(p) {
+            self.paused()
+        } else {
+            self.status(p.status_kind)
+        }
+    }
+
     pub fn status(&self, kind: StatusKind) -> (&'static str, Style) {
         match kind {
             StatusKind::Done => ("✓", self.ok),

@@ -64,6 +64,33 @@ const RECEIPT: &str = "analysis_results/FINALIZATION.json";
 /// The protected updater's lock directory (`<state.json>.lock`, made with mkdir).
 const LOCK: &str = "state.json.lock";
 
+/// What the plan's README says you meant then (a resume card's excerpt):
+/// its Goal and Context sections, not the status lines above them
+/// (Standard, Plan Format, Materialization, Approval: on the card already).
+/// A README without either: from its top. `None` for another file (read as
+/// any other).
+pub(crate) fn meant(rel: &str, text: &str) -> Option<Vec<String>> {
+    if rel != README {
+        return None;
+    }
+    let body = super::excerpt::markdown_body(text);
+    let chosen = super::excerpt::sections(body, |title| {
+        if title.contains("goal") {
+            Some(0)
+        } else if title.contains("context") {
+            Some(1)
+        } else {
+            None
+        }
+    });
+    let lines = super::excerpt::prose(chosen.into_iter());
+    Some(if lines.is_empty() {
+        super::excerpt::prose(body.lines())
+    } else {
+        lines
+    })
+}
+
 /// What one plan directory holds, once read.
 pub(crate) struct Plan<'a> {
     pub dir: &'a Path,

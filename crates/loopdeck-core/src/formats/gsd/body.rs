@@ -12,6 +12,9 @@ testing_pub!(
         pub(crate) plan: Option<String>,
         pub(crate) status: Option<String>,
         pub(crate) last_activity: Option<String>,
+        /// A `Last updated:` line (not the template's, but written by hand
+        /// in STATE.md files that have no frontmatter).
+        pub(crate) last_updated: Option<String>,
         pub(crate) progress_percent: Option<u8>,
         pub(crate) decisions: Vec<Decision>,
         /// The Blockers/Concerns list's items, placeholders left out.
@@ -248,6 +251,7 @@ testing_pub!(
             first(&mut b.plan, "Plan");
             first(&mut b.status, "Status");
             first(&mut b.last_activity, "Last activity");
+            first(&mut b.last_updated, "Last updated");
             if session.is_some() {
                 first(&mut b.last_session, "Last session");
                 first(&mut b.stopped_at, "Stopped at");

@@ -3,7 +3,9 @@
 //! else in `.planning/` (its `signal-resume` removes both).
 //!
 //! The project is the directory holding `.planning`. Its last update is the
-//! frontmatter's `last_updated`, else the file's mtime. The statusline is
+//! frontmatter's `last_updated`, else the date the file records (its
+//! `Last session:` / `Last activity:` lines) refined by its mtime, else the
+//! mtime (see `dated`). The statusline is
 //! GSD's own, byte for byte (see `statusline.rs`); everything else comes from
 //! the tolerant frontmatter reader and the body sections.
 
@@ -28,7 +30,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{file_name, parse_time};
+use super::{dated, file_name, parse_time};
 use crate::model::{
     Address, Finding, Format, InboxItem, InboxKind, Level, Phrase, Project, StatusKind,
 };
@@ -153,19 +155,37 @@ testing_pub!(
         let body = body::parse(rest);
         lint(&mut p, &text, &fm, &body);
 
+        // Without a `last_updated`, the date the file records for itself
+        // (which a copy or a clone keeps), refined by its mtime.
+        let recorded = || {
+            dated::dated(
+                dated::latest(
+                    [
+                        fm.str("last_activity"),
+                        body.last_session.as_deref(),
+                        body.last_activity.as_deref(),
+                        body.last_updated.as_deref(),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(dated::recorded),
+                ),
+                store::mtime(&state_path),
+            )
+        };
         p.updated_at = match fm.str("last_updated") {
             Some(raw) => parse_time(raw).or_else(|| {
                 p.findings.push(
                     Finding::new(
                         Level::Warning,
                         "gsd.bad-timestamp",
-                        format!("last_updated `{raw}` is not a date; using the file's mtime"),
+                        format!("last_updated `{raw}` is not a date; using the body's Last activity or the file's mtime"),
                     )
                     .at("last_updated"),
                 );
-                store::mtime(&state_path)
+                recorded()
             }),
-            None => store::mtime(&state_path),
+            None => recorded(),
         };
         let paused = fm.str("paused_at").is_some();
         let raw_status = fm.str("status").or(body.status.as_deref());
@@ -271,6 +291,37 @@ testing_pub!(
         Some(p)
     }
 );
+
+/// What `STATE.md` says you meant then (a resume card's excerpt): the body
+/// sections that carry the intent, never the frontmatter (the machine's
+/// copy of what the card already shows). Seed 001's Project Reference
+/// holds the project's core value (from PROJECT.md) and its current focus;
+/// Session Continuity, kept "for instant session resumption", where the
+/// last session stopped and the file to resume from. Current Position
+/// (phase, plan, status, progress) and the decisions and blockers are on
+/// the card already. A file without either section: its body from the top.
+/// `None` for another file (read as any other).
+pub(crate) fn meant(rel: &str, text: &str) -> Option<Vec<String>> {
+    if rel != STATE_FILE {
+        return None;
+    }
+    let body = super::excerpt::markdown_body(text);
+    let chosen = super::excerpt::sections(body, |title| {
+        if title.contains("project reference") {
+            Some(0)
+        } else if title.contains("session") {
+            Some(1)
+        } else {
+            None
+        }
+    });
+    let lines = super::excerpt::prose(chosen.into_iter());
+    Some(if lines.is_empty() {
+        super::excerpt::prose(body.lines())
+    } else {
+        lines
+    })
+}
 
 /// How long an executing GSD project may leave `STATE.md` unwritten
 /// before it is stalled. GSD writes STATE.md "after every important
@@ -628,6 +679,117 @@ mod tests {
         assert!(own(&p).is_empty(), "{:?}", own(&p));
         let (_t, p) = project(&[(STATE_FILE, "# S\nStatus: x\n")]);
         assert!(own(&p).is_empty());
+    }
+
+    /// `STATE.md` of the real-world fixture `name`, in a project whose
+    /// file's mtime is `mtime` (as a clone leaves it: the moment it ran).
+    fn real_world(name: &str, mtime: &str) -> (tempfile::TempDir, Project) {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/gsd-real-world");
+        let text = fs::read_to_string(fixtures.join(name).join("STATE.md")).unwrap();
+        let (tmp, _) = project(&[(STATE_FILE, &text)]);
+        let dir = tmp.path().join("demo");
+        let at = chrono::DateTime::parse_from_rfc3339(mtime).unwrap().to_utc();
+        fs::File::options()
+            .append(true)
+            .open(dir.join(STATE_FILE))
+            .unwrap()
+            .set_modified(at.into())
+            .unwrap();
+        let p = load(&dir).unwrap();
+        (tmp, p)
+    }
+
+    #[test]
+    fn a_state_without_last_updated_is_dated_by_what_it_records_not_by_a_clone() {
+        let when = |p: &Project| p.updated_at.map(|t| t.to_rfc3339());
+        let clone = "2030-01-15T10:00:00Z";
+        // Real files without frontmatter: `Last activity:` (a date),
+        // `Last session:` (a date, or a date and time), a hand-written
+        // `**Last Updated:**`.
+        for (name, expected) in [
+            ("Mondreykr__bom-tool", "2026-02-09T00:00:00+00:00"),
+            ("Mohamed-Affan__Juice_Shop", "2026-03-24T09:45:00+00:00"),
+            ("Mincorey__deliv-em", "2026-04-13T00:00:00+00:00"),
+            ("MlocKz__liftlabb-website", "2026-02-27T00:00:00+00:00"),
+        ] {
+            let (_t, p) = real_world(name, clone);
+            assert_eq!(when(&p).as_deref(), Some(expected), "{name}");
+        }
+        // Written that day: the mtime, finer than the date.
+        let (_t, p) = real_world("Mondreykr__bom-tool", "2026-02-09T15:04:00Z");
+        assert_eq!(when(&p).as_deref(), Some("2026-02-09T15:04:00+00:00"));
+        // Nothing recorded: the mtime, as before.
+        let (_t, p) = real_world("Mithunkr00808__Layana-Boutique", clone);
+        assert_eq!(when(&p).as_deref(), Some("2030-01-15T10:00:00+00:00"));
+        // The frontmatter's `last_updated` still decides when there is one.
+        let (_t, p) = real_world("Mimo01__pmkar", clone);
+        assert_eq!(when(&p).as_deref(), Some("2026-03-27T23:22:05.928+00:00"));
+    }
+
+    /// What a resume card quotes of a real `STATE.md` under "what you meant
+    /// then": never a line of its frontmatter; Project Reference (its core
+    /// value) and Session Continuity when the file has them.
+    #[test]
+    fn what_you_meant_then_is_the_body_never_the_frontmatter() {
+        let fixtures =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/gsd-real-world");
+        let mut with_frontmatter = 0;
+        let mut with_reference = 0;
+        for e in fs::read_dir(&fixtures).unwrap() {
+            let dir = e.unwrap().path();
+            let Ok(text) = fs::read_to_string(dir.join("STATE.md")) else {
+                continue;
+            };
+            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            let lines = meant(STATE_FILE, &text).unwrap();
+            let quoted = &lines[..lines.len().min(8)];
+            assert!(!quoted.is_empty(), "{name}");
+            // Every line of every frontmatter block at the top.
+            let (fm, body) = frontmatter::split(&text);
+            let head = &text[..text.len() - body.len()];
+            if !fm.is_empty() {
+                with_frontmatter += 1;
+            }
+            for l in quoted {
+                assert!(
+                    !head.lines().any(|h| h.trim() == l && !h.trim().is_empty()),
+                    "{name}: `{l}` is frontmatter"
+                );
+                assert!(!l.starts_with("gsd_state_version"), "{name}: {l}");
+            }
+            // The template's Project Reference: its core value is quoted.
+            if body.contains("## Project Reference")
+                && let Some(core) = body.lines().find(|l| l.starts_with("**Core value:**"))
+            {
+                with_reference += 1;
+                assert_eq!(quoted[0], "## Project Reference", "{name}");
+                assert!(
+                    quoted.iter().take(4).any(|l| l == core.trim()),
+                    "{name}: {quoted:?}"
+                );
+            }
+        }
+        assert!(with_frontmatter > 30 && with_reference > 30, "{with_frontmatter} {with_reference}");
+        // The template's own sections, in the order that says what was
+        // meant first; Current Position (on the card already) left out.
+        let t = "---\nstatus: executing\n---\n# Project State\n## Project Reference\n\n**Core value:** v\n## Current Position\nPhase: 3 of 7\n## Session Continuity\nStopped at: Completed 03-01-PLAN.md\nResume file: None\n";
+        assert_eq!(
+            meant(STATE_FILE, t).unwrap(),
+            vec![
+                "## Project Reference",
+                "**Core value:** v",
+                "## Session Continuity",
+                "Stopped at: Completed 03-01-PLAN.md",
+                "Resume file: None"
+            ]
+        );
+        // Without those sections: the body from the top, still no
+        // frontmatter. Another file is read as any other.
+        assert_eq!(
+            meant(STATE_FILE, "---\nstatus: x\n---\n# S\n## Current Status\n- a\n").unwrap(),
+            vec!["# S", "## Current Status", "- a"]
+        );
+        assert_eq!(meant(".planning/phases/03/.continue-here.md", t), None);
     }
 
     #[test]

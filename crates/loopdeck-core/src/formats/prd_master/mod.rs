@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::json::reason as json_reason;
-use super::{file_name, parse_time};
+use super::{dated, file_name, parse_time};
 use crate::model::{
     Address, AnsweredItem, Decision, Finding, Format, InboxItem, InboxKind, Level, Phrase, Project,
     StatusKind,
@@ -165,7 +165,9 @@ fn rebuilt(dir: &Path, why: Why) -> Project {
         )
         .at(r.evidence.clone().unwrap_or_else(|| STATE_FILE.to_owned())),
     );
-    p.updated_at = [
+    // The conversation's latest dated exchange (which a copy or a clone
+    // keeps), refined by the files' mtimes; without one, the mtimes.
+    let mtime = [
         Some(STATE_FILE),
         r.evidence.as_deref(),
         Some(SCENE_ANCHOR),
@@ -179,6 +181,7 @@ fn rebuilt(dir: &Path, why: Why) -> Project {
             .and_then(|path| store::mtime(&path))
     })
     .max();
+    p.updated_at = dated::dated(rebuild::conversation_dated(dir, CONVERSATION), mtime);
     p.resume.stopped_at = Some(phrase!("phrase.prd.rebuilt_stage", stage = &r.stage));
     p.resume.reason = Some(match why {
         Why::Corrupt(_) => phrase!("phrase.prd.state_corrupt"),
@@ -620,6 +623,37 @@ mod tests {
         let found = crate::formats::load_dir(tmp.path()).projects;
         assert_eq!(found[0].status_kind, StatusKind::Rebuilt);
         assert_eq!(status_kind("anything else"), StatusKind::Unknown);
+    }
+
+    #[test]
+    fn a_rebuilt_project_is_dated_by_its_conversation_not_by_a_clone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let conversation = tmp.path().join(CONVERSATION);
+        let clone = chrono::DateTime::parse_from_rfc3339("2030-01-15T10:00:00Z").unwrap();
+        let write = |text: &str| {
+            fs::write(&conversation, text).unwrap();
+            fs::write(tmp.path().join(SCENE_ANCHOR), "# 场景锚点\n").unwrap();
+            for f in [CONVERSATION, SCENE_ANCHOR] {
+                fs::File::options()
+                    .append(true)
+                    .open(tmp.path().join(f))
+                    .unwrap()
+                    .set_modified(clone.into())
+                    .unwrap();
+            }
+            let found = crate::formats::load_dir(tmp.path()).projects;
+            assert_eq!(found[0].status, "rebuilt");
+            found[0].updated_at.map(|t| t.to_rfc3339())
+        };
+        // The latest exchange, in people's form and in loopdeck's own
+        // (what its answers append), wherever it is in the file.
+        let dated = write(
+            "# 对话\n\n## 2026-05-20 06:30 UTC · 阶段 5.3\n\n**PM**：草稿\n\n## 2026-05-12 02:00 UTC · 阶段 0\n\n## 2026-05-21T08:00:00Z · 阶段 5.3 · OQ-1\n\n正文 2031-01-01 不是标题\n",
+        );
+        assert_eq!(dated.as_deref(), Some("2026-05-21T08:00:00+00:00"));
+        // Nothing dated: the files' mtime, as before.
+        let undated = write("# 对话\n\n## 阶段 0\n\n2026-05-20 06:30 UTC\n");
+        assert_eq!(undated.as_deref(), Some("2030-01-15T10:00:00+00:00"));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::formats::dated::{self, Recorded};
 use crate::store;
 
 /// The heading that marks a confirmed value argument in the scene anchor.
@@ -26,6 +27,20 @@ fn exists(dir: &Path, rel: &str) -> bool {
 pub(crate) fn scene_anchor_has_value(dir: &Path, anchor: &str) -> bool {
     store::read_in(dir, anchor, store::STATE_FILE_LIMIT)
         .is_ok_and(|b| String::from_utf8_lossy(&b).contains(VALUE_SECTION))
+}
+
+/// The latest moment `conversation` (relative to the project) dates an
+/// exchange with: the time at the start of a heading, as loopdeck's own
+/// answers append them (`## 2026-06-01T11:28:00Z · 阶段 1 · OQ-6`) and as
+/// people write them (`## 2026-05-20 06:30 UTC · 阶段 5.3`). `None` when
+/// it dates none (or cannot be read).
+pub(crate) fn conversation_dated(dir: &Path, conversation: &str) -> Option<Recorded> {
+    let bytes = store::read_in(dir, conversation, store::STATE_FILE_LIMIT).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    dated::latest(text.lines().filter_map(|line| {
+        let heading = line.trim_start().strip_prefix('#')?;
+        dated::recorded(heading.trim_start_matches('#').trim())
+    }))
 }
 
 /// Page ids `p01`..`pNN` declared in `output/ppt.md`.

@@ -89,7 +89,7 @@ fn touch_all(dir: &Path, at: chrono::DateTime<Utc>) {
     }
 }
 
-/// The example workspace, with the mtimes its README fixes, loaded as the
+/// The example workspace, as a fresh clone leaves it, loaded as the
 /// console loads it.
 pub(super) fn workspace_model() -> (tempfile::TempDir, Model) {
     let (tmp, projects) = workspace_projects();
@@ -98,8 +98,8 @@ pub(super) fn workspace_model() -> (tempfile::TempDir, Model) {
     (tmp, m)
 }
 
-/// The projects of the example workspace (copied, with the mtimes its
-/// README fixes), as the console's loader reads them.
+/// The projects of the example workspace (copied, every mtime now, as a
+/// fresh clone has them), as the console's loader reads them.
 pub(super) fn workspace_projects() -> (tempfile::TempDir, Vec<Project>) {
     std::fs::create_dir_all("target/tmp").unwrap();
     let tmp = tempfile::Builder::new()
@@ -114,16 +114,9 @@ pub(super) fn workspace_projects() -> (tempfile::TempDir, Vec<Project>) {
         &Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("examples/workspace"),
         &ws,
     );
-    let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap().to_utc();
-    touch_all(
-        &ws.join("prd-master/rebuilt-from-deliverables"),
-        at("2026-05-20T06:30:00Z"),
-    );
-    touch_all(
-        &ws.join("prd-master/bugfix-rebuilt"),
-        at("2026-05-27T03:00:00Z"),
-    );
-    touch_all(&ws.join("gsd/no-frontmatter"), at("2026-05-30T08:20:00Z"));
+    // Every mtime now, as a `git clone` leaves them: each project is dated
+    // by what its files record, as the example's README says.
+    touch_all(&ws, Utc::now());
     // As the console loads them: strings as the files hold them.
     let projects = loopdeck_core::read::discover(std::slice::from_ref(&ws)).projects;
     (tmp, projects)
@@ -209,6 +202,64 @@ pub(super) const VIEWS: &[(&str, &[Tab])] = &[
         ],
     ),
 ];
+
+/// The console's first screen on the example as a fresh clone leaves it
+/// (every mtime now, months after the reference time): no project is in
+/// the future, none sorts to the top for it, and the Overview of one dated
+/// by its own files never says to check the clock.
+#[test]
+fn a_fresh_clone_of_the_example_opens_with_nothing_in_the_future() {
+    let (_t, mut m) = workspace_model();
+    let first = screen(&m, 200, 60);
+    assert!(!first.contains("future"), "{first}");
+    let row = |id: &str| {
+        first
+            .lines()
+            .find(|l| l.contains(&format!(" {id} ")))
+            .unwrap_or_else(|| panic!("{id}: {first}"))
+            .to_owned()
+    };
+    assert!(row("rebuilt-from-deliverables").contains(" 12d "));
+    assert!(row("bugfix-rebuilt").contains(" 5d "));
+    assert!(row("no-frontmatter").contains(" 2d "));
+    assert_eq!(
+        m.selected_project().map(|p| p.id.as_str()),
+        Some("devloop/data/companies/acme/projects/p-restock"),
+        "the newest project the example dates is selected first"
+    );
+    for id in [
+        "prd-master/rebuilt-from-deliverables",
+        "prd-master/bugfix-rebuilt",
+        "gsd/no-frontmatter",
+    ] {
+        select(&mut m, id);
+        let overview = screen(&m, 200, 60);
+        assert!(
+            !overview.contains("clock") && !overview.contains("future"),
+            "{id}: {overview}"
+        );
+    }
+}
+
+/// Back after half a year, a GSD project's Overview quotes what was meant
+/// then from STATE.md's body (its Project Reference), not the frontmatter.
+#[test]
+fn what_you_meant_then_is_the_state_body_not_its_frontmatter() {
+    let (_t, projects) = workspace_projects();
+    let later = Utc.with_ymd_and_hms(2026, 12, 6, 12, 0, 0).unwrap();
+    let mut m = Model::new(vec!["workspace".into()], false, later);
+    update(&mut m, Event::Loaded(projects));
+    select(&mut m, "gsd/paused-waiting");
+    let overview = screen(&m, 200, 60);
+    assert!(overview.contains("What you meant then"), "{overview}");
+    assert!(
+        overview.contains("**Core value:** 差旅报销 5 个工作日内走完审批。"),
+        "{overview}"
+    );
+    for fm in ["gsd_state_version", "milestone_name", "paused_at:"] {
+        assert!(!overview.contains(fm), "{fm}: {overview}");
+    }
+}
 
 #[test]
 fn snapshots_of_every_view() {

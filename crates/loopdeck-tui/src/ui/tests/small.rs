@@ -10,7 +10,7 @@ use ratatui::{Terminal, backend::TestBackend};
 
 use super::{now, press, screen, workspace_model};
 use crate::app::{Event, update};
-use crate::model::{Format, Project, StatusKind};
+use crate::model::{Format, InboxItem, InboxKind, Project, StatusKind};
 use crate::ui::overlay::legend;
 use crate::ui::*;
 
@@ -139,6 +139,7 @@ fn the_light_theme_draws_the_selection_and_warnings_in_its_colours() {
     let mut b = Project::new(Format::Gsd, PathBuf::from("/w/b"), "beta".into());
     b.id = "b".into();
     b.status_kind = StatusKind::Waiting;
+    b.inbox.push(waiting_item());
     update(&mut m, Event::Loaded(vec![a, b]));
     let mut term = Terminal::new(TestBackend::new(60, 10)).unwrap();
     term.draw(|f| render(&m, &t, f)).unwrap();
@@ -217,4 +218,88 @@ fn help_starts_with_a_newcomers_keys() {
     let top = screen(&m, 80, 24);
     let at = |s: &str| top.find(s).unwrap_or(usize::MAX);
     assert!(at(" q ") < at(" ? ") && at(" ? ") < at(" i "), "{top}");
+}
+
+fn waiting_item() -> InboxItem {
+    InboxItem {
+        kind: InboxKind::Waiting,
+        act: None,
+        reference: ".planning/WAITING.json".into(),
+        title: "Which?".into(),
+        since: None,
+        options: Vec::new(),
+        subject: None,
+        why_not: None,
+    }
+}
+
+/// A project whose status waits for a human shows the waiting `◆` while
+/// something waits for one, and the paused `⏸` once nothing does: the
+/// example's GSD `paused-waiting` (`status: paused`), before and after its
+/// WAITING.json is answered (`loopdeck act DIR answer` removes it). Sorted
+/// by status, it then ranks below every project with items waiting and
+/// below what failed or is blocked.
+#[test]
+fn a_paused_project_that_asks_nothing_is_not_drawn_waiting() {
+    let (tmp, projects) = super::workspace_projects();
+    let ws = std::path::Path::new("target/tmp")
+        .join(tmp.path().file_name().unwrap())
+        .join("workspace");
+    let row = |m: &Model| {
+        let s = screen(m, 200, 60);
+        let line = s
+            .lines()
+            .find(|l| l.contains(" paused-waiting "))
+            .unwrap_or_else(|| panic!("{s}"))
+            .to_owned();
+        // The list's cell: from its border to the detail's.
+        line[..line.find("││").unwrap()].to_owned()
+    };
+    let mut m = Model::new(vec!["workspace".into()], false, now());
+    update(&mut m, Event::Loaded(projects));
+    let before = row(&m);
+    assert!(before.starts_with("│◆ 2h     GSD ◆1 "), "{before}");
+
+    std::fs::remove_file(ws.join("gsd/paused-waiting/.planning/WAITING.json")).unwrap();
+    let projects = loopdeck_core::read::discover(std::slice::from_ref(&ws)).projects;
+    let paused = projects
+        .iter()
+        .find(|p| p.id == "gsd/paused-waiting")
+        .unwrap();
+    assert_eq!(
+        (paused.status.as_str(), paused.needs_human()),
+        ("paused", 0)
+    );
+    update(&mut m, Event::Loaded(projects));
+    let after = row(&m);
+    assert!(after.starts_with("│⏸ 2h     GSD      "), "{after}");
+    assert!(!after.contains('◆'), "{after}");
+    // Its Overview says paused too.
+    super::select(&mut m, "gsd/paused-waiting");
+    let overview = screen(&m, 200, 60);
+    assert!(
+        overview.contains("│⏸ paused   updated 2h ago"),
+        "{overview}"
+    );
+    assert!(!overview.contains("◆ paused"), "{overview}");
+
+    // By status: after every project with items waiting, and after what
+    // failed, is blocked or was rebuilt; before work going on.
+    m.sort = crate::app::panes::Sort::Status;
+    let order: Vec<usize> = crate::app::panes::projects(&m);
+    let at = order
+        .iter()
+        .position(|&i| m.projects[i].id == "gsd/paused-waiting")
+        .unwrap();
+    for (n, &i) in order.iter().enumerate() {
+        let p = &m.projects[i];
+        let stalled = p.stall(m.now, &m.stall).is_some();
+        let first = p.needs_human() > 0
+            || stalled
+            || matches!(
+                p.status_kind,
+                StatusKind::Failed | StatusKind::Blocked | StatusKind::Rebuilt
+            );
+        assert_eq!(n < at, first, "{} at {n}, paused at {at}", p.id);
+    }
 }

@@ -105,11 +105,28 @@ fn status_colour_and_symbol_follow_the_kind() {
         ("c", "recovered", StatusKind::Done, "✓", Color::Green),
         ("d", "blocked", StatusKind::Blocked, "✗", Color::Red),
         ("e", "waiting", StatusKind::Waiting, "◆", Color::Yellow),
+        // Waiting by its status, nothing asked of a human: paused.
+        ("f", "paused", StatusKind::Waiting, "⏸", Color::Yellow),
     ];
     let projects = rows
         .iter()
         .enumerate()
-        .map(|(i, (n, s, k, _, _))| project(n, s, *k, i as i64 + 1))
+        .map(|(i, (n, s, k, _, _))| {
+            let mut p = project(n, s, *k, i as i64 + 1);
+            if *n == "e" {
+                p.inbox.push(crate::model::InboxItem {
+                    kind: crate::model::InboxKind::Waiting,
+                    act: None,
+                    reference: "WAITING.json".into(),
+                    title: "Which?".into(),
+                    since: None,
+                    options: Vec::new(),
+                    subject: None,
+                    why_not: None,
+                });
+            }
+            p
+        })
         .collect();
     let (m, th) = model(projects, false);
     let buf = buffer(&m, &th, 60, 12);

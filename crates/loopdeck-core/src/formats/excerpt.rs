@@ -1,0 +1,158 @@
+//! What a resume card quotes of a read-first file under "what you meant
+//! then" (scenario C): the words people and agents wrote, never the
+//! machine's part of the file. A Markdown file's frontmatter is left out,
+//! an HTML page is read as its text (tags, comments and `<pre>` contracts
+//! left out), and JSON (a run's result, a triage) quotes nothing: it is
+//! data, not what anyone meant. A format may pick the sections of its own
+//! files that carry the intent (GSD's `STATE.md`, a DWP README).
+
+use super::devloop::html::{Token, tokens};
+use super::gsd::frontmatter;
+
+/// Lines of `text`, the file `rel`, that say what was meant, for any
+/// format: see the module's documentation.
+pub(crate) fn generic(rel: &str, text: &str) -> Vec<String> {
+    let ext = rel
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "json" | "ndjson" | "jsonl" => Vec::new(),
+        "html" | "htm" => html_text(text),
+        _ => prose(markdown_body(text).lines()),
+    }
+}
+
+/// `text` after its frontmatter (one `---` block at the top, or several
+/// stacked, as GSD's tolerant reader finds them); all of it without one.
+pub(crate) fn markdown_body(text: &str) -> &str {
+    frontmatter::split(text).1
+}
+
+/// The meaningful lines of `lines`: trimmed; blank lines, `---` rules and
+/// code fences left out.
+pub(crate) fn prose<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<String> {
+    lines
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("---") && !l.starts_with("```"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The level of a Markdown `#` heading (`## Goal` → 2) and its title
+/// (`Goal`), if `line` is one.
+fn heading(line: &str) -> Option<(usize, &str)> {
+    let t = line.trim_start();
+    let level = t.bytes().take_while(|b| *b == b'#').count();
+    let title = &t[level..];
+    (level > 0 && (title.is_empty() || title.starts_with([' ', '\t'])))
+        .then(|| (level, title.trim().trim_end_matches('#').trim()))
+}
+
+/// The lines of the Markdown sections of `body` whose heading `wanted`
+/// takes (the title, lower-cased), heading included, in the order of
+/// `wanted`'s answers (their index), then of the file. A section runs to
+/// the next heading of its level or above; headings inside code fences
+/// are text.
+pub(crate) fn sections(body: &str, wanted: impl Fn(&str) -> Option<usize>) -> Vec<&str> {
+    let mut found: Vec<(usize, usize, &str)> = Vec::new();
+    let mut open: Option<(usize, usize)> = None; // (rank, level)
+    let mut fenced = false;
+    for (n, line) in body.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        if let Some((level, title)) = heading(line).filter(|_| !fenced) {
+            if open.is_some_and(|(_, l)| level <= l) {
+                open = None;
+            }
+            if open.is_none() {
+                open = wanted(&title.to_lowercase()).map(|rank| (rank, level));
+            }
+        }
+        if let Some((rank, _)) = open {
+            found.push((rank, n, line));
+        }
+    }
+    found.sort_by_key(|(rank, n, _)| (*rank, *n));
+    found.into_iter().map(|(_, _, l)| l).collect()
+}
+
+/// The text of an HTML page, one line per line of text: tags and comments
+/// left out, and the text of `<pre>` (a devloop contract: code, hashed,
+/// not prose).
+fn html_text(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pre = 0usize;
+    for t in tokens(html) {
+        match t {
+            Token::Tag(tag) if tag.name == "pre" => {
+                pre = if tag.end {
+                    pre.saturating_sub(1)
+                } else {
+                    pre + 1
+                };
+            }
+            Token::Text(s) if pre == 0 => {
+                out.extend(
+                    s.lines()
+                        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+                        .filter(|l| !l.is_empty()),
+                );
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frontmatter_is_never_quoted() {
+        let md = "---\ntitle: x\nstatus: draft\n---\n\n# 场景锚点\n\n- 谁在用\n";
+        assert_eq!(generic("scene-anchor.md", md), vec!["# 场景锚点", "- 谁在用"]);
+        // A rule in the prose is not frontmatter; a file without any is
+        // quoted from its top.
+        assert_eq!(
+            generic("a.md", "# A\n\n---\n\ntext\n"),
+            vec!["# A", "text"]
+        );
+    }
+
+    #[test]
+    fn html_is_its_text_and_json_quotes_nothing() {
+        let page = "<!-- PM Agent 维护 -->\n<article data-doc=\"prd\">\n  <aside data-conflict>新反馈与 rev 2 冲突</aside>\n  <h1>供应商对账助手</h1>\n  <section><h3>导入</h3>\n    <p>支持 Excel &amp; CSV。</p>\n    <pre data-contract=\"sql\">TABLE t (id TEXT)</pre>\n  </section>\n</article>\n";
+        assert_eq!(
+            generic("prd.html", page),
+            vec!["新反馈与 rev 2 冲突", "供应商对账助手", "导入", "支持 Excel & CSV。"]
+        );
+        assert!(generic("units/u/runs/r/result.json", "{\n\"ok\": false\n}\n").is_empty());
+    }
+
+    #[test]
+    fn sections_are_taken_in_the_order_asked() {
+        let body = "# T\n## Current Position\nPhase: 1\n## Session Continuity\nStopped at: x\n### Sub\ny\n## Project Reference\n**Core value:** v\n```\n## not a heading\n```\n## Other\nz\n";
+        let want = |t: &str| match t {
+            "project reference" => Some(0),
+            "session continuity" => Some(1),
+            _ => None,
+        };
+        assert_eq!(
+            sections(body, want),
+            vec![
+                "## Project Reference",
+                "**Core value:** v",
+                "```",
+                "## not a heading",
+                "```",
+                "## Session Continuity",
+                "Stopped at: x",
+                "### Sub",
+                "y"
+            ]
+        );
+    }
+}
