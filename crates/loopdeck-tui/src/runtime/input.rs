@@ -16,8 +16,9 @@
 //!   noted the resize by then (see `read`), and it arrives as a `Resize`
 //!   at the next drain.
 //!
-//! After every wake the thread drains crossterm (`poll(ZERO)` and `read`
-//! until `poll` says no) before it sleeps again: crossterm parses a read's
+//! After every wake the thread drains crossterm (`poll` and `read` until
+//! `poll` says no; the first `poll` waits up to [`FIRST_LOOK`]) before it
+//! sleeps again: crossterm parses a read's
 //! bytes into several events and keeps them, and the terminal's fd says
 //! nothing of those.
 //!
@@ -86,10 +87,20 @@ fn read(tx: &Sender<Msg>, gate: &Gate, clicks: bool) {
     }
 }
 
+/// How long the first look of a drain waits for crossterm. The terminal
+/// wakes two epoll sets, ours and crossterm's, one after the other: woken
+/// by the first, this thread can ask crossterm before the kernel has told
+/// the second, and a look that does not wait finds nothing; the key would
+/// then wait for the next one (seen as a Ctrl-S that did nothing until
+/// another key, 1 in a few hundred under load). The wait ends as soon as
+/// crossterm has the event, so it costs nothing when a key came.
+const FIRST_LOOK: Duration = Duration::from_millis(20);
+
 /// Every event crossterm holds or can read now, to the loop, stopping at
 /// a pause. `None`: the terminal cannot be read or the loop is gone.
 fn drain(tx: &Sender<Msg>, gate: &Gate, clicks: bool) -> Option<()> {
-    while !gate.pausing() && event::poll(Duration::ZERO).ok()? {
+    let mut look = FIRST_LOOK;
+    while !gate.pausing() && event::poll(std::mem::replace(&mut look, Duration::ZERO)).ok()? {
         let ev = event::read().ok()?;
         // Read while a pager or an editor was starting: it was meant
         // for them, never for the console when it comes back.
