@@ -117,3 +117,35 @@ fn the_limit_counts_characters() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("1001 characters long"));
 }
+
+/// Who decides is a name: 200 characters at most (it is written into the
+/// project's own files, `— answered by NAME`, and every audit record).
+#[test]
+fn a_decider_past_a_names_limit_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = tmp.path().join("state");
+    let dir = tmp.path().join("p");
+    common::copy_dir(&repo().join("examples/workspace/gsd/paused-waiting"), &dir);
+    let before = common::tree(&dir);
+    let name = "名".repeat(201);
+    let out = act(&state, &dir, &["answer", "A", "--by", &name]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--by (who decides) is 201 characters long; a name takes at most 200"),
+        "{err}"
+    );
+    assert_eq!(common::tree(&dir), before, "something written");
+    let name = "名".repeat(200);
+    let out = act(&state, &dir, &["answer", "A", "--by", &name]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let state_md = std::fs::read_to_string(dir.join(".planning/STATE.md")).unwrap();
+    assert!(
+        state_md.contains(&format!("answered by {name}")),
+        "{state_md}"
+    );
+}

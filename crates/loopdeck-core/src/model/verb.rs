@@ -318,10 +318,19 @@ pub struct Request {
 
 impl Request {
     /// Who decides (`--by`, or the login name in the console), trimmed,
-    /// under the one-line rule of every typed text (`one_line`); `Err`:
+    /// under the one-line rule of every typed text (`one_line`) and the
+    /// limit of a name ([`MAX_NAME`] characters); `Err`:
     /// the refusal, in the decision texts' words.
     pub fn decider(by: &str) -> Result<String, String> {
-        one_line("--by (who decides)", by)
+        let what = "--by (who decides)";
+        let by = one_line(what, by)?;
+        let n = by.chars().count();
+        if n > MAX_NAME {
+            return Err(format!(
+                "{what} is {n} characters long; a name takes at most {MAX_NAME}: shorten it; nothing written"
+            ));
+        }
+        Ok(by)
     }
 }
 
