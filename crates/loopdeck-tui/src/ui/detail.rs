@@ -107,13 +107,35 @@ pub(super) fn render(m: &View, f: &mut Frame, area: Rect, split: bool) {
     .areas(inside);
     let mut spans = Vec::new();
     let mut x = tab_bar.x;
-    for (i, tab) in m.tabs().iter().enumerate() {
+    let tabs = m.tabs();
+    // Every title in full where they fit; else the others cut to a few
+    // characters, then to their number: the selected tab is always named
+    // whole, and every tab keeps its number (its key).
+    let label = |i: usize, tab: &Tab, level: usize| {
+        let title = tab.title();
+        match level {
+            _ if *tab == m.tab => format!(" {} {title} ", i + 1),
+            0 => format!(" {} {title} ", i + 1),
+            1 => format!(" {} {} ", i + 1, truncate(title, 4)),
+            _ => format!(" {} ", i + 1),
+        }
+    };
+    let level = (0..2)
+        .find(|&level| {
+            tabs.iter()
+                .enumerate()
+                .map(|(i, tab)| width(&label(i, tab, level)))
+                .sum::<usize>()
+                <= usize::from(tab_bar.width)
+        })
+        .unwrap_or(2);
+    for (i, tab) in tabs.iter().enumerate() {
         let style = if *tab == m.tab {
             t.selection.patch(t.bold)
         } else {
             t.muted
         };
-        let span = Span::styled(format!(" {} {} ", i + 1, tab.title()), style);
+        let span = Span::styled(label(i, tab, level), style);
         // A click on a title (as much of it as the bar shows) shows its tab.
         let w = u16::try_from(span.width()).unwrap_or(u16::MAX);
         let shown = w.min(tab_bar.right().saturating_sub(x));

@@ -89,11 +89,12 @@ pub(super) fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
     };
     let (l3_sym, l3_style) = t.project_status(p);
     // Level 0 says everything; each level after drops a detail. The last
-    // two drop the PRD revision, then the words around the counts, for
-    // the tokens' sake (80 columns hold the rest).
-    const LAST: usize = 5;
+    // three drop the PRD revision, then the words around the counts, then
+    // L2's failure count and the stall's words (`◷1`), for the tokens'
+    // sake (80 columns, or the detail beside the list, hold the rest).
+    const LAST: usize = 6;
     for level in 0..=LAST {
-        let mut l1_text = if level < LAST {
+        let mut l1_text = if level < 5 {
             t!("panes.strip.passed", passed = l1.passed, total = l1.total)
         } else {
             format!("{}/{}", l1.passed, l1.total)
@@ -113,7 +114,7 @@ pub(super) fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
         let mut l2_text = if level < 3 {
             let round = t!("panes.strip.round", rounds = l2.rounds, budget = l2.budget);
             format!(" · {} · {round}", l2.status)
-        } else if level < LAST {
+        } else if level < 5 {
             format!(" · {} {}/{}", l2.status, l2.rounds, l2.budget)
         } else {
             format!(" · {}", l2.status)
@@ -124,7 +125,7 @@ pub(super) fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
                 l2_text.push_str(&format!(" {}", at.format("%Y-%m-%d %H:%M")));
             }
         }
-        if l2.failures > 0 {
+        if l2.failures > 0 && level < LAST {
             l2_text.push_str(&format!(" · {}", t!("panes.strip.failed", n = l2.failures)));
         }
         let rev = l3.rev.filter(|_| level < 4).map_or(String::new(), |r| {
@@ -141,10 +142,13 @@ pub(super) fn strip(m: &View, p: &Project, f: &mut Frame, area: Rect) {
             ));
         }
         if stalled > 0 {
-            spans.push(Span::styled(
-                format!(" · {}", t!("panes.strip.stalled", n = stalled)),
-                t.stalled().1,
-            ));
+            let (sym, style) = t.stalled();
+            let text = if level < LAST {
+                format!(" · {}", t!("panes.strip.stalled", n = stalled))
+            } else {
+                format!(" {sym}{stalled}")
+            };
+            spans.push(Span::styled(text, style));
         }
         spans.extend([
             Span::styled("  L2 ", t.bold),

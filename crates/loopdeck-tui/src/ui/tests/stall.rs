@@ -145,3 +145,36 @@ fn the_strip_says_the_token_burn_before_and_after_the_breach() {
     let s = screen(&m, 80, 24);
     assert!(line(&s, " L1 ").contains("tokens 47%"), "{s}");
 }
+
+/// Beside the list at 120 columns the detail is about 64 wide: the tab
+/// bar names the selected tab whole and keeps every other tab's number
+/// (Findings included), and the strip keeps the token burn with a stall.
+#[test]
+fn beside_the_list_every_tab_and_the_tokens_stay_in_sight() {
+    for stalled in [false, true] {
+        let (_t, mut m) = if stalled {
+            forty_minutes_on()
+        } else {
+            workspace_model()
+        };
+        select(&mut m, RESTOCK);
+        for tab in [Tab::Agents, Tab::Overview] {
+            open(&mut m, tab);
+            let s = screen(&m, 120, 40);
+            assert_clean(&s, "beside the list");
+            let bar = line(&s, " 1 ");
+            let n = m.tabs().len();
+            for i in 1..=n {
+                assert!(bar.contains(&format!(" {i} ")), "tab {i} in {bar:?}");
+            }
+            assert!(bar.contains(&format!(" {} ", tab.title())), "{bar:?}");
+            let strip = line(&s, " L1 ");
+            assert!(strip.contains("tokens 43%"), "{strip:?}");
+            assert_eq!(strip.contains('◷'), stalled, "{strip:?}");
+            insta::assert_snapshot!(
+                format!("beside_the_list_{tab:?}_stalled_{stalled}_120x40"),
+                s
+            );
+        }
+    }
+}
