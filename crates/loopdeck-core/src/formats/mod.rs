@@ -384,7 +384,7 @@ pub fn compare_revision(p: &Project, index: usize) -> Option<crate::model::DocDi
 
 /// What you meant then, for a resume card: the first `lines` meaningful
 /// lines of up to `files` of the project's read-first files that have any
-/// (see [`excerpt`]: the words people and agents wrote, never frontmatter,
+/// (see `formats::excerpt`: the words people and agents wrote, never frontmatter,
 /// markup or JSON; the sections of a format's own file that carry the
 /// intent). Only files inside the project are read.
 pub fn excerpts(p: &Project, files: usize, lines: usize) -> Vec<Excerpt> {

@@ -319,7 +319,7 @@ pub struct Request {
 impl Request {
     /// Who decides (`--by`, or the login name in the console), trimmed,
     /// under the one-line rule of every typed text (`one_line`) and the
-    /// limit of a name ([`MAX_NAME`] characters); `Err`:
+    /// limit of a name (200 characters); `Err`:
     /// the refusal, in the decision texts' words.
     pub fn decider(by: &str) -> Result<String, String> {
         let what = "--by (who decides)";
