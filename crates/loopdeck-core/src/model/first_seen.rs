@@ -60,7 +60,7 @@ fn project_prefix(base: &Path, p: &Project) -> String {
 /// Is `key` one this memory keeps: an absolute path's or another host's
 /// (a key by a relative path, as older versions saved one per spelling of
 /// a root, is never looked up again).
-fn is_current(key: &str) -> bool {
+pub fn is_current(key: &str) -> bool {
     key.starts_with('/') || key.starts_with("host:")
 }
 
@@ -101,6 +101,16 @@ impl FirstSeen {
             notified: BTreeMap::new(),
             base,
         }
+    }
+
+    /// The key of `p`'s stall in [`FirstSeen::notified`]: `PATH#stalled`
+    /// (`PATH` as in an item's key), kept until the stall ends.
+    pub fn stall_key(&self, p: &Project) -> String {
+        format!(
+            "{}{}",
+            project_prefix(&self.base, p),
+            super::escalate::STALLED
+        )
     }
 
     /// An item's key: `PATH#KIND:REF` (`PATH` absolute),

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::StoreError;
 use super::audit::{self, ReadError, Untrusted};
-use crate::model::first_seen::FirstSeen;
+use crate::model::first_seen::{FirstSeen, is_current};
 
 /// The memory's file name in the state directory.
 pub const FILE: &str = "first-seen.json";
@@ -58,7 +58,10 @@ pub fn load(dir: &Path) -> (FirstSeen, Option<String>) {
     let base = std::env::current_dir().unwrap_or_default();
     let mut mem = FirstSeen::new(held.items, base);
     mem.notified = held.notified;
-    mem.notified.retain(|k, _| mem.at.contains_key(k));
+    // What was notified for an item still remembered, or for a stall
+    // (`PATH#stalled`, no item's key: kept until the stall ends).
+    mem.notified
+        .retain(|k, _| mem.at.contains_key(k) || (is_current(k) && k.ends_with("#stalled")));
     mem.remembered = existed && warning.is_none();
     (mem, warning)
 }
@@ -179,5 +182,28 @@ mod tests {
         let (bad, warning) = load(&dir);
         assert!(bad.at.is_empty() && !bad.remembered);
         assert!(warning.unwrap().contains("could not be read"));
+    }
+
+    /// What a rule notified is kept across runs: for an item remembered,
+    /// and for a stall (`PATH#stalled`, no item's key), so a restart does
+    /// not notify again; keys by a relative path (older versions saved one
+    /// per spelling of a root) are dropped with their items.
+    #[test]
+    fn what_was_notified_survives_a_restart_stalls_included() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("loopdeck");
+        let (mut mem, _) = load(&dir);
+        mem.at.insert("/p#question:OQ-1".into(), at(10));
+        mem.at.insert("p#question:OQ-1".into(), at(9));
+        for key in ["/p#question:OQ-1", "/p#stalled", "host:b:/w#stalled", "p#stalled"] {
+            assert!(mem.notify_once(key, "rule"), "{key}");
+        }
+        save(&dir, &mut mem).unwrap();
+        let (mut back, _) = load(&dir);
+        let at: Vec<&str> = back.at.keys().map(String::as_str).collect();
+        assert_eq!(at, ["/p#question:OQ-1"]);
+        let notified: Vec<&str> = back.notified.keys().map(String::as_str).collect();
+        assert_eq!(notified, ["/p#question:OQ-1", "/p#stalled", "host:b:/w#stalled"]);
+        assert!(!back.notify_once("/p#stalled", "rule"), "notified again");
     }
 }

@@ -126,7 +126,7 @@ pub(super) fn check(m: &mut Model) -> Vec<Effect> {
         if cached(p) {
             continue;
         }
-        let key = stall_key(p);
+        let key = m.first_seen.stall_key(p);
         let Some(stall) = p.stall(m.now, &m.stall) else {
             m.first_seen.notified.remove(&key);
             continue;
@@ -182,11 +182,6 @@ pub(super) fn check(m: &mut Model) -> Vec<Effect> {
     }
     effects.push(Effect::SaveFirstSeen);
     effects
-}
-
-/// The first-seen memory's key for `p`'s stall.
-pub fn stall_key(p: &Project) -> String {
-    format!("{}#{}", p.path.display(), escalate::STALLED)
 }
 
 /// One notification for every item a rule started firing on.
