@@ -9,7 +9,10 @@
 //! survives them; the mtime is finer (a bare date says nothing of the hour).
 //! So the mtime is taken when it falls on the day the record names (in
 //! whatever time zone it was written: UTC−12 to UTC+14), and not before a
-//! moment the record gives; otherwise the record is the date.
+//! moment the record gives (a wall-clock time without its zone may be up
+//! to 14 hours off UTC either way); otherwise the record is the date. A
+//! record later than the file's last write (beyond the zones' slack: a
+//! mistyped year, a clock set wrong) is not believed: the mtime is.
 
 use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
 
@@ -20,9 +23,16 @@ use super::parse_time;
 pub(crate) enum Recorded {
     /// A bare date (`2026-05-30`): some time that day, in the writer's zone.
     Day(NaiveDate),
-    /// A moment (`2026-05-30T08:20:00.000Z`, `2026-05-30 08:20`).
+    /// A moment with its zone (`2026-05-30T08:20:00.000Z`,
+    /// `2026-05-20 06:30 UTC`).
     At(DateTime<Utc>),
+    /// A wall-clock time without its zone (`2026-03-24 09:45`), read as
+    /// UTC: the writer's zone may put it 14 hours either way.
+    Wall(DateTime<Utc>),
 }
+
+/// How far a time zone puts a wall clock from UTC, at most.
+const ZONES: TimeDelta = TimeDelta::hours(14);
 
 impl Recorded {
     /// The earliest moment the record can mean, in UTC (a bare date:
@@ -30,7 +40,7 @@ impl Recorded {
     fn start(self) -> DateTime<Utc> {
         match self {
             Recorded::Day(d) => d.and_hms_opt(0, 0, 0).map_or(DateTime::UNIX_EPOCH, |t| t.and_utc()),
-            Recorded::At(t) => t,
+            Recorded::At(t) | Recorded::Wall(t) => t,
         }
     }
 }
@@ -44,9 +54,14 @@ pub(crate) fn recorded(value: &str) -> Option<Recorded> {
     let mut words = value.split_whitespace();
     let first = words.next()?;
     if let Some(second) = words.next().filter(|w| w.contains(':')) {
-        // A date and a time of day (a `UTC` after it changes nothing).
+        // A date and a time of day, its zone said by a `UTC` after it.
         if let Some(t) = parse_time(&format!("{first} {second}")) {
-            return Some(Recorded::At(t));
+            let zoned = words.next().is_some_and(|w| w == "UTC" || w == "Z");
+            return Some(if zoned {
+                Recorded::At(t)
+            } else {
+                Recorded::Wall(t)
+            });
         }
     }
     if first.len() > 10
@@ -82,20 +97,22 @@ pub(crate) fn dated(
     };
     let day = match record {
         Recorded::Day(d) => d,
-        Recorded::At(t) => t.date_naive(),
+        Recorded::At(t) | Recorded::Wall(t) => t.date_naive(),
     };
     let midnight = Recorded::Day(day).start();
     // That day somewhere on Earth: from UTC+14's midnight to UTC−12's.
     let from = match record {
-        Recorded::Day(_) => midnight - TimeDelta::hours(14),
+        Recorded::Day(_) => midnight - ZONES,
         Recorded::At(t) => t,
+        Recorded::Wall(t) => t - ZONES,
     };
-    let to = midnight + TimeDelta::hours(24 + 12);
-    Some(
-        mtime
-            .filter(|m| *m >= from && *m < to)
-            .unwrap_or_else(|| record.start()),
-    )
+    let to = midnight + TimeDelta::hours(24) + ZONES;
+    Some(match mtime {
+        Some(m) if m >= from && m < to => m,
+        // Recorded after the file was last written: not believed.
+        Some(m) if record.start() - ZONES > m => m,
+        _ => record.start(),
+    })
 }
 
 #[cfg(test)]
@@ -122,7 +139,7 @@ mod tests {
         );
         assert_eq!(
             recorded("2026-03-24 09:45"),
-            Some(Recorded::At(at("2026-03-24T09:45:00Z")))
+            Some(Recorded::Wall(at("2026-03-24T09:45:00Z")))
         );
         assert_eq!(
             recorded("2026-05-20 06:30 UTC · 阶段 5.3"),
@@ -146,8 +163,15 @@ mod tests {
         for m in ["2026-05-30T08:20:00Z", "2026-05-29T16:30:00Z", "2026-05-31T11:00:00Z"] {
             assert_eq!(dated(d, Some(at(m))), Some(at(m)), "{m}");
         }
+        // Written before that day began anywhere: the record says a day
+        // after the file's last write, and is not believed.
         assert_eq!(
             dated(d, Some(at("2026-05-29T09:00:00Z"))),
+            Some(at("2026-05-29T09:00:00Z"))
+        );
+        // A day after: the record (a copy's mtime).
+        assert_eq!(
+            dated(d, Some(at("2026-06-01T00:00:00Z"))),
             Some(at("2026-05-30T00:00:00Z"))
         );
         // A recorded moment: the mtime only from it on, that day.
@@ -158,6 +182,18 @@ mod tests {
         );
         for m in ["2026-05-30T08:00:00Z", "2026-06-02T09:00:00Z"] {
             assert_eq!(dated(t, Some(at(m))), Some(at("2026-05-30T08:20:00Z")), "{m}");
+        }
+        // A wall-clock time in its writer's zone (09:45 in UTC+8 is 01:45
+        // UTC): the mtime that day, never a time after the write.
+        let wall = recorded("2026-03-24 09:45");
+        assert_eq!(
+            dated(wall, Some(at("2026-03-24T01:46:00Z"))),
+            Some(at("2026-03-24T01:46:00Z"))
+        );
+        // Recorded after the file's last write (a mistyped year): the mtime.
+        for r in [Some(day("2027-05-30")), recorded("2027-05-30T08:20:00Z"), wall] {
+            let m = at("2026-01-02T03:04:05Z");
+            assert_eq!(dated(r, Some(m)), Some(m), "{r:?}");
         }
         // No record: the mtime; neither: nothing.
         assert_eq!(dated(None, Some(at("2026-12-07T06:29:00Z"))), Some(at("2026-12-07T06:29:00Z")));
