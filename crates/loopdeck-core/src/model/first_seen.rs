@@ -57,11 +57,24 @@ fn project_prefix(base: &Path, p: &Project) -> String {
     }
 }
 
-/// Is `key` one this memory keeps: an absolute path's or another host's
-/// (a key by a relative path, as older versions saved one per spelling of
-/// a root, is never looked up again).
+/// Is `key` one this memory keeps as it is: an absolute path's or another
+/// host's (older versions saved a relative root's items by the path as
+/// typed).
 pub fn is_current(key: &str) -> bool {
     key.starts_with('/') || key.starts_with("host:")
+}
+
+/// `key` with its project's path made absolute from `base` (a key older
+/// versions saved by a relative path: read as typed from `base`, where
+/// loopdeck most likely runs again).
+fn absolute_key(base: &Path, key: &str) -> String {
+    match key.split_once('#') {
+        Some((path, rest)) if !is_current(key) && !base.as_os_str().is_empty() => format!(
+            "{}#{rest}",
+            super::seen::absolute_folded(base, Path::new(path)).display()
+        ),
+        _ => key.to_owned(),
+    }
 }
 
 /// Item key → when first seen.
@@ -87,11 +100,17 @@ pub struct FirstSeen {
 }
 
 impl FirstSeen {
-    /// A memory holding `at` (as loaded; keys by a relative path dropped),
+    /// A memory holding `at` (as loaded; a key by a relative path made
+    /// absolute from `base`, the earlier time kept where two meet),
     /// relative project paths joined to `base`, with nothing filled,
     /// forgotten or arrived yet.
-    pub fn new(mut at: BTreeMap<String, DateTime<Utc>>, base: PathBuf) -> Self {
-        at.retain(|k, _| is_current(k));
+    pub fn new(loaded: BTreeMap<String, DateTime<Utc>>, base: PathBuf) -> Self {
+        let mut at: BTreeMap<String, DateTime<Utc>> = BTreeMap::new();
+        for (k, t) in loaded {
+            at.entry(absolute_key(&base, &k))
+                .and_modify(|e| *e = (*e).min(t))
+                .or_insert(t);
+        }
         FirstSeen {
             at,
             filled: HashSet::new(),
@@ -101,6 +120,11 @@ impl FirstSeen {
             notified: BTreeMap::new(),
             base,
         }
+    }
+
+    /// `key` as this memory keys it (see [`FirstSeen::new`]).
+    pub fn keyed(&self, key: &str) -> String {
+        absolute_key(&self.base, key)
     }
 
     /// The key of `p`'s stall in [`FirstSeen::notified`]: `PATH#stalled`

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::StoreError;
 use super::audit::{self, ReadError, Untrusted};
-use crate::model::first_seen::{FirstSeen, is_current};
+use crate::model::first_seen::FirstSeen;
 
 /// The memory's file name in the state directory.
 pub const FILE: &str = "first-seen.json";
@@ -57,11 +57,14 @@ pub fn load(dir: &Path) -> (FirstSeen, Option<String>) {
     // `seen.json`'s are, so every spelling of a root shares one clock.
     let base = std::env::current_dir().unwrap_or_default();
     let mut mem = FirstSeen::new(held.items, base);
-    mem.notified = held.notified;
     // What was notified for an item still remembered, or for a stall
     // (`PATH#stalled`, no item's key: kept until the stall ends).
-    mem.notified
-        .retain(|k, _| mem.at.contains_key(k) || (is_current(k) && k.ends_with("#stalled")));
+    for (k, rules) in held.notified {
+        let k = mem.keyed(&k);
+        if mem.at.contains_key(&k) || k.ends_with("#stalled") {
+            mem.notified.entry(k).or_default().extend(rules);
+        }
+    }
     mem.remembered = existed && warning.is_none();
     (mem, warning)
 }
@@ -186,24 +189,35 @@ mod tests {
 
     /// What a rule notified is kept across runs: for an item remembered,
     /// and for a stall (`PATH#stalled`, no item's key), so a restart does
-    /// not notify again; keys by a relative path (older versions saved one
-    /// per spelling of a root) are dropped with their items.
+    /// not notify again. A key older versions saved by a relative path is
+    /// read from the working directory, as the new ones are made.
     #[test]
     fn what_was_notified_survives_a_restart_stalls_included() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("loopdeck");
+        let cwd = std::env::current_dir().unwrap();
         let (mut mem, _) = load(&dir);
         mem.at.insert("/p#question:OQ-1".into(), at(10));
-        mem.at.insert("p#question:OQ-1".into(), at(9));
-        for key in ["/p#question:OQ-1", "/p#stalled", "host:b:/w#stalled", "p#stalled"] {
+        mem.at.insert("q#question:OQ-1".into(), at(9));
+        for key in ["/p#question:OQ-1", "/p#stalled", "host:b:/w#stalled", "q#stalled", "/gone#question:X"] {
             assert!(mem.notify_once(key, "rule"), "{key}");
         }
         save(&dir, &mut mem).unwrap();
         let (mut back, _) = load(&dir);
-        let at: Vec<&str> = back.at.keys().map(String::as_str).collect();
-        assert_eq!(at, ["/p#question:OQ-1"]);
-        let notified: Vec<&str> = back.notified.keys().map(String::as_str).collect();
-        assert_eq!(notified, ["/p#question:OQ-1", "/p#stalled", "host:b:/w#stalled"]);
+        let q = cwd.join("q").display().to_string();
+        let mut want_at = vec!["/p#question:OQ-1".to_owned(), format!("{q}#question:OQ-1")];
+        want_at.sort();
+        let got_at: Vec<String> = back.at.keys().cloned().collect();
+        assert_eq!(got_at, want_at);
+        assert_eq!(back.at[&format!("{q}#question:OQ-1")], at(9));
+        let mut want: Vec<String> = ["/p#question:OQ-1", "/p#stalled", "host:b:/w#stalled"]
+            .map(str::to_owned)
+            .into();
+        want.push(format!("{q}#stalled"));
+        want.sort();
+        let got: Vec<String> = back.notified.keys().cloned().collect();
+        assert_eq!(got, want, "an item forgotten takes its notices with it");
         assert!(!back.notify_once("/p#stalled", "rule"), "notified again");
+        assert!(!back.notify_once(&format!("{q}#stalled"), "rule"), "notified again");
     }
 }
