@@ -511,10 +511,10 @@ pub fn roots(explicit: &[PathBuf], config: &Config) -> Result<Vec<PathBuf>, Root
         match std::fs::metadata(r) {
             Ok(m) if m.is_dir() => present = true,
             Ok(_) => return Err(RootError::NotADirectory(r.clone())),
-            // Present but not reachable (a parent without permission), or
-            // a link whose target is gone: the walk reports it as a problem.
+            // Present but not reachable (a parent without permission): the
+            // walk reports it as a problem. A link whose target is gone is
+            // missing like a path that names nothing (both "do not exist").
             Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => present = true,
-            Err(_) if std::fs::symlink_metadata(r).is_ok() => present = true,
             Err(_) => {
                 missing.get_or_insert(r);
             }

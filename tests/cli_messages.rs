@@ -156,6 +156,18 @@ fn a_missing_root_beside_a_good_one_is_a_problem_not_a_usage_error() {
             .code(2)
             .stdout("")
             .stderr(format!("loopdeck: {missing} does not exist\n"));
+        // A link to nothing exists no more than a path to nothing, alone
+        // or beside one.
+        let dangling = dangling.to_str().unwrap();
+        for args in [vec![cmd, dangling], vec![cmd, dangling, missing]] {
+            loopdeck()
+                .args(&args)
+                .args(["--json"])
+                .assert()
+                .code(2)
+                .stdout("")
+                .stderr(format!("loopdeck: {dangling} does not exist\n"));
+        }
     }
 }
 
