@@ -4,7 +4,7 @@
 //! settling one a kill or a full disk interrupted; the audit trail. The
 //! errors are typed ([`ActError`], [`Failure`]): the caller says them.
 
-pub use crate::formats::act::{act, act_on_workspace};
+pub use crate::formats::act::{ANSWER_FORMS, act, act_on_workspace};
 pub use crate::store::process::host_name;
 pub use crate::store::txn::{
     ActError, Failure, FileChange, Outcome, Refusal, Stamp, WriteOptions, gate,

@@ -43,3 +43,22 @@ fn lengths(verb: &Verb) -> Result<(), ActError> {
         .map_err(|msg| ActError::Refused(Refusal::new(msg)))
 }
 
+/// `act DIR answer --help`: the two forms, as the formats' act code reads
+/// them (PRD-master's `prd_master::act`, GSD's `gsd::act::bind` and
+/// `pick`): kept here, beside them, so the file names it says are the
+/// formats' own. Laid out by hand: the help prints it as it is.
+pub const ANSWER_FORMS: &str = "\
+PRD-master: answer OQ-ID TEXT
+  TEXT answers question OQ-ID (`OQ-7`).
+
+GSD: answer [SHA256] TEXT|N|LETTER
+  Answers the question in .planning/WAITING.json (.gsd/WAITING.json when there is one),
+  which has no id. When it offers options, N picks the one numbered N (1 for the first),
+  LETTER the one it keys (`B` for `B. ...`), and an option's own text picks that option;
+  any other TEXT is recorded as written.
+  SHA256 (the sha256 of that WAITING.json, or its first 8 or more hex digits, as
+  `loopdeck show DIR --json` lists the file) answers only if the file still has those
+  bytes (exit 3 if not).
+  The answer goes under Decisions in STATE.md as
+  `- [Phase N]: question → answer — answered by NAME` (`— WHY` with --rationale WHY);
+  the WAITING.json is removed.";
