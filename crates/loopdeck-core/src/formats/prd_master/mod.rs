@@ -654,6 +654,15 @@ mod tests {
         // Nothing dated: the files' mtime, as before.
         let undated = write("# 对话\n\n## 阶段 0\n\n2026-05-20 06:30 UTC\n");
         assert_eq!(undated.as_deref(), Some("2030-01-15T10:00:00+00:00"));
+        // A conversation grown past what a state file may weigh (16 MiB):
+        // its end dates it, read alone.
+        let mut big = String::from("# 对话\n\n## 2026-01-01 00:00 UTC · 阶段 0\n\n");
+        let page = "**PM**：很长的讨论。".repeat(60) + "\n\n";
+        while big.len() < 17 * 1024 * 1024 {
+            big.push_str(&page);
+        }
+        big.push_str("## 2026-05-31 09:00 UTC · 阶段 1.5\n\n最后一段\n");
+        assert_eq!(write(&big).as_deref(), Some("2026-05-31T09:00:00+00:00"));
     }
 
     #[test]

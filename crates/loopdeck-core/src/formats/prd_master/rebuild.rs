@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::formats::dated::{self, Recorded};
 use crate::store;
+use crate::store::ndjson::{RevLine, ReverseLines};
 
 /// The heading that marks a confirmed value argument in the scene anchor.
 pub(crate) const VALUE_SECTION: &str = "价值论证（阶段 2 已确认）";
@@ -29,18 +30,29 @@ pub(crate) fn scene_anchor_has_value(dir: &Path, anchor: &str) -> bool {
         .is_ok_and(|b| String::from_utf8_lossy(&b).contains(VALUE_SECTION))
 }
 
+/// How much of a conversation's end is read to date it: exchanges are
+/// appended, so the newest are there, whatever the file has grown to.
+const CONVERSATION_TAIL: u64 = 1024 * 1024;
+
 /// The latest moment `conversation` (relative to the project) dates an
 /// exchange with: the time at the start of a heading, as loopdeck's own
 /// answers append them (`## 2026-06-01T11:28:00Z · 阶段 1 · OQ-6`) and as
-/// people write them (`## 2026-05-20 06:30 UTC · 阶段 5.3`). `None` when
-/// it dates none (or cannot be read).
+/// people write them (`## 2026-05-20 06:30 UTC · 阶段 5.3`), among the
+/// headings of its last [`CONVERSATION_TAIL`] bytes. `None` when they date
+/// none (or it cannot be read).
 pub(crate) fn conversation_dated(dir: &Path, conversation: &str) -> Option<Recorded> {
-    let bytes = store::read_in(dir, conversation, store::STATE_FILE_LIMIT).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
-    dated::latest(text.lines().filter_map(|line| {
-        let heading = line.trim_start().strip_prefix('#')?;
-        dated::recorded(heading.trim_start_matches('#').trim())
-    }))
+    let mut lines = ReverseLines::open_in(dir, conversation, CONVERSATION_TAIL).ok()?;
+    let mut records = Vec::new();
+    while let Ok(Some(line)) = lines.next_line() {
+        let RevLine::Line(line) = line else { continue };
+        let line = String::from_utf8_lossy(line);
+        if let Some(heading) = line.trim_start().strip_prefix('#')
+            && let Some(r) = dated::recorded(heading.trim_start_matches('#').trim())
+        {
+            records.push(r);
+        }
+    }
+    dated::latest(records)
 }
 
 /// Page ids `p01`..`pNN` declared in `output/ppt.md`.
