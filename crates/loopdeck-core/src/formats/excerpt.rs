@@ -1,10 +1,11 @@
 //! What a resume card quotes of a read-first file under "what you meant
 //! then" (scenario C): the words people and agents wrote, never the
 //! machine's part of the file. A Markdown file's frontmatter is left out,
-//! an HTML page is read as its text (tags, comments and `<pre>` contracts
-//! left out), and JSON (a run's result, a triage) quotes nothing: it is
-//! data, not what anyone meant. A format may pick the sections of its own
-//! files that carry the intent (GSD's `STATE.md`, a DWP README).
+//! an HTML page is read as its text, a line per block (tags, comments,
+//! scripts, styles and `<pre>` contracts left out), and JSON (a run's
+//! result, a triage) quotes nothing: it is data, not what anyone meant. A
+//! format may pick the sections of its own files that carry the intent
+//! (GSD's `STATE.md`, a DWP README).
 
 use super::devloop::html::{Token, tokens};
 use super::gsd::frontmatter;
@@ -78,32 +79,110 @@ pub(crate) fn sections(body: &str, wanted: impl Fn(&str) -> Option<usize>) -> Ve
     found.into_iter().map(|(_, _, l)| l).collect()
 }
 
-/// The text of an HTML page, one line per line of text: tags and comments
-/// left out, and the text of `<pre>` (a devloop contract: code, hashed,
-/// not prose).
+/// The text of an HTML page, a line per block (a paragraph, a heading, a
+/// list item, a table row, a `<br>`…): the text of inline elements (`<b>`,
+/// `<code>`, `<a>`…) runs on in its sentence, a row's cells are set apart
+/// by ` · `, and white space collapses as a browser collapses it. Tags and
+/// comments are left out, and the text of `<script>`, `<style>` and
+/// `<pre>` (a devloop contract: code, hashed, not prose).
 fn html_text(html: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut pre = 0usize;
+    let mut line = String::new();
+    // Inside a `<pre>`, `<script>` or `<style>`.
+    let mut hidden = 0usize;
+    // A cell ended after text on this line: the next text is another's.
+    let mut cell = false;
     for t in tokens(html) {
         match t {
-            Token::Tag(tag) if tag.name == "pre" => {
-                pre = if tag.end {
-                    pre.saturating_sub(1)
+            Token::Tag(tag) if matches!(tag.name.as_ref(), "pre" | "script" | "style") => {
+                end_line(&mut line, &mut out);
+                cell = false;
+                hidden = if tag.end {
+                    hidden.saturating_sub(1)
                 } else {
-                    pre + 1
+                    hidden + 1
                 };
             }
-            Token::Text(s) if pre == 0 => {
-                out.extend(
-                    s.lines()
-                        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-                        .filter(|l| !l.is_empty()),
-                );
+            Token::Tag(tag) if matches!(tag.name.as_ref(), "td" | "th") => {
+                cell |= !line.trim().is_empty();
+            }
+            Token::Tag(tag) if is_block(&tag.name) => {
+                end_line(&mut line, &mut out);
+                cell = false;
+            }
+            Token::Text(s) if hidden == 0 => {
+                if cell && !s.trim().is_empty() {
+                    line.push_str(" · ");
+                    cell = false;
+                }
+                line.push_str(&s);
             }
             _ => {}
         }
     }
+    end_line(&mut line, &mut out);
     out
+}
+
+/// Does the element `name` start a line of text and end one (a block, or
+/// `<br>`)? Any other tag is inline: its text runs on.
+fn is_block(name: &str) -> bool {
+    matches!(
+        name,
+        "address"
+            | "article"
+            | "aside"
+            | "blockquote"
+            | "body"
+            | "br"
+            | "caption"
+            | "dd"
+            | "details"
+            | "dialog"
+            | "div"
+            | "dl"
+            | "dt"
+            | "fieldset"
+            | "figcaption"
+            | "figure"
+            | "footer"
+            | "form"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "head"
+            | "header"
+            | "hgroup"
+            | "hr"
+            | "html"
+            | "li"
+            | "main"
+            | "nav"
+            | "ol"
+            | "p"
+            | "section"
+            | "summary"
+            | "table"
+            | "tbody"
+            | "tfoot"
+            | "thead"
+            | "title"
+            | "tr"
+            | "ul"
+    )
+}
+
+/// Add the text gathered in `line`, its white space collapsed, to `out`
+/// as a line (when there is any), and start a new one.
+fn end_line(line: &mut String, out: &mut Vec<String>) {
+    let text = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !text.is_empty() {
+        out.push(text);
+    }
+    line.clear();
 }
 
 #[cfg(test)]
@@ -119,6 +198,25 @@ mod tests {
         assert_eq!(
             generic("a.md", "# A\n\n---\n\ntext\n"),
             vec!["# A", "text"]
+        );
+    }
+
+    /// devloop's PRD paragraph with inline markup (p-shipped's `prd.html`)
+    /// is one sentence, not a line per tag; a line ends at a block.
+    #[test]
+    fn inline_tags_run_on_in_their_sentence() {
+        let page = "<article data-doc=\"prd\" data-rev=\"2\">\n  <h1>供应商对账助手</h1>\n  <section data-rev=\"1\">\n    <h3>导入对账单</h3>\n    <p>支持供应商发来的 <b>Excel</b> 与 <code>CSV</code> 对账单，<a href=\"x\">详见附录</a>。</p>\n  </section>\n</article>\n";
+        assert_eq!(
+            generic("prd.html", page),
+            vec!["供应商对账助手", "导入对账单", "支持供应商发来的 Excel 与 CSV 对账单，详见附录。"]
+        );
+        // A line break, list items and table rows end lines; a row's cells
+        // are set apart; a sentence across source lines is one; scripts
+        // and styles are not text.
+        let page = "<style>p { color: red }</style><p>第一行<br>第二\n  行 &amp; <em>更多</em></p><ul><li>甲</li><li>乙</li></ul><table><tr><th>字段</th><th>说明</th></tr><tr><td>id</td> <td></td><td>主键</td></tr></table><script>let x = \"<p>\";</script><div>完</div>";
+        assert_eq!(
+            generic("sdd.html", page),
+            vec!["第一行", "第二 行 & 更多", "甲", "乙", "字段 · 说明", "id · 主键", "完"]
         );
     }
 
