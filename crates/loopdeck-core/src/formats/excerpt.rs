@@ -1,14 +1,15 @@
 //! What a resume card quotes of a read-first file under "what you meant
 //! then" (scenario C): the words people and agents wrote, never the
-//! machine's part of the file. A Markdown file's frontmatter is left out,
-//! an HTML page is read as its text, a line per block (tags, comments,
-//! scripts, styles and `<pre>` contracts left out), and JSON (a run's
-//! result, a triage) quotes nothing: it is data, not what anyone meant. A
-//! format may pick the sections of its own files that carry the intent
-//! (GSD's `STATE.md`, a DWP README).
+//! machine's part of the file. A Markdown file's frontmatter is left out
+//! (`formats::markdown`: a `---` block that reads as YAML; a rule over the
+//! opening section is prose), an HTML page is read as its text, a line per
+//! block (tags, comments, scripts, styles and `<pre>` contracts left out),
+//! and JSON (a run's result, a triage) quotes nothing: it is data, not
+//! what anyone meant. A format may pick the sections of its own files that
+//! carry the intent (GSD's `STATE.md`, a DWP README).
 
 use super::devloop::html::{Token, tokens};
-use super::gsd::frontmatter;
+use super::markdown;
 
 /// Lines of `text`, the file `rel`, that say what was meant, for any
 /// format: see the module's documentation.
@@ -20,14 +21,8 @@ pub(crate) fn generic(rel: &str, text: &str) -> Vec<String> {
     match ext.as_str() {
         "json" | "ndjson" | "jsonl" => Vec::new(),
         "html" | "htm" => html_text(text),
-        _ => prose(markdown_body(text).lines()),
+        _ => prose(markdown::body(text).lines()),
     }
-}
-
-/// `text` after its frontmatter (one `---` block at the top, or several
-/// stacked, as GSD's tolerant reader finds them); all of it without one.
-pub(crate) fn markdown_body(text: &str) -> &str {
-    frontmatter::split(text).1
 }
 
 /// The meaningful lines of `lines`: trimmed; blank lines, `---` rules and
@@ -198,6 +193,17 @@ mod tests {
         assert_eq!(
             generic("a.md", "# A\n\n---\n\ntext\n"),
             vec!["# A", "text"]
+        );
+    }
+
+    /// A PRD-master `scene-anchor.md` that opens with a rule: the section
+    /// between the rules is what was meant, not a frontmatter to leave out.
+    #[test]
+    fn a_rule_over_the_opening_section_is_prose() {
+        let md = "---\n\n# 场景锚点：差旅报销\n\n- 财务主管：终审\n\n---\n\n## 痛点\n\n- 纸单子丢失\n";
+        assert_eq!(
+            generic("scene-anchor.md", md),
+            vec!["# 场景锚点：差旅报销", "- 财务主管：终审", "## 痛点", "- 纸单子丢失"]
         );
     }
 

@@ -73,7 +73,7 @@ pub(crate) fn meant(rel: &str, text: &str) -> Option<Vec<String>> {
     if rel != README {
         return None;
     }
-    let body = super::excerpt::markdown_body(text);
+    let body = super::markdown::body(text);
     let chosen = super::excerpt::sections(body, |title| {
         if title.contains("goal") {
             Some(0)

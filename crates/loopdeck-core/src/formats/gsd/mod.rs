@@ -299,13 +299,14 @@ testing_pub!(
 /// Session Continuity, kept "for instant session resumption", where the
 /// last session stopped and the file to resume from. Current Position
 /// (phase, plan, status, progress) and the decisions and blockers are on
-/// the card already. A file without either section: its body from the top.
-/// `None` for another file (read as any other).
+/// the card already. The frontmatter is GSD's own reader's. A file without
+/// either section: its body from the top. `None` for another file (read as
+/// any other).
 pub(crate) fn meant(rel: &str, text: &str) -> Option<Vec<String>> {
     if rel != STATE_FILE {
         return None;
     }
-    let body = super::excerpt::markdown_body(text);
+    let body = frontmatter::split(text).1;
     let chosen = super::excerpt::sections(body, |title| {
         if title.contains("project reference") {
             Some(0)
