@@ -45,28 +45,70 @@ fn heading(line: &str) -> Option<(usize, &str)> {
         .then(|| (level, title.trim().trim_end_matches('#').trim()))
 }
 
-/// The lines of the Markdown sections of `body` whose heading `wanted`
-/// takes (the title, lower-cased), heading included, in the order of
-/// `wanted`'s answers (their index), then of the file. A section runs to
-/// the next heading of its level or above; headings inside code fences
-/// are text.
-pub(crate) fn sections(body: &str, wanted: impl Fn(&str) -> Option<usize>) -> Vec<&str> {
-    let mut found: Vec<(usize, usize, &str)> = Vec::new();
-    let mut open: Option<(usize, usize)> = None; // (rank, level)
+/// The headings of `body` (level and title, with the line's index), those
+/// inside code fences left out.
+fn headings(body: &str) -> impl Iterator<Item = (usize, usize, &str)> {
     let mut fenced = false;
-    for (n, line) in body.lines().enumerate() {
+    body.lines().enumerate().filter_map(move |(n, line)| {
         if line.trim_start().starts_with("```") {
             fenced = !fenced;
         }
-        if let Some((level, title)) = heading(line).filter(|_| !fenced) {
-            if open.is_some_and(|(_, l)| level <= l) {
+        heading(line)
+            .filter(|_| !fenced)
+            .map(|(level, title)| (n, level, title))
+    })
+}
+
+/// The level of the document's own sections: the shallowest level of its
+/// headings, its title left out (a first heading that is the only one at
+/// level 1: `# Plan: …`, `# Project State`). `None` without any.
+fn own_level(body: &str) -> Option<usize> {
+    let levels: Vec<usize> = headings(body).map(|(_, level, _)| level).collect();
+    let titled = levels.first() == Some(&1) && levels.iter().filter(|l| **l == 1).count() == 1;
+    levels.iter().skip(usize::from(titled)).min().copied()
+}
+
+/// A heading's title as a name to match: lower-cased, its numbering
+/// (`1.`, `2)`, `3.1`) left out (`## 1. Goal` → `goal`).
+fn name(title: &str) -> String {
+    let t = title.trim();
+    let rest = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let number = &t[..t.len() - rest.len()];
+    let unnumbered = if !number.starts_with(|c: char| c.is_ascii_digit()) {
+        t
+    } else if let Some(after) = rest.strip_prefix(')') {
+        after
+    } else if number.ends_with('.') || rest.starts_with(char::is_whitespace) {
+        rest
+    } else {
+        t
+    };
+    unnumbered.trim().to_lowercase()
+}
+
+/// The lines of the document's own sections of `body` (the level under
+/// its title, see [`own_level`]: a plan's, not its tasks') whose heading
+/// `wanted` takes (the heading's name: lower-cased, unnumbered), heading
+/// and sub-sections included, in the order of `wanted`'s answers (their
+/// index), then of the file. A section runs to the next heading of its
+/// level or above; headings inside code fences are text.
+pub(crate) fn sections(body: &str, wanted: impl Fn(&str) -> Option<usize>) -> Vec<&str> {
+    let Some(own) = own_level(body) else {
+        return Vec::new();
+    };
+    let mut at = headings(body).peekable();
+    let mut found: Vec<(usize, usize, &str)> = Vec::new();
+    let mut open: Option<usize> = None; // rank
+    for (n, line) in body.lines().enumerate() {
+        if let Some((_, level, title)) = at.next_if(|(h, _, _)| *h == n) {
+            if level <= own {
                 open = None;
             }
-            if open.is_none() {
-                open = wanted(&title.to_lowercase()).map(|rank| (rank, level));
+            if level == own {
+                open = wanted(&name(title));
             }
         }
-        if let Some((rank, _)) = open {
+        if let Some(rank) = open {
             found.push((rank, n, line));
         }
     }
