@@ -24,6 +24,7 @@ testing_pub!(
 );
 mod dated;
 mod excerpt;
+mod markdown;
 mod shape;
 
 use std::path::{Path, PathBuf};

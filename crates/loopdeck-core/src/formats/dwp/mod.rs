@@ -65,23 +65,20 @@ const RECEIPT: &str = "analysis_results/FINALIZATION.json";
 const LOCK: &str = "state.json.lock";
 
 /// What the plan's README says you meant then (a resume card's excerpt):
-/// its Goal and Context sections, not the status lines above them
-/// (Standard, Plan Format, Materialization, Approval: on the card already).
-/// A README without either: from its top. `None` for another file (read as
-/// any other).
+/// the plan's own Goal and Context sections (`## Goal`, `## 1. Goal`; not
+/// a Lite task's `### Goal`, nor a `## Non-goals`), not the status lines
+/// above them (Standard, Plan Format, Materialization, Approval: on the
+/// card already). A README without either: from its top. `None` for
+/// another file (read as any other).
 pub(crate) fn meant(rel: &str, text: &str) -> Option<Vec<String>> {
     if rel != README {
         return None;
     }
-    let body = super::excerpt::markdown_body(text);
-    let chosen = super::excerpt::sections(body, |title| {
-        if title.contains("goal") {
-            Some(0)
-        } else if title.contains("context") {
-            Some(1)
-        } else {
-            None
-        }
+    let body = super::markdown::body(text);
+    let chosen = super::excerpt::sections(body, |name| match name {
+        "goal" => Some(0),
+        "context" => Some(1),
+        _ => None,
     });
     let lines = super::excerpt::prose(chosen.into_iter());
     Some(if lines.is_empty() {

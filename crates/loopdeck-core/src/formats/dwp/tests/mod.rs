@@ -852,3 +852,37 @@ fn a_stale_lock_is_reported_never_removed() {
     );
     assert!(lock.is_dir(), "never removed");
 }
+
+/// A Lite plan's README (the real-world fixture) holds its tasks' records
+/// inline, each with its own `### Goal` and `### Context`: what was meant
+/// is the plan's `## Goal` and `## Context`, not the tasks' Goals crowding
+/// them out. A section is known by its whole title (numbered or not), so
+/// a `## Non-goals` is not the Goal.
+#[test]
+fn what_you_meant_then_is_the_plans_goal_and_context_not_its_tasks() {
+    let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../../tests/fixtures/dwp-real-world/skill_tests_fixtures_lite-plan/PLAN_lite_fixture/README.md",
+    );
+    let text = fs::read_to_string(readme).unwrap();
+    assert_eq!(
+        meant(README, &text).unwrap(),
+        vec![
+            "## Goal",
+            "Keep the fixture contract valid.",
+            "## Context",
+            "Fixture-only plan under the skill repo's tests; no product surface."
+        ]
+    );
+    let text = "# Plan: x\n\n## 1. Non-goals\n\nNo UI.\n\n## 2) Context\n\nThe API.\n\n## 3. Goal\n\nShip it.\n\n### Goal notes\n\nsoon\n\n## 4. Task List\n";
+    assert_eq!(
+        meant(README, text).unwrap(),
+        vec![
+            "## 3. Goal",
+            "Ship it.",
+            "### Goal notes",
+            "soon",
+            "## 2) Context",
+            "The API."
+        ]
+    );
+}
