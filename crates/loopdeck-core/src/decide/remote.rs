@@ -322,6 +322,24 @@ pub fn refuse_readonly(host: &HostSpec) -> Answer {
     ))
 }
 
+/// `command` started; a program that is still open for writing somewhere
+/// (`ETXTBSY`: being installed, or a file another thread's child has not
+/// closed yet in the moment between its fork and its exec) is tried again
+/// a few times before it is said.
+fn spawn_unless_busy(command: &mut Command) -> std::io::Result<std::process::Child> {
+    let busy = rustix::io::Errno::TXTBSY.raw_os_error();
+    let mut tries = 0;
+    loop {
+        match command.spawn() {
+            Err(e) if e.raw_os_error() == Some(busy) && tries < 5 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Makes `call` on `host` by running `ssh_program` (normally `ssh`) with
 /// [`ssh::argv`] for the remote `loopdeck call`, the call's JSON on its
 /// stdin, and reads the answer on its stdout. Never fails: a host that
@@ -333,13 +351,13 @@ pub fn refuse_readonly(host: &HostSpec) -> Answer {
 /// a link silent for 30 s); run it off the console's drawing thread.
 pub fn call_over_ssh(host: &HostSpec, ssh_program: &str, call: &Call) -> Answer {
     let name = &host.name;
-    let mut child = match Command::new(ssh_program)
+    let mut command = Command::new(ssh_program);
+    command
         .args(ssh::argv(host, &[Arg::Word("call")]))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-    {
+        .stderr(Stdio::piped());
+    let mut child = match spawn_unless_busy(&mut command) {
         Ok(c) => c,
         Err(e) => return Answer::refused(format!("{name}: cannot run {ssh_program}: {e}")),
     };
