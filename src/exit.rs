@@ -1,5 +1,5 @@
-//! The exit codes of every command, the console's included (PRODUCT.md,
-//! "The headless interface"). A neutral module: the command line and the
+//! The exit codes of every command, the console's included (README.md,
+//! "Exit codes", which `tests/readme_contract.rs` holds to them). A neutral module: the command line and the
 //! console both use it, neither imports the other.
 
 /// Everything went as asked.

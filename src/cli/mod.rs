@@ -1,4 +1,4 @@
-//! The headless interface of PRODUCT.md: every view is also a command, with
+//! The headless interface (README.md, "Commands"): every view is also a command, with
 //! `--json` (`"schema_version": 1`) or a plain table.
 //!
 //! Exit codes ([`crate::exit`]): 0 ok; 1 findings, a directory or root that

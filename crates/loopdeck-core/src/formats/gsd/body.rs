@@ -267,7 +267,9 @@ testing_pub!(
     }
 );
 
-/// Status normalisation for loopdeck's views (PRODUCT.md's order).
+/// Status normalisation for loopdeck's views: GSD's free-text status mapped to
+/// the seed's canonical words, the first match winning (a paused project that
+/// says "executing" too is paused); an unknown word is passed through.
 pub(crate) fn normalize_status(raw: Option<&str>, paused_at: bool) -> String {
     let raw = raw.unwrap_or("").trim();
     let l = raw.to_lowercase();
