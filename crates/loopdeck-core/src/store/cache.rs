@@ -60,6 +60,12 @@ struct Inner {
     budget: u64,
     /// The weights of the entries held (changed under `entries`' lock).
     held: AtomicU64,
+    /// The last pass that went over the budget (0: none yet). Such a pass
+    /// (a first reading, a full re-read) admits no new copy of a parse:
+    /// least recently used out first, whatever it copied into the cache
+    /// before its end would have been dropped by its own later puts, and a
+    /// copy cost as much as the parse (see [`ReadCache::admits`]).
+    full: AtomicU64,
     pass: AtomicU64,
     bytes_read: AtomicU64,
     /// Files neither read nor parsed again.
@@ -74,6 +80,7 @@ impl Default for Inner {
             off: false,
             budget: PARSE_BUDGET,
             held: AtomicU64::new(0),
+            full: AtomicU64::new(0),
             pass: AtomicU64::new(0),
             bytes_read: AtomicU64::new(0),
             reused: AtomicU64::new(0),
@@ -140,7 +147,7 @@ impl ReadCache {
     );
 
     testing_pub!(
-        #[cfg(feature = "testing")]
+        #[cfg(any(test, feature = "testing"))]
         /// A cache trusting a file's times once they are `racy` old, keeping
         /// the parses of at most `budget` bytes of files.
         pub fn with_budget(racy: Duration, budget: u64) -> Self {
@@ -309,7 +316,18 @@ impl ReadCache {
         if held.fetch_add(weight, Ordering::Relaxed) + weight > self.inner.budget {
             let budget = self.inner.budget / 2;
             held.store(trim(&mut entries, budget), Ordering::Relaxed);
+            self.inner.full.store(pass, Ordering::Relaxed);
         }
+    }
+
+    /// Should pass `pass` keep a copy of a fresh parse? Not once it has
+    /// gone over the budget: a reading bigger than the budget would drop
+    /// its own copies before it ended (a full re-read at 10,000 projects
+    /// cost 1.8 times the CPU of no cache at all, copying parses it then
+    /// freed); the files it did not keep are kept by the next, smaller
+    /// reading that reads them, which is the one that reads them again.
+    pub(crate) fn admits(&self, pass: u64) -> bool {
+        self.inner.full.load(Ordering::Relaxed) != pass
     }
 
     pub(crate) fn forget<V: Any + Send + Sync>(&self, path: &Path) {
@@ -324,26 +342,58 @@ impl ReadCache {
 /// `budget`; answer what they weigh then. What is dropped is read and
 /// parsed again when next needed: the cache only ever saves work, never
 /// changes a reading.
+///
+/// The order is found on the weights alone and the entries dropped in one
+/// `retain`: copying every kept path to sort them cost a sixth of a full
+/// re-read's CPU at 10,000 projects (`bench/speed.py`'s memory row), as a
+/// reading trims once per half a budget read.
 fn trim(entries: &mut HashMap<Key, Entry>, budget: u64) -> u64 {
     let total: u64 = entries.values().map(|e| e.weight).sum();
     if total <= budget {
         return total;
     }
-    let mut weighed: Vec<(u64, u64, Key)> = entries
-        .iter()
-        .filter(|(_, e)| e.weight > 0)
-        .map(|(k, e)| (e.seen, u64::MAX - e.weight, k.clone()))
+    // (pass, biggest first): the order entries leave in.
+    let rank = |e: &Entry| (e.seen, u64::MAX - e.weight);
+    let mut order: Vec<(u64, u64)> = entries
+        .values()
+        .filter(|e| e.weight > 0)
+        .map(rank)
         .collect();
-    weighed.sort_unstable_by_key(|a| (a.0, a.1));
+    order.sort_unstable();
+    // The last rank to leave, and how many of the entries of that very
+    // rank leave (those before it all do).
     let mut left = total;
-    for (_, _, key) in weighed {
+    let mut cut = (0, 0);
+    let mut at_cut = 0usize;
+    for &r in &order {
         if left <= budget {
             break;
         }
-        if let Some(e) = entries.remove(&key) {
-            left -= e.weight;
+        left -= u64::MAX - r.1;
+        if r == cut {
+            at_cut += 1;
+        } else {
+            cut = r;
+            at_cut = 1;
         }
     }
+    if at_cut == 0 {
+        return left;
+    }
+    entries.retain(|_, e| {
+        if e.weight == 0 {
+            return true;
+        }
+        let r = rank(e);
+        if r < cut {
+            false
+        } else if r == cut && at_cut > 0 {
+            at_cut -= 1;
+            false
+        } else {
+            true
+        }
+    });
     left
 }
 
@@ -436,4 +486,89 @@ pub(crate) fn read_counted(
 /// Record the stamp of a file the reading did not read again.
 pub(crate) fn stamp_known(path: &Path, sha256: &str, len: u64) {
     stamps::record_known(path, sha256, len);
+}
+
+#[cfg(test)]
+mod trim_tests {
+    use super::*;
+
+    fn entry(seen: u64, weight: u64) -> Entry {
+        Entry {
+            seen,
+            weight,
+            value: Box::new(()),
+        }
+    }
+
+    /// The ranks (pass, weight) left after dropping a prefix of the order
+    /// by sorting whole entries, as `trim` once did.
+    fn reference(entries: &[(u64, u64)], budget: u64) -> (Vec<(u64, u64)>, u64) {
+        let mut total: u64 = entries.iter().map(|e| e.1).sum();
+        let mut sorted: Vec<(u64, u64)> = entries.to_vec();
+        sorted.sort_by_key(|&(seen, w)| (w == 0, seen, u64::MAX - w));
+        let mut kept = Vec::new();
+        for (seen, w) in sorted {
+            if w > 0 && total > budget {
+                total -= w;
+            } else {
+                kept.push((seen, w));
+            }
+        }
+        kept.sort_unstable();
+        (kept, total)
+    }
+
+    #[test]
+    fn a_pass_over_the_budget_admits_no_more_copies_the_next_does() {
+        let cache = ReadCache::with_budget(Duration::ZERO, 100);
+        let pass = cache.begin_pass();
+        assert!(cache.admits(pass));
+        cache.put_weighed(pass, Path::new("/p/a"), 1u8, 40);
+        assert!(cache.admits(pass), "within the budget");
+        cache.put_weighed(pass, Path::new("/p/b"), 2u8, 70);
+        assert!(!cache.admits(pass), "over it: this pass copies no more");
+        // Down to half the budget, the biggest of the pass out first.
+        assert_eq!(cache.len(), 1);
+        assert_eq!(cache.take::<u8>(Path::new("/p/a")), Some(1));
+        let next = cache.begin_pass();
+        assert!(cache.admits(next), "a new pass admits again");
+    }
+
+    #[test]
+    fn trim_drops_the_least_recently_used_biggest_first_ties_counted() {
+        // A small linear congruential sequence: many equal passes and
+        // weights, so ties at the cut are the rule, not the exception.
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 33) % m
+        };
+        for round in 0..400 {
+            let n = 1 + next(60) as usize;
+            let specs: Vec<(u64, u64)> = (0..n)
+                .map(|_| (next(5), if next(4) == 0 { 0 } else { 1 + next(6) * 10 }))
+                .collect();
+            let budget = next(200);
+            let mut entries: HashMap<Key, Entry> = specs
+                .iter()
+                .enumerate()
+                .map(|(i, &(seen, w))| {
+                    ((PathBuf::from(format!("/p/{i}")), TypeId::of::<()>()), entry(seen, w))
+                })
+                .collect();
+            let left = trim(&mut entries, budget);
+            let mut kept: Vec<(u64, u64)> = entries.values().map(|e| (e.seen, e.weight)).collect();
+            kept.sort_unstable();
+            let (want, want_left) = reference(&specs, budget);
+            assert_eq!(kept, want, "round {round}: {specs:?} budget {budget}");
+            assert_eq!(left, want_left, "round {round}");
+            assert_eq!(left, kept.iter().map(|e| e.1).sum::<u64>(), "round {round}");
+            assert!(
+                left <= budget || kept.iter().all(|e| e.1 == 0),
+                "round {round}"
+            );
+        }
+    }
 }

@@ -73,6 +73,9 @@ where
         Some(m) if m.sha256 == sha256 => m.value,
         _ => parse(bytes),
     };
+    if !cache.admits(pass) {
+        return Ok(value);
+    }
     cache.put_weighed(
         pass,
         &path,
@@ -121,6 +124,9 @@ where
         return value;
     }
     let value = compute(dir);
+    if !cache.admits(pass) {
+        return value;
+    }
     cache.put_weighed(
         pass,
         &path,
