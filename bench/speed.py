@@ -12,10 +12,10 @@ Rows (--only takes their names, comma-separated):
             250 devloop projects alone
   memory    the console's resident memory at 10,000 mixed projects, with
             its read cache and without (LOOPDECK_READ_CACHE=off), and the
-            CPU of a full re-read (`r`) with and without
+            CPU of a full re-read (`r`) with and without; medians of 3
   first     the first frame at 10,000 mixed projects (the list drawn):
             a first start, and a second (a snapshot to draw from); and at
-            10,000 small PRD-master projects, second start
+            10,000 small PRD-master projects; medians of 3
   churn     1 project of 10,000 saved 50 times a second for 20 s, in place
             and by rename-over: the console's CPU; 1,000 lines a second
             appended to 1 devloop project of 1,000: the console's CPU
@@ -97,8 +97,21 @@ def start_console(binary, roots, state, env=None):
     return con, t0
 
 def loaded(con, n, t0, timeout=300):
-    """Seconds from t0 until the header counts n projects."""
-    t = con.seen_after(f"{n} projects".encode(), 0, timeout)
+    """Seconds from t0 until the header counts n projects. The terminal may
+    get the count and the word apart, the cursor moved over a space already
+    drawn (as bench/first_frame.py reads it)."""
+    import re
+    want = re.compile(str(n).encode() + rb"(?: |\x1b\[\d+;\d+H)projects")
+    end, t = time.monotonic() + timeout, None
+    while t is None and time.monotonic() < end:
+        with con.lock:
+            tail = b""
+            for at, b in con.chunks:
+                tail += b
+                if want.search(tail):
+                    t = at
+                    break
+        time.sleep(0.002)
     if t is None:
         con.stop()
         sys.exit(f"the console never showed {n} projects")
@@ -200,23 +213,45 @@ def console_memory(binary, ws, n, state, env=None):
     con.stop()
     return rss, c1 - c0, after
 
-def row_memory(this, base, tmp, short):
+def row_memory(this, base, tmp, short, reps=3):
     n = 1000 if short else 10000
     ws = os.path.join(tmp, f"mixed{n}")
     generate(ws, n)
-    print(f"the console at {n:,} mixed projects (resident MiB; a full re-read's CPU s)")
-    m = console_memory(this, ws, n, fresh_state(tmp, "m1"))
-    off = console_memory(this, ws, n, fresh_state(tmp, "m2"), {"LOOPDECK_READ_CACHE": "off"})
-    mb = console_memory(base, ws, n, fresh_state(tmp, "m3")) if base else None
+    print(f"the console at {n:,} mixed projects (resident MiB; a full re-read's CPU s; "
+          f"medians of {reps} runs, the three consoles alternating)")
+    runs = {"m": [], "off": [], "mb": []}
+    for _ in range(reps):
+        runs["m"].append(console_memory(this, ws, n, fresh_state(tmp, "m1")))
+        runs["off"].append(console_memory(this, ws, n, fresh_state(tmp, "m2"),
+                                          {"LOOPDECK_READ_CACHE": "off"}))
+        if base:
+            runs["mb"].append(console_memory(base, ws, n, fresh_state(tmp, "m3")))
+    med = lambda rs: tuple(statistics.median(r[j] for r in rs) for j in range(3)) if rs else None
+    m, off, mb = med(runs["m"]), med(runs["off"]), med(runs["mb"])
+    for name, rs in runs.items():
+        if rs:
+            print(f"    {name:>4} runs: " + "; ".join(f"{r[0]:.0f} MiB, {r[1]:.1f} s, {r[2]:.0f} MiB" for r in rs))
     print(f"  {'':<44} {'this build':>12} {'baseline':>12}   {'base/this':>7}")
     line("resident, loaded", m[0], mb and mb[0], " MiB", off[0], "no-cache")
     line("resident, after a full re-read", m[2], mb and mb[2], " MiB", off[2], "no-cache")
     line("  without the read cache", off[0], None, " MiB")
     line("CPU of a full re-read", m[1], mb and mb[1], " s", off[1], "no-cache")
 
-def first_frame(binary, ws, n, state, env=None):
+def first_frame(binary, ws, n, state, env=None, keeps=False):
+    """Milliseconds until the list of `n` projects is drawn. `keeps`: the
+    build keeps a snapshot: wait for it before stopping, so the second
+    start has it to draw from (stopped at once, the console was killed
+    before its first full reading's snapshot was written, and the second
+    start measured a first start again)."""
     con, t0 = start_console(binary, [ws], state, env)
     s = loaded(con, n, t0)
+    if keeps:
+        deadline = time.monotonic() + 120
+        while not glob.glob(os.path.join(state, "loopdeck", "snapshot-*.json")):
+            if time.monotonic() > deadline:
+                con.stop()
+                sys.exit(f"{binary} kept no snapshot in {state}")
+            time.sleep(0.1)
     con.stop()
     return s * 1000
 
@@ -228,14 +263,28 @@ def row_first(this, base, tmp, short):
     generate(small, n, small=True)
     print(f"first frame, the list drawn (ms)")
     print(f"  {'':<44} {'this build':>12} {'baseline':>12}   {'base/this':>7}")
+    reps = 3
     for what, root in ((f"{n:,} mixed", ws), (f"{n:,} small PRD-master", small)):
-        s1, s2 = fresh_state(tmp, "f1"), fresh_state(tmp, "f2")
-        cold = first_frame(this, root, n, s1)
-        cold_b = first_frame(base, root, n, s2) if base else None
-        warm = first_frame(this, root, n, s1)
-        warm_b = first_frame(base, root, n, s2) if base else None
-        line(f"{what}, first start", cold, cold_b, "")
-        line(f"{what}, second start", warm, warm_b, "")
+        got = {k: [] for k in ("cold", "cold_b", "warm", "warm_b")}
+        for _ in range(reps):
+            s1, s2 = fresh_state(tmp, "f1"), fresh_state(tmp, "f2")
+            got["cold"].append(first_frame(this, root, n, s1, keeps=True))
+            if base:
+                got["cold_b"].append(first_frame(base, root, n, s2, keeps=keeps_snapshot(base)))
+            got["warm"].append(first_frame(this, root, n, s1))
+            if base:
+                got["warm_b"].append(first_frame(base, root, n, s2))
+        med = {k: (statistics.median(v) if v else None) for k, v in got.items()}
+        line(f"{what}, first start", med["cold"], med["cold_b"], "")
+        line(f"{what}, second start", med["warm"], med["warm_b"], "")
+        print(f"    (runs: " + "; ".join(f"{k} " + ", ".join(f"{x:.0f}" for x in v)
+                                        for k, v in got.items() if v) + ")")
+
+def keeps_snapshot(binary):
+    """Does this build keep a snapshot (it knows `list --cached`)?"""
+    out = subprocess.run([binary, "list", "--help"], capture_output=True, text=True).stdout
+    return "--cached" in out
+
 
 def save_in_place(path, i):
     doc = json.load(open(path, encoding="utf-8"))
