@@ -30,6 +30,7 @@ mod effects;
 mod fleet;
 pub mod hook;
 mod input;
+mod memory;
 pub mod notify;
 mod saver;
 pub mod suspend;
@@ -412,12 +413,23 @@ impl Console {
         let event = match msg {
             Msg::Feed(m) => match self.engine.handle(m, Instant::now()) {
                 Some(u) => {
-                    match &u {
-                        Update::Reading(Reading::All(_)) => self.snapshot.read(true),
-                        Update::Reading(Reading::Part { .. }) => self.snapshot.read(false),
-                        _ => {}
+                    let many = match &u {
+                        Update::Reading(Reading::All(p)) => {
+                            self.snapshot.read(true);
+                            p.len()
+                        }
+                        Update::Reading(Reading::Part { projects, .. }) => {
+                            self.snapshot.read(false);
+                            projects.len()
+                        }
+                        _ => 0,
+                    };
+                    self.deadlines = None;
+                    let effects = app::update(&mut self.model, update_event(u));
+                    if many >= memory::MANY {
+                        memory::release();
                     }
-                    update_event(u)
+                    return effects;
                 }
                 None => return Vec::new(),
             },
