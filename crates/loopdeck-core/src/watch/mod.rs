@@ -42,6 +42,13 @@ pub(crate) const MIN_GAP: Duration = Duration::from_millis(100);
 /// console well under 1% of a core).
 pub(crate) const POLL_EVERY: Duration = Duration::from_secs(10);
 
+/// A poll's full reading takes at most a tenth of the time: the next one
+/// starts no sooner than this many times as long as the last full reading
+/// took after it ended. At 100,000 projects a reading takes ~10 s: polled
+/// every 10 s the console read without a pause (1.5 cores, idle); the
+/// period said (`Liveness::Polling`'s `every_secs`) is the longer one.
+pub(crate) const POLL_SPACING: u32 = 9;
+
 /// How changes are noticed: what the header (and the `watch` feed) says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
@@ -88,8 +95,12 @@ pub enum Reading {
 #[derive(Debug)]
 pub enum Msg {
     /// Files changed at these paths; none: anything may have changed (an
-    /// overflow, a poll): read everything.
+    /// overflow, the watches just set up): read everything.
     Changed(Vec<PathBuf>),
+    /// The poll's time came (no events to trust): read everything, unless
+    /// the last full reading ended too recently for its cost (see
+    /// [`POLL_SPACING`]).
+    Poll,
     /// The read `id` is done. `escalate`: a partial read met problems only
     /// a full read reports: the engine reads everything next.
     Read {
@@ -184,6 +195,12 @@ pub struct Engine {
     wake: Option<Instant>,
     sink: Sink,
     cache: Arc<ReadCache>,
+    /// The full reading in flight: its id and start.
+    all_reading: Option<(u64, Instant)>,
+    /// The last full reading: when it ended, and how long it took.
+    all_last: Option<(Instant, Duration)>,
+    /// How changes are noticed, as the watcher last said it.
+    liveness: Option<Liveness>,
     _watcher: watcher::Handle,
 }
 
@@ -200,6 +217,9 @@ impl Engine {
             wake: None,
             sink,
             cache: Arc::new(ReadCache::new()),
+            all_reading: None,
+            all_last: None,
+            liveness: None,
             _watcher: watcher,
         };
         engine.reload(Instant::now());
@@ -214,6 +234,13 @@ impl Engine {
                 self.changed(&paths, now);
                 None
             }
+            Msg::Poll => {
+                if self.poll_due(now) {
+                    let actions = self.sched.changed_all(now);
+                    self.perform(actions, now);
+                }
+                None
+            }
             Msg::Read {
                 id,
                 reading,
@@ -223,8 +250,41 @@ impl Engine {
                 Some(Update::Reading(reading))
             }
             Msg::RootProblems(p) => Some(Update::RootProblems(p)),
-            Msg::Liveness(l) => Some(Update::Liveness(l)),
+            Msg::Liveness(l) => {
+                self.liveness = Some(l.clone());
+                Some(Update::Liveness(self.said(l)))
+            }
         }
+    }
+
+    /// Seconds between two polls' readings, as the last full reading's
+    /// cost spaces them (0: no full reading yet).
+    fn spacing_secs(&self) -> u64 {
+        self.all_last.map_or(0, |(_, took)| {
+            took.saturating_mul(POLL_SPACING).as_secs_f64().ceil() as u64
+        })
+    }
+
+    /// How changes are noticed, with the period polls really have.
+    fn said(&self, l: Liveness) -> Liveness {
+        match l {
+            Liveness::Polling { every_secs, reason } => Liveness::Polling {
+                every_secs: every_secs.max(self.spacing_secs()),
+                reason,
+            },
+            other => other,
+        }
+    }
+
+    /// May a poll read everything now? Not while a full reading is in
+    /// flight, nor before the spacing after the last one has passed.
+    fn poll_due(&self, now: Instant) -> bool {
+        if self.all_reading.is_some() {
+            return false;
+        }
+        self.all_last.is_none_or(|(ended, took)| {
+            now.saturating_duration_since(ended) >= took.saturating_mul(POLL_SPACING)
+        })
     }
 
     /// Files changed at `paths` (`Msg::Changed`).
@@ -233,14 +293,14 @@ impl Engine {
             Some(t) => self.sched.changed(t, now),
             None => self.sched.changed_all(now),
         };
-        self.perform(actions);
+        self.perform(actions, now);
     }
 
     /// Read these targets again after the settle (a front end's own
     /// reason: a broken reading held, a decision written).
     pub fn reread(&mut self, targets: Vec<Target>, now: Instant) {
         let actions = self.sched.changed(targets, now);
-        self.perform(actions);
+        self.perform(actions, now);
     }
 
     /// `targets` were just written by the front end (a decision): read
@@ -248,18 +308,32 @@ impl Engine {
     /// reports for the same write join this read.
     pub fn written(&mut self, targets: Vec<Target>, now: Instant) {
         let actions = self.sched.written(targets, now);
-        self.perform(actions);
+        self.perform(actions, now);
     }
 
     /// Read everything now (or right after the read in flight).
     pub fn reload(&mut self, now: Instant) {
         let actions = self.sched.full_reload(now);
-        self.perform(actions);
+        self.perform(actions, now);
     }
 
     /// The read `id` is done with `reading` (`Msg::Read`): learn the
     /// projects it found, and start what is due next.
     fn read_done(&mut self, id: u64, reading: &Reading, escalate: bool, now: Instant) {
+        if let Some((all, started)) = self.all_reading
+            && all == id
+        {
+            self.all_reading = None;
+            let before = self.spacing_secs();
+            self.all_last = Some((now, now.saturating_duration_since(started)));
+            // Polling: say the period the cost now gives (back through
+            // `handle`, as the watcher's own word).
+            if let Some(l @ Liveness::Polling { .. }) = &self.liveness
+                && self.spacing_secs() != before
+            {
+                let _ = self.sink.send(Msg::Liveness(l.clone()));
+            }
+        }
         match reading {
             Reading::All(projects) => {
                 self.known = projects.iter().map(|p| p.path.clone()).collect();
@@ -277,10 +351,10 @@ impl Engine {
         }
         if escalate {
             let actions = self.sched.full_reload(now);
-            self.perform(actions);
+            self.perform(actions, now);
         }
         let actions = self.sched.read_done(id, now);
-        self.perform(actions);
+        self.perform(actions, now);
     }
 
     /// When [`Engine::tick`] is next due, if ever.
@@ -293,14 +367,15 @@ impl Engine {
         if self.wake.is_some_and(|at| at <= now) {
             self.wake = None;
             let actions = self.sched.tick(now);
-            self.perform(actions);
+            self.perform(actions, now);
         }
     }
 
-    fn perform(&mut self, actions: Vec<Action>) {
+    fn perform(&mut self, actions: Vec<Action>, now: Instant) {
         for a in actions {
             match a {
                 Action::ReadAll { id } => {
+                    self.all_reading = Some((id, now));
                     loader::load(
                         self.roots.clone(),
                         self.cache.clone(),

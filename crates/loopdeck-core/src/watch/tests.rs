@@ -169,3 +169,70 @@ fn reread(rx: &mpsc::Receiver<Msg>) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<crate::m
         Err(e) => panic!("no read: {e}"),
     }
 }
+
+/// Polling, a poll's reading waits out nine times the last full
+/// reading's cost after it ended (a reading of 100,000 projects polled
+/// every 10 s never stopped), and the period said is the one it gives.
+#[test]
+fn polls_are_spaced_by_what_a_full_reading_costs_and_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    state(&dir.path().join("p"), "p");
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let opts = Options {
+        poll_every: Duration::from_secs(30),
+        mode: Mode::Poll,
+        ..Options::default()
+    };
+    let t0 = Instant::now();
+    let mut engine = Engine::start(vec![dir.path().to_path_buf()], Sink::new(tx), &opts);
+    // The watcher says it polls, every 30 s as configured.
+    let mut said = None;
+    let mut first = None;
+    while said.is_none() || first.is_none() {
+        match rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the start's messages")
+        {
+            m @ Msg::Read { .. } => first = Some(m),
+            Msg::Liveness(l) => said = Some(engine.handle(Msg::Liveness(l), t0)),
+            _ => {}
+        }
+    }
+    assert!(matches!(
+        said,
+        Some(Some(Update::Liveness(Liveness::Polling {
+            every_secs: 30,
+            ..
+        })))
+    ));
+    // The first full reading is taken to have ended 10 s after it began:
+    // polls are then 90 s apart after its end.
+    let ended = t0 + Duration::from_secs(10);
+    assert!(engine.handle(first.unwrap(), ended).is_some());
+    // A poll now starts nothing; the period is said again, longer when
+    // the cost asks for more than the configuration's.
+    let inside = ended + Duration::from_secs(89);
+    assert!(engine.handle(Msg::Poll, inside).is_none());
+    assert_eq!(
+        engine.wake_at(),
+        None,
+        "a poll inside the spacing asked for nothing"
+    );
+    engine.tick(inside + Duration::from_secs(5));
+    match rx.recv_timeout(Duration::from_secs(20)) {
+        Ok(Msg::Liveness(l)) => assert!(matches!(
+            engine.handle(Msg::Liveness(l), ended),
+            Some(Update::Liveness(Liveness::Polling { every_secs: 90, .. }))
+        )),
+        other => panic!("the period said again: {other:?}"),
+    }
+    assert!(
+        rx.recv_timeout(Duration::from_millis(500)).is_err(),
+        "a poll inside the spacing read nothing"
+    );
+    // After the spacing, a poll reads everything (after the settle).
+    let later = ended + Duration::from_secs(91);
+    assert!(engine.handle(Msg::Poll, later).is_none());
+    engine.tick(later + Duration::from_secs(5));
+    assert!(matches!(next_reading(&rx), Reading::All(_)));
+}

@@ -108,7 +108,7 @@ fn follow<B: Backend>(
         let now = Instant::now();
         if next_poll.is_some_and(|p| p <= now) {
             next_poll = Some(now + poll);
-            if !sink.send(Msg::Changed(Vec::new())) {
+            if !sink.send(Msg::Poll) {
                 return;
             }
         }
@@ -166,7 +166,7 @@ pub(super) fn poll_only(sink: &Sink, opts: &Options, rx: &Receiver<In>, reason: 
     loop {
         match rx.recv_timeout(every) {
             Err(RecvTimeoutError::Timeout) => {
-                if !sink.send(Msg::Changed(Vec::new())) {
+                if !sink.send(Msg::Poll) {
                     return;
                 }
             }
