@@ -13,7 +13,8 @@ testing_pub!(
 );
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
@@ -343,8 +344,23 @@ impl Engine {
                 trees,
                 projects,
             } => {
-                self.known
-                    .retain(|k| !dirs.contains(k) && !trees.iter().any(|t| k.starts_with(t)));
+                // Each directory, and the run of paths under each tree
+                // (the set's order keeps a tree's paths together), not a
+                // look at every project known for each reading.
+                for d in dirs {
+                    self.known.remove(d);
+                }
+                for t in trees {
+                    let under: Vec<PathBuf> = self
+                        .known
+                        .range::<Path, _>((Bound::Included(t.as_path()), Bound::Unbounded))
+                        .take_while(|k| k.starts_with(t))
+                        .cloned()
+                        .collect();
+                    for k in under {
+                        self.known.remove(&k);
+                    }
+                }
                 self.known.extend(projects.iter().map(|p| p.path.clone()));
             }
             Reading::Failed(_) => {}

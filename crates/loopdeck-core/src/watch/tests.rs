@@ -236,3 +236,40 @@ fn polls_are_spaced_by_what_a_full_reading_costs_and_say_so() {
     engine.tick(later + Duration::from_secs(5));
     assert!(matches!(next_reading(&rx), Reading::All(_)));
 }
+
+/// A partial reading forgets the projects known in its directories and
+/// under its trees, and only those: a sibling whose name shares the
+/// tree's bytes (`a` and `ab`) stays.
+#[test]
+fn a_partial_reading_forgets_only_what_it_covered() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tx, _rx) = mpsc::channel::<Msg>();
+    let opts = Options {
+        mode: Mode::Poll,
+        poll_every: Duration::from_secs(3600),
+        ..Options::default()
+    };
+    let mut engine = Engine::start(vec![dir.path().to_path_buf()], Sink::new(tx), &opts);
+    let ws = PathBuf::from("/ws");
+    let all = ["a", "a/x", "a/x/y", "ab", "ab/x", "b", "b/x", "c"];
+    engine.known = all.iter().map(|p| ws.join(p)).collect();
+    let reading = Reading::Part {
+        dirs: vec![ws.join("b"), ws.join("zz")],
+        trees: vec![ws.join("a")],
+        projects: vec![],
+    };
+    let _ = engine.handle(
+        Msg::Read {
+            id: 999,
+            reading,
+            escalate: false,
+        },
+        Instant::now(),
+    );
+    let left: Vec<PathBuf> = engine.known.iter().cloned().collect();
+    let want: Vec<PathBuf> = ["ab", "ab/x", "b/x", "c"]
+        .iter()
+        .map(|p| ws.join(p))
+        .collect();
+    assert_eq!(left, want);
+}

@@ -258,6 +258,11 @@ pub fn projects(m: &Model) -> Vec<usize> {
         .iter()
         .enumerate()
         .filter(|(_, p)| {
+            // Unfiltered, no row's text is made (asked for every project
+            // at each frame and each reading).
+            if m.list.filter.is_empty() {
+                return true;
+            }
             // A stalled project's mark is a column too (`/stalled`).
             let stalled = p
                 .stall(m.now, &m.stall)

@@ -40,8 +40,20 @@ fn plain(path: &Path) -> bool {
     }
     // An absolute path's first component is the root, before its `/`.
     let b = b.strip_prefix(b"/").unwrap_or(b);
-    b.split(|c| *c == b'/')
-        .all(|part| !part.is_empty() && part != b".")
+    // One look at each byte (asked of every project for each reading):
+    // a component starts at 0 and after each `/`, and must be neither
+    // empty nor `.`.
+    let mut start = true;
+    for (i, &c) in b.iter().enumerate() {
+        if start {
+            let next = b.get(i + 1);
+            if c == b'/' || (c == b'.' && matches!(next, None | Some(b'/'))) {
+                return false;
+            }
+        }
+        start = c == b'/';
+    }
+    !b.is_empty() && !start
 }
 
 fn same_path(a: &Path, b: &Path) -> bool {
@@ -49,14 +61,16 @@ fn same_path(a: &Path, b: &Path) -> bool {
         a.as_os_str().as_encoded_bytes(),
         b.as_os_str().as_encoded_bytes(),
     );
-    if x == y {
-        return true;
-    }
     // Equal paths end with the same name, so with the same byte unless
-    // one ends with a `/` or a `.` component: most are told apart here.
+    // one ends with a `/` or a `.` component: most are told apart here,
+    // before their bytes are compared (a workspace's paths are often all
+    // of one length, and differ at their end).
     let odd = |c: Option<&u8>| matches!(c, Some(b'/' | b'.'));
     if x.last() != y.last() && !odd(x.last()) && !odd(y.last()) {
         return false;
+    }
+    if x == y {
+        return true;
     }
     if plain(a) && plain(b) {
         return false;
@@ -83,7 +97,7 @@ fn path_under(a: &Path, under: &Path) -> bool {
 
 /// Is `p` the project `id` names? (No key built.)
 pub(super) fn is(p: &Project, id: &Identity) -> bool {
-    p.path == id.1 && p.format == id.2 && p.host == id.0
+    p.format == id.2 && p.host == id.0 && same_path(&p.path, &id.1)
 }
 
 /// How current what the console shows of a project is.
@@ -460,6 +474,41 @@ fn extend_timeline(back: &mut HashMap<PathBuf, Back>, prev: &Project, fresh: &mu
 #[cfg(test)]
 mod path_tests {
     use super::*;
+
+    /// `plain` says what a split into components says, byte by byte.
+    #[test]
+    fn plain_is_no_empty_and_no_dot_component() {
+        let by_split = |b: &[u8]| {
+            if b == b"/" {
+                return true;
+            }
+            let b = b.strip_prefix(b"/").unwrap_or(b);
+            b.split(|c| *c == b'/')
+                .all(|part| !part.is_empty() && part != b".")
+        };
+        let parts = [
+            "",
+            "/",
+            ".",
+            "..",
+            ".a",
+            "a.",
+            "a",
+            "ab",
+            ".planning",
+            "a.b",
+        ];
+        for x in parts {
+            for y in parts {
+                for z in ["", "/", "//", "/."] {
+                    let s = format!("{x}/{y}{z}");
+                    for t in [s.clone(), format!("/{s}"), x.to_owned(), format!("{x}{z}")] {
+                        assert_eq!(plain(Path::new(&t)), by_split(t.as_bytes()), "{t:?}");
+                    }
+                }
+            }
+        }
+    }
 
     /// The byte comparisons answer what `Path`'s component-wise ones do,
     /// for plain spellings and the others alike.
