@@ -141,11 +141,13 @@ fn a_remapped_key_in_the_console() {
     // names the new keys.
     t.keys(&["q"]);
     t.keys(&["?"]);
-    // A capture can catch a frame half drawn: wait for the row itself.
-    let s = t.wait_until("the help naming Q", |s| {
-        s.contains("Keys & symbols") && s.contains(" Q       quit")
+    // A capture can catch a frame half drawn: wait for the rows themselves
+    // (CI caught the help's first nine rows drawn and not the J row).
+    let s = t.wait_until("the help naming Q and J", |s| {
+        s.contains("Keys & symbols")
+            && s.contains(" Q       quit")
+            && s.contains(" J ↓     move down")
     });
-    assert!(s.contains(" J ↓     move down"), "{s}");
     assert!(!s.contains(" q       quit"), "{s}");
     t.keys(&["Escape"]);
     t.wait_gone("Keys & symbols");
