@@ -100,7 +100,7 @@ pub enum Msg {
     Changed(Vec<PathBuf>),
     /// The poll's time came (no events to trust): read everything, unless
     /// the last full reading ended too recently for its cost (see
-    /// [`POLL_SPACING`]).
+    /// `POLL_SPACING`).
     Poll,
     /// The read `id` is done. `escalate`: a partial read met problems only
     /// a full read reports: the engine reads everything next.
