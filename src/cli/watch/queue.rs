@@ -56,7 +56,11 @@ enum Changed {
 struct State {
     stop: bool,
     changed: Option<Changed>,
+    /// A poll's time came (merged: one is as good as many).
+    poll: bool,
     liveness: Option<Liveness>,
+    /// The engine asked to say how changes are noticed again (merged).
+    restate: bool,
     /// Readings and root problems, in the order they came.
     rest: VecDeque<watch::Msg>,
     /// Other hosts' lines, in the order they came; at most
@@ -102,6 +106,8 @@ impl Queue {
                 }
             }
             Msg::Feed(watch::Msg::Liveness(l)) => s.liveness = Some(l),
+            Msg::Feed(watch::Msg::Poll) => s.poll = true,
+            Msg::Feed(watch::Msg::Restate) => s.restate = true,
             Msg::Feed(other) => s.rest.push_back(other),
             Msg::Host(e) => {
                 s.hosts.push_back(*e);
@@ -137,8 +143,14 @@ impl Queue {
                 };
                 return Some(Msg::Feed(watch::Msg::Changed(paths)));
             }
+            if std::mem::take(&mut s.poll) {
+                return Some(Msg::Feed(watch::Msg::Poll));
+            }
             if let Some(l) = s.liveness.take() {
                 return Some(Msg::Feed(watch::Msg::Liveness(l)));
+            }
+            if std::mem::take(&mut s.restate) {
+                return Some(Msg::Feed(watch::Msg::Restate));
             }
             if let Some(m) = s.rest.pop_front() {
                 return Some(Msg::Feed(m));
@@ -183,6 +195,19 @@ mod tests {
             Some(Msg::Feed(watch::Msg::Changed(p))) => p,
             other => panic!("not a change: {other:?}"),
         }
+    }
+
+    #[test]
+    fn polls_and_restatements_merge_while_the_loop_is_busy() {
+        let q = Queue::default();
+        for _ in 0..10_000 {
+            q.push(Msg::Feed(watch::Msg::Poll));
+            q.push(Msg::Feed(watch::Msg::Restate));
+        }
+        assert!(matches!(q.pop(None), Some(Msg::Feed(watch::Msg::Poll))));
+        assert!(matches!(q.pop(None), Some(Msg::Feed(watch::Msg::Restate))));
+        let soon = Some(Instant::now() + Duration::from_millis(50));
+        assert!(q.pop(soon).is_none(), "one of each, however many came");
     }
 
     #[test]

@@ -281,10 +281,14 @@ impl ReadCache {
     /// Take the `V` kept for `path` out (the caller puts it back with
     /// [`Self::put`]); two readers of one file at once each work alone.
     pub(crate) fn take<V: Any + Send + Sync>(&self, path: &Path) -> Option<V> {
-        let e = self
-            .lock()
-            .remove(&(path.to_path_buf(), TypeId::of::<V>()))?;
-        self.inner.held.fetch_sub(e.weight, Ordering::Relaxed);
+        // `held` changes under the entries' lock: a trim between the two
+        // (another thread's put) would count this entry out twice.
+        let e = {
+            let mut entries = self.lock();
+            let e = entries.remove(&(path.to_path_buf(), TypeId::of::<V>()))?;
+            self.inner.held.fetch_sub(e.weight, Ordering::Relaxed);
+            e
+        };
         e.value.downcast::<V>().ok().map(|b| *b)
     }
 
@@ -331,7 +335,8 @@ impl ReadCache {
     }
 
     pub(crate) fn forget<V: Any + Send + Sync>(&self, path: &Path) {
-        if let Some(e) = self.lock().remove(&(path.to_path_buf(), TypeId::of::<V>())) {
+        let mut entries = self.lock();
+        if let Some(e) = entries.remove(&(path.to_path_buf(), TypeId::of::<V>())) {
             self.inner.held.fetch_sub(e.weight, Ordering::Relaxed);
         }
     }

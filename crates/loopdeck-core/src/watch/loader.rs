@@ -39,11 +39,20 @@ fn reading(sink: Sink, id: u64, job: impl FnOnce() -> Msg + Send + 'static) {
     job_worker(
         move |m| sink.send(m),
         "reading the projects",
-        job,
+        move || {
+            // Timed here, on the worker: the engine spaces polls by it.
+            let started = std::time::Instant::now();
+            let mut msg = job();
+            if let Msg::Read { took, .. } = &mut msg {
+                *took = started.elapsed();
+            }
+            msg
+        },
         move |why| Msg::Read {
             id,
             reading: Reading::Failed(why),
             escalate: false,
+            took: std::time::Duration::ZERO,
         },
     );
 }
@@ -61,6 +70,7 @@ pub(super) fn load(roots: Vec<PathBuf>, cache: Arc<ReadCache>, sink: Sink, id: u
             id,
             reading: Reading::All(found.projects),
             escalate: false,
+            took: std::time::Duration::ZERO,
         }
     });
 }
@@ -107,6 +117,7 @@ pub(super) fn read_some(
                 projects,
             },
             escalate,
+            took: std::time::Duration::ZERO,
         }
     });
 }

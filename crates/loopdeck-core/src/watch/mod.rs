@@ -111,12 +111,20 @@ pub enum Msg {
         reading: Reading,
         /// Read everything next.
         escalate: bool,
+        /// How long the reading took on its worker (a front end's delay
+        /// in taking this message not counted).
+        took: Duration,
     },
     /// What a full reading could not read at the level of roots and
     /// directories ("path: reason"), sent before its `Read`.
     RootProblems(Vec<String>),
     /// How changes are noticed now.
     Liveness(Liveness),
+    /// The engine's own: say again how changes are noticed (the period a
+    /// poll's reading is spaced by changed). Restates the latest
+    /// `Liveness` taken when it is taken, so a newer one queued before it
+    /// is never undone.
+    Restate,
 }
 
 /// What a front end applies of an engine message ([`Engine::handle`]
@@ -196,8 +204,8 @@ pub struct Engine {
     wake: Option<Instant>,
     sink: Sink,
     cache: Arc<ReadCache>,
-    /// The full reading in flight: its id and start.
-    all_reading: Option<(u64, Instant)>,
+    /// The full reading in flight: its id.
+    all_reading: Option<u64>,
     /// The last full reading: when it ended, and how long it took.
     all_last: Option<(Instant, Duration)>,
     /// How changes are noticed, as the watcher last said it.
@@ -238,7 +246,7 @@ impl Engine {
             Msg::Poll => {
                 if self.poll_due(now) {
                     let actions = self.sched.changed_all(now);
-                    self.perform(actions, now);
+                    self.perform(actions);
                 }
                 None
             }
@@ -246,8 +254,9 @@ impl Engine {
                 id,
                 reading,
                 escalate,
+                took,
             } => {
-                self.read_done(id, &reading, escalate, now);
+                self.read_done(id, &reading, escalate, took, now);
                 Some(Update::Reading(reading))
             }
             Msg::RootProblems(p) => Some(Update::RootProblems(p)),
@@ -255,6 +264,10 @@ impl Engine {
                 self.liveness = Some(l.clone());
                 Some(Update::Liveness(self.said(l)))
             }
+            Msg::Restate => match &self.liveness {
+                Some(l @ Liveness::Polling { .. }) => Some(Update::Liveness(self.said(l.clone()))),
+                _ => None,
+            },
         }
     }
 
@@ -269,7 +282,8 @@ impl Engine {
     /// How changes are noticed, with the period polls really have.
     fn said(&self, l: Liveness) -> Liveness {
         match l {
-            Liveness::Polling { every_secs, reason } => Liveness::Polling {
+            // 0: nothing polls (the watcher thread did not start).
+            Liveness::Polling { every_secs, reason } if every_secs > 0 => Liveness::Polling {
                 every_secs: every_secs.max(self.spacing_secs()),
                 reason,
             },
@@ -294,14 +308,14 @@ impl Engine {
             Some(t) => self.sched.changed(t, now),
             None => self.sched.changed_all(now),
         };
-        self.perform(actions, now);
+        self.perform(actions);
     }
 
     /// Read these targets again after the settle (a front end's own
     /// reason: a broken reading held, a decision written).
     pub fn reread(&mut self, targets: Vec<Target>, now: Instant) {
         let actions = self.sched.changed(targets, now);
-        self.perform(actions, now);
+        self.perform(actions);
     }
 
     /// `targets` were just written by the front end (a decision): read
@@ -309,30 +323,35 @@ impl Engine {
     /// reports for the same write join this read.
     pub fn written(&mut self, targets: Vec<Target>, now: Instant) {
         let actions = self.sched.written(targets, now);
-        self.perform(actions, now);
+        self.perform(actions);
     }
 
     /// Read everything now (or right after the read in flight).
     pub fn reload(&mut self, now: Instant) {
         let actions = self.sched.full_reload(now);
-        self.perform(actions, now);
+        self.perform(actions);
     }
 
     /// The read `id` is done with `reading` (`Msg::Read`): learn the
     /// projects it found, and start what is due next.
-    fn read_done(&mut self, id: u64, reading: &Reading, escalate: bool, now: Instant) {
-        if let Some((all, started)) = self.all_reading
-            && all == id
-        {
+    fn read_done(
+        &mut self,
+        id: u64,
+        reading: &Reading,
+        escalate: bool,
+        took: Duration,
+        now: Instant,
+    ) {
+        if self.all_reading == Some(id) {
             self.all_reading = None;
             let before = self.spacing_secs();
-            self.all_last = Some((now, now.saturating_duration_since(started)));
-            // Polling: say the period the cost now gives (back through
-            // `handle`, as the watcher's own word).
-            if let Some(l @ Liveness::Polling { .. }) = &self.liveness
+            self.all_last = Some((now, took));
+            // Polling: say the period the cost now gives (through `handle`,
+            // after what the front end has queued meanwhile).
+            if matches!(self.liveness, Some(Liveness::Polling { .. }))
                 && self.spacing_secs() != before
             {
-                let _ = self.sink.send(Msg::Liveness(l.clone()));
+                let _ = self.sink.send(Msg::Restate);
             }
         }
         match reading {
@@ -367,10 +386,10 @@ impl Engine {
         }
         if escalate {
             let actions = self.sched.full_reload(now);
-            self.perform(actions, now);
+            self.perform(actions);
         }
         let actions = self.sched.read_done(id, now);
-        self.perform(actions, now);
+        self.perform(actions);
     }
 
     /// When [`Engine::tick`] is next due, if ever.
@@ -383,15 +402,15 @@ impl Engine {
         if self.wake.is_some_and(|at| at <= now) {
             self.wake = None;
             let actions = self.sched.tick(now);
-            self.perform(actions, now);
+            self.perform(actions);
         }
     }
 
-    fn perform(&mut self, actions: Vec<Action>, now: Instant) {
+    fn perform(&mut self, actions: Vec<Action>) {
         for a in actions {
             match a {
                 Action::ReadAll { id } => {
-                    self.all_reading = Some((id, now));
+                    self.all_reading = Some(id);
                     loader::load(
                         self.roots.clone(),
                         self.cache.clone(),

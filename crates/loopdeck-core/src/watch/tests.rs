@@ -205,10 +205,26 @@ fn polls_are_spaced_by_what_a_full_reading_costs_and_say_so() {
             ..
         })))
     ));
-    // The first full reading is taken to have ended 10 s after it began:
-    // polls are then 90 s apart after its end.
-    let ended = t0 + Duration::from_secs(10);
-    assert!(engine.handle(first.unwrap(), ended).is_some());
+    // The first full reading is taken to have cost 10 s on its worker:
+    // polls are then 90 s apart after its end. (Taken an hour late by the
+    // front end, as a console in $PAGER would: the delay is not its cost.)
+    let Some(Msg::Read {
+        id,
+        reading,
+        escalate,
+        ..
+    }) = first
+    else {
+        unreachable!()
+    };
+    let ended = t0 + Duration::from_secs(3600);
+    let first = Msg::Read {
+        id,
+        reading,
+        escalate,
+        took: Duration::from_secs(10),
+    };
+    assert!(engine.handle(first, ended).is_some());
     // A poll now starts nothing; the period is said again, longer when
     // the cost asks for more than the configuration's.
     let inside = ended + Duration::from_secs(89);
@@ -220,12 +236,24 @@ fn polls_are_spaced_by_what_a_full_reading_costs_and_say_so() {
     );
     engine.tick(inside + Duration::from_secs(5));
     match rx.recv_timeout(Duration::from_secs(20)) {
-        Ok(Msg::Liveness(l)) => assert!(matches!(
-            engine.handle(Msg::Liveness(l), ended),
+        Ok(m @ Msg::Restate) => assert!(matches!(
+            engine.handle(m, ended),
             Some(Update::Liveness(Liveness::Polling { every_secs: 90, .. }))
         )),
         other => panic!("the period said again: {other:?}"),
     }
+    // Restated when taken: a newer word taken before it is not undone.
+    let live = Liveness::Live { watches: 3 };
+    assert!(engine.handle(Msg::Liveness(live), ended).is_some());
+    assert!(engine.handle(Msg::Restate, ended).is_none());
+    let polling = Liveness::Polling {
+        every_secs: 30,
+        reason: "r".into(),
+    };
+    assert!(matches!(
+        engine.handle(Msg::Liveness(polling), ended),
+        Some(Update::Liveness(Liveness::Polling { every_secs: 90, .. }))
+    ));
     assert!(
         rx.recv_timeout(Duration::from_millis(500)).is_err(),
         "a poll inside the spacing read nothing"
@@ -263,6 +291,7 @@ fn a_partial_reading_forgets_only_what_it_covered() {
             id: 999,
             reading,
             escalate: false,
+            took: Duration::ZERO,
         },
         Instant::now(),
     );
