@@ -73,7 +73,9 @@ def main():
     ap.add_argument("--projects", type=int, default=100_000)
     ap.add_argument("--keep")
     ap.add_argument("--limit", type=int)
-    ap.add_argument("--idle", type=float, default=20.0)
+    # Long enough to hold several polls' readings at 100,000 projects (a
+    # 30-s window can fall between two of them and read 5% for 31%).
+    ap.add_argument("--idle", type=float, default=90.0)
     a = ap.parse_args()
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     this = os.path.join(ROOT, "target", "release", "loopdeck")
